@@ -1,0 +1,32 @@
+"""The public API: every exported name is documented, and importing it stays headless."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import engine
+
+
+def test_every_public_name_imports_and_has_a_docstring():
+    assert engine.__all__, "engine.__all__ is empty"
+    for name in engine.__all__:
+        value = getattr(engine, name)
+        doc = getattr(value, "__doc__", None)
+        assert doc and doc.strip(), f"engine.{name} has no docstring"
+
+
+def test_public_names_are_sorted_and_unique():
+    assert sorted(set(engine.__all__)) == engine.__all__
+
+
+def test_import_engine_does_not_load_pyglet_graphics():
+    code = "import sys, engine; print(sorted(m for m in sys.modules if m.startswith('pyglet')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_package_ships_py_typed():
+    from importlib.resources import files
+
+    assert files("engine").joinpath("py.typed").is_file()
