@@ -6,22 +6,44 @@ touches OpenGL. Drawing lives in ``engine.render``, imported only by code that d
 
 from __future__ import annotations
 
+from engine.buffer import DoubleBuffer as DoubleBuffer
+from engine.buffer import Framebuffer as Framebuffer
+from engine.buffer import Scene as Scene
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
+from engine.entity import Entity as Entity
+from engine.entity import buffered as buffered
+from engine.entity import signal as signal
+from engine.input import InputEvent as InputEvent
+from engine.input import InputQueue as InputQueue
+from engine.input import TickInput as TickInput
 from engine.loops import FixedStepLoop as FixedStepLoop
 from engine.loops import GameLoop as GameLoop
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
+from engine.world import EntityUpdateError as EntityUpdateError
+from engine.world import World as World
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Clock",
+    "DoubleBuffer",
+    "Entity",
+    "EntityUpdateError",
     "FixedStepLoop",
+    "Framebuffer",
     "GameLoop",
+    "InputEvent",
+    "InputQueue",
     "RealClock",
+    "Scene",
+    "TickInput",
     "Trace",
     "TraceEvent",
     "VirtualClock",
+    "World",
+    "buffered",
+    "signal",
 ]

@@ -11,3 +11,12 @@ from engine import VirtualClock
 def clock() -> VirtualClock:
     """A fresh ``VirtualClock`` at 0 ms."""
     return VirtualClock()
+
+
+@pytest.fixture
+def world():
+    """A fresh ``World``, closed (its esper world released) after the test."""
+    from engine import World
+
+    with World() as fresh:
+        yield fresh

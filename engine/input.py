@@ -1,0 +1,154 @@
+"""Per-tick input: events are queued as they arrive and handed to ticks, not frames.
+
+A frame may run no tick, one, or several. If input were sampled per frame, a key
+pressed during a frame with no tick would be lost, and one pressed during a frame with
+three ticks would be seen three times. Instead every event goes into an ``InputQueue``
+as it arrives (from the window, a test, or a replay), and each tick takes everything
+queued since the previous tick as one ``TickInput``: the first tick of a frame gets
+the events, later ticks of the same frame get none, and nothing is lost. Key and button
+codes are plain values (pyglet's integer key codes, or strings in tests), so this
+module needs no window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterable, Literal
+
+__all__ = ["InputEvent", "InputQueue", "TickInput"]
+
+EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion"]
+_TYPES = frozenset(("key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion"))
+
+
+@dataclass(frozen=True, slots=True)
+class InputEvent:
+    """One input event: ``type``, and ``key`` (keys and mouse buttons) or ``x``/``y`` (mouse)."""
+
+    type: EventType
+    key: Hashable = None
+    x: float = 0.0
+    y: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.type not in _TYPES:
+            raise ValueError(f"InputEvent type must be one of {sorted(_TYPES)}, got {self.type!r}")
+
+    def to_json(self) -> list[Any]:
+        """A compact JSON form, for replays: ``[type, key, x, y]``."""
+        return [self.type, self.key, self.x, self.y]
+
+    @classmethod
+    def from_json(cls, data: Any) -> InputEvent:
+        """Rebuild an event from ``to_json()`` output; a malformed value raises ``ValueError``."""
+        if not isinstance(data, list) or len(data) != 4:
+            raise ValueError(f"an input event is [type, key, x, y], got {data!r}")
+        kind, key, x, y = data
+        if isinstance(key, list):
+            key = tuple(key)
+        return cls(kind, key, float(x), float(y))
+
+
+class TickInput:
+    """What one tick sees of the input: held keys, edges, and the raw events in order.
+
+    ``pressed(key)`` is whether the key is held at the end of the events this tick
+    received; ``just_pressed`` / ``just_released`` whether it went down / up during
+    them. A press and release inside one frame are both seen: ``just_pressed`` and
+    ``just_released`` are then both true, ``pressed`` false. Mouse buttons count as keys.
+    """
+
+    __slots__ = ("events", "_held", "_down", "_up", "mouse_x", "mouse_y", "_start")
+
+    def __init__(self, events: Iterable[InputEvent] = (), held: frozenset[Hashable] = frozenset(),
+                 mouse: tuple[float, float] = (0.0, 0.0)) -> None:
+        self.events: tuple[InputEvent, ...] = tuple(events)
+        """Every event handed to this tick, in arrival order."""
+        self._start = (held, mouse)
+        held_now = set(held)
+        down: set[Hashable] = set()
+        up: set[Hashable] = set()
+        self.mouse_x, self.mouse_y = mouse
+        for event in self.events:
+            if event.type in ("key_press", "mouse_press"):
+                held_now.add(event.key)
+                down.add(event.key)
+            elif event.type in ("key_release", "mouse_release"):
+                held_now.discard(event.key)
+                up.add(event.key)
+            if event.type != "key_press" and event.type != "key_release":
+                self.mouse_x, self.mouse_y = event.x, event.y
+        self._held = frozenset(held_now)
+        self._down = frozenset(down)
+        self._up = frozenset(up)
+
+    def pressed(self, key: Hashable) -> bool:
+        """Whether ``key`` is held down (after this tick's events)."""
+        return key in self._held
+
+    def just_pressed(self, key: Hashable) -> bool:
+        """Whether ``key`` went down during this tick's events."""
+        return key in self._down
+
+    def just_released(self, key: Hashable) -> bool:
+        """Whether ``key`` went up during this tick's events."""
+        return key in self._up
+
+    @property
+    def held(self) -> frozenset[Hashable]:
+        """Every key held down after this tick's events."""
+        return self._held
+
+    def __repr__(self) -> str:
+        return f"TickInput(events={len(self.events)}, held={sorted(map(repr, self._held))})"
+
+
+class InputQueue:
+    """Events waiting for the next tick; ``take()`` hands them over as a ``TickInput``."""
+
+    def __init__(self) -> None:
+        self._events: list[InputEvent] = []
+        self._held: frozenset[Hashable] = frozenset()
+        self._mouse = (0.0, 0.0)
+
+    def push(self, event: InputEvent) -> None:
+        """Queue one event for the next tick."""
+        if not isinstance(event, InputEvent):
+            raise TypeError(f"InputQueue.push takes an InputEvent, got {event!r}")
+        self._events.append(event)
+
+    def press(self, key: Hashable) -> None:
+        """Queue a key press."""
+        self._events.append(InputEvent("key_press", key))
+
+    def release(self, key: Hashable) -> None:
+        """Queue a key release."""
+        self._events.append(InputEvent("key_release", key))
+
+    def mouse_press(self, x: float, y: float, button: Hashable = 1) -> None:
+        """Queue a mouse button press at ``(x, y)``."""
+        self._events.append(InputEvent("mouse_press", button, x, y))
+
+    def mouse_release(self, x: float, y: float, button: Hashable = 1) -> None:
+        """Queue a mouse button release at ``(x, y)``."""
+        self._events.append(InputEvent("mouse_release", button, x, y))
+
+    def mouse_motion(self, x: float, y: float) -> None:
+        """Queue a mouse move to ``(x, y)``."""
+        self._events.append(InputEvent("mouse_motion", None, x, y))
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def take(self) -> TickInput:
+        """Hand every queued event to one tick, in order, and empty the queue."""
+        events, self._events = self._events, []
+        tick_input = TickInput(events, self._held, self._mouse)
+        self._held = tick_input.held
+        self._mouse = (tick_input.mouse_x, tick_input.mouse_y)
+        return tick_input
+
+    def restore(self, tick_input: TickInput) -> None:
+        """Put an abandoned tick's events back at the front of the queue, as if never taken."""
+        self._events[:0] = tick_input.events
+        self._held, self._mouse = tick_input._start

@@ -1,0 +1,100 @@
+"""Patrol: skeletons patrol, statues fire lightning, and a player dodges.
+
+The Update Method in its simplest form: each kind of thing is an ``Entity`` subclass with
+its own ``update()``. Statues spawn bolts in the middle of a tick (they join after it),
+bolts despawn themselves when they leave the arena or hit the player, and the player is
+moved with the arrow keys from the tick's input and stunned for a moment when hit.
+
+    tickswap run patrol --ticks 640
+"""
+
+from __future__ import annotations
+
+from engine import Entity, World, buffered, signal
+
+DESCRIPTION = "skeletons patrol, statues fire lightning, arrow keys move the player"
+WIDTH, HEIGHT = 320, 240
+# Key codes are pyglet's (pyglet.window.key.LEFT, ...), written out so the logic stays headless.
+LEFT, RIGHT, UP, DOWN = 65361, 65363, 65362, 65364
+
+
+class Skeleton(Entity):
+    """Walks between two x positions and back, one step per tick."""
+
+    def __init__(self, x: float, y: float, left: float, right: float, speed: float = 1.0) -> None:
+        super().__init__(x=x, y=y)
+        self.left, self.right, self.speed = left, right, speed
+        self.patrolling_left = False
+
+    def update(self, world: World) -> None:
+        self.x += -self.speed if self.patrolling_left else self.speed
+        if self.x <= self.left:
+            self.patrolling_left = False
+        elif self.x >= self.right:
+            self.patrolling_left = True
+
+
+class Bolt(Entity):
+    """Lightning: flies in a straight line; despawns itself off the arena or on a hit."""
+
+    def __init__(self, x: float, y: float, dx: float, dy: float) -> None:
+        super().__init__(x=x, y=y)
+        self.dx, self.dy = dx, dy
+
+    def update(self, world: World) -> None:
+        self.x += self.dx
+        self.y += self.dy
+        if not (0 <= self.x <= WIDTH and 0 <= self.y <= HEIGHT):
+            world.despawn(self)
+            return
+        for player in world.entities_of(Player):
+            # Committed positions on both sides: the outcome doesn't depend on who updates first.
+            if abs(player.x - self.x) < 8 and abs(player.y - self.y) < 8:
+                player.hit = True
+                world.despawn(self)
+                return
+
+
+class Statue(Entity):
+    """Fires a bolt every ``delay`` ticks, in a direction picked by the world's seeded random."""
+
+    def __init__(self, x: float, y: float, delay: int) -> None:
+        super().__init__(x=x, y=y)
+        self.delay = delay
+        self.frames = 0
+
+    def update(self, world: World) -> None:
+        self.frames += 1
+        if self.frames >= self.delay:
+            self.frames = 0
+            dx, dy = world.random.choice(((3.0, 0.0), (-3.0, 0.0), (0.0, 3.0), (0.0, -3.0)))
+            world.spawn(Bolt(self.x, self.y, dx, dy))
+
+
+class Player(Entity):
+    """Moves with the arrow keys; a bolt stuns it for ``STUN_TICKS`` ticks."""
+
+    STUN_TICKS = 32
+    hit = signal()
+    stunned = buffered(0)
+    hits = buffered(0)
+
+    def update(self, world: World) -> None:
+        if self.hit:
+            self.stunned = self.STUN_TICKS
+            self.hits += 1
+        if self.stunned:
+            self.stunned -= 1
+            return
+        keys = world.input
+        self.x = min(WIDTH, max(0.0, self.x + 2 * (keys.pressed(RIGHT) - keys.pressed(LEFT))))
+        self.y = min(HEIGHT, max(0.0, self.y + 2 * (keys.pressed(UP) - keys.pressed(DOWN))))
+
+
+def build(world: World) -> None:
+    """Spawn the starting scene: three skeletons, two statues and the player."""
+    for row, (left, right) in enumerate(((20, 140), (180, 300), (60, 260))):
+        world.spawn(Skeleton(left + 10 * row, 60 + 60 * row, left, right, speed=1 + row * 0.5))
+    world.spawn(Statue(40, 200, delay=24))
+    world.spawn(Statue(280, 30, delay=40))
+    world.spawn(Player(x=WIDTH / 2, y=HEIGHT / 2))

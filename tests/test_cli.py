@@ -1,0 +1,51 @@
+"""The tickswap command: listing, headless runs, and user errors without tracebacks."""
+
+from __future__ import annotations
+
+import pytest
+
+import games
+from engine.cli import main
+
+
+def test_list_prints_one_line_per_game_name_first(capsys):
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == sorted(games.GAMES)
+    assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
+
+
+def test_run_ticks_prints_a_summary_and_is_deterministic(capsys):
+    assert main(["run", "patrol", "--ticks", "200"]) == 0
+    first = capsys.readouterr().out
+    assert main(["run", "patrol", "--ticks", "200"]) == 0
+    second = capsys.readouterr().out
+    assert "200 ticks" in first
+    assert first.split("state ")[1] == second.split("state ")[1]
+
+
+def test_the_seed_changes_the_game(capsys):
+    main(["run", "patrol", "--ticks", "300", "--seed", "1"])
+    one = capsys.readouterr().out.split("state ")[1]
+    main(["run", "patrol", "--ticks", "300", "--seed", "2"])
+    two = capsys.readouterr().out.split("state ")[1]
+    assert one != two
+
+
+def test_an_unknown_game_lists_the_known_ones_and_exits_2(capsys):
+    assert main(["run", "pong", "--ticks", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "'pong'" in err and "patrol" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("bad", ["0", "-3", "many"])
+def test_a_bad_tick_count_exits_2_naming_the_value(capsys, bad):
+    with pytest.raises(SystemExit) as caught:
+        main(["run", "patrol", "--ticks", bad])
+    assert caught.value.code == 2
+    assert bad in capsys.readouterr().err
+
+
+def test_running_without_ticks_says_what_is_missing(capsys):
+    assert main(["run", "patrol"]) == 2
+    assert "--ticks" in capsys.readouterr().err

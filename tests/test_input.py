@@ -1,0 +1,106 @@
+"""Per-tick input: events reach ticks, not frames; nothing lost, nothing duplicated."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Entity, FixedStepLoop, InputEvent, InputQueue, TickInput, World
+
+
+class Listener(Entity):
+    """Records what each tick saw of the input."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[int, tuple, bool, bool, bool]] = []
+
+    def update(self, world: World) -> None:
+        keys = world.input
+        self.seen.append((
+            world.tick_count + 1,
+            tuple(event.type for event in keys.events),
+            keys.pressed("a"),
+            keys.just_pressed("a"),
+            keys.just_released("a"),
+        ))
+
+
+def make_game(clock):
+    world = World()
+    listener = world.spawn(Listener())
+    pending: list[InputEvent] = []
+
+    def process_input() -> None:  # what the window does: queue what arrived this frame
+        for event in pending:
+            world.input_queue.push(event)
+        pending.clear()
+
+    loop = FixedStepLoop(world.tick, lambda alpha: None, ms_per_update=40,
+                         process_input=process_input, clock=clock)
+    return world, listener, pending, loop
+
+
+def test_a_press_and_release_inside_one_frame_are_both_seen(clock):
+    world, listener, pending, loop = make_game(clock)
+    pending += [InputEvent("key_press", "a"), InputEvent("key_release", "a")]
+    clock.advance(40)
+    loop.frame()
+    assert listener.seen == [(1, ("key_press", "key_release"), False, True, True)]
+    world.close()
+
+
+def test_a_frame_with_no_tick_loses_nothing(clock):
+    world, listener, pending, loop = make_game(clock)
+    pending.append(InputEvent("key_press", "a"))
+    clock.advance(10)
+    loop.frame()  # no tick this frame
+    assert listener.seen == []
+    clock.advance(30)
+    loop.frame()
+    assert listener.seen == [(1, ("key_press",), True, True, False)]
+    clock.advance(40)
+    loop.frame()
+    assert listener.seen[-1] == (2, (), True, False, False), "held keys stay held, edges don't repeat"
+    world.close()
+
+
+def test_a_frame_with_three_ticks_hands_the_events_to_the_first_only(clock):
+    world, listener, pending, loop = make_game(clock)
+    pending.append(InputEvent("key_press", "a"))
+    clock.advance(120)
+    loop.frame()
+    assert [(tick, events, just) for tick, events, _, just, _ in listener.seen] == [
+        (1, ("key_press",), True), (2, (), False), (3, (), False)]
+    world.close()
+
+
+def test_tick_input_tracks_mouse_and_buttons():
+    queue = InputQueue()
+    queue.mouse_motion(10, 20)
+    queue.mouse_press(11, 21, button=1)
+    tick = queue.take()
+    assert (tick.mouse_x, tick.mouse_y) == (11, 21)
+    assert tick.pressed(1) and tick.just_pressed(1)
+    queue.mouse_release(12, 22, button=1)
+    tick = queue.take()
+    assert not tick.pressed(1) and tick.just_released(1)
+    assert len(queue) == 0 and queue.take().events == ()
+
+
+def test_events_survive_a_json_round_trip_for_replays():
+    event = InputEvent("mouse_press", 2, 3.5, 4.0)
+    assert InputEvent.from_json(event.to_json()) == event
+    with pytest.raises(ValueError, match="type"):
+        InputEvent("jump")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"\[type, key, x, y\]"):
+        InputEvent.from_json({"type": "key_press"})
+
+
+def test_push_refuses_anything_but_an_event():
+    with pytest.raises(TypeError, match="'a'"):
+        InputQueue().push("a")  # type: ignore[arg-type]
+
+
+def test_an_empty_tick_input_has_nothing_pressed():
+    empty = TickInput()
+    assert not empty.pressed("a") and empty.events == ()
