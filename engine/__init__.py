@@ -18,8 +18,12 @@ from engine.entity import signal as signal
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
+from engine.loops import ConstantRateLoop as ConstantRateLoop
 from engine.loops import FixedStepLoop as FixedStepLoop
+from engine.loops import FrameRate as FrameRate
 from engine.loops import GameLoop as GameLoop
+from engine.loops import RenderGatedLoop as RenderGatedLoop
+from engine.loops import VariableStepLoop as VariableStepLoop
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
 from engine.world import EntityUpdateError as EntityUpdateError
@@ -29,19 +33,23 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Clock",
+    "ConstantRateLoop",
     "DoubleBuffer",
     "Entity",
     "EntityUpdateError",
     "FixedStepLoop",
+    "FrameRate",
     "Framebuffer",
     "GameLoop",
     "InputEvent",
     "InputQueue",
     "RealClock",
+    "RenderGatedLoop",
     "Scene",
     "TickInput",
     "Trace",
     "TraceEvent",
+    "VariableStepLoop",
     "VirtualClock",
     "World",
     "buffered",

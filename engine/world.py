@@ -330,7 +330,9 @@ class World:
                     entity.update(world)
                     after_x = entity.x
                     after_y = entity.y
-                    if after_x != before_x or after_y != before_y:
+                    # Identity, not equality: an unchanged attribute is the same object, and
+                    # a new object with an equal value merely costs a harmless swap.
+                    if after_x is not before_x or after_y is not before_y:
                         entity._next_x = after_x
                         entity._next_y = after_y
                         moved_append(entity)

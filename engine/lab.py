@@ -1,0 +1,317 @@
+"""The loop lab: every classic game loop on the same scenario, on a simulated machine.
+
+Each loop drives the scenario on its own ``VirtualClock``; a ``Machine`` describes what an
+update and a render cost (with seeded jitter and an optional stall), and the loop's
+callbacks spend that time on the clock. So a two-second run on a "slow" machine takes a
+few milliseconds, identically every time, and the loops can be compared side by side:
+how many updates each frame ran, how evenly frames were presented, whether game time
+kept up with real time, and whether the final state is bit-identical to an exact
+reference. ``tickswap lab`` prints the table; ``--png`` draws the timelines.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Callable, Protocol
+
+from engine.clock import VirtualClock
+from engine.loops import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VariableStepLoop
+from engine.loops.base import _Loop
+from engine.trace import Trace
+from engine.world import World
+
+__all__ = ["LOOP_NAMES", "MACHINES", "BallScenario", "GameScenario", "LoopReport", "Machine", "Scenario",
+           "format_report", "make_loop", "run_lab"]
+
+LOOP_NAMES = ("constant", "variable", "max-fps", "fixed", "gated")
+"""The loops the lab compares, in the order of the Background section of DESIGN.md."""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What one update and one render cost on a simulated machine, in milliseconds.
+
+    ``jitter_ms`` adds a seeded uniform ±jitter to every cost; ``stall_at_ms`` makes one
+    stall of ``stall_ms`` (a hiccup: a page fault, a GC pause, another process) the first
+    time a cost is spent after that clock time.
+    """
+
+    update_ms: float = 1.0
+    render_ms: float = 4.0
+    jitter_ms: float = 0.0
+    stall_at_ms: float | None = None
+    stall_ms: float = 250.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("update_ms", "render_ms", "jitter_ms", "stall_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"Machine.{name} must be a finite number >= 0, got {value!r}")
+        if self.render_ms + self.update_ms <= 0:
+            raise ValueError("a Machine whose updates and renders cost nothing never lets time pass; "
+                             f"got update_ms={self.update_ms!r}, render_ms={self.render_ms!r}")
+
+
+MACHINES = {
+    "fast": Machine(update_ms=0.5, render_ms=2.0, jitter_ms=0.2),
+    "slow": Machine(update_ms=6.0, render_ms=24.0, jitter_ms=2.0),
+    "spiky": Machine(update_ms=1.0, render_ms=4.0, jitter_ms=5.0, stall_at_ms=600.0, stall_ms=300.0),
+}
+"""Presets for ``--machine``: a fast desktop, a slow laptop, and a jittery machine that stalls once."""
+
+
+class _Costs:
+    """Spends a machine's costs on a virtual clock."""
+
+    def __init__(self, machine: Machine, clock: VirtualClock) -> None:
+        self.machine = machine
+        self.clock = clock
+        self.random = random.Random(machine.seed)
+        self.stalled = machine.stall_at_ms is None
+
+    def spend(self, base_ms: float) -> None:
+        jitter = self.machine.jitter_ms
+        cost = base_ms + (self.random.uniform(-jitter, jitter) if jitter else 0.0)
+        if not self.stalled and self.clock.now_ms() >= (self.machine.stall_at_ms or 0.0):
+            self.stalled = True
+            cost += self.machine.stall_ms
+        self.clock.advance(max(0.0, cost))
+
+
+class Scenario(Protocol):
+    """What the lab runs: something advanced by updates, with a state to compare."""
+
+    name: str
+    steps_are_ticks: bool
+    """True if every update advances one fixed tick whatever elapsed time it is handed."""
+
+    def step(self, elapsed_ms: float) -> None:
+        """Advance by one update covering ``elapsed_ms`` of game time."""
+
+    def state(self) -> str:
+        """An exact fingerprint of the state."""
+
+    def compare(self, ticks: int, game_ms: Fraction) -> str:
+        """Compare the state with an exact reference at the same game time: 'identical' or how far off."""
+
+    def drawn(self, alpha: float, extrapolate: bool) -> float | None:
+        """Where a renderer would draw the tracked object, or None if the scenario has none."""
+
+    def true_position(self, at_ms: float) -> float | None:
+        """Where the tracked object really is at clock time ``at_ms`` (None if unknown)."""
+
+
+class BallScenario:
+    """A ball moving at a constant 0.125 units per ms: the classic interpolation demo.
+
+    The speed and the default step (15.625 ms) are exact in binary, so fixed steps land
+    exactly on the true position; variable steps accumulate rounding error.
+    """
+
+    name = "ball"
+    steps_are_ticks = False
+    SPEED = 0.125
+
+    def __init__(self) -> None:
+        self.x = 0.0
+        self.prev_x = 0.0
+
+    def step(self, elapsed_ms: float) -> None:
+        self.prev_x = self.x
+        self.x += self.SPEED * elapsed_ms
+
+    def state(self) -> str:
+        return repr(self.x)
+
+    def compare(self, ticks: int, game_ms: Fraction) -> str:
+        error = Fraction(self.x) - Fraction(self.SPEED) * game_ms
+        return "identical" if error == 0 else f"off by {float(error):.3g}"
+
+    def drawn(self, alpha: float, extrapolate: bool) -> float | None:
+        motion = self.x - self.prev_x
+        return self.x + motion * alpha if extrapolate else self.prev_x + motion * alpha
+
+    def true_position(self, at_ms: float) -> float | None:
+        return self.SPEED * at_ms
+
+
+class GameScenario:
+    """A sample game's world; each update is one tick (elapsed time is ignored, by design).
+
+    Under the variable-step loop the game therefore runs as fast as frames come: the
+    table's game time shows it.
+    """
+
+    steps_are_ticks = True
+
+    def __init__(self, name: str, seed: int = 0) -> None:
+        import games
+
+        self.name = name
+        self.seed = seed
+        self._game = games.load(name)
+        self.world = World(seed=seed)
+        self._game.build(self.world)
+
+    def step(self, elapsed_ms: float) -> None:
+        self.world.tick()
+
+    def state(self) -> str:
+        return self.world.state_hash()
+
+    def drawn(self, alpha: float, extrapolate: bool) -> float | None:
+        return None
+
+    def true_position(self, at_ms: float) -> float | None:
+        return None
+
+    def compare(self, ticks: int, game_ms: Fraction) -> str:
+        with World(seed=self.seed) as reference:
+            self._game.build(reference)
+            for _ in range(ticks):
+                reference.tick()
+            return "identical" if reference.state_hash() == self.state() else "differs"
+
+
+def make_loop(kind: str, scenario: Scenario, machine: Machine, clock: VirtualClock, trace: Trace | None,
+              ms_per_update: float = 15.625, lags: dict[bool, list[float]] | None = None) -> _Loop:
+    """Build loop ``kind`` (one of ``LOOP_NAMES``) driving ``scenario`` on a simulated machine.
+
+    If ``lags`` is given, every render appends to ``lags[False]`` / ``lags[True]`` how far
+    (in ms of motion) the interpolated / extrapolated drawing trails the true position.
+    """
+    costs = _Costs(machine, clock)
+
+    def update() -> None:
+        costs.spend(machine.update_ms)
+        scenario.step(ms_per_update)
+
+    def update_elapsed(elapsed_ms: float) -> None:
+        costs.spend(machine.update_ms)
+        scenario.step(elapsed_ms)
+
+    def render(alpha: float) -> None:
+        true = scenario.true_position(clock.now_ms())
+        if lags is not None and true is not None:
+            for extrapolate in (False, True):
+                drawn = scenario.drawn(alpha, extrapolate)
+                assert drawn is not None
+                lags[extrapolate].append((true - drawn) / BallScenario.SPEED)
+        costs.spend(machine.render_ms)
+
+    common: dict[str, Any] = {"clock": clock, "trace": trace}
+    if kind == "constant":
+        return ConstantRateLoop(update, render, fps=1000 / ms_per_update, **common)
+    if kind == "variable":
+        return VariableStepLoop(update_elapsed, render, target_fps=1000 / ms_per_update, **common)
+    if kind == "max-fps":
+        return FixedStepLoop(update, render, ms_per_update=ms_per_update, interpolate=False, **common)
+    if kind == "fixed":
+        return FixedStepLoop(update, render, ms_per_update=ms_per_update, **common)
+    if kind == "gated":
+        return RenderGatedLoop(update, render, ms_per_update=ms_per_update, **common)
+    raise ValueError(f"unknown loop {kind!r}; the loops are {', '.join(LOOP_NAMES)}")
+
+
+@dataclass
+class LoopReport:
+    """What one loop did in the lab."""
+
+    loop: str
+    ticks: int
+    frames: int
+    updates_per_frame: tuple[int, float, int]
+    game_ms: float
+    real_ms: float
+    intervals: tuple[float, float, float]
+    dropped_ms: float
+    versus_exact: str
+    trace: Trace
+    draw_lag_ms: dict[bool, tuple[float, float]]
+    """Interpolated (False) and extrapolated (True) drawing: (mean, standard deviation) of
+    how far behind the true position the drawn object is, in ms of motion."""
+
+
+def _updates_per_frame(trace: Trace) -> list[int]:
+    counts, current = [], 0
+    for event in trace:
+        if event.kind == "update":
+            current += 1
+        elif event.kind == "render":
+            counts.append(current)
+            current = 0
+    return counts
+
+
+def run_lab(scenario_factory: Callable[[], Scenario], machine: Machine, seconds: float = 2.0,
+            ms_per_update: float = 15.625, loops: tuple[str, ...] = LOOP_NAMES) -> list[LoopReport]:
+    """Run the scenario under each loop for ``seconds`` of simulated real time."""
+    reports = []
+    for kind in loops:
+        clock = VirtualClock()
+        trace = Trace()
+        scenario = scenario_factory()
+        lags: dict[bool, list[float]] = {False: [], True: []}
+        loop = make_loop(kind, scenario, machine, clock, trace, ms_per_update, lags)
+        loop.run(until=seconds * 1000)
+        if isinstance(loop, VariableStepLoop) and not scenario.steps_are_ticks:
+            exact_game_ms = Fraction(loop.sim_ns, 1_000_000)
+        else:
+            exact_game_ms = loop.ticks * Fraction(ms_per_update)
+        presented = [event.at_ms for event in trace if event.kind == "render"]
+        gaps = [b - a for a, b in zip(presented, presented[1:])] or [0.0]
+        counts = _updates_per_frame(trace) or [0]
+        dropped = float(getattr(loop, "dropped_ms", getattr(loop, "behind_ms", 0.0)))
+        reports.append(LoopReport(
+            loop=kind, ticks=loop.ticks, frames=loop.frames,
+            updates_per_frame=(min(counts), statistics.median(counts), max(counts)),
+            game_ms=float(exact_game_ms), real_ms=clock.now_ms(),
+            intervals=(min(gaps), statistics.median(gaps), max(gaps)),
+            dropped_ms=dropped, versus_exact=scenario.compare(loop.ticks, exact_game_ms), trace=trace,
+            draw_lag_ms={mode: (statistics.fmean(values), statistics.pstdev(values))
+                         for mode, values in lags.items() if values},
+        ))
+    return reports
+
+
+def _lag_cell(report: LoopReport) -> str:
+    if not report.draw_lag_ms:
+        return "-"
+    if report.loop in ("fixed", "gated"):
+        return " | ".join("{:.1f}±{:.1f}".format(*report.draw_lag_ms[mode]) for mode in (False, True))
+    # The other loops render the latest state (alpha 1.0): there is one way to draw it.
+    return "{:.1f}±{:.1f}".format(*report.draw_lag_ms[False]) + " | same"
+
+
+def format_report(reports: list[LoopReport], timeline_ms: float = 100.0) -> str:
+    """The lab's table, one row per loop, then each loop's first ``timeline_ms`` as a timeline."""
+    header = ("loop", "ticks", "frames", "upd/frame min/med/max", "game/real ms",
+              "frame interval ms min/med/max", "dropped ms", "draw lag ms interp | extrap", "final state vs exact")
+    rows = [header]
+    for r in reports:
+        lo, med, hi = r.updates_per_frame
+        rows.append((
+            r.loop, str(r.ticks), str(r.frames), f"{lo}/{med:g}/{hi}",
+            f"{r.game_ms:.0f}/{r.real_ms:.0f}",
+            "{:.1f}/{:.1f}/{:.1f}".format(*r.intervals),
+            f"{r.dropped_ms:.0f}", _lag_cell(r), r.versus_exact,
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    lines.append("")
+    lines.append(f"first {timeline_ms:g} ms (R render at, U update reaching game time, W wait until, B behind):")
+    for r in reports:
+        lines.append(f"  {r.loop:<9} {r.trace.timeline(until_ms=timeline_ms)}")
+    return "\n".join(lines)
+
+
+def machine_from_args(preset: str | None, **overrides: Any) -> Machine:
+    """A preset (or the default machine) with any given costs overriding it."""
+    base = MACHINES[preset] if preset else Machine()
+    return replace(base, **{key: value for key, value in overrides.items() if value is not None})

@@ -1,0 +1,137 @@
+"""The render-gated loop: frames presented on a steady cadence, adapting to the machine."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engine.clock import NS_PER_MS, Clock
+from engine.loops.base import _Loop, _positive_ms, _read_clock, _step_ns, _update_cap
+from engine.trace import Trace
+
+__all__ = ["RenderGatedLoop"]
+
+GROWTH = 1.2
+"""An overrun frame sets the interval to this multiple of the time the frame took."""
+SHRINK = 0.1
+"""With slack, the interval gives back this fraction of its excess over the target per frame."""
+
+
+class RenderGatedLoop(_Loop):
+    """Render on a steady cadence; step the simulation just past each presentation time.
+
+    Instead of rendering as often as possible, this loop keeps a *render interval*
+    (starting at ``render_interval_ms``, 1/60 s by default). After each render it steps
+    the simulation (fixed steps of ``ms_per_update``) until simulated time has just
+    passed the end of the current interval, waits for that moment, and renders at
+    ``proportion = (frame_end - previous_sim_time) / (current_sim_time -
+    previous_sim_time)``: where the presentation time falls between the last two logic
+    states. Frames are thus presented at even intervals, whatever the update cost does
+    from frame to frame.
+
+    When a frame's render and updates overrun the interval, the interval grows to 1.2x
+    the time the frame actually took and the frame is rendered at once, without waiting.
+    When there is slack again, the interval shrinks slowly back toward the target (a
+    tenth of its excess a frame), but never below 1.2x the frame's busy time: that
+    margin is the hysteresis that keeps it from shrinking into an overrun and growing
+    straight back. The very first frame renders the initial state at 1.0.
+
+    The interval never grows past ``max_render_interval_ms`` (250 ms: 4 frames a second):
+    a frame that took longer was a stall (a closed laptop lid, a debugger), not the
+    machine's pace, and must not leave the game presenting a frame every ten seconds.
+    ``max_updates_per_frame`` (default ``None``: no cap) bounds the catch-up after such a
+    stall; time beyond it is dropped and counted in ``dropped_ms``, as in ``FixedStepLoop``.
+    """
+
+    def __init__(
+        self,
+        update: Callable[[], Any],
+        render: Callable[[float], Any],
+        *,
+        ms_per_update: float,
+        render_interval_ms: float = 1000 / 60,
+        max_render_interval_ms: float = 250.0,
+        max_updates_per_frame: int | None = None,
+        process_input: Callable[[], Any] | None = None,
+        on_frame: Callable[[float], Any] | None = None,
+        clock: Clock | None = None,
+        trace: Trace | None = None,
+    ) -> None:
+        self.ms_per_update = _positive_ms("ms_per_update", ms_per_update)
+        self._step = _step_ns("ms_per_update", self.ms_per_update)
+        self.target_interval_ms = _positive_ms("render_interval_ms", render_interval_ms)
+        self.max_interval_ms = max(self.target_interval_ms, _positive_ms("max_render_interval_ms", max_render_interval_ms))
+        self.max_updates_per_frame = _update_cap("max_updates_per_frame", max_updates_per_frame)
+        super().__init__(update, render, process_input=process_input, on_frame=on_frame, clock=clock, trace=trace)
+        self._interval = self.target_interval_ms * NS_PER_MS
+        self._sim_origin = self._last_ns  # the clock time at which simulated time 0 sits
+        self._frame_start: int | None = None
+        self._frame_end = 0
+        self._dropped = 0
+
+    @property
+    def render_interval_ms(self) -> float:
+        """The current render interval: the target, or more on a machine that can't keep up."""
+        return self._interval / NS_PER_MS
+
+    @property
+    def dropped_ms(self) -> float:
+        """Total simulated time skipped because ``max_updates_per_frame`` was hit."""
+        return self._dropped / NS_PER_MS
+
+    @property
+    def sim_ms(self) -> float:
+        """Simulated time reached: ``ticks * ms_per_update``."""
+        return self.ticks * self._step / NS_PER_MS
+
+    def frame(self) -> None:
+        """Input, updates until just past the frame's end, wait for it, render at the proportion."""
+        self._begin_frame()
+        if self._frame_start is None:
+            self._end_updates(0.0)
+            self._present(1.0)
+            self._schedule(_read_clock(self.clock))
+            return
+
+        step = self._step
+        frame_end = self._frame_end
+        cap = self.max_updates_per_frame
+        updates = 0
+        while self._sim_origin + self.ticks * step <= frame_end:
+            if cap is not None and updates >= cap:
+                skipped = frame_end - (self._sim_origin + self.ticks * step) + 1
+                self._sim_origin += skipped
+                self._dropped += skipped
+                if self.trace is not None:
+                    self.trace.record("behind", self._now_ms(), ms=skipped / NS_PER_MS)
+                break
+            if self.trace is not None:
+                tick = self.ticks + 1
+                self.trace.record("update", self._now_ms(), tick=tick, sim_ms=tick * step / NS_PER_MS)
+            self._update()
+            self.ticks += 1
+            updates += 1
+        self.frame_updates = updates
+        self._end_updates(updates * step / NS_PER_MS)
+
+        now = _read_clock(self.clock)
+        assert self._frame_start is not None
+        busy = now - self._frame_start
+        if now < frame_end:
+            self._wait((frame_end - now) / NS_PER_MS)
+            presented_at = frame_end
+            target = self.target_interval_ms * NS_PER_MS
+            shrunk = max(target, GROWTH * busy, self._interval - (self._interval - target) * SHRINK)
+            if shrunk < self._interval:
+                self._interval = shrunk
+        else:
+            self._interval = min(max(self._interval, GROWTH * busy), self.max_interval_ms * NS_PER_MS)
+            presented_at = now
+
+        previous_sim = self._sim_origin + (self.ticks - 1) * step
+        proportion = (frame_end - previous_sim) / step
+        self._present(min(1.0, max(0.0, proportion)))
+        self._schedule(presented_at)
+
+    def _schedule(self, presented_at: int) -> None:
+        self._frame_start = presented_at
+        self._frame_end = presented_at + round(self._interval)
