@@ -18,6 +18,7 @@ from engine.entity import signal as signal
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
+from engine.look import Look as Look
 from engine.loops import ConstantRateLoop as ConstantRateLoop
 from engine.loops import FixedStepLoop as FixedStepLoop
 from engine.loops import FrameRate as FrameRate
@@ -43,6 +44,7 @@ __all__ = [
     "GameLoop",
     "InputEvent",
     "InputQueue",
+    "Look",
     "RealClock",
     "RenderGatedLoop",
     "Scene",

@@ -12,8 +12,9 @@ import sys
 import time
 
 import games
+from engine.loops.names import LOOPS
 from engine.lab import MACHINES, BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
-from engine.world import World
+from engine.world import EntityUpdateError, World
 
 __all__ = ["main"]
 
@@ -54,7 +55,13 @@ def _build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list the sample games")
     run = commands.add_parser("run", help="run a sample game")
     run.add_argument("game", help="the game's name (see `tickswap list`)")
+    run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
+    run.add_argument("--frames", type=_positive_int, help="stop after N frames (headless default: 180)")
     run.add_argument("--ticks", type=_positive_int, help="run N ticks of logic, no rendering, as fast as possible")
+    run.add_argument("--screenshot", metavar="PNG", help="save the last frame as a PNG")
+    run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
+    run.add_argument("--ups", type=_positive_number, help="updates per second (default: the game's own)")
+    run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
     run.add_argument("--seed", type=int, default=0, help="seed for world.random (default 0)")
 
     lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
@@ -88,6 +95,40 @@ def _run_ticks(name: str, ticks: int, seed: int) -> int:
             f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), "
             f"{len(world)} entities, state {world.state_hash()[:16]}"
         )
+    return 0
+
+
+def _run_rendered(args: argparse.Namespace) -> int:
+    from engine.render import DisplayUnavailable, use_headless
+
+    try:
+        use_headless(args.headless)
+    except DisplayUnavailable as error:
+        return _error(str(error))
+    from engine.render.runner import GameRunner
+
+    try:
+        runner = GameRunner(args.game, headless=args.headless, loop=args.loop, ups=args.ups, seed=args.seed,
+                            vsync=not args.no_vsync)
+    except DisplayUnavailable as error:
+        return _error(str(error))
+    frames = args.frames if args.frames or not args.headless else 180
+    try:
+        shown = runner.run(frames=frames)
+        if args.screenshot:
+            runner.screenshot(args.screenshot)
+    except EntityUpdateError as error:
+        print(f"tickswap: {args.game} stopped: {error} (caused by {error.__cause__!r})", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"tickswap: {args.game} interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:
+        return _error(f"cannot write {args.screenshot}: {error}")
+    finally:
+        runner.close()
+    print(f"{args.game}: {shown} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__}), "
+          f"state {runner.world.state_hash()[:16]}" + (f", screenshot {args.screenshot}" if args.screenshot else ""))
     return 0
 
 
@@ -137,11 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.game not in games.GAMES:
         print(f"tickswap: unknown game {args.game!r}; known games: {', '.join(sorted(games.GAMES))}", file=sys.stderr)
         return 2
-    if args.ticks is None:
-        print("tickswap: this version runs games headless only; add --ticks N "
-              "(windowed and off-screen rendering are not built yet)", file=sys.stderr)
-        return 2
-    return _run_ticks(args.game, args.ticks, args.seed)
+    if args.ticks is not None:
+        if args.screenshot or args.headless or args.frames:
+            return _error("--ticks runs the logic only; it can't be combined with --headless, --frames or --screenshot")
+        return _run_ticks(args.game, args.ticks, args.seed)
+    return _run_rendered(args)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, TypeVar, overload
 
+from engine.look import DEFAULT_LOOK, Look
+
 if TYPE_CHECKING:
     from engine.world import World
 
@@ -122,6 +124,9 @@ class Entity:
         x = buffered(0.0)
         y = buffered(0.0)
     slapped = signal()
+
+    look: Look = DEFAULT_LOOK
+    """How the renderer draws this entity (a plain value: logic never touches pyglet)."""
 
     _buffered_names: ClassVar[tuple[str, ...]]
     _buffered_defaults: ClassVar[tuple[Any, ...]]

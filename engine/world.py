@@ -110,6 +110,8 @@ class World:
         """The input of the tick in progress (or the last one): see ``TickInput``."""
         self._order: dict[int, Entity] = {}
         self._update_list: list[Entity] | None = None
+        self.structure_version = 0
+        """Goes up whenever the set of live entities changes (renderers re-sync on it)."""
         self._ticking = False
         self._closed = False
         self._spawns: list[Entity] = []
@@ -190,6 +192,7 @@ class World:
         else:
             self._order[entity_id] = entity
             self._update_list = None
+            self.structure_version += 1
         return entity
 
     def despawn(self, entity: Entity) -> None:
@@ -219,6 +222,7 @@ class World:
         assert entity.id is not None
         if self._order.pop(entity.id, None) is not None:
             self._update_list = None
+            self.structure_version += 1
         if esper.entity_exists(entity.id):
             esper.delete_entity(entity.id, immediate=True)
 
@@ -235,6 +239,18 @@ class World:
 
     def __len__(self) -> int:
         return sum(1 for entity in self._order.values() if entity.alive)
+
+    def shuffle_order(self, rng: random.Random) -> None:
+        """Permute the update order of the live entities, from the next tick on.
+
+        A tool for checking that a game does not depend on update order: with double
+        buffered state, shuffling changes nothing a player can see. Pass ``world.random``
+        to keep runs replayable. Entities spawned later still join at the end.
+        """
+        entities = list(self._order.values())
+        rng.shuffle(entities)
+        self._order = {entity.id: entity for entity in entities if entity.id is not None}
+        self._update_list = None
 
     @property
     def ticking(self) -> bool:
@@ -398,6 +414,7 @@ class World:
             self._spawns = []
             self._despawns = []
             self._update_list = None
+            self.structure_version += 1
         self.tick_count = tick
 
     def _abandon_tick(self, rollback: list[tuple[Entity, tuple[Any, ...]]] | None) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from engine import Entity, World, buffered, signal
 
 DESCRIPTION = "skeletons patrol, statues fire lightning, arrow keys move the player"
-WIDTH, HEIGHT = 320, 240
+WIDTH, HEIGHT = 640, 480
 # Key codes are pyglet's (pyglet.window.key.LEFT, ...), written out so the logic stays headless.
 LEFT, RIGHT, UP, DOWN = 65361, 65363, 65362, 65364
 
@@ -93,8 +93,8 @@ class Player(Entity):
 
 def build(world: World) -> None:
     """Spawn the starting scene: three skeletons, two statues and the player."""
-    for row, (left, right) in enumerate(((20, 140), (180, 300), (60, 260))):
-        world.spawn(Skeleton(left + 10 * row, 60 + 60 * row, left, right, speed=1 + row * 0.5))
-    world.spawn(Statue(40, 200, delay=24))
-    world.spawn(Statue(280, 30, delay=40))
+    for row, (left, right) in enumerate(((40, 280), (360, 600), (120, 520))):
+        world.spawn(Skeleton(left + 20 * row, 140 + 120 * row, left, right, speed=2 + row))
+    world.spawn(Statue(80, 420, delay=24))
+    world.spawn(Statue(560, 80, delay=40))
     world.spawn(Player(x=WIDTH / 2, y=HEIGHT / 2))

@@ -1,0 +1,72 @@
+"""Windows: a real one, or an off-screen one rendered through EGL, and screenshots."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import pyglet
+
+__all__ = ["DisplayUnavailable", "create_window", "has_display", "read_pixels", "save_screenshot", "use_headless"]
+
+
+class DisplayUnavailable(RuntimeError):
+    """No display to open a window on (no X server, no ``DISPLAY``): use ``headless=True``."""
+
+
+def has_display() -> bool:
+    """Whether this machine can show a real window (Windows and macOS always can)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def use_headless(headless: bool) -> None:
+    """Choose off-screen (EGL) or real windows for this process, before the first window.
+
+    pyglet picks its backend when ``pyglet.window`` is first imported, so the choice is
+    made once per process; asking for off-screen after windows exist cannot be honoured.
+    Asking for real windows where there is no display raises ``DisplayUnavailable``.
+    """
+    if not headless and not has_display():
+        raise DisplayUnavailable("no display to open a window on (DISPLAY is not set); try --headless")
+    if "pyglet.window" in sys.modules:
+        if bool(pyglet.options["headless"]) != headless:
+            mode = "off-screen" if pyglet.options["headless"] else "windowed"
+            raise RuntimeError(f"pyglet is already {mode} in this process; headless={headless} cannot be honoured")
+        return
+    pyglet.options["headless"] = headless
+
+
+def create_window(width: int, height: int, *, headless: bool = False, vsync: bool = True,
+                  caption: str = "tickswap") -> Any:
+    """Open a ``pyglet.window.Window``; off-screen (EGL) when ``headless``.
+
+    Raises ``DisplayUnavailable`` when there is no display for a real window.
+    """
+    use_headless(headless)
+    try:
+        import pyglet.window
+
+        return pyglet.window.Window(width, height, caption=caption, vsync=vsync and not headless,
+                                    visible=not headless)
+    except Exception as error:
+        if type(error).__name__ == "NoSuchDisplayException":
+            raise DisplayUnavailable(f"no display to open a window on ({error}); try --headless") from error
+        raise
+
+
+def save_screenshot(path: str) -> None:
+    """Save what the current window's colour buffer holds as a PNG at ``path``."""
+    import pyglet.image
+
+    pyglet.image.get_buffer_manager().get_color_buffer().save(path)
+
+
+def read_pixels(width: int, height: int) -> bytes:
+    """The current colour buffer as RGBA bytes, bottom row first (for tests and checks)."""
+    import pyglet.image
+
+    image = pyglet.image.get_buffer_manager().get_color_buffer().get_image_data()  # type: ignore[no-untyped-call]
+    return bytes(image.get_data("RGBA", width * 4))

@@ -1,0 +1,105 @@
+"""The HUD: frames and updates per second, alpha, updates per frame, entities, frame times.
+
+Toggled with F1 by the runner. It reads the loop and the world and never changes them.
+Text is re-laid-out four times a second, not every frame (pyglet text layout is costly);
+the frame-time graph is one vertex list rewritten through numpy.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+import pyglet
+from pyglet.gl import GL_LINES
+
+__all__ = ["Hud"]
+
+_VERTEX_SOURCE = """#version 330 core
+in vec2 position;
+in vec4 colors;
+out vec4 vertex_colors;
+uniform WindowBlock { mat4 projection; mat4 view; } window;
+void main() {
+    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
+    vertex_colors = colors;
+}
+"""
+_FRAGMENT_SOURCE = """#version 330 core
+in vec4 vertex_colors;
+out vec4 final_colors;
+void main() { final_colors = vertex_colors; }
+"""
+SAMPLES = 120
+"""Frames shown in the frame-time graph."""
+MS_PER_PIXEL = 0.5
+"""Graph scale: a 16.7 ms frame is a bar 33 pixels tall."""
+
+
+class Hud:
+    """Statistics drawn over the game, bottom left; ``visible`` toggles it."""
+
+    def __init__(self, window: Any, loop: Any, world: Any, *, entity_count: Any = None) -> None:
+        from pyglet.graphics.shader import Shader, ShaderProgram
+
+        self.window = window
+        self.loop = loop
+        self.world = world
+        self.visible = True
+        self.note = ""
+        """A short status line (paused, interpolation off, ...) the runner sets."""
+        self._entity_count = entity_count
+        self._times: deque[float] = deque([0.0] * SAMPLES, maxlen=SAMPLES)
+        self._batch = pyglet.graphics.Batch()
+        program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
+        # A translucent backdrop first, so the text reads on any game's colours.
+        self._backdrop = pyglet.shapes.Rectangle(4, 4, 430, 84, color=(0, 0, 0, 170), batch=self._batch,
+                                                 group=pyglet.graphics.Group(order=0))
+        group = pyglet.graphics.ShaderGroup(program, order=1)
+        count = SAMPLES * 2 + 2
+        colors = [120, 220, 120, 255] * (SAMPLES * 2) + [255, 90, 90, 255] * 2
+        self._graph = program.vertex_list(count, GL_LINES, batch=self._batch, group=group,
+                                          position=("f", [0.0] * (count * 2)), colors=("Bn", colors))
+        buffer = self._graph.domain.attrib_name_buffers["position"]
+        start = self._graph.start * 2
+        self._positions = np.ctypeslib.as_array(buffer.data)[start:start + count * 2].reshape(count, 2)
+        self._buffer = buffer
+        self._label = pyglet.text.Label("", x=8, y=8 + 40, anchor_y="bottom", multiline=True, width=420,
+                                        font_size=10, color=(255, 255, 255, 255), batch=self._batch,
+                                        group=pyglet.graphics.Group(order=2))
+        self._last_text = -1.0
+        self._frames_then = 0
+        self._ticks_then = 0
+        self._fps = 0.0
+        self._ups = 0.0
+
+    def frame_time(self, ms: float) -> None:
+        """Record how long the last frame took (real time), for the graph."""
+        self._times.append(ms)
+
+    def draw(self, now_ms: float) -> None:
+        """Draw the HUD at clock time ``now_ms`` (rates are measured against it)."""
+        if not self.visible:
+            return
+        elapsed = now_ms - self._last_text
+        if self._last_text < 0 or elapsed >= 250:
+            if self._last_text >= 0:
+                self._fps = (self.loop.frames - self._frames_then) * 1000 / elapsed
+                self._ups = (self.loop.ticks - self._ticks_then) * 1000 / elapsed
+            self._frames_then, self._ticks_then, self._last_text = self.loop.frames, self.loop.ticks, now_ms
+            entities = self._entity_count() if self._entity_count else len(self.world)
+            self._label.text = (
+                f"{self._fps:5.1f} fps  {self._ups:5.1f} ups  alpha {self.loop.alpha:.2f}  "
+                f"updates/frame {self.loop.frame_updates}  entities {entities}\n"
+                f"{type(self.loop).__name__}  {self.note}"
+            )
+        times = np.asarray(self._times, dtype=np.float32)
+        bars = self._positions[: SAMPLES * 2].reshape(SAMPLES, 2, 2)
+        bars[:, :, 0] = (8 + np.arange(SAMPLES, dtype=np.float32) * 2)[:, None]
+        bars[:, 0, 1] = 8
+        bars[:, 1, 1] = 8 + np.minimum(times, 60) / MS_PER_PIXEL
+        budget = 8 + (1000 / 60) / MS_PER_PIXEL
+        self._positions[SAMPLES * 2:] = ((8, budget), (8 + SAMPLES * 2, budget))
+        self._buffer.invalidate_region(self._graph.start, SAMPLES * 2 + 2)
+        self._batch.draw()
