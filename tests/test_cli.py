@@ -46,6 +46,23 @@ def test_a_bad_tick_count_exits_2_naming_the_value(capsys, bad):
     assert bad in capsys.readouterr().err
 
 
-def test_running_without_ticks_says_what_is_missing(capsys):
-    assert main(["run", "patrol"]) == 2
+def test_asking_for_a_window_without_a_display_suggests_headless(capsys, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["run", "patrol", "--frames", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--headless" in err and "Traceback" not in err
+
+
+def test_ticks_cannot_be_combined_with_rendering_options(capsys):
+    assert main(["run", "patrol", "--ticks", "5", "--screenshot", "x.png"]) == 2
     assert "--ticks" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["run", "patrol", "--loop", "warp"], ["run", "patrol", "--ups", "0"],
+                                  ["run", "patrol", "--frames", "x"]])
+def test_bad_rendering_options_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err

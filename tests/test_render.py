@@ -1,0 +1,261 @@
+"""Rendering, off-screen through EGL: pixels, input through the window, games, screenshots."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.render import use_headless
+
+use_headless(True)
+
+import pyglet  # noqa: E402
+
+from engine import Entity, Look, World  # noqa: E402
+
+
+def _egl_works() -> str:
+    try:
+        from engine.render import create_window
+
+        create_window(8, 8, headless=True).close()
+    except Exception as error:  # a machine without EGL: say so rather than fail every test
+        return f"off-screen rendering (EGL) is unavailable here: {error}"
+    return ""
+
+
+_REASON = _egl_works()
+pytestmark = pytest.mark.skipif(bool(_REASON), reason=_REASON or "EGL works")
+
+
+@pytest.fixture
+def window():
+    from engine.render import create_window
+
+    made = create_window(120, 40, headless=True)
+    yield made
+    made.close()
+
+
+def pixels(width: int, height: int):
+    from engine.render.context import read_pixels
+
+    data = read_pixels(width, height)
+    return lambda x, y: tuple(data[(y * width + x) * 4:(y * width + x) * 4 + 3])
+
+
+class Dot(Entity):
+    look = Look("square", 10, (255, 0, 0))
+
+    def update(self, world: World) -> None:
+        self.x += 40
+
+
+def red_columns(width: int, height: int, row: int) -> list[int]:
+    at = pixels(width, height)
+    return [x for x in range(width) if at(x, row) == (255, 0, 0)]
+
+
+def draw(renderer, window, alpha):
+    pyglet.gl.glClearColor(0, 0, 0, 1)
+    window.clear()
+    renderer.draw(alpha)
+
+
+def test_an_entity_between_two_positions_is_drawn_halfway_at_alpha_one_half(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        world.spawn(Dot(x=20, y=20))
+        world.tick()  # 20 -> 60
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 0.0)
+        assert red_columns(120, 40, 20) == list(range(15, 25))
+        draw(renderer, window, 0.5)
+        assert red_columns(120, 40, 20) == list(range(35, 45))
+        renderer.extrapolate = True
+        draw(renderer, window, 0.5)
+        assert red_columns(120, 40, 20) == list(range(75, 85))
+        renderer.delete()
+
+
+def test_rendering_never_changes_the_game_state(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        for i in range(5):
+            world.spawn(Dot(x=i * 10, y=10))
+        world.tick()
+        before = world.state_hash()
+        renderer = EntityRenderer(world)
+        for frame in range(30):
+            draw(renderer, window, frame / 30)
+        assert world.state_hash() == before
+        renderer.delete()
+
+
+def test_shapes_are_cut_out_of_their_squares(window):
+    from engine.render.entities import EntityRenderer
+
+    class Ball(Entity):
+        look = Look("circle", 20, (0, 255, 0))
+
+    with World() as world:
+        world.spawn(Dot(x=20, y=20))
+        world.spawn(Ball(x=80, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(16, 16) == (255, 0, 0), "a square fills its corner"
+        assert at(80, 20) == (0, 255, 0) and at(71, 11) == (0, 0, 0), "a circle leaves its corners"
+        renderer.delete()
+
+
+def test_despawned_entities_vanish_and_the_rest_stay_put(window):
+    from engine.render.entities import EntityRenderer
+
+    class Still(Entity):
+        look = Look("square", 6, (255, 0, 0))
+
+    with World() as world:
+        dots = [world.spawn(Still(x=10 + 20 * i, y=20)) for i in range(5)]
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        world.despawn(dots[0])
+        world.despawn(dots[2])
+        draw(renderer, window, 1.0)
+        columns = red_columns(120, 40, 20)
+        assert {x // 20 for x in columns} == {1, 3, 4}
+        assert renderer.entity_count == 3
+        for i in range(40):  # grow past the first capacity, then shrink
+            world.spawn(Still(x=100, y=30))
+        draw(renderer, window, 1.0)
+        assert renderer.entity_count == 43
+        renderer.delete()
+
+
+def test_a_look_from_the_view_overrides_the_entity_default(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        world.spawn(Entity(x=60, y=20))
+        renderer = EntityRenderer(world, looks={Entity: Look("square", 8, (0, 0, 255))})
+        draw(renderer, window, 1.0)
+        assert pixels(120, 40)(60, 20) == (0, 0, 255)
+        renderer.delete()
+
+
+@pytest.fixture
+def runner_for():
+    made = []
+
+    def make(name, **kwargs):
+        from engine.render.runner import GameRunner
+
+        runner = GameRunner(name, headless=True, **kwargs)
+        made.append(runner)
+        return runner
+
+    yield make
+    for runner in made:
+        runner.close()
+
+
+def test_synthetic_pyglet_key_events_reach_the_next_tick(runner_for):
+    from pyglet.window import key
+
+    from games.patrol.logic import Player
+
+    runner = runner_for("patrol")
+    player = runner.world.entities_of(Player)[0]
+    start = player.x
+    runner.run(frames=2)
+    # pyglet queues window events until the next dispatch_events(): the frame's input step.
+    runner.window.dispatch_event("on_key_press", key.RIGHT, 0)
+    ticks = runner.world.tick_count
+    frames = 0
+    while runner.world.tick_count == ticks:
+        runner.run(frames=1)
+        frames += 1
+    assert runner.world.input.just_pressed(key.RIGHT)
+    assert player.x == start + 2
+    runner.run(frames=1)
+    assert not runner.world.input.just_pressed(key.RIGHT), "the press went to one tick only"
+
+
+def test_standard_keys_pause_step_toggle_and_quit(runner_for):
+    from pyglet.window import key
+
+    runner = runner_for("bouncy")
+    runner.run(frames=10)
+    runner.window.dispatch_event("on_key_press", key.P, 0)
+    ticks = runner.world.tick_count
+    runner.run(frames=30)
+    assert runner.paused and runner.world.tick_count == ticks
+    runner.window.dispatch_event("on_key_press", key.N, 0)
+    runner.run(frames=1)
+    assert runner.world.tick_count == ticks + 1
+    for symbol in (key.SPACE, key.E, key.F1):
+        runner.window.dispatch_event("on_key_press", symbol, 0)
+    runner.run(frames=1)
+    assert (runner.interpolate, runner.view.extrapolate, runner.hud.visible) == (False, True, False)
+    runner.window.dispatch_event("on_key_press", key.ESCAPE, 0)
+    assert runner.run() == 1 and runner.window.has_exit
+
+
+@pytest.mark.parametrize("loop", ["fixed", "max-fps", "constant", "variable", "gated"])
+def test_pausing_works_under_every_loop(runner_for, loop):
+    runner = runner_for("bouncy", loop=loop)
+    runner.run(frames=5)
+    runner.paused = True
+    ticks = runner.world.tick_count
+    runner.run(frames=20)
+    assert runner.world.tick_count == ticks
+    runner.step()
+    assert runner.world.tick_count == ticks + 1
+
+
+def png_colours(path) -> int:
+    image = pyglet.image.load(str(path)).get_image_data()
+    data = image.get_data("RGB", image.width * 3)
+    return len({data[i:i + 3] for i in range(0, len(data), 3 * 7)})
+
+
+@pytest.mark.parametrize("name", ["bouncy", "framebuffer", "patrol", "slapstick"])
+def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path, capsys, name):
+    from engine.cli import main
+
+    path = tmp_path / f"{name}.png"
+    assert main(["run", name, "--headless", "--frames", "40", "--screenshot", str(path)]) == 0
+    assert "40 frames" in capsys.readouterr().out
+    assert png_colours(path) >= 3
+
+
+def test_a_headless_run_is_the_same_every_time(capsys):
+    from engine.cli import main
+
+    states = []
+    for _ in range(2):
+        assert main(["run", "patrol", "--headless", "--frames", "60"]) == 0
+        states.append(capsys.readouterr().out.split("state ")[1])
+    assert states[0] == states[1]
+
+
+def test_the_lab_draws_its_timelines_as_a_png(tmp_path, capsys):
+    from engine.cli import main
+
+    path = tmp_path / "lab.png"
+    assert main(["lab", "--seconds", "0.2", "--png", str(path)]) == 0
+    assert png_colours(path) >= 4
+
+
+def test_a_crashing_game_exits_1_naming_the_entity(capsys, monkeypatch):
+    from engine.cli import main
+    from games.bouncy.logic import Ball
+
+    def broken(self, world):
+        raise ZeroDivisionError("oops")
+
+    monkeypatch.setattr(Ball, "update", broken)
+    assert main(["run", "bouncy", "--headless", "--frames", "30"]) == 1
+    err = capsys.readouterr().err
+    assert "Ball" in err and "tick 1" in err and "ZeroDivisionError" in err and "Traceback" not in err
