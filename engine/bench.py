@@ -1,8 +1,10 @@
 """Benchmarks: scripts that print figures, measured side by side in one run.
 
-``python -m engine.bench world`` compares ``World.tick()`` on 10,000 patrolling
-entities with a bare Python loop calling the same ``update()`` on plain objects, and a
-tick with 100 spawns and 100 despawns against the steady tick. Rounds are interleaved
+``tickswap bench`` (or ``python -m engine.bench``) runs them all: ``World.tick()`` on
+10,000 patrolling entities against a bare Python loop calling the same ``update()`` on
+plain objects; a tick with 100 spawns and 100 despawns against the steady tick; the
+renderer against one pyglet shape per entity; an empty loop frame against the same
+lag accumulator written inline. Rounds are interleaved
 (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import statistics
 import time
 from collections import deque
@@ -19,7 +22,7 @@ from typing import Any, Callable
 from engine.entity import Entity
 from engine.world import World
 
-__all__ = ["Patroller", "main", "measure"]
+__all__ = ["BENCHMARKS", "Patroller", "main", "measure"]
 
 
 def _patrol(self: Any, world: Any) -> None:
@@ -103,6 +106,106 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> list
     ]
 
 
+def bench_render(count: int = 10_000, rounds: int = 20) -> list[tuple[str, float, float, str]]:
+    """Headless: ``EntityRenderer`` vs one pyglet shape per entity, both interpolating."""
+    from engine.render import use_headless
+
+    use_headless(True)
+    import pyglet
+    import pyglet.shapes
+
+    from engine.look import Look
+    from engine.render.context import create_window
+    from engine.render.entities import EntityRenderer
+
+    class Dot(Entity):
+        look = Look("square", 4, (200, 200, 255))
+
+        def update(self, world: Any) -> None:
+            self.x = (self.x + 1) % 640
+
+    world = World()
+    for i in range(count):
+        world.spawn(Dot(x=i % 640, y=(i * 7) % 480))
+    world.tick()
+    window = create_window(640, 480, headless=True)
+    renderer = EntityRenderer(world)
+    batch = pyglet.graphics.Batch()
+    entities = world.entities
+    shapes = [pyglet.shapes.Rectangle(e.x - 2, e.y - 2, 4, 4, color=(200, 200, 255), batch=batch) for e in entities]
+    alphas = iter([i / 7 % 1 for i in range(10 * rounds + 10)])
+
+    def ours() -> None:
+        window.clear()
+        renderer.draw(next(alphas))
+        pyglet.gl.glFinish()
+
+    def per_shape() -> None:
+        window.clear()
+        alpha = next(alphas)
+        for shape, entity in zip(shapes, entities):
+            x, y = entity.draw_position(alpha)
+            shape.position = (x - 2, y - 2)
+        batch.draw()
+        pyglet.gl.glFinish()
+
+    renderer_name = pyglet.gl.gl_info.get_renderer()
+    times = measure({"shapes": per_shape, "ours": ours}, rounds)
+    renderer.delete()
+    window.close()
+    world.close()
+    return [
+        (f"one pyglet shape per entity, {count}", times["shapes"] * 1e3, 1.0, ""),
+        (f"EntityRenderer, {count}", times["ours"] * 1e3, times["shapes"] / times["ours"],
+         f">= 5x faster (GL: {renderer_name})"),
+    ]
+
+
+def bench_loop(frames: int = 20_000, rounds: int = 15) -> list[tuple[str, float, float, str]]:
+    """An empty ``FixedStepLoop.frame()`` against the same lag accumulator written inline."""
+    from engine.clock import VirtualClock
+    from engine.loops import FixedStepLoop
+
+    clock = VirtualClock()
+    loop = FixedStepLoop(_nothing, _nothing, clock=clock)
+    step = 15_625_000
+
+    def engine_loop() -> None:
+        frame = loop.frame
+        advance = clock.advance_ns
+        for _ in range(frames):
+            advance(4_000_000)
+            frame()
+
+    def inline_loop() -> None:
+        lag = 0
+        last = clock.now_ns()
+        now_ns = clock.now_ns
+        advance = clock.advance_ns
+        for _ in range(frames):
+            advance(4_000_000)
+            now = now_ns()
+            lag += now - last
+            last = now
+            updates = 0
+            while lag >= step and updates < 5:
+                _nothing()
+                lag -= step
+                updates += 1
+            _nothing(lag / step)
+
+    times = measure({"inline": inline_loop, "engine": engine_loop}, rounds)
+    return [
+        (f"inline lag-accumulator loop, {frames} frames", times["inline"] * 1e3, 1.0, ""),
+        (f"FixedStepLoop.frame(), {frames} frames", times["engine"] * 1e3, times["engine"] / times["inline"],
+         "<= 2x inline"),
+    ]
+
+
+def _nothing(*args: Any) -> None:
+    """The empty update and render of the loop benchmark."""
+
+
 def _print_table(title: str, rows: list[tuple[str, float, float, str]]) -> None:
     print(title)
     width = max(len(row[0]) for row in rows)
@@ -113,14 +216,34 @@ def _print_table(title: str, rows: list[tuple[str, float, float, str]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the named benchmarks and print their tables."""
     parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", default=["world"], choices=["world"])
-    parser.add_argument("--quick", action="store_true", help="few rounds, small counts: checks it runs")
+    parser.add_argument("which", nargs="*", default=list(BENCHMARKS), choices=list(BENCHMARKS),
+                        help="which benchmarks to run (default: all)")
+    parser.add_argument("--quick", action="store_true", help="few rounds, small counts: checks that it runs")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
     args = parser.parse_args(argv)
-    if "world" in args.which:
-        count, rounds = (1000, 3) if args.quick else (10_000, 50)
-        _print_table(f"Update Method ({count} entities, median of {rounds} interleaved rounds)",
-                     bench_world(count, rounds))
+    results = {}
+    for name in args.which:
+        title, run = BENCHMARKS[name]
+        rows = run(args.quick)
+        results[name] = rows
+        if not args.json:
+            _print_table(title + (" (--quick: small and few, figures not meaningful)" if args.quick else ""), rows)
+            print()
+    if args.json:
+        print(json.dumps({name: [{"case": case, "ms": ms, "ratio": ratio, "target": target}
+                                 for case, ms, ratio, target in rows] for name, rows in results.items()}, indent=2))
     return 0
+
+
+BENCHMARKS: dict[str, tuple[str, Callable[[bool], list[tuple[str, float, float, str]]]]] = {
+    "world": ("Update Method and churn: World.tick() vs a bare loop, median of interleaved rounds",
+              lambda quick: bench_world(1000, 3) if quick else bench_world(10_000, 50)),
+    "render": ("Rendering, headless: interpolated entities per frame",
+               lambda quick: bench_render(1000, 3) if quick else bench_render(10_000, 20)),
+    "loop": ("Loop overhead: an empty frame",
+             lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
+}
+"""Benchmark name -> (title, run(quick) returning rows of (case, ms, ratio, target))."""
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the sample games")
     run = commands.add_parser("run", help="run a sample game")
-    run.add_argument("game", help="the game's name (see `tickswap list`)")
+    run.add_argument("game", help="a sample game's name (see `tickswap list`) or the path of your game's .py file")
     run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
     run.add_argument("--frames", type=_positive_int, help="stop after N frames (headless default: 180)")
     run.add_argument("--ticks", type=_positive_int, help="run N ticks of logic, no rendering, as fast as possible")
@@ -64,6 +64,9 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
     run.add_argument("--seed", type=int, default=0, help="seed for world.random (default 0)")
 
+    bench = commands.add_parser("bench", help="run the benchmarks and print their figures",
+                                add_help=False)
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
     lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
                               description="Run one scenario under each game loop on a simulated machine and "
                                           "print a table, then the first 100 ms of each loop as a timeline.")
@@ -138,8 +141,12 @@ def _error(message: str) -> int:
 
 
 def _lab(args: argparse.Namespace) -> int:
-    if args.scenario != "ball" and args.scenario not in games.GAMES:
-        return _error(f"unknown scenario {args.scenario!r}; use 'ball' or one of: {', '.join(sorted(games.GAMES))}")
+    if args.scenario != "ball":
+        try:
+            games.load(args.scenario)
+        except (KeyError, ValueError):
+            return _error(f"unknown scenario {args.scenario!r}; use 'ball', a game's .py file, "
+                          f"or one of: {', '.join(sorted(games.GAMES))}")
     try:
         machine = machine_from_args(
             args.machine, update_ms=args.update_ms, render_ms=args.render_ms, jitter_ms=args.jitter_ms,
@@ -171,13 +178,20 @@ def main(argv: list[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "lab":
         return _lab(args)
+    if args.command == "bench":
+        from engine.bench import main as bench_main
+
+        return bench_main(args.rest)
     if args.command == "list":
         for name in sorted(games.GAMES):
             print(f"{name:<12} {games.load(name).DESCRIPTION}")
         return 0
-    if args.game not in games.GAMES:
-        print(f"tickswap: unknown game {args.game!r}; known games: {', '.join(sorted(games.GAMES))}", file=sys.stderr)
-        return 2
+    try:
+        games.load(args.game)
+    except KeyError as error:
+        return _error(str(error.args[0]))
+    except ValueError as error:
+        return _error(str(error))
     if args.ticks is not None:
         if args.screenshot or args.headless or args.frames:
             return _error("--ticks runs the logic only; it can't be combined with --headless, --frames or --screenshot")

@@ -66,3 +66,10 @@ def test_bad_rendering_options_exit_2(capsys, argv):
         main(argv)
     assert caught.value.code == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_game_file_without_build_is_refused_by_name(tmp_path, capsys):
+    path = tmp_path / "empty.py"
+    path.write_text("x = 1\n")
+    assert main(["run", str(path), "--ticks", "3"]) == 2
+    assert "build(world)" in capsys.readouterr().err

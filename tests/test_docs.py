@@ -12,7 +12,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 def test_readme_example_prints_what_readme_shows():
     text = README.read_text()
-    section = text.split("## A first game, headless", 1)[1]
+    section = text.split("## Testing a game headless", 1)[1]
     code, expected = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -24,3 +24,31 @@ def test_readme_names_a_test_command_that_ci_runs():
     text = README.read_text()
     assert "<!-- test-command" in text
     assert "pytest" in text.split("<!-- test-command", 1)[1].split("```", 3)[1]
+
+
+def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys):
+    text = README.read_text()
+    section = text.split("## Your first game", 1)[1]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    game = tmp_path / "comet.py"
+    game.write_text(code)
+    from engine.cli import main
+
+    assert main(["run", str(game), "--ticks", "1000"]) == 0
+    assert "1000 ticks" in capsys.readouterr().out
+    shot = tmp_path / "comet.png"
+    from engine.render import use_headless
+
+    use_headless(True)
+    assert main(["run", str(game), "--headless", "--frames", "120", "--screenshot", str(shot)]) == 0
+    assert shot.stat().st_size > 0
+
+
+def test_every_command_readme_lists_exists():
+    from engine.cli import _build_parser
+
+    commands = set(_build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    text = README.read_text()
+    for command in ("list", "run", "lab", "bench"):
+        assert f"tickswap {command}" in text
+        assert command in commands

@@ -104,7 +104,8 @@ class _Loop:
             raise TypeError(f"clock must have now_ns() and sleep_ms(ms) methods, got {clock!r}")
         if trace is not None and not isinstance(trace, Trace):
             raise TypeError(f"trace must be a Trace or None, got {trace!r}")
-        self.clock: Clock = clock
+        self._clock: Clock = clock
+        self._now_ns = clock.now_ns
         self.trace: Trace | None = trace
         self.ticks = 0
         """Logic updates run so far."""
@@ -116,6 +117,11 @@ class _Loop:
         self.frame_updates = 0
         """How many updates the latest frame ran (for a HUD)."""
         self._last_ns = _read_clock(clock)
+
+    @property
+    def clock(self) -> Clock:
+        """The clock this loop reads (fixed at construction: its readings are a timeline)."""
+        return self._clock
 
     def _elapsed_ns(self) -> int:
         """Read the clock and return the time since the previous reading, never negative.

@@ -100,24 +100,31 @@ class FixedStepLoop(_Loop):
             raise ValueError(f"time_scale must be finite and >= 0, got {value!r}")
         self._time_scale = float(value)
 
-    def _run_update(self, trace: Trace | None) -> None:
-        if trace is not None:
-            tick = self.ticks + 1
-            trace.record("update", self._now_ms(), tick=tick, sim_ms=tick * self._step / NS_PER_MS)
-        self._update()
-        self.ticks += 1
-
     def step(self) -> None:
         """Run exactly one update while paused (single-stepping, for debugging)."""
         if not self.paused:
             raise RuntimeError("step() single-steps a paused loop; set paused = True first")
-        self._run_update(self.trace)
+        if self.trace is not None:
+            tick = self.ticks + 1
+            self.trace.record("update", self._now_ms(), tick=tick, sim_ms=tick * self._step / NS_PER_MS)
+        self._update()
+        self.ticks += 1
 
     def frame(self) -> None:
         """Run one frame: input, as many updates as the lag owes (capped), on_frame, render."""
+        # The default loop's frame is written out inline: it runs thousands of times a
+        # second, and each helper call would cost more than the accumulator itself.
         trace = self.trace
-        elapsed = self._begin_frame()
-        if not self.paused and elapsed:
+        now = self._now_ns()
+        if type(now) is not int:
+            now = _read_clock(self.clock)
+        elapsed = now - self._last_ns
+        self._last_ns = now
+        if trace is not None:
+            trace.record("input", now / NS_PER_MS)
+        if self._process_input is not None:
+            self._process_input()
+        if elapsed > 0 and not self.paused:
             if self._time_scale != 1.0:
                 # Carry the fraction of a nanosecond so slow motion doesn't drift either.
                 exact = elapsed * self._time_scale + self._scale_carry
@@ -126,19 +133,33 @@ class FixedStepLoop(_Loop):
             self._lag += elapsed
 
         step = self._step
-        cap = self.max_updates_per_frame
         updates = 0
-        while self._lag >= step and not self.paused:
-            if cap is not None and updates >= cap:
-                self._fall_behind(trace)
-                break
-            self._run_update(trace)
-            self._lag -= step
-            updates += 1
+        if self._lag >= step:
+            cap = self.max_updates_per_frame
+            update = self._update
+            while self._lag >= step and not self.paused:
+                if cap is not None and updates >= cap:
+                    self._fall_behind(trace)
+                    break
+                if trace is not None:
+                    tick = self.ticks + 1
+                    trace.record("update", self._now_ms(), tick=tick, sim_ms=tick * step / NS_PER_MS)
+                update()
+                self.ticks += 1
+                self._lag -= step
+                updates += 1
         self.frame_updates = updates
 
-        self._end_updates(updates * step / NS_PER_MS)
-        self._present(min(1.0, self._lag / step) if self.interpolate else 1.0)
+        if trace is not None or self._on_frame is not None:
+            self._end_updates(updates * step / NS_PER_MS)
+        alpha = self._lag / step if self.interpolate else 1.0
+        if alpha > 1.0:
+            alpha = 1.0
+        self.alpha = alpha
+        if trace is not None:
+            trace.record("render", self._now_ms(), alpha=alpha)
+        self._render(alpha)
+        self.frames += 1
         if self._frame_ns:
             self._wait_for_next_frame()
 

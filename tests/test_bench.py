@@ -1,0 +1,30 @@
+"""Benchmarks are scripts, not timed tests: here only that each one runs and prints its table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.bench import BENCHMARKS
+from engine.cli import main
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_each_benchmark_runs_quickly_and_prints_a_table_with_ratios(capsys, name):
+    assert main(["bench", name, "--quick"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("  ")]
+    assert len(rows) >= 2
+    assert all(" ms " in row and "x" in row for row in rows)
+
+
+def test_bench_json_has_every_figure():
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["bench", "loop", "--quick", "--json"]) == 0
+    data = json.loads(out.getvalue())
+    assert set(data) == {"loop"} and all({"case", "ms", "ratio", "target"} <= set(row) for row in data["loop"])
