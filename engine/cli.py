@@ -1,7 +1,9 @@
-"""The ``tickswap`` command: list the sample games and run them.
+"""The ``tickswap`` command: list, run, record, replay and compare the games.
 
-User errors (an unknown game, a bad number) print one line and exit with status 2,
-never a traceback.
+User errors (an unknown game, a bad number, a damaged file, no display) print one line
+and exit with status 2, never a traceback. A game that crashes (in an update or in
+rendering) closes its window, says what failed and where, and exits with status 1;
+Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
@@ -10,10 +12,14 @@ import argparse
 import math
 import sys
 import time
+import traceback
+from typing import Any
 
 import games
-from engine.loops.names import LOOPS
 from engine.lab import MACHINES, BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
+from engine.loops.names import LOOPS
+from engine.replay import Recorder, ReplayError, ReplayResult, feed, read_replay, verify
+from engine.save import SaveError, read_meta, save_world
 from engine.world import EntityUpdateError, World
 
 __all__ = ["main"]
@@ -63,6 +69,15 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ups", type=_positive_number, help="updates per second (default: the game's own)")
     run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
     run.add_argument("--seed", type=int, default=0, help="seed for world.random (default 0)")
+    run.add_argument("--record", metavar="FILE", help="record every tick's input and state hashes as a replay")
+    run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str,
+                     help="save the world to FILE after tick N")
+    run.add_argument("--load", metavar="FILE", help="start from a saved world instead of the game's beginning")
+    replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
+    replay.add_argument("file", help="a replay written by `tickswap run NAME --record FILE`")
+    shown = replay.add_mutually_exclusive_group()
+    shown.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
+    shown.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
 
     bench = commands.add_parser("bench", help="run the benchmarks and print their figures",
                                 add_help=False)
@@ -85,54 +100,180 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_ticks(name: str, ticks: int, seed: int) -> int:
-    game = games.load(name)
-    with World(seed=seed) as world:
-        game.build(world)
-        start = time.perf_counter()
-        for _ in range(ticks):
-            world.tick()
-        seconds = time.perf_counter() - start
-        print(
-            f"{name}: {ticks} ticks in {seconds * 1000:.1f} ms "
-            f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), "
-            f"{len(world)} entities, state {world.state_hash()[:16]}"
-        )
-    return 0
+def _where(error: BaseException) -> str:
+    """Where an exception was raised: the innermost frame, as file:line in function."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "an unknown place"
+    frame = frames[-1]
+    return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
 
-def _run_rendered(args: argparse.Namespace) -> int:
+def _open_world(args: argparse.Namespace, game: Any) -> World:
+    if args.load:
+        meta = read_meta(args.load)
+        saved_game = meta.get("game")
+        if saved_game is not None and saved_game != args.game:
+            raise SaveError(f"{args.load} is a save of {saved_game!r}, not of {args.game!r}")
+        return World.load(args.load)
+    world = World(seed=args.seed)
+    game.build(world)
+    return world
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.ticks is not None and (args.screenshot or args.headless or args.frames):
+        return _error("--ticks runs the logic only; it can't be combined with --headless, --frames or --screenshot")
+    if args.record and args.load:
+        return _error("--record replays from the game's start; it can't be combined with --load")
+    try:
+        game = games.load(args.game)
+    except KeyError as error:
+        return _error(str(error.args[0]))
+    except ValueError as error:
+        return _error(str(error))
+    ms_per_update = 1000 / args.ups if args.ups else getattr(game, "MS_PER_UPDATE", 15.625)
+    try:
+        world = _open_world(args, game)
+    except SaveError as error:
+        return _error(str(error))
+    try:
+        recorder = (Recorder(args.record, game=args.game, seed=args.seed, ms_per_update=ms_per_update)
+                    if args.record else None)
+    except ReplayError as error:
+        world.close()
+        return _error(str(error))
+    save_tick, save_path = (int(args.save_at[0]), args.save_at[1]) if args.save_at else (None, None)
+
+    def after_tick(world: World) -> None:
+        if recorder is not None:
+            recorder.after_tick(world)
+        if world.tick_count == save_tick:
+            save_world(world, str(save_path), meta={"game": args.game})
+
+    status = 0
+    runner: Any = None
+    try:
+        if args.ticks is not None:
+            start = time.perf_counter()
+            for _ in range(args.ticks):
+                world.tick()
+                after_tick(world)
+            seconds = time.perf_counter() - start
+            summary = (f"{args.ticks} ticks in {seconds * 1000:.1f} ms "
+                       f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {len(world)} entities")
+        else:
+            runner = _make_runner(args, world, after_tick=after_tick)
+            shown = runner.run(frames=args.frames if args.frames or not args.headless else 180)
+            if args.screenshot:
+                runner.screenshot(args.screenshot)
+            summary = f"{shown} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__})"
+        print(f"{args.game}: {summary}, state {world.state_hash()[:16]}"
+              + (f", screenshot {args.screenshot}" if args.screenshot else ""))
+        if save_tick is not None and world.tick_count < save_tick:
+            print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at {save_tick}: "
+                  "nothing was saved", file=sys.stderr)
+            status = 1
+    except _DisplayError as error:
+        status = _error(str(error))
+    except EntityUpdateError as error:
+        assert error.__cause__ is not None
+        print(f"tickswap: {args.game} stopped: {error} (at {_where(error.__cause__)})", file=sys.stderr)
+        status = 1
+    except SaveError as error:
+        status = _error(str(error))
+    except KeyboardInterrupt:
+        print(f"tickswap: {args.game} interrupted at tick {world.tick_count}", file=sys.stderr)
+        status = 130
+    except OSError as error:
+        status = _error(f"cannot write {error.filename or args.screenshot}: {error.strerror or error}")
+    except Exception as error:
+        print(f"tickswap: {args.game} failed: {type(error).__name__}: {error} (at {_where(error)})", file=sys.stderr)
+        status = 1
+    finally:
+        if recorder is not None:
+            recorder.close(world)
+        if runner is not None:
+            runner.close()
+        else:
+            world.close()
+    return status
+
+
+class _DisplayError(Exception):
+    """No display for a window (raised before anything is drawn)."""
+
+
+def _make_runner(args: argparse.Namespace, world: World, **hooks: Any) -> Any:
     from engine.render import DisplayUnavailable, use_headless
 
     try:
         use_headless(args.headless)
-    except DisplayUnavailable as error:
-        return _error(str(error))
-    from engine.render.runner import GameRunner
+        from engine.render.runner import GameRunner
 
-    try:
-        runner = GameRunner(args.game, headless=args.headless, loop=args.loop, ups=args.ups, seed=args.seed,
-                            vsync=not args.no_vsync)
+        return GameRunner(args.game, headless=args.headless, loop=getattr(args, "loop", "fixed"),
+                          ups=getattr(args, "ups", None), seed=getattr(args, "seed", 0),
+                          vsync=not getattr(args, "no_vsync", False), world=world, **hooks)
     except DisplayUnavailable as error:
-        return _error(str(error))
-    frames = args.frames if args.frames or not args.headless else 180
+        raise _DisplayError(str(error)) from error
+
+
+def _replay(args: argparse.Namespace) -> int:
     try:
-        shown = runner.run(frames=frames)
-        if args.screenshot:
-            runner.screenshot(args.screenshot)
+        replay = read_replay(args.file)
+        game = games.load(replay.game)
+    except ReplayError as error:
+        return _error(str(error))
+    except (KeyError, ValueError) as error:
+        return _error(f"{args.file}: the replay's game cannot be loaded: {error}")
+    world = World(seed=replay.seed)
+    game.build(world)
+    runner: Any = None
+    try:
+        if not (args.headless or args.window):
+            result = verify(replay, world)
+        else:
+            checked = [0]
+            mismatch: list[int] = []
+
+            def check(world: World) -> None:
+                expected = replay.hashes.get(world.tick_count)
+                if expected is not None:
+                    checked[0] += 1
+                    if world.state_hash() != expected:
+                        mismatch.append(world.tick_count)
+                        runner.stop()
+                if world.tick_count >= replay.end:
+                    runner.stop()
+
+            args.game = replay.game
+            args.ups = 1000 / replay.ms_per_update
+            runner = _make_runner(args, world, before_tick=lambda w: feed(replay, w), after_tick=check,
+                                  forward_input=False)
+            runner.run()
+            finished = world.tick_count >= replay.end or bool(mismatch)
+            result = ReplayResult(finished and not mismatch, world.tick_count, checked[0],
+                                  mismatch[0] if mismatch else None)
+            if not finished:
+                print(f"tickswap: replay stopped at tick {world.tick_count} of {replay.end}", file=sys.stderr)
+    except _DisplayError as error:
+        return _error(str(error))
     except EntityUpdateError as error:
-        print(f"tickswap: {args.game} stopped: {error} (caused by {error.__cause__!r})", file=sys.stderr)
+        print(f"tickswap: the replay crashed: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"tickswap: {args.game} interrupted", file=sys.stderr)
-        return 130
-    except OSError as error:
-        return _error(f"cannot write {args.screenshot}: {error}")
     finally:
-        runner.close()
-    print(f"{args.game}: {shown} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__}), "
-          f"state {runner.world.state_hash()[:16]}" + (f", screenshot {args.screenshot}" if args.screenshot else ""))
-    return 0
+        if runner is not None:
+            runner.close()
+        else:
+            world.close()
+    if result.ok:
+        print(f"replay {args.file}: {result.ticks} ticks of {replay.game}, {result.checked} hashes checked, all match")
+        return 0
+    if result.first_mismatch is not None:
+        matched = result.checked - 1
+        print(f"replay {args.file}: the state differs at tick {result.first_mismatch} "
+              f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)")
+    return 1
 
 
 def _error(message: str) -> int:
@@ -186,17 +327,14 @@ def main(argv: list[str] | None = None) -> int:
         for name in sorted(games.GAMES):
             print(f"{name:<12} {games.load(name).DESCRIPTION}")
         return 0
-    try:
-        games.load(args.game)
-    except KeyError as error:
-        return _error(str(error.args[0]))
-    except ValueError as error:
-        return _error(str(error))
-    if args.ticks is not None:
-        if args.screenshot or args.headless or args.frames:
-            return _error("--ticks runs the logic only; it can't be combined with --headless, --frames or --screenshot")
-        return _run_ticks(args.game, args.ticks, args.seed)
-    return _run_rendered(args)
+    if args.command == "replay":
+        return _replay(args)
+    if args.save_at is not None:
+        try:
+            args.save_at[0] = _positive_int(args.save_at[0])
+        except argparse.ArgumentTypeError as error:
+            return _error(f"--save-at N FILE: {error}")
+    return _run(args)
 
 
 if __name__ == "__main__":

@@ -148,6 +148,16 @@ class InputQueue:
         self._mouse = (tick_input.mouse_x, tick_input.mouse_y)
         return tick_input
 
+    def state(self) -> tuple[list[InputEvent], frozenset[Hashable], tuple[float, float]]:
+        """What the queue holds: waiting events, keys held, and the mouse position (for saves)."""
+        return list(self._events), self._held, self._mouse
+
+    def set_state(self, events: list[InputEvent], held: frozenset[Hashable], mouse: tuple[float, float]) -> None:
+        """Replace what the queue holds (a loaded save)."""
+        self._events = list(events)
+        self._held = frozenset(held)
+        self._mouse = mouse
+
     def restore(self, tick_input: TickInput) -> None:
         """Put an abandoned tick's events back at the front of the queue, as if never taken."""
         self._events[:0] = tick_input.events

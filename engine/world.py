@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import random
 import weakref
 from contextlib import contextmanager
@@ -121,6 +122,7 @@ class World:
         self._moved: list[Entity] = []
         self._changed: list[tuple[Entity, tuple[Any, ...], tuple[Any, ...]]] = []
         self._user_processors = 0
+        self._last_id = 0
         with self._esper():
             esper.add_processor(_UpdateSystem(self), priority=0)
 
@@ -184,6 +186,7 @@ class World:
             entity_id = esper.create_entity(*components)
             esper.add_component(entity_id, entity, type_alias=Entity)
         entity.id = entity_id
+        self._last_id = entity_id
         entity._world = weakref.ref(self)
         entity.alive = True
         entity._prev_tick = -1
@@ -361,16 +364,14 @@ class World:
                     after = get(entity)
                     if after != before:
                         changed_append((entity, after, before))
-                        for name, value in zip(entity._buffered_names, before):
-                            setattr(entity, name, value)
+                        entity._buffered_set(entity, before)
         except BaseException as error:
             if entity is not None:
                 if entity._xy:
                     entity.x = before_x
                     entity.y = before_y
-                else:
-                    for name, value in zip(entity._buffered_names, before):
-                        setattr(entity, name, value)
+                elif before:
+                    entity._buffered_set(entity, before)
             if isinstance(error, Exception) and entity is not None:
                 raise EntityUpdateError(entity, self.tick_count + 1, error) from error
             raise
@@ -384,8 +385,7 @@ class World:
             entity.x = entity._next_x
             entity.y = entity._next_y
         for entity, after, before in self._changed:
-            for name, value in zip(entity._buffered_names, after):
-                setattr(entity, name, value)
+            entity._buffered_set(entity, after)
             entity._prev_x, entity._prev_y = before[0], before[1]
             entity._prev_rest = before[2:]
             entity._prev_tick = tick
@@ -423,8 +423,7 @@ class World:
         self._raised = {}
         if rollback is not None:
             for entity, values in rollback:
-                for name, value in zip(entity._buffered_names, values):
-                    setattr(entity, name, value)
+                entity._buffered_set(entity, values)
         for entity in self._despawns:
             entity.alive = True
         self._despawns = []
@@ -451,6 +450,28 @@ class World:
             entity._signals = entity._signals | {name}
 
     # -- state ---------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Save the whole world to ``path``, atomically, in a versioned JSON format.
+
+        Saves every entity's class, id, buffered values, signals and declared ``saved``
+        attributes, the tick count, the random generator and the input state. Only
+        between ticks. See ``engine.save``.
+        """
+        from engine.save import save_world
+
+        save_world(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> World:
+        """Load a world saved by ``save()``: a new World that continues exactly as the original.
+
+        A damaged, truncated or wrong-version file raises ``SaveError`` naming the file
+        and the problem; nothing else is touched.
+        """
+        from engine.save import load_world
+
+        return load_world(path)
 
     def snapshot(self) -> dict[str, Any]:
         """Return all buffered state and the tick count as a plain, JSON-serialisable dict.

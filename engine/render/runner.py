@@ -62,8 +62,16 @@ class GameRunner:
     """Runs sample game ``name`` in a window, or off-screen with ``headless=True``."""
 
     def __init__(self, name: str, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
-                 seed: int = 0, vsync: bool = True, world: World | None = None) -> None:
+                 seed: int = 0, vsync: bool = True, world: World | None = None,
+                 before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
+                 forward_input: bool = True) -> None:
         self.name = name
+        self.before_tick = before_tick
+        """Called before every tick (a replay feeds its recorded input here)."""
+        self.after_tick = after_tick
+        """Called after every tick (recording, saving at a tick, checking a replay's hashes)."""
+        self.forward_input = forward_input
+        """Whether window input reaches the world (a replay plays its own; the keys still work)."""
         self.headless = headless
         game = games.load(name)
         self.world = world if world is not None else World(seed=seed)
@@ -81,6 +89,7 @@ class GameRunner:
         """Space toggles it: without it every frame draws the latest state (alpha 1)."""
         self.clock: Any = VirtualClock() if headless else RealClock()
         ms_per_update = 1000 / ups if ups else getattr(game, "MS_PER_UPDATE", 15.625)
+        self.ms_per_update = ms_per_update
         self.loop = make_game_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
                                    clock=self.clock, process_input=self._pump)
         # Headless, a loop that renders as often as it can would never let virtual time
@@ -90,6 +99,7 @@ class GameRunner:
         self.hud = Hud(self.window, self.loop, self.world,
                        entity_count=lambda: getattr(self.view, "entity_count", len(self.world)))
         self._paused = False
+        self._stopped = False
         self._frame_started = time.perf_counter()
         self.window.push_handlers(
             on_key_press=self._on_key_press, on_key_release=self._on_key_release,
@@ -105,7 +115,8 @@ class GameRunner:
     def _on_key_press(self, symbol: int, modifiers: int) -> bool:
         from pyglet.window import key
 
-        self.world.input_queue.push(InputEvent("key_press", symbol))
+        if self.forward_input:
+            self.world.input_queue.push(InputEvent("key_press", symbol))
         if symbol in (key.ESCAPE, key.Q):
             self.stop()
         elif symbol == key.P:
@@ -120,17 +131,21 @@ class GameRunner:
             self.hud.visible = not self.hud.visible
         return True  # handled: keeps pyglet's default Esc-closes-window out of the way
 
+    def _forward(self, event: InputEvent) -> None:
+        if self.forward_input:
+            self.world.input_queue.push(event)
+
     def _on_key_release(self, symbol: int, modifiers: int) -> None:
-        self.world.input_queue.push(InputEvent("key_release", symbol))
+        self._forward(InputEvent("key_release", symbol))
 
     def _on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self.world.input_queue.push(InputEvent("mouse_press", button, float(x), float(y)))
+        self._forward(InputEvent("mouse_press", button, float(x), float(y)))
 
     def _on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self.world.input_queue.push(InputEvent("mouse_release", button, float(x), float(y)))
+        self._forward(InputEvent("mouse_release", button, float(x), float(y)))
 
     def _on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
-        self.world.input_queue.push(InputEvent("mouse_motion", None, float(x), float(y)))
+        self._forward(InputEvent("mouse_motion", None, float(x), float(y)))
 
     def _on_close(self) -> bool:
         self.stop()
@@ -152,19 +167,29 @@ class GameRunner:
     def _tick(self) -> None:
         # Fixed-step loops pause themselves (no lag piles up); the others keep calling,
         # and a paused game simply doesn't tick.
-        if self._paused and not isinstance(self.loop, FixedStepLoop):
+        # Once stopped, the rest of this frame's updates are skipped too: a replay must
+        # not run past its end, nor a game past the Esc that quit it.
+        if self._stopped or (self._paused and not isinstance(self.loop, FixedStepLoop)):
             return
+        self._run_tick()
+
+    def _run_tick(self) -> None:
+        if self.before_tick is not None:
+            self.before_tick(self.world)
         self.world.tick()
+        if self.after_tick is not None:
+            self.after_tick(self.world)
 
     def step(self) -> None:
         """Run exactly one tick while paused (N)."""
         if isinstance(self.loop, FixedStepLoop):
             self.loop.step()
         else:
-            self.world.tick()
+            self._run_tick()
 
     def stop(self) -> None:
-        """End ``run()`` after the current frame (Esc, Q, closing the window)."""
+        """End ``run()`` after the current frame, with no further tick (Esc, Q, closing the window)."""
+        self._stopped = True
         self.loop.stop()
         self.window.has_exit = True
 

@@ -20,6 +20,8 @@ MS_PER_UPDATE = 40.0
 class Ball(Entity):
     """Moves 16 units per update and bounces off the walls."""
 
+    saved = ("dx", "dy")
+
     def __init__(self, x: float, y: float, dx: float, dy: float) -> None:
         super().__init__(x=x, y=y)
         self.dx, self.dy = dx, dy

@@ -28,6 +28,11 @@ class Canvas(Entity):
         super().__init__()
         self.scene = Scene(160, 120)
 
+    def on_load(self, world: World) -> None:
+        """The pictures are derived state: after a load, make the scene and paint the current one."""
+        self.scene = Scene(160, 120)
+        self.scene.draw(self.paint)
+
     def paint(self, target: Framebuffer) -> None:
         phase = self.frame * 0.05
         for i in range(600):

@@ -21,6 +21,8 @@ LEFT, RIGHT, UP, DOWN = 65361, 65363, 65362, 65364
 class Skeleton(Entity):
     """Walks between two x positions and back, one step per tick."""
 
+    saved = ("left", "right", "speed", "patrolling_left")
+
     def __init__(self, x: float, y: float, left: float, right: float, speed: float = 1.0) -> None:
         super().__init__(x=x, y=y)
         self.left, self.right, self.speed = left, right, speed
@@ -36,6 +38,8 @@ class Skeleton(Entity):
 
 class Bolt(Entity):
     """Lightning: flies in a straight line; despawns itself off the arena or on a hit."""
+
+    saved = ("dx", "dy")
 
     def __init__(self, x: float, y: float, dx: float, dy: float) -> None:
         super().__init__(x=x, y=y)
@@ -57,6 +61,8 @@ class Bolt(Entity):
 
 class Statue(Entity):
     """Fires a bolt every ``delay`` ticks, in a direction picked by the world's seeded random."""
+
+    saved = ("delay", "frames")
 
     def __init__(self, x: float, y: float, delay: int) -> None:
         super().__init__(x=x, y=y)

@@ -23,23 +23,17 @@ ACTORS = 7
 KEY_R, KEY_B = 114, 98  # pyglet.window.key.R and .B
 
 
-class Stage:
-    """What the whole stage shares: whether slaps go through the double buffer."""
-
-    def __init__(self) -> None:
-        self.buffered = True
-
-
 class Actor(Entity):
     """Slaps the actor it faces when it was slapped."""
 
     slaps = buffered(0)
+    saved = ("index", "director", "facing", "raw_slapped")
 
-    def __init__(self, index: int, stage: Stage) -> None:
+    def __init__(self, index: int, director: Director) -> None:
         angle = 2 * math.pi * index / ACTORS
         super().__init__(x=WIDTH / 2 + 170 * math.cos(angle), y=HEIGHT / 2 + 170 * math.sin(angle))
         self.index = index
-        self.stage = stage
+        self.director = director
         self.facing: Actor | None = None
         self.raw_slapped = False  # the unbuffered flag, used only with the buffer off
 
@@ -50,7 +44,7 @@ class Actor(Entity):
             return
         self.raw_slapped = False
         self.react(world)
-        if self.stage.buffered:
+        if self.director.buffering:
             self.facing.slap()
         else:
             # Without the buffer the next actor sees it at once, if it updates later this tick.
@@ -65,6 +59,7 @@ class SlapMark(Entity):
     """Where a slap landed: shown for a few ticks, then gone."""
 
     LIFE = 12
+    saved = ("life",)
 
     def __init__(self, x: float, y: float) -> None:
         super().__init__(x=x, y=y)
@@ -78,24 +73,25 @@ class SlapMark(Entity):
 
 
 class Director(Entity):
-    """Reads the keys: R shuffles the update order, B toggles the buffer."""
+    """Runs the stage: R shuffles the update order, B toggles the buffer for every actor."""
 
-    def __init__(self, stage: Stage) -> None:
+    saved = ("buffering",)
+
+    def __init__(self) -> None:
         super().__init__(x=-100, y=-100)
-        self.stage = stage
+        self.buffering = True
 
     def update(self, world: World) -> None:
         if world.input.just_pressed(KEY_R):
             world.shuffle_order(world.random)
         if world.input.just_pressed(KEY_B):
-            self.stage.buffered = not self.stage.buffered
+            self.buffering = not self.buffering
 
 
 def build(world: World) -> None:
-    """A ring of actors, each facing the next, a director for the keys, and the first slap."""
-    stage = Stage()
-    actors = [world.spawn(Actor(i, stage)) for i in range(ACTORS)]
+    """A director for the keys, a ring of actors each facing the next, and the first slap."""
+    director = world.spawn(Director())
+    actors = [world.spawn(Actor(i, director)) for i in range(ACTORS)]
     for actor, target in zip(actors, actors[1:] + actors[:1]):
         actor.facing = target
-    world.spawn(Director(stage))
     actors[0].slap()

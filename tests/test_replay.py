@@ -1,0 +1,101 @@
+"""Replays: every game recorded with scripted input plays back hash for hash; damage is caught."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import games
+from engine.cli import main
+from engine.replay import ReplayError, read_replay
+from engine.render import use_headless
+
+use_headless(True)
+
+
+def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
+    """Play ``name`` headless, pressing and releasing keys on a script, recording it all."""
+    from pyglet.window import key
+
+    from engine.render.runner import GameRunner
+    from engine.replay import Recorder
+
+    runner = GameRunner(name, headless=True, seed=3)
+    recorder = Recorder(path, game=name, seed=3, ms_per_update=runner.ms_per_update)
+    runner.after_tick = recorder.after_tick
+    script = {10: ("on_key_press", key.RIGHT, 0), 40: ("on_key_release", key.RIGHT, 0),
+              60: ("on_key_press", key.UP, 0), 61: ("on_key_press", key.R, 0), 62: ("on_key_release", key.R, 0),
+              90: ("on_key_press", key.B, 0), 150: ("on_key_release", key.UP, 0),
+              151: ("on_mouse_press", 100, 100, 1, 0)}
+    for frame in range(frames):
+        if frame in script:
+            runner.window.dispatch_event(*script[frame])
+        runner.run(frames=1)
+    recorder.close(runner.world)
+    runner.close()
+
+
+@pytest.mark.parametrize("name", sorted(games.GAMES))
+def test_every_game_replays_hash_for_hash(tmp_path, capsys, name):
+    path = tmp_path / f"{name}.jsonl"
+    record_with_scripted_input(name, path)
+    replay = read_replay(path)
+    assert replay.inputs, "the scripted input was recorded"
+    assert main(["replay", str(path)]) == 0
+    assert "all match" in capsys.readouterr().out
+    assert main(["replay", str(path), "--headless"]) == 0
+    assert "all match" in capsys.readouterr().out
+
+
+def test_a_tampered_hash_is_reported_at_its_tick(tmp_path, capsys):
+    path = tmp_path / "p.jsonl"
+    assert main(["run", "patrol", "--ticks", "300", "--record", str(path)]) == 0
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if '"tick":180,"hash"' in line)
+    record = json.loads(lines[index])
+    record["hash"] = "0" * 64
+    lines[index] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    assert "differs at tick 180" in capsys.readouterr().out
+
+
+def test_tampered_input_changes_the_game_and_is_caught(tmp_path, capsys):
+    path = tmp_path / "slap.jsonl"
+    record_with_scripted_input("slapstick", path)
+    text = path.read_text().replace('["key_press",98,', '["key_press",97,')  # B (buffer off) becomes A
+    path.write_text(text)
+    assert main(["replay", str(path)]) == 1
+    assert "differs at tick" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    (lambda lines: lines[:-1], "stops without its end line"),
+    (lambda lines: lines[:-1] + [lines[-1][:20]], "not valid JSON"),
+    (lambda lines: [lines[0].replace('"version":1', '"version":2')] + lines[1:], "version 2 is not supported"),
+    (lambda lines: ['{"format":"something-else"}'] + lines[1:], "not a tickswap replay"),
+    (lambda lines: [], "empty"),
+    (lambda lines: lines + [lines[1]], "after the end line"),
+    (lambda lines: [lines[0], lines[2], lines[1]] + lines[3:], "comes after"),
+])
+def test_a_broken_replay_is_refused_naming_file_line_and_problem(tmp_path, capsys, damage, words):
+    path = tmp_path / "r.jsonl"
+    main(["run", "patrol", "--ticks", "200", "--record", str(path)])
+    capsys.readouterr()
+    path.write_text("\n".join(damage(path.read_text().splitlines())))
+    with pytest.raises(ReplayError, match=words):
+        read_replay(path)
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and words.split()[0] in err and "Traceback" not in err
+
+
+def test_a_replay_of_an_unknown_game_is_refused(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    main(["run", "patrol", "--ticks", "10", "--record", str(path)])
+    path.write_text(path.read_text().replace('"game":"patrol"', '"game":"pong"'))
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 2
+    assert "pong" in capsys.readouterr().err

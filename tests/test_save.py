@@ -1,0 +1,182 @@
+"""Save and restore: a loaded world continues exactly as the original; damage is refused cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import esper
+import pytest
+
+import games
+from engine import Entity, World, buffered
+from engine.cli import main
+from engine.save import SaveError
+
+
+def run_game(name: str, ticks: int, world: World | None = None) -> World:
+    if world is None:
+        world = World(seed=11)
+        games.load(name).build(world)
+    for _ in range(ticks):
+        world.tick()
+    return world
+
+
+@pytest.mark.parametrize("name", sorted(games.GAMES))
+def test_save_at_n_load_and_run_to_m_gives_the_straight_runs_hash(tmp_path, name):
+    straight = run_game(name, 300)
+    saved = run_game(name, 120)
+    saved.save(tmp_path / "save.json")
+    loaded = World.load(tmp_path / "save.json")
+    assert loaded.state_hash() == saved.state_hash()
+    run_game(name, 180, loaded)
+    assert loaded.state_hash() == straight.state_hash()
+    for world in (straight, saved, loaded):
+        world.close()
+
+
+def test_entity_references_come_back_as_references(tmp_path):
+    from games.slapstick.logic import Actor
+
+    world = run_game("slapstick", 10)
+    world.save(tmp_path / "s.json")
+    loaded = World.load(tmp_path / "s.json")
+    actors = loaded.entities_of(Actor)
+    assert all(actor.facing in actors for actor in actors)
+    assert len({id(actor.facing) for actor in actors}) == len(actors)
+
+
+class Keeper(Entity):
+    level = buffered(3)
+    saved = ("items", "buddy", "scores")
+
+    def __init__(self) -> None:
+        super().__init__(x=1.5, y=-2.0)
+        self.items = ("a", 1, 2.5)
+        self.buddy: Entity | None = None
+        self.scores = {"red": [1, 2], "blue": []}
+        self.transient = "not saved"
+
+    def update(self, world: World) -> None:
+        self.level += 1
+        self.x += 0.1
+
+
+def test_saved_attributes_round_trip_and_undeclared_ones_do_not(tmp_path):
+    with World(seed=4) as world:
+        keeper = world.spawn(Keeper())
+        keeper.buddy = world.spawn(Entity(x=9))
+        keeper.slap()
+        world.random.random()
+        world.tick()
+        world.input_queue.press("a")
+        world.save(tmp_path / "k.json")
+        loaded = World.load(tmp_path / "k.json")
+        copy = loaded.entities_of(Keeper)[0]
+        assert (copy.items, copy.scores, copy.level, copy.x) == (keeper.items, keeper.scores, 4, keeper.x)
+        assert copy.buddy is loaded.entities[1] and copy.buddy.x == 9
+        assert copy.id == keeper.id and copy.prev_x == keeper.prev_x
+        assert not hasattr(copy, "transient")
+        assert loaded.random.random() == world.random.random()
+        assert len(loaded.input_queue) == 1
+        fresh = loaded.spawn(Entity())
+        assert fresh.id == world.spawn(Entity()).id, "new entities get the same ids after a load"
+        loaded.close()
+
+
+def test_a_save_is_written_atomically(tmp_path, monkeypatch):
+    path = tmp_path / "game.json"
+    with World() as world:
+        world.spawn(Entity(x=1))
+        world.save(path)
+        before = path.read_text()
+        world.spawn(Entity(x=2))
+
+        def broken_replace(src, dst):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "replace", broken_replace)
+        with pytest.raises(SaveError, match="cannot write.*No space left"):
+            world.save(path)
+    assert path.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"], "no temporary file left behind"
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    (lambda text: text[: len(text) // 2], "not valid JSON at line 1"),
+    (lambda text: "", "not valid JSON"),
+    (lambda text: text.replace('"version":1', '"version":9'), "version 9; this tickswap reads version 1"),
+    (lambda text: '{"hello": 1}', "not a tickswap save"),
+    (lambda text: text.replace("games.patrol.logic:Skeleton", "games.patrol.logic:Dragon"), "Dragon"),
+    (lambda text: text.replace('"tick_count"', '"tick_kount"'), "tick_count"),
+])
+def test_a_damaged_save_is_refused_naming_the_file_and_the_problem(tmp_path, damage, words):
+    path = tmp_path / "save.json"
+    world = run_game("patrol", 30)
+    world.save(path)
+    path.write_text(damage(path.read_text()))
+    worlds_before = len(esper.list_worlds())
+    hash_before = world.state_hash()
+    with pytest.raises(SaveError, match=words) as caught:
+        World.load(path)
+    assert str(path) in str(caught.value)
+    assert world.state_hash() == hash_before, "the running world is untouched"
+    assert len(esper.list_worlds()) == worlds_before, "a failed load leaves no esper world behind"
+    world.close()
+
+
+def test_what_cannot_be_saved_is_refused_by_name(tmp_path):
+    class Holder(Entity):
+        saved = ("thing",)
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.thing = object()
+
+    with World() as world:
+        world.spawn(Holder())
+        with pytest.raises(SaveError, match=r"Holder \(id 1\)\.thing"):
+            world.save(tmp_path / "x.json")
+    with World() as world:
+        world.spawn(Entity(), 3.5)
+        with pytest.raises(SaveError, match="esper components.*float"):
+            world.save(tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_saving_mid_tick_is_refused(tmp_path):
+    class Saver(Entity):
+        def update(self, world: World) -> None:
+            world.save(tmp_path / "mid.json")
+
+    with World() as world:
+        world.spawn(Saver())
+        with pytest.raises(Exception, match="between ticks"):
+            world.tick()
+
+
+def test_the_command_line_saves_and_loads(tmp_path, capsys):
+    path = tmp_path / "p.json"
+    assert main(["run", "patrol", "--ticks", "300", "--save-at", "100", str(path)]) == 0
+    straight = capsys.readouterr().out.split("state ")[1]
+    assert json.loads(path.read_text())["meta"] == {"game": "patrol"}
+    assert main(["run", "patrol", "--ticks", "200", "--load", str(path)]) == 0
+    assert capsys.readouterr().out.split("state ")[1] == straight
+
+
+@pytest.mark.parametrize(("argv", "status", "words"), [
+    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of 'patrol', not of 'bouncy'"),
+    (["run", "patrol", "--ticks", "5", "--load", "{missing}"], 2, "cannot read the save"),
+    (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 1, "before --save-at 50: nothing was saved"),
+    (["run", "patrol", "--ticks", "5", "--save-at", "zero", "{out}"], 2, "--save-at N FILE"),
+    (["run", "patrol", "--ticks", "5", "--record", "{out}", "--load", "{save}"], 2, "--record"),
+])
+def test_save_and_load_mistakes_exit_with_a_message(tmp_path, capsys, argv, status, words):
+    save = tmp_path / "p.json"
+    main(["run", "patrol", "--ticks", "20", "--save-at", "10", str(save)])
+    capsys.readouterr()
+    filled = [a.format(save=save, missing=tmp_path / "nope.json", out=tmp_path / "out.json") for a in argv]
+    assert main(filled) == status
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err

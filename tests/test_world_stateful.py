@@ -1,0 +1,121 @@
+"""A hypothesis state machine over World operations, checking the invariants after every step."""
+
+from __future__ import annotations
+
+import esper
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from engine import Entity, EntityUpdateError, World, buffered
+
+
+class Probe(Entity):
+    """Counts its updates per tick; may be told to spawn, despawn, slap or fail during one."""
+
+    score = buffered(0)
+
+    def __init__(self, label: int, log: list[tuple[int, int]]) -> None:
+        super().__init__(x=float(label))
+        self.label = label
+        self.log = log
+        self.plan: list[tuple[str, object]] = []
+
+    def update(self, world: World) -> None:
+        self.log.append((world.tick_count + 1, self.label))
+        self.x += 1
+        self.score += self.label
+        for action, target in self.plan:
+            if action == "spawn":
+                world.spawn(Probe(target, self.log))  # type: ignore[arg-type]
+            elif action == "despawn":
+                world.despawn(target)  # type: ignore[arg-type]
+            elif action == "slap":
+                target.slap()  # type: ignore[union-attr]
+            elif action == "fail":
+                raise RuntimeError("planned failure")
+        self.plan = []
+
+
+class WorldMachine(RuleBasedStateMachine):
+    """Drives a World through random spawns, despawns, slaps, ticks and failing ticks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.world = World()
+        self.log: list[tuple[int, int]] = []
+        self.labels = iter(range(1, 10_000))
+        self.spawned_order: list[Probe] = []
+
+    def teardown(self) -> None:
+        self.world.close()
+
+    def live(self) -> list[Probe]:
+        return [probe for probe in self.spawned_order if probe.alive]
+
+    @rule()
+    def spawn(self) -> None:
+        self.spawned_order.append(self.world.spawn(Probe(next(self.labels), self.log)))
+
+    @precondition(lambda self: self.live())
+    @rule(index=st.integers(min_value=0))
+    def despawn_between_ticks(self, index: int) -> None:
+        live = self.live()
+        self.world.despawn(live[index % len(live)])
+
+    @precondition(lambda self: self.live())
+    @rule(actor=st.integers(min_value=0), victim=st.integers(min_value=0),
+          action=st.sampled_from(["spawn", "despawn", "slap"]))
+    def plan_mid_tick(self, actor: int, victim: int, action: str) -> None:
+        live = self.live()
+        who = live[actor % len(live)]
+        if action == "spawn":
+            who.plan.append(("spawn", next(self.labels)))
+        else:
+            who.plan.append((action, live[victim % len(live)]))
+
+    @rule()
+    def tick(self) -> None:
+        before_live = self.live()
+        despawned_mid_tick = {target.label for probe in before_live for action, target in probe.plan  # type: ignore[union-attr]
+                              if action == "despawn"}
+        start = len(self.log)
+        self.world.tick()
+        updated = [label for _, label in self.log[start:]]
+        assert len(updated) == len(set(updated)), "nobody is updated twice in a tick"
+        expected_order = [p.label for p in before_live]
+        assert updated == [label for label in expected_order if label in updated], "updates follow spawn order"
+        assert set(expected_order) - set(updated) <= despawned_mid_tick, "only despawned entities are skipped"
+        for probe in self.world.entities:
+            if probe not in self.spawned_order:
+                assert isinstance(probe, Probe)
+                self.spawned_order.append(probe)
+
+    @precondition(lambda self: self.live())
+    @rule(index=st.integers(min_value=0))
+    def failing_tick(self, index: int) -> None:
+        live = self.live()
+        live[index % len(live)].plan.append(("fail", None))
+        before = (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()])
+        try:
+            self.world.tick()
+        except EntityUpdateError:
+            pass
+        else:
+            raise AssertionError("the planned failure did not fail the tick")
+        for probe in self.live():
+            probe.plan = []
+        assert (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()]) == before
+
+    @invariant()
+    def live_entities_are_in_spawn_order(self) -> None:
+        assert [p.label for p in self.world.entities] == [p.label for p in self.live()]
+
+    @invariant()
+    def esper_holds_exactly_the_live_entities(self) -> None:
+        with self.world.esper_context():
+            assert len(list(esper.get_entities())) == len(self.world)
+
+
+WorldMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=30, deadline=None)
+test_world_state_machine = WorldMachine.TestCase
