@@ -68,6 +68,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
     run.add_argument("--ups", type=_positive_number, help="updates per second (default: the game's own)")
     run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
+    run.add_argument("--max-fps", type=_positive_number,
+                     help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
+    run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
+                     help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
     run.add_argument("--seed", type=int, default=0, help="seed for world.random (default 0)")
     run.add_argument("--record", metavar="FILE", help="record every tick's input and state hashes as a replay")
     run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str,
@@ -201,7 +205,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 class _DisplayError(Exception):
-    """No display for a window (raised before anything is drawn)."""
+    """The game can't be shown as asked: no display, or options that don't fit together."""
 
 
 def _make_runner(args: argparse.Namespace, world: World, **hooks: Any) -> Any:
@@ -213,8 +217,11 @@ def _make_runner(args: argparse.Namespace, world: World, **hooks: Any) -> Any:
 
         return GameRunner(args.game, headless=args.headless, loop=getattr(args, "loop", "fixed"),
                           ups=getattr(args, "ups", None), seed=getattr(args, "seed", 0),
-                          vsync=not getattr(args, "no_vsync", False), world=world, **hooks)
+                          vsync=not getattr(args, "no_vsync", False), world=world,
+                          max_fps=getattr(args, "max_fps", None), spin_ms=getattr(args, "spin_ms", 1.0), **hooks)
     except DisplayUnavailable as error:
+        raise _DisplayError(str(error)) from error
+    except ValueError as error:
         raise _DisplayError(str(error)) from error
 
 

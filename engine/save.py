@@ -2,8 +2,10 @@
 
 A save holds everything a world needs to continue exactly as the original would, hash for
 hash: every entity's class, esper id, buffered values, committed signals, previous values
-and declared ``saved`` attributes (references to other entities are stored as ids), the
-tick count, the state of ``world.random``, the id counter and the input queue.
+and declared ``saved`` attributes (references to other entities are stored as ids), each
+crowd's capacity and committed member arrays, the tick count, the state of
+``world.random``, the id counter and the input queue. (A loaded crowd's previous
+positions equal its current ones: its first frame is drawn without interpolation.)
 
 Writing goes to a temporary file beside the target, is flushed and synced to disk, then
 renamed over the target: a crash mid-save leaves the previous save intact. Loading builds
@@ -24,6 +26,7 @@ from typing import Any
 import esper
 
 import engine
+from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.input import InputEvent
 from engine.world import World
@@ -93,11 +96,14 @@ def _world_data(world: World) -> dict[str, Any]:
             missing = [name for name in kind.saved if not hasattr(entity, name)]
             if missing:
                 raise SaveError(f"{where} declares saved attributes it does not have: {', '.join(missing)}")
+            crowd = ({"capacity": entity.capacity, **entity.arrays_for_save()}
+                     if isinstance(entity, Crowd) else None)
             entities.append({
+                "crowd": crowd,
                 "id": entity.id,
                 "class": f"{kind.__module__}:{kind.__qualname__}",
                 "buffered": {name: _encode(value, f"{where}.{name}")
-                             for name, value in entity.buffered_state().items()},
+                             for name, value in zip(kind._buffered_names, kind._buffered_get(entity))},
                 "saved": {name: _encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
                 "signals": sorted(entity._signals),
                 "previous": {"tick": entity._prev_tick, "x": entity._prev_x, "y": entity._prev_y,
@@ -195,7 +201,12 @@ def load_world(path: str | os.PathLike[str]) -> World:
         for record in records:
             kind = _entity_class(record["class"])
             entity = kind.__new__(kind)
-            Entity.__init__(entity)  # the engine's own attributes; the game's come from the save
+            # The engine's own attributes; the game's come from the save (and on_load).
+            if isinstance(entity, Crowd):
+                Crowd.__init__(entity, int(record["crowd"]["capacity"]))
+                entity.restore_arrays(record["crowd"])
+            else:
+                Entity.__init__(entity)
             entities[int(record["id"])] = entity
         with world.esper_context():
             for record in records:

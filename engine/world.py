@@ -123,6 +123,7 @@ class World:
         self._changed: list[tuple[Entity, tuple[Any, ...], tuple[Any, ...]]] = []
         self._user_processors = 0
         self._last_id = 0
+        self._crowds: list[Any] = []
         with self._esper():
             esper.add_processor(_UpdateSystem(self), priority=0)
 
@@ -187,6 +188,8 @@ class World:
             esper.add_component(entity_id, entity, type_alias=Entity)
         entity.id = entity_id
         self._last_id = entity_id
+        if hasattr(entity, "_swap") and hasattr(entity, "_abandon"):  # a Crowd: swapped with the world
+            self._crowds.append(entity)
         entity._world = weakref.ref(self)
         entity.alive = True
         entity._prev_tick = -1
@@ -223,6 +226,7 @@ class World:
 
     def _remove_in_context(self, entity: Entity) -> None:
         assert entity.id is not None
+        self._crowds = [crowd for crowd in self._crowds if crowd is not entity]
         if self._order.pop(entity.id, None) is not None:
             self._update_list = None
             self.structure_version += 1
@@ -391,6 +395,8 @@ class World:
             entity._prev_tick = tick
         self._moved.clear()
         self._changed.clear()
+        for crowd in self._crowds:
+            crowd._swap(tick)
 
         for entity in self._signalled:
             entity._signals = _NO_SIGNALS
@@ -420,6 +426,8 @@ class World:
     def _abandon_tick(self, rollback: list[tuple[Entity, tuple[Any, ...]]] | None) -> None:
         self._moved.clear()
         self._changed.clear()
+        for crowd in self._crowds:
+            crowd._abandon()
         self._raised = {}
         if rollback is not None:
             for entity, values in rollback:
@@ -490,7 +498,7 @@ class World:
                 "class": f"{kind.__module__}.{kind.__qualname__}",
                 "state": {
                     name: _jsonable(value, f"{where}.{name}")
-                    for name, value in zip(kind._buffered_names, kind._buffered_get(entity))
+                    for name, value in entity.buffered_state().items()
                 },
                 "signals": sorted(entity._signals),
             })

@@ -19,6 +19,7 @@ GAMES: dict[str, str] = {
     "framebuffer": "games.framebuffer.logic",
     "patrol": "games.patrol.logic",
     "slapstick": "games.slapstick.logic",
+    "swarm": "games.swarm.logic",
 }
 """Game name -> module holding its headless logic."""
 

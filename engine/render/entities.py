@@ -18,6 +18,7 @@ import numpy as np
 import pyglet
 from pyglet.gl import GL_POINTS
 
+from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.look import Look
 from engine.world import World
@@ -190,6 +191,43 @@ class _Layer:
         self.vertex_list.delete()
 
 
+class _CrowdLayer:
+    """One crowd: a vertex buffer of its capacity, filled by ``crowd.draw_positions``."""
+
+    def __init__(self, crowd: Crowd, look: Look, group: Any) -> None:
+        self.crowd = crowd
+        self.batch = pyglet.graphics.Batch()
+        capacity = crowd.capacity
+        self.vertex_list = _shader_program().vertex_list(
+            capacity, GL_POINTS, batch=self.batch, group=group,
+            position=("f", np.zeros(capacity * 2, dtype=np.float32).tolist()),
+            colors=("Bn", list(look.color) * capacity),
+            size=("f", list(look.size) * capacity),  # type: ignore[arg-type]
+            shape=("f", [float(look.shape_code)] * capacity),
+        )
+        buffer = self.vertex_list.domain.attrib_name_buffers["position"]
+        start = self.vertex_list.start * 2
+        self._positions = np.ctypeslib.as_array(buffer.data)[start:start + capacity * 2].reshape(capacity, 2)
+        self._buffer = buffer
+        self._count = 0
+
+    def write(self, alpha: float, extrapolate: bool) -> None:
+        self._count = self.crowd.draw_positions(alpha, self._positions, extrapolate)
+        self._buffer.invalidate_region(self.vertex_list.start, self._count)
+
+    def draw(self) -> None:
+        if self._count == 0:
+            return
+        domain = self.vertex_list.domain
+        domain.vao.bind()
+        for buffer, _ in domain.buffer_attributes:
+            buffer.commit()
+        pyglet.gl.glDrawArrays(GL_POINTS, self.vertex_list.start, self._count)
+
+    def delete(self) -> None:
+        self.vertex_list.delete()
+
+
 class EntityRenderer:
     """Draws every live entity of a world at ``draw_position(alpha)``, batched by ``Look``.
 
@@ -208,6 +246,7 @@ class EntityRenderer:
         self._group = _PointGroup(_shader_program())
         self._layers: dict[Look, _Layer] = {}
         self._layer_of: dict[int, _Layer] = {}
+        self._crowds: dict[int, _CrowdLayer] = {}
         self._synced_tick = -1
         self._synced_version = -1
 
@@ -217,7 +256,13 @@ class EntityRenderer:
             live = {entity.id: entity for entity in world.entities if entity.id is not None}
             for entity_id in [i for i in self._layer_of if i not in live]:
                 self._layer_of.pop(entity_id).remove(entity_id)
+            for entity_id in [i for i in self._crowds if i not in live]:
+                self._crowds.pop(entity_id).delete()
             for entity_id, entity in live.items():
+                if isinstance(entity, Crowd):
+                    if entity_id not in self._crowds:
+                        self._crowds[entity_id] = _CrowdLayer(entity, self.look_of(entity), self._group)
+                    continue
                 if entity_id not in self._layer_of:
                     look = self.look_of(entity)
                     if not isinstance(look, Look):
@@ -247,19 +292,22 @@ class EntityRenderer:
         """Draw every entity ``alpha`` of the way into the next tick."""
         self._sync()
         self._group.set_state()
-        for layer in self._layers.values():
+        layers: list[_Layer | _CrowdLayer] = [*self._layers.values(), *self._crowds.values()]
+        for layer in layers:
             layer.write(alpha, self.extrapolate)
             layer.draw()
         self._group.unset_state()
 
     @property
     def entity_count(self) -> int:
-        """How many entities the renderer is drawing."""
-        return len(self._layer_of)
+        """How many entities the renderer is drawing, crowd members included."""
+        return len(self._layer_of) + sum(layer.crowd.count for layer in self._crowds.values())
 
     def delete(self) -> None:
         """Release the GPU buffers."""
-        for layer in self._layers.values():
+        layers: list[_Layer | _CrowdLayer] = [*self._layers.values(), *self._crowds.values()]
+        for layer in layers:
             layer.delete()
         self._layers.clear()
         self._layer_of.clear()
+        self._crowds.clear()

@@ -54,7 +54,7 @@ class Hud:
         self._batch = pyglet.graphics.Batch()
         program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
         # A translucent backdrop first, so the text reads on any game's colours.
-        self._backdrop = pyglet.shapes.Rectangle(4, 4, 430, 84, color=(0, 0, 0, 170), batch=self._batch,
+        self._backdrop = pyglet.shapes.Rectangle(4, 4, 520, 84, color=(0, 0, 0, 170), batch=self._batch,
                                                  group=pyglet.graphics.Group(order=0))
         group = pyglet.graphics.ShaderGroup(program, order=1)
         count = SAMPLES * 2 + 2
@@ -65,7 +65,7 @@ class Hud:
         start = self._graph.start * 2
         self._positions = np.ctypeslib.as_array(buffer.data)[start:start + count * 2].reshape(count, 2)
         self._buffer = buffer
-        self._label = pyglet.text.Label("", x=8, y=8 + 40, anchor_y="bottom", multiline=True, width=420,
+        self._label = pyglet.text.Label("", x=8, y=8 + 40, anchor_y="bottom", multiline=True, width=510,
                                         font_size=10, color=(255, 255, 255, 255), batch=self._batch,
                                         group=pyglet.graphics.Group(order=2))
         self._last_text = -1.0

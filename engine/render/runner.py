@@ -40,13 +40,14 @@ HEADLESS_RENDER_MS = 1.0
 
 
 def make_game_loop(kind: str, tick: Callable[[], Any], render: Callable[[float], Any], *, ms_per_update: float,
-                   clock: Any, process_input: Callable[[], Any], on_frame: Callable[[float], Any] | None = None) -> _Loop:
+                   clock: Any, process_input: Callable[[], Any], on_frame: Callable[[float], Any] | None = None,
+                   max_fps: float | None = None) -> _Loop:
     """Build loop ``kind`` (one of ``LOOPS``) calling ``tick()`` for each update."""
     common: dict[str, Any] = {"process_input": process_input, "clock": clock, "on_frame": on_frame}
     if kind == "fixed":
-        return FixedStepLoop(tick, render, ms_per_update=ms_per_update, **common)
+        return FixedStepLoop(tick, render, ms_per_update=ms_per_update, max_fps=max_fps, **common)
     if kind == "max-fps":
-        return FixedStepLoop(tick, render, ms_per_update=ms_per_update, interpolate=False, **common)
+        return FixedStepLoop(tick, render, ms_per_update=ms_per_update, interpolate=False, max_fps=max_fps, **common)
     if kind == "constant":
         return ConstantRateLoop(tick, render, fps=1000 / ms_per_update, **common)
     if kind == "variable":
@@ -64,7 +65,7 @@ class GameRunner:
     def __init__(self, name: str, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
                  seed: int = 0, vsync: bool = True, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
-                 forward_input: bool = True) -> None:
+                 forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0) -> None:
         self.name = name
         self.before_tick = before_tick
         """Called before every tick (a replay feeds its recorded input here)."""
@@ -87,11 +88,15 @@ class GameRunner:
                           else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {})))
         self.interpolate = True
         """Space toggles it: without it every frame draws the latest state (alpha 1)."""
-        self.clock: Any = VirtualClock() if headless else RealClock()
+        if max_fps is not None and loop not in ("fixed", "max-fps"):
+            raise ValueError(f"max_fps paces the fixed-step loops; the {loop!r} loop paces itself or not at all")
+        # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
+        # because an OS sleep alone overshoots by up to a millisecond or more.
+        self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
         ms_per_update = 1000 / ups if ups else getattr(game, "MS_PER_UPDATE", 15.625)
         self.ms_per_update = ms_per_update
         self.loop = make_game_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
-                                   clock=self.clock, process_input=self._pump)
+                                   clock=self.clock, process_input=self._pump, max_fps=max_fps)
         # Headless, a loop that renders as often as it can would never let virtual time
         # pass: its flip stands in for a vsync'd 60 Hz one. Loops that wait for their own
         # deadlines just pay a small render cost, or two pacers would fight.

@@ -1,0 +1,229 @@
+"""Crowd: many entities of one kind as arrays, for when there are too many for objects.
+
+The Update Method pays a Python call per entity per tick, which is fine for hundreds or
+thousands. For a hundred thousand particles, a ``Crowd`` keeps its members as columns of
+numpy arrays (a structure of arrays) and updates them all at once with vectorized code.
+It lives in the same ``World`` and follows the same rules:
+
+* A crowd is an ``Entity``: its ``update(world)`` runs once per tick at its place in the
+  spawn order, as one step of the Update Method system.
+* Its state is double-buffered. Each field has three preallocated arrays: *previous*,
+  *current* (committed, what everyone reads) and *next* (what this tick writes).
+  ``update`` reads ``current(name)`` and writes ``next(name)``; after the tick the world
+  rotates the three by reference (previous <- current <- next), copying nothing. A field
+  not written during a tick does not rotate, so it costs nothing. If the tick fails,
+  ``next`` is simply not swapped in.
+* Members spawned or despawned during a tick join or leave after it; despawned members
+  are compacted away with one vectorized pass.
+* ``draw_positions(alpha, out)`` interpolates (or extrapolates) every member's position
+  in one vectorized expression, written straight into the renderer's vertex buffer.
+
+``next(name)`` hands out the buffer to be written *completely* (``np.add(current_x,
+velocity, out=next_x)``); for a partial write use ``next(name, keep=True)``, which starts
+as a copy of the current values.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.entity import Entity
+from engine.look import Look
+
+__all__ = ["Crowd"]
+
+Array = np.ndarray[Any, Any]
+
+
+class Crowd(Entity):
+    """A fixed-capacity crowd whose members are rows of float32 numpy arrays.
+
+    Subclasses declare ``fields`` (name -> columns per member; ``position`` with 2
+    columns is required, for drawing) and override ``update(world)`` with vectorized
+    code. ``look`` is how each member is drawn.
+    """
+
+    fields: ClassVar[dict[str, int]] = {"position": 2, "velocity": 2}
+    """Per-member state: field name -> number of float32 columns."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        clash = set(cls.fields) & set(cls._buffered_names)
+        if clash:
+            raise TypeError(f"{cls.__name__}: member fields and buffered fields share names {sorted(clash)}")
+
+    def __init__(self, capacity: int, look: Look | None = None) -> None:
+        super().__init__()
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"Crowd capacity must be a positive int, got {capacity!r}")
+        if self.fields.get("position") != 2:
+            raise TypeError(f"{type(self).__name__}.fields needs 'position': 2 (for drawing), got {self.fields!r}")
+        if look is not None:
+            self.look = look
+        self.capacity = capacity
+        self.count = 0
+        """Live members (committed); rows ``[0, count)`` of every array."""
+        self._arrays: dict[str, list[Array]] = {
+            name: [np.zeros((capacity, columns), dtype=np.float32) for _ in range(3)]
+            for name, columns in self.fields.items()
+        }  # [previous, current, next] per field
+        self._written: set[str] = set()
+        self._rotated_at: dict[str, int] = {}
+        self._spawns: list[dict[str, Array]] = []
+        self._despawn_mask: Array | None = None
+
+    # -- reading and writing ------------------------------------------------------------
+
+    def current(self, name: str) -> Array:
+        """The committed values of field ``name`` (rows ``[0, count)``): what everyone reads."""
+        view = self._arrays[name][1][: self.count]
+        view.flags.writeable = False
+        return view
+
+    def previous(self, name: str) -> Any:
+        """Committed the tick before: a member field's array, or (``x``, ``y``, ...) a buffered value.
+
+        A member field that did not change in the last tick has previous == current.
+        """
+        if name not in self.fields:
+            return super().previous(name)
+        world = self.world
+        if world is not None and self._rotated_at.get(name) == world.tick_count:
+            return self._arrays[name][0][: self.count]
+        return self.current(name)
+
+    def next(self, name: str, keep: bool = False) -> Array:
+        """The buffer this tick writes for field ``name``; swapped in after the tick.
+
+        Write every row of it, or pass ``keep=True`` to start from a copy of the current
+        values (for a partial write).
+        """
+        buffers = self._arrays[name]
+        target = buffers[2][: self.count]
+        if keep:
+            np.copyto(target, buffers[1][: self.count])
+        self._written.add(name)
+        return target
+
+    # -- members ------------------------------------------------------------------------
+
+    def spawn_members(self, **values: Any) -> None:
+        """Add members: one array (rows = members) per field; missing fields start at zero.
+
+        During a tick they join after it; outside a tick at once. Raises ``ValueError``
+        if they would not fit in ``capacity``.
+        """
+        rows = {len(np.atleast_2d(value)) for value in values.values()}
+        if len(rows) != 1:
+            raise ValueError(f"spawn_members needs the same number of rows for every field, got {sorted(rows)}")
+        unknown = set(values) - set(self.fields)
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no fields {sorted(unknown)}; its fields are {sorted(self.fields)}")
+        batch = {name: np.asarray(value, dtype=np.float32).reshape(-1, self.fields[name])
+                 for name, value in values.items()}
+        pending = sum(len(next(iter(spawn.values()))) for spawn in self._spawns)
+        if self.count + pending + rows.pop() > self.capacity:
+            raise ValueError(f"{type(self).__name__} is full: capacity {self.capacity}, {self.count} members "
+                             f"and {pending} waiting to join")
+        world = self.world
+        if world is not None and world.ticking:
+            self._spawns.append(batch)
+        else:
+            self._join(batch)
+
+    def despawn_members(self, which: Array) -> None:
+        """Remove members by index array or boolean mask (over ``[0, count)``): after the tick, or at once."""
+        mask = np.zeros(self.count, dtype=bool)
+        mask[np.asarray(which)] = True
+        world = self.world
+        if world is not None and world.ticking:
+            self._despawn_mask = mask if self._despawn_mask is None else (self._despawn_mask | mask)
+        else:
+            self._leave(mask)
+
+    def _join(self, batch: dict[str, Array]) -> None:
+        rows = len(next(iter(batch.values())))
+        start, end = self.count, self.count + rows
+        for name, buffers in self._arrays.items():
+            values = batch.get(name)
+            for buffer in buffers:  # a new member starts with previous = current = next
+                buffer[start:end] = 0.0 if values is None else values
+        self.count = end
+
+    def _leave(self, mask: Array) -> None:
+        keep = ~mask
+        kept = int(keep.sum())
+        for buffers in self._arrays.values():
+            for buffer in buffers:
+                buffer[:kept] = buffer[: self.count][keep]
+        self.count = kept
+
+    # -- the world's swap -------------------------------------------------------------------
+
+    def _swap(self, tick: int) -> None:
+        """After a tick: rotate written fields (by reference), then apply member changes."""
+        for name in self._written:
+            previous, current, upcoming = self._arrays[name]
+            self._arrays[name] = [current, upcoming, previous]
+            self._rotated_at[name] = tick
+        self._written.clear()
+        if self._despawn_mask is not None:
+            self._leave(self._despawn_mask)
+            self._despawn_mask = None
+        for batch in self._spawns:
+            self._join(batch)
+        self._spawns.clear()
+
+    def _abandon(self) -> None:
+        """The tick failed: forget what it wrote and what it asked to join or leave."""
+        self._written.clear()
+        self._spawns.clear()
+        self._despawn_mask = None
+
+    # -- drawing and state -------------------------------------------------------------------
+
+    def draw_positions(self, alpha: float, out: Array, extrapolate: bool = False) -> int:
+        """Write every member's drawn position into ``out`` (rows ``[0, count)``); return count.
+
+        ``previous + (current - previous) * alpha``, or ``current + (current - previous) *
+        alpha`` when extrapolating: one vectorized pass, no Python per member.
+        """
+        count = self.count
+        current = self._arrays["position"][1][:count]
+        previous: Array = self.previous("position")
+        target = out[:count]
+        np.subtract(current, previous, out=target)
+        target *= alpha
+        target += current if extrapolate else previous
+        return count
+
+    def buffered_state(self) -> dict[str, Any]:
+        """The crowd's own buffered values plus a digest of each committed array.
+
+        Digests keep ``world.snapshot()`` small (a hundred thousand floats are not JSON a
+        person reads) while ``state_hash`` still changes if any member changes by a bit.
+        """
+        state = super().buffered_state()
+        state["members"] = self.count
+        for name, buffers in sorted(self._arrays.items()):
+            state[f"{name}_sha256"] = hashlib.sha256(buffers[1][: self.count].tobytes()).hexdigest()
+        return state
+
+    def arrays_for_save(self) -> dict[str, Any]:
+        """The committed members, for ``world.save``: each field's rows as base64 bytes."""
+        return {"count": self.count,
+                "fields": {name: base64.b64encode(buffers[1][: self.count].tobytes()).decode()
+                           for name, buffers in self._arrays.items()}}
+
+    def restore_arrays(self, data: dict[str, Any]) -> None:
+        """Put back what ``arrays_for_save`` returned (used by ``World.load``)."""
+        count = int(data["count"])
+        for name, encoded in data["fields"].items():
+            values = np.frombuffer(base64.b64decode(encoded), dtype=np.float32).reshape(count, self.fields[name])
+            for buffer in self._arrays[name]:
+                buffer[:count] = values
+        self.count = count
