@@ -17,8 +17,8 @@ from typing import Literal
 
 __all__ = ["Look"]
 
-Shape = Literal["square", "circle", "diamond"]
-_SHAPES = ("square", "circle", "diamond")
+Shape = Literal["square", "circle", "diamond", "image"]
+_SHAPES = ("square", "circle", "diamond", "image")
 
 
 @dataclass(frozen=True)
@@ -26,21 +26,32 @@ class Look:
     """A shape (``"square"``, ``"circle"`` or ``"diamond"``), a size in pixels, and an RGB(A) colour.
 
     ``size`` is ``(width, height)`` (or one number for both), centred on the entity's
-    position. Looks are values: equal looks share a vertex buffer.
+    position. For a picture, give ``image`` (the path of a PNG): the shape becomes
+    ``"image"``, ``size`` defaults to the picture's own and ``color`` tints it (white
+    keeps its colours). Looks are values: equal looks share a vertex buffer.
     """
 
     shape: Shape = "square"
-    size: tuple[float, float] | float = (8.0, 8.0)
+    size: tuple[float, float] | float | None = None
     color: tuple[int, ...] = (255, 255, 255, 255)
+    image: str | None = None
 
     def __post_init__(self) -> None:
+        if self.image is not None:
+            if not isinstance(self.image, str) or not self.image:
+                raise ValueError(f"Look image must be the path of a picture, got {self.image!r}")
+            object.__setattr__(self, "shape", "image")
+        elif self.shape == "image":
+            raise ValueError("Look shape 'image' needs image='path/to/picture.png'")
         if self.shape not in _SHAPES:
             raise ValueError(f"Look shape must be one of {', '.join(_SHAPES)}, got {self.shape!r}")
+        if self.size is None and self.image is None:
+            object.__setattr__(self, "size", (8.0, 8.0))
         size = self.size
         if isinstance(size, (int, float)) and not isinstance(size, bool):
             size = (float(size), float(size))
             object.__setattr__(self, "size", size)
-        if (not isinstance(size, tuple) or len(size) != 2
+        if size is not None and (not isinstance(size, tuple) or len(size) != 2
                 or not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in size)):
             raise ValueError(f"Look size must be a positive number or (width, height), got {self.size!r}")
         color = tuple(self.color)
@@ -52,7 +63,7 @@ class Look:
 
     @property
     def shape_code(self) -> int:
-        """The shape as the number the renderer's shader uses (0 square, 1 circle, 2 diamond)."""
+        """The shape as the number the renderer's shader uses (0 square, 1 circle, 2 diamond, 3 image)."""
         return _SHAPES.index(self.shape)
 
 

@@ -257,3 +257,14 @@ def test_an_unspawned_entity_is_not_alive_and_has_no_id():
     assert (bones.alive, bones.id, bones.world) == (False, None, None)
     bones.slap()  # harmless
     assert not bones.was_slapped()
+
+
+def test_looks_are_validated_by_name():
+    from engine import Look
+
+    assert Look("circle", 5).size == (5.0, 5.0)
+    assert Look(image="ship.png").shape == "image"
+    for bad, words in [({"shape": "hexagon"}, "hexagon"), ({"size": -2}, "-2"), ({"color": (1, 2)}, r"\(1, 2\)"),
+                       ({"shape": "image"}, "image="), ({"image": ""}, "''")]:
+        with pytest.raises(ValueError, match=words):
+            Look(**bad)

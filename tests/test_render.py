@@ -259,3 +259,79 @@ def test_a_crashing_game_exits_1_naming_the_entity(capsys, monkeypatch):
     assert main(["run", "bouncy", "--headless", "--frames", "30"]) == 1
     err = capsys.readouterr().err
     assert "Ball" in err and "tick 1" in err and "ZeroDivisionError" in err and "Traceback" not in err
+
+
+def write_half_red_png(path, width=16, height=8) -> None:
+    """A small PNG, left half opaque red, right half transparent (written without any library)."""
+    import struct
+    import zlib
+
+    rows = b"".join(b"\x00" + b"".join(b"\xff\x00\x00\xff" if x < width // 2 else b"\x00\x00\x00\x00"
+                                       for x in range(width)) for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+                     + chunk(b"IEND", b""))
+
+
+def test_a_picture_look_is_drawn_with_its_own_size_and_transparency(window, tmp_path):
+    from engine.render.entities import EntityRenderer
+
+    picture = tmp_path / "half.png"
+    write_half_red_png(picture)
+    with World() as world:
+        world.spawn(Entity(x=60, y=20))
+        renderer = EntityRenderer(world, looks={Entity: Look(image=str(picture))})
+        pyglet.gl.glClearColor(0, 0, 1, 1)
+        window.clear()
+        renderer.draw(1.0)
+        at = pixels(120, 40)
+        assert at(54, 20) == (255, 0, 0), "the opaque half"
+        assert at(64, 20) == (0, 0, 255), "the transparent half shows what is behind"
+        assert at(60, 28) == (0, 0, 255), "nothing outside the picture's 16x8"
+        renderer.delete()
+
+
+def test_a_missing_picture_is_reported_by_path(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        world.spawn(Entity())
+        renderer = EntityRenderer(world, looks={Entity: Look(image="/no/such/picture.png")})
+        with pytest.raises(ValueError, match="/no/such/picture.png"):
+            renderer.draw(1.0)
+
+
+def test_the_swarm_crowd_is_drawn_interpolated(window):
+    import numpy as np
+
+    from engine.crowd import Crowd
+    from engine.render.entities import EntityRenderer
+
+    class Pair(Crowd):
+        look = Look("square", 4, (0, 255, 0))
+
+        def update(self, world: World) -> None:
+            np.add(self.current("position"), self.current("velocity"), out=self.next("position"))
+
+    with World() as world:
+        pair = world.spawn(Pair(4))
+        pair.spawn_members(position=[[10, 10], [10, 30]], velocity=[[40, 0], [80, 0]])
+        world.tick()
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 0.5)
+        at = pixels(120, 40)
+        assert at(30, 10) == (0, 255, 0) and at(50, 30) == (0, 255, 0)
+        assert at(10, 10) == (0, 0, 0) and at(90, 30) == (0, 0, 0)
+        assert renderer.entity_count == 2
+        renderer.delete()
+
+
+def test_max_fps_is_refused_for_loops_that_pace_themselves(capsys):
+    from engine.cli import main
+
+    assert main(["run", "bouncy", "--headless", "--frames", "3", "--loop", "gated", "--max-fps", "30"]) == 2
+    assert "max_fps" in capsys.readouterr().err

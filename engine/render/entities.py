@@ -42,15 +42,24 @@ void main() {
     vertex_shape = shape;
 }
 """
-# One point sprite per entity; the fragment shader cuts the shape out of its square.
+# One point sprite per entity; the fragment shader cuts the shape out of its square (or,
+# for a picture, samples the layer's texture within the picture's own rectangle).
 _FRAGMENT_SOURCE = """#version 330 core
 in vec4 vertex_colors;
 in vec2 vertex_size;
 flat in float vertex_shape;
 out vec4 final_colors;
+uniform sampler2D picture;
 void main() {
     vec2 half_size = vertex_size * 0.5;
     vec2 p = (gl_PointCoord - 0.5) * max(vertex_size.x, vertex_size.y);
+    if (vertex_shape > 2.5) {
+        if (abs(p.x) > half_size.x || abs(p.y) > half_size.y) discard;
+        vec2 uv = vec2(p.x / vertex_size.x + 0.5, 0.5 - p.y / vertex_size.y);
+        final_colors = texture(picture, uv) * vertex_colors;
+        if (final_colors.a == 0.0) discard;
+        return;
+    }
     if (vertex_shape < 0.5) {
         if (abs(p.x) > half_size.x || abs(p.y) > half_size.y) discard;
     } else if (vertex_shape < 1.5) {
@@ -86,6 +95,50 @@ class _PointGroup(pyglet.graphics.ShaderGroup):
         super().unset_state()
 
 
+class _PictureGroup(pyglet.graphics.Group):
+    """Binds a look's picture for the point sprites of its layer (blending its transparency)."""
+
+    def __init__(self, texture: Any, parent: Any) -> None:
+        super().__init__(parent=parent)
+        self.texture = texture
+
+    def set_state(self) -> None:
+        from pyglet import gl
+
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        gl.glBindTexture(self.texture.target, self.texture.id)
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+
+    def unset_state(self) -> None:
+        from pyglet import gl
+
+        gl.glDisable(gl.GL_BLEND)
+
+
+def _look_size(look: Look) -> tuple[float, float]:
+    if look.size is not None:
+        return look.size  # type: ignore[return-value]
+    texture = _picture(look)
+    return float(texture.width), float(texture.height)
+
+
+_pictures: dict[str, Any] = {}
+
+
+def _picture(look: Look) -> Any:
+    """The texture of a picture look, loaded once per path."""
+    assert look.image is not None
+    texture = _pictures.get(look.image)
+    if texture is None:
+        try:
+            texture = pyglet.image.load(look.image).get_texture()
+        except Exception as error:
+            raise ValueError(f"cannot load the picture {look.image!r} of {look}: {error}") from error
+        _pictures[look.image] = texture
+    return texture
+
+
 class _Layer:
     """All entities of one look: slots in numpy arrays mirrored by one vertex list.
 
@@ -95,6 +148,7 @@ class _Layer:
 
     def __init__(self, look: Look, group: Any, capacity: int = 64) -> None:
         self.look = look
+        self._picture_group = _PictureGroup(_picture(look), parent=group) if look.image is not None else None
         # A batch of its own means a vertex domain of its own: the numpy view below points
         # into the domain's buffer, which moves whenever that domain grows, so no other
         # layer may ever make it grow behind this one's back.
@@ -122,7 +176,7 @@ class _Layer:
             capacity, GL_POINTS, batch=self.batch, group=self.group,
             position=("f", current.ravel().tolist()),
             colors=("Bn", list(self.look.color) * capacity),
-            size=("f", list(self.look.size) * capacity),  # type: ignore[arg-type]
+            size=("f", list(_look_size(self.look)) * capacity),
             shape=("f", [float(self.look.shape_code)] * capacity),
         )
         buffer = self.vertex_list.domain.attrib_name_buffers["position"]
@@ -181,11 +235,15 @@ class _Layer:
         count = len(self.entities)
         if count == 0:
             return
+        if self._picture_group is not None:
+            self._picture_group.set_state()
         domain = self.vertex_list.domain
         domain.vao.bind()
         for buffer, _ in domain.buffer_attributes:
             buffer.commit()
         pyglet.gl.glDrawArrays(GL_POINTS, self.vertex_list.start, count)
+        if self._picture_group is not None:
+            self._picture_group.unset_state()
 
     def delete(self) -> None:
         self.vertex_list.delete()
@@ -202,7 +260,7 @@ class _CrowdLayer:
             capacity, GL_POINTS, batch=self.batch, group=group,
             position=("f", np.zeros(capacity * 2, dtype=np.float32).tolist()),
             colors=("Bn", list(look.color) * capacity),
-            size=("f", list(look.size) * capacity),  # type: ignore[arg-type]
+            size=("f", list(_look_size(look)) * capacity),
             shape=("f", [float(look.shape_code)] * capacity),
         )
         buffer = self.vertex_list.domain.attrib_name_buffers["position"]
