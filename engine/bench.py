@@ -286,14 +286,16 @@ def _print_table(title: str, rows: list[tuple[str, float, float, str]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the named benchmarks and print their tables."""
-    parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", default=list(BENCHMARKS), choices=list(BENCHMARKS),
-                        help="which benchmarks to run (default: all)")
+    parser = argparse.ArgumentParser(prog="tickswap bench", description=__doc__.splitlines()[0])
+    parser.add_argument("which", nargs="*", help=f"which benchmarks to run: {', '.join(BENCHMARKS)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="few rounds, small counts: checks that it runs")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
     args = parser.parse_args(argv)
+    unknown = [name for name in args.which if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}")
     results = {}
-    for name in args.which:
+    for name in args.which or list(BENCHMARKS):
         title, run = BENCHMARKS[name]
         rows = run(args.quick)
         results[name] = rows

@@ -28,3 +28,18 @@ def test_bench_json_has_every_figure():
         assert main(["bench", "loop", "--quick", "--json"]) == 0
     data = json.loads(out.getvalue())
     assert set(data) == {"loop"} and all({"case", "ms", "ratio", "target"} <= set(row) for row in data["loop"])
+
+
+def test_bench_with_no_names_runs_every_benchmark(capsys):
+    assert main(["bench", "--quick"]) == 0
+    out = capsys.readouterr().out
+    titles = [line for line in out.splitlines() if line and not line.startswith(" ")]
+    assert len(titles) == len(BENCHMARKS)
+
+
+def test_an_unknown_benchmark_is_refused_by_name(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as caught:
+        main(["bench", "speed"])
+    assert caught.value.code == 2 and "'speed'" in capsys.readouterr().err
