@@ -52,3 +52,18 @@ def test_every_command_readme_lists_exists():
     for command in ("list", "run", "lab", "bench"):
         assert f"tickswap {command}" in text
         assert command in commands
+
+
+def test_readme_crowd_example_runs():
+    from engine import World
+
+    section = README.read_text().split("## Many entities: crowds", 1)[1]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    with World(seed=1) as world:
+        namespace = {"world": world}
+        exec(compile(code, "README crowd example", "exec"), namespace)
+        rain = namespace["rain"]
+        before = rain.current("position")[:, 1].copy()
+        world.tick()
+        assert rain.count == 100_000
+        assert (rain.current("position")[:, 1] == before - 3.0).all()
