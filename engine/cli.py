@@ -35,24 +35,23 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _non_negative_ms(text: str) -> float:
+def _finite(text: str, zero_allowed: bool, unit: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected milliseconds, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number of milliseconds >= 0, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a number{unit}, got {text!r}") from None
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero_allowed):
+        bound = ">= 0" if zero_allowed else "> 0"
+        raise argparse.ArgumentTypeError(f"expected a finite number{unit} {bound}, got {text}")
     return value
+
+
+def _non_negative_ms(text: str) -> float:
+    return _finite(text, True, " of milliseconds")
 
 
 def _positive_number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text}")
-    return value
+    return _finite(text, False, "")
 
 
 def _build_parser() -> argparse.ArgumentParser:

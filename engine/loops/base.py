@@ -34,20 +34,20 @@ def _require_callable(name: str, value: Any, optional: bool = False) -> Any:
     return value
 
 
-def _positive_ms(name: str, value: Any) -> float:
+def _positive(name: str, value: Any, unit: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number of milliseconds, got {value!r}")
+        raise TypeError(f"{name} must be a number {unit}, got {value!r}")
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive, finite number of milliseconds, got {value!r}")
+        raise ValueError(f"{name} must be a positive, finite number {unit}, got {value!r}")
     return float(value)
+
+
+def _positive_ms(name: str, value: Any) -> float:
+    return _positive(name, value, "of milliseconds")
 
 
 def _positive_rate(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number per second, got {value!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive, finite number per second, got {value!r}")
-    return float(value)
+    return _positive(name, value, "per second")
 
 
 def _step_ns(name: str, ms: float) -> int:
@@ -222,3 +222,25 @@ class _Loop:
         return count
 
 
+
+
+class _SteppedLoop(_Loop):
+    """What the fixed-step loops share: the step, the catch-up cap, time dropped, time simulated."""
+
+    def __init__(self, update: Callable[..., Any], render: Callable[[float], Any], *, ms_per_update: float,
+                 max_updates_per_frame: int | None, **common: Any) -> None:
+        self.ms_per_update = _positive_ms("ms_per_update", ms_per_update)
+        self._step = _step_ns("ms_per_update", self.ms_per_update)
+        self.max_updates_per_frame = _update_cap("max_updates_per_frame", max_updates_per_frame)
+        self._dropped = 0
+        super().__init__(update, render, **common)
+
+    @property
+    def dropped_ms(self) -> float:
+        """Total time debt discarded so far because the catch-up cap was hit (never silent)."""
+        return self._dropped / NS_PER_MS
+
+    @property
+    def sim_ms(self) -> float:
+        """Simulated time reached: ``ticks * ms_per_update``."""
+        return self.ticks * self._step / NS_PER_MS

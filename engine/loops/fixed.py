@@ -6,13 +6,13 @@ import math
 from typing import Any, Callable
 
 from engine.clock import NS_PER_MS, Clock
-from engine.loops.base import _Loop, _positive_ms, _positive_rate, _read_clock, _require_callable, _step_ns, _update_cap
+from engine.loops.base import _positive_rate, _read_clock, _require_callable, _SteppedLoop
 from engine.trace import Trace
 
 __all__ = ["FixedStepLoop", "GameLoop"]
 
 
-class FixedStepLoop(_Loop):
+class FixedStepLoop(_SteppedLoop):
     """Run game logic in fixed steps and render as often as the machine allows.
 
     Real time accumulates as *lag*; each frame runs ``update()`` while at least one
@@ -55,16 +55,13 @@ class FixedStepLoop(_Loop):
         clock: Clock | None = None,
         trace: Trace | None = None,
     ) -> None:
-        self.ms_per_update = _positive_ms("ms_per_update", ms_per_update)
-        self._step = _step_ns("ms_per_update", self.ms_per_update)
-        self.max_updates_per_frame = _update_cap("max_updates_per_frame", max_updates_per_frame)
         self.keep_time_debt = bool(keep_time_debt)
         self.interpolate = bool(interpolate)
         """Whether ``render`` gets ``lag / ms_per_update`` (True) or always 1.0 (False)."""
         self._frame_ns = 0.0 if max_fps is None else 1e9 / _positive_rate("max_fps", max_fps)
-        super().__init__(update, render, process_input=process_input, on_frame=on_frame, clock=clock, trace=trace)
+        super().__init__(update, render, ms_per_update=ms_per_update, max_updates_per_frame=max_updates_per_frame,
+                         process_input=process_input, on_frame=on_frame, clock=clock, trace=trace)
         self._lag = 0
-        self._dropped = 0
         self._time_scale = 1.0
         self._scale_carry = 0.0
         self._pace_origin = self._last_ns
@@ -76,16 +73,6 @@ class FixedStepLoop(_Loop):
     def lag_ms(self) -> float:
         """Real time owed to the simulation, in milliseconds (less than one step unless behind)."""
         return self._lag / NS_PER_MS
-
-    @property
-    def dropped_ms(self) -> float:
-        """Total time debt discarded so far because the catch-up cap was hit."""
-        return self._dropped / NS_PER_MS
-
-    @property
-    def sim_ms(self) -> float:
-        """Simulated time reached: ``ticks * ms_per_update``."""
-        return self.ticks * self._step / NS_PER_MS
 
     @property
     def time_scale(self) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engine.clock import NS_PER_MS, Clock
-from engine.loops.base import _Loop, _positive_ms, _read_clock, _step_ns, _update_cap
+from engine.loops.base import _positive_ms, _read_clock, _SteppedLoop
 from engine.trace import Trace
 
 __all__ = ["RenderGatedLoop"]
@@ -16,7 +16,7 @@ SHRINK = 0.1
 """With slack, the interval gives back this fraction of its excess over the target per frame."""
 
 
-class RenderGatedLoop(_Loop):
+class RenderGatedLoop(_SteppedLoop):
     """Render on a steady cadence; step the simulation just past each presentation time.
 
     Instead of rendering as often as possible, this loop keeps a *render interval*
@@ -56,32 +56,19 @@ class RenderGatedLoop(_Loop):
         clock: Clock | None = None,
         trace: Trace | None = None,
     ) -> None:
-        self.ms_per_update = _positive_ms("ms_per_update", ms_per_update)
-        self._step = _step_ns("ms_per_update", self.ms_per_update)
         self.target_interval_ms = _positive_ms("render_interval_ms", render_interval_ms)
         self.max_interval_ms = max(self.target_interval_ms, _positive_ms("max_render_interval_ms", max_render_interval_ms))
-        self.max_updates_per_frame = _update_cap("max_updates_per_frame", max_updates_per_frame)
-        super().__init__(update, render, process_input=process_input, on_frame=on_frame, clock=clock, trace=trace)
+        super().__init__(update, render, ms_per_update=ms_per_update, max_updates_per_frame=max_updates_per_frame,
+                         process_input=process_input, on_frame=on_frame, clock=clock, trace=trace)
         self._interval = self.target_interval_ms * NS_PER_MS
         self._sim_origin = self._last_ns  # the clock time at which simulated time 0 sits
         self._frame_start: int | None = None
         self._frame_end = 0
-        self._dropped = 0
 
     @property
     def render_interval_ms(self) -> float:
         """The current render interval: the target, or more on a machine that can't keep up."""
         return self._interval / NS_PER_MS
-
-    @property
-    def dropped_ms(self) -> float:
-        """Total simulated time skipped because ``max_updates_per_frame`` was hit."""
-        return self._dropped / NS_PER_MS
-
-    @property
-    def sim_ms(self) -> float:
-        """Simulated time reached: ``ticks * ms_per_update``."""
-        return self.ticks * self._step / NS_PER_MS
 
     def frame(self) -> None:
         """Input, updates until just past the frame's end, wait for it, render at the proportion."""
