@@ -27,6 +27,7 @@ from typing import Any, Iterator, TypeVar
 
 import esper
 
+from engine.crowd import Crowd
 from engine.entity import Entity, _no_world
 from engine.input import InputQueue, TickInput
 
@@ -123,7 +124,7 @@ class World:
         self._changed: list[tuple[Entity, tuple[Any, ...], tuple[Any, ...]]] = []
         self._user_processors = 0
         self._last_id = 0
-        self._crowds: list[Any] = []
+        self._crowds: list[Crowd] = []
         with self._esper():
             esper.add_processor(_UpdateSystem(self), priority=0)
 
@@ -179,16 +180,18 @@ class World:
             raise TypeError(
                 f"{type(entity).__name__} was not initialised as an Entity: call super().__init__() in its __init__"
             )
-        if entity.world is self:
-            raise ValueError(f"{entity!r} is already spawned in this world")
-        if entity.world is not None:
+        if entity.id is not None:
+            if entity.world is self and entity.alive:
+                raise ValueError(f"{entity!r} is already spawned in this world")
+            if entity.world is self or entity.world is None:
+                raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
         with self._esper():
             entity_id = esper.create_entity(*components)
             esper.add_component(entity_id, entity, type_alias=Entity)
         entity.id = entity_id
         self._last_id = entity_id
-        if hasattr(entity, "_swap") and hasattr(entity, "_abandon"):  # a Crowd: swapped with the world
+        if isinstance(entity, Crowd):
             self._crowds.append(entity)
         entity._world = weakref.ref(self)
         entity.alive = True

@@ -326,6 +326,10 @@ def test_bad_spawns_and_despawns_are_refused_with_clear_errors(world):
     bones = world.spawn(Entity())
     with pytest.raises(ValueError, match="already spawned"):
         world.spawn(bones)
+    ghost = world.spawn(Entity())
+    world.despawn(ghost)
+    with pytest.raises(ValueError, match="was despawned"):
+        world.spawn(ghost)
     with World() as other:
         with pytest.raises(ValueError, match="another world"):
             other.spawn(bones)

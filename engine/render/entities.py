@@ -139,6 +139,36 @@ def _picture(look: Look) -> Any:
     return texture
 
 
+def _point_list(look: Look, capacity: int, batch: Any, group: Any) -> tuple[Any, Any, Any]:
+    """A vertex list of ``capacity`` points in ``look``, its position buffer, and a numpy view of it.
+
+    The view shares the buffer's memory: writing positions into it is one vectorised copy,
+    with no Python per point.
+    """
+    vertex_list = _shader_program().vertex_list(
+        capacity, GL_POINTS, batch=batch, group=group,
+        position=("f", [0.0] * (capacity * 2)),
+        colors=("Bn", list(look.color) * capacity),
+        size=("f", list(_look_size(look)) * capacity),
+        shape=("f", [float(look.shape_code)] * capacity),
+    )
+    buffer = vertex_list.domain.attrib_name_buffers["position"]
+    start = vertex_list.start * 2
+    view = np.ctypeslib.as_array(buffer.data)[start:start + capacity * 2].reshape(capacity, 2)
+    return vertex_list, buffer, view
+
+
+def _draw_points(vertex_list: Any, count: int) -> None:
+    """Draw the first ``count`` points of ``vertex_list`` (not its whole capacity)."""
+    if count == 0:
+        return
+    domain = vertex_list.domain
+    domain.vao.bind()
+    for buffer, _ in domain.buffer_attributes:
+        buffer.commit()
+    pyglet.gl.glDrawArrays(GL_POINTS, vertex_list.start, count)
+
+
 class _Layer:
     """All entities of one look: slots in numpy arrays mirrored by one vertex list.
 
@@ -172,18 +202,7 @@ class _Layer:
             current[:count] = self.current[:count]
             old.delete()
         self.previous, self.current = previous, current
-        self.vertex_list = _shader_program().vertex_list(
-            capacity, GL_POINTS, batch=self.batch, group=self.group,
-            position=("f", current.ravel().tolist()),
-            colors=("Bn", list(self.look.color) * capacity),
-            size=("f", list(_look_size(self.look)) * capacity),
-            shape=("f", [float(self.look.shape_code)] * capacity),
-        )
-        buffer = self.vertex_list.domain.attrib_name_buffers["position"]
-        start = self.vertex_list.start * 2
-        # A numpy view of pyglet's own buffer memory: one vectorised write per frame.
-        self._positions = np.ctypeslib.as_array(buffer.data)[start:start + capacity * 2].reshape(capacity, 2)
-        self._buffer = buffer
+        self.vertex_list, self._buffer, self._positions = _point_list(self.look, capacity, self.batch, self.group)
 
     def add(self, entity: Entity) -> None:
         slot = len(self.entities)
@@ -232,16 +251,9 @@ class _Layer:
 
     def draw(self) -> None:
         """Draw the live slots only (``glDrawArrays`` over [0, count))."""
-        count = len(self.entities)
-        if count == 0:
-            return
         if self._picture_group is not None:
             self._picture_group.set_state()
-        domain = self.vertex_list.domain
-        domain.vao.bind()
-        for buffer, _ in domain.buffer_attributes:
-            buffer.commit()
-        pyglet.gl.glDrawArrays(GL_POINTS, self.vertex_list.start, count)
+        _draw_points(self.vertex_list, len(self.entities))
         if self._picture_group is not None:
             self._picture_group.unset_state()
 
@@ -255,18 +267,7 @@ class _CrowdLayer:
     def __init__(self, crowd: Crowd, look: Look, group: Any) -> None:
         self.crowd = crowd
         self.batch = pyglet.graphics.Batch()
-        capacity = crowd.capacity
-        self.vertex_list = _shader_program().vertex_list(
-            capacity, GL_POINTS, batch=self.batch, group=group,
-            position=("f", np.zeros(capacity * 2, dtype=np.float32).tolist()),
-            colors=("Bn", list(look.color) * capacity),
-            size=("f", list(_look_size(look)) * capacity),
-            shape=("f", [float(look.shape_code)] * capacity),
-        )
-        buffer = self.vertex_list.domain.attrib_name_buffers["position"]
-        start = self.vertex_list.start * 2
-        self._positions = np.ctypeslib.as_array(buffer.data)[start:start + capacity * 2].reshape(capacity, 2)
-        self._buffer = buffer
+        self.vertex_list, self._buffer, self._positions = _point_list(look, crowd.capacity, self.batch, group)
         self._count = 0
 
     def write(self, alpha: float, extrapolate: bool) -> None:
@@ -274,13 +275,7 @@ class _CrowdLayer:
         self._buffer.invalidate_region(self.vertex_list.start, self._count)
 
     def draw(self) -> None:
-        if self._count == 0:
-            return
-        domain = self.vertex_list.domain
-        domain.vao.bind()
-        for buffer, _ in domain.buffer_attributes:
-            buffer.commit()
-        pyglet.gl.glDrawArrays(GL_POINTS, self.vertex_list.start, self._count)
+        _draw_points(self.vertex_list, self._count)
 
     def delete(self) -> None:
         self.vertex_list.delete()
