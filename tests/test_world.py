@@ -418,3 +418,24 @@ def test_random_worlds_end_in_the_same_state_whatever_the_update_order(seeds, sh
     reference = run_agents(seeds, order, ticks)
     shuffle.shuffle(order)
     assert run_agents(seeds, order, ticks) == reference
+
+
+def test_spawning_every_tick_never_makes_esper_rebuild_its_query_cache(world, monkeypatch):
+    rebuilds = []
+    original = esper._clear_cache_now
+
+    def counting() -> None:
+        rebuilds.append(1)
+        original()
+
+    monkeypatch.setattr(esper, "_clear_cache_now", counting)
+
+    class Gun(Entity):
+        def update(self, world: World) -> None:
+            world.spawn(Entity(x=self.x))  # a bullet a tick
+
+    world.spawn(Gun())
+    for _ in range(200):
+        world.tick()
+    assert len(world) == 201
+    assert rebuilds == [], "the Update Method path must not query esper"

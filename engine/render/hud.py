@@ -89,8 +89,11 @@ class Hud:
                 self._ups = (self.loop.ticks - self._ticks_then) * 1000 / elapsed
             self._frames_then, self._ticks_then, self._last_text = self.loop.frames, self.loop.ticks, now_ms
             entities = self._entity_count() if self._entity_count else len(self.world)
+            # Until a quarter second has passed there is no rate to show yet: say so.
+            rates = (f"{self._fps:5.1f} fps  {self._ups:5.1f} ups" if self._frames_then or self._fps
+                     else "  -- fps    -- ups")
             self._label.text = (
-                f"{self._fps:5.1f} fps  {self._ups:5.1f} ups  alpha {self.loop.alpha:.2f}  "
+                f"{rates}  alpha {self.loop.alpha:.2f}  "
                 f"updates/frame {self.loop.frame_updates}  entities {entities}\n"
                 f"{type(self.loop).__name__}  {self.note}"
             )
