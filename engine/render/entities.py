@@ -116,11 +116,25 @@ class _PictureGroup(pyglet.graphics.Group):
         gl.glDisable(gl.GL_BLEND)
 
 
+_max_point_size: list[float] = []
+
+
 def _look_size(look: Look) -> tuple[float, float]:
+    """A look's size in pixels, refused if this GL can't draw a point sprite that large."""
     if look.size is not None:
-        return look.size  # type: ignore[return-value]
-    texture = _picture(look)
-    return float(texture.width), float(texture.height)
+        width, height = look.size  # type: ignore[misc]
+    else:
+        texture = _picture(look)
+        width, height = float(texture.width), float(texture.height)
+    if not _max_point_size:
+        limits = (pyglet.gl.GLfloat * 2)()
+        pyglet.gl.glGetFloatv(pyglet.gl.GL_POINT_SIZE_RANGE, limits)
+        _max_point_size.append(float(limits[1]))
+    if max(width, height) > _max_point_size[0]:
+        # GL would clamp the sprite and draw it wrong without a word: refuse instead.
+        raise ValueError(f"{look} is {max(width, height):g} pixels across; this OpenGL draws entities at most "
+                         f"{_max_point_size[0]:g} across (draw something that large in a view of its own)")
+    return float(width), float(height)
 
 
 _pictures: dict[str, Any] = {}
