@@ -61,11 +61,6 @@ class Look:
             raise ValueError(f"Look color must be 3 or 4 ints from 0 to 255, got {self.color!r}")
         object.__setattr__(self, "color", color)
 
-    @property
-    def shape_code(self) -> int:
-        """The shape as the number the renderer's shader uses (0 square, 1 circle, 2 diamond, 3 image)."""
-        return _SHAPES.index(self.shape)
-
 
 DEFAULT_LOOK = Look()
 """What an entity that declares no look is drawn as: a small white square."""

@@ -345,3 +345,20 @@ def test_a_look_too_large_for_point_sprites_is_refused_not_clamped(window):
         renderer = EntityRenderer(world, looks={Entity: Look("square", 5000)})
         with pytest.raises(ValueError, match="5000 pixels across"):
             renderer.draw(1.0)
+
+
+def test_a_crowd_with_a_picture_look_is_refused_by_name(window, tmp_path):
+    from engine.crowd import Crowd
+    from engine.render.entities import EntityRenderer
+
+    picture = tmp_path / "half.png"
+    write_half_red_png(picture)
+
+    class Flock(Crowd):
+        look = Look(image=str(picture))
+
+    with World() as world:
+        world.spawn(Flock(4))
+        renderer = EntityRenderer(world)
+        with pytest.raises(ValueError, match="Flock: a crowd is drawn as shapes"):
+            renderer.draw(1.0)

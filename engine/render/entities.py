@@ -29,62 +29,65 @@ _VERTEX_SOURCE = """#version 330 core
 in vec2 position;
 in vec4 colors;
 in vec2 size;
-in float shape;
 out vec4 vertex_colors;
 out vec2 vertex_size;
-flat out float vertex_shape;
 uniform WindowBlock { mat4 projection; mat4 view; } window;
 void main() {
     gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
     gl_PointSize = max(size.x, size.y);
     vertex_colors = colors;
     vertex_size = size;
-    vertex_shape = shape;
 }
 """
-# One point sprite per entity; the fragment shader cuts the shape out of its square (or,
-# for a picture, samples the layer's texture within the picture's own rectangle).
+# One point sprite per entity. Each kind of look gets a fragment shader of its own that
+# cuts its shape out of the sprite's square: on software GL (llvmpipe) one shader with a
+# branch per shape made drawing twice as slow as a plain square.
+_CUT = {
+    "point": "",
+    "rect": "if (abs(p.x) > half_size.x || abs(p.y) > half_size.y) discard;",
+    "circle": "vec2 q = p / half_size; if (dot(q, q) > 1.0) discard;",
+    "diamond": "if (abs(p.x) / half_size.x + abs(p.y) / half_size.y > 1.0) discard;",
+    "image": "if (abs(p.x) > half_size.x || abs(p.y) > half_size.y) discard;"
+             " color *= texture(picture, vec2(p.x / vertex_size.x + 0.5, 0.5 - p.y / vertex_size.y));"
+             " if (color.a == 0.0) discard;",
+}
 _FRAGMENT_SOURCE = """#version 330 core
 in vec4 vertex_colors;
 in vec2 vertex_size;
-flat in float vertex_shape;
 out vec4 final_colors;
 uniform sampler2D picture;
 void main() {
     vec2 half_size = vertex_size * 0.5;
     vec2 p = (gl_PointCoord - 0.5) * max(vertex_size.x, vertex_size.y);
-    if (vertex_shape > 2.5) {
-        if (abs(p.x) > half_size.x || abs(p.y) > half_size.y) discard;
-        vec2 uv = vec2(p.x / vertex_size.x + 0.5, 0.5 - p.y / vertex_size.y);
-        final_colors = texture(picture, uv) * vertex_colors;
-        if (final_colors.a == 0.0) discard;
-        return;
-    }
-    if (vertex_shape < 0.5) {
-        if (abs(p.x) > half_size.x || abs(p.y) > half_size.y) discard;
-    } else if (vertex_shape < 1.5) {
-        vec2 q = p / half_size;
-        if (dot(q, q) > 1.0) discard;
-    } else if (abs(p.x) / half_size.x + abs(p.y) / half_size.y > 1.0) {
-        discard;
-    }
-    final_colors = vertex_colors;
+    vec4 color = vertex_colors;
+    CUT
+    final_colors = color;
 }
 """
-_program: Any = None
+
+_programs: dict[str, Any] = {}
 
 
-def _shader_program() -> Any:
-    global _program
-    if _program is None:
+def _shader_program(kind: str) -> Any:
+    """The shader program for one kind of look (compiled once per process)."""
+    program = _programs.get(kind)
+    if program is None:
         from pyglet.graphics.shader import Shader, ShaderProgram
 
-        _program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
-    return _program
+        fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind])
+        program = _programs[kind] = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(fragment, "fragment"))
+    return program
+
+
+def _program_kind(look: Look) -> str:
+    if look.shape == "square":
+        width, height = _look_size(look)
+        return "point" if width == height else "rect"
+    return look.shape
 
 
 class _PointGroup(pyglet.graphics.ShaderGroup):
-    """Binds the shader and lets it set the point size (drawing entities as point sprites)."""
+    """Binds a look's shader and lets it set the point size (drawing entities as point sprites)."""
 
     def set_state(self) -> None:
         super().set_state()
@@ -159,12 +162,11 @@ def _point_list(look: Look, capacity: int, batch: Any, group: Any) -> tuple[Any,
     The view shares the buffer's memory: writing positions into it is one vectorised copy,
     with no Python per point.
     """
-    vertex_list = _shader_program().vertex_list(
+    vertex_list = group.program.vertex_list(
         capacity, GL_POINTS, batch=batch, group=group,
         position=("f", [0.0] * (capacity * 2)),
         colors=("Bn", list(look.color) * capacity),
         size=("f", list(_look_size(look)) * capacity),
-        shape=("f", [float(look.shape_code)] * capacity),
     )
     buffer = vertex_list.domain.attrib_name_buffers["position"]
     start = vertex_list.start * 2
@@ -190,8 +192,9 @@ class _Layer:
     as llvmpipe, where it makes the draw call about four times cheaper at 10,000.
     """
 
-    def __init__(self, look: Look, group: Any, capacity: int = 64) -> None:
+    def __init__(self, look: Look, capacity: int = 64) -> None:
         self.look = look
+        group = _PointGroup(_shader_program(_program_kind(look)))
         self._picture_group = _PictureGroup(_picture(look), parent=group) if look.image is not None else None
         # A batch of its own means a vertex domain of its own: the numpy view below points
         # into the domain's buffer, which moves whenever that domain grows, so no other
@@ -265,11 +268,15 @@ class _Layer:
 
     def draw(self) -> None:
         """Draw the live slots only (``glDrawArrays`` over [0, count))."""
+        if not self.entities:
+            return
+        self.group.set_state()
         if self._picture_group is not None:
             self._picture_group.set_state()
         _draw_points(self.vertex_list, len(self.entities))
         if self._picture_group is not None:
             self._picture_group.unset_state()
+        self.group.unset_state()
 
     def delete(self) -> None:
         self.vertex_list.delete()
@@ -278,10 +285,13 @@ class _Layer:
 class _CrowdLayer:
     """One crowd: a vertex buffer of its capacity, filled by ``crowd.draw_positions``."""
 
-    def __init__(self, crowd: Crowd, look: Look, group: Any) -> None:
+    def __init__(self, crowd: Crowd, look: Look) -> None:
+        if look.image is not None:
+            raise ValueError(f"{type(crowd).__name__}: a crowd is drawn as shapes, not pictures; got {look}")
         self.crowd = crowd
         self.batch = pyglet.graphics.Batch()
-        self.vertex_list, self._buffer, self._positions = _point_list(look, crowd.capacity, self.batch, group)
+        self.group = _PointGroup(_shader_program(_program_kind(look)))
+        self.vertex_list, self._buffer, self._positions = _point_list(look, crowd.capacity, self.batch, self.group)
         self._count = 0
 
     def write(self, alpha: float, extrapolate: bool) -> None:
@@ -289,7 +299,10 @@ class _CrowdLayer:
         self._buffer.invalidate_region(self.vertex_list.start, self._count)
 
     def draw(self) -> None:
-        _draw_points(self.vertex_list, self._count)
+        if self._count:
+            self.group.set_state()
+            _draw_points(self.vertex_list, self._count)
+            self.group.unset_state()
 
     def delete(self) -> None:
         self.vertex_list.delete()
@@ -310,7 +323,6 @@ class EntityRenderer:
         """Looks by entity class (a game's view module declares them); else ``entity.look``."""
         self.extrapolate = extrapolate
         """Draw ``current + velocity * alpha`` instead of interpolating."""
-        self._group = _PointGroup(_shader_program())
         self._layers: dict[Look, _Layer] = {}
         self._layer_of: dict[int, _Layer] = {}
         self._crowds: dict[int, _CrowdLayer] = {}
@@ -328,7 +340,7 @@ class EntityRenderer:
             for entity_id, entity in live.items():
                 if isinstance(entity, Crowd):
                     if entity_id not in self._crowds:
-                        self._crowds[entity_id] = _CrowdLayer(entity, self.look_of(entity), self._group)
+                        self._crowds[entity_id] = _CrowdLayer(entity, self.look_of(entity))
                     continue
                 if entity_id not in self._layer_of:
                     look = self.look_of(entity)
@@ -336,7 +348,7 @@ class EntityRenderer:
                         raise TypeError(f"{type(entity).__name__}.look must be a Look, got {look!r}")
                     layer = self._layers.get(look)
                     if layer is None:
-                        layer = self._layers[look] = _Layer(look, self._group)
+                        layer = self._layers[look] = _Layer(look)
                     layer.add(entity)
                     assert entity_id is not None
                     self._layer_of[entity_id] = layer
@@ -358,12 +370,10 @@ class EntityRenderer:
     def draw(self, alpha: float) -> None:
         """Draw every entity ``alpha`` of the way into the next tick."""
         self._sync()
-        self._group.set_state()
         layers: list[_Layer | _CrowdLayer] = [*self._layers.values(), *self._crowds.values()]
         for layer in layers:
             layer.write(alpha, self.extrapolate)
             layer.draw()
-        self._group.unset_state()
 
     @property
     def entity_count(self) -> int:
