@@ -186,9 +186,13 @@ class World:
             if entity.world is self or entity.world is None:
                 raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
-        with self._esper():
+        if esper.current_world == self._esper_name:  # mid-tick: skip the context switch
             entity_id = esper.create_entity(*components)
             esper.add_component(entity_id, entity, type_alias=Entity)
+        else:
+            with self._esper():
+                entity_id = esper.create_entity(*components)
+                esper.add_component(entity_id, entity, type_alias=Entity)
         entity.id = entity_id
         self._last_id = entity_id
         if isinstance(entity, Crowd):
