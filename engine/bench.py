@@ -28,6 +28,7 @@ __all__ = ["BENCHMARKS", "Patroller", "main", "measure"]
 
 
 def _patrol(self: Any, world: Any) -> None:
+    """Walk one step; turn round at 0 and 100 (the Skeleton of Game Programming Patterns)."""
     step = -1 if self.patrolling_left else 1
     self.x += step
     if self.x <= 0:

@@ -122,21 +122,26 @@ class BallScenario:
         self.prev_x = 0.0
 
     def step(self, elapsed_ms: float) -> None:
+        """Move the ball ``SPEED * elapsed_ms``, remembering where it was (for drawing)."""
         self.prev_x = self.x
         self.x += self.SPEED * elapsed_ms
 
     def state(self) -> str:
+        """The ball's position, exactly (``repr`` of the float)."""
         return repr(self.x)
 
     def compare(self, ticks: int, game_ms: Fraction) -> str:
+        """Against ``SPEED * game_ms`` in exact rational arithmetic."""
         error = Fraction(self.x) - Fraction(self.SPEED) * game_ms
         return "identical" if error == 0 else f"off by {float(error):.3g}"
 
     def drawn(self, alpha: float, extrapolate: bool) -> float | None:
+        """Where a renderer draws the ball at ``alpha``: interpolated or extrapolated."""
         motion = self.x - self.prev_x
         return self.x + motion * alpha if extrapolate else self.prev_x + motion * alpha
 
     def true_position(self, at_ms: float) -> float | None:
+        """Where a ball moving since time 0 really is at clock time ``at_ms``."""
         return self.SPEED * at_ms
 
 
@@ -159,18 +164,23 @@ class GameScenario:
         self._game.build(self.world)
 
     def step(self, elapsed_ms: float) -> None:
+        """One tick of the game (a game's logic steps in ticks, whatever the elapsed time)."""
         self.world.tick()
 
     def state(self) -> str:
+        """The world's state hash."""
         return self.world.state_hash()
 
     def drawn(self, alpha: float, extrapolate: bool) -> float | None:
+        """A game has no single object to track: no draw-lag figure."""
         return None
 
     def true_position(self, at_ms: float) -> float | None:
+        """A game has no single object to track: no draw-lag figure."""
         return None
 
     def compare(self, ticks: int, game_ms: Fraction) -> str:
+        """Against a fresh world of the same game and seed, ticked as many times."""
         with World(seed=self.seed) as reference:
             self._game.build(reference)
             for _ in range(ticks):

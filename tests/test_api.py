@@ -30,3 +30,30 @@ def test_the_package_ships_py_typed():
     from importlib.resources import files
 
     assert files("engine").joinpath("py.typed").is_file()
+
+
+def test_every_public_name_of_every_engine_module_has_a_docstring():
+    import importlib
+    import inspect
+    import pkgutil
+
+    from engine.render import use_headless
+
+    use_headless(True)
+    undocumented = []
+    for info in pkgutil.walk_packages(engine.__path__, "engine."):
+        module = importlib.import_module(info.name)
+        if not (module.__doc__ or "").strip():
+            undocumented.append(info.name)
+        for name in getattr(module, "__all__", []):
+            value = getattr(module, name)
+            if (inspect.isclass(value) or inspect.isfunction(value)) and not (value.__doc__ or "").strip():
+                undocumented.append(f"{info.name}.{name}")
+            if inspect.isclass(value):
+                for attribute, member in vars(value).items():
+                    if attribute.startswith("_") or not (inspect.isfunction(member) or isinstance(member, property)):
+                        continue
+                    doc = member.__doc__ if isinstance(member, property) else inspect.getdoc(member)
+                    if not (doc or "").strip():
+                        undocumented.append(f"{info.name}.{name}.{attribute}")
+    assert undocumented == []
