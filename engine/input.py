@@ -33,6 +33,11 @@ class InputEvent:
     def __post_init__(self) -> None:
         if self.type not in _TYPES:
             raise ValueError(f"InputEvent type must be one of {sorted(_TYPES)}, got {self.type!r}")
+        try:
+            hash(self.key)
+        except TypeError:
+            # Keys are looked up in sets every tick: refuse one that can't be, here, by name.
+            raise TypeError(f"InputEvent key must be hashable (an int, a string, a tuple), got {self.key!r}") from None
 
     def to_json(self) -> list[Any]:
         """A compact JSON form, for replays: ``[type, key, x, y]``."""

@@ -96,6 +96,11 @@ def test_events_survive_a_json_round_trip_for_replays():
         InputEvent.from_json({"type": "key_press"})
 
 
+def test_an_unhashable_key_is_refused_when_the_event_is_made():
+    with pytest.raises(TypeError, match=r"hashable.*\['a'\]"):
+        InputEvent("key_press", ["a"])
+
+
 def test_push_refuses_anything_but_an_event():
     with pytest.raises(TypeError, match="'a'"):
         InputQueue().push("a")  # type: ignore[arg-type]
