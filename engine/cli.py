@@ -210,8 +210,15 @@ def _make_runner(args: argparse.Namespace, world: World, **hooks: Any) -> Any:
 
     try:
         use_headless(args.headless)
+    except DisplayUnavailable as error:
+        raise _DisplayError(str(error)) from error
+    try:
+        # Importing pyglet.gl makes pyglet's hidden shadow window: without GL it fails here.
         from engine.render.runner import GameRunner
-
+    except Exception as error:
+        what = "off-screen rendering (EGL)" if args.headless else "OpenGL"
+        raise _DisplayError(f"{what} is unavailable here: {type(error).__name__}: {error}") from error
+    try:
         return GameRunner(args.game, headless=args.headless, loop=getattr(args, "loop", "fixed"),
                           ups=getattr(args, "ups", None), seed=getattr(args, "seed", 0),
                           vsync=not getattr(args, "no_vsync", False), world=world,
@@ -308,12 +315,14 @@ def _lab(args: argparse.Namespace) -> int:
           + (f", stall {machine.stall_ms:g} ms at {machine.stall_at_ms:g} ms" if machine.stall_at_ms is not None else ""))
     print(format_report(reports))
     if args.png:
-        from engine.render.chart import draw_timelines
-
         try:
+            from engine.render.chart import draw_timelines
+
             draw_timelines(reports, args.png)
         except OSError as error:
             return _error(f"cannot write {args.png}: {error}")
+        except Exception as error:  # no GL to draw with: the table above still stands
+            return _error(f"cannot draw the chart ({type(error).__name__}: {error}); the table above is complete")
         print(f"chart written to {args.png}")
     return 0
 

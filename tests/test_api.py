@@ -32,14 +32,11 @@ def test_the_package_ships_py_typed():
     assert files("engine").joinpath("py.typed").is_file()
 
 
-def test_every_public_name_of_every_engine_module_has_a_docstring():
+def test_every_public_name_of_every_engine_module_has_a_docstring(offscreen):
     import importlib
     import inspect
     import pkgutil
 
-    from engine.render import use_headless
-
-    use_headless(True)
     undocumented = []
     for info in pkgutil.walk_packages(engine.__path__, "engine."):
         module = importlib.import_module(info.name)

@@ -11,7 +11,9 @@ from engine.cli import main
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
-def test_each_benchmark_runs_quickly_and_prints_a_table_with_ratios(capsys, name):
+def test_each_benchmark_runs_quickly_and_prints_a_table_with_ratios(capsys, name, request):
+    if name == "render":
+        request.getfixturevalue("offscreen")
     assert main(["bench", name, "--quick"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("  ")]
@@ -30,7 +32,7 @@ def test_bench_json_has_every_figure():
     assert set(data) == {"loop"} and all({"case", "ms", "ratio", "target"} <= set(row) for row in data["loop"])
 
 
-def test_bench_with_no_names_runs_every_benchmark(capsys):
+def test_bench_with_no_names_runs_every_benchmark(capsys, offscreen):
     assert main(["bench", "--quick"]) == 0
     out = capsys.readouterr().out
     titles = [line for line in out.splitlines() if line and not line.startswith(" ")]

@@ -73,3 +73,18 @@ def test_a_game_file_without_build_is_refused_by_name(tmp_path, capsys):
     path.write_text("x = 1\n")
     assert main(["run", str(path), "--ticks", "3"]) == 2
     assert "build(world)" in capsys.readouterr().err
+
+
+def test_without_egl_headless_says_so_in_one_line_and_exits_2():
+    import os
+    import subprocess
+    import sys
+
+    # Pointing libglvnd at no vendor library is how a machine without EGL looks.
+    env = {**os.environ, "__EGL_VENDOR_LIBRARY_FILENAMES": "/nonexistent/egl_vendor.json"}
+    result = subprocess.run([sys.executable, "-m", "engine.cli", "run", "patrol", "--headless", "--frames", "3"],
+                            capture_output=True, text=True, env=env, timeout=120)
+    if result.returncode == 0:
+        pytest.skip("EGL still worked with no vendor library: a machine without EGL can't be simulated here")
+    assert result.returncode == 2
+    assert "off-screen rendering (EGL) is unavailable" in result.stderr and "Traceback" not in result.stderr

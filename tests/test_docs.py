@@ -26,7 +26,7 @@ def test_readme_names_a_test_command_that_ci_runs():
     assert "pytest" in text.split("<!-- test-command", 1)[1].split("```", 3)[1]
 
 
-def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys):
+def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys, offscreen):
     text = README.read_text()
     section = text.split("## Your first game", 1)[1]
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
@@ -37,9 +37,6 @@ def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys):
     assert main(["run", str(game), "--ticks", "1000"]) == 0
     assert "1000 ticks" in capsys.readouterr().out
     shot = tmp_path / "comet.png"
-    from engine.render import use_headless
-
-    use_headless(True)
     assert main(["run", str(game), "--headless", "--frames", "120", "--screenshot", str(shot)]) == 0
     assert shot.stat().st_size > 0
 

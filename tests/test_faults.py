@@ -7,12 +7,10 @@ import pytest
 
 from engine import FixedStepLoop, VirtualClock, World
 from engine.cli import main
-from engine.render import use_headless
 from engine.soak import soak
 
-use_headless(True)
 
-
+@pytest.mark.usefixtures("offscreen")
 def test_an_exception_in_rendering_closes_the_window_and_says_where(capsys, monkeypatch):
     from engine.render.entities import EntityRenderer
 
@@ -28,6 +26,7 @@ def test_an_exception_in_rendering_closes_the_window_and_says_where(capsys, monk
     assert len(pyglet.app.windows) == windows_before, "the window was closed"
 
 
+@pytest.mark.usefixtures("offscreen")
 def test_ctrl_c_exits_cleanly_with_status_130(capsys, monkeypatch):
     ticks = {"n": 0}
     real_tick = World.tick

@@ -4,27 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.render import use_headless
+import pyglet
 
-use_headless(True)
+from engine import Entity, Look, World
 
-import pyglet  # noqa: E402
-
-from engine import Entity, Look, World  # noqa: E402
-
-
-def _egl_works() -> str:
-    try:
-        from engine.render import create_window
-
-        create_window(8, 8, headless=True).close()
-    except Exception as error:  # a machine without EGL: say so rather than fail every test
-        return f"off-screen rendering (EGL) is unavailable here: {error}"
-    return ""
-
-
-_REASON = _egl_works()
-pytestmark = pytest.mark.skipif(bool(_REASON), reason=_REASON or "EGL works")
+pytestmark = pytest.mark.usefixtures("offscreen")
 
 
 @pytest.fixture

@@ -9,9 +9,6 @@ import pytest
 import games
 from engine.cli import main
 from engine.replay import ReplayError, read_replay
-from engine.render import use_headless
-
-use_headless(True)
 
 
 def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
@@ -36,6 +33,7 @@ def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
     runner.close()
 
 
+@pytest.mark.usefixtures("offscreen")
 @pytest.mark.parametrize("name", sorted(games.GAMES))
 def test_every_game_replays_hash_for_hash(tmp_path, capsys, name):
     path = tmp_path / f"{name}.jsonl"
@@ -62,6 +60,7 @@ def test_a_tampered_hash_is_reported_at_its_tick(tmp_path, capsys):
     assert "differs at tick 180" in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("offscreen")
 def test_tampered_input_changes_the_game_and_is_caught(tmp_path, capsys):
     path = tmp_path / "slap.jsonl"
     record_with_scripted_input("slapstick", path)

@@ -12,7 +12,7 @@ __all__ = ["DisplayUnavailable", "create_window", "has_display", "read_pixels", 
 
 
 class DisplayUnavailable(RuntimeError):
-    """No display to open a window on (no X server, no ``DISPLAY``): use ``headless=True``."""
+    """Nothing to draw with: no display for a window (try ``headless=True``), or no EGL off-screen."""
 
 
 def has_display() -> bool:
@@ -54,6 +54,8 @@ def create_window(width: int, height: int, *, headless: bool = False, vsync: boo
     except Exception as error:
         if type(error).__name__ == "NoSuchDisplayException":
             raise DisplayUnavailable(f"no display to open a window on ({error}); try --headless") from error
+        if headless:
+            raise DisplayUnavailable(f"off-screen rendering (EGL) is unavailable here: {error}") from error
         raise
 
 
