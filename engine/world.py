@@ -471,9 +471,9 @@ class World:
 
         Saves every entity's class, id, buffered values, signals and declared ``saved``
         attributes, the tick count, the random generator and the input state. Only
-        between ticks. See ``engine.save``.
+        between ticks. See ``engine.files.save``.
         """
-        from engine.save import save_world
+        from engine.files.save import save_world
 
         save_world(self, path)
 
@@ -484,7 +484,7 @@ class World:
         A damaged, truncated or wrong-version file raises ``SaveError`` naming the file
         and the problem; nothing else is touched.
         """
-        from engine.save import load_world
+        from engine.files.save import load_world
 
         return load_world(path)
 

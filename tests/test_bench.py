@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.bench import BENCHMARKS
-from engine.cli import main
+from engine.tools.bench import BENCHMARKS
+from engine.tools.cli import main
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))

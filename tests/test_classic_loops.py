@@ -9,7 +9,7 @@ import pytest
 
 from engine import (ConstantRateLoop, FixedStepLoop, FrameRate, RenderGatedLoop, Trace,
                     VariableStepLoop, VirtualClock)
-from engine.lab import BallScenario, Machine, make_loop
+from engine.tools.lab import BallScenario, Machine, make_loop
 
 
 def costly(clock: VirtualClock, update_ms: float, render_ms: float):

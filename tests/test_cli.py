@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import games
-from engine.cli import main
+from engine.tools.cli import main
 
 
 def test_list_prints_one_line_per_game_name_first(capsys):
@@ -82,7 +82,7 @@ def test_without_egl_headless_says_so_in_one_line_and_exits_2():
 
     # Pointing libglvnd at no vendor library is how a machine without EGL looks.
     env = {**os.environ, "__EGL_VENDOR_LIBRARY_FILENAMES": "/nonexistent/egl_vendor.json"}
-    result = subprocess.run([sys.executable, "-m", "engine.cli", "run", "patrol", "--headless", "--frames", "3"],
+    result = subprocess.run([sys.executable, "-m", "engine.tools.cli", "run", "patrol", "--headless", "--frames", "3"],
                             capture_output=True, text=True, env=env, timeout=120)
     if result.returncode == 0:
         pytest.skip("EGL still worked with no vendor library: a machine without EGL can't be simulated here")

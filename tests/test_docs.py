@@ -32,7 +32,7 @@ def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys, offscree
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     game = tmp_path / "comet.py"
     game.write_text(code)
-    from engine.cli import main
+    from engine.tools.cli import main
 
     assert main(["run", str(game), "--ticks", "1000"]) == 0
     assert "1000 ticks" in capsys.readouterr().out
@@ -42,7 +42,7 @@ def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys, offscree
 
 
 def test_every_command_readme_lists_exists():
-    from engine.cli import _build_parser
+    from engine.tools.cli import _build_parser
 
     commands = set(_build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     text = README.read_text()

@@ -6,8 +6,8 @@ import pyglet
 import pytest
 
 from engine import FixedStepLoop, VirtualClock, World
-from engine.cli import main
-from engine.soak import soak
+from engine.tools.cli import main
+from engine.tools.soak import soak
 
 
 @pytest.mark.usefixtures("offscreen")
@@ -78,7 +78,7 @@ def test_a_short_soak_keeps_memory_flat_and_leaks_no_esper_entities():
 
 
 def test_the_soak_script_judges_its_own_run(capsys):
-    from engine.soak import main as soak_main
+    from engine.tools.soak import main as soak_main
 
     assert soak_main(["--ticks", "1500", "--entities", "100"]) == 0
     assert "esper entities equal live entities at every checkpoint: yes" in capsys.readouterr().out

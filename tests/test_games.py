@@ -8,7 +8,7 @@ import pytest
 
 import games
 from engine import World
-from engine.cli import main
+from engine.tools.cli import main
 
 
 @pytest.mark.parametrize("name", sorted(games.GAMES))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cli import main
-from engine.lab import LOOP_NAMES, MACHINES, BallScenario, GameScenario, Machine, format_report, run_lab
+from engine.tools.cli import main
+from engine.tools.lab import LOOP_NAMES, MACHINES, BallScenario, GameScenario, Machine, format_report, run_lab
 
 
 def test_the_lab_table_has_every_loop_and_a_timeline_for_each(capsys):

@@ -206,7 +206,7 @@ def png_colours(path) -> int:
 
 @pytest.mark.parametrize("name", ["bouncy", "framebuffer", "patrol", "slapstick"])
 def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path, capsys, name):
-    from engine.cli import main
+    from engine.tools.cli import main
 
     path = tmp_path / f"{name}.png"
     assert main(["run", name, "--headless", "--frames", "40", "--screenshot", str(path)]) == 0
@@ -215,7 +215,7 @@ def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path,
 
 
 def test_a_headless_run_is_the_same_every_time(capsys):
-    from engine.cli import main
+    from engine.tools.cli import main
 
     states = []
     for _ in range(2):
@@ -225,7 +225,7 @@ def test_a_headless_run_is_the_same_every_time(capsys):
 
 
 def test_the_lab_draws_its_timelines_as_a_png(tmp_path, capsys):
-    from engine.cli import main
+    from engine.tools.cli import main
 
     path = tmp_path / "lab.png"
     assert main(["lab", "--seconds", "0.2", "--png", str(path)]) == 0
@@ -233,7 +233,7 @@ def test_the_lab_draws_its_timelines_as_a_png(tmp_path, capsys):
 
 
 def test_a_crashing_game_exits_1_naming_the_entity(capsys, monkeypatch):
-    from engine.cli import main
+    from engine.tools.cli import main
     from games.bouncy.logic import Ball
 
     def broken(self, world):
@@ -315,7 +315,7 @@ def test_the_swarm_crowd_is_drawn_interpolated(window):
 
 
 def test_max_fps_is_refused_for_loops_that_pace_themselves(capsys):
-    from engine.cli import main
+    from engine.tools.cli import main
 
     assert main(["run", "bouncy", "--headless", "--frames", "3", "--loop", "gated", "--max-fps", "30"]) == 2
     assert "max_fps" in capsys.readouterr().err
@@ -355,7 +355,7 @@ def test_a_real_window_runs_paces_and_screenshots_under_xvfb(tmp_path):
     import sys
 
     shot = tmp_path / "window.png"
-    command = [sys.executable, "-m", "engine.cli", "run", "bouncy", "--frames", "60", "--no-vsync",
+    command = [sys.executable, "-m", "engine.tools.cli", "run", "bouncy", "--frames", "60", "--no-vsync",
                "--max-fps", "60", "--screenshot", str(shot)]
     result = subprocess.run(["xvfb-run", "-a", *command], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -7,8 +7,8 @@ import json
 import pytest
 
 import games
-from engine.cli import main
-from engine.replay import ReplayError, read_replay
+from engine.tools.cli import main
+from engine.files.replay import ReplayError, read_replay
 
 
 def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
@@ -16,7 +16,7 @@ def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
     from pyglet.window import key
 
     from engine.render.runner import GameRunner
-    from engine.replay import Recorder
+    from engine.files.replay import Recorder
 
     runner = GameRunner(name, headless=True, seed=3)
     recorder = Recorder(path, game=name, seed=3, ms_per_update=runner.ms_per_update)

@@ -10,8 +10,8 @@ import pytest
 
 import games
 from engine import Entity, World, buffered
-from engine.cli import main
-from engine.save import SaveError
+from engine.tools.cli import main
+from engine.files.save import SaveError
 
 
 def run_game(name: str, ticks: int, world: World | None = None) -> World:

@@ -1,6 +1,6 @@
 """Benchmarks: scripts that print figures, measured side by side in one run.
 
-``tickswap bench`` (or ``python -m engine.bench``) runs them all: ``World.tick()`` on
+``tickswap bench`` (or ``python -m engine.tools.bench``) runs them all: ``World.tick()`` on
 10,000 patrolling entities against a bare Python loop calling the same ``update()`` on
 plain objects; a tick with 100 spawns and 100 despawns against the steady tick; a
 million-member crowd tick against one ``numpy.copyto`` of its state; the renderer

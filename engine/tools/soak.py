@@ -1,6 +1,6 @@
 """Soak: a long run of spawn and despawn churn, showing memory stays flat and nothing leaks.
 
-``python -m engine.soak`` runs 1,000,000 ticks of a world of 1,000 entities in which 10
+``python -m engine.tools.soak`` runs 1,000,000 ticks of a world of 1,000 entities in which 10
 are despawned and 10 spawned every tick (from inside the tick, as games do), and prints,
 at ten checkpoints, the live entities, esper's entities and Python's allocated memory
 blocks (``sys.getallocatedblocks``: exact, and free to read). ``--tracemalloc`` also
@@ -91,7 +91,7 @@ def soak(ticks: int, entities: int = 1000, churn: int = 10, checkpoints: int = 1
 
 def main(argv: list[str] | None = None) -> int:
     """Run the soak and judge it: exit 0 when memory is flat and esper leaks nothing."""
-    parser = argparse.ArgumentParser(prog="python -m engine.soak", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m engine.tools.soak", description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=int, default=1_000_000)
     parser.add_argument("--entities", type=int, default=1000)
     parser.add_argument("--churn", type=int, default=10, help="spawns and despawns per tick")

@@ -16,10 +16,10 @@ import traceback
 from typing import Any
 
 import games
-from engine.lab import MACHINES, BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
+from engine.tools.lab import MACHINES, BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
 from engine.loops.names import LOOPS
-from engine.replay import Recorder, ReplayError, ReplayResult, feed, read_replay, verify
-from engine.save import SaveError, read_meta, save_world
+from engine.files.replay import Recorder, ReplayError, ReplayResult, feed, read_replay, verify
+from engine.files.save import SaveError, read_meta, save_world
 from engine.world import EntityUpdateError, World
 
 __all__ = ["main"]
@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:
         # The benchmarks have their own parser; argparse's REMAINDER would drop "--quick".
-        from engine.bench import main as bench_main
+        from engine.tools.bench import main as bench_main
 
         return bench_main(argv[1:])
     args = _build_parser().parse_args(argv)

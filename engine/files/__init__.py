@@ -1,0 +1,1 @@
+"""Files from elsewhere: saves and replays, validated whole before anything is built, written atomically."""

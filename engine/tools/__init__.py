@@ -1,0 +1,1 @@
+"""The command line and the tools around a game: ``tickswap`` (cli), the loop lab, benchmarks, soak and check."""
