@@ -127,6 +127,8 @@ class Entity:
 
     x: float = buffered(0.0)
     y: float = buffered(0.0)
+    angle: float = buffered(0.0)
+    """Rotation in degrees, counter-clockwise; buffered like ``x`` and ``y``."""
     slapped = signal()
 
     look: Look = DEFAULT_LOOK
@@ -226,6 +228,15 @@ class Entity:
         if extrapolate:
             return x + (x - px) * alpha, y + (y - py) * alpha
         return px + (x - px) * alpha, py + (y - py) * alpha
+
+    def draw_angle(self, alpha: float) -> float:
+        """The angle to draw ``alpha`` of the way into the next tick, interpolated the short way round.
+
+        Turning from 350 to 10 degrees passes through 0, not through 180.
+        """
+        current = self.angle
+        turn = (current - self.previous("angle") + 180.0) % 360.0 - 180.0
+        return current - turn * (1.0 - alpha)
 
     def snap(self) -> None:
         """Make previous = current, so a teleported or new entity is not drawn streaking."""

@@ -209,8 +209,8 @@ def test_user_buffered_fields_and_signals_follow_the_same_rules(world):
     world.tick()
     assert first.saw == second.saw == [(0, False), (2, True)]
     assert (first.count, first.previous("count")) == (4, 2)
-    assert world.snapshot()["entities"][0]["state"] == {"x": 0.0, "y": 0.0, "count": 4}
-    assert Counter.buffered_fields() == {"x": 0.0, "y": 0.0, "count": 0}
+    assert world.snapshot()["entities"][0]["state"] == {"x": 0.0, "y": 0.0, "angle": 0.0, "count": 4}
+    assert Counter.buffered_fields() == {"x": 0.0, "y": 0.0, "angle": 0.0, "count": 0}
 
 
 def test_a_signal_can_only_be_raised():
