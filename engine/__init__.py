@@ -27,12 +27,14 @@ from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
-from engine.world import EntityUpdateError as EntityUpdateError
+from engine.errors import BufferedWriteError as BufferedWriteError
+from engine.errors import EntityUpdateError as EntityUpdateError
 from engine.world import World as World
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BufferedWriteError",
     "Clock",
     "ConstantRateLoop",
     "DoubleBuffer",

@@ -52,7 +52,7 @@ class Crowd(Entity):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        clash = set(cls.fields) & set(cls._buffered_names)
+        clash = set(cls.fields) & set(cls._layout.names)
         if clash:
             raise TypeError(f"{cls.__name__}: member fields and buffered fields share names {sorted(clash)}")
 
@@ -164,7 +164,7 @@ class Crowd(Entity):
 
     # -- the world's swap -------------------------------------------------------------------
 
-    def _swap(self, tick: int) -> None:
+    def commit_buffers(self, tick: int) -> None:
         """After a tick: rotate written fields (by reference), then apply member changes."""
         for name in self._written:
             previous, current, upcoming = self._arrays[name]
@@ -178,7 +178,7 @@ class Crowd(Entity):
             self._join(batch)
         self._spawns.clear()
 
-    def _abandon(self) -> None:
+    def abort_buffers(self) -> None:
         """The tick failed: forget what it wrote and what it asked to join or leave."""
         self._written.clear()
         self._spawns.clear()

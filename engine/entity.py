@@ -9,28 +9,31 @@ which entities happen to update.
 
 Two kinds of buffered state, both declared on the class:
 
-* ``buffered(default)`` -- a value (``x`` and ``y`` are two of these).
+* ``buffered(default)`` -- a value (``x``, ``y`` and ``angle`` are three of these).
 * ``signal()`` -- a flag raised during a tick and seen during the next one, then
-  cleared (``slap()`` is one of these).
+  cleared (``slap()`` is one of these); ``signal(sum)``, ``signal(tuple)``... carry
+  values from many senders, combined in an order that does not depend on updates.
 
-How it stays fast: a buffered value is a plain instance attribute, so ``self.x += 1``
-inside ``update()`` costs exactly what it costs on any Python object. The world keeps
-the committed value aside while the entity updates, and right after ``update()``
-returns it puts the committed value back and keeps the pending one for the swap.
-Only entities whose values changed pay for that.
+A buffered value is a plain instance attribute, so ``self.x += 1`` inside ``update()``
+costs what it costs on any Python object; ``engine.buffering`` makes it mean the right
+thing for every reader (see there).
 
-Rules that follow from it: an entity writes only its *own* buffered values (to affect
-another, raise a signal on it, as ``slap()`` does); buffered values should be
-immutable (numbers, strings, tuples), since a list mutated in place bypasses the
-buffer; and writes made outside a tick (in ``__init__``, between ticks, from a test)
-are committed at once.
+Rules that follow from it: an entity writes only its *own* buffered values during a
+tick (a write to another's is refused with ``BufferedWriteError``; raise a signal on it
+instead, as ``slap()`` does); buffered values should be immutable (numbers, strings,
+tuples), since a list mutated in place bypasses the buffer; writes made outside a tick
+(in ``__init__``, between ticks, from a test) and from systems are committed at once.
+Plain attributes are the entity's own and are not buffered or rolled back: an
+``update()`` that fails after changing one leaves it changed.
 """
 
 from __future__ import annotations
 
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar, cast, overload
+import random
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from engine.buffering import buffers as _buffers
+from engine.buffering.fields import Layout, buffered, register, signal
 from engine.look import DEFAULT_LOOK, Look
 
 if TYPE_CHECKING:
@@ -38,138 +41,55 @@ if TYPE_CHECKING:
 
 __all__ = ["Entity", "buffered", "signal"]
 
-T = TypeVar("T")
-_MUTABLE = (list, dict, set, bytearray)
-
-
-class _Buffered:
-    """The marker ``buffered()`` leaves in a class body, read when the class is created."""
-
-    __slots__ = ("default",)
-
-    def __init__(self, default: Any) -> None:
-        self.default = default
-
-    def __repr__(self) -> str:
-        return f"buffered({self.default!r})"
-
-
-def buffered(default: T) -> T:
-    """Declare a double-buffered value on an ``Entity`` subclass: ``hp = buffered(10)``.
-
-    The owning entity reads its own pending value during its update; every other reader
-    sees the value committed at the end of the previous tick; all writes become visible
-    to others after the tick. ``previous(name)`` gives the value committed the tick
-    before, and ``world.snapshot()`` includes every buffered value.
-
-    This is a declaration, not a descriptor: when the class is created the field is
-    recorded and removed from the class, and ``Entity.__init__`` puts the default into
-    each instance. A descriptor left on the class would make CPython skip its fast path
-    for every ``self.hp`` read, which costs about 70% on attribute-heavy updates. (Typed
-    as returning ``T``, so ``self.hp`` type-checks as the value it holds.)
-    """
-    if isinstance(default, _MUTABLE):
-        raise TypeError(
-            f"buffered() default must be immutable (a number, string or tuple), got {default!r}: "
-            "a mutable value would be shared between buffers and mutated in place"
-        )
-    return cast(T, _Buffered(default))
-
-
-class signal:
-    """Declare a double-buffered flag on an ``Entity`` subclass: ``hit = signal()``.
-
-    Raise it with ``entity.hit = True`` (typically on *another* entity); it is seen as
-    ``entity.hit`` being true during the next tick, by every reader in any update order,
-    and cleared after that tick. ``slap()`` / ``was_slapped()`` are built on one.
-    Raised outside a tick, it is seen during the next tick.
-    """
-
-    def __init__(self) -> None:
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type) -> signal: ...
-    @overload
-    def __get__(self, instance: Entity, owner: type) -> bool: ...
-    def __get__(self, instance: Entity | None, owner: type) -> signal | bool:
-        if instance is None:
-            return self
-        return self.name in instance._signals
-
-    def __set__(self, instance: Entity, value: bool) -> None:
-        if value is not True:
-            raise ValueError(
-                f"signal {self.name!r} can only be raised (set to True); it clears itself after the "
-                f"tick in which it is seen, got {value!r}"
-            )
-        instance._raise_signal(self.name)
-
-    def __repr__(self) -> str:
-        return f"signal({self.name!r})"
-
 
 class Entity:
     """A game object in the Update Method pattern: override ``update(world)``.
 
-    ``x`` and ``y`` are buffered (see the module docstring): the entity reads its own
-    pending position during its update, everyone else reads the committed one.
-    ``prev_x`` / ``prev_y`` are the committed values of the tick before, so
-    ``draw_position(alpha)`` can draw between the last two logic states.
+    ``x``, ``y`` and ``angle`` (degrees, counter-clockwise) are buffered (see the module
+    docstring): the entity reads its own pending values during its update, everyone
+    else reads the committed ones. ``prev_x`` / ``prev_y`` are the committed values of the
+    tick before, so ``draw_position(alpha)`` can draw between the last two logic states.
 
     ``alive`` is False before the entity is spawned and from the moment it is despawned;
     ``id`` is its esper entity id (``None`` before spawn); ``world`` the world it lives in.
     Reading or slapping a despawned entity is harmless.
     """
 
+    _layout: ClassVar[Layout]
+
     x: float = buffered(0.0)
     y: float = buffered(0.0)
     angle: float = buffered(0.0)
-    """Rotation in degrees, counter-clockwise; buffered like ``x`` and ``y``."""
     slapped = signal()
 
-    look: Look = DEFAULT_LOOK
+    look: Look | None = DEFAULT_LOOK
     """How the renderer draws this entity (a plain value: logic never touches pyglet)."""
+    hitbox: tuple[float, float] | None = None
+    """Width and height of the box ``world.overlapping`` tests; ``None``: the look's size."""
     saved: ClassVar[tuple[str, ...]] = ()
     """Plain attributes ``world.save()`` keeps besides the buffered ones: numbers, strings,
     tuples, lists, dicts, and references to other entities. Anything else an entity needs
     after a load, it rebuilds in ``on_load``."""
 
-    _buffered_names: ClassVar[tuple[str, ...]]
-    _buffered_defaults: ClassVar[tuple[Any, ...]]
-    _buffered_get: ClassVar[attrgetter[Any]]
-    _buffered_set: ClassVar[Any]  # a staticmethod: store(entity, values)
-    _xy_only: ClassVar[bool]
-
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        _register_buffered_fields(cls)
+        if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
+            cls._layout = register(cls, cls.__mro__[1:])
 
     def __init__(self, x: float = 0.0, y: float = 0.0) -> None:
+        layout = type(self)._layout
         # A subclass may have set its own buffered values before calling us: keep those.
-        # (hasattr, not self.__dict__: touching __dict__ makes CPython 3.11 give up the
-        # inline attribute storage that keeps every later self.x fast.)
-        for name, default in zip(type(self)._buffered_names[2:], type(self)._buffered_defaults[2:]):
-            if not hasattr(self, name):
+        # (hasattr, not self.__dict__: touching __dict__ makes CPython give up the inline
+        # attribute storage that keeps every later self.x fast.)
+        for name, default in zip(layout.names, layout.defaults):
+            if name not in ("x", "y") and not hasattr(self, name):
                 setattr(self, name, default)
         self.x = x
         self.y = y
-        self._xy = type(self)._xy_only
         self.id: int | None = None
         self._world: Callable[[], World | None] = _no_world
         self.alive = False
-        self._signals: frozenset[str] = frozenset()
-        # Slots the world's swap writes into, created here so every instance has the same
-        # attribute layout (CPython shares the key table and keeps attribute access fast).
-        self._next_x: Any = x
-        self._next_y: Any = y
-        self._prev_x: Any = x
-        self._prev_y: Any = y
-        self._prev_rest: tuple[Any, ...] = ()
-        self._prev_tick = -1
+        _buffers.init_entity(self, layout)
 
     @property
     def world(self) -> World | None:
@@ -190,20 +110,25 @@ class Entity:
         constructor was not called. The default does nothing.
         """
 
+    def commit_buffers(self, tick: int) -> None:
+        """Hook for an entity with buffers of its own: swap them after tick ``tick``.
+
+        Called after every successful tick, once the engine's buffers are swapped, for
+        entities whose class overrides it (a ``Crowd`` rotates its arrays here). The
+        default does nothing and is never called.
+        """
+
+    def abort_buffers(self) -> None:
+        """Hook for an entity with buffers of its own: the tick failed, forget its writes.
+
+        Called for entities whose class overrides it, as ``commit_buffers``.
+        """
+
     # -- buffered state -------------------------------------------------------------
 
     def previous(self, name: str) -> Any:
         """Return the value of buffered field ``name`` committed the tick before."""
-        # The world's swap stamps _prev_tick; the _prev_* values describe the tick before
-        # only if the entity changed in the latest tick. Otherwise previous == current.
-        world = self.world
-        if world is None or self._prev_tick != world.tick_count:
-            return getattr(self, name)
-        if name == "x":
-            return self._prev_x
-        if name == "y":
-            return self._prev_y
-        return self._prev_rest[type(self)._buffered_names.index(name) - 2]
+        return _buffers.previous(self, name)
 
     @property
     def prev_x(self) -> float:
@@ -239,22 +164,38 @@ class Entity:
         return current - turn * (1.0 - alpha)
 
     def snap(self) -> None:
-        """Make previous = current, so a teleported or new entity is not drawn streaking."""
-        self._prev_tick = -1
+        """Make previous = current, so a teleported or new entity is not drawn streaking.
+
+        Inside the entity's own ``update()`` it applies to the values that tick commits:
+        after the swap, previous = current = the new position.
+        """
+        world = self.world
+        if world is None:
+            self._prev_tick = -1
+        else:
+            world._buffers.snap(self, world.ticking)
 
     def buffered_state(self) -> dict[str, Any]:
         """Return every buffered value, by name, as other entities currently see them."""
-        return dict(zip(type(self)._buffered_names, type(self)._buffered_get(self)))
+        layout = type(self)._layout
+        return dict(zip(layout.names, layout.get(self)))
 
-    # -- signals ----------------------------------------------------------------------
+    @property
+    def random(self) -> random.Random:
+        """A random generator private to this entity (the ``random.Random`` interface).
 
-    def _raise_signal(self, name: str) -> None:
-        if not self.alive:
-            return
+        Seeded from the world's seed and this entity's id, so its draws don't depend on
+        the update order (``world.random`` drawn from inside updates would). Saved, loaded
+        and rolled back with the entity; made on first use, so an entity that never draws
+        pays nothing. Only after spawn.
+        """
         world = self.world
         if world is None:
-            return
-        world._raise_signal(self, name)
+            raise RuntimeError(f"{self!r} has no random generator before it is spawned: its seed comes from "
+                               "the world's seed and its id")
+        return world._buffers.random_for(self, world.seed, world.ticking)
+
+    # -- signals ----------------------------------------------------------------------
 
     def slap(self) -> None:
         """Slap this entity: it sees ``was_slapped()`` during the next tick, whoever updates first."""
@@ -267,7 +208,7 @@ class Entity:
     @classmethod
     def buffered_fields(cls) -> dict[str, Any]:
         """The buffered fields this class declares (its own and inherited), with defaults."""
-        return dict(zip(cls._buffered_names, cls._buffered_defaults))
+        return dict(zip(cls._layout.names, cls._layout.defaults))
 
     def __repr__(self) -> str:
         state = "alive" if self.alive else ("despawned" if self.id is not None else "unspawned")
@@ -278,43 +219,4 @@ def _no_world() -> None:
     return None
 
 
-def _register_buffered_fields(cls: type[Entity]) -> None:
-    """Record the ``buffered()`` fields of ``cls`` (x and y first) and take them off the class."""
-    fields: dict[str, Any] = {}
-    for base in reversed(cls.__mro__[1:]):
-        if "_buffered_names" in vars(base):
-            fields.update(zip(vars(base)["_buffered_names"], vars(base)["_buffered_defaults"]))
-    for name, value in list(vars(cls).items()):
-        if isinstance(value, _Buffered):
-            fields[name] = value.default
-            delattr(cls, name)
-        elif name in fields and not name.startswith("__"):
-            raise TypeError(
-                f"{cls.__name__}.{name} replaces the buffered field {name!r} of a base class; "
-                f"declare it as {name} = buffered(default) to change its default"
-            )
-    names = ("x", "y") + tuple(name for name in fields if name not in ("x", "y"))
-    cls._buffered_names = names
-    cls._buffered_defaults = tuple(fields[name] for name in names)
-    cls._buffered_get = attrgetter(*names)
-    cls._buffered_set = staticmethod(_make_setter(names))
-    cls._xy_only = names == ("x", "y")
-
-
-def _make_setter(names: tuple[str, ...]) -> Callable[[Any, tuple[Any, ...]], None]:
-    """Compile ``def store(entity, values): entity.x, entity.y, entity.hp = values``.
-
-    The world stores every buffered value of a changed entity twice a tick; one unpacking
-    assignment compiled for the class does it in plain bytecode, several times faster
-    than a loop of ``setattr`` calls. The names are identifiers from a class body.
-    """
-    if not all(name.isidentifier() for name in names):
-        raise TypeError(f"buffered field names must be identifiers, got {names!r}")
-    targets = ", ".join(f"entity.{name}" for name in names)
-    namespace: dict[str, Any] = {}
-    exec(f"def store(entity, values):\n    {targets}, = values\n", namespace)
-    store: Callable[[Any, tuple[Any, ...]], None] = namespace["store"]
-    return store
-
-
-_register_buffered_fields(Entity)
+Entity._layout = register(Entity, ())

@@ -26,6 +26,7 @@ from typing import Any
 import esper
 
 import engine
+from engine.buffering import restore_state, saved_state
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.input import InputEvent
@@ -102,12 +103,9 @@ def _world_data(world: World) -> dict[str, Any]:
                 "crowd": crowd,
                 "id": entity.id,
                 "class": f"{kind.__module__}:{kind.__qualname__}",
-                "buffered": {name: _encode(value, f"{where}.{name}")
-                             for name, value in zip(kind._buffered_names, kind._buffered_get(entity))},
+                "buffered": {name: _encode(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
                 "saved": {name: _encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
-                "signals": sorted(entity._signals),
-                "previous": {"tick": entity._prev_tick, "x": entity._prev_x, "y": entity._prev_y,
-                             "rest": _encode(entity._prev_rest, f"{where} (previous values)")},
+                "buffers": _encode(saved_state(entity), f"{where} (buffers)"),
             })
     events, held, mouse = world.input_queue.state()
     version, internal, gauss = world.random.getstate()
@@ -216,13 +214,9 @@ def load_world(path: str | os.PathLike[str]) -> World:
                 # esper hands out ids from a counter; set it so each entity gets its old id.
                 esper._entity_count = itertools.count(int(record["id"]))
                 world.spawn(entity)
-                entity._signals = frozenset(record["signals"])
-                if entity._signals:
-                    world._signalled.append(entity)
-                previous = record["previous"]
-                entity._prev_tick = int(previous["tick"])
-                entity._prev_x, entity._prev_y = previous["x"], previous["y"]
-                entity._prev_rest = _decode(previous["rest"], entities)
+                state = _decode(record["buffers"], entities)
+                restore_state(entity, state)
+                world._buffers.committed_signals(entity, state["signals"])
             esper._entity_count = itertools.count(int(info["last_id"]) + 1)
         world._last_id = int(info["last_id"])
         for record in records:

@@ -18,6 +18,7 @@ import numpy as np
 import pyglet
 from pyglet.gl import GL_POINTS
 
+from engine.buffering.buffers import previous_positions
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.look import Look
@@ -251,7 +252,7 @@ class _Layer:
             return
         current = [(e.x, e.y) for e in entities]
         # Entity.prev_x would do, but this is per entity per tick: read the swap's record.
-        previous = [(e._prev_x, e._prev_y) if e._prev_tick == tick else (e.x, e.y) for e in entities]
+        previous = previous_positions(entities, tick)
         self.current[:count] = current
         self.previous[:count] = previous
 

@@ -1,0 +1,465 @@
+"""Buffers: the Double Buffer of one world, the one owner of every entity's buffered state.
+
+Game Programming Patterns' Double Buffer keeps two copies of the state: *current*, which
+everyone reads, and *next*, which this tick writes; after the tick they swap. Here every
+buffered value is a plain instance attribute, so ``self.x += 1`` costs what it costs on
+any Python object, and the buffers make the attribute mean the right thing for each
+reader:
+
+* **Stash.** When the Update Method system starts, every entity's committed values are
+  set aside (the *baseline*).
+* **Update.** Each entity updates in turn. While it runs, its attributes are its own
+  pending values; when it returns, the pending values are kept aside and the committed
+  ones put back, so every later entity reads what was committed.
+* **Commit.** After the last update, every entity's attributes are compared with the
+  baseline: an entity may write only its own buffered state, so any difference is a
+  write from another entity's update, and the tick is refused (``BufferedWriteError``)
+  in every update order alike. Then the pending values become committed, so systems
+  that run after the Update Method system see them.
+* **Finish** (after every system): the baseline becomes the *previous* values that
+  rendering interpolates from, signals swap, and hooks of entities with buffers of their
+  own (a ``Crowd``) run.
+* **Abort** (the tick failed): the baseline is put back, pending signals and hooks are
+  dropped, and per-entity random generators are rewound: nothing the tick did remains.
+
+Only an entity that changed pays for the swap. Finding *which* entity wrote another's
+state needs more than a comparison, so it is done only when the tick is already being
+refused: the world rolls the tick back and runs it once more with a trap on the field
+that was written (``trap_writes``), which names the writer and the file and line.
+
+Nothing outside this package reads or writes the attributes it keeps on entities
+(their names start with ``_b``, ``_n``, ``_p``): the world, the renderer and saves call
+the functions here. A compiled accelerator can replace ``Buffers`` behind the same
+methods.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from contextlib import contextmanager
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from engine.buffering.fields import MOTION, Layout, layout_of
+from engine.errors import EntityUpdateError
+
+if TYPE_CHECKING:
+    from engine.entity import Entity
+    from engine.world import World
+
+__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "restore_state", "saved_state", "signals_of"]
+
+NO_SIGNALS: dict[str, Any] = {}
+"""The committed signals of an entity that has none (shared: never mutated)."""
+_SENDER = itemgetter(2)
+
+
+class ForeignWrites(Exception):
+    """Raised by ``commit`` when entities' buffered state was written by other entities.
+
+    Carries ``(entity, field)`` pairs in update order; the world turns it into a
+    ``BufferedWriteError`` that names the writer.
+    """
+
+    def __init__(self, written: list[tuple[Entity, str]]) -> None:
+        super().__init__(written)
+        self.written = written
+
+
+def init_entity(entity: Entity, layout: Layout) -> None:
+    """Give a new entity the buffer slots, every one, so all instances share one layout.
+
+    CPython keeps attributes of instances with the same attribute order in a shared key
+    table with inline values, which is what keeps ``self.x`` fast; creating them all here
+    in one order keeps every entity on that path.
+    """
+    x, y, angle = entity.x, entity.y, entity.angle
+    entity._motion_only = not layout.rest
+    entity._bx = entity._px = entity._nx = x
+    entity._by = entity._py = entity._ny = y
+    entity._ba = entity._pa = entity._na = angle
+    entity._bfull = entity._nfull = ()
+    entity._prest = ()
+    entity._prev_tick = -1
+    entity._signals = NO_SIGNALS
+    entity._random = None
+    entity._random_mark = -1
+
+
+def previous(entity: Entity, name: str) -> Any:
+    """The value of buffered field ``name`` committed at the end of the tick before the last."""
+    world = entity.world
+    if world is None or entity._prev_tick != world.tick_count:
+        return getattr(entity, name)
+    if name == "x":
+        return entity._px
+    if name == "y":
+        return entity._py
+    if name == "angle":
+        return entity._pa
+    layout = layout_of(entity)
+    return entity._prest[layout.index(name) - len(MOTION)]
+
+
+def previous_motion(entity: Entity, tick: int) -> tuple[float, float, float]:
+    """``(x, y, angle)`` committed the tick before the last, given the world's ``tick_count``."""
+    if entity._prev_tick == tick:
+        return entity._px, entity._py, entity._pa
+    return entity.x, entity.y, entity.angle
+
+
+def previous_positions(entities: Iterable[Entity], tick: int) -> list[tuple[float, float]]:
+    """Every entity's ``(x, y)`` committed the tick before the last, given the world's ``tick_count``.
+
+    The renderer's gather: one call per tick for every entity it draws.
+    """
+    return [(entity._px, entity._py) if entity._prev_tick == tick else (entity.x, entity.y) for entity in entities]
+
+
+def signals_of(entity: Entity) -> dict[str, Any]:
+    """The signals an entity sees this tick (raised the tick before): name -> True or combined value."""
+    return entity._signals
+
+
+def saved_state(entity: Entity) -> dict[str, Any]:
+    """What a save must keep of an entity's buffers besides its committed values."""
+    generator = entity._random
+    return {
+        "signals": dict(entity._signals),
+        "previous_tick": entity._prev_tick,
+        "previous": [entity._px, entity._py, entity._pa, *entity._prest],
+        "random": None if generator is None else _random_state(generator),
+    }
+
+
+def restore_state(entity: Entity, state: dict[str, Any]) -> None:
+    """Put back what ``saved_state`` returned (the committed values are set by the caller)."""
+    entity._bx, entity._by, entity._ba = entity.x, entity.y, entity.angle
+    entity._signals = dict(state["signals"]) or NO_SIGNALS
+    entity._prev_tick = int(state["previous_tick"])
+    values = list(state["previous"])
+    entity._px, entity._py, entity._pa = values[0], values[1], values[2]
+    entity._prest = tuple(values[3:])
+    if state["random"] is not None:
+        generator = random.Random()
+        generator.setstate(_random_from_state(state["random"]))
+        entity._random = generator
+
+
+def _random_state(generator: random.Random) -> list[Any]:
+    version, internal, gauss = generator.getstate()
+    return [version, list(internal), gauss]
+
+
+def _random_from_state(data: list[Any]) -> tuple[Any, ...]:
+    version, internal, gauss = data
+    return (version, tuple(internal), gauss)
+
+
+class Buffers:
+    """The Double Buffer of one world (see the module docstring for the protocol)."""
+
+    def __init__(self) -> None:
+        self.sender: Entity | None = None
+        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+        self.serial = 0
+        """Goes up at every tick attempt: marks which entities' generators were saved this tick."""
+        self._order: list[Entity] = []
+        self._moved: list[Entity] = []
+        self._changed: list[Entity] = []
+        self._pending: list[tuple[Entity, str, int, Any]] = []
+        self._pending_mark = 0
+        self._signalled: list[Entity] = []
+        self._snapped: list[Entity] = []
+        self._randoms: list[tuple[Entity, Any]] = []
+        self._start: list[tuple[Entity, tuple[Any, ...]]] | None = None
+        self._stashed = False
+        self._hooked: list[Entity] = []
+        self.diagnosing = False
+        """Set while the world re-runs a refused tick to find the writer: never commit then."""
+
+    # -- entities with buffers of their own ------------------------------------------------
+
+    def hook(self, entity: Entity) -> None:
+        """Call ``entity.commit_buffers(tick)`` after each tick and ``abort_buffers()`` on failure."""
+        self._hooked.append(entity)
+
+    def unhook(self, entity: Entity) -> None:
+        """Stop calling an entity's buffer hooks (it left the world)."""
+        self._hooked = [other for other in self._hooked if other is not entity]
+
+    # -- the tick ------------------------------------------------------------------------
+
+    def begin(self, order: list[Entity], early_systems: bool) -> None:
+        """A tick starts: remember where pending signals end, and, when systems run before
+        the Update Method system, the committed state they may change."""
+        self.serial += 1
+        self._order = order
+        self._pending_mark = len(self._pending)
+        self._stashed = False
+        self._start = [(entity, layout_of(entity).get(entity)) for entity in order] if early_systems else None
+
+    def update(self, world: World) -> None:
+        """The Update Method system: stash, every live entity's ``update()``, commit.
+
+        The hot path of the engine, so it is written out inline: no call or allocation
+        per entity beyond what the entity's own update makes, except for entities with
+        buffered fields of their own (a tuple per tick each).
+        """
+        order = self._order
+        for entity in order:
+            entity._bx = entity.x
+            entity._by = entity.y
+            entity._ba = entity.angle
+            if not entity._motion_only:
+                entity._bfull = layout_of(entity).get(entity)
+        self._stashed = True
+        moved_append = self._moved.append
+        changed_append = self._changed.append
+        entity: Entity | None = None
+        try:
+            for entity in order:
+                if not entity.alive:
+                    continue
+                self.sender = entity
+                if entity._motion_only:
+                    before_x = entity.x
+                    before_y = entity.y
+                    before_angle = entity.angle
+                    entity.update(world)
+                    after_x = entity.x
+                    after_y = entity.y
+                    after_angle = entity.angle
+                    # Identity, not equality: an unchanged attribute is the same object, and
+                    # a new object with an equal value merely costs a harmless swap.
+                    if after_x is not before_x or after_y is not before_y or after_angle is not before_angle:
+                        entity._nx = after_x
+                        entity._ny = after_y
+                        entity._na = after_angle
+                        moved_append(entity)
+                        entity.x = before_x
+                        entity.y = before_y
+                        entity.angle = before_angle
+                else:
+                    get = layout_of(entity).get
+                    before = get(entity)
+                    entity.update(world)
+                    after = get(entity)
+                    if after != before:
+                        entity._nfull = after
+                        changed_append(entity)
+                        layout_of(entity).set(entity, before)
+        except BaseException as error:
+            self.sender = None
+            if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or entity is None:
+                raise
+            raise EntityUpdateError(entity, world.tick_count + 1, error) from error
+        self.sender = None
+        self._commit()
+
+    def _commit(self) -> None:
+        written: list[tuple[Entity, str]] = []
+        for entity in self._order:
+            if entity._motion_only:
+                if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
+                    written.extend(_differences(entity, (entity._bx, entity._by, entity._ba)))
+            elif layout_of(entity).get(entity) != entity._bfull:
+                written.extend(_differences(entity, entity._bfull))
+        if written or self.diagnosing:
+            raise ForeignWrites(written)
+        for entity in self._moved:
+            entity.x = entity._nx
+            entity.y = entity._ny
+            entity.angle = entity._na
+        for entity in self._changed:
+            layout_of(entity).set(entity, entity._nfull)
+
+    def finish(self, tick: int, late_systems: bool) -> None:
+        """After every system: previous values, snaps, signals swap, entities' own buffers."""
+        if self._start is not None or (late_systems and self._stashed):
+            self._record_previous_all(tick)
+        else:
+            for entity in self._moved:
+                entity._px = entity._bx
+                entity._py = entity._by
+                entity._pa = entity._ba
+                entity._prev_tick = tick
+            for entity in self._changed:
+                base = entity._bfull
+                entity._px, entity._py, entity._pa = base[0], base[1], base[2]
+                entity._prest = base[3:]
+                entity._prev_tick = tick
+        self._moved.clear()
+        self._changed.clear()
+        for entity in self._snapped:
+            entity._prev_tick = -1
+        self._snapped.clear()
+        self._randoms.clear()
+        self._swap_signals()
+        for entity in self._hooked:
+            entity.commit_buffers(tick)
+        self._start = None
+        self._order = []
+
+    def _record_previous_all(self, tick: int) -> None:
+        """Systems may have changed any entity: compare everyone with the tick's start."""
+        if self._start is not None:
+            starts: Iterable[tuple[Entity, tuple[Any, ...]]] = self._start
+        else:
+            starts = ((entity, (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull)
+                      for entity in self._order)
+        for entity, base in starts:
+            if layout_of(entity).get(entity) != base:
+                entity._px, entity._py, entity._pa = base[0], base[1], base[2]
+                entity._prest = base[3:]
+                entity._prev_tick = tick
+
+    def abort(self) -> None:
+        """The tick failed: put back everything the buffers own as it was when it began."""
+        self.sender = None
+        if self._stashed:
+            for entity in self._order:
+                if entity._motion_only:
+                    entity.x = entity._bx
+                    entity.y = entity._by
+                    entity.angle = entity._ba
+                else:
+                    layout_of(entity).set(entity, entity._bfull)
+        if self._start is not None:
+            for entity, values in self._start:
+                layout_of(entity).set(entity, values)
+        self._moved.clear()
+        self._changed.clear()
+        self._snapped.clear()
+        del self._pending[self._pending_mark:]
+        for entity, state in reversed(self._randoms):
+            if state is None:
+                entity._random = None
+            else:
+                entity._random.setstate(state)
+        self._randoms.clear()
+        for entity in self._hooked:
+            entity.abort_buffers()
+        self._start = None
+        self._stashed = False
+        self._order = []
+
+    # -- signals -----------------------------------------------------------------------------
+
+    def raise_signal(self, target: Entity, name: str, value: Any) -> None:
+        """Put a signal (or one contribution to a valued signal) into the next buffer."""
+        sender = self.sender
+        self._pending.append((target, name, -1 if sender is None else sender.id, value))
+
+    def _swap_signals(self) -> None:
+        for entity in self._signalled:
+            entity._signals = NO_SIGNALS
+        self._signalled = []
+        pending = self._pending
+        if not pending:
+            return
+        # A stable sort by sender id puts contributions in spawn order of their senders, and
+        # keeps each sender's own order: the canonical order, whatever the update order.
+        pending.sort(key=_SENDER)
+        received: dict[Entity, dict[str, list[Any]]] = {}
+        for target, name, _sender, value in pending:
+            if target.alive:
+                received.setdefault(target, {}).setdefault(name, []).append(value)
+        self._pending = []
+        for target, signals in received.items():
+            declared = layout_of(target).signals
+            target._signals = {
+                name: (True if declared[name].combine is None else declared[name].combine(tuple(values)))
+                for name, values in signals.items()
+            }
+            self._signalled.append(target)
+
+    def committed_signals(self, entity: Entity, signals: dict[str, Any]) -> None:
+        """Set an entity's committed signals (a loaded save)."""
+        entity._signals = dict(signals) or NO_SIGNALS
+        if signals:
+            self._signalled.append(entity)
+
+    # -- per-entity odds and ends ---------------------------------------------------------------
+
+    def snap(self, entity: Entity, ticking: bool) -> None:
+        """previous = current; inside a tick, for the values that tick commits."""
+        if ticking:
+            self._snapped.append(entity)
+        else:
+            entity._prev_tick = -1
+
+    def random_for(self, entity: Entity, seed: Any, ticking: bool) -> random.Random:
+        """The entity's generator, made on first use from the world's seed and the entity's id.
+
+        Seeded from a string, which ``random`` hashes with SHA-512, never with ``hash()``:
+        the same in every process. Inside a tick its state is saved once, on first use, so
+        a failed tick rewinds it.
+        """
+        generator: random.Random | None = entity._random
+        if ticking and entity._random_mark != self.serial:
+            entity._random_mark = self.serial
+            self._randoms.append((entity, None if generator is None else generator.getstate()))
+        if generator is None:
+            generator = random.Random(f"tickswap:{seed!r}:{entity.id}")
+            entity._random = generator
+        return generator
+
+    # -- finding the writer ----------------------------------------------------------------------
+
+    @contextmanager
+    def trap_writes(self, written: list[tuple[Entity, str]],
+                    on_write: Callable[[Entity, Entity, str, str], None]) -> Iterator[None]:
+        """Within the block, a write to one of the ``written`` fields from another entity's
+        update calls ``on_write(writer, written_entity, field, "file:line")`` at the write.
+
+        Each written entity's class is swapped for a subclass whose fields are properties;
+        slow, and only ever used to explain a tick that is already refused.
+        """
+        originals = []
+        try:
+            for entity, _ in written:
+                fields = tuple(sorted({field for other, field in written if other is entity}))
+                originals.append((entity, type(entity)))
+                entity.__class__ = _trap_class(type(entity), fields)
+                entity._trap = (self, on_write)
+            yield
+        finally:
+            for entity, kind in originals:
+                entity.__class__ = kind
+                del entity._trap
+
+
+def _differences(entity: Entity, base: tuple[Any, ...]) -> list[tuple[Entity, str]]:
+    layout = layout_of(entity)
+    return [(entity, name) for name, now, was in zip(layout.names, layout.get(entity), base) if now is not was]
+
+
+_TRAPS: dict[tuple[type, tuple[str, ...]], type] = {}
+
+
+def _trap_class(kind: type, fields: tuple[str, ...]) -> type:
+    key = (kind, fields)
+    if key not in _TRAPS:
+        namespace: dict[str, Any] = {"__module__": kind.__module__, "__qualname__": kind.__qualname__,
+                                     "_trap_of": kind}
+        for field in fields:
+            namespace[field] = _trap_property(field)
+        _TRAPS[key] = type(kind.__name__, (kind,), namespace)
+    return _TRAPS[key]
+
+
+def _trap_property(field: str) -> property:
+    def get(entity: Any) -> Any:
+        return vars(entity)[field]
+
+    def put(entity: Any, value: Any) -> None:
+        buffers, on_write = vars(entity)["_trap"]
+        if buffers.sender is not None and buffers.sender is not entity:
+            caller = sys._getframe(1)
+            on_write(buffers.sender, entity, field, f"{caller.f_code.co_filename}:{caller.f_lineno}")
+        vars(entity)[field] = value
+
+    return property(get, put)
+

@@ -1,0 +1,100 @@
+"""The esper adapter: one private esper world per ``World``, and esper's id counter.
+
+esper 3 keeps its worlds in module globals and works on whichever is *current*, so a
+``World`` switches esper to its own context for every call that touches it and back
+afterwards; that is what lets any number of worlds live in one process without seeing
+each other. Everything the engine needs from esper goes through this module, including
+the one private attribute it must set (the id counter, so a loaded world and a
+rolled-back tick hand out the same ids as the original): esper is pinned below 4 for it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import esper
+
+__all__ = ["EsperWorld"]
+
+_world_numbers = itertools.count(1)
+
+
+def _release(name: str) -> None:
+    if name in esper.list_worlds():
+        if esper.current_world == name:
+            esper.switch_world("default")
+        esper.delete_world(name)
+
+
+class EsperWorld:
+    """A private esper world: create and delete entities, run processors, set the id counter.
+
+    Released when ``close()`` is called or when the owner is collected (held weakly by
+    a finalizer, so esper's module globals never keep a world alive).
+    """
+
+    def __init__(self, owner: object) -> None:
+        self.name = f"tickswap-world-{next(_world_numbers)}"
+        self._finalizer = weakref.finalize(owner, _release, self.name)
+        self.closed = False
+
+    @contextmanager
+    def context(self) -> Iterator[None]:
+        """Make this esper world current for the block (cheap when it already is)."""
+        if self.closed:
+            raise RuntimeError("this World is closed")
+        previous = esper.current_world
+        if previous == self.name:
+            yield
+            return
+        esper.switch_world(self.name)
+        try:
+            yield
+        finally:
+            esper.switch_world(previous if previous in esper.list_worlds() else "default")
+
+    def create(self, components: tuple[Any, ...], entity: Any, alias: type) -> int:
+        """Create an esper entity holding ``components`` and ``entity`` (under type ``alias``)."""
+        if esper.current_world == self.name:  # mid-tick: skip the context switch
+            entity_id: int = esper.create_entity(*components)
+            esper.add_component(entity_id, entity, type_alias=alias)
+            return entity_id
+        with self.context():
+            entity_id = esper.create_entity(*components)
+            esper.add_component(entity_id, entity, type_alias=alias)
+            return entity_id
+
+    def delete(self, entity_id: int) -> None:
+        """Delete an esper entity at once, if it exists (call inside ``context()``)."""
+        if esper.entity_exists(entity_id):
+            esper.delete_entity(entity_id, immediate=True)
+
+    def components(self, entity_id: int) -> tuple[Any, ...]:
+        """Every component of an esper entity."""
+        with self.context():
+            found: tuple[Any, ...] = esper.components_for_entity(entity_id)
+            return found
+
+    def add_processor(self, processor: esper.Processor, priority: int) -> None:
+        """Add a processor; esper runs them by priority, higher first."""
+        with self.context():
+            esper.add_processor(processor, priority)
+
+    def process(self) -> None:
+        """Run every processor once, in priority order."""
+        with self.context():
+            esper.process()
+
+    def next_id(self, entity_id: int) -> None:
+        """Make the next entity created get ``entity_id`` (a load, or a rolled-back tick)."""
+        with self.context():
+            esper._entity_count = itertools.count(entity_id)
+
+    def close(self) -> None:
+        """Release the esper world; safe to call twice."""
+        if not self.closed:
+            self._finalizer()
+            self.closed = True

@@ -1,0 +1,57 @@
+"""The errors a tick can end in: an entity's update failed, or it wrote another entity's state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.entity import Entity
+
+__all__ = ["BufferedWriteError", "EntityUpdateError"]
+
+
+class EntityUpdateError(RuntimeError):
+    """An entity's ``update()`` raised; the tick was abandoned and rolled back.
+
+    Names the entity's class, its id and the tick number; the original exception is
+    ``__cause__``. Everything the engine owns is exactly as it was before the tick, so
+    the world can tick again.
+    """
+
+    def __init__(self, entity: Entity, tick: int, error: BaseException | None, message: str | None = None) -> None:
+        self.entity = entity
+        self.entity_class = type(entity).__name__
+        self.entity_id = entity.id
+        self.tick = tick
+        if message is None:
+            message = (f"{self.entity_class} (id {self.entity_id}) raised {type(error).__name__} in tick {tick}: "
+                       f"{error}; the tick was rolled back")
+        super().__init__(message)
+
+
+class BufferedWriteError(EntityUpdateError):
+    """An entity's update wrote another entity's buffered state; the tick was refused.
+
+    Only an entity writes its own buffered fields (``x``, ``y``, ``angle``, its
+    ``buffered()`` values): a write to another's would be seen by some readers and not
+    others depending on update order, or lost at the swap. Affect others with a signal
+    instead (``other.slap()``, ``other.damage.send(5)``), which they read next tick.
+    ``writer`` and ``entity`` are the two entities (``writer`` is ``None`` when it could
+    not be identified), ``field`` the field, ``tick`` the tick, ``where`` the writer's
+    file and line when known. The tick was rolled back.
+    """
+
+    def __init__(self, writer: Entity | None, written: Entity, field: str, tick: int, where: str | None = None) -> None:
+        self.writer = writer
+        self.field = field
+        self.where = where
+        target = f"{type(written).__name__} (id {written.id})"
+        by = (f"{type(writer).__name__} (id {writer.id})" if writer is not None
+              else "another entity's update (which one could not be found again)")
+        at = f" at {where}" if where else ""
+        message = (f"{by} wrote {field} of {target} in tick {tick}{at}: an entity writes only its own buffered "
+                   f"state; send it a signal instead (declare e.g. hit = signal() or damage = signal(sum) on "
+                   f"{type(written).__name__} and raise it, and let it change its own {field}); "
+                   "the tick was rolled back")
+        super().__init__(writer if writer is not None else written, tick, None, message)
+        self.written = written

@@ -1,0 +1,54 @@
+"""Snapshots and state hashes: a world's buffered state as plain data, and a stable digest of it.
+
+The hash must be the same for the same history in every process and on every machine,
+so the snapshot holds only values that print the same everywhere: numbers (floats by
+their shortest round-trip repr), strings, lists, and class names from the modules that
+define them. Nothing derived from ``hash()``, ``id()``, set order or paths reaches it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from engine.buffering.buffers import signals_of
+
+if TYPE_CHECKING:
+    from engine.world import World
+
+__all__ = ["jsonable", "snapshot", "state_hash"]
+
+
+def jsonable(value: Any, where: str) -> Any:
+    """``value`` as JSON data (tuples become lists, numpy scalars numbers); ``TypeError`` naming ``where``."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return [jsonable(item, where) for item in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return jsonable(value.item(), where)
+    if hasattr(value, "id") and hasattr(value, "alive") and hasattr(value, "update"):  # an entity
+        return {"entity": value.id}
+    raise TypeError(f"{where} holds {value!r}, which is not JSON-serialisable (use numbers, strings, tuples)")
+
+
+def snapshot(world: World) -> dict[str, Any]:
+    """All buffered state and the tick count (see ``World.snapshot``)."""
+    entities = []
+    for entity in world.entities:
+        kind = type(entity)
+        where = f"{kind.__name__} (id {entity.id})"
+        entities.append({
+            "id": entity.id,
+            "class": f"{kind.__module__}.{kind.__qualname__}",
+            "state": {name: jsonable(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
+            "signals": {name: jsonable(value, f"{where}.{name}") for name, value in sorted(signals_of(entity).items())},
+        })
+    return {"tick": world.tick_count, "entities": entities}
+
+
+def state_hash(world: World) -> str:
+    """SHA-256 of the snapshot written canonically (sorted keys, no spaces)."""
+    text = json.dumps(snapshot(world), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
