@@ -190,9 +190,9 @@ class Entity:
         pays nothing. Only after spawn.
         """
         world = self.world
-        if world is None:
-            raise RuntimeError(f"{self!r} has no random generator before it is spawned: its seed comes from "
-                               "the world's seed and its id")
+        if world is None or self.id is None:
+            raise RuntimeError(f"{self!r} has no random generator before it is spawned (or, spawned during a "
+                               "tick, before it joins after the tick): its seed comes from the world's seed and its id")
         return world._buffers.random_for(self, world.seed, world.ticking)
 
     # -- signals ----------------------------------------------------------------------

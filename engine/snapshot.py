@@ -33,10 +33,15 @@ def jsonable(value: Any, where: str) -> Any:
     raise TypeError(f"{where} holds {value!r}, which is not JSON-serialisable (use numbers, strings, tuples)")
 
 
+def _entity_id(entity: Any) -> int:
+    return entity.id  # type: ignore[no-any-return]
+
+
 def snapshot(world: World) -> dict[str, Any]:
     """All buffered state and the tick count (see ``World.snapshot``)."""
     entities = []
-    for entity in world.entities:
+    # By id, not update order: shuffling the update order must not change the hash.
+    for entity in sorted(world.entities, key=_entity_id):
         kind = type(entity)
         where = f"{kind.__name__} (id {entity.id})"
         entities.append({

@@ -19,6 +19,7 @@ import os
 import random
 import weakref
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any, Iterator, TypeVar
 
 import esper
@@ -33,6 +34,7 @@ from engine.snapshot import snapshot, state_hash
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
 E = TypeVar("E", bound=Entity)
+_SPAWNER = itemgetter(0)
 DEFAULT_MS_PER_UPDATE = 15.625
 
 
@@ -98,7 +100,7 @@ class World:
         self._order: dict[int, Entity] = {}
         self._update_list: list[Entity] | None = None
         self._ticking = False
-        self._spawns: list[Entity] = []
+        self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
         self._despawns: list[Entity] = []
         self._early_systems = 0
         self._late_systems = 0
@@ -152,9 +154,12 @@ class World:
     def spawn(self, entity: E, *components: Any) -> E:
         """Add ``entity`` (with optional esper components) and return it.
 
-        Outside a tick the entity is live at once. Spawned during a tick it is not
-        updated in that tick: it joins after the tick, with previous = committed = its
-        initial state. ``id`` (its esper entity id) is set immediately.
+        Outside a tick the entity is live at once and gets its ``id`` (its esper entity
+        id). Spawned during a tick it is ``alive`` at once but not updated in that tick:
+        it joins after the tick, with previous = committed = its initial state, and gets
+        its id then. Ids of the entities spawned in one tick are handed out in a canonical
+        order (their spawners' ids, then the order each spawner spawned them), so ids, and
+        everything seeded from them, never depend on the update order.
         """
         if not isinstance(entity, Entity):
             raise TypeError(f"World.spawn takes an Entity, got {entity!r}")
@@ -162,27 +167,33 @@ class World:
             raise TypeError(
                 f"{type(entity).__name__} was not initialised as an Entity: call super().__init__() in its __init__"
             )
-        if entity.id is not None:
+        if entity.world is not None:
             if entity.world is self and entity.alive:
                 raise ValueError(f"{entity!r} is already spawned in this world")
-            if entity.world is self or entity.world is None:
+            if entity.world is self:
                 raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
-        entity_id = self._ecs.create(components, entity, Entity)
-        entity.id = entity_id
-        self._last_id = entity_id
+        if entity.id is not None:
+            raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
         entity._world = weakref.ref(self)
         entity.alive = True
         entity._prev_tick = -1
-        if type(entity).commit_buffers is not Entity.commit_buffers:
-            self._buffers.hook(entity)
         if self._ticking:
-            self._spawns.append(entity)
+            sender = self._buffers.sender
+            self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]
         else:
-            self._order[entity_id] = entity
+            self._join(entity, components)
             self._update_list = None
             self.structure_version += 1
         return entity
+
+    def _join(self, entity: Entity, components: tuple[Any, ...]) -> None:
+        entity_id = self._ecs.create(components, entity, Entity)
+        entity.id = entity_id
+        self._last_id = entity_id
+        self._order[entity_id] = entity
+        if type(entity).commit_buffers is not Entity.commit_buffers:
+            self._buffers.hook(entity)
 
     def despawn(self, entity: Entity) -> None:
         """Remove ``entity``: ``alive`` is False at once, and despawning twice is harmless.
@@ -199,7 +210,8 @@ class World:
             return
         entity.alive = False
         if self._ticking:
-            self._despawns.append(entity)
+            if entity.id is not None:  # one spawned in this tick simply never joins
+                self._despawns.append(entity)
         else:
             with self._ecs.context():
                 self._remove(entity)
@@ -287,14 +299,13 @@ class World:
     def _attempt(self) -> None:
         self.input = self.input_queue.take()
         random_state = self.random.getstate()
-        last_id = self._last_id
         self._buffers.begin(self._update_order(), self._early_systems > 0)
         self._ticking = True
         try:
             self._ecs.process()
         except BaseException:
             self._ticking = False
-            self._abandon(random_state, last_id)
+            self._abandon(random_state)
             raise
         self._ticking = False
         self._finish()
@@ -304,34 +315,29 @@ class World:
         self._buffers.finish(tick, self._late_systems > 0)
         if self._spawns or self._despawns:
             with self._ecs.context():
-                for entity in self._spawns:
-                    if entity.alive:
-                        assert entity.id is not None
-                        self._order[entity.id] = entity
-                    else:
-                        self._remove(entity)
                 for entity in self._despawns:
-                    self._remove(entity)
+                    if entity.id is not None:
+                        self._remove(entity)
+                # A stable sort by spawner id: the canonical order ids are handed out in.
+                self._spawns.sort(key=_SPAWNER)
+                for _spawner, entity, components in self._spawns:
+                    if entity.alive:
+                        self._join(entity, components)
             self._spawns = []
             self._despawns = []
             self._update_list = None
             self.structure_version += 1
         self.tick_count = tick
 
-    def _abandon(self, random_state: tuple[Any, ...], last_id: int) -> None:
+    def _abandon(self, random_state: tuple[Any, ...]) -> None:
         self._buffers.abort()
         for entity in self._despawns:
             entity.alive = True
         self._despawns = []
-        spawns, self._spawns = self._spawns, []
-        with self._ecs.context():
-            for entity in spawns:
-                self._remove(entity)
-                entity.alive = False
-                entity.id = None
-                entity._world = _no_world
-        self._ecs.next_id(last_id + 1)
-        self._last_id = last_id
+        for _spawner, entity, _components in self._spawns:
+            entity.alive = False
+            entity._world = _no_world
+        self._spawns = []
         self.random.setstate(random_state)
         self.input_queue.restore(self.input)
         self.input = TickInput()

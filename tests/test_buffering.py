@@ -1,0 +1,345 @@
+"""The Double Buffer's promises on the paths users' own games take: writes to others, systems,
+valued signals, snap, per-entity randomness and exact rollback."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import esper
+import pytest
+
+from engine import BufferedWriteError, Entity, EntityUpdateError, World, buffered, signal
+
+
+class Target(Entity):
+    hp = buffered(100)
+    damage = signal(sum)
+
+
+class Hitter(Entity):
+    """Hits its target by writing the target's hp: the natural mistake."""
+
+    def __init__(self, target: Target) -> None:
+        super().__init__()
+        self.target = target
+
+    def update(self, world: World) -> None:
+        self.target.hp -= 10
+
+
+class Mover(Entity):
+    """Writes another entity's position."""
+
+    def __init__(self, target: Entity) -> None:
+        super().__init__()
+        self.target = target
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        self.target.x = 99.0
+
+
+def test_a_write_to_another_entity_is_refused_the_same_way_in_all_six_orders():
+    outcomes = set()
+    for order in itertools.permutations(("target", "hitter1", "hitter2")):
+        with World() as world:
+            target = Target()
+            made = {"target": target, "hitter1": Hitter(target), "hitter2": Hitter(target)}
+            for name in order:
+                world.spawn(made[name])
+            before = world.snapshot()
+            with pytest.raises(BufferedWriteError) as raised:
+                world.tick()
+            error = raised.value
+            assert world.snapshot() == before, "the refused tick left committed state as it was"
+            assert world.tick_count == 0
+            assert error.written is target and error.field == "hp" and error.tick == 1
+            assert isinstance(error.writer, Hitter)
+            message = str(error)
+            assert f"Hitter (id {error.writer.id}) wrote hp of Target (id {target.id}) in tick 1" in message
+            assert "test_buffering.py:" in message and "signal" in message
+            assert isinstance(error, EntityUpdateError)
+            outcomes.add((target.hp, world.tick_count))
+    assert outcomes == {(100, 0)}
+
+
+def test_a_foreign_write_of_a_position_is_refused_and_names_the_first_writer_in_update_order(world):
+    target = world.spawn(Entity(x=1.0))
+    first = world.spawn(Mover(target))
+    world.spawn(Mover(target))
+    with pytest.raises(BufferedWriteError) as raised:
+        world.tick()
+    assert raised.value.writer is first and raised.value.field == "x"
+    assert (target.x, first.x) == (1.0, 0.0)
+
+
+def test_a_tick_that_fails_right_after_a_foreign_write_is_rolled_back_with_it(world):
+    class Breaker(Entity):
+        def __init__(self, target: Target) -> None:
+            super().__init__()
+            self.target = target
+
+        def update(self, world: World) -> None:
+            self.target.hp = 1
+            raise ValueError("boom")
+
+    target = world.spawn(Target())
+    world.spawn(Breaker(target))
+    before = world.snapshot()
+    with pytest.raises(EntityUpdateError) as raised:
+        world.tick()
+    assert isinstance(raised.value.__cause__, ValueError)
+    assert world.snapshot() == before and target.hp == 100
+
+
+def test_writes_between_ticks_and_from_systems_are_allowed(world):
+    target = world.spawn(Target())
+    target.hp = 50  # between ticks: committed at once
+    world.tick()
+    assert target.hp == 50
+
+
+def test_a_valued_signal_sums_floats_bit_identically_in_24_shuffled_orders():
+    class Sink(Entity):
+        damage = signal(sum)
+        hits = signal(tuple)
+        total = buffered(0.0)
+
+        def update(self, world: World) -> None:
+            self.total += self.damage.value
+
+    class Sender(Entity):
+        def __init__(self, sink: Sink, amount: float) -> None:
+            super().__init__()
+            self.sink = sink
+            self.amount = amount
+
+        def update(self, world: World) -> None:
+            self.sink.damage.send(self.amount)
+            self.sink.damage += self.amount / 3  # += contributes once, like send()
+            self.sink.hits.send(self.id)
+
+    amounts = [0.1 * 3 ** k for k in range(-8, 8)]
+    results = set()
+    for seed in range(24):
+        with World() as world:
+            sink = world.spawn(Sink())
+            for amount in amounts:
+                world.spawn(Sender(sink, amount))
+            world.shuffle_order(random.Random(seed))
+            world.tick()
+            world.tick()
+            results.add((sink.total.hex(), sink.hits.value))
+    assert len(results) == 1
+    total, hits = results.pop()
+    expected = 0.0
+    for amount in amounts:
+        expected += amount
+        expected += amount / 3
+    assert float.fromhex(total) == sum([amount for pair in ((a, a / 3) for a in amounts) for amount in pair])
+    assert hits == tuple(range(2, 2 + len(amounts)))
+
+
+def test_a_valued_signal_cannot_be_assigned(world):
+    class Sink(Entity):
+        damage = signal(sum)
+
+    sink = world.spawn(Sink())
+    with pytest.raises(TypeError, match=r"damage is a valued signal: contribute with entity.damage.send"):
+        sink.damage = 5
+    assert not sink.damage and sink.damage.value == 0
+
+
+def test_a_signal_raised_between_ticks_is_seen_one_swap_later(world):
+    seen = []
+
+    class Harry(Entity):
+        def update(self, world: World) -> None:
+            seen.append((world.tick_count + 1, self.was_slapped()))
+
+    harry = world.spawn(Harry())
+    harry.slap()
+    world.tick()
+    world.tick()
+    world.tick()
+    assert seen == [(1, False), (2, True), (3, False)]
+
+
+def test_a_system_after_the_update_method_sees_this_ticks_values_and_keeps_its_writes(world):
+    class Walker(Entity):
+        def update(self, world: World) -> None:
+            self.x += 1
+
+    class Clamp(esper.Processor):
+        def __init__(self) -> None:
+            self.seen: list[float] = []
+
+        def process(self) -> None:
+            for walker in world.entities_of(Walker):
+                self.seen.append(walker.x)
+                if walker.x > 2:
+                    walker.x = 2.0
+
+    clamp = Clamp()
+    world.add_processor(clamp, priority=-1)
+    walker = world.spawn(Walker())
+    positions = []
+    for _ in range(6):
+        world.tick()
+        positions.append(walker.x)
+    assert positions == [1.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+    assert clamp.seen == [1.0, 2.0, 3.0, 3.0, 3.0, 3.0]
+    assert (walker.prev_x, walker.x) == (2.0, 2.0)
+
+
+def test_a_system_before_the_update_method_writes_what_entities_read_as_their_own(world):
+    class Reader(Entity):
+        def update(self, world: World) -> None:
+            self.y = self.x
+
+    class Push(esper.Processor):
+        def process(self) -> None:
+            for reader in world.entities_of(Reader):
+                reader.x += 10
+
+    world.add_processor(Push(), priority=5)
+    reader = world.spawn(Reader())
+    world.tick()
+    assert (reader.x, reader.y, reader.prev_x) == (10.0, 10.0, 0.0)
+
+
+def test_a_failing_system_after_the_update_method_rolls_back_everything(world):
+    class Walker(Entity):
+        def update(self, world: World) -> None:
+            self.x += 1
+
+    class Failing(esper.Processor):
+        armed = False
+
+        def process(self) -> None:
+            for walker in world.entities_of(Walker):
+                walker.x = 50.0
+            if self.armed:
+                raise RuntimeError("system failed")
+
+    failing = Failing()
+    world.add_processor(failing, priority=-1)
+    walker = world.spawn(Walker())
+    world.tick()
+    before = (world.snapshot(), walker.prev_x)
+    failing.armed = True
+    with pytest.raises(RuntimeError, match="system failed"):
+        world.tick()
+    assert (world.snapshot(), walker.prev_x) == before
+
+
+def test_snap_inside_update_applies_to_the_values_that_tick_commits(world):
+    class Rock(Entity):
+        def update(self, world: World) -> None:
+            self.x += 4
+            if self.x > 640:
+                self.x -= 632
+                self.snap()
+
+    rock = world.spawn(Rock(x=638.0))
+    world.tick()
+    assert rock.x == 10.0
+    for alpha in (0.0, 0.25, 0.5, 1.0):
+        assert rock.draw_position(alpha) == (10.0, 0.0)
+    world.tick()
+    assert rock.draw_position(0.5) == (12.0, 0.0)
+
+
+class Gambler(Entity):
+    luck = buffered(0.0)
+
+    def update(self, world: World) -> None:
+        self.luck = self.random.random()
+        if self.random.random() < 0.1:
+            world.spawn(Gambler())
+
+
+def _gamble(seed: int, shuffle: int | None, ticks: int = 30) -> list[str]:
+    with World(seed=seed) as world:
+        for _ in range(5):
+            world.spawn(Gambler())
+        hashes = []
+        for _ in range(ticks):
+            if shuffle is not None:
+                world.shuffle_order(random.Random(shuffle + world.tick_count))
+            world.tick()
+            hashes.append(world.state_hash())
+        return hashes
+
+
+def test_entity_random_draws_are_the_same_in_every_update_order():
+    reference = _gamble(7, None)
+    for shuffle in range(5):
+        assert _gamble(7, shuffle) == reference
+    assert _gamble(8, None) != reference
+
+
+def test_a_rolled_back_tick_then_a_retry_equals_a_world_that_never_failed():
+    class Flaky(Entity):
+        fail_at = -1
+
+        def update(self, world: World) -> None:
+            self.x += world.random.random()
+            self.y += self.random.random()
+            world.spawn(Entity())
+            if world.tick_count + 1 == Flaky.fail_at:
+                Flaky.fail_at = -1
+                raise RuntimeError("flaky")
+
+    def run(fail_at: int) -> tuple[list[str], list[int]]:
+        Flaky.fail_at = fail_at
+        with World(seed=3) as world:
+            world.spawn(Flaky())
+            world.spawn(Flaky())
+            hashes = []
+            while world.tick_count < 120:
+                try:
+                    world.tick()
+                except EntityUpdateError:
+                    continue
+                hashes.append(world.state_hash())
+            return hashes, [entity.id for entity in world.entities][:6]  # type: ignore[misc]
+
+    clean, clean_ids = run(-1)
+    retried, retried_ids = run(20)
+    assert retried == clean
+    assert retried_ids == clean_ids == [1, 2, 3, 4, 5, 6]
+
+
+def test_entity_random_is_saved_and_loaded(world, tmp_path):
+    gambler = world.spawn(Gambler())
+    world.tick()
+    world.save(tmp_path / "save.json")
+    loaded = World.load(tmp_path / "save.json")
+    try:
+        world.tick()
+        loaded.tick()
+        assert loaded.state_hash() == world.state_hash()
+        assert loaded.entities[0].random.random() == gambler.random.random()
+    finally:
+        loaded.close()
+
+
+def test_an_entity_has_no_random_before_it_is_spawned():
+    with pytest.raises(RuntimeError, match="before it is spawned"):
+        Entity().random.random()
+
+
+def test_speed_factor_is_one_under_fixed_steps_and_scales_with_elapsed_time(world):
+    class Runner(Entity):
+        def update(self, world: World) -> None:
+            self.x += 2 * world.speed_factor
+
+    runner = world.spawn(Runner())
+    world.tick()
+    assert (world.elapsed_ms, world.speed_factor, runner.x) == (15.625, 1.0, 2.0)
+    world.tick(31.25)
+    assert (world.elapsed_ms, world.speed_factor, runner.x) == (31.25, 2.0, 6.0)
+    with pytest.raises(ValueError, match="elapsed_ms must be a finite number"):
+        world.tick(float("nan"))
