@@ -7,13 +7,14 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from engine import Entity, EntityUpdateError, World, buffered
+from engine import BufferedWriteError, Entity, EntityUpdateError, World, buffered, signal
 
 
 class Probe(Entity):
-    """Counts its updates per tick; may be told to spawn, despawn, slap or fail during one."""
+    """Counts its updates per tick; may be told to spawn, despawn, slap, send, write another or fail."""
 
     score = buffered(0)
+    gifts = signal(sum)
 
     def __init__(self, label: int, log: list[tuple[int, int]]) -> None:
         super().__init__(x=float(label))
@@ -24,7 +25,7 @@ class Probe(Entity):
     def update(self, world: World) -> None:
         self.log.append((world.tick_count + 1, self.label))
         self.x += 1
-        self.score += self.label
+        self.score += self.label + self.gifts.value
         for action, target in self.plan:
             if action == "spawn":
                 world.spawn(Probe(target, self.log))  # type: ignore[arg-type]
@@ -32,9 +33,25 @@ class Probe(Entity):
                 world.despawn(target)  # type: ignore[arg-type]
             elif action == "slap":
                 target.slap()  # type: ignore[union-attr]
+            elif action == "send":
+                target.gifts.send(0.1 * self.label)  # type: ignore[union-attr]
+            elif action == "write" and target is not self:
+                target.score = -1  # type: ignore[union-attr]
             elif action == "fail":
                 raise RuntimeError("planned failure")
         self.plan = []
+
+
+class Cap:
+    """A system after the Update Method system: caps every score, and its writes must stick."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def process(self) -> None:
+        for probe in self.world.entities_of(Probe):
+            if probe.score > 50:
+                probe.score = 50
 
 
 class WorldMachine(RuleBasedStateMachine):
@@ -46,6 +63,7 @@ class WorldMachine(RuleBasedStateMachine):
         self.log: list[tuple[int, int]] = []
         self.labels = iter(range(1, 10_000))
         self.spawned_order: list[Probe] = []
+        self.world.add_processor(Cap(self.world), priority=-1)
 
     def teardown(self) -> None:
         self.world.close()
@@ -65,7 +83,7 @@ class WorldMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.live())
     @rule(actor=st.integers(min_value=0), victim=st.integers(min_value=0),
-          action=st.sampled_from(["spawn", "despawn", "slap"]))
+          action=st.sampled_from(["spawn", "despawn", "slap", "send"]))
     def plan_mid_tick(self, actor: int, victim: int, action: str) -> None:
         live = self.live()
         who = live[actor % len(live)]
@@ -90,6 +108,30 @@ class WorldMachine(RuleBasedStateMachine):
             if probe not in self.spawned_order:
                 assert isinstance(probe, Probe)
                 self.spawned_order.append(probe)
+
+    @precondition(lambda self: len(self.live()) >= 2)
+    @rule(actor=st.integers(min_value=0), victim=st.integers(min_value=1))
+    def foreign_write_is_refused(self, actor: int, victim: int) -> None:
+        live = self.live()
+        writer = live[actor % len(live)]
+        target = live[(actor + victim) % len(live)]
+        if target is writer:
+            return
+        writer.plan.append(("write", target))
+        before = (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()])
+        try:
+            self.world.tick()
+        except BufferedWriteError as error:
+            assert error.written is target and error.field == "score"
+        else:
+            raise AssertionError("a write to another entity's buffered field was not refused")
+        for probe in self.live():
+            probe.plan = []
+        assert (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()]) == before
+
+    @invariant()
+    def scores_are_capped_by_the_late_system(self) -> None:
+        assert all(probe.score <= 50 for probe in self.live())
 
     @precondition(lambda self: self.live())
     @rule()
