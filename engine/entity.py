@@ -56,6 +56,25 @@ class Entity:
     """
 
     _layout: ClassVar[Layout]
+    # The slots engine.buffering keeps on every entity: declared here for type checkers
+    # only (an annotation makes no class attribute, so attribute access stays fast).
+    _motion_only: bool
+    _bx: Any
+    _by: Any
+    _ba: Any
+    _nx: Any
+    _ny: Any
+    _na: Any
+    _px: Any
+    _py: Any
+    _pa: Any
+    _bfull: tuple[Any, ...]
+    _nfull: tuple[Any, ...]
+    _prest: tuple[Any, ...]
+    _prev_tick: int
+    _signals: dict[str, Any]
+    _random: random.Random | None
+    _random_mark: int
 
     x: float = buffered(0.0)
     y: float = buffered(0.0)
@@ -160,7 +179,7 @@ class Entity:
         Turning from 350 to 10 degrees passes through 0, not through 180.
         """
         current = self.angle
-        turn = (current - self.previous("angle") + 180.0) % 360.0 - 180.0
+        turn: float = (current - self.previous("angle") + 180.0) % 360.0 - 180.0
         return current - turn * (1.0 - alpha)
 
     def snap(self) -> None:

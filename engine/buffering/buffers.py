@@ -208,12 +208,12 @@ class Buffers:
         buffered fields of their own (a tuple per tick each).
         """
         order = self._order
-        for entity in order:
-            entity._bx = entity.x
-            entity._by = entity.y
-            entity._ba = entity.angle
-            if not entity._motion_only:
-                entity._bfull = layout_of(entity).get(entity)
+        for each in order:
+            each._bx = each.x
+            each._by = each.y
+            each._ba = each.angle
+            if not each._motion_only:
+                each._bfull = layout_of(each).get(each)
         self._stashed = True
         moved_append = self._moved.append
         changed_append = self._changed.append
@@ -350,7 +350,8 @@ class Buffers:
     def raise_signal(self, target: Entity, name: str, value: Any) -> None:
         """Put a signal (or one contribution to a valued signal) into the next buffer."""
         sender = self.sender
-        self._pending.append((target, name, -1 if sender is None else sender.id, value))
+        sender_id = -1 if sender is None or sender.id is None else sender.id
+        self._pending.append((target, name, sender_id, value))
 
     def _swap_signals(self) -> None:
         for entity in self._signalled:
@@ -369,10 +370,7 @@ class Buffers:
         self._pending = []
         for target, signals in received.items():
             declared = layout_of(target).signals
-            target._signals = {
-                name: (True if declared[name].combine is None else declared[name].combine(tuple(values)))
-                for name, values in signals.items()
-            }
+            target._signals = {name: _combined(declared[name].combine, values) for name, values in signals.items()}
             self._signalled.append(target)
 
     def committed_signals(self, entity: Entity, signals: dict[str, Any]) -> None:
@@ -423,12 +421,16 @@ class Buffers:
                 fields = tuple(sorted({field for other, field in written if other is entity}))
                 originals.append((entity, type(entity)))
                 entity.__class__ = _trap_class(type(entity), fields)
-                entity._trap = (self, on_write)
+                vars(entity)["_trap"] = (self, on_write)
             yield
         finally:
             for entity, kind in originals:
                 entity.__class__ = kind
-                del entity._trap
+                del vars(entity)["_trap"]
+
+
+def _combined(combine: Callable[[tuple[Any, ...]], Any] | None, values: list[Any]) -> Any:
+    return True if combine is None else combine(tuple(values))
 
 
 def _differences(entity: Entity, base: tuple[Any, ...]) -> list[tuple[Entity, str]]:

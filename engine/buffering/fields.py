@@ -175,14 +175,14 @@ class Layout:
         self.defaults = defaults
         self.rest = names[len(MOTION):]
         self.signals = signals
-        self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)  # type: ignore[assignment]
+        self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
         self.set = _make_setter(names)
         self.get_rest: Callable[[Any], tuple[Any, ...]] | None = None
         self.set_rest: Callable[[Any, tuple[Any, ...]], None] | None = None
         if self.rest:
             getter = attrgetter(*self.rest)
             # attrgetter of one name returns the value itself, not a 1-tuple.
-            self.get_rest = getter if len(self.rest) > 1 else (lambda entity: (getter(entity),))  # type: ignore[assignment]
+            self.get_rest = getter if len(self.rest) > 1 else (lambda entity: (getter(entity),))
             self.set_rest = _make_setter(self.rest)
 
     def index(self, name: str) -> int:

@@ -21,7 +21,7 @@ from pyglet.gl import GL_POINTS
 from engine.buffering.buffers import previous_positions
 from engine.crowd import Crowd
 from engine.entity import Entity
-from engine.look import Look
+from engine.look import DEFAULT_LOOK, Look
 from engine.world import World
 
 __all__ = ["EntityRenderer"]
@@ -366,7 +366,7 @@ class EntityRenderer:
             look = self.looks.get(kind)
             if look is not None:
                 return look
-        return entity.look
+        return entity.look if entity.look is not None else DEFAULT_LOOK
 
     def draw(self, alpha: float) -> None:
         """Draw every entity ``alpha`` of the way into the next tick."""
