@@ -106,6 +106,10 @@ class World:
         """The world's random generator: use it (not ``random``) so games replay exactly."""
         self.tick_count = 0
         """Ticks completed so far."""
+        # TEMP shim (the lead replaces it): the game-time API that loops and the lab use.
+        self.ms_per_update = 15.625
+        self.elapsed_ms = 15.625
+        self.speed_factor = 1.0
         self.input_queue = InputQueue()
         """Where input events wait for the next tick (the window, tests and replays push here)."""
         self.input = TickInput()
@@ -291,7 +295,7 @@ class World:
 
     # -- the tick -----------------------------------------------------------------------
 
-    def tick(self) -> None:
+    def tick(self, elapsed_ms: float | None = None) -> None:
         """Run one tick of game logic.
 
         The order, always:
@@ -313,6 +317,8 @@ class World:
         """
         if self._ticking:
             raise RuntimeError("World.tick() was called from inside a tick")
+        self.elapsed_ms = self.ms_per_update if elapsed_ms is None else elapsed_ms  # TEMP shim
+        self.speed_factor = self.elapsed_ms / self.ms_per_update  # TEMP shim
         self.input = self.input_queue.take()
         rollback = (
             [(entity, entity._buffered_get(entity)) for entity in self._order.values()]
