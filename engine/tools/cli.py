@@ -307,7 +307,9 @@ def _lab(args: argparse.Namespace) -> int:
         return _error(str(error))
 
     def scenario() -> Scenario:
-        return BallScenario() if args.scenario == "ball" else GameScenario(args.scenario, seed=args.seed)
+        if args.scenario == "ball":
+            return BallScenario()
+        return GameScenario(args.scenario, seed=args.seed, ms_per_update=1000 / args.ups)
 
     reports = run_lab(scenario, machine, seconds=args.seconds, ms_per_update=1000 / args.ups)
     print(f"scenario {args.scenario}, {args.seconds:g} s at {args.ups:g} updates/s, machine: update "
