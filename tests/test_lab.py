@@ -128,6 +128,7 @@ def test_the_lab_command_prints_game_time_for_a_game_file(comet, capsys):
     assert not rows["variable"].endswith("identical")
 
 
+@pytest.mark.usefixtures("offscreen")  # engine.render.runner imports pyglet's GL: only where there is some
 def test_make_game_loop_hands_the_variable_loop_elapsed_time_to_a_tick_that_takes_it(clock):
     from engine.render.runner import make_game_loop
 
