@@ -222,3 +222,14 @@ def test_tickswap_check_refuses_a_game_file_that_does_not_import(tmp_path, capsy
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert "SyntaxError" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_tickswap_check_feeds_a_recordings_input_to_every_order(tmp_path, capsys):
+    recording = tmp_path / "b.rec"
+    header = '{"format":"tickswap-replay","version":1,"game":"slapstick","seed":0,"ms_per_update":15.625,"engine":"0.1.0"}'
+    b_at_tick_2 = '{"tick":2,"input":[["key_press",98,0.0,0.0]]}'
+    end = '{"end":20,"hash":"0"}'
+    recording.write_text(f"{header}\n{b_at_tick_2}\n{end}\n")
+    assert main(["check", "slapstick", "--ticks", "20", "--input", str(recording)]) == 1
+    assert "after tick 2" in capsys.readouterr().out
+    assert main(["check", "slapstick", "--input", str(tmp_path / "missing.rec")]) == 2

@@ -28,7 +28,7 @@ class RenderGatedLoop(_SteppedLoop):
     states. Frames are thus presented at even intervals, whatever the update cost does
     from frame to frame.
 
-    The timing follows the classic pseudo-code exactly. ``frame_start`` is read just
+    The timing follows the pseudo-code of DESIGN.md exactly. ``frame_start`` is read just
     *before* the render, and the frame is expected to end at ``frame_start + interval``
     (the interval as it was then). As soon as the render, or any update after it, has
     taken longer than the current interval, the interval grows to 1.2x the time taken

@@ -342,7 +342,10 @@ def _add_check_parser(commands: Any) -> None:
     check.add_argument("--ticks", type=_positive_int, default=300, help="ticks to run (default 300)")
     check.add_argument("--orders", type=_positive_int, default=4, help="shuffled orders besides spawn order (default 4)")
     check.add_argument("--seed", type=int, default=0, help="seed for the worlds, the shuffles and the input (default 0)")
-    check.add_argument("--no-input", action="store_true", help="no input at all (default: seeded random input)")
+    given = check.add_mutually_exclusive_group()
+    given.add_argument("--input", metavar="FILE",
+                       help="feed every order the per-tick input of a recording (tickswap run --record FILE)")
+    given.add_argument("--no-input", action="store_true", help="no input at all (default: seeded random input)")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -356,9 +359,15 @@ def _check(args: argparse.Namespace) -> int:
         return _error(str(error))
     except Exception as error:  # noqa: BLE001 - a game file that does not import: bad input, one line
         return _error(f"cannot load {args.game}: {type(error).__name__}: {error}")
+    inputs: Any = None if args.no_input else "random"
+    if args.input:
+        try:
+            inputs = read_replay(args.input).inputs
+        except ReplayError as error:
+            return _error(str(error))
     try:
         result = check_order_independence(game.build, ticks=args.ticks, orders=args.orders, seed=args.seed,
-                                          inputs=None if args.no_input else "random")
+                                          inputs=inputs)
     except Exception as error:  # noqa: BLE001 - build(world) itself failed (a failing tick is in the result)
         print(f"tickswap: {args.game} failed: {type(error).__name__}: {error} (at {_where(error)})", file=sys.stderr)
         return 1
