@@ -58,9 +58,11 @@ class _Trapped(Exception):
     """The write trap fired while explaining a refused tick."""
 
 
-def _positive_ms(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number of milliseconds > 0, got {value!r}")
+def _ms(name: str, value: float, zero_allowed: bool = False) -> float:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0 or (value == 0 and not zero_allowed)):
+        bound = ">= 0" if zero_allowed else "> 0"
+        raise ValueError(f"{name} must be a finite number of milliseconds {bound}, got {value!r}")
     return float(value)
 
 
@@ -83,7 +85,7 @@ class World:
         since draws from a shared generator follow the update order."""
         self.tick_count = 0
         """Ticks completed so far."""
-        self.ms_per_update = _positive_ms("ms_per_update", ms_per_update)
+        self.ms_per_update = _ms("ms_per_update", ms_per_update)
         """The game time one fixed step covers."""
         self.elapsed_ms = self.ms_per_update
         """The game time the current (or last) tick covers: ``ms_per_update`` under fixed-step
@@ -283,7 +285,7 @@ class World:
             self.elapsed_ms = self.ms_per_update
             self.speed_factor = 1.0
         else:
-            self.elapsed_ms = _positive_ms("elapsed_ms", elapsed_ms)
+            self.elapsed_ms = _ms("elapsed_ms", elapsed_ms, zero_allowed=True)
             self.speed_factor = self.elapsed_ms / self.ms_per_update
         try:
             self._attempt()

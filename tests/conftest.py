@@ -1,26 +1,10 @@
-"""Shared fixtures: a virtual clock, so no test ever sleeps."""
+"""Shared fixtures. ``world`` and ``clock`` come from tickswap's own pytest plugin
+(``engine.tools.pytest_plugin``, registered by the package's ``pytest11`` entry point), so
+the whole suite exercises it; only the drawing fixture is the suite's own."""
 
 from __future__ import annotations
 
 import pytest
-
-from engine import VirtualClock
-
-
-@pytest.fixture
-def clock() -> VirtualClock:
-    """A fresh ``VirtualClock`` at 0 ms."""
-    return VirtualClock()
-
-
-@pytest.fixture
-def world():
-    """A fresh ``World``, closed (its esper world released) after the test."""
-    from engine import World
-
-    with World() as fresh:
-        yield fresh
-
 
 _offscreen_reason: list[str] = []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -144,6 +145,51 @@ def test_render_gated_first_frame_renders_the_initial_state_then_renders_at_the_
     assert trace.timeline() == "R0 U10 U20 U30 W25 R25 U40 U50 U60 W50 R50"
 
 
+def test_render_gated_reads_frame_start_before_the_render_as_the_contract_traces_it(clock):
+    update, render, log = costly(clock, 1, 3)
+    trace = Trace()
+    loop = RenderGatedLoop(update, render, ms_per_update=5, render_interval_ms=16, clock=clock, trace=trace)
+    for _ in range(3):
+        loop.frame()
+    assert trace.timeline() == "R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32"
+    renders = [value for kind, value in log if kind == "render"]
+    assert renders[0] == 1.0, "the first frame renders the initial state"
+    assert renders[1] == pytest.approx(0.2), "(16 - 15) / (20 - 15)"
+    assert renders[2] == pytest.approx(0.4), "(32 - 30) / (35 - 30)"
+    assert loop.render_interval_ms == 16, "a frame with slack never grows the interval"
+
+
+def test_render_gated_render_that_overruns_grows_the_interval_in_that_same_frame(clock):
+    update, render, _ = costly(clock, 1, 20)
+    trace = Trace()
+    loop = RenderGatedLoop(update, render, ms_per_update=5, render_interval_ms=16, clock=clock, trace=trace)
+    loop.frame()  # the very first render takes 20 ms of a 16 ms interval
+    assert clock.now_ms() == 20
+    assert loop.render_interval_ms == pytest.approx(1.2 * 20), "grown at once, not a frame later"
+    loop.frame()  # the frame was due at 16: step past it, then render at once, without waiting
+    assert trace.timeline() == "R0 U5 U10 U15 U20 R24"
+    assert loop.alpha == pytest.approx(0.2)
+    assert loop.render_interval_ms == pytest.approx(1.2 * 20), "24 ms taken by then: not past the grown interval"
+    loop.frame()
+    # The next frame started at 24 and is due at 24 + 24 = 48; the 20 ms render and the
+    # updates up to sim 50 (six, 1 ms each) end at 50. The update ending at 49 overran the
+    # 24 ms interval (25 ms taken): it grew to 30 there, and the last one fit in that.
+    assert trace.timeline() == "R0 U5 U10 U15 U20 R24 U25 U30 U35 U40 U45 U50 R50"
+    assert loop.render_interval_ms == pytest.approx(1.2 * 25)
+
+
+def test_render_gated_update_that_overruns_grows_the_interval_as_soon_as_it_does(clock):
+    update, render, _ = costly(clock, 6, 1)
+    loop = RenderGatedLoop(update, render, ms_per_update=5, render_interval_ms=10, clock=clock)
+    loop.frame()
+    assert loop.render_interval_ms == 10
+    seen = []
+    loop._update = lambda: (seen.append(loop.render_interval_ms), update())  # type: ignore[method-assign]
+    loop.frame()  # frame from 0 due at 10: updates end at 7, 13 (overrun: 1.2 x 13), 19 (1.2 x 19)
+    assert seen == [10, 10, pytest.approx(1.2 * 13)], "the update after the overrun already sees it grown"
+    assert loop.render_interval_ms == pytest.approx(1.2 * 19)
+
+
 def test_render_gated_presents_frames_at_even_intervals_when_update_cost_jitters(clock):
     machine = Machine(update_ms=1.0, render_ms=2.0, jitter_ms=0.9, seed=4)
     trace = Trace()
@@ -177,12 +223,18 @@ def test_render_gated_interval_grows_on_overrun_and_comes_back_down(clock):
 
 
 def test_render_gated_never_shrinks_below_what_the_frame_needs(clock):
+    trace = Trace()
     loop = RenderGatedLoop(lambda: clock.advance(2), lambda alpha: clock.advance(20),
-                           ms_per_update=15.625, clock=clock)
+                           ms_per_update=15.625, clock=clock, trace=trace)
     for _ in range(60):
         loop.frame()
-    # A frame is render (20) + about two updates (4): the interval settles above 1.2x that.
-    assert 1.2 * 22 <= loop.render_interval_ms <= 1.2 * 26 * 1.2
+    # The first render (20 ms) grew the interval to 24 at once; a frame is that render plus
+    # one or two updates (22 or 24 ms), which never overruns it again, so it stays there and
+    # frames are presented evenly, never late.
+    assert loop.render_interval_ms == pytest.approx(1.2 * 20)
+    presented = [e.at_ms for e in trace if e.kind == "render"][-20:]
+    assert {round(b - a, 6) for a, b in itertools.pairwise(presented)} == {24.0}
+    assert not any(e.kind == "behind" for e in trace)
 
 
 def test_render_gated_cap_drops_time_after_a_stall(clock):

@@ -48,11 +48,101 @@ def test_the_same_seed_gives_the_same_lab_run():
     assert first == second
 
 
-def test_a_sample_game_runs_in_the_lab_and_stays_deterministic():
-    reports = run_lab(lambda: GameScenario("patrol"), MACHINES["fast"], seconds=0.3)
-    assert {r.versus_exact for r in reports} == {"identical"}
-    variable = next(r for r in reports if r.loop == "variable")
-    assert variable.game_ms == variable.ticks * 15.625 > variable.real_ms
+def test_a_sample_game_runs_in_the_lab_and_fixed_steps_stay_deterministic():
+    reports = {r.loop: r for r in run_lab(lambda: GameScenario("patrol"), MACHINES["fast"], seconds=0.3)}
+    assert {reports[loop].versus_exact for loop in ("constant", "max-fps", "fixed", "gated")} == {"identical"}
+    variable = reports["variable"]
+    # Each frame is one tick covering the frame's real elapsed time: game time keeps to real time.
+    assert abs(variable.game_ms - variable.real_ms) < 20
+    assert variable.versus_exact != "identical"
+
+
+COMET = """
+from engine import Entity
+
+
+class Comet(Entity):
+    SPEED = 0.125  # units per ms
+
+    def update(self, world):
+        self.x += self.SPEED * world.ms_per_update * world.speed_factor
+
+
+def build(world):
+    world.spawn(Comet())
+"""
+
+
+@pytest.fixture
+def comet(tmp_path):
+    path = tmp_path / "comet.py"
+    path.write_text(COMET)
+    return str(path)
+
+
+def test_the_variable_loop_ticks_an_entity_game_with_the_frames_elapsed_time(comet):
+    scenarios = []
+
+    def scenario():
+        scenarios.append(GameScenario(comet))
+        return scenarios[-1]
+
+    reports = {r.loop: r for r in run_lab(scenario, MACHINES["fast"], seconds=2)}
+    variable = reports["variable"]
+    world = scenarios[list(reports).index("variable")].world
+    assert variable.ticks == world.tick_count > 300
+    assert variable.game_ms == pytest.approx(variable.real_ms, abs=10), "not 6x real time"
+    (comet_entity,) = world.entities
+    assert comet_entity.x == pytest.approx(0.125 * variable.game_ms)
+    assert not variable.versus_exact.startswith("game time"), "the world's game time is the loop's"
+    assert variable.versus_exact != "identical"
+    assert reports["fixed"].versus_exact == "identical"
+
+
+class OneTickPerFrame(GameScenario):
+    """The old lab's mistake: every update one fixed tick, whatever its elapsed time."""
+
+    def step(self, elapsed_ms):
+        super().step(self.ms_per_update)
+
+
+def test_the_lab_never_calls_a_run_identical_whose_game_time_differs(comet):
+    reports = {r.loop: r for r in run_lab(lambda: OneTickPerFrame(comet), MACHINES["fast"], seconds=2)}
+    variable = reports["variable"]
+    ticked_ms = variable.ticks * 15.625
+    assert variable.versus_exact == f"game time {ticked_ms:.0f} ms vs {variable.game_ms:.0f} ms"
+    assert ticked_ms > 5 * variable.real_ms
+    assert reports["fixed"].versus_exact == "identical"
+
+
+def test_the_lab_refuses_a_game_scenario_built_for_another_step(comet):
+    with pytest.raises(ValueError, match="15.625"):
+        run_lab(lambda: GameScenario(comet, ms_per_update=10.0), MACHINES["fast"], seconds=0.1)
+
+
+def test_the_lab_command_prints_game_time_for_a_game_file(comet, capsys):
+    assert main(["lab", comet, "--machine", "fast", "--seconds", "1"]) == 0
+    table = capsys.readouterr().out.split("first 100 ms")[0]
+    rows = {line.split()[0]: line for line in table.splitlines() if line.strip()}
+    assert rows["fixed"].endswith("identical")
+    assert not rows["variable"].endswith("identical")
+
+
+@pytest.mark.usefixtures("offscreen")  # engine.render.runner imports pyglet's GL: only where there is some
+def test_make_game_loop_hands_the_variable_loop_elapsed_time_to_a_tick_that_takes_it(clock):
+    from engine.render.runner import make_game_loop
+
+    handed: list[object] = []
+    loop = make_game_loop("variable", lambda elapsed_ms=None: handed.append(elapsed_ms),
+                          lambda alpha: clock.advance(10), ms_per_update=15.625, clock=clock,
+                          process_input=lambda: None)
+    loop.run(frames=3)
+    assert handed == [0.0, 10.0, 10.0]
+    ticked: list[str] = []
+    loop = make_game_loop("variable", lambda: ticked.append("tick"), lambda alpha: clock.advance(10),
+                          ms_per_update=15.625, clock=clock, process_input=lambda: None)
+    loop.run(frames=2)
+    assert ticked == ["tick", "tick"], "a tick that takes no elapsed time still ticks once a frame"
 
 
 @pytest.mark.parametrize(("argv", "words"), [

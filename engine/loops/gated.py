@@ -28,12 +28,21 @@ class RenderGatedLoop(_SteppedLoop):
     states. Frames are thus presented at even intervals, whatever the update cost does
     from frame to frame.
 
-    When a frame's render and updates overrun the interval, the interval grows to 1.2x
-    the time the frame actually took and the frame is rendered at once, without waiting.
+    The timing follows the pseudo-code of DESIGN.md exactly. ``frame_start`` is read just
+    *before* the render, and the frame is expected to end at ``frame_start + interval``
+    (the interval as it was then). As soon as the render, or any update after it, has
+    taken longer than the current interval, the interval grows to 1.2x the time taken
+    so far (checked after the render and after every update, so a render that overruns
+    grows the interval in that same frame, not a frame later); a frame whose end has
+    already passed when its updates are done is rendered at once, without waiting.
     When there is slack again, the interval shrinks slowly back toward the target (a
     tenth of its excess a frame), but never below 1.2x the frame's busy time: that
     margin is the hysteresis that keeps it from shrinking into an overrun and growing
     straight back. The very first frame renders the initial state at 1.0.
+
+    With a 3 ms render, 1 ms updates, 5 ms steps and a 16 ms interval the timeline is
+    ``R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32``, and the render at 16 gets
+    ``(16 - 15) / (20 - 15) = 0.2``.
 
     The interval never grows past ``max_render_interval_ms`` (250 ms: 4 frames a second):
     a frame that took longer was a stall (a closed laptop lid, a debugger), not the
@@ -75,8 +84,7 @@ class RenderGatedLoop(_SteppedLoop):
         self._begin_frame()
         if self._frame_start is None:
             self._end_updates(0.0)
-            self._present(1.0)
-            self._schedule(_read_clock(self.clock))
+            self._render_frame(1.0)
             return
 
         step = self._step
@@ -97,28 +105,35 @@ class RenderGatedLoop(_SteppedLoop):
             self._update()
             self.ticks += 1
             updates += 1
+            self._grow_if_overrun()
         self.frame_updates = updates
         self._end_updates(updates * step / NS_PER_MS)
 
         now = _read_clock(self.clock)
-        assert self._frame_start is not None
-        busy = now - self._frame_start
         if now < frame_end:
+            busy = now - self._frame_start
             self._wait((frame_end - now) / NS_PER_MS)
-            presented_at = frame_end
             target = self.target_interval_ms * NS_PER_MS
             shrunk = max(target, GROWTH * busy, self._interval - (self._interval - target) * SHRINK)
-            if shrunk < self._interval:
-                self._interval = shrunk
-        else:
-            self._interval = min(max(self._interval, GROWTH * busy), self.max_interval_ms * NS_PER_MS)
-            presented_at = now
+            self._interval = min(self._interval, shrunk)
+        # else: the frame overran; the checks above already grew the interval. Render now.
 
         previous_sim = self._sim_origin + (self.ticks - 1) * step
         proportion = (frame_end - previous_sim) / step
-        self._present(min(1.0, max(0.0, proportion)))
-        self._schedule(presented_at)
+        self._render_frame(min(1.0, max(0.0, proportion)))
 
-    def _schedule(self, presented_at: int) -> None:
-        self._frame_start = presented_at
-        self._frame_end = presented_at + round(self._interval)
+    def _render_frame(self, proportion: float) -> None:
+        """Start the next frame: read ``frame_start``, fix its end, render, check the render's cost."""
+        # frame_start is read *before* the render: the render is part of the frame it
+        # starts, so its cost counts against that frame's interval.
+        self._frame_start = _read_clock(self.clock)
+        self._frame_end = self._frame_start + round(self._interval)
+        self._present(proportion)
+        self._grow_if_overrun()
+
+    def _grow_if_overrun(self) -> None:
+        """If the frame so far took longer than the interval, grow it to 1.2x that, at once."""
+        assert self._frame_start is not None
+        taken = _read_clock(self.clock) - self._frame_start
+        if taken > self._interval:
+            self._interval = min(GROWTH * taken, self.max_interval_ms * NS_PER_MS)

@@ -39,10 +39,19 @@ HEADLESS_RENDER_MS = 1.0
 """What a headless render costs loops that pace themselves (constant rate, render-gated)."""
 
 
-def make_game_loop(kind: str, tick: Callable[[], Any], render: Callable[[float], Any], *, ms_per_update: float,
+def make_game_loop(kind: str, tick: Callable[..., Any], render: Callable[[float], Any], *, ms_per_update: float,
                    clock: Any, process_input: Callable[[], Any], on_frame: Callable[[float], Any] | None = None,
                    max_fps: float | None = None) -> _Loop:
-    """Build loop ``kind`` (one of ``LOOPS``) calling ``tick()`` for each update."""
+    """Build loop ``kind`` (one of ``LOOPS``) calling ``tick()`` for each update.
+
+    The variable-step loop calls ``tick(elapsed_ms)`` with the frame's real elapsed time
+    when ``tick`` accepts it, so that it can pass it on to ``world.tick(elapsed_ms)``:
+    the tick then covers that much game time and ``world.speed_factor`` scales motion
+    to it. A ``tick`` that takes no argument gets one tick per frame, whatever the
+    frame's length (the game then runs as fast as frames come).
+    """
+    import inspect
+
     common: dict[str, Any] = {"process_input": process_input, "clock": clock, "on_frame": on_frame}
     if kind == "fixed":
         return FixedStepLoop(tick, render, ms_per_update=ms_per_update, max_fps=max_fps, **common)
@@ -51,9 +60,13 @@ def make_game_loop(kind: str, tick: Callable[[], Any], render: Callable[[float],
     if kind == "constant":
         return ConstantRateLoop(tick, render, fps=1000 / ms_per_update, **common)
     if kind == "variable":
-        # A game's entities step in fixed ticks; here every frame is one tick, whatever
-        # its length, which is exactly the variable loop's trade-off made visible.
-        return VariableStepLoop(lambda elapsed_ms: tick(), render, target_fps=1000 / ms_per_update, **common)
+        try:
+            inspect.signature(tick).bind(0.0)
+            update: Callable[[float], Any] = tick
+        except (TypeError, ValueError):  # takes no elapsed time (ValueError: no signature to read)
+            def update(elapsed_ms: float) -> None:
+                tick()
+        return VariableStepLoop(update, render, target_fps=1000 / ms_per_update, **common)
     if kind == "gated":
         return RenderGatedLoop(tick, render, ms_per_update=ms_per_update, **common)
     raise ValueError(f"unknown loop {kind!r}; the loops are {', '.join(LOOPS)}")

@@ -146,26 +146,42 @@ class BallScenario:
 
 
 class GameScenario:
-    """A sample game's world; each update is one tick (elapsed time is ignored, by design).
+    """A sample game's world (or a game file's), driven the way a real loop drives it.
 
-    Under the variable-step loop the game therefore runs as fast as frames come: the
-    table's game time shows it.
+    Under the fixed-step loops every update is ``world.tick()``: one tick of
+    ``ms_per_update`` game time, ``world.speed_factor`` exactly 1.0. Under the
+    variable-step loop every update is ``world.tick(elapsed_ms)`` with the frame's real
+    elapsed time, so entities that scale their motion by ``world.speed_factor`` move at
+    the right speed; those that don't run as fast as frames come, and the last column
+    says their state differs.
     """
 
-    steps_are_ticks = True
+    steps_are_ticks = False
 
-    def __init__(self, name: str, seed: int = 0) -> None:
+    def __init__(self, name: str, seed: int = 0, ms_per_update: float = 15.625) -> None:
         import games
 
         self.name = name
         self.seed = seed
+        self.ms_per_update = ms_per_update
         self._game = games.load(name)
-        self.world = World(seed=seed)
-        self._game.build(self.world)
+        self.world = self._new_world()
+        self.game_ms = Fraction(0)
+        """Game time the world has been ticked through, exactly: the sum of every tick's elapsed_ms."""
+
+    def _new_world(self) -> World:
+        world = World(seed=self.seed)
+        world.ms_per_update = self.ms_per_update
+        self._game.build(world)
+        return world
 
     def step(self, elapsed_ms: float) -> None:
-        """One tick of the game (a game's logic steps in ticks, whatever the elapsed time)."""
-        self.world.tick()
+        """One tick covering ``elapsed_ms`` of game time (a plain ``tick()`` for a fixed step)."""
+        if elapsed_ms == self.ms_per_update:
+            self.world.tick()
+        else:
+            self.world.tick(elapsed_ms)
+        self.game_ms += Fraction(self.world.elapsed_ms)
 
     def state(self) -> str:
         """The world's state hash."""
@@ -180,10 +196,20 @@ class GameScenario:
         return None
 
     def compare(self, ticks: int, game_ms: Fraction) -> str:
-        """Against a fresh world of the same game and seed, ticked as many times."""
-        with World(seed=self.seed) as reference:
-            self._game.build(reference)
-            for _ in range(ticks):
+        """Against a fresh world of the same game and seed, ticked in fixed steps to the same game time.
+
+        ``game_ms`` is the game time the loop ran (what its updates were handed). If the
+        world was ticked through a different game time, the comparison says so rather
+        than comparing tick counts: a game ticked once per frame whatever the frame's
+        length is not "identical" to anything, however its hash compares.
+        """
+        if abs(self.game_ms - game_ms) * 1_000_000 >= Fraction(1, 2):  # more than half a nanosecond
+            return f"game time {float(self.game_ms):.0f} ms vs {float(game_ms):.0f} ms"
+        whole_ticks = game_ms / Fraction(self.ms_per_update)
+        if whole_ticks.denominator != 1:
+            return f"differs (no fixed tick ends at {float(game_ms):.3f} ms)"
+        with self._new_world() as reference:
+            for _ in range(int(whole_ticks)):
                 reference.tick()
             return "identical" if reference.state_hash() == self.state() else "differs"
 
@@ -266,6 +292,10 @@ def run_lab(scenario_factory: Callable[[], Scenario], machine: Machine, seconds:
         clock = VirtualClock()
         trace = Trace()
         scenario = scenario_factory()
+        own_step = getattr(scenario, "ms_per_update", ms_per_update)
+        if own_step != ms_per_update:
+            raise ValueError(f"the scenario steps {own_step!r} ms per update but the lab runs {ms_per_update!r}; "
+                             "build it with the same ms_per_update")
         lags: dict[bool, list[float]] = {False: [], True: []}
         loop = make_loop(kind, scenario, machine, clock, trace, ms_per_update, lags)
         loop.run(until=seconds * 1000)

@@ -1,0 +1,246 @@
+"""Order independence, checked: run a game in many update orders and compare every tick.
+
+The Double Buffer's promise is that the outcome of a tick does not depend on the order
+in which entities update. ``check_order_independence(build)`` tests it the way Game
+Programming Patterns' sample runs one stage in two orders, only harder: it builds one
+*reference* world (spawn order, as the engine always runs it) and ``orders`` more whose
+update order is reshuffled before *every* tick (a fixed shuffle would only try one
+order per entity pair; reshuffling tries a new one each tick, and puts entities spawned
+mid-run anywhere, not just at the end). All worlds get the same input, tick in
+lockstep, and their ``snapshot()`` is compared after each tick. The first tick at which
+a world differs from the reference is reported with the entities (class and id) and the
+fields that differ, both values side by side.
+
+Entities are matched by ``id``. Ids come from spawn order, so when two entities spawn
+in the same tick from two different ``update()`` calls, which one gets the lower id
+depends on update order: that *is* an order dependence (ids are saved, hashed and
+decide the update order of the newcomers), and the check reports it, saying when the
+entities are otherwise the same so the cause is plain. Spawn from one entity (a
+spawner, a system) when the ids must not depend on order.
+
+``tickswap check GAME`` runs this from the command line; ``engine.testing`` offers it
+as ``assert_order_independent`` for pytest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.input import InputEvent
+from engine.world import World
+
+__all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "random_input"]
+
+DEFAULT_KEYS: tuple[int, ...] = (65361, 65362, 65363, 65364, 32, 65293, 119, 97, 115, 100)
+"""The keys random input presses unless told otherwise: the arrows, Space, Enter and W A S D
+(pyglet's key codes). A game's own keys are named with ``random_input(keys=...)``."""
+
+Inputs = Callable[[int], Iterable[InputEvent]] | Mapping[int, Sequence[InputEvent]] | None
+"""Input for the check: a function of the tick number (1-based) returning that tick's
+events, a mapping from tick number to events, or ``None`` for none at all."""
+
+
+def random_input(seed: int = 0, *, keys: Sequence[Any] = DEFAULT_KEYS, width: float = 640.0,
+                 height: float = 480.0, rate: float = 0.2) -> Callable[[int], list[InputEvent]]:
+    """Seeded random input: key presses and releases, mouse moves, clicks and drags.
+
+    Returns a function of the tick number giving that tick's events; the same seed gives
+    the same events, whichever world asks and however often (it is a pure function of
+    ``(seed, tick)``). ``rate`` is the chance, per tick, of each kind of event.
+    """
+    if not keys:
+        raise ValueError("random_input needs at least one key to press")
+    keys = tuple(keys)
+
+    def events(tick: int) -> list[InputEvent]:
+        rng = random.Random(f"{seed}:{tick}")
+        made: list[InputEvent] = []
+        if rng.random() < rate:
+            made.append(InputEvent("key_press", rng.choice(keys)))
+        if rng.random() < rate:
+            made.append(InputEvent("key_release", rng.choice(keys)))
+        if rng.random() < rate:
+            made.append(InputEvent("mouse_motion", None, rng.uniform(0, width), rng.uniform(0, height)))
+        if rng.random() < rate / 2:
+            x, y = rng.uniform(0, width), rng.uniform(0, height)
+            pressed = rng.random() < 0.5
+            made.append(InputEvent("mouse_press", 1, x, y) if pressed else InputEvent("mouse_release", 1, x, y))
+        return made
+
+    return events
+
+
+@dataclass(frozen=True)
+class EntityDifference:
+    """One entity whose state differs from the reference: its class, id and fields.
+
+    ``fields`` holds ``(name, reference_value, other_value)``; an entity present in only
+    one of the worlds has ``only_in`` set to ``"reference"`` or ``"shuffled"``.
+    """
+
+    kind: str
+    id: int
+    fields: tuple[tuple[str, Any, Any], ...] = ()
+    only_in: str | None = None
+
+    def describe(self) -> str:
+        """One line: ``Bolt (id 7): x 80.0 vs 83.0; dx 3.0 vs -3.0``."""
+        head = f"{self.kind} (id {self.id})"
+        if self.only_in is not None:
+            return f"{head}: exists only in the {self.only_in} world"
+        return head + ": " + "; ".join(f"{name} {_show(a, b)}" for name, a, b in self.fields)
+
+
+@dataclass
+class CheckResult:
+    """What ``check_order_independence`` found. ``ok`` is true when every order agreed."""
+
+    ticks: int
+    """Ticks run (up to and including the first differing one)."""
+    orders: int
+    tick: int | None = None
+    """The first tick after which a shuffled world differed (None if none did)."""
+    order: int | None = None
+    """Which shuffled order (0-based; its shuffles are seeded with ``"{seed}:{order}"``) differed first."""
+    differences: list[EntityDifference] = field(default_factory=list)
+    note: str = ""
+    """What else differed, or why the check stopped (a crash, a permutation of ids)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every order agreed on every tick."""
+        return self.tick is None and not self.note
+
+    def describe(self) -> str:
+        """The report: one line when all agree, else the tick, the order, and one line per entity."""
+        if self.ok:
+            return f"order independent: {self.orders} shuffled orders agreed with spawn order for {self.ticks} ticks"
+        if self.tick is None:
+            return self.note
+        lines = [f"order dependent: after tick {self.tick}, shuffled order {self.order} differs from spawn order"
+                 + (f" in {len(self.differences)} entities" if self.differences else "")]
+        lines += ["  " + difference.describe() for difference in self.differences[:20]]
+        if len(self.differences) > 20:
+            lines.append(f"  ... and {len(self.differences) - 20} more")
+        if self.note:
+            lines.append("  " + self.note)
+        return "\n".join(lines)
+
+
+def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,
+                             inputs: Inputs | str = "random") -> CheckResult:
+    """Run ``build``'s game in spawn order and ``orders`` reshuffled orders; compare every tick.
+
+    ``build(world)`` sets up the game (a game module's ``build``). Every world is a
+    ``World(seed=seed)``. ``inputs`` is ``"random"`` (the default: ``random_input(seed)``),
+    ``None``, or scripted input (see ``Inputs``); every world gets the same events.
+    Returns a ``CheckResult``; nothing is raised for an order dependence. A game whose
+    tick fails stops the check, with the failure in ``note``.
+    """
+    for name, value in (("ticks", ticks), ("orders", orders)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    events_for = _events_for(random_input(seed) if inputs == "random" else inputs)
+    with contextlib.ExitStack() as stack:
+        worlds: list[World] = []
+        for _ in range(orders + 1):
+            world = stack.enter_context(World(seed=seed))
+            build(world)
+            worlds.append(world)
+        shufflers = [random.Random(f"{seed}:{order}") for order in range(orders)]
+        for tick in range(1, ticks + 1):
+            events = list(events_for(tick))
+            outcomes: list[str | None] = []
+            for index, world in enumerate(worlds):
+                if index:
+                    world.shuffle_order(shufflers[index - 1])
+                for event in events:
+                    world.input_queue.push(event)
+                try:
+                    world.tick()
+                    outcomes.append(None)
+                except Exception as error:  # noqa: BLE001 - a failing tick is a finding, reported
+                    outcomes.append(f"{type(error).__name__}: {error}")
+            if any(outcomes):
+                return _failed(tick, orders, outcomes)
+            reference = worlds[0].snapshot()
+            for order, world in enumerate(worlds[1:]):
+                differences = compare_snapshots(reference, world.snapshot())
+                note = ""
+                if not differences and world.random.getstate() != worlds[0].random.getstate():
+                    note = "world.random was drawn a different number of times"
+                if differences or note:
+                    return CheckResult(tick, orders, tick, order, differences, note)
+    return CheckResult(ticks, orders)
+
+
+def _events_for(inputs: Inputs | str) -> Callable[[int], Iterable[InputEvent]]:
+    if inputs is None:
+        return lambda tick: ()
+    if isinstance(inputs, str):  # the right type with a wrong value: a ValueError
+        raise ValueError(  # noqa: TRY004
+            f"inputs must be 'random', None, a mapping or a function of the tick, got {inputs!r}")
+    if isinstance(inputs, Mapping):
+        scripted = inputs
+        return lambda tick: scripted.get(tick, ())
+    if callable(inputs):
+        return inputs
+    raise TypeError(f"inputs must be 'random', None, a mapping or a function of the tick, got {inputs!r}")
+
+
+def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:
+    reference = outcomes[0]
+    if all(outcome == reference for outcome in outcomes):
+        return CheckResult(tick, orders, note=f"the game failed at tick {tick} in every order: {reference}")
+    order = next(index for index, outcome in enumerate(outcomes[1:]) if outcome != reference)
+    shuffled = outcomes[order + 1]
+    what = (f"spawn order failed ({reference}) and shuffled order {order} did not" if shuffled is None
+            else f"shuffled order {order} failed: {shuffled}" + (f" (spawn order: {reference})" if reference else ""))
+    return CheckResult(tick, orders, tick, order, note=what)
+
+
+def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any]) -> list[EntityDifference]:
+    """The entities whose state or signals differ between two ``World.snapshot()``s, matched by id."""
+    mine = {entity["id"]: entity for entity in reference["entities"]}
+    theirs = {entity["id"]: entity for entity in other["entities"]}
+    differences = []
+    for entity_id in sorted(mine.keys() | theirs.keys()):
+        a, b = mine.get(entity_id), theirs.get(entity_id)
+        if a is None or b is None:
+            present = a if a is not None else b
+            assert present is not None
+            differences.append(EntityDifference(_short(present["class"]), entity_id,
+                                                only_in="reference" if b is None else "shuffled"))
+            continue
+        fields: list[tuple[str, Any, Any]] = []
+        if a["class"] != b["class"]:
+            fields.append(("class", _short(a["class"]), _short(b["class"])))
+        for name in sorted(a["state"].keys() | b["state"].keys()):
+            if a["state"].get(name) != b["state"].get(name):
+                fields.append((name, a["state"].get(name), b["state"].get(name)))
+        if a["signals"] != b["signals"]:
+            fields.append(("signals", a["signals"], b["signals"]))
+        if fields:
+            differences.append(EntityDifference(_short(a["class"]), entity_id, tuple(fields)))
+    return differences
+
+
+def _short(qualified: str) -> str:
+    return qualified.rsplit(".", 1)[-1]
+
+
+def _show(a: Any, b: Any) -> str:
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        at = [index for index, (x, y) in enumerate(zip(a, b)) if x != y]
+        more = f" ({len(at)} items differ)" if len(at) > 1 else ""
+        return f"[{at[0]}] {_clip(a[at[0]])} vs {_clip(b[at[0]])}{more}"
+    return f"{_clip(a)} vs {_clip(b)}"
+
+
+def _clip(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

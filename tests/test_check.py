@@ -1,0 +1,234 @@
+"""Order independence, checked: every sample game passes, order-dependent games are named."""
+
+from __future__ import annotations
+
+import pytest
+
+import games
+from engine import Entity, InputEvent, World, buffered
+from engine.testing import (
+    assert_order_independent,
+    check_order_independence,
+    random_input,
+)
+from engine.tools.cli import main
+
+
+@pytest.mark.parametrize(("name", "ticks"), [
+    # patrol's two statues first fire in the same tick at tick 120 (see the report): 100 stays before it.
+    ("patrol", 100), ("slapstick", 200), ("bouncy", 200), ("framebuffer", 100), ("swarm", 40),
+])
+def test_every_sample_game_is_order_independent(name, ticks):
+    result = assert_order_independent(games.load(name).build, ticks=ticks, orders=3)
+    assert result.ok and result.ticks == ticks
+
+
+class Gambler(Entity):
+    """Draws from world.random inside update(): who draws first depends on update order."""
+
+    roll = buffered(0.0)
+
+    def update(self, world: World) -> None:
+        self.roll = world.random.random()
+
+
+def gamblers(world: World) -> None:
+    for _ in range(4):
+        world.spawn(Gambler())
+
+
+def test_an_entity_drawing_world_random_is_named_with_its_field():
+    result = check_order_independence(gamblers, ticks=20, orders=3)
+    assert not result.ok
+    assert result.tick == 1 and result.order is not None
+    assert {d.kind for d in result.differences} == {"Gambler"}
+    assert all(name == "roll" for d in result.differences for name, _, _ in d.fields)
+    assert "after tick 1" in result.describe() and "Gambler (id" in result.describe() and "roll" in result.describe()
+
+
+class Counter:
+    served = 0
+
+
+class Customer(Entity):
+    """Takes a ticket from a shared plain-attribute counter: the number depends on update order."""
+
+    ticket = buffered(0)
+
+    def __init__(self, counter: Counter) -> None:
+        super().__init__()
+        self.counter = counter
+
+    def update(self, world: World) -> None:
+        self.counter.served += 1
+        self.ticket = self.counter.served
+
+
+def queue(world: World) -> None:
+    counter = Counter()
+    for _ in range(3):
+        world.spawn(Customer(counter))
+
+
+def test_assert_order_independent_raises_naming_the_tick_entity_and_field():
+    with pytest.raises(AssertionError) as raised:
+        assert_order_independent(queue, ticks=5, orders=2)
+    message = str(raised.value)
+    assert "after tick 1" in message
+    assert "Customer (id " in message and "ticket " in message and " vs " in message
+
+
+class Hunter(Entity):
+    kills = buffered(0)
+
+    def __init__(self, prey: Entity | None = None) -> None:
+        super().__init__()
+        self.prey = prey
+
+    def update(self, world: World) -> None:
+        # Reads another entity's ``alive`` mid-tick: despawn takes effect at once.
+        if self.prey is not None and self.prey.alive:
+            self.kills += 1
+
+
+class Prey(Entity):
+    def update(self, world: World) -> None:
+        if world.tick_count == 3:
+            world.despawn(self)
+
+
+def hunt(world: World) -> None:
+    prey = world.spawn(Prey())
+    world.spawn(Hunter(prey))
+
+
+def test_reading_alive_mid_tick_is_caught():
+    result = check_order_independence(hunt, ticks=10, orders=4, inputs=None)
+    assert result.tick == 4
+    (difference,) = result.differences
+    assert difference.kind == "Hunter" and difference.fields[0][0] == "kills"
+
+
+def test_slapstick_with_its_buffer_switched_off_is_order_dependent():
+    b_key = 98  # slapstick's B turns the double buffer off: the slap races round the ring
+    result = check_order_independence(games.load("slapstick").build, ticks=20, orders=3,
+                                      inputs={2: [InputEvent("key_press", b_key)]})
+    assert result.tick == 2 and any(d.kind == "Actor" for d in result.differences)
+
+
+class Spawner(Entity):
+    def update(self, world: World) -> None:
+        if world.tick_count == 0:
+            world.spawn(Spark(self.x))
+
+
+class Spark(Entity):
+    def update(self, world: World) -> None:
+        pass
+
+
+def two_spawners(world: World) -> None:
+    world.spawn(Spawner(x=1))
+    world.spawn(Spawner(x=2))
+
+
+def test_same_tick_spawns_get_the_same_ids_in_every_update_order():
+    # Ids of one tick's spawns are handed out in their spawners' order, not the update order.
+    result = check_order_independence(two_spawners, ticks=5, orders=4, inputs=None)
+    assert result.ok, result
+
+
+def test_a_tick_that_fails_in_some_orders_only_is_reported():
+    class Fragile(Entity):
+        def update(self, world: World) -> None:
+            if world.entities[0] is not self and world.tick_count == 2:
+                raise RuntimeError("not first")
+
+    def build(world: World) -> None:
+        for _ in range(3):
+            world.spawn(Fragile())
+
+    result = check_order_independence(build, ticks=5, orders=3)
+    assert not result.ok and "not first" in result.describe()
+
+
+def test_random_input_is_a_pure_function_of_seed_and_tick():
+    first, again, other = random_input(1), random_input(1), random_input(2)
+    assert [first(t) for t in range(1, 200)] == [again(t) for t in range(1, 200)]
+    assert [first(t) for t in range(1, 200)] != [other(t) for t in range(1, 200)]
+    assert any(event.type == "key_press" for t in range(1, 200) for event in first(t))
+
+
+def test_bad_arguments_are_refused_by_name():
+    with pytest.raises(ValueError, match="orders"):
+        check_order_independence(gamblers, orders=0)
+    with pytest.raises(ValueError, match="inputs"):
+        check_order_independence(gamblers, inputs="lots")
+
+
+def test_the_plugin_gives_a_fresh_world_and_a_virtual_clock(world, clock):
+    assert isinstance(world, World) and world.tick_count == 0 and len(world) == 0
+    assert clock.now_ms() == 0.0
+    clock.advance(5)
+    assert clock.now_ms() == 5.0
+
+
+# -- the command line ------------------------------------------------------------------------
+
+BAD_GAME = """
+from engine import Entity, buffered
+
+
+class Gambler(Entity):
+    roll = buffered(0.0)
+
+    def update(self, world):
+        self.roll = world.random.random()
+
+
+def build(world):
+    for _ in range(3):
+        world.spawn(Gambler())
+"""
+
+
+def test_tickswap_check_passes_a_sample_game(capsys):
+    assert main(["check", "patrol", "--ticks", "50", "--orders", "3"]) == 0
+    assert "order independent" in capsys.readouterr().out
+
+
+def test_tickswap_check_fails_an_order_dependent_game_naming_the_field(tmp_path, capsys):
+    path = tmp_path / "gamble.py"
+    path.write_text(BAD_GAME)
+    assert main(["check", str(path), "--ticks", "10", "--orders", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "order dependent: after tick 1" in out and "Gambler (id" in out and "roll" in out
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["check", "pong"], "unknown game 'pong'"),
+    (["check", "missing.py"], "no game file at missing.py"),
+])
+def test_tickswap_check_bad_input_exits_2_in_one_line(capsys, argv, words):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_tickswap_check_refuses_a_game_file_that_does_not_import(tmp_path, capsys):
+    path = tmp_path / "broken.py"
+    path.write_text("def build(world:\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "SyntaxError" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_tickswap_check_feeds_a_recordings_input_to_every_order(tmp_path, capsys):
+    recording = tmp_path / "b.rec"
+    header = '{"format":"tickswap-replay","version":1,"game":"slapstick","seed":0,"ms_per_update":15.625,"engine":"0.1.0"}'
+    b_at_tick_2 = '{"tick":2,"input":[["key_press",98,0.0,0.0]]}'
+    end = '{"end":20,"hash":"0"}'
+    recording.write_text(f"{header}\n{b_at_tick_2}\n{end}\n")
+    assert main(["check", "slapstick", "--ticks", "20", "--input", str(recording)]) == 1
+    assert "after tick 2" in capsys.readouterr().out
+    assert main(["check", "slapstick", "--input", str(tmp_path / "missing.rec")]) == 2
