@@ -343,3 +343,30 @@ def test_speed_factor_is_one_under_fixed_steps_and_scales_with_elapsed_time(worl
     assert (world.elapsed_ms, world.speed_factor, runner.x) == (31.25, 2.0, 6.0)
     with pytest.raises(ValueError, match="elapsed_ms must be a finite number"):
         world.tick(float("nan"))
+
+
+def test_a_tick_that_fails_after_a_system_before_the_update_method_wrote_is_rolled_back(world):
+    class Breaker(Entity):
+        armed = False
+
+        def update(self, world: World) -> None:
+            self.y += 1
+            if Breaker.armed:
+                raise RuntimeError("late failure")
+
+    class Push(esper.Processor):
+        def process(self) -> None:
+            for breaker in world.entities_of(Breaker):
+                breaker.x += 10
+
+    world.add_processor(Push(), priority=5)
+    breaker = world.spawn(Breaker())
+    world.tick()
+    before = (world.snapshot(), breaker.prev_x, breaker.prev_y)
+    Breaker.armed = True
+    with pytest.raises(EntityUpdateError):
+        world.tick()
+    assert (world.snapshot(), breaker.prev_x, breaker.prev_y) == before
+    Breaker.armed = False
+    world.tick()
+    assert (breaker.x, breaker.prev_x, breaker.y, breaker.prev_y) == (20.0, 10.0, 2.0, 1.0)

@@ -173,7 +173,8 @@ class Buffers:
         self._signalled: list[Entity] = []
         self._snapped: list[Entity] = []
         self._randoms: list[tuple[Entity, Any]] = []
-        self._start: list[tuple[Entity, tuple[Any, ...]]] | None = None
+        self._system_written: list[tuple[Entity, tuple[Any, ...]]] = []
+        self._early = False
         self._stashed = False
         self._hooked: list[Entity] = []
         self.diagnosing = False
@@ -192,22 +193,12 @@ class Buffers:
     # -- the tick ------------------------------------------------------------------------
 
     def begin(self, order: list[Entity], early_systems: bool) -> None:
-        """A tick starts: remember where pending signals end, and, when systems run before
-        the Update Method system, the committed state they may change."""
+        """A tick starts: set every entity's committed values aside (the baseline) and remember
+        where pending signals end. The baseline is what a failed tick goes back to."""
         self.serial += 1
         self._order = order
         self._pending_mark = len(self._pending)
-        self._stashed = False
-        self._start = [(entity, layout_of(entity).get(entity)) for entity in order] if early_systems else None
-
-    def update(self, world: World) -> None:
-        """The Update Method system: stash, every live entity's ``update()``, commit.
-
-        The hot path of the engine, so it is written out inline: no call or allocation
-        per entity beyond what the entity's own update makes, except for entities with
-        buffered fields of their own (a tuple per tick each).
-        """
-        order = self._order
+        self._early = early_systems
         for each in order:
             each._bx = each.x
             each._by = each.y
@@ -215,6 +206,17 @@ class Buffers:
             if not each._motion_only:
                 each._bfull = layout_of(each).get(each)
         self._stashed = True
+
+    def update(self, world: World) -> None:
+        """The Update Method system: every live entity's ``update()``, then commit.
+
+        The hot path of the engine, so it is written out inline: no call or allocation
+        per entity beyond what the entity's own update makes, except for entities with
+        buffered fields of their own (a tuple per tick each).
+        """
+        order = self._order
+        if self._early:
+            self._absorb_system_writes()
         moved_append = self._moved.append
         changed_append = self._changed.append
         entity: Entity | None = None
@@ -275,10 +277,41 @@ class Buffers:
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 
+    def _absorb_system_writes(self) -> None:
+        """Systems that ran before this one may have written entities: what they wrote is
+        committed state the entities read as their own, so it becomes the baseline the
+        commit checks against; the tick-start values are kept aside for previous values and
+        for a rollback. Only entities a system wrote pay for this, beyond one pass."""
+        written = self._system_written
+        for entity in self._order:
+            if entity._motion_only:
+                if entity.x is entity._bx and entity.y is entity._by and entity.angle is entity._ba:
+                    continue
+                written.append((entity, (entity._bx, entity._by, entity._ba)))
+                entity._bx, entity._by, entity._ba = entity.x, entity.y, entity.angle
+            else:
+                now = layout_of(entity).get(entity)
+                if now != entity._bfull:
+                    written.append((entity, entity._bfull))
+                    entity._bfull = now
+
     def finish(self, tick: int, late_systems: bool) -> None:
-        """After every system: previous values, snaps, signals swap, entities' own buffers."""
-        if self._start is not None or (late_systems and self._stashed):
-            self._record_previous_all(tick)
+        """After every system: previous values, snaps, signals swap, entities' own buffers.
+
+        Previous values are the baseline of every entity that changed in this tick. With
+        systems after the Update Method system any entity may have changed, so all are
+        compared (one pass, no allocation for entities with only x, y and angle).
+        """
+        if late_systems:
+            for entity in self._order:
+                if entity._motion_only:
+                    if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
+                        entity._px = entity._bx
+                        entity._py = entity._by
+                        entity._pa = entity._ba
+                        entity._prev_tick = tick
+                elif layout_of(entity).get(entity) != entity._bfull:
+                    _previous_from(entity, entity._bfull, tick)
         else:
             for entity in self._moved:
                 entity._px = entity._bx
@@ -286,10 +319,10 @@ class Buffers:
                 entity._pa = entity._ba
                 entity._prev_tick = tick
             for entity in self._changed:
-                base = entity._bfull
-                entity._px, entity._py, entity._pa = base[0], base[1], base[2]
-                entity._prest = base[3:]
-                entity._prev_tick = tick
+                _previous_from(entity, entity._bfull, tick)
+        for entity, before in self._system_written:
+            _previous_from(entity, before + entity._bfull[len(before):], tick)
+        self._system_written.clear()
         self._moved.clear()
         self._changed.clear()
         for entity in self._snapped:
@@ -299,21 +332,8 @@ class Buffers:
         self._swap_signals()
         for entity in self._hooked:
             entity.commit_buffers(tick)
-        self._start = None
+        self._stashed = False
         self._order = []
-
-    def _record_previous_all(self, tick: int) -> None:
-        """Systems may have changed any entity: compare everyone with the tick's start."""
-        if self._start is not None:
-            starts: Iterable[tuple[Entity, tuple[Any, ...]]] = self._start
-        else:
-            starts = ((entity, (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull)
-                      for entity in self._order)
-        for entity, base in starts:
-            if layout_of(entity).get(entity) != base:
-                entity._px, entity._py, entity._pa = base[0], base[1], base[2]
-                entity._prest = base[3:]
-                entity._prev_tick = tick
 
     def abort(self) -> None:
         """The tick failed: put back everything the buffers own as it was when it began."""
@@ -326,9 +346,12 @@ class Buffers:
                     entity.angle = entity._ba
                 else:
                     layout_of(entity).set(entity, entity._bfull)
-        if self._start is not None:
-            for entity, values in self._start:
-                layout_of(entity).set(entity, values)
+        for entity, before in reversed(self._system_written):
+            if entity._motion_only:
+                entity.x, entity.y, entity.angle = before
+            else:
+                layout_of(entity).set(entity, before)
+        self._system_written.clear()
         self._moved.clear()
         self._changed.clear()
         self._snapped.clear()
@@ -341,7 +364,6 @@ class Buffers:
         self._randoms.clear()
         for entity in self._hooked:
             entity.abort_buffers()
-        self._start = None
         self._stashed = False
         self._order = []
 
@@ -427,6 +449,12 @@ class Buffers:
             for entity, kind in originals:
                 entity.__class__ = kind
                 del vars(entity)["_trap"]
+
+
+def _previous_from(entity: Entity, base: tuple[Any, ...], tick: int) -> None:
+    entity._px, entity._py, entity._pa = base[0], base[1], base[2]
+    entity._prest = base[3:]
+    entity._prev_tick = tick
 
 
 def _combined(combine: Callable[[tuple[Any, ...]], Any] | None, values: list[Any]) -> Any:
