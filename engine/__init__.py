@@ -15,6 +15,8 @@ from engine.clock import VirtualClock as VirtualClock
 from engine.entity import Entity as Entity
 from engine.entity import buffered as buffered
 from engine.entity import signal as signal
+from engine.errors import BufferedWriteError as BufferedWriteError
+from engine.errors import EntityUpdateError as EntityUpdateError
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -27,8 +29,6 @@ from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
-from engine.errors import BufferedWriteError as BufferedWriteError
-from engine.errors import EntityUpdateError as EntityUpdateError
 from engine.world import World as World
 
 __version__ = "0.1.0"

@@ -9,7 +9,8 @@ next framebuffer, so whoever shows ``scene.buffer`` never sees a half-drawn pict
 
 from __future__ import annotations
 
-from typing import Callable, Generic, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 __all__ = ["DoubleBuffer", "Framebuffer", "Scene"]
 

@@ -122,7 +122,8 @@ class Crowd(Entity):
             raise ValueError(f"spawn_members needs the same number of rows for every field, got {sorted(rows)}")
         unknown = set(values) - set(self.fields)
         if unknown:
-            raise ValueError(f"{type(self).__name__} has no fields {sorted(unknown)}; its fields are {sorted(self.fields)}")
+            raise ValueError(f"{type(self).__name__} has no fields {sorted(unknown)}; "
+                             f"its fields are {sorted(self.fields)}")
         batch = {name: np.asarray(value, dtype=np.float32).reshape(-1, self.fields[name])
                  for name, value in values.items()}
         pending = sum(len(next(iter(spawn.values()))) for spawn in self._spawns)

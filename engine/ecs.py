@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import esper
 

@@ -8,8 +8,9 @@ that a person can read at a glance (``R0 U16 U31 W40 R40``).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Literal
+from typing import Literal
 
 __all__ = ["EventKind", "Trace", "TraceEvent"]
 

@@ -18,9 +18,10 @@ import math
 import os
 import random
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
 from operator import itemgetter
-from typing import Any, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import esper
 

@@ -225,7 +225,8 @@ def test_tickswap_check_refuses_a_game_file_that_does_not_import(tmp_path, capsy
 
 def test_tickswap_check_feeds_a_recordings_input_to_every_order(tmp_path, capsys):
     recording = tmp_path / "b.rec"
-    header = '{"format":"tickswap-replay","version":1,"game":"slapstick","seed":0,"ms_per_update":15.625,"engine":"0.1.0"}'
+    header = ('{"format":"tickswap-replay","version":1,"game":"slapstick","seed":0,'
+              '"ms_per_update":15.625,"engine":"0.1.0"}')
     b_at_tick_2 = '{"tick":2,"input":[["key_press",98,0.0,0.0]]}'
     end = '{"end":20,"hash":"0"}'
     recording.write_text(f"{header}\n{b_at_tick_2}\n{end}\n")

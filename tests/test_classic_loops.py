@@ -8,8 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from engine import (ConstantRateLoop, FixedStepLoop, FrameRate, RenderGatedLoop, Trace,
-                    VariableStepLoop, VirtualClock)
+from engine import ConstantRateLoop, FixedStepLoop, FrameRate, RenderGatedLoop, Trace, VariableStepLoop, VirtualClock
 from engine.tools.lab import BallScenario, Machine, make_loop
 
 
@@ -43,7 +42,8 @@ def test_constant_rate_updates_renders_then_sleeps_until_the_next_tick(clock):
     loop.frame()
     assert events(trace) == [
         ("input", 0.0, None), ("update", 0.0, 40.0), ("frame", 5.0, 40.0), ("render", 5.0, 1.0), ("wait", 8.0, 32.0),
-        ("input", 40.0, None), ("update", 40.0, 80.0), ("frame", 45.0, 40.0), ("render", 45.0, 1.0), ("wait", 48.0, 32.0),
+        ("input", 40.0, None), ("update", 40.0, 80.0), ("frame", 45.0, 40.0), ("render", 45.0, 1.0),
+        ("wait", 48.0, 32.0),
     ]
     assert clock.now_ms() == 80.0 and (loop.ticks, loop.frames) == (2, 2)
 
@@ -196,7 +196,7 @@ def test_render_gated_presents_frames_at_even_intervals_when_update_cost_jitters
     loop = make_loop("gated", BallScenario(), machine, clock, trace)
     loop.run(until=2000)
     presented = [e.at_ms for e in trace if e.kind == "render"][1:]
-    gaps = [b - a for a, b in zip(presented, presented[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(presented)]
     assert len(gaps) > 100
     assert max(gaps) - min(gaps) < 1e-5
     assert min(gaps) == pytest.approx(1000 / 60, abs=1e-5)
@@ -217,7 +217,7 @@ def test_render_gated_interval_grows_on_overrun_and_comes_back_down(clock):
     for _ in range(80):
         loop.frame()
         history.append(loop.render_interval_ms)
-    assert all(b <= a for a, b in zip(history, history[1:])), "shrinks monotonically, never overshoots"
+    assert all(b <= a for a, b in itertools.pairwise(history)), "shrinks monotonically, never overshoots"
     assert history[1] > history[-1]
     assert history[-1] == pytest.approx(1000 / 60, rel=1e-3)
 
@@ -304,7 +304,8 @@ def test_loops_without_waits_on_a_frozen_clock_raise_instead_of_hanging(make):
         (lambda: ConstantRateLoop(print, print, fps=math.nan), "fps.*nan"),
         (lambda: VariableStepLoop(print, print, target_fps=-1), "target_fps.*-1"),
         (lambda: RenderGatedLoop(print, print, ms_per_update=0), "ms_per_update.*0"),
-        (lambda: RenderGatedLoop(print, print, ms_per_update=10, render_interval_ms=math.inf), "render_interval_ms.*inf"),
+        (lambda: RenderGatedLoop(print, print, ms_per_update=10, render_interval_ms=math.inf),
+         "render_interval_ms.*inf"),
         (lambda: RenderGatedLoop(print, print, ms_per_update=10, max_updates_per_frame=0), "max_updates_per_frame.*0"),
         (lambda: ConstantRateLoop(42, print), "update must be callable, got 42"),
         (lambda: VariableStepLoop(print, "draw"), "render must be callable, got 'draw'"),

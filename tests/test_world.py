@@ -195,7 +195,7 @@ def test_processors_query_their_own_worlds_components():
             self.key = key
 
         def process(self) -> None:
-            for _, (velocity, entity) in esper.get_components(Velocity, Entity):
+            for _, (velocity, _entity) in esper.get_components(Velocity, Entity):
                 seen[self.key].append(velocity.dx)
 
     with World() as first, World() as second:

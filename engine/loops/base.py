@@ -11,14 +11,15 @@ the per-frame hook, render.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Union
+from collections.abc import Callable
+from typing import Any, Union
 
 from engine.clock import NS_PER_MS, Clock, RealClock
 from engine.trace import Trace
 
 __all__ = ["Until"]
 
-Until = Union[float, int, Callable[[], bool], None]
+Until = Union[float, int, Callable[[], bool], None]  # noqa: UP007 - a runtime alias, read on 3.10
 """What ``run(until=...)`` accepts: a clock time in ms, a predicate, or ``None``."""
 
 # A virtual clock that nobody advances would make ``run()`` spin forever; after this many

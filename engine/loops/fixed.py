@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.clock import NS_PER_MS, Clock
-from engine.loops.base import _positive_rate, _read_clock, _require_callable, _SteppedLoop
+from engine.loops.base import _positive_rate, _read_clock, _SteppedLoop
 from engine.trace import Trace
 
 __all__ = ["FixedStepLoop", "GameLoop"]

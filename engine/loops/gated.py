@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.clock import NS_PER_MS, Clock
 from engine.loops.base import _positive_ms, _read_clock, _SteppedLoop
@@ -66,7 +67,8 @@ class RenderGatedLoop(_SteppedLoop):
         trace: Trace | None = None,
     ) -> None:
         self.target_interval_ms = _positive_ms("render_interval_ms", render_interval_ms)
-        self.max_interval_ms = max(self.target_interval_ms, _positive_ms("max_render_interval_ms", max_render_interval_ms))
+        self.max_interval_ms = max(self.target_interval_ms,
+                                   _positive_ms("max_render_interval_ms", max_render_interval_ms))
         super().__init__(update, render, ms_per_update=ms_per_update, max_updates_per_frame=max_updates_per_frame,
                          process_input=process_input, on_frame=on_frame, clock=clock, trace=trace)
         self._interval = self.target_interval_ms * NS_PER_MS

@@ -11,12 +11,14 @@ reference. ``tickswap lab`` prints the table; ``--png`` draws the timelines.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from engine.clock import VirtualClock
 from engine.loops import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VariableStepLoop
@@ -304,7 +306,7 @@ def run_lab(scenario_factory: Callable[[], Scenario], machine: Machine, seconds:
         else:
             exact_game_ms = loop.ticks * Fraction(ms_per_update)
         presented = [event.at_ms for event in trace if event.kind == "render"]
-        gaps = [b - a for a, b in zip(presented, presented[1:])] or [0.0]
+        gaps = [b - a for a, b in itertools.pairwise(presented)] or [0.0]
         counts = _updates_per_frame(trace) or [0]
         dropped = float(getattr(loop, "dropped_ms", getattr(loop, "behind_ms", 0.0)))
         reports.append(LoopReport(
