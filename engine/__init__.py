@@ -9,6 +9,7 @@ from __future__ import annotations
 from engine.buffer import DoubleBuffer as DoubleBuffer
 from engine.buffer import Framebuffer as Framebuffer
 from engine.buffer import Scene as Scene
+from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
@@ -33,6 +34,7 @@ from engine.world import World as World
 __version__ = "0.1.0"
 
 __all__ = [
+    "Camera",
     "Clock",
     "ConstantRateLoop",
     "DoubleBuffer",

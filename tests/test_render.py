@@ -364,3 +364,151 @@ def test_a_real_window_runs_paces_and_screenshots_under_xvfb(tmp_path):
     assert "bouncy: 60 frames" in result.stdout
     assert int(result.stdout.split(" ticks")[0].split()[-1]) >= 1
     assert png_colours(shot) >= 3
+
+
+# -- text, rotation, changing looks, layers and the camera, read back from the buffer ------
+
+
+def colour_count(width: int, height: int, colour, box=None) -> int:
+    at = pixels(width, height)
+    x0, y0, x1, y1 = box or (0, 0, width, height)
+    return sum(1 for x in range(x0, x1) for y in range(y0, y1) if at(x, y) == colour)
+
+
+def test_text_is_drawn_and_a_changed_text_shows_next_frame(window):
+    from engine.render.entities import EntityRenderer
+
+    class Score(Entity):
+        look = Look(text="1", size=20, color=(255, 255, 255))
+
+    with World() as world:
+        score = world.spawn(Score(x=60, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        one = colour_count(120, 40, (255, 255, 255))
+        assert one > 5, "a '1' leaves white pixels around the entity"
+        assert colour_count(120, 40, (255, 255, 255), (0, 0, 40, 40)) == 0, "centred on the entity"
+        label = renderer._texts.labels[score.id]
+        score.look = Look(text="888", size=20, color=(255, 255, 255))
+        draw(renderer, window, 1.0)
+        assert colour_count(120, 40, (255, 255, 255)) > 2 * one, "the next frame shows the new text"
+        assert renderer._texts.labels[score.id] is label, "the label is kept, only its text changed"
+        draw(renderer, window, 1.0)
+        assert renderer._texts.labels[score.id].text == "888"
+        renderer.delete()
+
+
+def test_a_square_turned_45_degrees_fills_its_diamond_and_leaves_its_corners(window):
+    from engine.render.entities import EntityRenderer
+
+    class Turned(Entity):
+        look = Look("square", 20, (255, 0, 0))
+
+    with World() as world:
+        square = world.spawn(Turned(x=60, y=20))
+        square.angle = 45.0
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(60, 20) == (255, 0, 0)
+        assert at(60, 33) == (255, 0, 0) and at(47, 20) == (255, 0, 0), "a corner points up, one left (14 px out)"
+        assert at(52, 12) == (0, 0, 0) and at(68, 28) == (0, 0, 0), "the unturned corners are empty"
+        renderer.delete()
+
+
+def test_a_turning_entity_is_drawn_at_its_interpolated_angle(window):
+    from engine.render.entities import EntityRenderer
+
+    class Bar(Entity):
+        look = Look("square", (30, 4), (255, 0, 0))
+
+        def update(self, world: World) -> None:
+            self.angle += 90.0
+
+    with World() as world:
+        world.spawn(Bar(x=60, y=20))
+        world.tick()  # 0 -> 90 degrees
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 0.0)
+        at = pixels(120, 40)
+        assert at(72, 20) == (255, 0, 0) and at(60, 32) == (0, 0, 0), "alpha 0: lying flat"
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(72, 20) == (0, 0, 0) and at(60, 32) == (255, 0, 0), "alpha 1: standing up"
+        renderer.delete()
+
+
+def test_a_changed_look_shows_next_frame_and_none_hides_the_entity(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        thing = world.spawn(Entity(x=60, y=20))
+        thing.look = Look("square", 10, (255, 0, 0))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        assert pixels(120, 40)(55, 15) == (255, 0, 0)
+        thing.look = Look("circle", 10, (0, 255, 0))
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(60, 20) == (0, 255, 0) and at(55, 15) == (0, 0, 0), "now a green circle"
+        thing.look = None
+        draw(renderer, window, 1.0)
+        assert colour_count(120, 40, (0, 0, 0)) == 120 * 40, "hidden"
+        assert renderer.entity_count == 0
+        renderer.delete()
+
+
+def test_an_entity_without_a_look_draws_nothing(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        world.spawn(Entity(x=60, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        assert colour_count(120, 40, (0, 0, 0)) == 120 * 40
+        renderer.delete()
+
+
+def test_higher_layers_draw_on_top_whatever_the_update_order(window):
+    from engine.render.entities import EntityRenderer
+
+    class Front(Entity):
+        look = Look("square", 10, (255, 0, 0), layer=1)
+
+    class Back(Entity):
+        look = Look("square", 10, (0, 0, 255))
+
+    with World() as world:
+        world.spawn(Front(x=60, y=20))
+        world.spawn(Back(x=60, y=20))
+        world.spawn(Entity(x=20, y=20)).look = Look("square", 10, (0, 255, 0), layer=-1)
+        world.spawn(Back(x=20, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(60, 20) == (255, 0, 0) and at(20, 20) == (0, 0, 255)
+        renderer.delete()
+
+
+def test_a_camera_centres_the_view_on_its_interpolated_position(window):
+    from engine import Camera
+    from engine.render.entities import EntityRenderer
+
+    class Pan(Camera):
+        def update(self, world: World) -> None:
+            self.x += 20
+
+    with World() as world:
+        world.spawn(Dot(x=100, y=20)).look = Look("square", 4, (255, 0, 0))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        assert red_columns(120, 40, 20) == [98, 99, 100, 101], "no camera: world (0, 0) is the bottom-left corner"
+        world.despawn(world.entities[0])
+        world.spawn(Dot(x=100, y=20)).look = Look("square", 4, (255, 0, 0, 255), layer=1)
+        world.spawn(Pan(x=80, y=20))
+        world.tick()  # the dot moves 100 -> 140, the camera 80 -> 100
+        draw(renderer, window, 0.5)
+        # Halfway: the dot at 120, the camera at 90, so the dot is 30 right of the centre (60).
+        assert red_columns(120, 40, 20) == [88, 89, 90, 91]
+        assert window.view == pyglet.math.Mat4(), "the window's view is left as it was (the HUD draws unmoved)"
+        renderer.delete()
