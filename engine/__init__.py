@@ -13,6 +13,7 @@ from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
+from engine import keys as keys
 from engine.entity import Entity as Entity
 from engine.entity import buffered as buffered
 from engine.entity import signal as signal
@@ -57,5 +58,6 @@ __all__ = [
     "VirtualClock",
     "World",
     "buffered",
+    "keys",
     "signal",
 ]

@@ -49,17 +49,18 @@ class Look:
 
     def __post_init__(self) -> None:
         if isinstance(self.layer, bool) or not isinstance(self.layer, int):
-            raise ValueError(f"Look layer must be an int (higher layers draw on top), got {self.layer!r}")
+            raise TypeError(f"Look layer must be an int (higher layers draw on top), got {self.layer!r}")
         if self.text is not None:
             if not isinstance(self.text, str):
-                raise ValueError(f"Look text must be a string, got {self.text!r}")
+                raise TypeError(f"Look text must be a string, got {self.text!r}")
             if self.image is not None:
                 raise ValueError("a Look is a picture or a text, not both")
             object.__setattr__(self, "shape", "text")
-            size = 16.0 if self.size is None else self.size
-            if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
+            font_size = 16.0 if self.size is None else self.size
+            if (isinstance(font_size, bool) or not isinstance(font_size, (int, float))
+                    or not math.isfinite(font_size) or font_size <= 0):
                 raise ValueError(f"a text Look's size is its font size, a positive number, got {self.size!r}")
-            object.__setattr__(self, "size", float(size))
+            object.__setattr__(self, "size", float(font_size))
             self._check_color()
             return
         if self.shape == "text":

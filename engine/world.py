@@ -30,6 +30,8 @@ import esper
 from engine.crowd import Crowd
 from engine.entity import Entity, _no_world
 from engine.input import InputQueue, TickInput
+from engine.sound import SoundRequests
+from engine.spatial import CollisionQueries
 
 __all__ = ["EntityUpdateError", "World"]
 
@@ -90,7 +92,7 @@ def _jsonable(value: Any, where: str) -> Any:
     raise TypeError(f"{where} holds {value!r}, which is not JSON-serialisable (use numbers, strings, tuples)")
 
 
-class World:
+class World(SoundRequests, CollisionQueries):
     """A game world: spawns and despawns entities and runs them, tick by tick.
 
     ``tick()`` is the whole of game logic for one fixed step; drive it from a loop
@@ -319,6 +321,8 @@ class World:
             if self._user_processors
             else None
         )
+        self._sounds_tick_started()  # render branch: see engine/sound.py
+        self._spatial_tick_started()  # render branch: see engine/spatial.py
         self._ticking = True
         try:
             with self._esper():

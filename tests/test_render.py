@@ -166,24 +166,72 @@ def test_synthetic_pyglet_key_events_reach_the_next_tick(runner_for):
     assert not runner.world.input.just_pressed(key.RIGHT), "the press went to one tick only"
 
 
-def test_standard_keys_pause_step_toggle_and_quit(runner_for):
-    from pyglet.window import key
+def test_the_engine_keys_pause_step_toggle_and_quit(runner_for):
+    from engine import keys
 
     runner = runner_for("bouncy")
     runner.run(frames=10)
-    runner.window.dispatch_event("on_key_press", key.P, 0)
+    runner.window.dispatch_event("on_key_press", keys.F2, 0)
     ticks = runner.world.tick_count
     runner.run(frames=30)
     assert runner.paused and runner.world.tick_count == ticks
-    runner.window.dispatch_event("on_key_press", key.N, 0)
+    runner.window.dispatch_event("on_key_press", keys.F3, 0)
     runner.run(frames=1)
     assert runner.world.tick_count == ticks + 1
-    for symbol in (key.SPACE, key.E, key.F1):
+    for symbol in (keys.F4, keys.F5, keys.F1):
         runner.window.dispatch_event("on_key_press", symbol, 0)
     runner.run(frames=1)
     assert (runner.interpolate, runner.view.extrapolate, runner.hud.visible) == (False, True, False)
-    runner.window.dispatch_event("on_key_press", key.ESCAPE, 0)
+    assert runner.world.input_queue.state()[1] == frozenset(), "the engine's keys never reach the game"
+    runner.window.dispatch_event("on_key_press", keys.ESCAPE, 0)
     assert runner.run() == 1 and runner.window.has_exit
+
+
+def run_until_a_tick(runner) -> None:
+    ticks = runner.world.tick_count
+    while runner.world.tick_count == ticks:
+        runner.run(frames=1)
+
+
+def test_space_and_letters_reach_the_game_and_change_nothing_else(runner_for):
+    from engine import keys
+
+    runner = runner_for("bouncy")
+    runner.run(frames=3)
+    before = (runner.interpolate, runner.view.extrapolate, runner.paused, runner.hud.visible)
+    for symbol in (keys.SPACE, keys.Q, keys.P, keys.E, keys.N):
+        runner.window.dispatch_event("on_key_press", symbol, keys.MOD_SHIFT)
+    run_until_a_tick(runner)
+    tick_input = runner.world.input
+    assert all(tick_input.just_pressed(symbol) for symbol in (keys.SPACE, keys.Q, keys.P, keys.E, keys.N))
+    assert tick_input.modifiers == keys.MOD_SHIFT, "a modified key carries its modifiers"
+    assert (runner.interpolate, runner.view.extrapolate, runner.paused, runner.hud.visible) == before
+    assert not runner.window.has_exit
+
+
+def test_a_drag_and_a_scroll_reach_world_input(runner_for):
+    from engine import keys
+
+    runner = runner_for("bouncy")
+    runner.run(frames=3)
+    window = runner.window
+    window.dispatch_event("on_mouse_press", 10, 10, 1, 0)
+    window.dispatch_event("on_mouse_drag", 50, 60, 40, 50, 1, keys.MOD_CTRL)
+    window.dispatch_event("on_mouse_scroll", 50, 60, 0.0, -2.0)
+    window.dispatch_event("on_mouse_scroll", 50, 60, 0.0, -1.0)
+    run_until_a_tick(runner)
+    tick_input = runner.world.input
+    assert tick_input.pressed(1) and (tick_input.mouse_x, tick_input.mouse_y) == (50.0, 60.0)
+    assert [event.type for event in tick_input.events] == ["mouse_press", "mouse_drag", "mouse_scroll",
+                                                             "mouse_scroll"]
+    assert (tick_input.scroll_x, tick_input.scroll_y) == (0.0, -3.0)
+    assert tick_input.events[1].modifiers == keys.MOD_CTRL
+
+
+def test_show_hud_false_draws_no_hud(runner_for):
+    with_hud = runner_for("patrol")
+    without = runner_for("patrol", show_hud=False)
+    assert with_hud.hud.visible and not without.hud.visible
 
 
 @pytest.mark.parametrize("loop", ["fixed", "max-fps", "constant", "variable", "gated"])

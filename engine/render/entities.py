@@ -21,8 +21,9 @@ only reads: it never changes game state.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyglet
@@ -367,7 +368,8 @@ class _Texts:
                 if batch is None:
                     batch = self.batches[look.layer] = pyglet.graphics.Batch()
                 self.labels[entity_id] = pyglet.text.Label(
-                    look.text or "", font_size=look.size, color=look.color, anchor_x="center",
+                    look.text or "", font_size=look.size, color=look.color,  # type: ignore[arg-type]
+                    anchor_x="center",
                     anchor_y="center", batch=batch)
                 self.placed.pop(entity_id, None)
             self.looks[entity_id] = look
@@ -482,7 +484,7 @@ class EntityRenderer:
         look = self._class_look(type(entity))
         if look is _MISSING:
             look = entity.look
-        return resolved(look)  # type: ignore[arg-type]
+        return resolved(look)
 
     def _class_look(self, kind: type) -> Any:
         for base in kind.__mro__:
