@@ -262,6 +262,22 @@ def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path,
     assert png_colours(path) >= 3
 
 
+@pytest.mark.parametrize("name", ["comet", "explorer"])
+def test_the_new_games_render_headless_without_the_hud(tmp_path, monkeypatch, name):
+    import games
+    from engine.render.runner import GameRunner
+
+    monkeypatch.setitem(games.GAMES, name, f"games.{name}.logic")
+    path = tmp_path / f"{name}.png"
+    runner = GameRunner(name, headless=True, show_hud=False)
+    try:
+        runner.run(frames=40)
+        runner.screenshot(str(path))
+    finally:
+        runner.close()
+    assert png_colours(path) >= 3
+
+
 def test_a_headless_run_is_the_same_every_time(capsys):
     from engine.tools.cli import main
 
