@@ -42,18 +42,17 @@ in vec2 position;
 in vec4 colors;
 in vec2 size;
 in float angle;
-out vec4 vertex_colors;
-out vec2 vertex_size;
-out vec2 vertex_turn;
-out float vertex_extent;
+flat out vec4 vertex_colors;
+flat out vec2 vertex_size;
+flat out vec2 vertex_turn;
+flat out float vertex_extent;
 uniform WindowBlock { mat4 projection; mat4 view; } window;
 void main() {
     gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
     // A turned shape needs the sprite to cover its diagonal; an unturned one only its larger side.
     float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
     gl_PointSize = extent;
-    float turn = radians(angle);
-    vertex_turn = vec2(cos(turn), sin(turn));
+    vertex_turn = angle == 0.0 ? vec2(1.0, 0.0) : vec2(cos(radians(angle)), sin(radians(angle)));
     vertex_colors = colors;
     vertex_size = size;
     vertex_extent = extent;
@@ -62,11 +61,13 @@ void main() {
 # One point sprite per entity. Each kind of look gets a fragment shader of its own that
 # cuts its shape out of the sprite's square: on software GL (llvmpipe) one shader with a
 # branch per shape made drawing twice as slow as a plain square. ``q`` is the fragment in
-# the shape's own frame (y up, turned back by the entity's angle).
+# the shape's own frame (y up, turned back by the entity's angle). Every value a fragment
+# reads is ``flat`` (one per sprite): nothing to interpolate across the sprite.
 _RECT = "if (abs(q.x) > half_size.x || abs(q.y) > half_size.y) discard;"
 _CUT = {
-    # A plain square pays for turning only when it is turned.
-    "point": "if (vertex_turn.y != 0.0) { TURN " + _RECT + " }",
+    # Plain squares fill their sprite: no cut at all. A bucket of squares of which any
+    # is turned draws with "rect" instead (same vertex shader, same attributes).
+    "point": "",
     "rect": "TURN " + _RECT,
     "circle": "TURN vec2 r = q / half_size; if (dot(r, r) > 1.0) discard;",
     "diamond": "TURN if (abs(q.x) / half_size.x + abs(q.y) / half_size.y > 1.0) discard;",
@@ -77,10 +78,10 @@ _CUT = {
 _TURN = ("vec2 up = vec2(p.x, -p.y);"
          " vec2 q = vec2(vertex_turn.x * up.x + vertex_turn.y * up.y, vertex_turn.x * up.y - vertex_turn.y * up.x);")
 _FRAGMENT_SOURCE = """#version 330 core
-in vec4 vertex_colors;
-in vec2 vertex_size;
-in vec2 vertex_turn;
-in float vertex_extent;
+flat in vec4 vertex_colors;
+flat in vec2 vertex_size;
+flat in vec2 vertex_turn;
+flat in float vertex_extent;
 out vec4 final_colors;
 uniform sampler2D picture;
 void main() {
@@ -104,6 +105,13 @@ def _shader_program(kind: str) -> Any:
         fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
         program = _programs[kind] = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(fragment, "fragment"))
     return program
+
+
+def _same_attributes(first: Any, second: Any) -> bool:
+    """Whether two programs read their vertex attributes from the same locations."""
+    def layout(program: Any) -> dict[str, Any]:
+        return {name: attribute["location"] for name, attribute in program.attributes.items()}
+    return layout(first) == layout(second)
 
 
 def _program_kind(look: Look) -> str:
@@ -232,7 +240,19 @@ class _Bucket:
         self.look = look
         self.layer = look.layer
         self.size = _look_size(look)
-        group = _PointGroup(_shader_program(_program_kind(look)), look.image is not None or look.color[3] < 255)
+        kind = _program_kind(look)
+        blend = look.image is not None or look.color[3] < 255
+        group = _PointGroup(_shader_program(kind), blend)
+        # Squares that fill their sprite need cutting once turned: the same buffers, drawn
+        # with the rectangle's program (both programs come from the same vertex shader, so
+        # the attributes sit at the same locations; checked, else always cut).
+        self._turned_group = group
+        if kind == "point":
+            turned = _PointGroup(_shader_program("rect"), blend)
+            if _same_attributes(group.program, turned.program):
+                self._turned_group = turned
+            else:
+                group = turned
         self._picture_group = _PictureGroup(_picture(look), parent=group) if look.image is not None else None
         # A batch of its own means a vertex domain of its own: the numpy views below point
         # into the domain's buffers, which move whenever that domain grows, so no other
@@ -314,11 +334,12 @@ class _Bucket:
         """Draw the live slots only (``glDrawArrays`` over [0, count))."""
         if not self.count:
             return
-        self.group.set_state()
+        group = self._turned_group if self.turning else self.group
+        group.set_state()
         if self._picture_group is not None:
             self._picture_group.set_state()
         _draw_points(self.vertex_list, self.count)
-        self.group.unset_state()
+        group.unset_state()
 
     def delete(self) -> None:
         self.vertex_list.delete()
