@@ -576,3 +576,17 @@ def test_a_camera_centres_the_view_on_its_interpolated_position(window):
         assert red_columns(120, 40, 20) == [88, 89, 90, 91]
         assert window.view == pyglet.math.Mat4(), "the window's view is left as it was (the HUD draws unmoved)"
         renderer.delete()
+
+
+def test_the_standard_renderer_and_a_games_own_view_are_views(window):
+    from engine.render.entities import EntityRenderer
+    from engine.render.view import View
+    from games.framebuffer.logic import build
+    from games.framebuffer.view import make_view
+
+    with World() as world:
+        build(world)
+        own, standard = make_view(world), EntityRenderer(world)
+        assert isinstance(own, View) and isinstance(standard, View)
+        own.delete()
+        standard.delete()

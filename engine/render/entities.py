@@ -464,6 +464,7 @@ class _CrowdLayer:
 
 
 _MISSING = object()
+_MISSING_CLASS = object()
 _get_look = attrgetter("look")
 
 
@@ -495,6 +496,7 @@ class EntityRenderer:
         self._fixed: list[Look | None] = []  # the looks of the others, by position in _drawn
         self._seen_looks: list[Any] | None = None
         self._camera: Camera | None = None
+        self._plan: list[tuple[int, list[_Bucket], list[_CrowdLayer]]] = []
         self._synced_tick = -1
         self._synced_version = -1
 
@@ -537,10 +539,17 @@ class EntityRenderer:
             if look is not None and entity_id not in self._crowds:
                 self._crowds[entity_id] = _CrowdLayer(crowd, look)
         self._drawn = drawn
-        fixed = [self._class_look(type(entity)) for entity in drawn]
+        by_class: dict[type, Any] = {}
+        fixed = []
+        for entity in drawn:
+            kind = type(entity)
+            look = by_class.get(kind, _MISSING_CLASS)
+            if look is _MISSING_CLASS:
+                look = by_class[kind] = self._class_look(kind)
+            fixed.append(look)
         self._free = [entity for entity, look in zip(drawn, fixed) if look is _MISSING]
         self._fixed = fixed
-        self._seen_looks = None
+        self._seen_looks = None  # re-sort every entity into its look's bucket, and re-plan the layers
 
     def _current_looks(self) -> list[Any]:
         """The look of every entity whose look is its own, read now (a look can change at any time)."""
@@ -573,6 +582,14 @@ class EntityRenderer:
         self._order = sorted((self._buckets[look] for look in members), key=lambda bucket: bucket.layer)
         self._texts.assign(texts)
         self._seen_looks = free_looks
+        self._plan_layers()
+
+    def _plan_layers(self) -> None:
+        """What to draw, layer by layer, bottom first: worked out when looks change, not per frame."""
+        layers = sorted({bucket.layer for bucket in self._order} | set(self._texts.batches)
+                        | {crowd.layer for crowd in self._crowds.values()})
+        self._plan = [(layer, [bucket for bucket in self._order if bucket.layer == layer],
+                       [crowd for crowd in self._crowds.values() if crowd.layer == layer]) for layer in layers]
 
     def _sync(self) -> None:
         world = self.world
@@ -616,18 +633,14 @@ class EntityRenderer:
             x, y = self._camera.draw_position(alpha, self.extrapolate)
             saved_view = window.view
             window.view = Mat4.from_translation(Vec3(round(window.width / 2 - x), round(window.height / 2 - y), 0.0))
-        layers = sorted({bucket.layer for bucket in self._order} | set(self._texts.batches)
-                        | {crowd.layer for crowd in self._crowds.values()})
         self._texts.write(alpha, self.extrapolate)
-        for layer in layers:
-            for bucket in self._order:
-                if bucket.layer == layer:
-                    bucket.write(alpha, self.extrapolate)
-                    bucket.draw()
-            for crowd in self._crowds.values():
-                if crowd.layer == layer:
-                    crowd.write(alpha, self.extrapolate)
-                    crowd.draw()
+        for layer, buckets, crowds in self._plan:
+            for bucket in buckets:
+                bucket.write(alpha, self.extrapolate)
+                bucket.draw()
+            for crowd in crowds:
+                crowd.write(alpha, self.extrapolate)
+                crowd.draw()
             self._texts.draw(layer)
         if window is not None:
             window.view = saved_view
@@ -647,4 +660,5 @@ class EntityRenderer:
         self._texts.delete()
         self._buckets.clear()
         self._order = []
+        self._plan = []
         self._crowds.clear()

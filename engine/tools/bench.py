@@ -337,7 +337,7 @@ def bench_render_turning(count: int = 10_000, rounds: int = 20,
     return [
         (f"plain squares, {count}, frame", times["plain"] * 1e3, 1.0, ""),
         (f"turning + {texts} texts, {count}, frame", times["turning"] * 1e3, times["plain"] / times["turning"],
-         "near 1x: turning costs only where used"),
+         "turned sprites cover their diagonal"),
         (f"plain squares, {count}, tick + gather + frame", ticked["plain"] * 1e3, 1.0, ""),
         (f"turning + {texts} changing texts, tick + gather + frame", ticked["turning"] * 1e3,
          ticked["plain"] / ticked["turning"], ""),
