@@ -229,9 +229,18 @@ def test_a_drag_and_a_scroll_reach_world_input(runner_for):
 
 
 def test_show_hud_false_draws_no_hud(runner_for):
-    with_hud = runner_for("patrol")
-    without = runner_for("patrol", show_hud=False)
-    assert with_hud.hud.visible and not without.hud.visible
+    from engine.render.context import read_pixels
+
+    def hud_corner_pixels(runner) -> set:
+        runner.run(frames=5)
+        runner._draw(1.0)
+        width = runner.window.width
+        data = read_pixels(width, runner.window.height)
+        # The HUD's text sits at the bottom left, where patrol draws nothing but background.
+        return {data[(y * width + x) * 4:(y * width + x) * 4 + 3] for x in range(0, 200) for y in range(40, 80)}
+
+    assert len(hud_corner_pixels(runner_for("patrol"))) > 2
+    assert len(hud_corner_pixels(runner_for("patrol", show_hud=False))) == 1, "only the background"
 
 
 @pytest.mark.parametrize("loop", ["fixed", "max-fps", "constant", "variable", "gated"])
@@ -590,3 +599,40 @@ def test_the_standard_renderer_and_a_games_own_view_are_views(window):
         assert isinstance(own, View) and isinstance(standard, View)
         own.delete()
         standard.delete()
+
+
+def test_unchanged_entities_and_text_make_no_pyglet_objects_frame_after_frame(window, monkeypatch):
+    import pyglet.text
+
+    from engine.render.entities import EntityRenderer
+
+    made = []
+    real_label = pyglet.text.Label
+
+    class CountingLabel(real_label):  # type: ignore[misc,valid-type]
+        def __init__(self, *args, **kwargs):
+            made.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(pyglet.text, "Label", CountingLabel)
+
+    class Title(Entity):
+        def update(self, world: World) -> None:
+            self.x += 1
+            self.look = Look(text="Same", size=12)  # a new but equal look every tick
+
+    with World() as world:
+        world.spawn(Title(x=40, y=20))
+        for i in range(50):
+            world.spawn(Dot(x=i, y=10))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        buckets = dict(renderer._buckets)
+        lists = {look: bucket.vertex_list for look, bucket in buckets.items()}
+        for frame in range(10):
+            if frame % 3 == 0:
+                world.tick()
+            draw(renderer, window, frame / 10)
+        assert len(made) == 1, "one label, made once, though its look was replaced every tick"
+        assert renderer._buckets == buckets and all(b.vertex_list is lists[look] for look, b in buckets.items())
+        renderer.delete()
