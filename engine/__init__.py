@@ -6,6 +6,7 @@ touches OpenGL. Drawing lives in ``engine.render``, imported only by code that d
 
 from __future__ import annotations
 
+from engine import keys as keys
 from engine.buffer import DoubleBuffer as DoubleBuffer
 from engine.buffer import Framebuffer as Framebuffer
 from engine.buffer import Scene as Scene
@@ -13,7 +14,6 @@ from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
-from engine import keys as keys
 from engine.entity import Entity as Entity
 from engine.entity import buffered as buffered
 from engine.entity import signal as signal

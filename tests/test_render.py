@@ -237,7 +237,7 @@ def test_show_hud_false_draws_no_hud(runner_for):
         width = runner.window.width
         data = read_pixels(width, runner.window.height)
         # The HUD's text sits at the bottom left, where patrol draws nothing but background.
-        return {data[(y * width + x) * 4:(y * width + x) * 4 + 3] for x in range(0, 200) for y in range(40, 80)}
+        return {data[(y * width + x) * 4:(y * width + x) * 4 + 3] for x in range(200) for y in range(40, 80)}
 
     assert len(hud_corner_pixels(runner_for("patrol"))) > 2
     assert len(hud_corner_pixels(runner_for("patrol", show_hud=False))) == 1, "only the background"
