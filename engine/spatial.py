@@ -10,7 +10,8 @@ look-ups instead of a million box tests.
 An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
 default its look's size; an entity with neither (no look, a text look) has no box and
 overlaps nothing, though ``near`` still finds it by its position. Boxes that only touch
-do not overlap. Results come in update order, live entities only.
+do not overlap. Results come in update order, live entities only; crowds are left out
+(their members are rows of numpy arrays: query those with numpy).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.look import resolved
 
@@ -51,8 +53,9 @@ class SpatialIndex:
     """
 
     def __init__(self, entities: Sequence[Entity]) -> None:
-        self.entities = list(entities)
-        """The entities indexed, in update order."""
+        # A crowd's members are rows of arrays, not entities: its own position means nothing here.
+        self.entities = [entity for entity in entities if not isinstance(entity, Crowd)]
+        """The entities indexed, in update order (crowds left out)."""
         count = len(self.entities)
         self.slot_of = {entity.id: slot for slot, entity in enumerate(self.entities)}
         positions = np.array([(e.x, e.y) for e in self.entities], dtype=np.float64).reshape(count, 2)

@@ -184,3 +184,14 @@ def test_a_despawned_entity_is_not_found(world):
     killer = world.spawn(Killer())
     world.tick()
     assert killer.found == []
+
+
+def test_crowds_are_left_out_of_the_index(world):
+    from engine.crowd import Crowd
+
+    class Flock(Crowd):
+        look = Look("square", 50)
+
+    world.spawn(Flock(4))
+    box = world.spawn(Box(0, 0))
+    assert world.overlapping(box) == [] and world.near(0, 0, 10) == [box]
