@@ -636,3 +636,29 @@ def test_unchanged_entities_and_text_make_no_pyglet_objects_frame_after_frame(wi
         assert len(made) == 1, "one label, made once, though its look was replaced every tick"
         assert renderer._buckets == buckets and all(b.vertex_list is lists[look] for look, b in buckets.items())
         renderer.delete()
+
+
+def test_a_text_that_changes_every_tick_does_not_resort_the_other_entities(window, monkeypatch):
+    from engine.render.entities import EntityRenderer
+
+    class Clock(Entity):
+        look = Look(text="0")
+
+        def update(self, world: World) -> None:
+            self.look = Look(text=str(world.tick_count))
+
+    with World() as world:
+        for i in range(20):
+            world.spawn(Dot(x=i, y=10))
+        clock = world.spawn(Clock(x=60, y=30))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        resorts = []
+        monkeypatch.setattr(renderer, "_sync_looks", lambda looks: resorts.append(1))
+        for _ in range(5):
+            world.tick()
+            draw(renderer, window, 1.0)
+        assert resorts == [] and renderer._texts.labels[clock.id].text == "4"
+        clock.look = Look("square", 4, (255, 0, 0))  # no longer text: the full re-sort
+        draw(renderer, window, 1.0)
+        assert resorts == [1]

@@ -363,17 +363,21 @@ class _Texts:
 
     def assign(self, rows: list[tuple[int, int, Look]]) -> None:
         """Keep a label for each (entity id, index, look); make, restyle or drop labels to match."""
-        import pyglet.text
-
         wanted = {entity_id for entity_id, _, _ in rows}
         for entity_id in [i for i in self.labels if i not in wanted]:
             self.labels.pop(entity_id).delete()
             self.looks.pop(entity_id)
             self.placed.pop(entity_id, None)
         for entity_id, _, look in rows:
-            old = self.looks.get(entity_id)
-            if old == look:
-                continue
+            self.restyle(entity_id, look)
+        self.rows = [(entity_id, index) for entity_id, index, _ in rows]
+
+    def restyle(self, entity_id: int, look: Look) -> None:
+        """Give entity ``entity_id``'s label ``look``: changed in place where it can be, made where it must."""
+        import pyglet.text
+
+        old = self.looks.get(entity_id)
+        if old != look:
             label = self.labels.get(entity_id)
             if label is not None and old is not None and old.layer == look.layer:
                 if old.text != look.text:
@@ -390,11 +394,9 @@ class _Texts:
                     batch = self.batches[look.layer] = pyglet.graphics.Batch()
                 self.labels[entity_id] = pyglet.text.Label(
                     look.text or "", font_size=look.size, color=look.color,  # type: ignore[arg-type]
-                    anchor_x="center",
-                    anchor_y="center", batch=batch)
+                    anchor_x="center", anchor_y="center", batch=batch)
                 self.placed.pop(entity_id, None)
             self.looks[entity_id] = look
-        self.rows = [(entity_id, index) for entity_id, index, _ in rows]
 
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
         indices = [index for _, index in self.rows]
@@ -465,6 +467,10 @@ class _CrowdLayer:
 
 _MISSING = object()
 _MISSING_CLASS = object()
+
+
+def _is_text(look: Any) -> bool:
+    return isinstance(look, Look) and look.shape == "text"
 _get_look = attrgetter("look")
 
 
@@ -591,6 +597,26 @@ class EntityRenderer:
         self._plan = [(layer, [bucket for bucket in self._order if bucket.layer == layer],
                        [crowd for crowd in self._crowds.values() if crowd.layer == layer]) for layer in layers]
 
+    def _restyle_texts(self, free_looks: list[Any]) -> bool:
+        """Apply looks that changed from one text to another straight to their labels.
+
+        A score that changes every tick must not re-sort 10,000 entities into buckets.
+        Returns False (do the full re-sort) if any other kind of look changed.
+        """
+        seen = self._seen_looks
+        if seen is None or len(seen) != len(free_looks):
+            return False
+        changed = [(slot, look) for slot, (old, look) in enumerate(zip(seen, free_looks)) if old is not look
+                   and old != look]
+        if not all(_is_text(seen[slot]) and _is_text(look) for slot, look in changed):
+            return False
+        for slot, look in changed:
+            entity_id = self._free[slot].id
+            assert entity_id is not None
+            self._texts.restyle(entity_id, look)
+        self._seen_looks = free_looks
+        return True
+
     def _sync(self) -> None:
         world = self.world
         regather = False
@@ -599,7 +625,7 @@ class EntityRenderer:
             self._synced_version = world.structure_version
             regather = True
         free_looks = self._current_looks()
-        if free_looks != self._seen_looks:
+        if free_looks != self._seen_looks and not self._restyle_texts(free_looks):
             self._sync_looks(free_looks)
             regather = True
         if regather or world.tick_count != self._synced_tick:
