@@ -17,6 +17,9 @@ from dataclasses import dataclass
 
 __all__ = ["SoundRequest", "SoundRequests"]
 
+KEPT = 4096
+"""The most finished requests a world keeps for ``take_sounds()``: a run that never plays
+them (``--ticks``, tests) must not grow without bound; the oldest go first."""
 _SUFFIXES = (".wav", ".ogg", ".mp3", ".flac")
 
 
@@ -96,3 +99,5 @@ class SoundRequests:
                 self._sound_requests = []
             self._sound_requests.extend(pending)
             self._sound_tick_requests = None
+            if len(self._sound_requests) > KEPT:
+                del self._sound_requests[:-KEPT]

@@ -127,3 +127,18 @@ def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys):
     player.play([SoundRequest("drum.wav", 1.0, 1), SoundRequest("drum.wav", 1.0, 2)])
     assert len(player.played) == 2
     assert capsys.readouterr().err.count("cannot play 'drum.wav'") == 1, "said once, never raised"
+
+
+def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):
+    from engine.sound import KEPT
+
+    class Noisy(Entity):
+        def update(self, world: World) -> None:
+            world.play("a.wav")
+            world.play("b.wav")
+
+    world.spawn(Noisy())
+    for _ in range(KEPT):
+        world.tick()
+    taken = world.take_sounds()
+    assert len(taken) == KEPT and taken[-1].tick == KEPT and taken[-1].sound == "b.wav"
