@@ -22,7 +22,7 @@ only reads: it never changes game state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import attrgetter
+from operator import attrgetter, is_not
 from typing import Any
 
 import numpy as np
@@ -557,6 +557,13 @@ class EntityRenderer:
         self._fixed = fixed
         self._seen_looks = None  # re-sort every entity into its look's bucket, and re-plan the layers
 
+    def _looks_replaced(self) -> bool:
+        """Whether any entity's look is another object than last frame (no list made when none is)."""
+        seen = self._seen_looks
+        if seen is None or len(seen) != len(self._free):
+            return True
+        return any(map(is_not, map(_get_look, self._free), seen))
+
     def _current_looks(self) -> list[Any]:
         """The look of every entity whose look is its own, read now (a look can change at any time)."""
         return list(map(_get_look, self._free))
@@ -624,10 +631,13 @@ class EntityRenderer:
             self._sync_structure()
             self._synced_version = world.structure_version
             regather = True
-        free_looks = self._current_looks()
-        if free_looks != self._seen_looks and not self._restyle_texts(free_looks):
-            self._sync_looks(free_looks)
-            regather = True
+        if self._looks_replaced():
+            free_looks = self._current_looks()
+            if free_looks == self._seen_looks:
+                self._seen_looks = free_looks  # equal looks, new objects: nothing to redraw
+            elif not self._restyle_texts(free_looks):
+                self._sync_looks(free_looks)
+                regather = True
         if regather or world.tick_count != self._synced_tick:
             previous, current = gather_motion(self._drawn)
             for bucket in self._order:
