@@ -8,9 +8,9 @@ whose 1,000 entities each ask "what do I touch?" pays for one grid and 1,000 sho
 look-ups instead of a million box tests.
 
 An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
-default its look's size, axis-aligned (it does not turn with ``angle``); an entity with neither (no look, a text look) has no box and
-overlaps nothing, though ``near`` still finds it by its position. Boxes that only touch
-do not overlap. Results come in update order, live entities only; crowds are left out
+default its look's size; boxes are axis-aligned (they don't turn with ``angle``). An
+entity with neither (no look, a text look) has no box and overlaps nothing, though
+``near`` still finds it by its position. Boxes that only touch do not overlap. Results come in update order, live entities only; crowds are left out
 (their members are rows of numpy arrays: query those with numpy).
 """
 
