@@ -384,6 +384,15 @@ def test_the_swarm_crowd_is_drawn_interpolated(window):
         assert at(30, 10) == (0, 255, 0) and at(50, 30) == (0, 255, 0)
         assert at(10, 10) == (0, 0, 0) and at(90, 30) == (0, 0, 0)
         assert renderer.entity_count == 2
+        pair.look = Look("square", 4, (255, 0, 0))
+        draw(renderer, window, 0.5)
+        assert pixels(120, 40)(30, 10) == (255, 0, 0), "a crowd's new look shows next frame"
+        pair.look = None
+        draw(renderer, window, 0.5)
+        assert pixels(120, 40)(30, 10) == (0, 0, 0) and renderer.entity_count == 0
+        pair.look = Look("square", 4, (0, 0, 255))
+        draw(renderer, window, 0.5)
+        assert pixels(120, 40)(30, 10) == (0, 0, 255), "and back"
         renderer.delete()
 
 

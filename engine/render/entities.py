@@ -510,6 +510,7 @@ class EntityRenderer:
         self._seen_looks: list[Any] | None = None
         self._camera: Camera | None = None
         self._plan: list[tuple[int, list[_Bucket], list[_CrowdLayer]]] = []
+        self._crowd_looks: list[tuple[Crowd, Look | None]] = []  # every crowd, hidden ones too
         self._synced_tick = -1
         self._synced_version = -1
 
@@ -543,6 +544,7 @@ class EntityRenderer:
             drawn.append(entity)
         for entity_id in [i for i in self._crowds if i not in crowds]:
             self._crowds.pop(entity_id).delete()
+        self._crowd_looks = [(crowd, self.look_of(crowd)) for crowd in crowds.values()]
         for entity_id, crowd in crowds.items():
             look = self.look_of(crowd)
             layer = self._crowds.get(entity_id)
@@ -634,7 +636,9 @@ class EntityRenderer:
     def _sync(self) -> None:
         world = self.world
         regather = False
-        if world.structure_version != self._synced_version:
+        # Crowds are few: their looks are checked every frame like everyone else's.
+        crowd_look_changed = any(self.look_of(crowd) != look for crowd, look in self._crowd_looks)
+        if world.structure_version != self._synced_version or crowd_look_changed:
             self._sync_structure()
             self._synced_version = world.structure_version
             regather = True
