@@ -6,9 +6,11 @@ touches OpenGL. Drawing lives in ``engine.render``, imported only by code that d
 
 from __future__ import annotations
 
+from engine import keys as keys
 from engine.buffer import DoubleBuffer as DoubleBuffer
 from engine.buffer import Framebuffer as Framebuffer
 from engine.buffer import Scene as Scene
+from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
@@ -35,6 +37,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BufferedWriteError",
+    "Camera",
     "Clock",
     "ConstantRateLoop",
     "DoubleBuffer",
@@ -57,5 +60,6 @@ __all__ = [
     "VirtualClock",
     "World",
     "buffered",
+    "keys",
     "signal",
 ]

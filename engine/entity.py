@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from engine.buffering import buffers as _buffers
 from engine.buffering.fields import Layout, buffered, register, signal
-from engine.look import DEFAULT_LOOK, Look
+from engine.look import Look
 
 if TYPE_CHECKING:
     from engine.world import World
@@ -81,8 +81,10 @@ class Entity:
     angle: float = buffered(0.0)
     slapped = signal()
 
-    look: Look | None = DEFAULT_LOOK
-    """How the renderer draws this entity (a plain value: logic never touches pyglet)."""
+    look: Look | None = None
+    """How the renderer draws this entity (a plain value: logic never touches pyglet);
+    ``None`` draws nothing. It may change at any time, per instance or per class, and the
+    next frame shows the new one."""
     hitbox: tuple[float, float] | None = None
     """Width and height of the box ``world.overlapping`` tests; ``None``: the look's size."""
     saved: ClassVar[tuple[str, ...]] = ()

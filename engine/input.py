@@ -12,23 +12,35 @@ module needs no window.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Literal
+from typing import Any, Literal
 
 __all__ = ["InputEvent", "InputQueue", "TickInput"]
 
-EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion"]
-_TYPES = frozenset(("key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion"))
+EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
+                    "mouse_scroll"]
+_TYPES = frozenset(("key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
+                    "mouse_scroll"))
+_MOUSE_AT = frozenset(("mouse_press", "mouse_release", "mouse_motion", "mouse_drag", "mouse_scroll"))
 
 
 @dataclass(frozen=True, slots=True)
 class InputEvent:
-    """One input event: ``type``, and ``key`` (keys and mouse buttons) or ``x``/``y`` (mouse)."""
+    """One input event: ``type``, and ``key`` (keys and mouse buttons) or ``x``/``y`` (mouse).
+
+    ``modifiers`` holds the modifier bits held at the event (``keys.MOD_SHIFT`` ...);
+    a ``"mouse_scroll"`` carries how far the wheel turned in ``scroll_x``/``scroll_y``;
+    a ``"mouse_drag"`` is a move with buttons held (``key``: the buttons' bits).
+    """
 
     type: EventType
     key: Hashable = None
     x: float = 0.0
     y: float = 0.0
+    modifiers: int = 0
+    scroll_x: float = 0.0
+    scroll_y: float = 0.0
 
     def __post_init__(self) -> None:
         if self.type not in _TYPES:
@@ -40,18 +52,24 @@ class InputEvent:
             raise TypeError(f"InputEvent key must be hashable (an int, a string, a tuple), got {self.key!r}") from None
 
     def to_json(self) -> list[Any]:
-        """A compact JSON form, for replays: ``[type, key, x, y]``."""
+        """A compact JSON form, for replays: ``[type, key, x, y]``, then ``modifiers, scroll_x, scroll_y`` if any is set."""
+        if self.modifiers or self.scroll_x or self.scroll_y:
+            return [self.type, self.key, self.x, self.y, self.modifiers, self.scroll_x, self.scroll_y]
         return [self.type, self.key, self.x, self.y]
 
     @classmethod
     def from_json(cls, data: Any) -> InputEvent:
         """Rebuild an event from ``to_json()`` output; a malformed value raises ``ValueError``."""
-        if not isinstance(data, list) or len(data) != 4:
-            raise ValueError(f"an input event is [type, key, x, y], got {data!r}")
-        kind, key, x, y = data
+        if not isinstance(data, list) or len(data) not in (4, 7):
+            raise ValueError(f"an input event is [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, "
+                             f"scroll_y], got {data!r}")
+        kind, key, x, y = data[:4]
+        modifiers, scroll_x, scroll_y = data[4:] if len(data) == 7 else (0, 0.0, 0.0)
+        if isinstance(modifiers, bool) or not isinstance(modifiers, int):
+            raise ValueError(f"an input event's modifiers are an int, got {modifiers!r}")  # noqa: TRY004 (a file is malformed)
         if isinstance(key, list):
             key = tuple(key)
-        return cls(kind, key, float(x), float(y))
+        return cls(kind, key, float(x), float(y), modifiers, float(scroll_x), float(scroll_y))
 
 
 class TickInput:
@@ -60,10 +78,15 @@ class TickInput:
     ``pressed(key)`` is whether the key is held at the end of the events this tick
     received; ``just_pressed`` / ``just_released`` whether it went down / up during
     them. A press and release inside one frame are both seen: ``just_pressed`` and
-    ``just_released`` are then both true, ``pressed`` false. Mouse buttons count as keys.
+    ``just_released`` are then both true, ``pressed`` false. Mouse buttons count as keys
+    (``pressed(1)`` while the left button is held, drags included). ``mouse_x``/``mouse_y``
+    is where the mouse was at the latest mouse event; ``scroll_x``/``scroll_y`` add up
+    the wheel's turns during this tick; ``modifiers`` are the modifier bits
+    (``keys.MOD_SHIFT`` ...) held at this tick's latest key or mouse event (0 if none).
     """
 
-    __slots__ = ("events", "_held", "_down", "_up", "mouse_x", "mouse_y", "_start")
+    __slots__ = ("_down", "_held", "_start", "_up", "events", "modifiers", "mouse_x", "mouse_y", "scroll_x",
+                 "scroll_y")
 
     def __init__(self, events: Iterable[InputEvent] = (), held: frozenset[Hashable] = frozenset(),
                  mouse: tuple[float, float] = (0.0, 0.0)) -> None:
@@ -74,6 +97,8 @@ class TickInput:
         down: set[Hashable] = set()
         up: set[Hashable] = set()
         self.mouse_x, self.mouse_y = mouse
+        self.scroll_x = self.scroll_y = 0.0
+        self.modifiers = 0
         for event in self.events:
             if event.type in ("key_press", "mouse_press"):
                 held_now.add(event.key)
@@ -81,8 +106,13 @@ class TickInput:
             elif event.type in ("key_release", "mouse_release"):
                 held_now.discard(event.key)
                 up.add(event.key)
-            if event.type != "key_press" and event.type != "key_release":
+            elif event.type == "mouse_scroll":
+                self.scroll_x += event.scroll_x
+                self.scroll_y += event.scroll_y
+            if event.type in _MOUSE_AT:
                 self.mouse_x, self.mouse_y = event.x, event.y
+            if event.type != "mouse_motion":
+                self.modifiers = event.modifiers
         self._held = frozenset(held_now)
         self._down = frozenset(down)
         self._up = frozenset(up)

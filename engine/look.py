@@ -6,7 +6,13 @@ the renderer (``engine.render``) turns that into vertices::
     class Skeleton(Entity):
         look = Look("square", size=(10, 10), color=(230, 230, 210))
 
-Entities of the same look are drawn together from one vertex buffer.
+    class Score(Entity):
+        look = Look(text="Score: 0", size=18, layer=1)
+
+A look can be replaced at any time, on the class or on one instance
+(``self.look = Look(text=f"Score: {self.points}")``), and the next frame shows the new
+one; ``self.look = None`` hides the entity. Entities of the same look are drawn together
+from one vertex buffer; higher ``layer`` numbers are drawn on top.
 """
 
 from __future__ import annotations
@@ -17,26 +23,48 @@ from typing import Literal
 
 __all__ = ["Look"]
 
-Shape = Literal["square", "circle", "diamond", "image"]
-_SHAPES = ("square", "circle", "diamond", "image")
+Shape = Literal["square", "circle", "diamond", "image", "text"]
+_SHAPES = ("square", "circle", "diamond", "image", "text")
 
 
 @dataclass(frozen=True)
 class Look:
-    """A shape (``"square"``, ``"circle"`` or ``"diamond"``), a size in pixels, and an RGB(A) colour.
+    """A shape (``"square"``, ``"circle"`` or ``"diamond"``), a size in pixels, an RGB(A) colour and a layer.
 
     ``size`` is ``(width, height)`` (or one number for both), centred on the entity's
-    position. For a picture, give ``image`` (the path of a PNG): the shape becomes
-    ``"image"``, ``size`` defaults to the picture's own and ``color`` tints it (white
-    keeps its colours). Looks are values: equal looks share a vertex buffer.
+    position and turned by its ``angle``. For a picture, give ``image`` (the path of a
+    PNG): the shape becomes ``"image"``, ``size`` defaults to the picture's own and
+    ``color`` tints it (white keeps its colours). For text, give ``text``: the shape
+    becomes ``"text"``, ``size`` is the font size (default 16) and the text is centred on
+    the entity. ``layer`` orders drawing: higher layers on top (the HUD is always above).
+    Looks are values: equal looks share a vertex buffer.
     """
 
     shape: Shape = "square"
     size: tuple[float, float] | float | None = None
     color: tuple[int, ...] = (255, 255, 255, 255)
     image: str | None = None
+    text: str | None = None
+    layer: int = 0
 
     def __post_init__(self) -> None:
+        if isinstance(self.layer, bool) or not isinstance(self.layer, int):
+            raise TypeError(f"Look layer must be an int (higher layers draw on top), got {self.layer!r}")
+        if self.text is not None:
+            if not isinstance(self.text, str):
+                raise TypeError(f"Look text must be a string, got {self.text!r}")
+            if self.image is not None:
+                raise ValueError("a Look is a picture or a text, not both")
+            object.__setattr__(self, "shape", "text")
+            font_size = 16.0 if self.size is None else self.size
+            if (isinstance(font_size, bool) or not isinstance(font_size, (int, float))
+                    or not math.isfinite(font_size) or font_size <= 0):
+                raise ValueError(f"a text Look's size is its font size, a positive number, got {self.size!r}")
+            object.__setattr__(self, "size", float(font_size))
+            self._check_color()
+            return
+        if self.shape == "text":
+            raise ValueError("Look shape 'text' needs text='what to write'")
         if self.image is not None:
             if not isinstance(self.image, str) or not self.image:
                 raise ValueError(f"Look image must be the path of a picture, got {self.image!r}")
@@ -54,6 +82,9 @@ class Look:
         if size is not None and (not isinstance(size, tuple) or len(size) != 2
                 or not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in size)):
             raise ValueError(f"Look size must be a positive number or (width, height), got {self.size!r}")
+        self._check_color()
+
+    def _check_color(self) -> None:
         color = tuple(self.color)
         if len(color) == 3:
             color = (*color, 255)
@@ -61,6 +92,22 @@ class Look:
             raise ValueError(f"Look color must be 3 or 4 ints from 0 to 255, got {self.color!r}")
         object.__setattr__(self, "color", color)
 
+    @property
+    def box(self) -> tuple[float, float] | None:
+        """The look's (width, height) in pixels, or ``None`` where only drawing knows it (text, a picture's own size)."""
+        if self.shape == "text" or not isinstance(self.size, tuple):
+            return None
+        return self.size
+
 
 DEFAULT_LOOK = Look()
-"""What an entity that declares no look is drawn as: a small white square."""
+"""The marker of an entity that declares no look: it draws nothing (controllers need no fake look).
+
+``Entity.look`` defaults to this very object; the renderer and collisions treat it, by
+identity, as ``None``. (``Entity.look = None`` is the intent; see the renderer.)
+"""
+
+
+def resolved(look: Look | None) -> Look | None:
+    """``look``, or ``None`` for no look at all (``None`` or the class default)."""
+    return None if look is DEFAULT_LOOK else look

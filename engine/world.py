@@ -31,6 +31,8 @@ from engine.entity import Entity, _no_world
 from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.input import InputQueue, TickInput
 from engine.snapshot import snapshot, state_hash
+from engine.sound import SoundRequests
+from engine.spatial import CollisionQueries
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
@@ -67,7 +69,7 @@ def _ms(name: str, value: float, zero_allowed: bool = False) -> float:
     return float(value)
 
 
-class World:
+class World(SoundRequests, CollisionQueries):
     """A game world: spawns and despawns entities and runs them, tick by tick.
 
     ``tick()`` is the whole of game logic for one step; drive it from a loop
@@ -303,6 +305,8 @@ class World:
         self.input = self.input_queue.take()
         random_state = self.random.getstate()
         self._buffers.begin(self._update_order(), self._early_systems > 0)
+        self._sounds_tick_started()
+        self._spatial_index = None
         self._ticking = True
         try:
             self._ecs.process()

@@ -64,3 +64,45 @@ def test_readme_crowd_example_runs():
         world.tick()
         assert rain.count == 100_000
         assert (rain.current("position")[:, 1] == before - 3.0).all()
+
+
+def test_readme_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
+    import importlib.util
+
+    from engine import World
+
+    section = README.read_text().split("## Your first game", 1)[1]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    path = tmp_path / "comet.py"
+    path.write_text(code)
+    spec = importlib.util.spec_from_file_location("readme_comet", path)
+    assert spec is not None and spec.loader is not None
+    game = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(game)
+    with World() as world:
+        game.build(world)
+        sounds = []
+        for _ in range(1000):
+            world.tick()
+            sounds.extend(world.take_sounds())
+        comet, score = world.entities_of(game.Comet)[0], world.entities_of(game.Score)[0]
+        assert comet.angle == 6000.0
+        assert score.points >= 1 and score.look.text == f"Score {score.points}"
+        assert len(sounds) == score.points and sounds[0].sound == str(tmp_path / "chime.wav")
+
+
+def test_readme_camera_example_follows_a_player():
+    from engine import Entity, World
+
+    section = README.read_text().split("## Drawing", 1)[1].split("## Input", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    code = "\n".join(line[2:] for line in code.splitlines())  # the block is indented in a list
+    namespace: dict = {}
+    exec(compile(code, "README camera example", "exec"), namespace)
+    with World() as world:
+        player = world.spawn(Entity(x=100, y=0))
+        camera = world.spawn(namespace["Follow"](player))
+        player.x = 200
+        for _ in range(30):
+            world.tick()
+        assert 190 < camera.x < 200

@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 import games
-from engine import World
+from engine import World, keys
 from engine.tools.cli import main
 
 
@@ -51,19 +51,20 @@ def test_patrol_a_bolt_hitting_the_player_stuns_it_and_vanishes():
 
     with World() as world:
         player = world.spawn(Player(x=100, y=100))
-        bolt = world.spawn(Bolt(90, 100, 3.0, 0.0))
-        world.tick()  # bolt moves to 93, sees the player at 100 (committed), hits, despawns
+        bolt = world.spawn(Bolt(91, 100, 3.0, 0.0))
+        world.tick()  # the bolt's box (6 wide) overlaps the player's (14) at 91 vs 100: hit, despawn
         assert not bolt.alive
         assert player.stunned == 0, "the hit is a signal: seen next tick"
         world.tick()
         assert (player.hits, player.stunned) == (1, Player.STUN_TICKS - 1)
-        world.input_queue.press(65363)
+        world.input_queue.press(keys.RIGHT)
         world.tick()
         assert player.x == 100, "a stunned player does not move"
 
 
 def test_patrol_player_moves_with_the_arrow_keys():
-    from games.patrol.logic import RIGHT, Player
+    from engine.keys import RIGHT
+    from games.patrol.logic import Player
 
     with World() as world:
         player = world.spawn(Player(x=50, y=50))
@@ -74,3 +75,68 @@ def test_patrol_player_moves_with_the_arrow_keys():
         world.input_queue.release(RIGHT)
         world.tick()
         assert player.x == 60
+
+
+# -- the two new samples (not yet in games.GAMES: registered here for the tests) ------------
+
+NEW_GAMES = {"comet": "games.comet.logic", "explorer": "games.explorer.logic"}
+
+
+@pytest.fixture
+def new_games(monkeypatch):
+    for name, module in NEW_GAMES.items():
+        monkeypatch.setitem(games.GAMES, name, module)
+
+
+@pytest.mark.parametrize("name", sorted(NEW_GAMES))
+def test_the_new_games_run_deterministically_and_their_docstring_command_works(new_games, name, capsys):
+    test_each_game_runs_headless_and_deterministically(name)
+    test_each_game_docstring_ends_with_a_command_that_works(name, capsys)
+
+
+def test_comet_bullets_break_rocks_score_shows_as_text_and_hits_ask_for_sounds():
+    from games.comet.logic import BANG, SHOT, Rock, Score, Ship, build
+
+    with World(seed=2) as world:
+        build(world)
+        ship = world.entities_of(Ship)[0]
+        score = world.entities_of(Score)[0]
+        rock = world.spawn(Rock(ship.x, ship.y + 60, 0.0, 0.0, 2.0))
+        world.input_queue.press(keys.SPACE)  # the ship starts facing up, at the rock
+        heard = []
+        for _ in range(20):
+            world.tick()
+            heard.extend(request.sound for request in world.take_sounds())
+        assert not rock.alive and score.points >= 10
+        assert score.look.text.startswith(f"Score {score.points}")
+        assert SHOT in heard and BANG in heard
+        assert ship.angle == 90.0
+
+
+def test_comet_the_ship_turns_with_the_arrow_keys():
+    from games.comet.logic import Ship
+
+    with World() as world:
+        ship = world.spawn(Ship())
+        world.input_queue.press(keys.LEFT)
+        for _ in range(3):
+            world.tick()
+        assert ship.angle == 105.0 and ship.draw_angle(0.5) == 102.5
+
+
+def test_explorer_the_camera_follows_the_player_and_gems_chime():
+    from engine import Camera
+    from games.explorer.logic import PICKUP, Gem, Player, build
+
+    with World(seed=1) as world:
+        build(world)
+        player = world.entities_of(Player)[0]
+        camera = world.entities_of(Camera)[0]
+        gem = world.spawn(Gem(player.x + 40, player.y))
+        world.input_queue.press(keys.RIGHT)
+        heard = []
+        for _ in range(60):
+            world.tick()
+            heard.extend(request.sound for request in world.take_sounds())
+        assert player.x - 40 < camera.x < player.x, "the camera eases after the player"
+        assert not gem.alive and PICKUP in heard

@@ -109,3 +109,25 @@ def test_push_refuses_anything_but_an_event():
 def test_an_empty_tick_input_has_nothing_pressed():
     empty = TickInput()
     assert not empty.pressed("a") and empty.events == ()
+
+
+def test_scroll_drag_and_modifiers_add_up_per_tick_and_survive_json():
+    from engine import keys
+
+    queue = InputQueue()
+    events = [
+        InputEvent("mouse_press", 1, 5.0, 5.0, keys.MOD_SHIFT),
+        InputEvent("mouse_drag", 1, 9.0, 7.0, keys.MOD_SHIFT),
+        InputEvent("mouse_scroll", None, 9.0, 7.0, scroll_y=2.0),
+        InputEvent("mouse_scroll", None, 9.0, 7.0, scroll_y=-0.5),
+        InputEvent("key_press", keys.A, modifiers=keys.MOD_CTRL | keys.MOD_SHIFT),
+    ]
+    for event in events:
+        assert InputEvent.from_json(event.to_json()) == event
+        queue.push(event)
+    tick = queue.take()
+    assert tick.pressed(1) and (tick.mouse_x, tick.mouse_y) == (9.0, 7.0)
+    assert (tick.scroll_x, tick.scroll_y) == (0.0, 1.5)
+    assert tick.modifiers == keys.MOD_CTRL | keys.MOD_SHIFT
+    assert InputEvent("key_press", 1).to_json() == ["key_press", 1, 0.0, 0.0], "old replays read the same"
+    assert queue.take().scroll_y == 0.0, "scrolling is per tick"

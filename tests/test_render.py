@@ -166,24 +166,81 @@ def test_synthetic_pyglet_key_events_reach_the_next_tick(runner_for):
     assert not runner.world.input.just_pressed(key.RIGHT), "the press went to one tick only"
 
 
-def test_standard_keys_pause_step_toggle_and_quit(runner_for):
-    from pyglet.window import key
+def test_the_engine_keys_pause_step_toggle_and_quit(runner_for):
+    from engine import keys
 
     runner = runner_for("bouncy")
     runner.run(frames=10)
-    runner.window.dispatch_event("on_key_press", key.P, 0)
+    runner.window.dispatch_event("on_key_press", keys.F2, 0)
     ticks = runner.world.tick_count
     runner.run(frames=30)
     assert runner.paused and runner.world.tick_count == ticks
-    runner.window.dispatch_event("on_key_press", key.N, 0)
+    runner.window.dispatch_event("on_key_press", keys.F3, 0)
     runner.run(frames=1)
     assert runner.world.tick_count == ticks + 1
-    for symbol in (key.SPACE, key.E, key.F1):
+    for symbol in (keys.F4, keys.F5, keys.F1):
         runner.window.dispatch_event("on_key_press", symbol, 0)
     runner.run(frames=1)
     assert (runner.interpolate, runner.view.extrapolate, runner.hud.visible) == (False, True, False)
-    runner.window.dispatch_event("on_key_press", key.ESCAPE, 0)
+    assert runner.world.input_queue.state()[1] == frozenset(), "the engine's keys never reach the game"
+    runner.window.dispatch_event("on_key_press", keys.ESCAPE, 0)
     assert runner.run() == 1 and runner.window.has_exit
+
+
+def run_until_a_tick(runner) -> None:
+    ticks = runner.world.tick_count
+    while runner.world.tick_count == ticks:
+        runner.run(frames=1)
+
+
+def test_space_and_letters_reach_the_game_and_change_nothing_else(runner_for):
+    from engine import keys
+
+    runner = runner_for("bouncy")
+    runner.run(frames=3)
+    before = (runner.interpolate, runner.view.extrapolate, runner.paused, runner.hud.visible)
+    for symbol in (keys.SPACE, keys.Q, keys.P, keys.E, keys.N):
+        runner.window.dispatch_event("on_key_press", symbol, keys.MOD_SHIFT)
+    run_until_a_tick(runner)
+    tick_input = runner.world.input
+    assert all(tick_input.just_pressed(symbol) for symbol in (keys.SPACE, keys.Q, keys.P, keys.E, keys.N))
+    assert tick_input.modifiers == keys.MOD_SHIFT, "a modified key carries its modifiers"
+    assert (runner.interpolate, runner.view.extrapolate, runner.paused, runner.hud.visible) == before
+    assert not runner.window.has_exit
+
+
+def test_a_drag_and_a_scroll_reach_world_input(runner_for):
+    from engine import keys
+
+    runner = runner_for("bouncy")
+    runner.run(frames=3)
+    window = runner.window
+    window.dispatch_event("on_mouse_press", 10, 10, 1, 0)
+    window.dispatch_event("on_mouse_drag", 50, 60, 40, 50, 1, keys.MOD_CTRL)
+    window.dispatch_event("on_mouse_scroll", 50, 60, 0.0, -2.0)
+    window.dispatch_event("on_mouse_scroll", 50, 60, 0.0, -1.0)
+    run_until_a_tick(runner)
+    tick_input = runner.world.input
+    assert tick_input.pressed(1) and (tick_input.mouse_x, tick_input.mouse_y) == (50.0, 60.0)
+    assert [event.type for event in tick_input.events] == ["mouse_press", "mouse_drag", "mouse_scroll",
+                                                             "mouse_scroll"]
+    assert (tick_input.scroll_x, tick_input.scroll_y) == (0.0, -3.0)
+    assert tick_input.events[1].modifiers == keys.MOD_CTRL
+
+
+def test_show_hud_false_draws_no_hud(runner_for):
+    from engine.render.context import read_pixels
+
+    def hud_corner_pixels(runner) -> set:
+        runner.run(frames=5)
+        runner._draw(1.0)
+        width = runner.window.width
+        data = read_pixels(width, runner.window.height)
+        # The HUD's text sits at the bottom left, where patrol draws nothing but background.
+        return {data[(y * width + x) * 4:(y * width + x) * 4 + 3] for x in range(200) for y in range(40, 80)}
+
+    assert len(hud_corner_pixels(runner_for("patrol"))) > 2
+    assert len(hud_corner_pixels(runner_for("patrol", show_hud=False))) == 1, "only the background"
 
 
 @pytest.mark.parametrize("loop", ["fixed", "max-fps", "constant", "variable", "gated"])
@@ -211,6 +268,22 @@ def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path,
     path = tmp_path / f"{name}.png"
     assert main(["run", name, "--headless", "--frames", "40", "--screenshot", str(path)]) == 0
     assert "40 frames" in capsys.readouterr().out
+    assert png_colours(path) >= 3
+
+
+@pytest.mark.parametrize("name", ["comet", "explorer"])
+def test_the_new_games_render_headless_without_the_hud(tmp_path, monkeypatch, name):
+    import games
+    from engine.render.runner import GameRunner
+
+    monkeypatch.setitem(games.GAMES, name, f"games.{name}.logic")
+    path = tmp_path / f"{name}.png"
+    runner = GameRunner(name, headless=True, show_hud=False)
+    try:
+        runner.run(frames=40)
+        runner.screenshot(str(path))
+    finally:
+        runner.close()
     assert png_colours(path) >= 3
 
 
@@ -311,6 +384,15 @@ def test_the_swarm_crowd_is_drawn_interpolated(window):
         assert at(30, 10) == (0, 255, 0) and at(50, 30) == (0, 255, 0)
         assert at(10, 10) == (0, 0, 0) and at(90, 30) == (0, 0, 0)
         assert renderer.entity_count == 2
+        pair.look = Look("square", 4, (255, 0, 0))
+        draw(renderer, window, 0.5)
+        assert pixels(120, 40)(30, 10) == (255, 0, 0), "a crowd's new look shows next frame"
+        pair.look = None
+        draw(renderer, window, 0.5)
+        assert pixels(120, 40)(30, 10) == (0, 0, 0) and renderer.entity_count == 0
+        pair.look = Look("square", 4, (0, 0, 255))
+        draw(renderer, window, 0.5)
+        assert pixels(120, 40)(30, 10) == (0, 0, 255), "and back"
         renderer.delete()
 
 
@@ -364,3 +446,228 @@ def test_a_real_window_runs_paces_and_screenshots_under_xvfb(tmp_path):
     assert "bouncy: 60 frames" in result.stdout
     assert int(result.stdout.split(" ticks")[0].split()[-1]) >= 1
     assert png_colours(shot) >= 3
+
+
+# -- text, rotation, changing looks, layers and the camera, read back from the buffer ------
+
+
+def colour_count(width: int, height: int, colour, box=None) -> int:
+    at = pixels(width, height)
+    x0, y0, x1, y1 = box or (0, 0, width, height)
+    return sum(1 for x in range(x0, x1) for y in range(y0, y1) if at(x, y) == colour)
+
+
+def test_text_is_drawn_and_a_changed_text_shows_next_frame(window):
+    from engine.render.entities import EntityRenderer
+
+    class Score(Entity):
+        look = Look(text="1", size=20, color=(255, 255, 255))
+
+    with World() as world:
+        score = world.spawn(Score(x=60, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        one = colour_count(120, 40, (255, 255, 255))
+        assert one > 5, "a '1' leaves white pixels around the entity"
+        assert colour_count(120, 40, (255, 255, 255), (0, 0, 40, 40)) == 0, "centred on the entity"
+        label = renderer._texts.labels[score.id]
+        score.look = Look(text="888", size=20, color=(255, 255, 255))
+        draw(renderer, window, 1.0)
+        assert colour_count(120, 40, (255, 255, 255)) > 2 * one, "the next frame shows the new text"
+        assert renderer._texts.labels[score.id] is label, "the label is kept, only its text changed"
+        draw(renderer, window, 1.0)
+        assert renderer._texts.labels[score.id].text == "888"
+        renderer.delete()
+
+
+def test_a_square_turned_45_degrees_fills_its_diamond_and_leaves_its_corners(window):
+    from engine.render.entities import EntityRenderer
+
+    class Turned(Entity):
+        look = Look("square", 20, (255, 0, 0))
+
+    with World() as world:
+        square = world.spawn(Turned(x=60, y=20))
+        square.angle = 45.0
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(60, 20) == (255, 0, 0)
+        assert at(60, 33) == (255, 0, 0) and at(47, 20) == (255, 0, 0), "a corner points up, one left (14 px out)"
+        assert at(52, 12) == (0, 0, 0) and at(68, 28) == (0, 0, 0), "the unturned corners are empty"
+        renderer.delete()
+
+
+def test_a_turning_entity_is_drawn_at_its_interpolated_angle(window):
+    from engine.render.entities import EntityRenderer
+
+    class Bar(Entity):
+        look = Look("square", (30, 4), (255, 0, 0))
+
+        def update(self, world: World) -> None:
+            self.angle += 90.0
+
+    with World() as world:
+        world.spawn(Bar(x=60, y=20))
+        world.tick()  # 0 -> 90 degrees
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 0.0)
+        at = pixels(120, 40)
+        assert at(72, 20) == (255, 0, 0) and at(60, 32) == (0, 0, 0), "alpha 0: lying flat"
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(72, 20) == (0, 0, 0) and at(60, 32) == (255, 0, 0), "alpha 1: standing up"
+        renderer.delete()
+
+
+def test_a_changed_look_shows_next_frame_and_none_hides_the_entity(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        thing = world.spawn(Entity(x=60, y=20))
+        thing.look = Look("square", 10, (255, 0, 0))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        assert pixels(120, 40)(55, 15) == (255, 0, 0)
+        thing.look = Look("circle", 10, (0, 255, 0))
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(60, 20) == (0, 255, 0) and at(55, 15) == (0, 0, 0), "now a green circle"
+        thing.look = None
+        draw(renderer, window, 1.0)
+        assert colour_count(120, 40, (0, 0, 0)) == 120 * 40, "hidden"
+        assert renderer.entity_count == 0
+        renderer.delete()
+
+
+def test_an_entity_without_a_look_draws_nothing(window):
+    from engine.render.entities import EntityRenderer
+
+    with World() as world:
+        world.spawn(Entity(x=60, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        assert colour_count(120, 40, (0, 0, 0)) == 120 * 40
+        renderer.delete()
+
+
+def test_higher_layers_draw_on_top_whatever_the_update_order(window):
+    from engine.render.entities import EntityRenderer
+
+    class Front(Entity):
+        look = Look("square", 10, (255, 0, 0), layer=1)
+
+    class Back(Entity):
+        look = Look("square", 10, (0, 0, 255))
+
+    with World() as world:
+        world.spawn(Front(x=60, y=20))
+        world.spawn(Back(x=60, y=20))
+        world.spawn(Entity(x=20, y=20)).look = Look("square", 10, (0, 255, 0), layer=-1)
+        world.spawn(Back(x=20, y=20))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        assert at(60, 20) == (255, 0, 0) and at(20, 20) == (0, 0, 255)
+        renderer.delete()
+
+
+def test_a_camera_centres_the_view_on_its_interpolated_position(window):
+    from engine import Camera
+    from engine.render.entities import EntityRenderer
+
+    class Pan(Camera):
+        def update(self, world: World) -> None:
+            self.x += 20
+
+    with World() as world:
+        world.spawn(Dot(x=100, y=20)).look = Look("square", 4, (255, 0, 0))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        assert red_columns(120, 40, 20) == [98, 99, 100, 101], "no camera: world (0, 0) is the bottom-left corner"
+        world.despawn(world.entities[0])
+        world.spawn(Dot(x=100, y=20)).look = Look("square", 4, (255, 0, 0, 255), layer=1)
+        world.spawn(Pan(x=80, y=20))
+        world.tick()  # the dot moves 100 -> 140, the camera 80 -> 100
+        draw(renderer, window, 0.5)
+        # Halfway: the dot at 120, the camera at 90, so the dot is 30 right of the centre (60).
+        assert red_columns(120, 40, 20) == [88, 89, 90, 91]
+        assert window.view == pyglet.math.Mat4(), "the window's view is left as it was (the HUD draws unmoved)"
+        renderer.delete()
+
+
+def test_the_standard_renderer_and_a_games_own_view_are_views(window):
+    from engine.render.entities import EntityRenderer
+    from engine.render.view import View
+    from games.framebuffer.logic import build
+    from games.framebuffer.view import make_view
+
+    with World() as world:
+        build(world)
+        own, standard = make_view(world), EntityRenderer(world)
+        assert isinstance(own, View) and isinstance(standard, View)
+        own.delete()
+        standard.delete()
+
+
+def test_unchanged_entities_and_text_make_no_pyglet_objects_frame_after_frame(window, monkeypatch):
+    import pyglet.text
+
+    from engine.render.entities import EntityRenderer
+
+    made = []
+    real_label = pyglet.text.Label
+
+    class CountingLabel(real_label):  # type: ignore[misc,valid-type]
+        def __init__(self, *args, **kwargs):
+            made.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(pyglet.text, "Label", CountingLabel)
+
+    class Title(Entity):
+        def update(self, world: World) -> None:
+            self.x += 1
+            self.look = Look(text="Same", size=12)  # a new but equal look every tick
+
+    with World() as world:
+        world.spawn(Title(x=40, y=20))
+        for i in range(50):
+            world.spawn(Dot(x=i, y=10))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        buckets = dict(renderer._buckets)
+        lists = {look: bucket.vertex_list for look, bucket in buckets.items()}
+        for frame in range(10):
+            if frame % 3 == 0:
+                world.tick()
+            draw(renderer, window, frame / 10)
+        assert len(made) == 1, "one label, made once, though its look was replaced every tick"
+        assert renderer._buckets == buckets and all(b.vertex_list is lists[look] for look, b in buckets.items())
+        renderer.delete()
+
+
+def test_a_text_that_changes_every_tick_does_not_resort_the_other_entities(window, monkeypatch):
+    from engine.render.entities import EntityRenderer
+
+    class Clock(Entity):
+        look = Look(text="0")
+
+        def update(self, world: World) -> None:
+            self.look = Look(text=str(world.tick_count))
+
+    with World() as world:
+        for i in range(20):
+            world.spawn(Dot(x=i, y=10))
+        clock = world.spawn(Clock(x=60, y=30))
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 1.0)
+        resorts = []
+        monkeypatch.setattr(renderer, "_sync_looks", lambda looks: resorts.append(1))
+        for _ in range(5):
+            world.tick()
+            draw(renderer, window, 1.0)
+        assert resorts == [] and renderer._texts.labels[clock.id].text == "4"
+        clock.look = Look("square", 4, (255, 0, 0))  # no longer text: the full re-sort
+        draw(renderer, window, 1.0)
+        assert resorts == [1]

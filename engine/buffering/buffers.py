@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from engine.entity import Entity
     from engine.world import World
 
-__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "restore_state", "saved_state", "signals_of"]
+__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "committed_positions", "motion", "restore_state", "saved_state", "signals_of"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
@@ -115,6 +115,32 @@ def previous_positions(entities: Iterable[Entity], tick: int) -> list[tuple[floa
     The renderer's gather: one call per tick for every entity it draws.
     """
     return [(entity._px, entity._py) if entity._prev_tick == tick else (entity.x, entity.y) for entity in entities]
+
+
+def motion(entities: Iterable[Entity], tick: int) -> tuple[list[float], list[float]]:
+    """The renderer's gather: ``[px, py, pa, ...]`` and ``[x, y, angle, ...]`` for ``entities``.
+
+    Previous values are those committed at the end of the tick before the last, given the
+    world's ``tick_count``; flat lists, so the caller makes one array of each.
+    """
+    previous: list[float] = []
+    current: list[float] = []
+    add_previous = previous.extend
+    add_current = current.extend
+    for entity in entities:
+        now = (entity.x, entity.y, entity.angle)
+        add_current(now)
+        add_previous((entity._px, entity._py, entity._pa) if entity._prev_tick == tick else now)
+    return previous, current
+
+
+def committed_positions(entities: Iterable[Entity]) -> list[tuple[float, float]]:
+    """Mid-tick: every entity's ``(x, y)`` as committed when the tick began (the baseline).
+
+    What collision queries read: the entity asking may already have written its own
+    pending position, which nobody else may see before the tick ends.
+    """
+    return [(entity._bx, entity._by) for entity in entities]
 
 
 def signals_of(entity: Entity) -> dict[str, Any]:

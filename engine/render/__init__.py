@@ -1,8 +1,11 @@
 """Drawing with pyglet: the only part of tickswap that imports pyglet graphics.
 
 * ``context``: a real window, or an off-screen one through EGL (``headless=True``).
-* ``entities``: ``EntityRenderer`` draws every entity at ``draw_position(alpha)`` from
-  one numpy-filled vertex buffer per ``Look``.
+* ``entities``: ``EntityRenderer`` draws every entity at ``draw_position(alpha)``, turned
+  by ``draw_angle(alpha)``, from one numpy-filled vertex buffer per ``Look`` (text as
+  batched labels), centred on a ``Camera`` if the world has one.
+* ``view``: ``View``, the protocol of a game's own ``make_view(world)``.
+* ``sound``: ``SoundPlayer`` plays what ``world.play`` asked for, after each tick.
 * ``hud``: frames and updates per second, alpha, entity count and a frame-time graph.
 * ``runner``: ``GameRunner`` wires a sample game, a loop, a window and input together.
 * ``chart``: the loop lab's timelines as a PNG.

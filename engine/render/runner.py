@@ -8,26 +8,37 @@ and flips. With a real window the loop runs on a ``RealClock`` and the display's
 advances it by one 60 Hz display refresh, so an off-screen run and its screenshot are
 the same on every machine.
 
-Standard keys in every game: Esc or Q quits, P pauses, N runs one tick while paused,
-Space toggles interpolation, E toggles extrapolation, F1 toggles the HUD.
+The engine keeps only Esc (quit) and F1 to F5: F1 toggles the HUD, F2 pauses, F3 runs
+one tick while paused, F4 toggles interpolation, F5 extrapolation. Every other key,
+mouse drags, the wheel and the modifiers go to the game (``world.input``), untouched.
+Sounds the world asked for during a tick are played right after it (silent headless).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pyglet
 
 import games
+from engine import keys
 from engine.clock import RealClock, VirtualClock
 from engine.input import InputEvent
-from engine.loops import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VariableStepLoop
+from engine.loops import (
+    ConstantRateLoop,
+    FixedStepLoop,
+    RenderGatedLoop,
+    VariableStepLoop,
+)
 from engine.loops.base import _Loop
 from engine.loops.names import LOOPS
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer
 from engine.render.hud import Hud
+from engine.render.sound import SoundPlayer
+from engine.render.view import View
 from engine.world import World
 
 __all__ = ["LOOPS", "GameRunner"]
@@ -78,7 +89,8 @@ class GameRunner:
     def __init__(self, name: str, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
                  seed: int = 0, vsync: bool = True, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
-                 forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0) -> None:
+                 forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
+                 show_hud: bool = True) -> None:
         self.name = name
         self.before_tick = before_tick
         """Called before every tick (a replay feeds its recorded input here)."""
@@ -97,10 +109,12 @@ class GameRunner:
         background = getattr(view_module, "BACKGROUND", (0, 0, 0))
         self._background = (background[0] / 255, background[1] / 255, background[2] / 255)
         make_view = getattr(view_module, "make_view", None)
-        self.view: Any = (make_view(self.world) if make_view is not None
-                          else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {})))
+        self.view: View = (make_view(self.world) if make_view is not None
+                           else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {}), window=self.window))
         self.interpolate = True
-        """Space toggles it: without it every frame draws the latest state (alpha 1)."""
+        """F4 toggles it: without it every frame draws the latest state (alpha 1)."""
+        self.sound = SoundPlayer(silent=headless)
+        """Plays what the world asks for after each tick; headless it only keeps the log (``sound.played``)."""
         if max_fps is not None and loop not in ("fixed", "max-fps"):
             raise ValueError(f"max_fps paces the fixed-step loops; the {loop!r} loop paces itself or not at all")
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
@@ -116,13 +130,15 @@ class GameRunner:
         self._render_ms = 1000 / DISPLAY_HZ if loop in ("fixed", "max-fps", "variable") else HEADLESS_RENDER_MS
         self.hud = Hud(self.window, self.loop, self.world,
                        entity_count=lambda: getattr(self.view, "entity_count", len(self.world)))
+        self.hud.visible = show_hud
         self._paused = False
         self._stopped = False
         self._frame_started = time.perf_counter()
         self.window.push_handlers(
             on_key_press=self._on_key_press, on_key_release=self._on_key_release,
             on_mouse_press=self._on_mouse_press, on_mouse_release=self._on_mouse_release,
-            on_mouse_motion=self._on_mouse_motion, on_close=self._on_close,
+            on_mouse_motion=self._on_mouse_motion, on_mouse_drag=self._on_mouse_drag,
+            on_mouse_scroll=self._on_mouse_scroll, on_close=self._on_close,
         )
 
     # -- input ------------------------------------------------------------------------
@@ -131,22 +147,21 @@ class GameRunner:
         self.window.dispatch_events()
 
     def _on_key_press(self, symbol: int, modifiers: int) -> bool:
-        from pyglet.window import key
-
-        if self.forward_input:
-            self.world.input_queue.push(InputEvent("key_press", symbol))
-        if symbol in (key.ESCAPE, key.Q):
+        # The engine's own keys never reach the game; every other key only reaches it.
+        if symbol not in keys.RESERVED:
+            self._forward(InputEvent("key_press", symbol, modifiers=modifiers))
+        elif symbol == keys.ESCAPE:
             self.stop()
-        elif symbol == key.P:
-            self.paused = not self.paused
-        elif symbol == key.N and self.paused:
-            self.step()
-        elif symbol == key.SPACE:
-            self.interpolate = not self.interpolate
-        elif symbol == key.E:
-            self.view.extrapolate = not self.view.extrapolate
-        elif symbol == key.F1:
+        elif symbol == keys.F1:
             self.hud.visible = not self.hud.visible
+        elif symbol == keys.F2:
+            self.paused = not self.paused
+        elif symbol == keys.F3 and self.paused:
+            self.step()
+        elif symbol == keys.F4:
+            self.interpolate = not self.interpolate
+        elif symbol == keys.F5 and hasattr(self.view, "extrapolate"):
+            self.view.extrapolate = not self.view.extrapolate
         return True  # handled: keeps pyglet's default Esc-closes-window out of the way
 
     def _forward(self, event: InputEvent) -> None:
@@ -154,16 +169,25 @@ class GameRunner:
             self.world.input_queue.push(event)
 
     def _on_key_release(self, symbol: int, modifiers: int) -> None:
-        self._forward(InputEvent("key_release", symbol))
+        if symbol not in keys.RESERVED:
+            self._forward(InputEvent("key_release", symbol, modifiers=modifiers))
 
     def _on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self._forward(InputEvent("mouse_press", button, float(x), float(y)))
+        self._forward(InputEvent("mouse_press", button, float(x), float(y), modifiers))
 
     def _on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self._forward(InputEvent("mouse_release", button, float(x), float(y)))
+        self._forward(InputEvent("mouse_release", button, float(x), float(y), modifiers))
 
     def _on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
         self._forward(InputEvent("mouse_motion", None, float(x), float(y)))
+
+    def _on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
+        # pyglet sends drags instead of motions while a button is held.
+        self._forward(InputEvent("mouse_drag", buttons, float(x), float(y), modifiers))
+
+    def _on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
+        self._forward(InputEvent("mouse_scroll", None, float(x), float(y), scroll_x=float(scroll_x),
+                                 scroll_y=float(scroll_y)))
 
     def _on_close(self) -> bool:
         self.stop()
@@ -173,7 +197,7 @@ class GameRunner:
 
     @property
     def paused(self) -> bool:
-        """P toggles it. Fixed-step loops stop accumulating lag; the others skip their ticks."""
+        """F2 toggles it. Fixed-step loops stop accumulating lag; the others skip their ticks."""
         return self._paused
 
     @paused.setter
@@ -197,16 +221,18 @@ class GameRunner:
         self.world.tick()
         if self.after_tick is not None:
             self.after_tick(self.world)
+        # Effects after the tick, from what the tick asked for: a replay asks again.
+        self.sound.play(self.world.take_sounds())
 
     def step(self) -> None:
-        """Run exactly one tick while paused (N)."""
+        """Run exactly one tick while paused (F3)."""
         if isinstance(self.loop, FixedStepLoop):
             self.loop.step()
         else:
             self._run_tick()
 
     def stop(self) -> None:
-        """End ``run()`` after the current frame, with no further tick (Esc, Q, closing the window)."""
+        """End ``run()`` after the current frame, with no further tick (Esc, closing the window)."""
         self._stopped = True
         self.loop.stop()
         self.window.has_exit = True
@@ -243,8 +269,6 @@ class GameRunner:
 
     def close(self) -> None:
         """Close the window and release the world's esper world."""
-        delete = getattr(self.view, "delete", None)
-        if delete is not None:
-            delete()
+        self.view.delete()
         self.window.close()
         self.world.close()

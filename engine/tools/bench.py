@@ -4,7 +4,8 @@
 10,000 patrolling entities against a bare Python loop calling the same ``update()`` on
 plain objects; a tick with 100 spawns and 100 despawns against the steady tick; a
 million-member crowd tick against one ``numpy.copyto`` of its state; the renderer
-against one pyglet shape per entity; an empty loop frame against the same lag
+against one pyglet shape per entity, and on turning squares and changing text against
+plain squares; ``world.overlapping`` against the O(n*m) loop over ``entities_of``; an empty loop frame against the same lag
 accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
 against sleeping then spinning to the deadline. Rounds are interleaved
 (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
@@ -274,6 +275,130 @@ def bench_pacing(seconds: float = 5.0) -> list[tuple[str, float, float, str]]:
     return rows
 
 
+def bench_render_turning(count: int = 10_000, rounds: int = 20,
+                         texts: int = 100) -> list[tuple[str, float, float, str]]:
+    """Headless: the renderer on plain squares vs turning squares plus changing text labels."""
+    from engine.render import use_headless
+
+    use_headless(True)
+    import pyglet
+
+    from engine.look import Look
+    from engine.render.context import create_window
+    from engine.render.entities import EntityRenderer
+
+    class Dot(Entity):
+        look = Look("square", 4, (200, 200, 255))
+
+        def update(self, world: Any) -> None:
+            self.x = (self.x + 1) % 640
+
+    class Spinner(Dot):
+        look = Look("square", (6, 3), (255, 200, 120))
+
+        def update(self, world: Any) -> None:
+            self.x = (self.x + 1) % 640
+            self.angle = (self.angle + 7.0) % 360.0
+
+    class Counter(Entity):
+        def update(self, world: Any) -> None:
+            self.look = Look(text=f"{world.tick_count % 100}", size=10, color=(255, 255, 255))
+
+    plain, turning = World(), World()
+    for i in range(count):
+        plain.spawn(Dot(x=i % 640, y=(i * 7) % 480))
+        turning.spawn(Spinner(x=i % 640, y=(i * 7) % 480))
+    for i in range(texts):
+        turning.spawn(Counter(x=(i * 37) % 640, y=(i * 53) % 480))
+    window = create_window(640, 480, headless=True)
+    renderers = {"plain": EntityRenderer(plain), "turning": EntityRenderer(turning)}
+    worlds = {"plain": plain, "turning": turning}
+    alphas = iter([i / 7 % 1 for i in range(20 * rounds + 20)])
+
+    def frame(name: str, tick: bool) -> Callable[[], None]:
+        def run() -> None:
+            if tick:
+                worlds[name].tick()
+            window.clear()
+            renderers[name].draw(next(alphas))
+            pyglet.gl.glFinish()
+        return run
+
+    for name, world in worlds.items():
+        world.tick()
+        frame(name, False)()
+    times = measure({"plain": frame("plain", False), "turning": frame("turning", False)}, rounds)
+    ticked = measure({"plain": frame("plain", True), "turning": frame("turning", True)}, max(3, rounds // 2))
+    for renderer in renderers.values():
+        renderer.delete()
+    window.close()
+    for world in worlds.values():
+        world.close()
+    return [
+        (f"plain squares, {count}, frame", times["plain"] * 1e3, 1.0, ""),
+        (f"turning + {texts} texts, {count}, frame", times["turning"] * 1e3, times["plain"] / times["turning"],
+         "turned sprites cover their diagonal"),
+        (f"plain squares, {count}, tick + gather + frame", ticked["plain"] * 1e3, 1.0, ""),
+        (f"turning + {texts} changing texts, tick + gather + frame", ticked["turning"] * 1e3,
+         ticked["plain"] / ticked["turning"], ""),
+    ]
+
+
+def bench_collisions(count: int = 10_000, rounds: int = 5, brute_askers: int = 500) -> list[tuple[str, float, float, str]]:
+    """Every entity asks what it overlaps, once per tick: ``world.overlapping`` vs the O(n*m) loop.
+
+    The loop over ``entities_of`` at 10,000 entities takes seconds per tick, so it is
+    timed for ``brute_askers`` entities and scaled to all of them (it is linear in askers).
+    """
+    from engine.look import Look
+
+    side = (count ** 0.5) * 24.0  # about one neighbour within reach of each box
+
+    class Box(Entity):
+        look = Look("square", 10)
+
+        def __init__(self, x: float, y: float, asks: bool) -> None:
+            super().__init__(x=x, y=y)
+            self.asks = asks
+            self.touching = 0
+
+    class Indexed(Box):
+        def update(self, world: Any) -> None:
+            if self.asks:
+                self.touching = len(world.overlapping(self))
+
+    class Brute(Box):
+        def update(self, world: Any) -> None:
+            if self.asks:
+                x, y, touching = self.x, self.y, 0
+                for other in world.entities_of(Box):
+                    if other is not self and abs(other.x - x) < 10 and abs(other.y - y) < 10:
+                        touching += 1
+                self.touching = touching
+
+    import random
+
+    placer = random.Random(1)
+    spots = [(placer.uniform(0, side), placer.uniform(0, side)) for _ in range(count)]
+    askers = min(brute_askers, count)
+    indexed, brute = World(), World()
+    for i, (x, y) in enumerate(spots):
+        indexed.spawn(Indexed(x, y, True))
+        brute.spawn(Brute(x, y, i < askers))
+    times = measure({"indexed": indexed.tick, "brute": brute.tick}, rounds)
+    touching = [getattr(e, "touching", None) for e in indexed.entities[:askers]]
+    assert touching == [getattr(e, "touching", None) for e in brute.entities[:askers]], "both find the same"
+    indexed.close()
+    brute.close()
+    brute_ms = times["brute"] * 1e3 * count / askers
+    scaled = "" if askers == count else f" (timed for {askers}, scaled)"
+    return [
+        (f"O(n*m) loop over entities_of, {count} ask{scaled}", brute_ms, 1.0, ""),
+        (f"world.overlapping, one grid per tick, {count} ask", times["indexed"] * 1e3, brute_ms / (times["indexed"] * 1e3),
+         "the grid's build included"),
+    ]
+
+
 def _nothing(*args: Any) -> None:
     """The empty update and render of the loop benchmark."""
 
@@ -314,6 +439,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], list[tuple[str, float, float, 
               lambda quick: bench_world(1000, 3) if quick else bench_world(10_000, 50)),
     "render": ("Rendering, headless: interpolated entities per frame",
                lambda quick: bench_render(1000, 3) if quick else bench_render(10_000, 20)),
+    "render-turning": ("Rendering, headless: plain squares vs turning squares and changing text, same renderer",
+                       lambda quick: bench_render_turning(1000, 3, 10) if quick else bench_render_turning(10_000, 20)),
+    "collisions": ("Collisions: every entity asks what it overlaps, per tick",
+                   lambda quick: bench_collisions(300, 2, 300) if quick
+                   else [*bench_collisions(1000, 5, 1000), *bench_collisions(10_000, 5, 500)]),
     "loop": ("Loop overhead: an empty frame",
              lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
     "crowd": ("Crowd: one tick of a vectorized crowd vs the memory-bandwidth floor",

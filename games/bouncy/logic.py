@@ -2,8 +2,8 @@
 
 Logic runs only 25 times a second and the ball moves 16 units per update, so drawn
 without interpolation it visibly jumps; with interpolation (the default) each frame
-draws it between its last two positions and it glides. Press Space to toggle
-interpolation and E for extrapolation and see the difference.
+draws it between its last two positions and it glides. Press F4 to toggle
+interpolation and F5 for extrapolation and see the difference.
 
     tickswap run bouncy --ticks 250
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from engine import Entity, World
 
-DESCRIPTION = "a ball at 25 updates a second: Space toggles interpolation, E extrapolation"
+DESCRIPTION = "a ball at 25 updates a second: F4 toggles interpolation, F5 extrapolation"
 WIDTH, HEIGHT = 640, 360
 MS_PER_UPDATE = 40.0
 

@@ -10,12 +10,10 @@ moved with the arrow keys from the tick's input and stunned for a moment when hi
 
 from __future__ import annotations
 
-from engine import Entity, World, buffered, signal
+from engine import Entity, World, buffered, keys, signal
 
 DESCRIPTION = "skeletons patrol, statues fire lightning, arrow keys move the player"
 WIDTH, HEIGHT = 640, 480
-# Key codes are pyglet's (pyglet.window.key.LEFT, ...), written out so the logic stays headless.
-LEFT, RIGHT, UP, DOWN = 65361, 65363, 65362, 65364
 
 
 class Skeleton(Entity):
@@ -40,23 +38,22 @@ class Bolt(Entity):
     """Lightning: flies in a straight line; despawns itself off the arena or on a hit."""
 
     saved = ("dx", "dy")
+    hitbox = (6.0, 6.0)  # the logic knows its size; the look (in view.py) only draws it
 
     def __init__(self, x: float, y: float, dx: float, dy: float) -> None:
         super().__init__(x=x, y=y)
         self.dx, self.dy = dx, dy
 
     def update(self, world: World) -> None:
+        # Committed positions on both sides: the outcome doesn't depend on who updates first.
+        for player in world.overlapping(self, Player):
+            player.hit = True
+            world.despawn(self)
+            return
         self.x += self.dx
         self.y += self.dy
         if not (0 <= self.x <= WIDTH and 0 <= self.y <= HEIGHT):
             world.despawn(self)
-            return
-        for player in world.entities_of(Player):
-            # Committed positions on both sides: the outcome doesn't depend on who updates first.
-            if abs(player.x - self.x) < 8 and abs(player.y - self.y) < 8:
-                player.hit = True
-                world.despawn(self)
-                return
 
 
 class Statue(Entity):
@@ -81,6 +78,7 @@ class Player(Entity):
     """Moves with the arrow keys; a bolt stuns it for ``STUN_TICKS`` ticks."""
 
     STUN_TICKS = 32
+    hitbox = (14.0, 14.0)
     hit = signal()
     stunned = buffered(0)
     hits = buffered(0)
@@ -92,9 +90,9 @@ class Player(Entity):
         if self.stunned:
             self.stunned -= 1
             return
-        keys = world.input
-        self.x = min(WIDTH, max(0.0, self.x + 2 * (keys.pressed(RIGHT) - keys.pressed(LEFT))))
-        self.y = min(HEIGHT, max(0.0, self.y + 2 * (keys.pressed(UP) - keys.pressed(DOWN))))
+        held = world.input.pressed
+        self.x = min(WIDTH, max(0.0, self.x + 2 * (held(keys.RIGHT) - held(keys.LEFT))))
+        self.y = min(HEIGHT, max(0.0, self.y + 2 * (held(keys.UP) - held(keys.DOWN))))
 
 
 def build(world: World) -> None:

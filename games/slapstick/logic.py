@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import math
 
-from engine import Entity, World, buffered
+from engine import Entity, World, buffered, keys
 
 DESCRIPTION = "actors slap the one they face: R shuffles the update order, B turns the buffer off"
 WIDTH, HEIGHT = 480, 480
 ACTORS = 7
-KEY_R, KEY_B = 114, 98  # pyglet.window.key.R and .B
 
 
 class Actor(Entity):
@@ -73,18 +72,18 @@ class SlapMark(Entity):
 
 
 class Director(Entity):
-    """Runs the stage: R shuffles the update order, B toggles the buffer for every actor."""
+    """Runs the stage: R shuffles the update order, B toggles the buffer for every actor (no look: unseen)."""
 
     saved = ("buffering",)
 
     def __init__(self) -> None:
-        super().__init__(x=-100, y=-100)
+        super().__init__()
         self.buffering = True
 
     def update(self, world: World) -> None:
-        if world.input.just_pressed(KEY_R):
+        if world.input.just_pressed(keys.R):
             world.shuffle_order(world.random)
-        if world.input.just_pressed(KEY_B):
+        if world.input.just_pressed(keys.B):
             self.buffering = not self.buffering
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from engine import Look
-from games.slapstick.logic import Actor, Director, SlapMark
+from games.slapstick.logic import Actor, SlapMark
 
 BACKGROUND = (40, 30, 36)
 LOOKS = {
     Actor: Look("circle", 34, (240, 190, 140)),
     SlapMark: Look("diamond", 16, (255, 60, 60)),
-    Director: Look("square", 1, (0, 0, 0, 0)),
 }

@@ -3,7 +3,7 @@
 Far too many for one Python object each: the swarm is a single ``Crowd`` whose members
 are rows of numpy arrays, updated with a few fused vectorized operations per tick,
 double-buffered like everything else and drawn from one vertex buffer, interpolated.
-Hold the left mouse button to pull the swarm to the pointer.
+Hold the left mouse button to pull the swarm to the pointer, and drag to lead it.
 
     tickswap run swarm --ticks 128
 """
@@ -38,7 +38,7 @@ class Swarm(Crowd):
         self._around = np.zeros((self.capacity, 2), dtype=np.float32)
 
     def attractor(self, world: World) -> tuple[float, float]:
-        """The mouse while its button is held; otherwise a slow figure of eight."""
+        """The mouse while its button is held (drags move it); otherwise a slow figure of eight."""
         if world.input.pressed(1):
             return world.input.mouse_x, world.input.mouse_y
         t = world.tick_count / 64

@@ -1,0 +1,201 @@
+"""Collisions: which entities overlap one, or stand near a point, from one grid per tick.
+
+``world.overlapping(entity, kind=None)`` and ``world.near(x, y, radius, kind=None)`` read
+*committed* positions, the ones every entity sees during a tick, so their answers are the
+same in every update order. Committed positions do not change during a tick, so one
+``SpatialIndex`` (a uniform grid) is built per tick and serves every query of it: a game
+whose 1,000 entities each ask "what do I touch?" pays for one grid and 1,000 short
+look-ups instead of a million box tests.
+
+An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
+default its look's size; boxes are axis-aligned (they don't turn with ``angle``). An
+entity with neither (no look, a text look) has no box and overlaps nothing, though
+``near`` still finds it by its position. Boxes that only touch do not overlap. Results come in update order, live entities only; crowds are left out
+(their members are rows of numpy arrays: query those with numpy).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from engine.buffering.buffers import committed_positions
+from engine.entity import Entity
+from engine.look import resolved
+
+__all__ = ["CollisionQueries", "SpatialIndex", "box_of"]
+
+E = TypeVar("E", bound=Entity)
+
+
+def box_of(entity: Entity) -> tuple[float, float] | None:
+    """``entity``'s (width, height) for collisions: its ``hitbox``, else its look's size, else ``None``."""
+    hitbox = getattr(entity, "hitbox", None)
+    if hitbox is not None:
+        if (not isinstance(hitbox, tuple) or len(hitbox) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in hitbox)):
+            raise TypeError(f"{type(entity).__name__}.hitbox must be (width, height), two numbers >= 0, "
+                            f"got {hitbox!r}")
+        return float(hitbox[0]), float(hitbox[1])
+    look = resolved(entity.look)
+    return None if look is None else look.box
+
+
+class SpatialIndex:
+    """A uniform grid of entities' positions and boxes, built once from committed state.
+
+    Each entity is filed in the cell of its centre; the cell is twice the size of a
+    typical box, so a box can only reach into the neighbouring cells. The few entities
+    much larger than that are checked against every query.
+    """
+
+    def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
+        # numpy and crowds load only when a game asks for collisions: import engine stays light.
+        import numpy as np
+
+        from engine.crowd import Crowd
+
+        # A crowd's members are rows of arrays, not entities: its own position means nothing here.
+        kept = [slot for slot, entity in enumerate(entities) if not isinstance(entity, Crowd)]
+        self.entities = [entities[slot] for slot in kept]
+        """The entities indexed, in update order (crowds left out)."""
+        count = len(self.entities)
+        self.slot_of = {entity.id: slot for slot, entity in enumerate(self.entities)}
+        where = [(e.x, e.y) for e in self.entities] if positions is None else [positions[slot] for slot in kept]
+        positions_array = np.array(where, dtype=np.float64).reshape(count, 2)
+        boxes = np.zeros((count, 2))
+        boxed = np.zeros(count, dtype=bool)
+        for slot, entity in enumerate(self.entities):
+            box = box_of(entity)
+            if box is not None:
+                boxes[slot] = box
+                boxed[slot] = True
+        self.x, self.y = positions_array[:, 0].tolist(), positions_array[:, 1].tolist()
+        halves = boxes / 2.0
+        self.half_width, self.half_height = halves[:, 0].tolist(), halves[:, 1].tolist()
+        self.boxed = boxed.tolist()
+        extents = np.maximum(boxes[:, 0], boxes[:, 1])[boxed]
+        typical = float(np.percentile(extents, 75)) if len(extents) else 0.0
+        self.cell = max(8.0, 2.0 * typical)
+        # Anything wider than a cell could reach past the neighbours: checked every time.
+        big = np.maximum(boxes[:, 0], boxes[:, 1]) > self.cell
+        self.big: list[int] = np.flatnonzero(big).tolist()
+        small = np.flatnonzero(~big)
+        cells_x = np.floor(positions_array[small, 0] / self.cell).astype(np.int64)
+        cells_y = np.floor(positions_array[small, 1] / self.cell).astype(np.int64)
+        keys = cells_x * (1 << 32) + cells_y
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        unique, starts = np.unique(sorted_keys, return_index=True)
+        ends = np.append(starts[1:], len(sorted_keys))
+        self.members: list[int] = small[order].tolist()
+        self.cells: dict[int, tuple[int, int]] = dict(zip(unique.tolist(), zip(starts.tolist(), ends.tolist())))
+
+    def _around(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
+        """Slots of every entity whose centre is in a cell touching [x0, x1] x [y0, y1] (plus the big ones)."""
+        cell = self.cell
+        found = list(self.big)
+        cells, members = self.cells, self.members
+        for cell_x in range(math.floor(x0 / cell), math.floor(x1 / cell) + 1):
+            base = cell_x * (1 << 32)
+            for cell_y in range(math.floor(y0 / cell), math.floor(y1 / cell) + 1):
+                span = cells.get(base + cell_y)
+                if span is not None:
+                    found.extend(members[span[0]:span[1]])
+        return found
+
+    def overlapping_box(self, x: float, y: float, half_width: float, half_height: float,
+                        exclude: int = -1) -> list[int]:
+        """Slots (in update order) of the boxed entities overlapping the box centred on (x, y)."""
+        reach = self.cell / 2.0
+        xs, ys, widths, heights, boxed = self.x, self.y, self.half_width, self.half_height, self.boxed
+        hits = [slot for slot in self._around(x - half_width - reach, y - half_height - reach,
+                                              x + half_width + reach, y + half_height + reach)
+                if boxed[slot] and slot != exclude
+                and abs(xs[slot] - x) < widths[slot] + half_width and abs(ys[slot] - y) < heights[slot] + half_height]
+        hits.sort()
+        return hits
+
+    def near(self, x: float, y: float, radius: float) -> list[int]:
+        """Slots (in update order) of the entities whose position is within ``radius`` of (x, y)."""
+        xs, ys, limit = self.x, self.y, radius * radius
+        hits = [slot for slot in self._around(x - radius, y - radius, x + radius, y + radius)
+                if (xs[slot] - x) ** 2 + (ys[slot] - y) ** 2 <= limit]
+        hits.sort()
+        return hits
+
+
+class CollisionQueries:
+    """The collision side of ``World``: ``overlapping`` and ``near``, from one index per tick.
+
+    A mixin: the world forgets the index when a tick starts; the first query of the tick
+    builds it from the committed positions, and every later query of the tick reuses it.
+    """
+
+    tick_count: int
+    _spatial_index: SpatialIndex | None = None
+    _spatial_index_tick = -1
+
+    @property
+    def entities(self) -> list[Entity]:
+        """Live entities in update order (World's own property replaces this one)."""
+        raise NotImplementedError
+
+    @property
+    def ticking(self) -> bool:
+        """Whether a tick is in progress (World's own property replaces this one)."""
+        return False
+
+    def spatial_index(self) -> SpatialIndex:
+        """The index of this tick (built on its first query, at most once); between ticks, a fresh one.
+
+        Mid-tick it is built from the values committed when the tick began (the buffers'
+        baseline), not from the attributes: the entity asking may have moved already.
+        """
+        if not self.ticking:
+            return SpatialIndex(self.entities)
+        index = self._spatial_index
+        if index is None or self._spatial_index_tick != self.tick_count:
+            entities = self.entities
+            index = self._spatial_index = SpatialIndex(entities, committed_positions(entities))
+            self._spatial_index_tick = self.tick_count
+        return index
+
+    def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
+        """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, in update order.
+
+        Read from committed positions, so the answer is the same in every update order.
+        An entity never overlaps itself; one without a box overlaps nothing.
+        """
+        if not isinstance(entity, Entity):
+            raise TypeError(f"world.overlapping takes an Entity, got {entity!r}")
+        index = self.spatial_index()
+        slot = index.slot_of.get(entity.id, -1) if entity.id is not None else -1
+        if slot >= 0:
+            if not index.boxed[slot]:
+                return []
+            x, y = index.x[slot], index.y[slot]
+            half_width, half_height = index.half_width[slot], index.half_height[slot]
+        else:  # not live yet (spawned this tick): where it will start
+            box = box_of(entity)
+            if box is None:
+                return []
+            x, y, half_width, half_height = float(entity.x), float(entity.y), box[0] / 2, box[1] / 2
+        return self._pick(index, index.overlapping_box(x, y, half_width, half_height, slot), kind)
+
+    def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
+        """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
+
+        In update order, from committed positions: the same in every update order.
+        """
+        if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius >= 0:
+            raise ValueError(f"world.near: radius must be a number >= 0, got {radius!r}")
+        index = self.spatial_index()
+        return self._pick(index, index.near(float(x), float(y), float(radius)), kind)
+
+    @staticmethod
+    def _pick(index: SpatialIndex, slots: list[int], kind: type[Any] | None) -> list[Any]:
+        entities = index.entities
+        found = [entities[slot] for slot in slots]
+        return [e for e in found if e.alive and (kind is None or isinstance(e, kind))]

@@ -1,0 +1,1 @@
+"""Comet: a ship turns, thrusts and shoots rocks; text shows the score (see ``logic``)."""

@@ -1,0 +1,1 @@
+"""Explorer: a camera follows a player through a world larger than the window (see ``logic``)."""

@@ -1,0 +1,5 @@
+"""How explorer looks: its entities carry their own looks; only the background is set here."""
+
+from __future__ import annotations
+
+BACKGROUND = (22, 40, 28)

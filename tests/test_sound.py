@@ -1,0 +1,144 @@
+"""world.play: sounds are effects, asked for during a tick and played after it, never state."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Entity, World
+
+
+class Drummer(Entity):
+    """Plays a sound every third tick, louder and louder."""
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        if world.tick_count % 3 == 0:
+            world.play("drum.wav", volume=min(1.0, self.x / 10))
+
+
+def test_playing_changes_no_state_hash():
+    hashes = []
+    for play in (True, False):
+        with World(seed=3) as world:
+            drummer = world.spawn(Drummer())
+            if not play:
+                drummer.update = lambda w, d=drummer: setattr(d, "x", d.x + 1)  # the same, silent
+            for _ in range(9):
+                world.tick()
+            hashes.append(world.state_hash())
+            assert world.random.random() == World(seed=3).random.random()
+    assert hashes[0] == hashes[1]
+
+
+def test_sounds_are_handed_over_after_their_tick_with_its_number(world):
+    world.spawn(Drummer())
+    heard = []
+    for _ in range(7):
+        world.tick()
+        heard.extend((request.tick, request.sound, request.volume) for request in world.take_sounds())
+    assert heard == [(1, "drum.wav", 0.1), (4, "drum.wav", 0.4), (7, "drum.wav", 0.7)]
+    assert world.take_sounds() == []
+
+
+def test_a_failing_tick_drops_its_sounds_and_the_retry_asks_once(world):
+    class Flaky(Entity):
+        fail = True
+
+        def update(self, world: World) -> None:
+            world.play("boom.ogg")
+            if Flaky.fail:
+                raise RuntimeError("not yet")
+
+    world.spawn(Flaky())
+    with pytest.raises(Exception, match="not yet"):
+        world.tick()
+    assert world.take_sounds() == []
+    Flaky.fail = False
+    world.tick()
+    assert [(r.tick, r.sound) for r in world.take_sounds()] == [(1, "boom.ogg")]
+
+
+def test_bad_requests_are_refused_by_name(world):
+    with pytest.raises(ValueError, match="volume goes from 0.0 to 1.0"):
+        world.play("a.wav", volume=2)
+    with pytest.raises(ValueError, match="a sound is a .wav"):
+        world.play("a.txt")
+    with pytest.raises(TypeError, match="path of a sound file"):
+        world.play(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the_same_ticks(tmp_path):
+    import sys
+
+    from engine.render.runner import GameRunner
+
+    game = tmp_path / "drums.py"
+    game.write_text(
+        "from engine import Entity, keys\n"
+        "class Drum(Entity):\n"
+        "    def update(self, world):\n"
+        "        if world.input.just_pressed(keys.SPACE):\n"
+        "            world.play('drum.wav')\n"
+        "        if world.tick_count % 5 == 0:\n"
+        "            world.play('tick.wav', 0.5)\n"
+        "def build(world):\n"
+        "    world.spawn(Drum())\n")
+    media_before = "pyglet.media" in sys.modules
+    recorded: dict[int, list] = {}
+    live = GameRunner(str(game), headless=True, after_tick=lambda w: recorded.__setitem__(w.tick_count, []))
+    live.world.input_queue.press(32)
+    live.run(frames=20)
+    live.world.input_queue.press(32)
+    live.run(frames=20)
+    played = list(live.sound.played)
+    assert media_before or "pyglet.media" not in sys.modules, "headless never touches the audio system"
+    assert [r.sound for r in played].count("drum.wav") == 2 and "tick.wav" in [r.sound for r in played]
+    ticks = live.world.tick_count
+    live.close()
+
+    # A replay feeds the recorded input before each tick: the same sounds at the same ticks.
+    first_drum = next(r.tick for r in played if r.sound == "drum.wav")
+    second_drum = [r.tick for r in played if r.sound == "drum.wav"][1]
+    inputs = {first_drum: [32], second_drum: [32]}
+
+    def feed(world):
+        for key in inputs.get(world.tick_count + 1, []):
+            world.input_queue.press(key)
+
+    replay = GameRunner(str(game), headless=True, before_tick=feed, forward_input=False)
+    while replay.world.tick_count < ticks:
+        replay.run(frames=1)
+    assert list(replay.sound.played) == played
+    replay.close()
+
+
+def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys):
+    import pyglet.media
+
+    from engine.render.sound import SoundPlayer
+    from engine.sound import SoundRequest
+
+    def no_device(*args, **kwargs):
+        raise pyglet.media.exceptions.MediaException("no audio device")
+
+    monkeypatch.setattr(pyglet.media, "load", no_device)
+    player = SoundPlayer(silent=False)
+    player.play([SoundRequest("drum.wav", 1.0, 1), SoundRequest("drum.wav", 1.0, 2)])
+    assert len(player.played) == 2
+    assert capsys.readouterr().err.count("cannot play 'drum.wav'") == 1, "said once, never raised"
+
+
+def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):
+    from engine.sound import KEPT
+
+    class Noisy(Entity):
+        def update(self, world: World) -> None:
+            world.play("a.wav")
+            world.play("b.wav")
+
+    world.spawn(Noisy())
+    for _ in range(KEPT):
+        world.tick()
+    taken = world.take_sounds()
+    assert len(taken) == KEPT and taken[-1].tick == KEPT and taken[-1].sound == "b.wav"

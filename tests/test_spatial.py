@@ -1,0 +1,195 @@
+"""Collisions: world.overlapping and world.near, from committed positions, one index per tick."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Entity, Look, World
+
+
+class Box(Entity):
+    look = Look("square", 10)
+
+
+class Big(Entity):
+    look = Look("square", (300, 20))
+
+
+class Ghost(Entity):
+    """No look: no box, but a position."""
+
+
+def brute_overlapping(world: World, entity: Entity, kind=None) -> list[Entity]:
+    def box(e):
+        hitbox = getattr(e, "hitbox", None)
+        if hitbox is not None:
+            return hitbox
+        return None if type(e).look is Entity.look or e.look is None else e.look.size
+
+    mine = box(entity)
+    if mine is None:
+        return []
+    found = []
+    for other in world.entities:
+        theirs = box(other)
+        if other is entity or theirs is None or (kind is not None and not isinstance(other, kind)):
+            continue
+        if abs(other.x - entity.x) * 2 < mine[0] + theirs[0] and abs(other.y - entity.y) * 2 < mine[1] + theirs[1]:
+            found.append(other)
+    return found
+
+
+def test_overlapping_finds_boxes_that_overlap_and_not_those_that_touch(world):
+    a = world.spawn(Box(x=0, y=0))
+    b = world.spawn(Box(x=9, y=0))
+    world.spawn(Box(x=10, y=0))  # touches a: not overlapping
+    ghost = world.spawn(Ghost(x=0, y=0))
+    assert world.overlapping(a) == [b]
+    assert world.overlapping(ghost) == [], "no look, no box"
+    assert world.near(0, 0, 9.5) == [a, b, ghost], "near goes by position, in update order"
+    assert world.near(0, 0, 9.5, kind=Ghost) == [ghost]
+
+
+def test_a_hitbox_overrides_the_looks_size(world):
+    class Wide(Box):
+        hitbox = (100.0, 2.0)
+
+    wide = world.spawn(Wide(x=0, y=0))
+    far = world.spawn(Box(x=45, y=0))
+    assert world.overlapping(wide) == [far]
+    Wide.hitbox = "big"  # type: ignore[assignment]
+    with pytest.raises(TypeError, match=r"Wide.hitbox must be \(width, height\)"):
+        world.overlapping(wide)
+
+
+scenes = st.lists(
+    st.tuples(st.sampled_from([Box, Big, Ghost]), st.floats(-200, 200), st.floats(-200, 200)),
+    min_size=1, max_size=60,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenes)
+def test_overlapping_equals_a_brute_force_check_on_random_scenes(scene):
+    with World() as world:
+        entities = [world.spawn(kind(x=x, y=y)) for kind, x, y in scene]
+        for entity in entities:
+            assert world.overlapping(entity) == brute_overlapping(world, entity)
+            assert world.overlapping(entity, Box) == brute_overlapping(world, entity, Box)
+        for entity in entities[:5]:
+            expected = [e for e in world.entities if (e.x - entity.x) ** 2 + (e.y - entity.y) ** 2 <= 30 ** 2]
+            assert world.near(entity.x, entity.y, 30) == expected
+
+
+def wobble(entity: Entity, world: World, salt: int) -> float:
+    """A step from -6 to 6 that depends on the entity and the tick only, never on update order."""
+    return float((entity.id * 7 + world.tick_count * 13 + salt * 5) % 13 - 6)
+
+
+class Wanderer(Box):
+    """Asks what it touches, remembers it, then moves: results must not depend on update order."""
+
+    def __init__(self, x: float, y: float) -> None:
+        super().__init__(x=x, y=y)
+        self.seen: list[list[int]] = []
+
+    def update(self, world: World) -> None:
+        self.seen.append(sorted(e.id for e in world.overlapping(self)))
+        self.seen.append(sorted(e.id for e in world.near(self.x, self.y, 25)))
+        self.x += wobble(self, world, 1)
+        self.y += wobble(self, world, 2)
+
+
+class MovesThenAsks(Wanderer):
+    def update(self, world: World) -> None:
+        self.x += wobble(self, world, 1)
+        self.seen.append(sorted(e.id for e in world.overlapping(self)))
+
+
+def run_in_order(kind, seed: int | None, ticks: int = 12) -> list[list[list[int]]]:
+    with World(seed=1) as world:
+        placer = random.Random(7)
+        entities = [world.spawn(kind(placer.uniform(0, 80), placer.uniform(0, 80))) for _ in range(40)]
+        if seed is not None:
+            world.shuffle_order(random.Random(seed))
+        for _ in range(ticks):
+            world.tick()
+        return [entity.seen for entity in entities]
+
+
+def test_the_answers_are_the_same_in_every_update_order():
+    expected = run_in_order(Wanderer, None)
+    assert any(len(ids) > 0 for seen in expected for ids in seen), "the scene has collisions"
+    for seed in range(5):
+        assert run_in_order(Wanderer, seed) == expected
+
+
+def test_an_entity_that_moves_before_it_first_asks_sees_committed_positions_in_every_order():
+    expected = run_in_order(MovesThenAsks, None, ticks=1)
+    for seed in range(5):
+        assert run_in_order(MovesThenAsks, seed, ticks=1) == expected
+
+
+def test_moving_before_asking_is_order_independent_once_the_world_has_asked(world):
+    # After the first query, the index is built at the start of every tick.
+    expected = None
+    for seed in [None, *range(4)]:
+        with World(seed=1) as fresh:
+            placer = random.Random(7)
+            entities = [fresh.spawn(MovesThenAsks(placer.uniform(0, 80), placer.uniform(0, 80))) for _ in range(40)]
+            fresh.overlapping(entities[0])  # asked once, between ticks
+            if seed is not None:
+                fresh.shuffle_order(random.Random(seed))
+            for _ in range(5):
+                fresh.tick()
+            seen = [entity.seen for entity in entities]
+        expected = expected or seen
+        assert seen == expected
+
+
+def test_one_index_serves_every_query_of_a_tick(world, monkeypatch):
+    import engine.spatial
+
+    builds = []
+    original = engine.spatial.SpatialIndex.__init__
+
+    def counting(self, entities, positions=None):
+        builds.append(len(entities))
+        original(self, entities, positions)
+
+    monkeypatch.setattr(engine.spatial.SpatialIndex, "__init__", counting)
+    for i in range(20):
+        world.spawn(Wanderer(i * 3.0, 0.0))
+    world.tick()
+    assert builds == [20], "one index for 40 queries"
+    world.tick()
+    assert builds == [20, 20]
+
+
+def test_a_despawned_entity_is_not_found(world):
+    a = world.spawn(Box(0, 0))
+    b = world.spawn(Box(2, 0))
+
+    class Killer(Entity):
+        def update(self, world: World) -> None:
+            world.despawn(b)
+            self.found = world.overlapping(a)
+
+    killer = world.spawn(Killer())
+    world.tick()
+    assert killer.found == []
+
+
+def test_crowds_are_left_out_of_the_index(world):
+    from engine.crowd import Crowd
+
+    class Flock(Crowd):
+        look = Look("square", 50)
+
+    world.spawn(Flock(4))
+    box = world.spawn(Box(0, 0))
+    assert world.overlapping(box) == [] and world.near(0, 0, 10) == [box]
