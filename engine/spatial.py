@@ -198,4 +198,6 @@ class CollisionQueries:
     def _pick(index: SpatialIndex, slots: list[int], kind: type[Any] | None) -> list[Any]:
         entities = index.entities
         found = [entities[slot] for slot in slots]
-        return [e for e in found if e.alive and (kind is None or isinstance(e, kind))]
+        # Everyone live when the tick began, even one despawned earlier in this tick: a
+        # collision is seen by both sides in every update order.
+        return [e for e in found if kind is None or isinstance(e, kind)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from engine import Entity, Look, World, keys
+from engine import Entity, Look, World, keys, signal
 
 DESCRIPTION = "a ship shoots rocks: text score, rotation, collisions and sound (arrows, Space)"
 WIDTH, HEIGHT = 640, 480
@@ -99,6 +99,11 @@ class Rock(Entity):
         if world.overlapping(self, Bullet):
             world.despawn(self)
             world.play(BANG, volume=0.7)
+            # Tell the score and the sky with signals: they read them next tick, whatever the order.
+            for score in world.entities_of(Score):
+                score.hits.send(1)
+            for sky in world.entities_of(Sky):
+                sky.lost.send(1)
             return
         self.x += self.dx
         self.y += self.dy
@@ -111,6 +116,7 @@ class Score(Entity):
 
     look = Look(text="Score 0", size=16, layer=1)
     saved = ("points",)
+    hits = signal(sum)
 
     def __init__(self, ship: Ship) -> None:
         super().__init__(x=WIDTH / 2, y=HEIGHT - 20)
@@ -118,22 +124,33 @@ class Score(Entity):
         self.points = 0
 
     def update(self, world: World) -> None:
-        # Every rock a bullet overlaps is shot this tick: the same answer the rocks get.
-        self.points += 10 * sum(1 for rock in world.entities_of(Rock) if world.overlapping(rock, Bullet))
+        self.points += 10 * self.hits.value  # every rock shot last tick sent one
+
         text = f"Score {self.points}   Lives {self.ship.lives}"
         if text != self.look.text:
             self.look = Look(text=text, size=16, layer=1)
 
 
 class Sky(Entity):
-    """No look: keeps five rocks in play, thrown in from the edges by the world's random."""
+    """No look: keeps five rocks in play, thrown in from the edges at random (its own generator)."""
+
+    saved = ("rocks",)
+    lost = signal(sum)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rocks = 0
 
     def update(self, world: World) -> None:
-        if len(world.entities_of(Rock)) < 5:
-            side = world.random.random() * (WIDTH + HEIGHT)
+        # Counted from signals, not from world.entities_of(Rock): a rock shot earlier in this
+        # tick is already gone from that list, which would make the count depend on update order.
+        self.rocks -= self.lost.value
+        while self.rocks < 5:
+            self.rocks += 1
+            side = self.random.random() * (WIDTH + HEIGHT)
             x, y = (side, 0.0) if side < WIDTH else (0.0, side - WIDTH)
-            speed, turn = world.random.uniform(0.5, 2.0), world.random.uniform(0, 2 * math.pi)
-            world.spawn(Rock(x, y, speed * math.cos(turn), speed * math.sin(turn), world.random.uniform(-3, 3)))
+            speed, turn = self.random.uniform(0.5, 2.0), self.random.uniform(0, 2 * math.pi)
+            world.spawn(Rock(x, y, speed * math.cos(turn), speed * math.sin(turn), self.random.uniform(-3, 3)))
 
 
 def build(world: World) -> None:

@@ -57,7 +57,7 @@ class Bolt(Entity):
 
 
 class Statue(Entity):
-    """Fires a bolt every ``delay`` ticks, in a direction picked by the world's seeded random."""
+    """Fires a bolt every ``delay`` ticks, in a direction picked by its own seeded random."""
 
     saved = ("delay", "frames")
 
@@ -70,7 +70,7 @@ class Statue(Entity):
         self.frames += 1
         if self.frames >= self.delay:
             self.frames = 0
-            dx, dy = world.random.choice(((3.0, 0.0), (-3.0, 0.0), (0.0, 3.0), (0.0, -3.0)))
+            dx, dy = self.random.choice(((3.0, 0.0), (-3.0, 0.0), (0.0, 3.0), (0.0, -3.0)))
             world.spawn(Bolt(self.x, self.y, dx, dy))
 
 
