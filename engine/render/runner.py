@@ -19,11 +19,11 @@ from typing import Any, Callable
 
 import pyglet
 
-import games
 from engine.clock import RealClock, VirtualClock
 from engine.input import InputEvent
 from engine.loops import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VariableStepLoop
 from engine.loops.base import _Loop
+from engine.files.game import Game, load_game
 from engine.loops.names import LOOPS
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer
@@ -60,13 +60,15 @@ def make_game_loop(kind: str, tick: Callable[[], Any], render: Callable[[float],
 
 
 class GameRunner:
-    """Runs sample game ``name`` in a window, or off-screen with ``headless=True``."""
+    """Runs game ``name`` (a name, a game file's path, or a loaded ``Game``) in a window, or off-screen."""
 
-    def __init__(self, name: str, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
+    def __init__(self, name: str | Game, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
                  seed: int = 0, vsync: bool = True, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
-                 forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0) -> None:
-        self.name = name
+                 forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
+                 show_hud: bool = True) -> None:
+        game = name if isinstance(name, Game) else load_game(name)
+        self.name = game.name
         self.before_tick = before_tick
         """Called before every tick (a replay feeds its recorded input here)."""
         self.after_tick = after_tick
@@ -74,13 +76,12 @@ class GameRunner:
         self.forward_input = forward_input
         """Whether window input reaches the world (a replay plays its own; the keys still work)."""
         self.headless = headless
-        game = games.load(name)
         self.world = world if world is not None else World(seed=seed)
         if world is None:
             game.build(self.world)
-        width, height = getattr(game, "WIDTH", 640), getattr(game, "HEIGHT", 480)
-        self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {name}")
-        view_module = games.load_view(name)
+        width, height = game.setting("WIDTH", 640), game.setting("HEIGHT", 480)
+        self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
+        view_module = game.view()
         background = getattr(view_module, "BACKGROUND", (0, 0, 0))
         self._background = (background[0] / 255, background[1] / 255, background[2] / 255)
         make_view = getattr(view_module, "make_view", None)
@@ -93,7 +94,7 @@ class GameRunner:
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
         # because an OS sleep alone overshoots by up to a millisecond or more.
         self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
-        ms_per_update = 1000 / ups if ups else getattr(game, "MS_PER_UPDATE", 15.625)
+        ms_per_update = 1000 / ups if ups else game.setting("MS_PER_UPDATE", 15.625)
         self.ms_per_update = ms_per_update
         self.loop = make_game_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
                                    clock=self.clock, process_input=self._pump, max_fps=max_fps)
@@ -103,6 +104,7 @@ class GameRunner:
         self._render_ms = 1000 / DISPLAY_HZ if loop in ("fixed", "max-fps", "variable") else HEADLESS_RENDER_MS
         self.hud = Hud(self.window, self.loop, self.world,
                        entity_count=lambda: getattr(self.view, "entity_count", len(self.world)))
+        self.hud.visible = show_hud
         self._paused = False
         self._stopped = False
         self._frame_started = time.perf_counter()

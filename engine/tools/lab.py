@@ -155,11 +155,11 @@ class GameScenario:
     steps_are_ticks = True
 
     def __init__(self, name: str, seed: int = 0) -> None:
-        import games
+        from engine.files.game import load_game
 
         self.name = name
         self.seed = seed
-        self._game = games.load(name)
+        self._game = load_game(name)
         self.world = World(seed=seed)
         self._game.build(self.world)
 
