@@ -61,6 +61,8 @@ class Game:
     """The game file (or package directory), absolute; ``None`` for a sample game."""
     digest: str | None = None
     """SHA-256 of the game file's content (of every ``.py`` file of a package); ``None`` for samples."""
+    module_name: str | None = None
+    """The name its classes carry, when it is not the module's own (a game file running as ``__main__``)."""
 
     @property
     def build(self) -> Callable[[Any], Any]:
@@ -98,7 +100,7 @@ class Game:
 
     def owns_module(self, module_name: str) -> bool:
         """Whether classes of ``module_name`` belong to this game (its module, or its package's modules)."""
-        own = self.module.__name__
+        own = self.module_name or self.module.__name__
         package = self.module.__package__ or ""
         if package and self.path is None and own != package:
             return module_name == package or module_name.startswith(package + ".")
@@ -247,7 +249,7 @@ def adopt_main(module: ModuleType) -> Game:
         if isinstance(value, type) and value.__module__ == module.__name__:
             _retag(value, module.__name__, module_name)
     _check_build(module, path.name)
-    return Game(path.name, module, path, digest)
+    return Game(path.name, module, path, digest, module_name)
 
 
 def _retag(cls: type, old: str, new: str) -> None:

@@ -483,6 +483,8 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
         events = [InputEvent.from_json(_decode(event, {})) for event in queued["events"]]
         held = frozenset(_decode(queued["held"], {}))
         mouse = tuple(_decode(queued["mouse"], {}))
+    except SaveError:
+        raise
     except FieldError as error:
         raise SaveError(f"{where} is damaged: {error}") from None
     except (TypeError, ValueError) as error:
