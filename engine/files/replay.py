@@ -207,7 +207,9 @@ def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
             if name in (".", ".."):
                 raise FieldError(f"game must be a file name, got {name!r}")
         else:
-            expect_str(record["game"], "game (a registered game's name)", 100, _SAMPLE_NAME)
+            name = expect_str(record["game"], "game (a registered game's name)", 100, _SAMPLE_NAME)
+            if name.endswith(".py"):
+                raise FieldError(f"game {name!r} is a file name, but the header has no game_digest to check it by")
         expect_whole(record["seed"], "seed", 0, MAX_SEED)
         expect_number(record["ms_per_update"], "ms_per_update", *MS_PER_UPDATE_RANGE)
         written = expect_str(record["engine"], "engine", 64, _VERSION)

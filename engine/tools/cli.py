@@ -382,6 +382,10 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
     if replay.game_digest is None:
         if chosen is not None:
             raise UsageError(f"{replay.path} is a recording of the game {replay.game!r}; --game is for game files")
+        if replay.game not in sample_games():
+            # Only a registered game by name: never a file or directory the header happens to name.
+            raise UsageError(f"{replay.path}:1: the replay's game {replay.game!r} is not an installed game; "
+                             f"installed: {', '.join(sorted(sample_games()))}")
         return load_game(replay.game)
     if chosen is not None:
         return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen),
