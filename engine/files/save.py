@@ -208,8 +208,10 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     expect_keys(record, where, ("crowd", "id", "class", "buffered", "saved", "signals", "previous"))
     names = kind._buffered_names
     buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
+    defaults = dict(zip(names, kind._buffered_defaults))
     for name, value in buffered.items():
         _check_value(value, f"{where}.{name}", ids)
+        _check_like_default(value, defaults[name], f"{where}.{name}")
     saved = expect_keys(record["saved"], f"{where}.saved", kind.saved)
     for name, value in saved.items():
         _check_value(value, f"{where}.{name}", ids)
@@ -222,6 +224,8 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
     for name in ("x", "y", "rest"):
         _check_value(previous[name], f"{where}.previous.{name}", ids)
+    _check_like_default(previous["x"], defaults["x"], f"{where}.previous.x")
+    _check_like_default(previous["y"], defaults["y"], f"{where}.previous.y")
     rest = previous["rest"]
     if not (isinstance(rest, dict) and "$tuple" in rest and len(rest["$tuple"]) in (0, len(names) - 2)):
         raise FieldError(f"{where}.previous.rest must be a $tuple of the {len(names) - 2} other buffered values")
@@ -245,6 +249,32 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
         if size != count * kind.fields[name] * 4:
             raise FieldError(f"{where}.crowd.fields.{name} holds {size} bytes; {count} members need "
                              f"{count * kind.fields[name] * 4}")
+
+
+def _check_like_default(value: Any, default: Any, where: str) -> None:
+    """A buffered value must be of the kind its declared default is: a number for a number, and so on.
+
+    This keeps a save with ``"x": "abc"`` from loading and failing a hundred ticks later
+    in the game's own code. A field whose default is ``None`` (or anything else) may hold
+    any saved value.
+    """
+    def number(item: Any) -> bool:
+        return (isinstance(item, (int, float)) and not isinstance(item, bool)) or (
+            isinstance(item, dict) and "$float" in item)
+
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, (int, float)):
+        ok = number(value)
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+    elif isinstance(default, tuple):
+        ok = isinstance(value, dict) and "$tuple" in value
+    else:
+        return
+    if not ok:
+        raise FieldError(f"{where} must be a {type(default).__name__} like its default {default!r:.30}, "
+                         f"got {value!r:.40}")
 
 
 def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int) -> None:
