@@ -25,7 +25,7 @@ import sys
 import time
 import traceback
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from engine.files.atomic import AtomicFile, OutputError, output_path
 from engine.files.game import Game, GameError, game_of_module, load_game, sample_games
@@ -41,6 +41,14 @@ MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
 UPS_RANGE = (0.01, 100_000.0)
 MAX_COUNT = 10**9
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
 
 
 class UsageError(Exception):
@@ -128,7 +136,7 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tickswap", description="Run tickswap's games.")
+    parser = _Parser(prog="tickswap", description="Run tickswap's games.")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the games, one a line")
     run = commands.add_parser("run", help="run a game")
@@ -525,7 +533,9 @@ def _list() -> int:
 def _guarded(work: Callable[[], int]) -> int:
     """Run a command: user mistakes, Ctrl-C and a closed pipe end in one line (or none), never a traceback."""
     try:
-        return work()
+        status = work()
+        sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's last flush
+        return status
     except (UsageError, GameError, SaveError, ReplayError, OutputError, _DisplayError) as error:
         return _error(str(error))
     except GameCrashed as error:
@@ -577,7 +587,7 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
     module: ModuleType | None = sys.modules.get(getattr(build, "__module__", "") or "")
     if module is not None and getattr(module, "__file__", None):
         program = os.path.basename(str(module.__file__))
-    parser = argparse.ArgumentParser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
+    parser = _Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
     _add_run_options(parser)
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
 
