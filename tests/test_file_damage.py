@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import esper
 import pytest
@@ -245,13 +245,13 @@ def test_reading_a_long_replay_holds_one_line_at_a_time(tmp_path):
     import tracemalloc
 
     path = tmp_path / "long.jsonl"
-    lines = ['{"format":"tickswap-replay","version":2,"game":"patrol","game_digest":null,"seed":0,'
-             '"ms_per_update":15.625,"engine":"0.1.0"}']
+    lines = [('{"format":"tickswap-replay","version":2,"game":"patrol","game_digest":null,"seed":0,'
+              '"ms_per_update":15.625,"engine":"0.1.0"}')]
     for tick in range(1, 60_001):
-        lines.append('{"tick":%d,"input":[["key_press",65,0.0,0.0],["key_release",65,0.0,0.0]]}' % tick)
+        lines.append(f'{{"tick":{tick},"input":[["key_press",65,0.0,0.0],["key_release",65,0.0,0.0]]}}')
         if tick % 60 == 0:
-            lines.append('{"tick":%d,"hash":"%s"}' % (tick, "0" * 64))
-    lines.append('{"end":60000,"hash":"%s"}' % ("0" * 64))
+            lines.append(f'{{"tick":{tick},"hash":"{"0" * 64}"}}')
+    lines.append(f'{{"end":60000,"hash":"{"0" * 64}"}}')
     path.write_text("\n".join(lines) + "\n")
     size = path.stat().st_size
     tracemalloc.start()

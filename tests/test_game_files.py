@@ -23,19 +23,19 @@ ROOT = README.parent
 def comet_source() -> str:
     """README's tutorial game, exactly as README shows it."""
     section = README.read_text().split("## Your first game", 1)[1]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0]
 
 
 def tickswap(*argv: str, cwd: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
     """Run the command line in a fresh process, from ``cwd``, with ``PYTHONHASHSEED``."""
     env = {**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "engine.tools.cli", *argv], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 def python(*argv: str, cwd: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
 
 
 def state(result: subprocess.CompletedProcess[str]) -> str:
@@ -198,8 +198,8 @@ def test_a_broken_game_file_is_one_line_naming_the_file(tmp_path, capsys, source
     ("def build(world):\n    raise ValueError('no level')\n", "build(world) failed: ValueError: no level"),
     ("from engine import Entity\ndef build(world):\n    e = Entity()\n    world.spawn(e)\n    world.spawn(e)\n",
      "already spawned"),
-    ("from engine import Entity\nclass Bad(Entity):\n    def __init__(self):\n        self.hp = 1\n"
-     "def build(world):\n    world.spawn(Bad())\n", "super().__init__()"),
+    (("from engine import Entity\nclass Bad(Entity):\n    def __init__(self):\n        self.hp = 1\n"
+      "def build(world):\n    world.spawn(Bad())\n"), "super().__init__()"),
 ])
 def test_a_build_that_fails_is_a_crash_in_one_line(tmp_path, capsys, body, words):
     game = tmp_path / "g.py"

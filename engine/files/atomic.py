@@ -63,10 +63,11 @@ class AtomicFile:
     def open(self, mode: str = "w") -> IO[Any]:
         """Open the temporary file for writing (``"w"`` text, ``"wb"`` bytes)."""
         try:
+            # Kept open across calls (a recording is written tick by tick): closed by commit or abort.
             if "b" in mode:
-                self._file = open(self.temporary, mode)
+                self._file = open(self.temporary, mode)  # noqa: SIM115
             else:
-                self._file = open(self.temporary, mode, encoding="utf-8")
+                self._file = open(self.temporary, mode, encoding="utf-8")  # noqa: SIM115
         except OSError as error:
             raise OutputError(f"cannot write {self.display}: {error.strerror or error}") from None
         return self._file
@@ -112,7 +113,7 @@ class AtomicFile:
         except OSError:
             pass
 
-    def __enter__(self) -> AtomicFile:
+    def __enter__(self) -> AtomicFile:  # noqa: PYI034 (typing.Self needs Python 3.11)
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -31,8 +31,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any
 
 import engine
 from engine.files.atomic import AtomicFile, OutputError
@@ -157,7 +158,7 @@ _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick,
 def _lines(path: str) -> Iterator[tuple[int, str]]:
     """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding)."""
     try:
-        file = open(path, "rb")
+        file = open(path, "rb")  # noqa: SIM115 (closed by the with below; open errors reported apart)
     except OSError as error:
         raise ReplayError(f"{path}: cannot read it: {error.strerror or error}") from None
     with file:
@@ -287,7 +288,7 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 yield number, "end", (end, record["hash"])
                 continue
             kind = "input" if "input" in record else "hash"
-            expect_keys(record, f"a tick line", ("tick", kind))
+            expect_keys(record, "a tick line", ("tick", kind))
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last_tick or (tick == last_tick and not (last_kind == "input" and kind == "hash")):
                 raise FieldError(f"tick {tick} comes after tick {last_tick}: lines are out of order or repeated")

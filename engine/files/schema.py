@@ -15,10 +15,20 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["FieldError", "MAX_DEPTH", "check_depth", "expect_keys", "expect_number", "expect_str", "expect_whole",
-           "parse_json", "version_matches"]
+__all__ = [
+    "MAX_DEPTH",
+    "FieldError",
+    "check_depth",
+    "expect_keys",
+    "expect_number",
+    "expect_str",
+    "expect_whole",
+    "parse_json",
+    "version_matches",
+]
 
 MAX_DEPTH = 32
 """The deepest nesting of lists and objects a file may have."""

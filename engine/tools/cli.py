@@ -24,14 +24,22 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from engine.files.atomic import AtomicFile, OutputError, output_path
 from engine.files.game import Game, GameError, game_of_module, load_game, sample_games
-from engine.files.replay import Playback, Recorder, ReplayError, ReplayResult, read_input_script, read_replay, verify
+from engine.files.replay import (
+    Playback,
+    Recorder,
+    ReplayError,
+    ReplayResult,
+    read_input_script,
+    read_replay,
+    verify,
+)
 from engine.files.save import SaveError, load_world, save_world
-from engine.input import InputEvent
 from engine.loops.names import LOOPS
 from engine.world import EntityUpdateError, World
 
@@ -251,7 +259,7 @@ def _build(game: Game, seed: int) -> World:
     world = World(seed=seed)
     try:
         game.build(world)
-    except (Exception, SystemExit) as error:
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (whatever the game raised: one line)
         world.close()
         raise GameCrashed(f"{game.name}: build(world) failed: {type(error).__name__}: {error} "
                           f"(at {_where(error)})") from None
@@ -321,7 +329,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         status = 1
     except (_DisplayError, SaveError, ReplayError, OutputError) as error:
         status = _error(str(error))
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 (whatever the game raised: one line)
         print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
         status = 1
     finally:
@@ -473,7 +481,14 @@ def _error(message: str) -> int:
 
 
 def _lab(args: argparse.Namespace) -> int:
-    from engine.tools.lab import BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
+    from engine.tools.lab import (
+        BallScenario,
+        GameScenario,
+        Scenario,
+        format_report,
+        machine_from_args,
+        run_lab,
+    )
 
     if args.scenario != "ball":
         try:
@@ -510,7 +525,7 @@ def _lab(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         except OSError as error:
             raise UsageError(f"cannot write {args.png}: {error.strerror or error}") from None
-        except Exception as error:  # no GL to draw with: the table above still stands
+        except Exception as error:  # noqa: BLE001 (no GL to draw with: the table above still stands)
             raise UsageError(f"cannot draw the chart ({type(error).__name__}: {error}); the table above is complete") \
                 from None
         print(f"chart written to {args.png}")

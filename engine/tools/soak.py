@@ -17,7 +17,8 @@ import sys
 from array import array
 import tracemalloc
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import esper
 
