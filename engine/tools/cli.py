@@ -316,7 +316,9 @@ def _run(args: argparse.Namespace, game: Game) -> int:
             recorder.close(world)
         print(f"{game.name}: {summary}, state {world.state_hash()[:16]}"
               + (f", screenshot {args.screenshot}" if args.screenshot else "")
-              + (f", recorded {args.record}" if args.record else ""))
+              + (f", recorded {args.record}" if args.record else "")
+              + (f", saved {save_path} at tick {save_tick}" if save_tick is not None and world.tick_count >= save_tick
+                 else ""))
         if save_tick is not None and world.tick_count < save_tick:
             print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at {save_tick}: "
                   "nothing was saved", file=sys.stderr)
