@@ -40,7 +40,7 @@ def status_of(argv: list[str]) -> int:
     ["run", "patrol", "--ticks", "5", "--save-at", "-1", "x.json"],
     ["run", "patrol", "--ticks", "5", "--screenshot", "x.png"],
     ["run", "patrol", "--ticks", "5", "--no-hud"],
-    ["run", "patrol", "--frames", "5", "--screenshot", "x.png"],
+    ["run", "patrol", "--headless", "--frames", "5", "--screenshot", "x.gif"],
     ["run", "patrol", "--ticks", "5", "--input", "no-such-input.jsonl"],
     ["run", "patrol", "--ticks", "5", "--load", "no-such-save.json"],
     ["run", "no/such/game.py"],

@@ -156,6 +156,15 @@ def test_saving_mid_tick_is_refused(tmp_path):
             world.tick()
 
 
+def test_a_save_keeps_any_meta_it_is_given(tmp_path):
+    from engine.files.save import read_meta, save_world
+
+    with World() as world:
+        save_world(world, tmp_path / "m.json", meta={"level": 3, "party": ("ann", 2)})
+        assert read_meta(tmp_path / "m.json") == {"level": 3, "party": ("ann", 2)}
+        World.load(tmp_path / "m.json").close()
+
+
 def test_the_command_line_saves_and_loads(tmp_path, capsys):
     path = tmp_path / "p.json"
     assert main(["run", "patrol", "--ticks", "300", "--save-at", "100", str(path)]) == 0

@@ -395,7 +395,11 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         expect_keys(data, "the save", ("format", "version", "engine", "world", "entities", "meta"))
         written = expect_str(data["engine"], "engine", 64, _VERSION)
-        meta = expect_keys(data["meta"], "meta", (), ("game", "game_digest"))
+        meta = data["meta"]
+        if not isinstance(meta, dict):
+            raise FieldError("meta must be an object")
+        for key, value in meta.items():
+            _check_value(value, f"meta.{key:.40}", set())
         if "game" in meta:
             expect_str(meta["game"], "meta.game", 255)
         if meta.get("game_digest") is not None:
@@ -409,7 +413,7 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``meta`` a save was written with (the file checked as ``load_world`` checks it first)."""
-    meta: dict[str, Any] = _read(path)["meta"]
+    meta: dict[str, Any] = _decode({"$dict": _read(path)["meta"]}, {})
     return meta
 
 
