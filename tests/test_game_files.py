@@ -240,3 +240,69 @@ def test_run_input_feeds_scripted_input_per_tick(tmp_path, capsys):
                 world.input_queue.release(65)
             world.tick()
         assert world.entities[0].seen == 3 + 7
+
+
+def test_a_game_package_runs_records_replays_and_loads(tmp_path, capsys, monkeypatch):
+    package = tmp_path / "mygame"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A game in a package."""\nfrom .things import Mover\n\n'
+                                         "def build(world):\n    world.spawn(Mover())\n")
+    (package / "things.py").write_text("from engine import Entity\n\nclass Mover(Entity):\n"
+                                       "    def update(self, world):\n        self.x += 1\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "mygame", "--ticks", "130", "--record", "r.jsonl", "--save-at", "100", "s.json"]) == 0
+    straight = capsys.readouterr().out.split("state ")[1].split(",")[0].strip()
+    assert main(["run", str(package), "--ticks", "30", "--load", "s.json"]) == 0
+    assert capsys.readouterr().out.split("state ")[1].split(",")[0].strip() == straight
+    assert main(["replay", "r.jsonl"]) == 0
+
+
+def test_run_build_uses_the_module_the_user_imported(comet, capsys):
+    import importlib.util
+
+    from engine.tools.cli import run_game
+
+    assert main(["run", str(comet), "--ticks", "90"]) == 0
+    through_cli = capsys.readouterr().out.split("state ")[1]
+    spec = importlib.util.spec_from_file_location("my_comet", comet)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["my_comet"] = module
+    try:
+        spec.loader.exec_module(module)
+        assert run_game(module.build, ["--ticks", "90"]) == 0
+        assert capsys.readouterr().out.split("state ")[1] == through_cli
+        assert module.Comet.__module__.startswith("tickswap_game_comet_"), "its own classes, under the stable name"
+        assert load_game(str(comet)).module is module, "one module: the file is not imported a second time"
+    finally:
+        del sys.modules["my_comet"]
+
+
+def test_engine_run_exits_with_the_commands_status(comet):
+    import engine
+
+    module = load_game(str(comet)).module
+    with pytest.raises(SystemExit) as exit:
+        engine.run(module.build, ["--ticks", "5"])
+    assert exit.value.code == 0
+    with pytest.raises(SystemExit) as exit:
+        engine.run(module.build, ["--ticks", "5", "--load", ""])
+    assert exit.value.code == 2
+
+
+def test_a_game_file_that_runs_itself_takes_a_screenshot(comet, offscreen):
+    result = python("comet.py", "--headless", "--frames", "30", "--screenshot", "c.png", "--no-hud",
+                    cwd=comet.parent, hashseed="1")
+    assert result.returncode == 0, result.stderr
+    assert (comet.parent / "c.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_no_hud_hides_the_hud():
+    from engine.render.runner import GameRunner
+
+    runner = GameRunner("bouncy", headless=True, show_hud=False)
+    try:
+        assert runner.hud.visible is False
+    finally:
+        runner.close()

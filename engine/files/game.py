@@ -245,7 +245,8 @@ def adopt_main(module: ModuleType) -> Game:
     except OSError as error:
         raise GameError(f"cannot read the game {path}: {error.strerror or error}") from None
     module_name = _module_name(path, digest)
-    sys.modules.setdefault(module_name, module)
+    # The module running now is the game, even if the same file was loaded before under this name.
+    sys.modules[module_name] = module
     for value in list(vars(module).values()):
         if isinstance(value, type) and value.__module__ == module.__name__:
             _retag(value, module.__name__, module_name)

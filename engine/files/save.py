@@ -36,6 +36,7 @@ import json
 import math
 import os
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -434,10 +435,19 @@ def _entity_classes() -> dict[str, type[Entity]]:
 
 def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity]]) -> type[Entity]:
     """The class a save names, among the game's own classes and the engine's (never by importing)."""
-    module = name.partition(":")[0]
+    module, _, qualname = name.partition(":")
     is_engine = module == "engine" or module.startswith("engine.")
     if game is not None and not (is_engine or game.owns_module(module)):
         raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
+    if game is not None and not is_engine:
+        # Looked up in the game's own module (never imported, never another copy of it).
+        found: Any = game.module if module == (game.module_name or game.module.__name__) else sys.modules.get(module)
+        for part in qualname.split("."):
+            found = vars(found).get(part) if hasattr(found, "__dict__") else None
+        if (isinstance(found, type) and issubclass(found, Entity) and found.__module__ == module
+                and found.__qualname__ == qualname):
+            return found
+        raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
     kind = classes.get(name)
     if kind is None:
         owner = f"{game.name} has" if game is not None else "no loaded game has"

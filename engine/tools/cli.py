@@ -463,7 +463,8 @@ def _replay(args: argparse.Namespace) -> int:
         else:
             world.close()
     if result.ok:
-        print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} hashes checked, all match")
+        hashes = "hash" if result.checked == 1 else "hashes"
+        print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
         return 0
     if result.first_mismatch is not None:
         matched = result.checked - 1
@@ -591,6 +592,20 @@ def main(argv: list[str] | None = None) -> int:
     return _guarded(work)
 
 
+def _module_of(build: Any) -> ModuleType | None:
+    """The module whose namespace ``build`` was defined in (by identity, whatever it is named now)."""
+    namespace = getattr(build, "__globals__", None)
+    if namespace is None:
+        return None
+    named = sys.modules.get(str(namespace.get("__name__")))
+    if named is not None and vars(named) is namespace:
+        return named
+    for module in list(sys.modules.values()):
+        if getattr(module, "__dict__", None) is namespace:
+            return module
+    return None
+
+
 def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> int:
     """``engine.run(build)``: run the game whose ``build`` this is with ``tickswap run``'s options.
 
@@ -599,7 +614,7 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
     recordings and saves are those of ``tickswap run FILE``.
     """
     program = "game"
-    module: ModuleType | None = sys.modules.get(getattr(build, "__module__", "") or "")
+    module = _module_of(build)
     if module is not None and getattr(module, "__file__", None):
         program = os.path.basename(str(module.__file__))
     parser = _Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
