@@ -45,6 +45,7 @@ def test_recording_over_a_file_when_the_disk_fills_keeps_the_old_file(tmp_path):
     ["--record", "{link}", "--save-at", "5", "{a}"],
     ["--ticks", "10", "--save-at", "5", "{save}", "--load", "{save}"],
     ["--ticks", "10", "--record", "{script}", "--input", "{script}"],
+    ["--ticks", "10", "--record", "{game}"],
 ])
 def test_two_outputs_on_one_file_or_an_output_over_an_input_are_refused_before_the_run(tmp_path, capsys, argv):
     save = tmp_path / "s.json"
@@ -54,12 +55,13 @@ def test_two_outputs_on_one_file_or_an_output_over_an_input_are_refused_before_t
     (tmp_path / "link.png").symlink_to(tmp_path / "a.png")
     capsys.readouterr()
     names = {"a": str(tmp_path / "a.png"), "png": str(tmp_path / "a.png"), "link": str(tmp_path / "link.png"),
-             "save": str(save), "script": str(script)}
+             "save": str(save), "script": str(script), "game": str(tmp_path / "g.py")}
+    (tmp_path / "g.py").write_text("def build(world):\n    pass\n")
     filled = [part.format(**names) for part in argv]
     if "--ticks" not in filled and "--headless" not in filled:
         filled += ["--ticks", "10"]
     before = {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()}
-    assert main(["run", "patrol", *filled]) == 2
+    assert main(["run", str(tmp_path / "g.py") if "{game}" in argv else "patrol", *filled]) == 2
     assert "same file" in one_line(capsys)
     after = {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()}
     assert after == before, "nothing was written"

@@ -207,9 +207,9 @@ def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
 def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int) -> None:
     """Check one entity record against its class (called once the class is resolved)."""
     expect_keys(record, where, ("crowd", "id", "class", "buffered", "saved", "signals", "previous"))
-    names = kind._buffered_names
+    defaults = kind.buffered_fields()
+    names = tuple(defaults)
     buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
-    defaults = dict(zip(names, kind._buffered_defaults))
     for name, value in buffered.items():
         _check_value(value, f"{where}.{name}", ids)
         _check_like_default(value, defaults[name], f"{where}.{name}")

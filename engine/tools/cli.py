@@ -205,7 +205,7 @@ def _crash_line(game: str, error: BaseException) -> str:
 # -- run ---------------------------------------------------------------------------------
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
+def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
     """Refuse, before the run, outputs that collide with each other or with an input, and bad formats."""
     outputs: list[tuple[str, str]] = []
     if args.record:
@@ -218,7 +218,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
         outputs.append(("--screenshot", args.screenshot))
     inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
                                                    ("--input", getattr(args, "input", None)),
-                                                   ("the replay", getattr(args, "file", None))) if name]
+                                                   ("the replay", getattr(args, "file", None)),
+                                                   ("the game", str(game.path) if game and game.path else None))
+              if name]
     try:
         resolved = [(option, name, output_path(name)) for option, name in outputs]
         sources = [(option, name, output_path(name)) for option, name in inputs]
@@ -235,7 +237,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} {name}: the directory {path.parent} does not exist")
 
 
-def _check_run_args(args: argparse.Namespace) -> None:
+def _check_run_args(args: argparse.Namespace, game: Game) -> None:
     if args.save_at is not None:
         try:
             args.save_at[0] = _count(args.save_at[0])
@@ -250,7 +252,7 @@ def _check_run_args(args: argparse.Namespace) -> None:
         raise UsageError("--record replays from the game's start; it can't be combined with --load")
     if args.input and args.ticks is None and not args.headless:
         raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
-    _check_outputs(args)
+    _check_outputs(args, game)
 
 
 def _build(game: Game, seed: int) -> World:
@@ -266,7 +268,7 @@ def _build(game: Game, seed: int) -> World:
 
 def _run(args: argparse.Namespace, game: Game) -> int:
     """``tickswap run`` and ``engine.run(build)``: everything checked first, then one run, one status."""
-    _check_run_args(args)
+    _check_run_args(args, game)
     script = read_input_script(args.input) if args.input else {}
     ms_per_update = 1000 / args.ups if args.ups else game.setting("MS_PER_UPDATE", 15.625)
     world = load_world(args.load, game) if args.load else _build(game, args.seed)
@@ -423,6 +425,7 @@ def _replay(args: argparse.Namespace) -> int:
     _check_outputs(args)
     replay = read_replay(args.file)
     game = _replay_game(replay, args.game)
+    _check_outputs(args, game)
     world = _build(game, replay.seed)
     runner: Any = None
     try:
