@@ -306,3 +306,12 @@ def test_no_hud_hides_the_hud():
         assert runner.hud.visible is False
     finally:
         runner.close()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "float('nan')", "'fast'", "1e303"])
+def test_a_game_step_out_of_range_is_refused_by_name(tmp_path, capsys, value):
+    game = tmp_path / "steps.py"
+    game.write_text(f"MS_PER_UPDATE = {value}\ndef build(world):\n    pass\n")
+    assert main(["run", str(game), "--ticks", "3", "--record", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "MS_PER_UPDATE" in err and err.count("\n") == 1 and not (tmp_path / "r.jsonl").exists()

@@ -255,6 +255,17 @@ def _check_run_args(args: argparse.Namespace, game: Game) -> None:
     _check_outputs(args, game)
 
 
+def _game_step(game: Game) -> float:
+    """The game's own ``MS_PER_UPDATE``, checked as a replay's step is (a recording must be replayable)."""
+    from engine.files.replay import MS_PER_UPDATE_RANGE
+    from engine.files.schema import FieldError, expect_number
+
+    try:
+        return expect_number(game.setting("MS_PER_UPDATE", 15.625), f"{game.name}: MS_PER_UPDATE", *MS_PER_UPDATE_RANGE)
+    except FieldError as error:
+        raise UsageError(str(error)) from None
+
+
 def _build(game: Game, seed: int) -> World:
     world = World(seed=seed)
     try:
@@ -270,7 +281,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     """``tickswap run`` and ``engine.run(build)``: everything checked first, then one run, one status."""
     _check_run_args(args, game)
     script = read_input_script(args.input) if args.input else {}
-    ms_per_update = 1000 / args.ups if args.ups else game.setting("MS_PER_UPDATE", 15.625)
+    ms_per_update = 1000 / args.ups if args.ups else _game_step(game)
     world = load_world(args.load, game) if args.load else _build(game, args.seed)
     try:
         recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
