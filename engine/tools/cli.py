@@ -213,9 +213,10 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
     if args.save_at:
         outputs.append(("--save-at", args.save_at[1]))
     if getattr(args, "screenshot", None):
+        option = getattr(args, "screenshot_option", "--screenshot")
         if not args.screenshot.lower().endswith(".png"):
-            raise UsageError(f"--screenshot {args.screenshot}: screenshots are PNG files; name it something.png")
-        outputs.append(("--screenshot", args.screenshot))
+            raise UsageError(f"{option} {args.screenshot}: the image is a PNG file; name it something.png")
+        outputs.append((option, args.screenshot))
     inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
                                                    ("--input", getattr(args, "input", None)),
                                                    ("the replay", getattr(args, "file", None)),
@@ -517,9 +518,8 @@ def _lab(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     if args.png:
-        args.record = args.save_at = args.screenshot = None
-        args.screenshot = args.png
-        _check_outputs(args)
+        # The chart is an output like a screenshot: a PNG, into a directory that exists.
+        _check_outputs(argparse.Namespace(record=None, save_at=None, screenshot=args.png, screenshot_option="--png"))
 
     def scenario() -> Scenario:
         return BallScenario() if args.scenario == "ball" else GameScenario(args.scenario, seed=args.seed)
