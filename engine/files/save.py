@@ -33,7 +33,6 @@ import base64
 import binascii
 import itertools
 import json
-import math
 import os
 import re
 import sys
@@ -47,8 +46,6 @@ from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.schema import (
-    MAX_DEPTH,
-    MAX_INT_DIGITS,
     FieldError,
     expect_keys,
     expect_number,
@@ -56,6 +53,14 @@ from engine.files.schema import (
     expect_whole,
     parse_json,
     version_matches,
+)
+from engine.files.values import (
+    MAX_ID,
+    NotSaveable,
+    check_like_default,
+    check_value,
+    decode,
+    encode,
 )
 from engine.input import InputEvent
 from engine.world import World
@@ -72,109 +77,18 @@ VERSION = 2
 MAX_SAVE_BYTES = 512 * 1024 * 1024
 """A save larger than this is refused before it is read."""
 MAX_ENTITIES = 1_000_000
-MAX_ID = 2**53
 MAX_TICKS = 2**63 - 1
 MAX_CROWD_BYTES = 2 * 1024**3
 """The most memory a loaded crowd may ask for (capacity x columns x 3 buffers x 4 bytes)."""
-MAX_TEXT = 1 << 20
 _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]{0,199}:[A-Za-z_][\w.<>]{0,199}")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w{0,99}")
 _VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
-_TAGS = ("$entity", "$tuple", "$set", "$dict", "$float")
-_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 class SaveError(ValueError):
     """A world could not be saved or loaded; the message names the file and the problem."""
 
 
-# -- values ------------------------------------------------------------------------------
-
-
-def _encode(value: Any, where: str, depth: int = 0) -> Any:
-    """A saved value as JSON: entities as ids, tuples, sets and dicts tagged, NaN and infinities tagged."""
-    if depth >= MAX_DEPTH - 6:
-        raise SaveError(f"{where} is nested too deeply for a save")
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        if len(str(abs(value))) > MAX_INT_DIGITS:
-            raise SaveError(f"{where} holds an integer of more than {MAX_INT_DIGITS} digits, which a save cannot hold")
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else {"$float": repr(value)}
-    if isinstance(value, Entity):
-        if value.id is None:
-            raise SaveError(f"{where} refers to an entity that was never spawned")
-        return {"$entity": value.id}
-    if isinstance(value, tuple):
-        return {"$tuple": [_encode(item, where, depth + 1) for item in value]}
-    if isinstance(value, list):
-        return [_encode(item, where, depth + 1) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return {"$set": sorted((_encode(item, where, depth + 1) for item in value), key=repr)}
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return {"$dict": {key: _encode(item, where, depth + 1) for key, item in value.items()}}
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return _encode(value.item(), where, depth)
-    raise SaveError(f"{where} holds {value!r:.60}, which a save cannot hold: use numbers, strings, tuples, lists, "
-                    "dicts or entities, or rebuild it in on_load()")
-
-
-def _check_value(value: Any, where: str, ids: set[int]) -> None:
-    """A saved value: JSON scalars, lists, and the tagged forms ``_encode`` writes (references to saved ids)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if item is None or isinstance(item, (bool, int, float)):
-            continue
-        if isinstance(item, str):
-            if len(item) > MAX_TEXT:
-                raise FieldError(f"{where} holds a string longer than {MAX_TEXT} characters")
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            if len(item) != 1 or next(iter(item)) not in _TAGS:
-                raise FieldError(f"{where} holds an object that is not a saved value (expected one of {_TAGS})")
-            tag, inner = next(iter(item.items()))
-            if tag == "$entity":
-                expect_whole(inner, f"{where} (an entity reference)", 1, MAX_ID)
-                if inner not in ids:
-                    raise FieldError(f"{where} refers to entity {inner}, which is not in the save")
-            elif tag == "$float":
-                if inner not in _NON_FINITE:
-                    raise FieldError(f"{where} holds {{'$float': {inner!r:.20}}}; expected 'nan', 'inf' or '-inf'")
-            elif tag == "$dict":
-                if not isinstance(inner, dict):
-                    raise FieldError(f"{where} holds a $dict that is not an object")
-                stack.extend(inner.values())
-            else:
-                if not isinstance(inner, list):
-                    raise FieldError(f"{where} holds a {tag} that is not a list")
-                stack.extend(inner)
-        else:  # pragma: no cover - JSON has no other types
-            raise FieldError(f"{where} holds {type(item).__name__}")
-
-
-def _decode(value: Any, entities: dict[int, Entity]) -> Any:
-    """The inverse of ``_encode`` (on a value ``_check_value`` accepted)."""
-    if isinstance(value, list):
-        return [_decode(item, entities) for item in value]
-    if isinstance(value, dict):
-        tag, inner = next(iter(value.items()))
-        if tag == "$entity":
-            return entities[inner]
-        if tag == "$tuple":
-            return tuple(_decode(item, entities) for item in inner)
-        if tag == "$set":
-            return frozenset(_decode(item, entities) for item in inner)
-        if tag == "$float":
-            return _NON_FINITE[inner]
-        return {key: _decode(item, entities) for key, item in inner.items()}
-    return value
-
-
-# -- the engine-owned state of one entity (the double buffer's owner may change these two) --
 
 
 def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
@@ -194,13 +108,13 @@ def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
         "crowd": crowd,
         "id": entity.id,
         "class": f"{kind.__module__}:{kind.__qualname__}",
-        "buffered": {name: _encode(value, f"{where}.{name}")
+        "buffered": {name: encode(value, f"{where}.{name}")
                      for name, value in zip(kind._buffered_names, kind._buffered_get(entity))},
-        "saved": {name: _encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
+        "saved": {name: encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
         "signals": sorted(entity._signals),
-        "previous": {"tick": entity._prev_tick, "x": _encode(entity._prev_x, f"{where}.prev_x"),
-                     "y": _encode(entity._prev_y, f"{where}.prev_y"),
-                     "rest": _encode(entity._prev_rest, f"{where} (previous values)")},
+        "previous": {"tick": entity._prev_tick, "x": encode(entity._prev_x, f"{where}.prev_x"),
+                     "y": encode(entity._prev_y, f"{where}.prev_y"),
+                     "rest": encode(entity._prev_rest, f"{where} (previous values)")},
     }
 
 
@@ -211,11 +125,11 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     names = tuple(defaults)
     buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
     for name, value in buffered.items():
-        _check_value(value, f"{where}.{name}", ids)
-        _check_like_default(value, defaults[name], f"{where}.{name}")
+        check_value(value, f"{where}.{name}", ids)
+        check_like_default(value, defaults[name], f"{where}.{name}")
     saved = expect_keys(record["saved"], f"{where}.saved", kind.saved)
     for name, value in saved.items():
-        _check_value(value, f"{where}.{name}", ids)
+        check_value(value, f"{where}.{name}", ids)
     signals = record["signals"]
     if not isinstance(signals, list) or len(signals) > 1000:
         raise FieldError(f"{where}.signals must be a list of signal names")
@@ -224,9 +138,9 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "x", "y", "rest"))
     expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
     for name in ("x", "y", "rest"):
-        _check_value(previous[name], f"{where}.previous.{name}", ids)
-    _check_like_default(previous["x"], defaults["x"], f"{where}.previous.x")
-    _check_like_default(previous["y"], defaults["y"], f"{where}.previous.y")
+        check_value(previous[name], f"{where}.previous.{name}", ids)
+    check_like_default(previous["x"], defaults["x"], f"{where}.previous.x")
+    check_like_default(previous["y"], defaults["y"], f"{where}.previous.y")
     rest = previous["rest"]
     if not (isinstance(rest, dict) and "$tuple" in rest and len(rest["$tuple"]) in (0, len(names) - 2)):
         raise FieldError(f"{where}.previous.rest must be a $tuple of the {len(names) - 2} other buffered values")
@@ -252,32 +166,6 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
                              f"{count * kind.fields[name] * 4}")
 
 
-def _check_like_default(value: Any, default: Any, where: str) -> None:
-    """A buffered value must be of the kind its declared default is: a number for a number, and so on.
-
-    This keeps a save with ``"x": "abc"`` from loading and failing a hundred ticks later
-    in the game's own code. A field whose default is ``None`` (or anything else) may hold
-    any saved value.
-    """
-    def number(item: Any) -> bool:
-        return (isinstance(item, (int, float)) and not isinstance(item, bool)) or (
-            isinstance(item, dict) and "$float" in item)
-
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, (int, float)):
-        ok = number(value)
-    elif isinstance(default, str):
-        ok = isinstance(value, str)
-    elif isinstance(default, tuple):
-        ok = isinstance(value, dict) and "$tuple" in value
-    else:
-        return
-    if not ok:
-        raise FieldError(f"{where} must be a {type(default).__name__} like its default {default!r:.30}, "
-                         f"got {value!r:.40}")
-
-
 def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int) -> None:
     """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
     entities: dict[int, Entity] = {}
@@ -294,7 +182,7 @@ def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[t
         for record in records:
             entity = entities[record["id"]]
             for name, value in record["buffered"].items():
-                setattr(entity, name, _decode(value, entities))
+                setattr(entity, name, decode(value, entities))
             # esper hands out ids from a counter; set it so each entity gets its old id.
             esper._entity_count = itertools.count(record["id"])
             world.spawn(entity)
@@ -303,14 +191,14 @@ def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[t
                 world._signalled.append(entity)
             previous = record["previous"]
             entity._prev_tick = previous["tick"]
-            entity._prev_x, entity._prev_y = _decode(previous["x"], entities), _decode(previous["y"], entities)
-            entity._prev_rest = _decode(previous["rest"], entities)
+            entity._prev_x, entity._prev_y = decode(previous["x"], entities), decode(previous["y"], entities)
+            entity._prev_rest = decode(previous["rest"], entities)
         esper._entity_count = itertools.count(last_id + 1)
     world._last_id = last_id
     for record in records:
         entity = entities[record["id"]]
         for name, value in record["saved"].items():
-            setattr(entity, name, _decode(value, entities))
+            setattr(entity, name, decode(value, entities))
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -329,11 +217,11 @@ def _world_data(world: World) -> dict[str, Any]:
         "engine": engine.__version__,
         "world": {
             "tick_count": world.tick_count,
-            "seed": _encode(world.seed, "World.seed"),
-            "random": [version, list(internal), _encode(gauss, "world.random")],
+            "seed": encode(world.seed, "World.seed"),
+            "random": [version, list(internal), encode(gauss, "world.random")],
             "last_id": world._last_id,
-            "input": {"events": [_encode(event.to_json(), "a queued input event") for event in events],
-                      "held": _encode(held, "held keys"), "mouse": _encode(list(mouse), "the mouse position")},
+            "input": {"events": [encode(event.to_json(), "a queued input event") for event in events],
+                      "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")},
         },
         "entities": entities,
     }
@@ -346,10 +234,12 @@ def save_world(world: World, path: str | os.PathLike[str], meta: dict[str, Any] 
     """
     try:
         data = _world_data(world)
-        data["meta"] = _encode(dict(meta or {}), "meta")["$dict"]
+        data["meta"] = encode(dict(meta or {}), "meta")["$dict"]
         text = json.dumps(data, separators=(",", ":"), allow_nan=False)
     except SaveError:
         raise
+    except NotSaveable as error:
+        raise SaveError(str(error)) from None
     except (TypeError, ValueError, RecursionError) as error:
         raise SaveError(f"cannot save the world to {os.fspath(path) or repr('')}: {type(error).__name__}: "
                         f"{error}") from None
@@ -400,7 +290,7 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
         if not isinstance(meta, dict):
             raise FieldError("meta must be an object")
         for key, value in meta.items():
-            _check_value(value, f"meta.{key:.40}", set())
+            check_value(value, f"meta.{key:.40}", set())
         if "game" in meta:
             expect_str(meta["game"], "meta.game", 255)
         if meta.get("game_digest") is not None:
@@ -414,7 +304,7 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``meta`` a save was written with (the file checked as ``load_world`` checks it first)."""
-    meta: dict[str, Any] = _decode({"$dict": _read(path)["meta"]}, {})
+    meta: dict[str, Any] = decode({"$dict": _read(path)["meta"]}, {})
     return meta
 
 
@@ -491,13 +381,13 @@ def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], lis
     if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
         raise FieldError("world.input.events must be a list")
     for value in (queued["events"], queued["held"], queued["mouse"]):
-        _check_value(value, "world.input", set())
-    mouse = _decode(queued["mouse"], {})
+        check_value(value, "world.input", set())
+    mouse = decode(queued["mouse"], {})
     if not (isinstance(mouse, list) and len(mouse) == 2):
         raise FieldError("world.input.mouse must be [x, y]")
     for value in mouse:
         expect_number(value, "world.input.mouse", -1e9, 1e9)
-    if not isinstance(_decode(queued["held"], {}), frozenset):
+    if not isinstance(decode(queued["held"], {}), frozenset):
         raise FieldError("world.input.held must be a $set of keys")
     classes = _entity_classes()
     kinds = []
@@ -524,16 +414,16 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
             _check_game(data["meta"], game, where)
         info, records, kinds = _check(data, game)
         queued = info["input"]
-        events = [InputEvent.from_json(_decode(event, {})) for event in queued["events"]]
-        held = frozenset(_decode(queued["held"], {}))
-        mouse = tuple(_decode(queued["mouse"], {}))
+        events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
+        held = frozenset(decode(queued["held"], {}))
+        mouse = tuple(decode(queued["mouse"], {}))
     except SaveError:
         raise
     except FieldError as error:
         raise SaveError(f"{where} is damaged: {error}") from None
     except (TypeError, ValueError) as error:
         raise SaveError(f"{where} is damaged: world.input: {error}") from None
-    world = World(seed=_decode(info["seed"], {}))
+    world = World(seed=decode(info["seed"], {}))
     try:
         version, internal, gauss = info["random"]
         world.random.setstate((version, tuple(internal), gauss))

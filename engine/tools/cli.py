@@ -19,14 +19,13 @@ code (``_run``), as ``tickswap run FILE``.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
 import traceback
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import Any
 
 from engine.files.atomic import AtomicFile, OutputError, output_path
 from engine.files.game import Game, GameError, game_of_module, load_game, sample_games
@@ -40,23 +39,10 @@ from engine.files.replay import (
     verify,
 )
 from engine.files.save import SaveError, load_world, save_world
-from engine.loops.names import LOOPS
+from engine.tools.options import Parser, add_run_options, build_parser, count
 from engine.world import EntityUpdateError, World
 
 __all__ = ["main", "run_game"]
-
-MAX_MS = 1e7
-"""The longest duration (ms) an option accepts: under three hours."""
-UPS_RANGE = (0.01, 100_000.0)
-MAX_COUNT = 10**9
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
 
 
 class UsageError(Exception):
@@ -66,121 +52,6 @@ class UsageError(Exception):
 class GameCrashed(Exception):
     """The game itself failed: printed as one line, exit status 1."""
 
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_COUNT}, got {value}")
-    return value
-
-
-def _number(text: str, low: float, high: float, unit: str, zero_allowed: bool) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number{unit}, got {text!r}") from None
-    if not math.isfinite(value) or not (low <= value <= high) or (value == 0 and not zero_allowed):
-        raise argparse.ArgumentTypeError(f"expected a finite number{unit} from {low:g} to {high:g}, got {text}")
-    return value
-
-
-def _non_negative_ms(text: str) -> float:
-    return _number(text, 0.0, MAX_MS, " of milliseconds", True)
-
-
-def _ups(text: str) -> float:
-    return _number(text, *UPS_RANGE, " of updates per second", False)
-
-
-def _fps(text: str) -> float:
-    return _number(text, 0.01, 100_000.0, " of frames per second", False)
-
-
-def _seconds(text: str) -> float:
-    return _number(text, 0.001, 86_400.0, " of seconds", False)
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2**64:
-        # random.seed(-3) is random.seed(3): a negative seed would silently be another one.
-        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, got {value}")
-    return value
-
-
-def _file_name(text: str) -> str:
-    if not text:
-        raise argparse.ArgumentTypeError("expected a file name, got ''")
-    return text
-
-
-def _add_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
-    run.add_argument("--frames", type=_count, help="stop after N frames (headless default: 180)")
-    run.add_argument("--ticks", type=_count, help="run N ticks of logic, no rendering, as fast as possible")
-    run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
-    run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
-    run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
-    run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
-    run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
-    run.add_argument("--max-fps", type=_fps,
-                     help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
-    run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
-                     help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
-    run.add_argument("--seed", type=_seed, default=0, help="seed for world.random (default 0)")
-    run.add_argument("--record", metavar="FILE", type=_file_name,
-                     help="record every tick's input and state hashes as a replay")
-    run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str, help="save the world to FILE after tick N")
-    run.add_argument("--load", metavar="FILE", type=_file_name,
-                     help="start from a saved world instead of the game's beginning")
-    run.add_argument("--input", metavar="FILE", type=_file_name,
-                     help="feed scripted input: JSON lines {\"tick\": N, \"input\": [[type, key, x, y], ...]}")
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tickswap", description="Run tickswap's games.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="list the games, one a line")
-    run = commands.add_parser("run", help="run a game")
-    run.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
-    _add_run_options(run)
-    replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
-    replay.add_argument("file", type=_file_name, help="a replay written by `tickswap run GAME --record FILE`")
-    replay.add_argument("--game", metavar="PATH", type=_file_name,
-                        help="the game file the replay was recorded from (its content must match the recording)")
-    shown = replay.add_mutually_exclusive_group()
-    shown.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
-    shown.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
-    replay.add_argument("--screenshot", metavar="PNG", type=_file_name,
-                        help="with --headless: save the last frame as a PNG")
-    replay.add_argument("--no-hud", action="store_true", help="hide the HUD")
-
-    commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
-    lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
-                              description="Run one scenario under each game loop on a simulated machine and "
-                                          "print a table, then the first 100 ms of each loop as a timeline.")
-    lab.add_argument("scenario", nargs="?", default="ball",
-                     help="'ball' (a ball at constant speed, the default) or a game's name")
-    from engine.tools.lab import MACHINES
-
-    lab.add_argument("--machine", choices=sorted(MACHINES), help="a preset machine (costs below override it)")
-    lab.add_argument("--update-ms", type=_non_negative_ms, help="what one update costs")
-    lab.add_argument("--render-ms", type=_non_negative_ms, help="what one render costs")
-    lab.add_argument("--jitter-ms", type=_non_negative_ms, help="random ± added to every cost")
-    lab.add_argument("--stall-at-ms", type=_non_negative_ms, help="one stall at this clock time")
-    lab.add_argument("--stall-ms", type=_non_negative_ms, help="how long that stall lasts (default 250)")
-    lab.add_argument("--seconds", type=_seconds, default=2.0, help="simulated real time per loop (default 2)")
-    lab.add_argument("--ups", type=_ups, default=64.0, help="updates per second (default 64)")
-    lab.add_argument("--seed", type=_seed, default=0, help="seed for the jitter and the game (default 0)")
-    lab.add_argument("--png", metavar="FILE", type=_file_name,
-                     help="also draw the timelines as a chart (needs EGL or a display)")
-    return parser
 
 
 def _where(error: BaseException) -> str:
@@ -241,7 +112,7 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
 def _check_run_args(args: argparse.Namespace, game: Game) -> None:
     if args.save_at is not None:
         try:
-            args.save_at[0] = _count(args.save_at[0])
+            args.save_at[0] = count(args.save_at[0])
         except argparse.ArgumentTypeError as error:
             raise UsageError(f"--save-at N FILE: {error}") from None
         if not args.save_at[1]:
@@ -592,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         from engine.tools.bench import main as bench_main
 
         return _guarded(lambda: bench_main(argv[1:]))
-    args = _build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
 
     def work() -> int:
         if args.command == "lab":
@@ -631,8 +502,8 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
     module = _module_of(build)
     if module is not None and getattr(module, "__file__", None):
         program = os.path.basename(str(module.__file__))
-    parser = _Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
-    _add_run_options(parser)
+    parser = Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
+    add_run_options(parser)
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
 
     def work() -> int:
