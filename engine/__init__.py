@@ -6,6 +6,8 @@ touches OpenGL. Drawing lives in ``engine.render``, imported only by code that d
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 from engine import keys as keys
 from engine.buffer import DoubleBuffer as DoubleBuffer
 from engine.buffer import Framebuffer as Framebuffer
@@ -35,6 +37,23 @@ from engine.world import World as World
 
 __version__ = "0.1.0"
 
+
+def run(build: Any, argv: list[str] | None = None) -> NoReturn:
+    """Run the game whose ``build(world)`` this is, with ``tickswap run``'s options, and exit.
+
+    A game file is a whole program: ``if __name__ == "__main__": run(build)`` makes
+    ``python comet.py --headless --frames 60 --screenshot c.png`` (and ``--ticks``,
+    ``--record``, ``--save-at``, ``--load``, ``--input``, ``--no-hud``...) work, through
+    the same code as ``tickswap run comet.py``, with the same hashes. ``argv`` defaults
+    to the command line. Exits with the command's status (0, 1 crashed, 2 bad input, 130
+    Ctrl-C). The command line (and pyglet, when drawing) is imported only when called,
+    so ``import engine`` stays headless and light.
+    """
+    from engine.tools.cli import run_game
+
+    raise SystemExit(run_game(build, argv))
+
+
 __all__ = [
     "BufferedWriteError",
     "Camera",
@@ -61,5 +80,6 @@ __all__ = [
     "World",
     "buffered",
     "keys",
+    "run",
     "signal",
 ]

@@ -18,6 +18,8 @@ from typing import Callable, Protocol, runtime_checkable
 __all__ = ["Clock", "RealClock", "VirtualClock", "ms_to_ns"]
 
 NS_PER_MS = 1_000_000
+MAX_MS = 1e15
+"""The longest duration a clock accepts, in ms (about 31,700 years): beyond it nanoseconds overflow a float."""
 
 
 def ms_to_ns(ms: float, name: str = "ms") -> int:
@@ -31,6 +33,8 @@ def ms_to_ns(ms: float, name: str = "ms") -> int:
         raise TypeError(f"{name} must be a number of milliseconds, got {ms!r}")
     if not math.isfinite(ms) or ms < 0:
         raise ValueError(f"{name} must be a finite, non-negative number of milliseconds, got {ms!r}")
+    if ms > MAX_MS:
+        raise ValueError(f"{name} must be at most {MAX_MS:g} milliseconds, got {ms!r}")
     return round(ms * NS_PER_MS)
 
 
@@ -146,6 +150,8 @@ class VirtualClock:
             raise ValueError(
                 f"VirtualClock.advance: ms must be finite and >= 0 (time never runs backwards), got {ms!r}"
             )
+        if ms > MAX_MS:
+            raise ValueError(f"VirtualClock.advance: ms must be at most {MAX_MS:g} (about 31,700 years), got {ms!r}")
         if ms == 0:
             return
         exact = ms * NS_PER_MS + self._carry
@@ -164,7 +170,7 @@ class VirtualClock:
     def sleep_ms(self, ms: float) -> None:
         """Advance by ``ms`` instead of blocking; zero or negative waits do nothing."""
         if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0:
-            self.advance(ms)
+            self.advance(min(ms, MAX_MS) if math.isfinite(ms) else ms)
         elif not isinstance(ms, (int, float)) or isinstance(ms, bool) or math.isnan(ms):
             raise ValueError(f"VirtualClock.sleep_ms: ms must be a number, got {ms!r}")
 

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import esper
 
-from engine.buffering import Buffers, ForeignWrites
+from engine.buffering import Buffers, ForeignWrites, restore_state
 from engine.ecs import EsperWorld
 from engine.entity import Entity, _no_world
 from engine.errors import BufferedWriteError, EntityUpdateError
@@ -228,6 +228,31 @@ class World(SoundRequests, CollisionQueries):
             self._update_list = None
             self.structure_version += 1
         self._ecs.delete(entity.id)
+
+    def restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:
+        """Spawn a loaded entity under its saved id, with its buffers' saved state (for ``World.load``).
+
+        ``buffers`` is what ``engine.buffering.saved_state`` returned when it was saved:
+        committed signals, previous values, its random generator. Between ticks only.
+        """
+        if self._ticking:
+            raise RuntimeError("entities are restored between ticks")
+        self._ecs.next_id(entity_id)
+        self.spawn(entity)
+        if entity.id != entity_id:
+            raise ValueError(f"entity id {entity_id} is taken in this world")
+        restore_state(entity, buffers)
+        self._buffers.committed_signals(entity, buffers["signals"])
+
+    def restore_last_id(self, last_id: int) -> None:
+        """Make the next spawned entity get ``last_id + 1`` (a loaded save's id counter)."""
+        self._ecs.next_id(last_id + 1)
+        self._last_id = last_id
+
+    @property
+    def last_id(self) -> int:
+        """The highest id handed out so far: the next spawn gets a higher one."""
+        return self._last_id
 
     # -- reading ------------------------------------------------------------------------
 

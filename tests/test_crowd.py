@@ -130,9 +130,9 @@ def test_crowd_mistakes_are_refused_by_name():
 
 
 def test_the_swarm_saves_and_continues_hash_for_hash(tmp_path):
-    import games
+    from engine.files.game import load_game
 
-    game = games.load("swarm")
+    game = load_game("swarm").module
     straight = World(seed=2)
     game.build(straight)
     for _ in range(40):
@@ -149,12 +149,12 @@ def test_the_swarm_saves_and_continues_hash_for_hash(tmp_path):
 
 
 def test_the_swarm_is_deterministic_and_order_independent():
-    import games
+    from engine.files.game import load_game
 
     hashes = set()
     for shuffle in (False, True):
         with World(seed=9) as world:
-            games.load("swarm").build(world)
+            load_game("swarm").module.build(world)
             world.spawn(Entity(x=1))
             if shuffle:
                 world.shuffle_order(world.random)

@@ -31,11 +31,11 @@ def test_ctrl_c_exits_cleanly_with_status_130(capsys, monkeypatch):
     ticks = {"n": 0}
     real_tick = World.tick
 
-    def interrupted(self):
+    def interrupted(self, elapsed_ms=None):
         ticks["n"] += 1
         if ticks["n"] == 50:
             raise KeyboardInterrupt
-        real_tick(self)
+        real_tick(self, elapsed_ms)
 
     monkeypatch.setattr(World, "tick", interrupted)
     assert main(["run", "patrol", "--ticks", "1000"]) == 130

@@ -8,7 +8,7 @@ import os
 import esper
 import pytest
 
-import games
+from engine.files.game import load_game, sample_games
 from engine import Entity, World, buffered
 from engine.tools.cli import main
 from engine.files.save import SaveError
@@ -17,13 +17,13 @@ from engine.files.save import SaveError
 def run_game(name: str, ticks: int, world: World | None = None) -> World:
     if world is None:
         world = World(seed=11)
-        games.load(name).build(world)
+        load_game(name).module.build(world)
     for _ in range(ticks):
         world.tick()
     return world
 
 
-@pytest.mark.parametrize("name", sorted(games.GAMES))
+@pytest.mark.parametrize("name", sorted(sample_games()))
 def test_save_at_n_load_and_run_to_m_gives_the_straight_runs_hash(tmp_path, name):
     straight = run_game(name, 300)
     saved = run_game(name, 120)
@@ -106,7 +106,7 @@ def test_a_save_is_written_atomically(tmp_path, monkeypatch):
 @pytest.mark.parametrize(("damage", "words"), [
     (lambda text: text[: len(text) // 2], "not valid JSON at line 1"),
     (lambda text: "", "not valid JSON"),
-    (lambda text: text.replace('"version":1', '"version":9'), "version 9; this tickswap reads version 1"),
+    (lambda text: text.replace('"version":2', '"version":9'), "version 9; this tickswap reads version 2"),
     (lambda text: '{"hello": 1}', "not a tickswap save"),
     (lambda text: text.replace("games.patrol.logic:Skeleton", "games.patrol.logic:Dragon"), "Dragon"),
     (lambda text: text.replace('"tick_count"', '"tick_kount"'), "tick_count"),
@@ -156,13 +156,22 @@ def test_saving_mid_tick_is_refused(tmp_path):
             world.tick()
 
 
+def test_a_save_keeps_any_meta_it_is_given(tmp_path):
+    from engine.files.save import read_meta, save_world
+
+    with World() as world:
+        save_world(world, tmp_path / "m.json", meta={"level": 3, "party": ("ann", 2)})
+        assert read_meta(tmp_path / "m.json") == {"level": 3, "party": ("ann", 2)}
+        World.load(tmp_path / "m.json").close()
+
+
 def test_the_command_line_saves_and_loads(tmp_path, capsys):
     path = tmp_path / "p.json"
     assert main(["run", "patrol", "--ticks", "300", "--save-at", "100", str(path)]) == 0
-    straight = capsys.readouterr().out.split("state ")[1]
-    assert json.loads(path.read_text())["meta"] == {"game": "patrol"}
+    straight = capsys.readouterr().out.split("state ")[1].split(",")[0].strip()
+    assert json.loads(path.read_text())["meta"] == {"game": "patrol", "game_digest": None}
     assert main(["run", "patrol", "--ticks", "200", "--load", str(path)]) == 0
-    assert capsys.readouterr().out.split("state ")[1] == straight
+    assert capsys.readouterr().out.split("state ")[1].split(",")[0].strip() == straight
 
 
 @pytest.mark.parametrize(("argv", "status", "words"), [

@@ -117,6 +117,8 @@ class WorldMachine(RuleBasedStateMachine):
         target = live[(actor + victim) % len(live)]
         if target is writer:
             return
+        for probe in live:  # a planned despawn of the writer would stop it writing at all
+            probe.plan = []
         writer.plan.append(("write", target))
         before = (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()])
         try:

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from engine.entity import Entity
     from engine.world import World
 
-__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "committed_positions", "motion", "restore_state", "saved_state", "signals_of"]
+__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "committed_positions", "committed_values", "motion", "restore_state", "saved_state", "signals_of"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
@@ -143,6 +143,12 @@ def committed_positions(entities: Iterable[Entity]) -> list[tuple[float, float]]
     return [(entity._bx, entity._by) for entity in entities]
 
 
+def committed_values(entity: Entity) -> dict[str, Any]:
+    """Every buffered field of ``entity`` by name, as committed (between ticks)."""
+    layout = layout_of(entity)
+    return dict(zip(layout.names, layout.get(entity)))
+
+
 def signals_of(entity: Entity) -> dict[str, Any]:
     """The signals an entity sees this tick (raised the tick before): name -> True or combined value."""
     return entity._signals
@@ -151,10 +157,13 @@ def signals_of(entity: Entity) -> dict[str, Any]:
 def saved_state(entity: Entity) -> dict[str, Any]:
     """What a save must keep of an entity's buffers besides its committed values."""
     generator = entity._random
+    rest = entity._prest
+    if len(rest) != len(layout_of(entity).rest):  # never changed: previous == current for its own fields
+        rest = layout_of(entity).get(entity)[len(MOTION):]
     return {
         "signals": dict(entity._signals),
         "previous_tick": entity._prev_tick,
-        "previous": [entity._px, entity._py, entity._pa, *entity._prest],
+        "previous": [entity._px, entity._py, entity._pa, *rest],
         "random": None if generator is None else _random_state(generator),
     }
 
@@ -498,7 +507,9 @@ _TRAPS: dict[tuple[type, tuple[str, ...]], type] = {}
 def _trap_class(kind: type, fields: tuple[str, ...]) -> type:
     key = (kind, fields)
     if key not in _TRAPS:
-        namespace: dict[str, Any] = {"__module__": kind.__module__, "__qualname__": kind.__qualname__,
+        # Same __name__ (errors name the user's class), another __qualname__: nothing that
+        # resolves classes by module and qualname (a save) can ever pick the trap.
+        namespace: dict[str, Any] = {"__module__": kind.__module__, "__qualname__": f"{kind.__qualname__}.<trap>",
                                      "_trap_of": kind}
         for field in fields:
             namespace[field] = _trap_property(field)

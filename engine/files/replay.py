@@ -3,40 +3,74 @@
 A fixed-step engine promises determinism: the same inputs give the same game. A replay
 makes the promise checkable. ``Recorder`` writes a JSON Lines file::
 
-    {"format": "tickswap-replay", "version": 1, "game": "patrol", "seed": 0, "ms_per_update": 15.625, "engine": "0.1.0"}
+    {"format": "tickswap-replay", "version": 2, "game": "patrol", "game_digest": null, "seed": 0, "ms_per_update": 15.625, "engine": "0.1.0"}
     {"tick": 12, "input": [["key_press", 65363, 0.0, 0.0]]}
     {"tick": 60, "hash": "9f2c..."}
     ...
     {"end": 640, "hash": "41aa..."}
 
 a header, then the input of every tick that had any, a state hash every 60 ticks, and an
-end line (so a cut file is told from a complete one). ``verify`` builds the game again,
-feeds each tick exactly its recorded input, and compares every hash: the first tick
-whose hash differs is where the game stopped being deterministic. A malformed, cut or
-wrong-version file raises ``ReplayError`` naming the file, the line and the problem.
+end line (so a cut file is told from a complete one). The header names the game: a
+registered game's name, or a game file's name with the SHA-256 of its content, so the
+replay can later check that the file it is given is the one that was recorded.
+
+A replay is data from elsewhere, so ``read_replay`` checks *every line* before anything
+is built: types (a tick is a whole number, not ``"1"`` or ``1.5``), ranges (a positive,
+finite step; a seed from 0, since ``random.seed(-3)`` is ``random.seed(3)``), order, a
+hash line at every 60th tick up to the end (so a 2 KB file can't claim a trillion
+ticks), line length and nesting. It streams: memory stays proportional to one line, and
+``Playback`` reads the file a second time, line by line, as the game runs. A malformed,
+cut or wrong-version file raises ``ReplayError`` naming the file, the line and the
+problem; ``verify`` then builds the game again, feeds each tick exactly its recorded
+input, and compares every hash: the first tick whose hash differs is where the game
+stopped being deterministic.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, Callable
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
 
 import engine
+from engine.files.atomic import AtomicFile, OutputError
+from engine.files.schema import (
+    HEX_DIGEST,
+    FieldError,
+    expect_keys,
+    expect_number,
+    expect_str,
+    expect_whole,
+    parse_json,
+    version_matches,
+)
 from engine.input import InputEvent
 from engine.world import World
 
-__all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Recorder", "Replay", "ReplayError", "ReplayResult", "read_replay",
-           "verify"]
+__all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError", "ReplayResult",
+           "read_input_script", "read_replay", "verify"]
 
 FORMAT = "tickswap-replay"
 """The ``format`` field of a replay's header line."""
-VERSION = 1
-"""The replay format version this tickswap writes and reads."""
+VERSION = 2
+"""The replay format version this tickswap writes and reads (2: the header names the game file's digest)."""
 HASH_EVERY = 60
 """A state hash is recorded every this many ticks."""
+MAX_LINE_BYTES = 1 << 20
+"""The longest line a replay may have (a tick with thousands of events fits easily)."""
+MAX_TICKS = 2**31 - 1
+"""The highest tick number a replay may name."""
+MAX_EVENTS_PER_TICK = 10_000
+MAX_SEED = 2**64 - 1
+MS_PER_UPDATE_RANGE = (0.001, 60_000.0)
+"""A step from a microsecond to a minute."""
+_SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+_FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
+_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
+_KEY_TEXT = 64
 
 
 class ReplayError(ValueError):
@@ -44,20 +78,35 @@ class ReplayError(ValueError):
 
 
 class Recorder:
-    """Writes a replay while a game runs: call ``after_tick(world)`` after every tick, then ``close``."""
+    """Writes a replay while a game runs: call ``after_tick(world)`` after every tick, then ``close``.
 
-    def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float) -> None:
-        self.path = Path(path)
+    The recording goes to a temporary file and replaces ``path`` only when ``close``
+    has written the end line and synced it (see ``engine.files.atomic``): an earlier
+    recording at ``path`` survives a crash, a full disk or a Ctrl-C. ``game_digest`` is
+    the content digest of a game file (``None`` for a registered game).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float,
+                 game_digest: str | None = None) -> None:
+        self.path = os.fspath(path)
         try:
-            self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")
-        except OSError as error:
-            raise ReplayError(f"cannot write the replay {self.path}: {error}") from error
-        self._write({"format": FORMAT, "version": VERSION, "game": game, "seed": seed,
+            self._output = AtomicFile(path)
+            self._file: IO[str] | None = self._output.open("w")
+        except OutputError as error:
+            raise ReplayError(f"cannot write the replay: {error}") from None
+        self._write({"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
                      "ms_per_update": ms_per_update, "engine": engine.__version__})
 
     def _write(self, record: dict[str, Any]) -> None:
-        assert self._file is not None
-        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        if self._file is None:
+            return
+        try:
+            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        except OSError as error:
+            self._output.abort()
+            self._file = None
+            raise ReplayError(f"cannot write the replay {self.path}: {error.strerror or error}; "
+                              "the previous file, if any, is intact") from None
 
     def after_tick(self, world: World) -> None:
         """Record the tick that just ran: its input, if any, and every 60th tick the hash."""
@@ -68,85 +117,254 @@ class Recorder:
             self._write({"tick": tick, "hash": world.state_hash()})
 
     def close(self, world: World) -> None:
-        """Write the end line (the final tick and hash) and close the file."""
+        """Write the end line (the final tick and hash), then put the file in place atomically."""
         if self._file is None:
             return
         self._write({"end": world.tick_count, "hash": world.state_hash()})
-        self._file.close()
         self._file = None
+        try:
+            self._output.commit()
+        except OutputError as error:
+            raise ReplayError(f"cannot write the replay: {error}") from None
+
+    def abandon(self) -> None:
+        """Drop the recording; whatever was at ``path`` stays."""
+        self._file = None
+        self._output.abort()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Replay:
-    """A replay read back: the header, the input of each tick, the hashes, and the end."""
+    """A replay whose every line has been checked: the header and a summary of the rest.
+
+    The lines themselves are not kept (a replay may be long); ``Playback`` streams them.
+    """
 
     path: str
     game: str
+    game_digest: str | None
     seed: int
     ms_per_update: float
-    inputs: dict[int, list[InputEvent]] = field(default_factory=dict)
-    hashes: dict[int, str] = field(default_factory=dict)
-    end: int = 0
+    engine: str
+    end: int
+    end_hash: str
+    input_ticks: int
+    hash_count: int
+
+
+_Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding)."""
+    try:
+        file = open(path, "rb")  # noqa: SIM115 (closed by the with below; open errors reported apart)
+    except OSError as error:
+        raise ReplayError(f"{path}: cannot read it: {error.strerror or error}") from None
+    with file:
+        number = 0
+        while True:
+            try:
+                raw = file.readline(MAX_LINE_BYTES + 1)
+            except OSError as error:
+                raise ReplayError(f"{path}: cannot read it: {error.strerror or error}") from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise ReplayError(f"{path}:{number}: the line is longer than {MAX_LINE_BYTES} bytes")
+            try:
+                yield number, raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise ReplayError(f"{path}:{number}: not UTF-8 text") from None
+
+
+def _parse(path: str, number: int, text: str) -> dict[str, Any]:
+    try:
+        record = parse_json(text)
+    except FieldError as error:
+        raise ReplayError(f"{path}:{number}: {error}") from None
+    except ValueError as error:
+        reason = getattr(error, "msg", str(error))
+        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}); the file may be cut short") from None
+    if not isinstance(record, dict):
+        raise ReplayError(f"{path}:{number}: expected a JSON object, got {text[:40]!r}")
+    return record
+
+
+def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
+    if record.get("format") != FORMAT:
+        raise ReplayError(f"{path}:1: not a tickswap replay (the header has no format {FORMAT!r})")
+    if record.get("version") != VERSION:
+        raise ReplayError(f"{path}:1: replay format version {record.get('version')!r} is not supported; "
+                          f"this tickswap reads version {VERSION}")
+    try:
+        expect_keys(record, "the header", ("format", "version", "game", "game_digest", "seed", "ms_per_update",
+                                           "engine"))
+        digest = record["game_digest"]
+        if digest is not None:
+            expect_str(digest, "game_digest", 64, HEX_DIGEST)
+            name = expect_str(record["game"], "game", 255, _FILE_NAME)
+            if name in (".", ".."):
+                raise FieldError(f"game must be a file name, got {name!r}")
+        else:
+            name = expect_str(record["game"], "game (a registered game's name)", 100, _SAMPLE_NAME)
+            if name.endswith(".py"):
+                raise FieldError(f"game {name!r} is a file name, but the header has no game_digest to check it by")
+        expect_whole(record["seed"], "seed", 0, MAX_SEED)
+        expect_number(record["ms_per_update"], "ms_per_update", *MS_PER_UPDATE_RANGE)
+        written = expect_str(record["engine"], "engine", 64, _VERSION)
+    except FieldError as error:
+        raise ReplayError(f"{path}:1: {error}") from None
+    if not version_matches(written, engine.__version__):
+        raise ReplayError(f"{path}:1: recorded by tickswap {written}; this is tickswap {engine.__version__}, "
+                          "whose games may not replay the same")
+    return record
+
+
+def _events(value: Any, where: str) -> list[InputEvent]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_EVENTS_PER_TICK:
+        raise FieldError(f"{where} must be a list of 1 to {MAX_EVENTS_PER_TICK} events")
+    events = []
+    for index, item in enumerate(value):
+        at = f"{where}[{index}]"
+        if not isinstance(item, list) or len(item) != 4:
+            raise FieldError(f"{at} must be [type, key, x, y]")
+        kind, key, x, y = item
+        expect_str(kind, f"{at} type", 20)
+        _check_key(key, f"{at} key")
+        expect_number(x, f"{at} x", -1e9, 1e9)
+        expect_number(y, f"{at} y", -1e9, 1e9)
+        try:
+            events.append(InputEvent.from_json(item))
+        except (TypeError, ValueError) as error:
+            raise FieldError(f"{at}: {error}") from None
+    return events
+
+
+def _check_key(key: Any, where: str, nested: bool = False) -> None:
+    if key is None or isinstance(key, bool):
+        return
+    if isinstance(key, int):
+        expect_whole(key, where, -(2**63), 2**63 - 1)
+    elif isinstance(key, str):
+        expect_str(key, where, _KEY_TEXT)
+    elif isinstance(key, list) and not nested and len(key) <= 8:
+        for part in key:
+            _check_key(part, where, nested=True)
+    else:
+        raise FieldError(f"{where} must be a key code, a short string or a short list of them")
+
+
+def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
+    """Yield ``(line, kind, value)`` for every line, checked: the header first, then the records.
+
+    This is the one place the format is checked; reading and playback both go through it.
+    """
+    lines = _lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise ReplayError(f"{path}: the file is empty (no header line)")
+    yield 1, "header", _header(path, _parse(path, *first))
+    last_tick = 0
+    last_kind = ""
+    hashes = 0
+    number = 1
+    end: int | None = None
+    for number, text in lines:
+        if end is not None:
+            raise ReplayError(f"{path}:{number}: a line after the end line")
+        record = _parse(path, number, text)
+        try:
+            if "end" in record:
+                expect_keys(record, "the end line", ("end", "hash"))
+                end = expect_whole(record["end"], "end", 0, MAX_TICKS)
+                expect_str(record["hash"], "hash", 64, HEX_DIGEST)
+                if end < last_tick:
+                    raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
+                if end // HASH_EVERY != hashes:
+                    raise FieldError(f"the end line says tick {end}, but the file has hashes for {hashes * HASH_EVERY} "
+                                     f"ticks (one every {HASH_EVERY}): lines are missing or the end is wrong")
+                yield number, "end", (end, record["hash"])
+                continue
+            kind = "input" if "input" in record else "hash"
+            expect_keys(record, "a tick line", ("tick", kind))
+            tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
+            if tick < last_tick or (tick == last_tick and not (last_kind == "input" and kind == "hash")):
+                raise FieldError(f"tick {tick} comes after tick {last_tick}: lines are out of order or repeated")
+            if kind == "input":
+                value: Any = _events(record["input"], "input")
+            else:
+                value = expect_str(record["hash"], "hash", 64, HEX_DIGEST)
+                if tick != (hashes + 1) * HASH_EVERY:
+                    raise FieldError(f"a hash for tick {tick}, where the hash of tick {(hashes + 1) * HASH_EVERY} "
+                                     "was due (one every 60 ticks)")
+                hashes += 1
+            last_tick, last_kind = tick, kind
+        except FieldError as error:
+            raise ReplayError(f"{path}:{number}: {error}") from None
+        yield number, kind, (tick, value)
+    if end is None:
+        raise ReplayError(f"{path}:{number}: the file stops without its end line: it was cut short")
 
 
 def read_replay(path: str | os.PathLike[str]) -> Replay:
-    """Read and check a replay file; any problem raises ``ReplayError``."""
-    where = str(path)
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReplayError(f"{where}: cannot read it: {error}") from error
-    if not lines:
-        raise ReplayError(f"{where}: the file is empty (no header line)")
+    """Check every line of a replay file; any problem raises ``ReplayError``. Builds nothing."""
+    where = os.fspath(path)
+    if not where:
+        raise ReplayError("the replay file name is empty")
+    header: dict[str, Any] = {}
+    end, end_hash, inputs, hashes = 0, "", 0, 0
+    for _, kind, value in _scan(where):
+        if kind == "header":
+            header = value
+        elif kind == "input":
+            inputs += 1
+        elif kind == "hash":
+            hashes += 1
+        else:
+            end, end_hash = value
+    return Replay(where, header["game"], header["game_digest"], header["seed"], float(header["ms_per_update"]),
+                  header["engine"], end, end_hash, inputs, hashes)
 
-    def parse(number: int, text: str) -> dict[str, Any]:
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ReplayError(f"{where}:{number}: not valid JSON ({error.msg}); the file may be cut short") from None
-        if not isinstance(record, dict):
-            raise ReplayError(f"{where}:{number}: expected a JSON object, got {text[:40]!r}")
-        return record
 
-    header = parse(1, lines[0])
-    if header.get("format") != FORMAT:
-        raise ReplayError(f"{where}:1: not a tickswap replay (the header has no format {FORMAT!r})")
-    if header.get("version") != VERSION:
-        raise ReplayError(f"{where}:1: replay format version {header.get('version')!r} is not supported; "
-                          f"this tickswap reads version {VERSION}")
-    try:
-        replay = Replay(where, str(header["game"]), int(header["seed"]), float(header["ms_per_update"]))
-    except (KeyError, TypeError, ValueError) as error:
-        raise ReplayError(f"{where}:1: the header is incomplete or wrong ({error})") from None
-    last_tick = 0
-    ended = False
-    for number, text in enumerate(lines[1:], start=2):
-        if ended:
-            raise ReplayError(f"{where}:{number}: a line after the end line")
-        record = parse(number, text)
-        try:
-            if "end" in record:
-                replay.end = int(record["end"])
-                replay.hashes[replay.end] = str(record["hash"])
-                if replay.end < last_tick:
-                    raise ValueError(f"ends at tick {replay.end}, before tick {last_tick}")
-                ended = True
-                continue
-            tick = int(record["tick"])
-            if tick < last_tick or tick < 1:
-                raise ValueError(f"tick {tick} comes after tick {last_tick}")
-            last_tick = tick
-            if "input" in record:
-                replay.inputs[tick] = [InputEvent.from_json(event) for event in record["input"]]
-            elif "hash" in record:
-                replay.hashes[tick] = str(record["hash"])
-            else:
-                raise ValueError("a tick line needs 'input' or 'hash'")
-        except (KeyError, TypeError, ValueError) as error:
-            raise ReplayError(f"{where}:{number}: {error}") from None
-    if not ended:
-        raise ReplayError(f"{where}:{len(lines)}: the file stops without its end line: it was cut short")
-    return replay
+class Playback:
+    """Streams a checked replay into a running game: ``feed`` before each tick, ``check`` after it.
+
+    Holds one line at a time. A file changed since ``read_replay`` checked it is still
+    checked line by line here, and raises ``ReplayError`` at the first bad line.
+    """
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self._records = _scan(replay.path)
+        next(self._records)  # the header, checked by read_replay
+        self._pending: tuple[int, str, Any] | None = next(self._records, None)
+        self.checked = 0
+
+    def _advance(self) -> None:
+        self._pending = next(self._records, None)
+
+    def feed(self, world: World) -> None:
+        """Queue the recorded input of the tick ``world`` is about to run."""
+        if self._pending is not None and self._pending[1] == "input" and self._pending[2][0] == world.tick_count + 1:
+            for event in self._pending[2][1]:
+                world.input_queue.push(event)
+            self._advance()
+
+    def check(self, world: World) -> bool | None:
+        """Compare the hash recorded for the tick just run, if any: ``True`` matches, ``False`` differs."""
+        pending = self._pending
+        if pending is None or pending[1] == "input" or pending[2][0] != world.tick_count:
+            return None
+        self._advance()
+        self.checked += 1
+        return bool(world.state_hash() == pending[2][1])
+
+    @property
+    def finished(self) -> bool:
+        """Whether the world has reached the replay's end tick."""
+        return self._pending is None
 
 
 @dataclass
@@ -159,26 +377,48 @@ class ReplayResult:
     first_mismatch: int | None = None
 
 
-def feed(replay: Replay, world: World) -> None:
-    """Queue the recorded input of the tick ``world`` is about to run."""
-    for event in replay.inputs.get(world.tick_count + 1, ()):
-        world.input_queue.push(event)
-
-
 def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) -> ReplayResult:
     """Run ``world`` (freshly built from the replay's game and seed) through the replay.
 
-    ``tick`` runs one tick (default ``world.tick``; a renderer passes its own so frames
-    are drawn). Stops at the first hash that differs.
+    ``tick`` runs one tick (default ``world.tick``). Stops at the first hash that differs.
     """
     step = tick or world.tick
-    checked = 0
+    playback = Playback(replay)
     while world.tick_count < replay.end:
-        feed(replay, world)
+        playback.feed(world)
         step()
-        expected = replay.hashes.get(world.tick_count)
-        if expected is not None:
-            checked += 1
-            if world.state_hash() != expected:
-                return ReplayResult(False, world.tick_count, checked, world.tick_count)
-    return ReplayResult(True, world.tick_count, checked)
+        if playback.check(world) is False:
+            return ReplayResult(False, world.tick_count, playback.checked, world.tick_count)
+    return ReplayResult(True, world.tick_count, playback.checked)
+
+
+def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
+    """Scripted input for ``tickswap run --input FILE``: lines ``{"tick": N, "input": [...]}``.
+
+    The same lines as a replay's input lines (a whole replay works too: its header,
+    hash and end lines are skipped). Checked like a replay; problems raise ``ReplayError``.
+    """
+    where = os.fspath(path)
+    if not where:
+        raise ReplayError("the input file name is empty")
+    script: dict[int, list[InputEvent]] = {}
+    last = 0
+    total = 0
+    for number, text in _lines(where):
+        record = _parse(where, number, text)
+        if "format" in record or "end" in record or "hash" in record:
+            continue
+        try:
+            expect_keys(record, "an input line", ("tick", "input"))
+            tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
+            if tick <= last:
+                raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order or repeated")
+            events = _events(record["input"], "input")
+            total += len(events)
+            if total > 1_000_000:
+                raise FieldError("more than 1,000,000 events")
+        except FieldError as error:
+            raise ReplayError(f"{where}:{number}: {error}") from None
+        script[tick] = events
+        last = tick
+    return script

@@ -1,112 +1,231 @@
-"""Save and load whole worlds: versioned JSON, written atomically, refused cleanly when damaged.
+"""Save and load whole worlds: versioned JSON, written atomically, checked before anything is built.
 
 A save holds everything a world needs to continue exactly as the original would, hash for
 hash: every entity's class, esper id, buffered values, committed signals, previous values
 and declared ``saved`` attributes (references to other entities are stored as ids), each
 crowd's capacity and committed member arrays, the tick count, the state of
-``world.random``, the id counter and the input queue. (A loaded crowd's previous
+``world.random``, the id counter and the input queue, and ``meta``: which game it belongs
+to (its name, and for a game file the digest of its content). (A loaded crowd's previous
 positions equal its current ones: its first frame is drawn without interpolation.)
 
-Writing goes to a temporary file beside the target, is flushed and synced to disk, then
-renamed over the target: a crash mid-save leaves the previous save intact. Loading builds
-a *new* world, so a damaged file (truncated, malformed, the wrong version, an unknown
-entity class) raises ``SaveError`` naming the file and the problem and touches nothing.
+Writing goes through ``engine.files.atomic``: a temporary file beside the target, synced,
+renamed over it; a crash mid-save leaves the previous save intact, and the target's mode
+and symbolic links are kept. Anything that cannot be written *and read back* (an
+object, a NaN is fine, a 100-digit integer is not) raises ``SaveError`` before the file
+is touched.
+
+A save may come from someone else, so loading is in three steps: the whole file is
+checked against the format (``_check``: types, ranges, ids, sizes, nesting, the engine
+version, ``last_id`` against the ids); each class name is resolved among classes that
+already exist (the game's own and the engine's when a game is given; never by importing
+a module, so a save naming ``antigravity:Entity`` runs nothing); only then is a *new*
+world built. Any problem raises ``SaveError`` naming the file, the field and the problem,
+and touches nothing else.
+
+All reading and writing of an entity's engine-owned state is in two functions,
+``_entity_record`` and ``_restore_entities``: the double buffer's owner can change how
+that state is kept without touching the rest of this module.
 """
 
 from __future__ import annotations
 
-import importlib
-import itertools
+import base64
+import binascii
 import json
 import os
-import random
+import re
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import esper
 
 import engine
-from engine.buffering import restore_state, saved_state
+from engine.buffering.buffers import committed_values, saved_state
 from engine.crowd import Crowd
 from engine.entity import Entity
+from engine.files.atomic import AtomicFile, OutputError
+from engine.files.schema import (
+    FieldError,
+    expect_keys,
+    expect_number,
+    expect_str,
+    expect_whole,
+    parse_json,
+    version_matches,
+)
+from engine.files.values import (
+    MAX_ID,
+    NotSaveable,
+    check_like_default,
+    check_value,
+    decode,
+    encode,
+)
 from engine.input import InputEvent
 from engine.world import World
+
+if TYPE_CHECKING:
+    from engine.files.game import Game
 
 __all__ = ["FORMAT", "VERSION", "SaveError", "load_world", "read_meta", "save_world"]
 
 FORMAT = "tickswap-save"
 """The ``format`` field of every save file."""
-VERSION = 1
-"""The save format version this tickswap writes and reads."""
+VERSION = 2
+"""The save format version this tickswap writes and reads (2: checked fields, non-finite floats tagged)."""
+MAX_SAVE_BYTES = 512 * 1024 * 1024
+"""A save larger than this is refused before it is read."""
+MAX_ENTITIES = 1_000_000
+MAX_TICKS = 2**63 - 1
+MAX_CROWD_BYTES = 2 * 1024**3
+"""The most memory a loaded crowd may ask for (capacity x columns x 3 buffers x 4 bytes)."""
+_CLASS_NAME = re.compile(r"[A-Za-z_][\w.]{0,199}:[A-Za-z_][\w.<>]{0,199}")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w{0,99}")
+_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
 
 
 class SaveError(ValueError):
     """A world could not be saved or loaded; the message names the file and the problem."""
 
 
-def _encode(value: Any, where: str) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, Entity):
-        if value.id is None:
-            raise SaveError(f"{where} refers to an entity that was never spawned")
-        return {"$entity": value.id}
-    if isinstance(value, tuple):
-        return {"$tuple": [_encode(item, where) for item in value]}
-    if isinstance(value, list):
-        return [_encode(item, where) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return {"$set": sorted((_encode(item, where) for item in value), key=repr)}
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return {"$dict": {key: _encode(item, where) for key, item in value.items()}}
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return _encode(value.item(), where)
-    raise SaveError(f"{where} holds {value!r}, which a save cannot hold: use numbers, strings, tuples, lists, "
-                    "dicts or entities, or rebuild it in on_load()")
 
 
-def _decode(value: Any, entities: dict[int, Entity]) -> Any:
-    if isinstance(value, list):
-        return [_decode(item, entities) for item in value]
-    if isinstance(value, dict):
-        if "$entity" in value:
-            return entities[value["$entity"]]
-        if "$tuple" in value:
-            return tuple(_decode(item, entities) for item in value["$tuple"])
-        if "$set" in value:
-            return frozenset(_decode(item, entities) for item in value["$set"])
-        if "$dict" in value:
-            return {key: _decode(item, entities) for key, item in value["$dict"].items()}
-        raise ValueError(f"unknown value {value!r}")
-    return value
+def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
+    """Everything a save keeps of ``entity``: class, id, buffered state, the buffers' own state, crowd."""
+    kind = type(entity)
+    where = f"{kind.__name__} (id {entity.id})"
+    assert entity.id is not None
+    components: tuple[Any, ...] = esper.components_for_entity(entity.id)
+    extra = [type(component).__name__ for component in components if component is not entity]
+    if extra:
+        raise SaveError(f"{where} has esper components a save cannot hold: {', '.join(extra)}")
+    missing = [name for name in kind.saved if not hasattr(entity, name)]
+    if missing:
+        raise SaveError(f"{where} declares saved attributes it does not have: {', '.join(missing)}")
+    crowd = {"capacity": entity.capacity, **entity.arrays_for_save()} if isinstance(entity, Crowd) else None
+    buffers = saved_state(entity)
+    generator = buffers["random"]
+    return {
+        "crowd": crowd,
+        "id": entity.id,
+        "class": f"{kind.__module__}:{kind.__qualname__}",
+        "buffered": {name: encode(value, f"{where}.{name}") for name, value in committed_values(entity).items()},
+        "saved": {name: encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
+        "signals": {name: encode(value, f"{where}.{name}") for name, value in sorted(buffers["signals"].items())},
+        "previous": {"tick": buffers["previous_tick"],
+                     "values": encode(tuple(buffers["previous"]), f"{where} (previous values)")},
+        "random": None if generator is None else [generator[0], generator[1], encode(generator[2], where)],
+    }
+
+
+_ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
+
+
+def _check_random_state(state: Any, where: str) -> None:
+    """A ``random.Random.getstate()`` as JSON: [3, 625 words, gauss or null]."""
+    if not (isinstance(state, list) and len(state) == 3 and state[0] == 3 and isinstance(state[1], list)
+            and len(state[1]) == 625):
+        raise FieldError(f"{where} is not the state of a Python random generator")
+    for word in state[1][:624]:
+        expect_whole(word, where, 0, 2**32 - 1)
+    expect_whole(state[1][624], where, 1, 624)
+    if state[2] is not None:
+        expect_number(state[2], f"{where} (gauss)", -1e308, 1e308)
+
+
+def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int) -> None:
+    """Check one entity record against its class (called once the class is resolved)."""
+    expect_keys(record, where, _ENTITY_KEYS)
+    defaults = kind.buffered_fields()
+    names = tuple(defaults)
+    buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
+    for name, value in buffered.items():
+        check_value(value, f"{where}.{name}", ids)
+        check_like_default(value, defaults[name], f"{where}.{name}")
+    saved = expect_keys(record["saved"], f"{where}.saved", kind.saved)
+    for name, value in saved.items():
+        check_value(value, f"{where}.{name}", ids)
+    signals = record["signals"]
+    declared = kind._layout.signals
+    if not isinstance(signals, dict):
+        raise FieldError(f"{where}.signals must be an object of signal name -> value")
+    for name, value in signals.items():
+        if name not in declared:
+            raise FieldError(f"{where}.signals names {str(name)[:40]!r}, which {kind.__name__} does not declare")
+        check_value(value, f"{where}.signals.{name}", ids)
+        if declared[name].combine is None and value is not True:
+            raise FieldError(f"{where}.signals.{name} is a flag: it can only be true")
+    previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "values"))
+    expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
+    values = previous["values"]
+    if not (isinstance(values, dict) and isinstance(values.get("$tuple"), list) and len(values["$tuple"]) == len(names)):
+        raise FieldError(f"{where}.previous.values must be a $tuple of the {len(names)} buffered values")
+    for name, value in zip(names, values["$tuple"]):
+        check_value(value, f"{where}.previous.{name}", ids)
+        check_like_default(value, defaults[name], f"{where}.previous.{name}")
+    if record["random"] is not None:
+        _check_random_state(record["random"], f"{where}.random")
+    crowd = record["crowd"]
+    if not issubclass(kind, Crowd):
+        if crowd is not None:
+            raise FieldError(f"{where}.crowd must be null: {kind.__name__} is not a Crowd")
+        return
+    crowd = expect_keys(crowd, f"{where}.crowd", ("capacity", "count", "fields"))
+    columns = sum(kind.fields.values())
+    limit = max(1, MAX_CROWD_BYTES // (12 * max(1, columns)))
+    capacity = expect_whole(crowd["capacity"], f"{where}.crowd.capacity", 1, limit)
+    count = expect_whole(crowd["count"], f"{where}.crowd.count", 0, capacity)
+    fields = expect_keys(crowd["fields"], f"{where}.crowd.fields", tuple(kind.fields))
+    for name, encoded in fields.items():
+        expect_str(encoded, f"{where}.crowd.fields.{name}", MAX_SAVE_BYTES)
+        try:
+            size = len(base64.b64decode(encoded, validate=True))
+        except (binascii.Error, ValueError):
+            raise FieldError(f"{where}.crowd.fields.{name} is not base64") from None
+        if size != count * kind.fields[name] * 4:
+            raise FieldError(f"{where}.crowd.fields.{name} holds {size} bytes; {count} members need "
+                             f"{count * kind.fields[name] * 4}")
+
+
+def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int) -> None:
+    """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
+    entities: dict[int, Entity] = {}
+    for record, kind in zip(records, kinds):
+        entity = kind.__new__(kind)
+        # The engine's own attributes; the game's come from the save (and on_load).
+        if isinstance(entity, Crowd):
+            Crowd.__init__(entity, record["crowd"]["capacity"])
+            entity.restore_arrays(record["crowd"])
+        else:
+            Entity.__init__(entity)
+        entities[record["id"]] = entity
+    for record in records:
+        entity = entities[record["id"]]
+        for name, value in record["buffered"].items():
+            setattr(entity, name, decode(value, entities))
+        generator = record["random"]
+        world.restore_entity(entity, record["id"], {
+            "signals": {name: decode(value, entities) for name, value in record["signals"].items()},
+            "previous_tick": record["previous"]["tick"],
+            "previous": list(decode(record["previous"]["values"], entities)),
+            "random": None if generator is None else [generator[0], generator[1], decode(generator[2], {})],
+        })
+    world.restore_last_id(last_id)
+    for record in records:
+        entity = entities[record["id"]]
+        for name, value in record["saved"].items():
+            setattr(entity, name, decode(value, entities))
+
+
+# -- writing -----------------------------------------------------------------------------
 
 
 def _world_data(world: World) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
-    entities = []
     with world.esper_context():
-        for entity in world.entities:
-            kind = type(entity)
-            where = f"{kind.__name__} (id {entity.id})"
-            assert entity.id is not None
-            components: tuple[Any, ...] = esper.components_for_entity(entity.id)
-            extra = [type(component).__name__ for component in components if component is not entity]
-            if extra:
-                raise SaveError(f"{where} has esper components a save cannot hold: {', '.join(extra)}")
-            missing = [name for name in kind.saved if not hasattr(entity, name)]
-            if missing:
-                raise SaveError(f"{where} declares saved attributes it does not have: {', '.join(missing)}")
-            crowd = ({"capacity": entity.capacity, **entity.arrays_for_save()}
-                     if isinstance(entity, Crowd) else None)
-            entities.append({
-                "crowd": crowd,
-                "id": entity.id,
-                "class": f"{kind.__module__}:{kind.__qualname__}",
-                "buffered": {name: _encode(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
-                "saved": {name: _encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
-                "buffers": _encode(saved_state(entity), f"{where} (buffers)"),
-            })
+        entities = [_entity_record(world, entity) for entity in world.entities]
     events, held, mouse = world.input_queue.state()
     version, internal, gauss = world.random.getstate()
     return {
@@ -115,125 +234,231 @@ def _world_data(world: World) -> dict[str, Any]:
         "engine": engine.__version__,
         "world": {
             "tick_count": world.tick_count,
-            "seed": _encode(world.seed, "World.seed"),
-            "random": [version, list(internal), gauss],
-            "last_id": world._last_id,
-            "input": {"events": [event.to_json() for event in events],
-                      "held": _encode(held, "held keys"), "mouse": list(mouse)},
+            "seed": encode(world.seed, "World.seed"),
+            "random": [version, list(internal), encode(gauss, "world.random")],
+            "last_id": world.last_id,
+            "input": {"events": [encode(event.to_json(), "a queued input event") for event in events],
+                      "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")},
         },
         "entities": entities,
     }
 
 
 def save_world(world: World, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
-    """Write ``world`` to ``path`` atomically (see the module docstring).
+    """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
 
-    ``meta`` is stored as it is (the command line records the game's name there).
+    ``meta`` is stored as it is (the command line records the game's name and digest there).
     """
-    target = Path(path)
-    data = _world_data(world)
-    data["meta"] = dict(meta or {})
-    text = json.dumps(data, separators=(",", ":"))
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, target)
+        data = _world_data(world)
+        data["meta"] = encode(dict(meta or {}), "meta")["$dict"]
+        text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    except SaveError:
+        raise
+    except NotSaveable as error:
+        raise SaveError(str(error)) from None
+    except (TypeError, ValueError, RecursionError) as error:
+        raise SaveError(f"cannot save the world to {os.fspath(path) or repr('')}: {type(error).__name__}: "
+                        f"{error}") from None
+    try:
+        with AtomicFile(path) as output:
+            output.open("w").write(text)
+            output.commit()
+    except OutputError as error:
+        raise SaveError(f"cannot write the save: {error}") from None
     except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise SaveError(f"cannot write the save {target}: {error}") from error
+        raise SaveError(f"cannot write the save {os.fspath(path)}: {error.strerror or error}") from None
 
 
-def _entity_class(name: str) -> type[Entity]:
-    module_name, _, qualname = name.partition(":")
-    module = importlib.import_module(module_name)
-    found: Any = module
-    for part in qualname.split("."):
-        found = getattr(found, part)
-    if not (isinstance(found, type) and issubclass(found, Entity)):
-        raise TypeError(f"{name} is not an Entity class")
-    return found
+# -- reading -----------------------------------------------------------------------------
 
 
 def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
-    where = str(path)
+    """The file parsed with bounds, with the right format, version and engine version, and a valid ``meta``."""
+    where = os.fspath(path)
+    if not where:
+        raise SaveError("the save file name is empty")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        size = Path(where).stat().st_size
+        if size > MAX_SAVE_BYTES:
+            raise SaveError(f"{where} is {size} bytes, larger than any save ({MAX_SAVE_BYTES})")
+        text = Path(where).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise SaveError(f"cannot read the save {where}: {error}") from error
+        reason = getattr(error, "strerror", None) or error
+        raise SaveError(f"cannot read the save {where}: {reason}") from None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
+    except FieldError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
     except json.JSONDecodeError as error:
         raise SaveError(f"{where} is damaged: not valid JSON at line {error.lineno}, column {error.colno} "
-                        f"({error.msg}); truncated?") from error
+                        f"({error.msg}); truncated?") from None
+    except ValueError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveError(f"{where} is not a tickswap save (no format {FORMAT!r})")
     if data.get("version") != VERSION:
-        raise SaveError(f"{where} is save format version {data.get('version')!r}; "
+        raise SaveError(f"{where} is save format version {data.get('version')!r:.20}; "
                         f"this tickswap reads version {VERSION}")
+    try:
+        expect_keys(data, "the save", ("format", "version", "engine", "world", "entities", "meta"))
+        written = expect_str(data["engine"], "engine", 64, _VERSION)
+        meta = data["meta"]
+        if not isinstance(meta, dict):
+            raise FieldError("meta must be an object")
+        for key, value in meta.items():
+            check_value(value, f"meta.{key:.40}", set())
+        if "game" in meta:
+            expect_str(meta["game"], "meta.game", 255)
+        if meta.get("game_digest") is not None:
+            expect_str(meta["game_digest"], "meta.game_digest", 64, re.compile(r"[0-9a-f]{64}"))
+    except FieldError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
+    if not version_matches(written, engine.__version__):
+        raise SaveError(f"{where} was saved by tickswap {written}; this is tickswap {engine.__version__}")
     return data
 
 
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The ``meta`` a save was written with (checked the same way as ``load_world``)."""
-    data = _read(path)
-    meta = data.get("meta", {})
-    return meta if isinstance(meta, dict) else {}
+    """The ``meta`` a save was written with (the file checked as ``load_world`` checks it first)."""
+    meta: dict[str, Any] = decode({"$dict": _read(path)["meta"]}, {})
+    return meta
 
 
-def load_world(path: str | os.PathLike[str]) -> World:
-    """Read a save and build a new world from it; any problem raises ``SaveError``."""
-    where = str(path)
+def _entity_classes() -> dict[str, type[Entity]]:
+    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing)."""
+    found: dict[str, type[Entity]] = {}
+    stack: list[type[Entity]] = [Entity]
+    seen: set[type[Entity]] = set()
+    while stack:
+        kind = stack.pop()
+        if kind in seen:
+            continue
+        seen.add(kind)
+        found[f"{kind.__module__}:{kind.__qualname__}"] = kind
+        stack.extend(kind.__subclasses__())
+    return found
+
+
+def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity]]) -> type[Entity]:
+    """The class a save names, among the game's own classes and the engine's (never by importing)."""
+    module, _, qualname = name.partition(":")
+    is_engine = module == "engine" or module.startswith("engine.")
+    if game is not None and not (is_engine or game.owns_module(module)):
+        raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
+    if game is not None and not is_engine:
+        # Looked up in the game's own module (never imported, never another copy of it).
+        found: Any = game.module if module == (game.module_name or game.module.__name__) else sys.modules.get(module)
+        for part in qualname.split("."):
+            found = vars(found).get(part) if hasattr(found, "__dict__") else None
+        if (isinstance(found, type) and issubclass(found, Entity) and found.__module__ == module
+                and found.__qualname__ == qualname):
+            return found
+        raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
+    kind = classes.get(name)
+    if kind is None:
+        owner = f"{game.name} has" if game is not None else "no loaded game has"
+        raise FieldError(f"{where} names class {name!r}, which {owner} no such Entity class")
+    return kind
+
+
+def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]]]:
+    """Check the world and every entity record; returns them with each record's class."""
+    info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"))
+    tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
+    seed = info["seed"]
+    if isinstance(seed, str):
+        expect_str(seed, "world.seed", 1000)
+    else:
+        expect_whole(seed, "world.seed", -(2**64), 2**64)
+    _check_random_state(info["random"], "world.random")
+    last_id = expect_whole(info["last_id"], "world.last_id", 0, MAX_ID)
+    records = data["entities"]
+    if not isinstance(records, list) or len(records) > MAX_ENTITIES:
+        raise FieldError(f"entities must be a list of at most {MAX_ENTITIES}")
+    ids: set[int] = set()
+    for index, record in enumerate(records):
+        record = expect_keys(record, f"entities[{index}]", _ENTITY_KEYS)
+        entity_id = expect_whole(record["id"], f"entities[{index}].id", 1, MAX_ID)
+        if entity_id in ids:
+            raise FieldError(f"entities[{index}].id {entity_id} is used twice")
+        ids.add(entity_id)
+    if ids and last_id < max(ids):
+        raise FieldError(f"world.last_id is {last_id}, below entity id {max(ids)}: new entities would reuse ids")
+    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"))
+    if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
+        raise FieldError("world.input.events must be a list")
+    for value in (queued["events"], queued["held"], queued["mouse"]):
+        check_value(value, "world.input", set())
+    mouse = decode(queued["mouse"], {})
+    if not (isinstance(mouse, list) and len(mouse) == 2):
+        raise FieldError("world.input.mouse must be [x, y]")
+    for value in mouse:
+        expect_number(value, "world.input.mouse", -1e9, 1e9)
+    if not isinstance(decode(queued["held"], {}), frozenset):
+        raise FieldError("world.input.held must be a $set of keys")
+    classes = _entity_classes()
+    kinds = []
+    for index, record in enumerate(records):
+        where = f"entities[{index}] (id {record['id']})"
+        name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
+        kind = _entity_class(name, where, game, classes)
+        _check_entity_record(record, where, kind, ids, tick_count)
+        kinds.append(kind)
+    return info, records, kinds
+
+
+def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
+    """Read a save, check all of it, and build a new world from it; any problem raises ``SaveError``.
+
+    With ``game``, the save must belong to it (``meta``) and its classes must be the
+    game's or the engine's. Without, classes resolve among those already defined in
+    this process. Nothing is ever imported.
+    """
+    where = os.fspath(path)
     data = _read(path)
-    world: World | None = None
     try:
-        info = data["world"]
-        world = World(seed=_decode(info["seed"], {}))
+        if game is not None:
+            _check_game(data["meta"], game, where)
+        info, records, kinds = _check(data, game)
+        queued = info["input"]
+        events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
+        held = frozenset(decode(queued["held"], {}))
+        mouse = tuple(decode(queued["mouse"], {}))
+    except SaveError:
+        raise
+    except FieldError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise SaveError(f"{where} is damaged: world.input: {error}") from None
+    world = World(seed=decode(info["seed"], {}))
+    try:
         version, internal, gauss = info["random"]
         world.random.setstate((version, tuple(internal), gauss))
-        world.tick_count = int(info["tick_count"])
-        records = data["entities"]
-        entities: dict[int, Entity] = {}
-        for record in records:
-            kind = _entity_class(record["class"])
-            entity = kind.__new__(kind)
-            # The engine's own attributes; the game's come from the save (and on_load).
-            if isinstance(entity, Crowd):
-                Crowd.__init__(entity, int(record["crowd"]["capacity"]))
-                entity.restore_arrays(record["crowd"])
-            else:
-                Entity.__init__(entity)
-            entities[int(record["id"])] = entity
-        with world.esper_context():
-            for record in records:
-                entity = entities[int(record["id"])]
-                for name, value in record["buffered"].items():
-                    setattr(entity, name, _decode(value, entities))
-                # esper hands out ids from a counter; set it so each entity gets its old id.
-                esper._entity_count = itertools.count(int(record["id"]))
-                world.spawn(entity)
-                state = _decode(record["buffers"], entities)
-                restore_state(entity, state)
-                world._buffers.committed_signals(entity, state["signals"])
-            esper._entity_count = itertools.count(int(info["last_id"]) + 1)
-        world._last_id = int(info["last_id"])
-        for record in records:
-            entity = entities[int(record["id"])]
-            for name, value in record["saved"].items():
-                setattr(entity, name, _decode(value, entities))
-        queued = info["input"]
-        world.input_queue.set_state([InputEvent.from_json(event) for event in queued["events"]],
-                                    frozenset(_decode(queued["held"], entities)), tuple(queued["mouse"]))
-        for entity in entities.values():
+        world.tick_count = info["tick_count"]
+        _restore_entities(world, records, kinds, info["last_id"])
+        world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])))
+        for entity in world.entities:
             entity.on_load(world)
-    except SaveError:
-        if world is not None:
-            world.close()
+    except BaseException as error:
+        world.close()
+        if isinstance(error, Exception):
+            raise SaveError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from error
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, ImportError) as error:
-        if world is not None:
-            world.close()
-        raise SaveError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from error
     return world
+
+
+def _check_game(meta: dict[str, Any], game: Game, where: str) -> None:
+    saved = meta.get("game")
+    if saved is None:
+        raise SaveError(f"{where}: meta names no game: this save was not written by tickswap run, so which game it "
+                         "belongs to is unknown")
+    digest = meta.get("game_digest")
+    if game.is_file:
+        if digest is None:
+            raise SaveError(f"{where} is a save of {saved!r}, not of the game file {game.name}")
+        if digest != game.digest:
+            raise SaveError(f"{where} is a save of {saved} with digest {digest[:12]}; {game.name} now has digest "
+                             f"{(game.digest or '')[:12]}: the game file changed since it was saved")
+    elif digest is not None or saved != game.name:
+        raise SaveError(f"{where} is a save of {saved!r}, not of {game.name!r}")

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Union
 
-from engine.clock import NS_PER_MS, Clock, RealClock
+from engine.clock import MAX_MS, NS_PER_MS, Clock, RealClock
 from engine.trace import Trace
 
 __all__ = ["Until"]
@@ -35,20 +35,29 @@ def _require_callable(name: str, value: Any, optional: bool = False) -> Any:
     return value
 
 
-def _positive(name: str, value: Any, unit: str) -> float:
+def _positive(name: str, value: Any, unit: str, low: float = 0.0, high: float = math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number {unit}, got {value!r}")
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive, finite number {unit}, got {value!r}")
+    # Beyond these bounds the step in nanoseconds overflows a float: refuse here, by name.
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be from {low:g} to {high:g} {unit}, got {value!r}")
     return float(value)
 
 
 def _positive_ms(name: str, value: Any) -> float:
-    return _positive(name, value, "of milliseconds")
+    return _positive(name, value, "of milliseconds", high=MAX_MS)
 
 
 def _positive_rate(name: str, value: Any) -> float:
-    return _positive(name, value, "per second")
+    return _positive(name, value, "per second", low=1000 / MAX_MS, high=1e12)
+
+
+def _until_ns(until: float) -> int | None:
+    """A ``run(until=...)`` clock time in ns; ``None`` for one beyond any clock (run until stopped)."""
+    ns = until * NS_PER_MS
+    return round(ns) if math.isfinite(ns) else None
 
 
 def _step_ns(name: str, ms: float) -> int:
@@ -197,7 +206,7 @@ class _Loop:
         elif until is not None:
             if isinstance(until, bool) or not isinstance(until, (int, float)) or math.isnan(until):
                 raise ValueError(f"until must be a clock time in ms, a predicate or None, got {until!r}")
-            until_ns = round(until * NS_PER_MS) if math.isfinite(until) else None
+            until_ns = _until_ns(until)
             if until_ns is None and until < 0:
                 return 0
         self._stop_requested = False

@@ -22,7 +22,6 @@ from typing import Any
 
 import pyglet
 
-import games
 from engine import keys
 from engine.clock import RealClock, VirtualClock
 from engine.input import InputEvent
@@ -33,6 +32,7 @@ from engine.loops import (
     VariableStepLoop,
 )
 from engine.loops.base import _Loop
+from engine.files.game import Game, load_game
 from engine.loops.names import LOOPS
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer
@@ -84,14 +84,15 @@ def make_game_loop(kind: str, tick: Callable[..., Any], render: Callable[[float]
 
 
 class GameRunner:
-    """Runs sample game ``name`` in a window, or off-screen with ``headless=True``."""
+    """Runs game ``name`` (a name, a game file's path, or a loaded ``Game``) in a window, or off-screen."""
 
-    def __init__(self, name: str, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
+    def __init__(self, name: str | Game, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
                  seed: int = 0, vsync: bool = True, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
                  forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
                  show_hud: bool = True) -> None:
-        self.name = name
+        game = name if isinstance(name, Game) else load_game(name)
+        self.name = game.name
         self.before_tick = before_tick
         """Called before every tick (a replay feeds its recorded input here)."""
         self.after_tick = after_tick
@@ -99,13 +100,12 @@ class GameRunner:
         self.forward_input = forward_input
         """Whether window input reaches the world (a replay plays its own; the keys still work)."""
         self.headless = headless
-        game = games.load(name)
         self.world = world if world is not None else World(seed=seed)
         if world is None:
             game.build(self.world)
-        width, height = getattr(game, "WIDTH", 640), getattr(game, "HEIGHT", 480)
-        self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {name}")
-        view_module = games.load_view(name)
+        width, height = game.setting("WIDTH", 640), game.setting("HEIGHT", 480)
+        self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
+        view_module = game.view()
         background = getattr(view_module, "BACKGROUND", (0, 0, 0))
         self._background = (background[0] / 255, background[1] / 255, background[2] / 255)
         make_view = getattr(view_module, "make_view", None)
@@ -120,8 +120,9 @@ class GameRunner:
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
         # because an OS sleep alone overshoots by up to a millisecond or more.
         self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
-        ms_per_update = 1000 / ups if ups else getattr(game, "MS_PER_UPDATE", 15.625)
+        ms_per_update = 1000 / ups if ups else game.setting("MS_PER_UPDATE", 15.625)
         self.ms_per_update = ms_per_update
+        self.world.ms_per_update = ms_per_update  # speed_factor is 1.0 exactly at this step
         self.loop = make_game_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
                                    clock=self.clock, process_input=self._pump, max_fps=max_fps)
         # Headless, a loop that renders as often as it can would never let virtual time
@@ -206,19 +207,19 @@ class GameRunner:
         if isinstance(self.loop, FixedStepLoop):
             self.loop.paused = value
 
-    def _tick(self) -> None:
+    def _tick(self, elapsed_ms: float | None = None) -> None:
         # Fixed-step loops pause themselves (no lag piles up); the others keep calling,
         # and a paused game simply doesn't tick.
         # Once stopped, the rest of this frame's updates are skipped too: a replay must
         # not run past its end, nor a game past the Esc that quit it.
         if self._stopped or (self._paused and not isinstance(self.loop, FixedStepLoop)):
             return
-        self._run_tick()
+        self._run_tick(elapsed_ms)
 
-    def _run_tick(self) -> None:
+    def _run_tick(self, elapsed_ms: float | None = None) -> None:
         if self.before_tick is not None:
             self.before_tick(self.world)
-        self.world.tick()
+        self.world.tick(elapsed_ms)
         if self.after_tick is not None:
             self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.

@@ -1,105 +1,57 @@
-"""The ``tickswap`` command: list, run, record, replay and compare the games.
+"""The ``tickswap`` command: list, run, record, replay and compare the games; and ``engine.run(build)``.
 
-User errors (an unknown game, a bad number, a damaged file, no display) print one line
-and exit with status 2, never a traceback. A game that crashes (in an update or in
-rendering) closes its window, says what failed and where, and exits with status 1;
-Ctrl-C exits with 130.
+Every way a run can end has one status and one line, never a traceback:
+
+- 0: done;
+- 1: the game crashed (an ``update()``, ``build()``, a system or drawing raised): the line
+  names the entity, its id, the tick, and the file and line that raised;
+- 2: the user's mistake: an unknown game, a bad number, a damaged or hostile file, a game
+  file that does not import, an output that can't be written, no display;
+- 130: Ctrl-C.
+
+All checks that can be made before a run are made before it starts: the outputs
+(``--record``, ``--save-at``, ``--screenshot``) must be distinct files and never the file
+being read, a screenshot must be a ``.png``, every input file is checked in full. A
+game file that runs itself with ``run(build)`` takes the same options, through the same
+code (``_run``), as ``tickswap run FILE``.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-import games
-from engine.tools.lab import MACHINES, BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
-from engine.loops.names import LOOPS
-from engine.files.replay import Recorder, ReplayError, ReplayResult, feed, read_replay, verify
-from engine.files.save import SaveError, read_meta, save_world
+from engine.files.atomic import AtomicFile, OutputError, output_path
+from engine.files.game import Game, GameError, game_of_module, load_game, sample_games
+from engine.files.replay import (
+    Playback,
+    Recorder,
+    ReplayError,
+    ReplayResult,
+    read_input_script,
+    read_replay,
+    verify,
+)
+from engine.files.save import SaveError, load_world, save_world
+from engine.tools.options import Parser, add_run_options, build_parser, count
 from engine.world import EntityUpdateError, World
 
-__all__ = ["main"]
+__all__ = ["main", "run_game"]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+class UsageError(Exception):
+    """A mistake of the user's: printed as one line, exit status 2."""
 
 
-def _finite(text: str, zero_allowed: bool, unit: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number{unit}, got {text!r}") from None
-    if not math.isfinite(value) or value < 0 or (value == 0 and not zero_allowed):
-        bound = ">= 0" if zero_allowed else "> 0"
-        raise argparse.ArgumentTypeError(f"expected a finite number{unit} {bound}, got {text}")
-    return value
+class GameCrashed(Exception):
+    """The game itself failed: printed as one line, exit status 1."""
 
-
-def _non_negative_ms(text: str) -> float:
-    return _finite(text, True, " of milliseconds")
-
-
-def _positive_number(text: str) -> float:
-    return _finite(text, False, "")
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tickswap", description="Run tickswap's sample games.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="list the sample games")
-    run = commands.add_parser("run", help="run a sample game")
-    run.add_argument("game", help="a sample game's name (see `tickswap list`) or the path of your game's .py file")
-    run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
-    run.add_argument("--frames", type=_positive_int, help="stop after N frames (headless default: 180)")
-    run.add_argument("--ticks", type=_positive_int, help="run N ticks of logic, no rendering, as fast as possible")
-    run.add_argument("--screenshot", metavar="PNG", help="save the last frame as a PNG")
-    run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
-    run.add_argument("--ups", type=_positive_number, help="updates per second (default: the game's own)")
-    run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
-    run.add_argument("--max-fps", type=_positive_number,
-                     help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
-    run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
-                     help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
-    run.add_argument("--seed", type=int, default=0, help="seed for world.random (default 0)")
-    run.add_argument("--record", metavar="FILE", help="record every tick's input and state hashes as a replay")
-    run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str,
-                     help="save the world to FILE after tick N")
-    run.add_argument("--load", metavar="FILE", help="start from a saved world instead of the game's beginning")
-    replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
-    replay.add_argument("file", help="a replay written by `tickswap run NAME --record FILE`")
-    shown = replay.add_mutually_exclusive_group()
-    shown.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
-    shown.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
-
-    commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
-    lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
-                              description="Run one scenario under each game loop on a simulated machine and "
-                                          "print a table, then the first 100 ms of each loop as a timeline.")
-    lab.add_argument("scenario", nargs="?", default="ball",
-                     help="'ball' (a ball at constant speed, the default) or a sample game's name")
-    lab.add_argument("--machine", choices=sorted(MACHINES), help="a preset machine (costs below override it)")
-    lab.add_argument("--update-ms", type=_non_negative_ms, help="what one update costs")
-    lab.add_argument("--render-ms", type=_non_negative_ms, help="what one render costs")
-    lab.add_argument("--jitter-ms", type=_non_negative_ms, help="random ± added to every cost")
-    lab.add_argument("--stall-at-ms", type=_non_negative_ms, help="one stall at this clock time")
-    lab.add_argument("--stall-ms", type=_non_negative_ms, help="how long that stall lasts (default 250)")
-    lab.add_argument("--seconds", type=_positive_number, default=2.0, help="simulated real time per loop (default 2)")
-    lab.add_argument("--ups", type=_positive_number, default=64.0, help="updates per second (default 64)")
-    lab.add_argument("--seed", type=int, default=0, help="seed for the jitter and the game (default 0)")
-    lab.add_argument("--png", metavar="FILE", help="also draw the timelines as a chart (needs EGL or a display)")
-    _add_check_parser(commands)
-    return parser
 
 
 def _where(error: BaseException) -> str:
@@ -111,90 +63,168 @@ def _where(error: BaseException) -> str:
     return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
 
-def _open_world(args: argparse.Namespace, game: Any) -> World:
-    if args.load:
-        meta = read_meta(args.load)
-        saved_game = meta.get("game")
-        if saved_game is not None and saved_game != args.game:
-            raise SaveError(f"{args.load} is a save of {saved_game!r}, not of {args.game!r}")
-        return World.load(args.load)
-    world = World(seed=args.seed)
-    game.build(world)
+def _crash_line(game: str, error: BaseException) -> str:
+    if isinstance(error, EntityUpdateError):
+        cause = error.__cause__ or error
+        return f"{game} stopped: {error} (at {_where(cause)})"
+    if isinstance(error, SystemExit):
+        return (f"{game} stopped: the game raised SystemExit({error.code!r}) (at {_where(error)}); "
+                "a game ends by stopping its loop, not by exiting")
+    return f"{game} failed: {type(error).__name__}: {error} (at {_where(error)})"
+
+
+# -- run ---------------------------------------------------------------------------------
+
+
+def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
+    """Refuse, before the run, outputs that collide with each other or with an input, and bad formats."""
+    outputs: list[tuple[str, str]] = []
+    if args.record:
+        outputs.append(("--record", args.record))
+    if args.save_at:
+        outputs.append(("--save-at", args.save_at[1]))
+    if getattr(args, "screenshot", None):
+        option = getattr(args, "screenshot_option", "--screenshot")
+        if not args.screenshot.lower().endswith(".png"):
+            raise UsageError(f"{option} {args.screenshot}: the image is a PNG file; name it something.png")
+        outputs.append((option, args.screenshot))
+    inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
+                                                   ("--input", getattr(args, "input", None)),
+                                                   ("the replay", getattr(args, "file", None)),
+                                                   ("the game", str(game.path) if game and game.path else None))
+              if name]
+    try:
+        resolved = [(option, name, output_path(name)) for option, name in outputs]
+        sources = [(option, name, output_path(name)) for option, name in inputs]
+    except OutputError as error:
+        raise UsageError(str(error)) from None
+    for index, (option, name, path) in enumerate(resolved):
+        for other, other_name, other_path in resolved[index + 1:] + sources:
+            if path == other_path:
+                raise UsageError(f"{option} {name} and {other} {other_name} are the same file; "
+                                 "each output needs its own file, and no output may replace an input")
+        if path.is_dir():
+            raise UsageError(f"{option} {name} is a directory")
+        if not path.parent.is_dir():
+            raise UsageError(f"{option} {name}: the directory {path.parent} does not exist")
+
+
+def _check_run_args(args: argparse.Namespace, game: Game) -> None:
+    if args.save_at is not None:
+        try:
+            args.save_at[0] = count(args.save_at[0])
+        except argparse.ArgumentTypeError as error:
+            raise UsageError(f"--save-at N FILE: {error}") from None
+        if not args.save_at[1]:
+            raise UsageError("--save-at N FILE: expected a file name, got ''")
+    if args.ticks is not None and (args.screenshot or args.headless or args.frames or args.no_hud):
+        raise UsageError("--ticks runs the logic only; it can't be combined with --headless, --frames, "
+                         "--screenshot or --no-hud")
+    if args.record and args.load:
+        raise UsageError("--record replays from the game's start; it can't be combined with --load")
+    if args.input and args.ticks is None and not args.headless:
+        raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
+    _check_outputs(args, game)
+
+
+def _game_step(game: Game) -> float:
+    """The game's own ``MS_PER_UPDATE``, checked as a replay's step is (a recording must be replayable)."""
+    from engine.files.replay import MS_PER_UPDATE_RANGE
+    from engine.files.schema import FieldError, expect_number
+
+    try:
+        return expect_number(game.setting("MS_PER_UPDATE", 15.625), f"{game.name}: MS_PER_UPDATE", *MS_PER_UPDATE_RANGE)
+    except FieldError as error:
+        raise UsageError(str(error)) from None
+
+
+def _build(game: Game, seed: int) -> World:
+    world = World(seed=seed)
+    try:
+        game.build(world)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (whatever the game raised: one line)
+        world.close()
+        raise GameCrashed(f"{game.name}: build(world) failed: {type(error).__name__}: {error} "
+                          f"(at {_where(error)})") from None
     return world
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.ticks is not None and (args.screenshot or args.headless or args.frames):
-        return _error("--ticks runs the logic only; it can't be combined with --headless, --frames or --screenshot")
-    if args.record and args.load:
-        return _error("--record replays from the game's start; it can't be combined with --load")
+def _run(args: argparse.Namespace, game: Game) -> int:
+    """``tickswap run`` and ``engine.run(build)``: everything checked first, then one run, one status."""
+    _check_run_args(args, game)
+    script = read_input_script(args.input) if args.input else {}
+    ms_per_update = 1000 / args.ups if args.ups else _game_step(game)
+    world = load_world(args.load, game) if args.load else _build(game, args.seed)
     try:
-        game = games.load(args.game)
-    except KeyError as error:
-        return _error(str(error.args[0]))
-    except ValueError as error:
-        return _error(str(error))
-    ms_per_update = 1000 / args.ups if args.ups else getattr(game, "MS_PER_UPDATE", 15.625)
-    try:
-        world = _open_world(args, game)
-    except SaveError as error:
-        return _error(str(error))
-    try:
-        recorder = (Recorder(args.record, game=args.game, seed=args.seed, ms_per_update=ms_per_update)
-                    if args.record else None)
-    except ReplayError as error:
+        recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
+                             ms_per_update=ms_per_update) if args.record else None)
+    except ReplayError:
         world.close()
-        return _error(str(error))
-    save_tick, save_path = (int(args.save_at[0]), args.save_at[1]) if args.save_at else (None, None)
+        raise
+    save_tick, save_path = (args.save_at[0], args.save_at[1]) if args.save_at else (None, None)
+    meta = {"game": game.name, "game_digest": game.digest}
+
+    def before_tick(world: World) -> None:
+        for event in script.get(world.tick_count + 1, ()):
+            world.input_queue.push(event)
 
     def after_tick(world: World) -> None:
         if recorder is not None:
             recorder.after_tick(world)
         if world.tick_count == save_tick:
-            save_world(world, str(save_path), meta={"game": args.game})
+            save_world(world, str(save_path), meta=meta)
 
     status = 0
     runner: Any = None
+    finished = False
     try:
         if args.ticks is not None:
             start = time.perf_counter()
             for _ in range(args.ticks):
+                before_tick(world)
                 world.tick()
                 after_tick(world)
             seconds = time.perf_counter() - start
             summary = (f"{args.ticks} ticks in {seconds * 1000:.1f} ms "
                        f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {len(world)} entities")
         else:
-            runner = _make_runner(args, world, after_tick=after_tick)
+            runner = _make_runner(args, game, world, before_tick=before_tick if script else None,
+                                  after_tick=after_tick)
             shown = runner.run(frames=args.frames if args.frames or not args.headless else 180)
             if args.screenshot:
-                runner.screenshot(args.screenshot)
+                _screenshot(runner, args.screenshot)
             summary = f"{shown} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__})"
-        print(f"{args.game}: {summary}, state {world.state_hash()[:16]}"
-              + (f", screenshot {args.screenshot}" if args.screenshot else ""))
+        finished = True
+        if recorder is not None:
+            recorder.close(world)
+        print(f"{game.name}: {summary}, state {world.state_hash()[:16]}"
+              + (f", screenshot {args.screenshot}" if args.screenshot else "")
+              + (f", recorded {args.record}" if args.record else "")
+              + (f", saved {save_path} at tick {save_tick}" if save_tick is not None and world.tick_count >= save_tick
+                 else ""))
         if save_tick is not None and world.tick_count < save_tick:
             print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at {save_tick}: "
                   "nothing was saved", file=sys.stderr)
             status = 1
-    except _DisplayError as error:
-        status = _error(str(error))
-    except EntityUpdateError as error:
-        assert error.__cause__ is not None
-        print(f"tickswap: {args.game} stopped: {error} (at {_where(error.__cause__)})", file=sys.stderr)
-        status = 1
-    except SaveError as error:
-        status = _error(str(error))
     except KeyboardInterrupt:
-        print(f"tickswap: {args.game} interrupted at tick {world.tick_count}", file=sys.stderr)
+        print(f"tickswap: {game.name} interrupted at tick {world.tick_count}", file=sys.stderr)
         status = 130
-    except OSError as error:
-        status = _error(f"cannot write {error.filename or args.screenshot}: {error.strerror or error}")
-    except Exception as error:
-        print(f"tickswap: {args.game} failed: {type(error).__name__}: {error} (at {_where(error)})", file=sys.stderr)
+    except (EntityUpdateError, SystemExit) as error:
+        print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
+        status = 1
+    except (_DisplayError, SaveError, ReplayError, OutputError) as error:
+        status = _error(str(error))
+    except Exception as error:  # noqa: BLE001 (whatever the game raised: one line)
+        print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
         status = 1
     finally:
-        if recorder is not None:
-            recorder.close(world)
+        if recorder is not None and not finished:
+            # The recording of a run that crashed or was interrupted is kept: it reproduces it.
+            try:
+                recorder.close(world)
+            except ReplayError as error:
+                _error(str(error))
+                status = status or 2
         if runner is not None:
             runner.close()
         else:
@@ -202,11 +232,21 @@ def _run(args: argparse.Namespace) -> int:
     return status
 
 
+def _screenshot(runner: Any, path: str) -> None:
+    """Save the last frame atomically: drawn to a temporary PNG beside ``path``, then renamed."""
+    with AtomicFile(path, suffix=".png") as output:
+        try:
+            runner.screenshot(str(output.temporary))
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+        output.commit()
+
+
 class _DisplayError(Exception):
     """The game can't be shown as asked: no display, or options that don't fit together."""
 
 
-def _make_runner(args: argparse.Namespace, world: World, **hooks: Any) -> Any:
+def _make_runner(args: argparse.Namespace, game: Game, world: World, **hooks: Any) -> Any:
     from engine.render import DisplayUnavailable, use_headless
 
     try:
@@ -220,58 +260,88 @@ def _make_runner(args: argparse.Namespace, world: World, **hooks: Any) -> Any:
         what = "off-screen rendering (EGL)" if args.headless else "OpenGL"
         raise _DisplayError(f"{what} is unavailable here: {type(error).__name__}: {error}") from error
     try:
-        return GameRunner(args.game, headless=args.headless, loop=getattr(args, "loop", "fixed"),
+        return GameRunner(game, headless=args.headless, loop=getattr(args, "loop", "fixed"),
                           ups=getattr(args, "ups", None), seed=getattr(args, "seed", 0),
                           vsync=not getattr(args, "no_vsync", False), world=world,
-                          max_fps=getattr(args, "max_fps", None), spin_ms=getattr(args, "spin_ms", 1.0), **hooks)
+                          max_fps=getattr(args, "max_fps", None), spin_ms=getattr(args, "spin_ms", 1.0),
+                          show_hud=not getattr(args, "no_hud", False), **hooks)
     except DisplayUnavailable as error:
         raise _DisplayError(str(error)) from error
     except ValueError as error:
         raise _DisplayError(str(error)) from error
 
 
-def _replay(args: argparse.Namespace) -> int:
+# -- replay ------------------------------------------------------------------------------
+
+
+def _replay_game(replay: Any, chosen: str | None) -> Game:
+    """The replay's game: a registered one by name, the file the user names, or the file beside the replay.
+
+    Nothing named only by the file's header is ever run unless its content digest is
+    the one recorded: a replay is data, and its header can say anything.
+    """
+    if replay.game_digest is None:
+        if chosen is not None:
+            raise UsageError(f"{replay.path} is a recording of the game {replay.game!r}; --game is for game files")
+        if replay.game not in sample_games():
+            # Only a registered game by name: never a file or directory the header happens to name.
+            raise UsageError(f"{replay.path}:1: the replay's game {replay.game!r} is not an installed game; "
+                             f"installed: {', '.join(sorted(sample_games()))}")
+        return load_game(replay.game)
+    if chosen is not None:
+        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen),
+                         expect_digest=replay.game_digest)
+    beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
+    if not os.path.exists(beside):
+        raise UsageError(f"{replay.path} is a recording of the game file {replay.game}, which is not beside it: "
+                         "pass --game PATH")
     try:
-        replay = read_replay(args.file)
-        game = games.load(replay.game)
-    except ReplayError as error:
-        return _error(str(error))
-    except (KeyError, ValueError) as error:
-        return _error(f"{args.file}: the replay's game cannot be loaded: {error}")
-    world = World(seed=replay.seed)
-    game.build(world)
+        return load_game(beside, expect_digest=replay.game_digest)
+    except GameError as error:
+        raise UsageError(f"{error}; pass --game PATH to the game file that was recorded") from None
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if args.screenshot and not (args.headless or args.window):
+        raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
+    args.record, args.save_at = None, None
+    _check_outputs(args)
+    replay = read_replay(args.file)
+    game = _replay_game(replay, args.game)
+    _check_outputs(args, game)
+    world = _build(game, replay.seed)
     runner: Any = None
     try:
         if not (args.headless or args.window):
             result = verify(replay, world)
         else:
-            checked = [0]
+            playback = Playback(replay)
             mismatch: list[int] = []
 
             def check(world: World) -> None:
-                expected = replay.hashes.get(world.tick_count)
-                if expected is not None:
-                    checked[0] += 1
-                    if world.state_hash() != expected:
-                        mismatch.append(world.tick_count)
-                        runner.stop()
+                if playback.check(world) is False:
+                    mismatch.append(world.tick_count)
+                    runner.stop()
                 if world.tick_count >= replay.end:
                     runner.stop()
 
-            args.game = replay.game
             args.ups = 1000 / replay.ms_per_update
-            runner = _make_runner(args, world, before_tick=lambda w: feed(replay, w), after_tick=check,
+            runner = _make_runner(args, game, world, before_tick=playback.feed, after_tick=check,
                                   forward_input=False)
-            runner.run()
+            if replay.end > 0:
+                runner.run()
+            if args.screenshot:
+                _screenshot(runner, args.screenshot)
             finished = world.tick_count >= replay.end or bool(mismatch)
-            result = ReplayResult(finished and not mismatch, world.tick_count, checked[0],
+            result = ReplayResult(finished and not mismatch, world.tick_count, playback.checked,
                                   mismatch[0] if mismatch else None)
             if not finished:
                 print(f"tickswap: replay stopped at tick {world.tick_count} of {replay.end}", file=sys.stderr)
-    except _DisplayError as error:
-        return _error(str(error))
-    except EntityUpdateError as error:
-        print(f"tickswap: the replay crashed: {error}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"tickswap: replay of {args.file} interrupted at tick {world.tick_count}", file=sys.stderr)
+        return 130
+    except (EntityUpdateError, SystemExit) as error:
+        print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}", file=sys.stderr)
         return 1
     finally:
         if runner is not None:
@@ -279,7 +349,8 @@ def _replay(args: argparse.Namespace) -> int:
         else:
             world.close()
     if result.ok:
-        print(f"replay {args.file}: {result.ticks} ticks of {replay.game}, {result.checked} hashes checked, all match")
+        hashes = "hash" if result.checked == 1 else "hashes"
+        print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
         return 0
     if result.first_mismatch is not None:
         matched = result.checked - 1
@@ -293,24 +364,36 @@ def _error(message: str) -> int:
     return 2
 
 
+# -- lab and list ------------------------------------------------------------------------
+
+
 def _lab(args: argparse.Namespace) -> int:
+    from engine.tools.lab import (
+        BallScenario,
+        GameScenario,
+        Scenario,
+        format_report,
+        machine_from_args,
+        run_lab,
+    )
+
     if args.scenario != "ball":
         try:
-            games.load(args.scenario)
-        except (KeyError, ValueError):
-            return _error(f"unknown scenario {args.scenario!r}; use 'ball', a game's .py file, "
-                          f"or one of: {', '.join(sorted(games.GAMES))}")
+            load_game(args.scenario)
+        except GameError as error:
+            raise UsageError(f"unknown scenario {args.scenario!r}; use 'ball' or a game ({error})") from None
     try:
         machine = machine_from_args(
             args.machine, update_ms=args.update_ms, render_ms=args.render_ms, jitter_ms=args.jitter_ms,
             stall_at_ms=args.stall_at_ms, stall_ms=args.stall_ms, seed=args.seed)
     except ValueError as error:
-        return _error(str(error))
+        raise UsageError(str(error)) from None
+    if args.png:
+        # The chart is an output like a screenshot: a PNG, into a directory that exists.
+        _check_outputs(argparse.Namespace(record=None, save_at=None, screenshot=args.png, screenshot_option="--png"))
 
     def scenario() -> Scenario:
-        if args.scenario == "ball":
-            return BallScenario()
-        return GameScenario(args.scenario, seed=args.seed, ms_per_update=1000 / args.ups)
+        return BallScenario() if args.scenario == "ball" else GameScenario(args.scenario, seed=args.seed)
 
     reports = run_lab(scenario, machine, seconds=args.seconds, ms_per_update=1000 / args.ups)
     print(f"scenario {args.scenario}, {args.seconds:g} s at {args.ups:g} updates/s, machine: update "
@@ -321,56 +404,70 @@ def _lab(args: argparse.Namespace) -> int:
         try:
             from engine.render.chart import draw_timelines
 
-            draw_timelines(reports, args.png)
+            with AtomicFile(args.png, suffix=".png") as output:
+                draw_timelines(reports, str(output.temporary))
+                output.commit()
+        except OutputError as error:
+            raise UsageError(str(error)) from None
         except OSError as error:
-            return _error(f"cannot write {args.png}: {error}")
-        except Exception as error:  # no GL to draw with: the table above still stands
-            return _error(f"cannot draw the chart ({type(error).__name__}: {error}); the table above is complete")
+            raise UsageError(f"cannot write {args.png}: {error.strerror or error}") from None
+        except Exception as error:  # noqa: BLE001 (no GL to draw with: the table above still stands)
+            raise UsageError(f"cannot draw the chart ({type(error).__name__}: {error}); the table above is complete") \
+                from None
         print(f"chart written to {args.png}")
     return 0
 
 
-# -- tickswap check ---------------------------------------------------------------------
+def _list() -> int:
+    for name in sorted(sample_games()):
+        try:
+            description = load_game(name).description
+        except GameError as error:
+            description = f"(cannot be loaded: {error})"
+        print(f"{name:<12} {description}")
+    return 0
 
-def _add_check_parser(commands: Any) -> None:
-    check = commands.add_parser(
-        "check", help="check that a game comes out the same in every update order",
-        description="Run a game in spawn order and in shuffled update orders (reshuffled every tick) with the "
-                    "same seeded random input, and report the first tick whose state differs, naming the "
-                    "entities and fields. Exit 0 when every order agrees, 1 when they differ.")
-    check.add_argument("game", help="a sample game's name (see `tickswap list`) or the path of your game's .py file")
-    check.add_argument("--ticks", type=_positive_int, default=300, help="ticks to run (default 300)")
-    check.add_argument("--orders", type=_positive_int, default=4, help="shuffled orders besides spawn order (default 4)")
-    check.add_argument("--seed", type=int, default=0, help="seed for the worlds, the shuffles and the input (default 0)")
-    given = check.add_mutually_exclusive_group()
-    given.add_argument("--input", metavar="FILE",
-                       help="feed every order the per-tick input of a recording (tickswap run --record FILE)")
-    given.add_argument("--no-input", action="store_true", help="no input at all (default: seeded random input)")
+
+# -- entry points ------------------------------------------------------------------------
+
+
+def _guarded(work: Callable[[], int]) -> int:
+    """Run a command: user mistakes, Ctrl-C and a closed pipe end in one line (or none), never a traceback."""
+    try:
+        status = work()
+        sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's last flush
+        return status
+    except (UsageError, GameError, SaveError, ReplayError, OutputError, _DisplayError) as error:
+        return _error(str(error))
+    except GameCrashed as error:
+        print(f"tickswap: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tickswap: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `tickswap list | head`: the reader left; say nothing more, to anyone.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
 
 
 def _check(args: argparse.Namespace) -> int:
+    """``tickswap check GAME``: exit 0 when every update order agrees, 1 naming the first difference."""
     from engine.tools.check import check_order_independence
 
-    try:
-        game = games.load(args.game)
-    except KeyError as error:
-        return _error(str(error.args[0]))
-    except ValueError as error:
-        return _error(str(error))
-    except Exception as error:  # noqa: BLE001 - a game file that does not import: bad input, one line
-        return _error(f"cannot load {args.game}: {type(error).__name__}: {error}")
+    game = load_game(args.game)
     inputs: Any = None if args.no_input else "random"
     if args.input:
-        try:
-            inputs = read_replay(args.input).inputs
-        except ReplayError as error:
-            return _error(str(error))
+        inputs = read_input_script(args.input)
     try:
         result = check_order_independence(game.build, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                           inputs=inputs)
-    except Exception as error:  # noqa: BLE001 - build(world) itself failed (a failing tick is in the result)
-        print(f"tickswap: {args.game} failed: {type(error).__name__}: {error} (at {_where(error)})", file=sys.stderr)
-        return 1
+    except Exception as error:  # build(world) itself failed (a failing tick is in the result)
+        raise GameCrashed(f"{args.game} failed: {type(error).__name__}: {error} (at {_where(error)})") from error
     print(f"{args.game}: {result.describe()}")
     return 0 if result.ok else 1
 
@@ -382,24 +479,61 @@ def main(argv: list[str] | None = None) -> int:
         # The benchmarks have their own parser; argparse's REMAINDER would drop "--quick".
         from engine.tools.bench import main as bench_main
 
-        return bench_main(argv[1:])
-    args = _build_parser().parse_args(argv)
-    if args.command == "lab":
-        return _lab(args)
-    if args.command == "check":
-        return _check(args)
-    if args.command == "list":
-        for name in sorted(games.GAMES):
-            print(f"{name:<12} {games.load(name).DESCRIPTION}")
-        return 0
-    if args.command == "replay":
-        return _replay(args)
-    if args.save_at is not None:
-        try:
-            args.save_at[0] = _positive_int(args.save_at[0])
-        except argparse.ArgumentTypeError as error:
-            return _error(f"--save-at N FILE: {error}")
-    return _run(args)
+        return _guarded(lambda: bench_main(argv[1:]))
+    args = build_parser().parse_args(argv)
+
+    def work() -> int:
+        if args.command == "lab":
+            return _lab(args)
+        if args.command == "list":
+            return _list()
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "check":
+            return _check(args)
+        return _run(args, load_game(args.game))
+
+    return _guarded(work)
+
+
+def _module_of(build: Any) -> ModuleType | None:
+    """The module whose namespace ``build`` was defined in (by identity, whatever it is named now)."""
+    namespace = getattr(build, "__globals__", None)
+    if namespace is None:
+        return None
+    named = sys.modules.get(str(namespace.get("__name__")))
+    if named is not None and vars(named) is namespace:
+        return named
+    for module in list(sys.modules.values()):
+        if getattr(module, "__dict__", None) is namespace:
+            return module
+    return None
+
+
+def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> int:
+    """``engine.run(build)``: run the game whose ``build`` this is with ``tickswap run``'s options.
+
+    The game is the module ``build`` lives in: the very module already running when a
+    game file runs itself (``__main__``), registered under its stable name so its hashes,
+    recordings and saves are those of ``tickswap run FILE``.
+    """
+    program = "game"
+    module = _module_of(build)
+    if module is not None and getattr(module, "__file__", None):
+        program = os.path.basename(str(module.__file__))
+    parser = Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
+    add_run_options(parser)
+    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+
+    def work() -> int:
+        if not callable(build) or module is None:
+            raise UsageError(f"run(build): expected a game's build(world) function, got {build!r:.60}")
+        game = game_of_module(module)
+        if game.module.build is not build:
+            raise UsageError(f"run(build): {game.name}'s build is not the function given; pass the module's build")
+        return _run(args, game)
+
+    return _guarded(work)
 
 
 if __name__ == "__main__":

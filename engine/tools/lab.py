@@ -161,12 +161,12 @@ class GameScenario:
     steps_are_ticks = False
 
     def __init__(self, name: str, seed: int = 0, ms_per_update: float = 15.625) -> None:
-        import games
+        from engine.files.game import load_game
 
         self.name = name
         self.seed = seed
         self.ms_per_update = ms_per_update
-        self._game = games.load(name)
+        self._game = load_game(name)
         self.world = self._new_world()
         self.game_ms = Fraction(0)
         """Game time the world has been ticked through, exactly: the sum of every tick's elapsed_ms."""

@@ -115,7 +115,7 @@ class Score(Entity):
     """The score and lives, as text: its look changes whenever they do."""
 
     look = Look(text="Score 0", size=16, layer=1)
-    saved = ("points",)
+    saved = ("points", "ship")
     hits = signal(sum)
 
     def __init__(self, ship: Ship) -> None:

@@ -1,0 +1,278 @@
+"""Games: a sample game found by name, or a user's game file, always under one stable module name.
+
+A game is a module with a ``build(world)`` function (and optionally ``WIDTH``, ``HEIGHT``,
+``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION``). Two kinds exist:
+
+- **Sample games** (and third-party ones) are registered as entry points in the
+  ``tickswap.games`` group (``patrol = "games.patrol.logic"``) and imported by their
+  module name. The engine itself imports no game: it asks the installed metadata.
+- **Game files**: a ``.py`` file, or a directory with an ``__init__.py``, named by path.
+
+A game file's module name goes into every snapshot, state hash and save (each entity is
+recorded as ``module.Class``), so it must be the same in every process: it is
+``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content.
+It never depends on ``PYTHONHASHSEED`` (``hash()`` of a string does), the working
+directory or whether the path was typed absolute or relative; the same content is the
+same game wherever it lives, and a changed file is a different game, which replays and
+saves notice by its digest before they run anything.
+
+When a game file runs itself (``if __name__ == "__main__": run(build)``), its module is
+``__main__``. ``adopt_main`` registers that very module under the stable name and
+retags its classes, so the runner uses the classes the user's code already holds
+(never a second copy of the file) and their hashes match ``tickswap run game.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["ENTRY_POINT_GROUP", "Game", "GameError", "adopt_main", "file_digest", "is_game_path", "load_game",
+           "sample_games"]
+
+ENTRY_POINT_GROUP = "tickswap.games"
+"""The entry-point group that registers games: ``name = "package.module"``."""
+MAX_GAME_FILE_BYTES = 16 * 1024 * 1024
+"""A game file larger than this is refused before it is read."""
+_MODULE_PREFIX = "tickswap_game_"
+
+
+class GameError(ValueError):
+    """A game can't be found or loaded; the message is one line naming the game, file and line."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """A loaded game: its name, its module, and for game files the file and its content digest."""
+
+    name: str
+    """The sample game's name, or the game file's name (``comet.py``)."""
+    module: ModuleType
+    path: Path | None = None
+    """The game file (or package directory), absolute; ``None`` for a sample game."""
+    digest: str | None = None
+    """SHA-256 of the game file's content (of every ``.py`` file of a package); ``None`` for samples."""
+    module_name: str | None = None
+    """The name its classes carry, when it is not the module's own (a game file running as ``__main__``)."""
+
+    @property
+    def build(self) -> Callable[[Any], Any]:
+        """The game's ``build(world)``."""
+        build: Callable[[Any], Any] = self.module.build
+        return build
+
+    @property
+    def is_file(self) -> bool:
+        """Whether this is a user's game file rather than a registered game."""
+        return self.path is not None
+
+    @property
+    def description(self) -> str:
+        """One line about the game: its ``DESCRIPTION``, or the first line of its docstring."""
+        text = getattr(self.module, "DESCRIPTION", None) or (self.module.__doc__ or "").strip()
+        return str(text).strip().splitlines()[0] if str(text).strip() else "(no description)"
+
+    def setting(self, name: str, default: Any) -> Any:
+        """A module-level setting of the game (``WIDTH``, ``MS_PER_UPDATE``...), or ``default``."""
+        return getattr(self.module, name, default)
+
+    def view(self) -> ModuleType:
+        """The module that says how the game looks: ``<package>.view`` beside a sample's logic, else the game.
+
+        A game in a single file is its own view: ``LOOKS`` and ``BACKGROUND`` sit beside
+        ``build`` (or entities carry a ``look``). Importing a view may import pyglet.
+        """
+        package = self.module.__package__
+        if self.path is None and package and self.module.__name__ != package:
+            name = f"{package}.view"
+            if importlib.util.find_spec(name) is not None:
+                return importlib.import_module(name)
+        return self.module
+
+    def owns_module(self, module_name: str) -> bool:
+        """Whether classes of ``module_name`` belong to this game (its module, or its package's modules)."""
+        own = self.module_name or self.module.__name__
+        package = self.module.__package__ or ""
+        if package and self.path is None and own != package:
+            return module_name == package or module_name.startswith(package + ".")
+        return module_name == own or module_name.startswith(own + ".")
+
+
+def sample_games() -> dict[str, metadata.EntryPoint]:
+    """The registered games, by name (``tickswap list``), from the ``tickswap.games`` entry points."""
+    return {entry.name: entry for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def is_game_path(name: str) -> bool:
+    """Whether ``name`` is the path of a game file or package rather than a registered game's name."""
+    return name.endswith(".py") or "/" in name or "\\" in name or (Path(name).is_dir() and name not in sample_games())
+
+
+def file_digest(path: str | Path) -> str:
+    """The content digest of a game file, or of every ``.py`` file under a game package."""
+    file = Path(path)
+    if file.is_dir():
+        digest = hashlib.sha256()
+        for part in sorted(file.rglob("*.py")):
+            digest.update(part.relative_to(file).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(part.read_bytes()).digest())
+        return digest.hexdigest()
+    return hashlib.sha256(file.read_bytes()).hexdigest()
+
+
+def _module_name(path: Path, digest: str) -> str:
+    stem = re.sub(r"\W", "_", path.stem if path.suffix == ".py" else path.name)[:40] or "game"
+    return f"{_MODULE_PREFIX}{stem}_{digest[:16]}"
+
+
+def _where(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+
+
+def load_game(name: str, *, expect_digest: str | None = None) -> Game:
+    """Load a registered game by name, or a game file or package by path.
+
+    An unknown name, a missing file, a syntax error, an import that fails or a missing
+    ``build(world)`` raises ``GameError`` with one line naming the file and line. With
+    ``expect_digest``, a game file whose content differs is refused *before* it is run.
+    """
+    if not isinstance(name, str) or not name:
+        raise GameError("no game given: name a sample game (tickswap list) or a game's .py file")
+    if is_game_path(name):
+        return _load_path(name, expect_digest)
+    samples = sample_games()
+    if name not in samples:
+        known = ", ".join(sorted(samples)) or "none installed"
+        raise GameError(f"unknown game {name!r}; known games: {known} (or a path to a .py file)")
+    try:
+        module = samples[name].load()
+    except Exception as error:
+        raise GameError(f"game {name!r} failed to import: {type(error).__name__}: {error}{_where(error)}") from error
+    if not isinstance(module, ModuleType):
+        raise GameError(f"game {name!r} is registered as {samples[name].value!r}, which is not a module")
+    _check_build(module, name)
+    return Game(name, module)
+
+
+def _check_build(module: ModuleType, where: str) -> None:
+    if not callable(getattr(module, "build", None)):
+        raise GameError(f"{where} has no build(world) function to set up the game")
+
+
+def _load_path(name: str, expect_digest: str | None) -> Game:
+    path = Path(name).expanduser().resolve()
+    package = path.is_dir()
+    source_file = path / "__init__.py" if package else path
+    if not source_file.is_file():
+        what = "game package (a directory with __init__.py)" if package else "game file"
+        raise GameError(f"no {what} at {name}")
+    if not package and path.suffix != ".py":
+        raise GameError(f"{name} is not a .py file")
+    try:
+        if not package and path.stat().st_size > MAX_GAME_FILE_BYTES:
+            raise GameError(f"{name} is larger than {MAX_GAME_FILE_BYTES} bytes: not a game file")
+        source = b"" if package else path.read_bytes()
+        digest = file_digest(path) if package else hashlib.sha256(source).hexdigest()
+    except OSError as error:
+        raise GameError(f"cannot read the game {name}: {error.strerror or error}") from None
+    if expect_digest is not None and digest != expect_digest:
+        raise GameError(f"{name} is not the game file that was recorded: its content changed "
+                        f"(digest {digest[:12]}, recorded {expect_digest[:12]})")
+    module_name = _module_name(path, digest)
+    loaded = sys.modules.get(module_name)
+    if loaded is not None:
+        return Game(path.name, loaded, path, digest)
+    if package:
+        spec = importlib.util.spec_from_file_location(module_name, source_file, submodule_search_locations=[str(path)])
+    else:
+        spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path))
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__file__ = str(source_file)
+    sys.modules[module_name] = module  # dataclasses and pickling look modules up by name
+    try:
+        if package:
+            assert spec.loader is not None
+            spec.loader.exec_module(module)
+        else:
+            # Run exactly the bytes that were digested: the file can't change in between.
+            exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)  # noqa: S102 (the user named it)
+    except SyntaxError as error:
+        _forget(module_name)
+        raise GameError(f"{error.filename or name}:{error.lineno}: syntax error: {error.msg}") from None
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (any failure of the user's file is one line)
+        _forget(module_name)
+        raise GameError(f"{name} failed to import: {type(error).__name__}: {error}{_where(error)}") from None
+    try:
+        _check_build(module, name)
+    except GameError:
+        _forget(module_name)
+        raise
+    return Game(path.name, module, path, digest)
+
+
+def _forget(module_name: str) -> None:
+    for loaded in [key for key in sys.modules if key == module_name or key.startswith(module_name + ".")]:
+        del sys.modules[loaded]
+
+
+def adopt_main(module: ModuleType) -> Game:
+    """Make a game file that runs itself (module ``__main__``, or imported) the game, under its stable name.
+
+    The module is registered in ``sys.modules`` under the same name ``load_game`` would
+    give the file, and the classes it defines are retagged with that name: its snapshots,
+    hashes, recordings and saves are then those of ``tickswap run FILE``. It is the very
+    module already running, never a second import of the file.
+    """
+    file = getattr(module, "__file__", None)
+    if file is None:
+        raise GameError("run(build): the game has no file (an interactive session?); save it as a .py file")
+    path = Path(file).resolve()
+    path = path.parent if path.name == "__init__.py" else path
+    try:
+        digest = file_digest(path)
+    except OSError as error:
+        raise GameError(f"cannot read the game {path}: {error.strerror or error}") from None
+    module_name = _module_name(path, digest)
+    # The module running now is the game, even if the same file was loaded before under this name.
+    sys.modules[module_name] = module
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            _retag(value, module.__name__, module_name)
+    _check_build(module, path.name)
+    return Game(path.name, module, path, digest, module_name)
+
+
+def _retag(cls: type, old: str, new: str) -> None:
+    cls.__module__ = new
+    for inner in vars(cls).values():
+        if isinstance(inner, type) and inner.__module__ == old:
+            _retag(inner, old, new)
+
+
+def game_of_module(module: ModuleType) -> Game:
+    """The game whose ``build`` lives in ``module`` (``engine.run(build)``): a sample, a file, or ``__main__``."""
+    if module.__name__ == "__main__":
+        return adopt_main(module)
+    for name, entry in sample_games().items():
+        if entry.value == module.__name__:
+            return Game(name, module)
+    file = getattr(module, "__file__", None)
+    if module.__name__.startswith(_MODULE_PREFIX) and file:
+        path = Path(file).resolve()
+        path = path.parent if path.name == "__init__.py" else path
+        return Game(path.name, module, path, file_digest(path))
+    # A game file the user imported as a plain module (``import comet; run(comet.build)``):
+    # adopted like __main__, so its hashes are those of ``tickswap run comet.py``.
+    return adopt_main(module)

@@ -1,0 +1,134 @@
+"""A small typed decoder for files from elsewhere: bounded JSON, then field by field checks.
+
+Saves and replays come from other people. Before anything is built from one, every
+value is checked against what the format allows: its JSON type (``"1"`` is not a tick,
+``1.5`` is not a tick, ``true`` is not a number), its range, its length, and how deeply
+it nests. JSON itself is parsed with bounds: ``NaN``, ``Infinity`` and ``1e400`` are
+refused, an integer literal longer than ``MAX_INT_DIGITS`` is refused before Python
+tries to convert it, and nesting deeper than ``MAX_DEPTH`` is refused instead of
+overflowing the interpreter's stack. A problem raises ``FieldError`` naming the field;
+the save and replay readers prefix the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = [
+    "MAX_DEPTH",
+    "FieldError",
+    "check_depth",
+    "expect_keys",
+    "expect_number",
+    "expect_str",
+    "expect_whole",
+    "parse_json",
+    "version_matches",
+]
+
+MAX_DEPTH = 32
+"""The deepest nesting of lists and objects a file may have."""
+MAX_INT_DIGITS = 40
+"""The longest integer literal accepted (2**128 has 39 digits)."""
+HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+class FieldError(ValueError):
+    """One field of a file is missing, of the wrong type or out of range."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise FieldError(f"{name} is not a number a file may hold")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise FieldError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise FieldError(f"{text[:30]} is out of range for a number")
+    return value
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON with bounds (see the module docstring); problems raise ``FieldError`` or ``ValueError``."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+    except RecursionError:
+        raise FieldError(f"nested deeper than {MAX_DEPTH} levels") from None
+    check_depth(value)
+    return value
+
+
+def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """Refuse lists and objects nested deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth >= limit:
+                raise FieldError(f"nested deeper than {limit} levels")
+            children: Iterable[Any] = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
+def expect_keys(record: Any, where: str, required: Iterable[str], optional: Iterable[str] = ()) -> dict[str, Any]:
+    """``record`` as an object with every ``required`` key, and no key outside ``required`` and ``optional``."""
+    if not isinstance(record, dict):
+        raise FieldError(f"{where} must be an object, got {_show(record)}")
+    needed = list(required)
+    missing = [key for key in needed if key not in record]
+    if missing:
+        raise FieldError(f"{where} has no {', '.join(repr(key) for key in missing)}")
+    allowed = set(needed) | set(optional)
+    extra = sorted(key for key in record if key not in allowed)
+    if extra:
+        raise FieldError(f"{where} has unknown field {extra[0]!r}")
+    return record
+
+
+def expect_whole(value: Any, where: str, low: int, high: int) -> int:
+    """An integer (not a bool, a float or a string) with ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(f"{where} must be a whole number, got {_show(value)}")
+    if not low <= value <= high:
+        raise FieldError(f"{where} must be from {low} to {high}, got {_show(value)}")
+    return value
+
+
+def expect_number(value: Any, where: str, low: float, high: float) -> float:
+    """A finite number (int or float, not a bool) with ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FieldError(f"{where} must be a number, got {_show(value)}")
+    if not (math.isfinite(value) and low <= value <= high):
+        raise FieldError(f"{where} must be a finite number from {low:g} to {high:g}, got {_show(value)}")
+    return float(value)
+
+
+def expect_str(value: Any, where: str, max_length: int = 256, pattern: re.Pattern[str] | None = None) -> str:
+    """A string of at most ``max_length`` characters, matching ``pattern`` in full when given."""
+    if not isinstance(value, str):
+        raise FieldError(f"{where} must be a string, got {_show(value)}")
+    if len(value) > max_length:
+        raise FieldError(f"{where} is longer than {max_length} characters")
+    if pattern is not None and not pattern.fullmatch(value):
+        raise FieldError(f"{where} is not valid: {_show(value)}")
+    return value
+
+
+def version_matches(written: str, ours: str) -> bool:
+    """Whether a file written by tickswap ``written`` may be read by ``ours`` (same major.minor)."""
+    return written.split(".")[:2] == ours.split(".")[:2]
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."

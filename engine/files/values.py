@@ -1,0 +1,142 @@
+"""Saved values: what a save can hold of a game's own state, as JSON, and how it is checked.
+
+Buffered fields and ``saved`` attributes hold numbers, strings, tuples, lists, sets,
+dicts and references to other entities. JSON has only some of these, so the others are
+written as tagged objects with one key: ``{"$tuple": [...]}``, ``{"$set": [...]}``,
+``{"$dict": {...}}``, ``{"$entity": id}``, and ``{"$float": "nan"}`` for the non-finite
+floats JSON can't write. ``encode`` refuses, by the field's name, what could not be read
+back (an object, a 100-digit integer, a list that contains itself); ``check_value``
+accepts only what ``encode`` writes, generically (so a new buffered field needs nothing
+here), and ``decode`` turns a checked value back into Python.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from engine.entity import Entity
+from engine.files.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_whole
+
+__all__ = ["MAX_ID", "NotSaveable", "check_like_default", "check_value", "decode", "encode"]
+
+MAX_ID = 2**53
+"""The highest entity id a save may name."""
+MAX_TEXT = 1 << 20
+"""The longest string a saved value may be."""
+_TAGS = ("$entity", "$tuple", "$set", "$dict", "$float")
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+class NotSaveable(ValueError):
+    """A value a save cannot hold (and read back); the message names the field."""
+
+def encode(value: Any, where: str, depth: int = 0) -> Any:
+    """A saved value as JSON: entities as ids, tuples, sets and dicts tagged, NaN and infinities tagged."""
+    if depth >= MAX_DEPTH - 6:
+        raise NotSaveable(f"{where} is nested too deeply for a save")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        if len(str(abs(value))) > MAX_INT_DIGITS:
+            raise NotSaveable(f"{where} holds an integer of more than {MAX_INT_DIGITS} digits, which a save cannot hold")
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, Entity):
+        if value.id is None:
+            raise NotSaveable(f"{where} refers to an entity that was never spawned")
+        return {"$entity": value.id}
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(item, where, depth + 1) for item in value]}
+    if isinstance(value, list):
+        return [encode(item, where, depth + 1) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted((encode(item, where, depth + 1) for item in value), key=repr)}
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {"$dict": {key: encode(item, where, depth + 1) for key, item in value.items()}}
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return encode(value.item(), where, depth)
+    raise NotSaveable(f"{where} holds {value!r:.60}, which a save cannot hold: use numbers, strings, tuples, lists, "
+                    "dicts or entities, or rebuild it in on_load()")
+
+
+def check_value(value: Any, where: str, ids: set[int]) -> None:
+    """A saved value: JSON scalars, lists, and the tagged forms ``encode`` writes (references to saved ids)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (bool, int, float)):
+            continue
+        if isinstance(item, str):
+            if len(item) > MAX_TEXT:
+                raise FieldError(f"{where} holds a string longer than {MAX_TEXT} characters")
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if len(item) != 1 or next(iter(item)) not in _TAGS:
+                raise FieldError(f"{where} holds an object that is not a saved value (expected one of {_TAGS})")
+            tag, inner = next(iter(item.items()))
+            if tag == "$entity":
+                expect_whole(inner, f"{where} (an entity reference)", 1, MAX_ID)
+                if inner not in ids:
+                    raise FieldError(f"{where} refers to entity {inner}, which is not in the save")
+            elif tag == "$float":
+                if inner not in _NON_FINITE:
+                    raise FieldError(f"{where} holds {{'$float': {inner!r:.20}}}; expected 'nan', 'inf' or '-inf'")
+            elif tag == "$dict":
+                if not isinstance(inner, dict):
+                    raise FieldError(f"{where} holds a $dict that is not an object")
+                stack.extend(inner.values())
+            else:
+                if not isinstance(inner, list):
+                    raise FieldError(f"{where} holds a {tag} that is not a list")
+                stack.extend(inner)
+        else:  # pragma: no cover - JSON has no other types
+            raise FieldError(f"{where} holds {type(item).__name__}")
+
+
+def decode(value: Any, entities: dict[int, Entity]) -> Any:
+    """The inverse of ``encode`` (on a value ``check_value`` accepted)."""
+    if isinstance(value, list):
+        return [decode(item, entities) for item in value]
+    if isinstance(value, dict):
+        tag, inner = next(iter(value.items()))
+        if tag == "$entity":
+            return entities[inner]
+        if tag == "$tuple":
+            return tuple(decode(item, entities) for item in inner)
+        if tag == "$set":
+            return frozenset(decode(item, entities) for item in inner)
+        if tag == "$float":
+            return _NON_FINITE[inner]
+        return {key: decode(item, entities) for key, item in inner.items()}
+    return value
+
+
+# -- the engine-owned state of one entity (the double buffer's owner may change these two) --
+
+def check_like_default(value: Any, default: Any, where: str) -> None:
+    """A buffered value must be of the kind its declared default is: a number for a number, and so on.
+
+    This keeps a save with ``"x": "abc"`` from loading and failing a hundred ticks later
+    in the game's own code. A field whose default is ``None`` (or anything else) may hold
+    any saved value.
+    """
+    def number(item: Any) -> bool:
+        return (isinstance(item, (int, float)) and not isinstance(item, bool)) or (
+            isinstance(item, dict) and "$float" in item)
+
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, (int, float)):
+        ok = number(value)
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+    elif isinstance(default, tuple):
+        ok = isinstance(value, dict) and "$tuple" in value
+    else:
+        return
+    if not ok:
+        raise FieldError(f"{where} must be a {type(default).__name__} like its default {default!r:.30}, "
+                         f"got {value!r:.40}")

@@ -1,0 +1,164 @@
+"""The ``tickswap`` command's options: every number and name checked as it is parsed, refused in one line.
+
+A value argparse accepts is one the run can use: counts from 1 to 10**9, durations that
+fit a clock, rates that give a step a clock can hold, seeds from 0 (``random.seed(-3)``
+is ``random.seed(3)``), file names that are not empty. ``Parser`` prints a mistake as one
+line naming the option and the value instead of a usage block. ``engine.run(build)``
+takes the same ``run`` options (``add_run_options``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from typing import NoReturn
+
+from engine.loops.names import LOOPS
+
+__all__ = ["Parser", "add_run_options", "build_parser", "count"]
+
+MAX_MS = 1e7
+"""The longest duration (ms) an option accepts: under three hours."""
+UPS_RANGE = (0.01, 100_000.0)
+MAX_COUNT = 10**9
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+def count(text: str) -> int:
+    """An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_COUNT}, got {value}")
+    return value
+
+
+def _number(text: str, low: float, high: float, unit: str, zero_allowed: bool) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number{unit}, got {text!r}") from None
+    if not math.isfinite(value) or not (low <= value <= high) or (value == 0 and not zero_allowed):
+        raise argparse.ArgumentTypeError(f"expected a finite number{unit} from {low:g} to {high:g}, got {text}")
+    return value
+
+
+def _non_negative_ms(text: str) -> float:
+    return _number(text, 0.0, MAX_MS, " of milliseconds", True)
+
+
+def _ups(text: str) -> float:
+    return _number(text, *UPS_RANGE, " of updates per second", False)
+
+
+def _fps(text: str) -> float:
+    return _number(text, 0.01, 100_000.0, " of frames per second", False)
+
+
+def _seconds(text: str) -> float:
+    return _number(text, 0.001, 86_400.0, " of seconds", False)
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value < 2**64:
+        # random.seed(-3) is random.seed(3): a negative seed would silently be another one.
+        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, got {value}")
+    return value
+
+
+def _file_name(text: str) -> str:
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    return text
+
+
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
+    run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
+    run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
+    run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible")
+    run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
+    run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
+    run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
+    run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
+    run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
+    run.add_argument("--max-fps", type=_fps,
+                     help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
+    run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
+                     help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
+    run.add_argument("--seed", type=_seed, default=0, help="seed for world.random (default 0)")
+    run.add_argument("--record", metavar="FILE", type=_file_name,
+                     help="record every tick's input and state hashes as a replay")
+    run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str, help="save the world to FILE after tick N")
+    run.add_argument("--load", metavar="FILE", type=_file_name,
+                     help="start from a saved world instead of the game's beginning")
+    run.add_argument("--input", metavar="FILE", type=_file_name,
+                     help="feed scripted input: JSON lines {\"tick\": N, \"input\": [[type, key, x, y], ...]}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``tickswap`` command and its subcommands (``bench`` parses its own)."""
+    parser = Parser(prog="tickswap", description="Run tickswap's games.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="list the games, one a line")
+    run = commands.add_parser("run", help="run a game")
+    run.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
+    add_run_options(run)
+    replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
+    replay.add_argument("file", type=_file_name, help="a replay written by `tickswap run GAME --record FILE`")
+    replay.add_argument("--game", metavar="PATH", type=_file_name,
+                        help="the game file the replay was recorded from (its content must match the recording)")
+    shown = replay.add_mutually_exclusive_group()
+    shown.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
+    shown.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
+    replay.add_argument("--screenshot", metavar="PNG", type=_file_name,
+                        help="with --headless: save the last frame as a PNG")
+    replay.add_argument("--no-hud", action="store_true", help="hide the HUD")
+
+    check = commands.add_parser(
+        "check", help="check that a game comes out the same in every update order",
+        description="Run a game in spawn order and in shuffled update orders (reshuffled every tick) with the "
+                    "same seeded random input, and report the first tick whose state differs, naming the "
+                    "entities and fields. Exit 0 when every order agrees, 1 when they differ.")
+    check.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
+    check.add_argument("--ticks", type=count, default=300, help="ticks to run (default 300)")
+    check.add_argument("--orders", type=count, default=4, help="shuffled orders besides spawn order (default 4)")
+    check.add_argument("--seed", type=_seed, default=0, help="seed for the worlds, the shuffles and the input (default 0)")
+    given = check.add_mutually_exclusive_group()
+    given.add_argument("--input", metavar="FILE", type=_file_name,
+                       help="feed every order the per-tick input of a recording or an input script")
+    given.add_argument("--no-input", action="store_true", help="no input at all (default: seeded random input)")
+
+    commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
+    lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
+                              description="Run one scenario under each game loop on a simulated machine and "
+                                          "print a table, then the first 100 ms of each loop as a timeline.")
+    lab.add_argument("scenario", nargs="?", default="ball",
+                     help="'ball' (a ball at constant speed, the default) or a game's name")
+    from engine.tools.lab import MACHINES
+
+    lab.add_argument("--machine", choices=sorted(MACHINES), help="a preset machine (costs below override it)")
+    lab.add_argument("--update-ms", type=_non_negative_ms, help="what one update costs")
+    lab.add_argument("--render-ms", type=_non_negative_ms, help="what one render costs")
+    lab.add_argument("--jitter-ms", type=_non_negative_ms, help="random ± added to every cost")
+    lab.add_argument("--stall-at-ms", type=_non_negative_ms, help="one stall at this clock time")
+    lab.add_argument("--stall-ms", type=_non_negative_ms, help="how long that stall lasts (default 250)")
+    lab.add_argument("--seconds", type=_seconds, default=2.0, help="simulated real time per loop (default 2)")
+    lab.add_argument("--ups", type=_ups, default=64.0, help="updates per second (default 64)")
+    lab.add_argument("--seed", type=_seed, default=0, help="seed for the jitter and the game (default 0)")
+    lab.add_argument("--png", metavar="FILE", type=_file_name,
+                     help="also draw the timelines as a chart (needs EGL or a display)")
+    return parser

@@ -1,0 +1,133 @@
+"""No traceback for any user mistake: one line, and the right status, from every command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VirtualClock, World
+from engine.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def status_of(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exit:
+        return int(str(exit.code))
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "pong"],
+    ["run", "patrol", "--ups", "1e-300"],
+    ["run", "patrol", "--ups", "nan"],
+    ["run", "patrol", "--ups", "0"],
+    ["run", "patrol", "--ticks", "0"],
+    ["run", "patrol", "--ticks", "1.5"],
+    ["run", "patrol", "--ticks", "10000000000000"],
+    ["run", "patrol", "--seed", "-3"],
+    ["run", "patrol", "--seed", "x"],
+    ["run", "patrol", "--frames", "x"],
+    ["run", "patrol", "--loop", "warp"],
+    ["run", "patrol", "--max-fps", "inf"],
+    ["run", "patrol", "--spin-ms", "1e308"],
+    ["run", "patrol", "--ticks", "5", "--save-at", "zero", "x.json"],
+    ["run", "patrol", "--ticks", "5", "--save-at", "-1", "x.json"],
+    ["run", "patrol", "--ticks", "5", "--screenshot", "x.png"],
+    ["run", "patrol", "--ticks", "5", "--no-hud"],
+    ["run", "patrol", "--headless", "--frames", "5", "--screenshot", "x.gif"],
+    ["run", "patrol", "--ticks", "5", "--input", "no-such-input.jsonl"],
+    ["run", "patrol", "--ticks", "5", "--load", "no-such-save.json"],
+    ["run", "no/such/game.py"],
+    ["run", "patrol", "--no-such-option"],
+    ["replay", "no-such-replay.jsonl"],
+    ["replay", ""],
+    ["replay", "x.jsonl", "--screenshot", "x.png"],
+    ["lab", "--update-ms", "1e308"],
+    ["lab", "--ups", "1e-300"],
+    ["lab", "--seconds", "1e300"],
+    ["lab", "--render-ms", "-1"],
+    ["lab", "pong"],
+    ["lab", "--png", ""],
+    ["nothing"],
+    [],
+])
+def test_a_user_mistake_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    assert status_of(argv) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and captured.err.count("\n") == 1, captured.err
+    assert not list(tmp_path.iterdir()), "nothing was written"
+
+
+def test_ctrl_c_is_130_with_one_line_in_replay_lab_and_bench(tmp_path, capsys, monkeypatch):
+    recording = tmp_path / "r.jsonl"
+    assert main(["run", "patrol", "--ticks", "100", "--record", str(recording)]) == 0
+    capsys.readouterr()
+    real_tick = World.tick
+    calls = {"n": 0}
+
+    def interrupted(self: World) -> None:
+        calls["n"] += 1
+        if calls["n"] == 30:
+            raise KeyboardInterrupt
+        real_tick(self)
+
+    monkeypatch.setattr(World, "tick", interrupted)
+    assert main(["replay", str(recording)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted at tick 29" in err and err.count("\n") == 1
+    monkeypatch.setattr(World, "tick", real_tick)
+
+    import engine.tools.bench
+    import engine.tools.lab
+
+    def ctrl_c(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine.tools.lab, "run_lab", ctrl_c)
+    assert main(["lab"]) == 130
+    assert capsys.readouterr().err.count("\n") == 1
+    monkeypatch.setattr(engine.tools.bench, "main", ctrl_c)
+    assert main(["bench", "--quick"]) == 130
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["list", "lab"])
+def test_a_closed_pipe_ends_quietly(command):
+    shell = f"{sys.executable} -m engine.tools.cli {command} | head -1"
+    result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120, check=False,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.stdout.count("\n") == 1 and result.stderr == "", result.stderr
+
+
+@pytest.mark.parametrize("argv", [["--ticks", "0"], ["--entities", "-5"], ["--churn", "x"],
+                                  ["--entities", "3", "--churn", "10"]])
+def test_the_soak_refuses_bad_numbers_in_one_line(argv, capsys):
+    from engine.tools.soak import main as soak_main
+
+    with pytest.raises(SystemExit) as exit:
+        soak_main(argv)
+    assert exit.value.code == 2 and "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("make", "name"), [
+    (lambda: VirtualClock().advance(1e303), "VirtualClock.advance"),
+    (lambda: VirtualClock(start_ms=1e303), "start_ms"),
+    (lambda: FixedStepLoop(lambda: None, lambda alpha: None, ms_per_update=1e303), "ms_per_update"),
+    (lambda: RenderGatedLoop(lambda: None, lambda alpha: None, ms_per_update=1e303), "ms_per_update"),
+    (lambda: ConstantRateLoop(lambda: None, lambda alpha: None, fps=1e-300), "fps"),
+])
+def test_numbers_too_large_for_a_clock_are_refused_by_name_at_construction(make, name):
+    with pytest.raises(ValueError, match=name):
+        make()
+
+
+def test_run_until_beyond_any_clock_runs_until_stopped():
+    loop = FixedStepLoop(lambda: None, lambda alpha: None, clock=VirtualClock())
+    assert loop.run(frames=3, until=1e303) == 3

@@ -1,0 +1,317 @@
+"""Game files: the same identity in every process, and files from elsewhere that never run code."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import World
+from engine.files.game import GameError, load_game, sample_games
+from engine.files.save import SaveError
+from engine.tools.cli import main
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = README.parent
+
+
+def comet_source() -> str:
+    """README's tutorial game, exactly as README shows it."""
+    section = README.read_text().split("## Your first game", 1)[1]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0]
+
+
+def tickswap(*argv: str, cwd: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
+    """Run the command line in a fresh process, from ``cwd``, with ``PYTHONHASHSEED``."""
+    env = {**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "engine.tools.cli", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def python(*argv: str, cwd: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def state(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split("state ")[1].split(",")[0].strip()
+
+
+@pytest.fixture
+def comet(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "comet.py").write_text(comet_source())
+    return home / "comet.py"
+
+
+def test_comet_records_in_one_process_and_directory_and_replays_in_another(comet, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    recorded = tickswap("run", "comet.py", "--ticks", "300", "--record", "r.jsonl", cwd=comet.parent, hashseed="1")
+    assert state(recorded)
+    again = tickswap("run", str(comet), "--ticks", "300", cwd=elsewhere, hashseed="2")
+    assert state(again) == state(recorded), "same history, same hash, whatever the hash seed, cwd or path"
+    moved = elsewhere / "r.jsonl"
+    moved.write_bytes((comet.parent / "r.jsonl").read_bytes())
+    with_game = tickswap("replay", str(moved), "--game", str(comet), cwd=elsewhere, hashseed="2")
+    assert with_game.returncode == 0 and "all match" in with_game.stdout, with_game.stderr
+    beside = tickswap("replay", "r.jsonl", cwd=comet.parent, hashseed="3")
+    assert beside.returncode == 0 and "all match" in beside.stdout, beside.stderr
+    alone = tickswap("replay", str(moved), cwd=elsewhere, hashseed="3")
+    assert alone.returncode == 2 and "--game" in alone.stderr and alone.stderr.count("\n") == 1
+
+
+def test_comet_runs_itself_and_matches_tickswap_run(comet):
+    itself = python("comet.py", "--ticks", "300", "--record", "own.jsonl", cwd=comet.parent, hashseed="4")
+    through_cli = tickswap("run", "comet.py", "--ticks", "300", cwd=comet.parent, hashseed="5")
+    assert state(itself) == state(through_cli)
+    replayed = tickswap("replay", "own.jsonl", cwd=comet.parent, hashseed="6")
+    assert replayed.returncode == 0, replayed.stderr
+
+
+def test_comet_saved_in_one_process_continues_hash_for_hash_in_another(comet, tmp_path):
+    straight = python("comet.py", "--ticks", "300", "--save-at", "100", "s.json", cwd=comet.parent, hashseed="1")
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    loaded = python(str(comet), "--ticks", "200", "--load", str(comet.parent / "s.json"), cwd=elsewhere, hashseed="2")
+    assert state(loaded) == state(straight)
+    via_cli = tickswap("run", str(comet), "--ticks", "200", "--load", str(comet.parent / "s.json"), cwd=elsewhere,
+                       hashseed="3")
+    assert state(via_cli) == state(straight)
+
+
+def test_a_changed_game_file_is_reported_as_changed(comet, capsys):
+    assert main(["run", str(comet), "--ticks", "120", "--record", str(comet.parent / "r.jsonl"),
+                 "--save-at", "60", str(comet.parent / "s.json")]) == 0
+    comet.write_text(comet.read_text().replace("self.dx, self.dy = 5, 3", "self.dx, self.dy = 6, 3"))
+    capsys.readouterr()
+    assert main(["replay", str(comet.parent / "r.jsonl")]) == 2
+    assert "content changed" in capsys.readouterr().err
+    assert main(["run", str(comet), "--ticks", "5", "--load", str(comet.parent / "s.json")]) == 2
+    assert "changed since it was saved" in capsys.readouterr().err
+
+
+MARKER_GAME = """
+import pathlib
+pathlib.Path({marker!r}).write_text("ran")
+def build(world):
+    pass
+"""
+
+
+def hostile_replay(path: Path, game: str, digest: str | None) -> None:
+    header = {"format": "tickswap-replay", "version": 2, "game": game, "game_digest": digest, "seed": 0,
+              "ms_per_update": 15.625, "engine": "0.1.0"}
+    path.write_text(json.dumps(header) + "\n" + json.dumps({"end": 0, "hash": "0" * 64}) + "\n")
+
+
+@pytest.mark.parametrize("named", ["absolute", "beside", "relative", "digest-of-other", "package", "bare"])
+def test_a_replay_naming_a_game_file_never_runs_it(tmp_path, capsys, monkeypatch, named):
+    monkeypatch.chdir(tmp_path)  # where a careless loader would look first
+    marker = tmp_path / "marker"
+    evil = tmp_path / "game.py"
+    evil.write_text(MARKER_GAME.format(marker=str(marker)))
+    replay = tmp_path / "r.jsonl"
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(MARKER_GAME.format(marker=str(marker)))
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "__init__.py").write_text(MARKER_GAME.format(marker=str(marker)))
+    game, digest = {"absolute": (str(evil), None), "beside": ("game.py", None),
+                    "relative": ("../" + evil.name, "a" * 64), "digest-of-other": ("game.py", "b" * 64),
+                    "package": ("pkg", "c" * 64), "bare": ("bare", None)}[named]
+    hostile_replay(replay, game, digest)
+    assert main(["replay", str(replay)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not marker.exists(), "the game file named by the replay was imported"
+
+
+@pytest.mark.parametrize("name", ["this:Entity", "antigravity:Entity", "os:system", "engine.world:World",
+                                  "subprocess:Popen", "games.patrol.logic:Skeleton.__init__"])
+def test_a_save_naming_a_foreign_class_is_refused_and_nothing_is_imported(tmp_path, capsys, name):
+    path = tmp_path / "s.json"
+    assert main(["run", "patrol", "--ticks", "20", "--save-at", "10", str(path)]) == 0
+    data = json.loads(path.read_text())
+    data["entities"][0]["class"] = name
+    path.write_text(json.dumps(data))
+    module = name.split(":")[0]
+    was_loaded = module in sys.modules
+    capsys.readouterr()
+    assert main(["run", "patrol", "--ticks", "5", "--load", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert (module in sys.modules) == was_loaded, f"{module} was imported"
+    with pytest.raises(SaveError, match="class"):
+        World.load(path)
+
+
+def test_games_are_found_through_entry_points_and_listed_name_first(capsys):
+    names = sorted(sample_games())
+    assert names == ["bouncy", "comet", "explorer", "framebuffer", "patrol", "slapstick", "swarm"]
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == names and all(len(line.split()) > 2 for line in lines)
+
+
+def test_the_engine_imports_no_game():
+    code = ("import sys, engine, engine.tools.cli, engine.files.save, engine.files.replay; "
+            "print([m for m in sys.modules if m == 'games' or m.startswith('games.')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_game_file_gets_one_stable_module_whatever_the_path(comet, monkeypatch):
+    monkeypatch.chdir(comet.parent)
+    first = load_game("comet.py")
+    second = load_game(str(comet))
+    assert first.module is second.module
+    assert first.module.__name__.startswith("tickswap_game_comet_") and first.digest
+    assert str(hash(str(comet))) not in first.module.__name__
+
+
+@pytest.mark.parametrize(("source", "words"), [
+    ("def build(world)\n    pass\n", "bad.py:1: syntax error"),
+    ("import no_such_module_here\ndef build(world): pass\n", "ModuleNotFoundError"),
+    ("raise RuntimeError('boom')\n", "RuntimeError: boom"),
+    ("import sys\nsys.exit(3)\n", "SystemExit"),
+    ("x = 1\n", "no build(world)"),
+])
+def test_a_broken_game_file_is_one_line_naming_the_file(tmp_path, capsys, source, words):
+    game = tmp_path / "bad.py"
+    game.write_text(source)
+    assert main(["run", str(game), "--ticks", "3"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1 and "Traceback" not in err
+    with pytest.raises(GameError):
+        load_game(str(game))
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ("def build(world):\n    raise ValueError('no level')\n", "build(world) failed: ValueError: no level"),
+    ("from engine import Entity\ndef build(world):\n    e = Entity()\n    world.spawn(e)\n    world.spawn(e)\n",
+     "already spawned"),
+    (("from engine import Entity\nclass Bad(Entity):\n    def __init__(self):\n        self.hp = 1\n"
+      "def build(world):\n    world.spawn(Bad())\n"), "super().__init__()"),
+])
+def test_a_build_that_fails_is_a_crash_in_one_line(tmp_path, capsys, body, words):
+    game = tmp_path / "g.py"
+    game.write_text(body)
+    assert main(["run", str(game), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert words in err and "g.py:" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_system_exit_inside_update_is_a_crash_not_a_quiet_success(tmp_path, capsys):
+    game = tmp_path / "quits.py"
+    game.write_text("import sys\nfrom engine import Entity\nclass Q(Entity):\n    def update(self, world):\n"
+                    "        sys.exit(0)\ndef build(world):\n    world.spawn(Q())\n")
+    assert main(["run", str(game), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "SystemExit" in err and err.count("\n") == 1
+
+
+def test_run_input_feeds_scripted_input_per_tick(tmp_path, capsys):
+    game = tmp_path / "keys.py"
+    game.write_text("from engine import Entity, buffered\nclass K(Entity):\n    seen = buffered(0)\n"
+                    "    def update(self, world):\n        if world.input.just_pressed(65):\n"
+                    "            self.seen += world.tick_count + 1\ndef build(world):\n    world.spawn(K())\n")
+    script = tmp_path / "in.jsonl"
+    script.write_text('{"tick": 3, "input": [["key_press", 65, 0, 0]]}\n{"tick": 7, "input": [["key_press", 65, 0, 0]]}\n')
+    assert main(["run", str(game), "--ticks", "10", "--input", str(script)]) == 0
+    with_input = capsys.readouterr().out.split("state ")[1]
+    assert main(["run", str(game), "--ticks", "10"]) == 0
+    assert capsys.readouterr().out.split("state ")[1] != with_input
+    from engine.files.game import load_game as load
+
+    module = load(str(game)).module
+    with World() as world:
+        module.build(world)
+        for tick in range(1, 11):
+            if tick in (3, 7):
+                world.input_queue.press(65)
+                world.input_queue.release(65)
+            world.tick()
+        assert world.entities[0].seen == 3 + 7
+
+
+def test_a_game_package_runs_records_replays_and_loads(tmp_path, capsys, monkeypatch):
+    package = tmp_path / "mygame"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A game in a package."""\nfrom .things import Mover\n\n'
+                                         "def build(world):\n    world.spawn(Mover())\n")
+    (package / "things.py").write_text("from engine import Entity\n\nclass Mover(Entity):\n"
+                                       "    def update(self, world):\n        self.x += 1\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "mygame", "--ticks", "130", "--record", "r.jsonl", "--save-at", "100", "s.json"]) == 0
+    straight = capsys.readouterr().out.split("state ")[1].split(",")[0].strip()
+    assert main(["run", str(package), "--ticks", "30", "--load", "s.json"]) == 0
+    assert capsys.readouterr().out.split("state ")[1].split(",")[0].strip() == straight
+    assert main(["replay", "r.jsonl"]) == 0
+
+
+def test_run_build_uses_the_module_the_user_imported(comet, capsys):
+    import importlib.util
+
+    from engine.tools.cli import run_game
+
+    assert main(["run", str(comet), "--ticks", "90"]) == 0
+    through_cli = capsys.readouterr().out.split("state ")[1]
+    spec = importlib.util.spec_from_file_location("my_comet", comet)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["my_comet"] = module
+    try:
+        spec.loader.exec_module(module)
+        assert run_game(module.build, ["--ticks", "90"]) == 0
+        assert capsys.readouterr().out.split("state ")[1] == through_cli
+        assert module.Comet.__module__.startswith("tickswap_game_comet_"), "its own classes, under the stable name"
+        assert load_game(str(comet)).module is module, "one module: the file is not imported a second time"
+    finally:
+        del sys.modules["my_comet"]
+
+
+def test_engine_run_exits_with_the_commands_status(comet):
+    import engine
+
+    module = load_game(str(comet)).module
+    with pytest.raises(SystemExit) as exit:
+        engine.run(module.build, ["--ticks", "5"])
+    assert exit.value.code == 0
+    with pytest.raises(SystemExit) as exit:
+        engine.run(module.build, ["--ticks", "5", "--load", ""])
+    assert exit.value.code == 2
+
+
+def test_a_game_file_that_runs_itself_takes_a_screenshot(comet, offscreen):
+    result = python("comet.py", "--headless", "--frames", "30", "--screenshot", "c.png", "--no-hud",
+                    cwd=comet.parent, hashseed="1")
+    assert result.returncode == 0, result.stderr
+    assert (comet.parent / "c.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_no_hud_hides_the_hud():
+    from engine.render.runner import GameRunner
+
+    runner = GameRunner("bouncy", headless=True, show_hud=False)
+    try:
+        assert runner.hud.visible is False
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "float('nan')", "'fast'", "1e303"])
+def test_a_game_step_out_of_range_is_refused_by_name(tmp_path, capsys, value):
+    game = tmp_path / "steps.py"
+    game.write_text(f"MS_PER_UPDATE = {value}\ndef build(world):\n    pass\n")
+    assert main(["run", str(game), "--ticks", "3", "--record", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "MS_PER_UPDATE" in err and err.count("\n") == 1 and not (tmp_path / "r.jsonl").exists()
