@@ -52,7 +52,8 @@ class InputEvent:
             raise TypeError(f"InputEvent key must be hashable (an int, a string, a tuple), got {self.key!r}") from None
 
     def to_json(self) -> list[Any]:
-        """A compact JSON form, for replays: ``[type, key, x, y]``, then ``modifiers, scroll_x, scroll_y`` if any is set."""
+        """A compact JSON form, for replays: ``[type, key, x, y]``, then ``modifiers, scroll_x,
+        scroll_y`` if any is set."""
         if self.modifiers or self.scroll_x or self.scroll_y:
             return [self.type, self.key, self.x, self.y, self.modifiers, self.scroll_x, self.scroll_y]
         return [self.type, self.key, self.x, self.y]
@@ -66,7 +67,7 @@ class InputEvent:
         kind, key, x, y = data[:4]
         modifiers, scroll_x, scroll_y = data[4:] if len(data) == 7 else (0, 0.0, 0.0)
         if isinstance(modifiers, bool) or not isinstance(modifiers, int):
-            raise ValueError(f"an input event's modifiers are an int, got {modifiers!r}")  # noqa: TRY004 (a file is malformed)
+            raise ValueError(f"an input event's modifiers are an int, got {modifiers!r}")
         if isinstance(key, list):
             key = tuple(key)
         return cls(kind, key, float(x), float(y), modifiers, float(scroll_x), float(scroll_y))

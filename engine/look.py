@@ -94,7 +94,8 @@ class Look:
 
     @property
     def box(self) -> tuple[float, float] | None:
-        """The look's (width, height) in pixels, or ``None`` where only drawing knows it (text, a picture's own size)."""
+        """The look's (width, height) in pixels, or ``None`` where only drawing knows it (text,
+        a picture's own size)."""
         if self.shape == "text" or not isinstance(self.size, tuple):
             return None
         return self.size

@@ -10,8 +10,10 @@ look-ups instead of a million box tests.
 An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
 default its look's size; boxes are axis-aligned (they don't turn with ``angle``). An
 entity with neither (no look, a text look) has no box and overlaps nothing, though
-``near`` still finds it by its position. Boxes that only touch do not overlap. Results come in update order, live entities only; crowds are left out
-(their members are rows of numpy arrays: query those with numpy).
+``near`` still finds it by its position. Boxes that only touch do not overlap. Results
+come in update order: during a tick, every entity live when the tick began (one despawned
+earlier in the tick still collides, so both sides see the hit in every update order);
+crowds are left out (their members are rows of numpy arrays: query those with numpy).
 """
 
 from __future__ import annotations

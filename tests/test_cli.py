@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.files.game import load_game, sample_games
+from engine.files.game import sample_games
 from engine.tools.cli import main
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pyglet
+import pytest
 
 from engine import Entity, Look, World
 

@@ -6,17 +6,17 @@ import json
 
 import pytest
 
-from engine.files.game import load_game, sample_games
-from engine.tools.cli import main
+from engine.files.game import sample_games
 from engine.files.replay import ReplayError, read_replay
+from engine.tools.cli import main
 
 
 def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
     """Play ``name`` headless, pressing and releasing keys on a script, recording it all."""
     from pyglet.window import key
 
-    from engine.render.runner import GameRunner
     from engine.files.replay import Recorder
+    from engine.render.runner import GameRunner
 
     runner = GameRunner(name, headless=True, seed=3)
     recorder = Recorder(path, game=name, seed=3, ms_per_update=runner.ms_per_update)

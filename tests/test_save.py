@@ -8,10 +8,10 @@ import os
 import esper
 import pytest
 
-from engine.files.game import load_game, sample_games
 from engine import Entity, World, buffered
-from engine.tools.cli import main
+from engine.files.game import load_game, sample_games
 from engine.files.save import SaveError
+from engine.tools.cli import main
 
 
 def run_game(name: str, ticks: int, world: World | None = None) -> World:

@@ -10,6 +10,7 @@ through: the link stays a link and the file it points to is replaced.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -103,17 +104,13 @@ class AtomicFile:
     def abort(self) -> None:
         """Drop the temporary file; the target is untouched."""
         if self._file is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self._file.close()
-            except OSError:
-                pass
             self._file = None
-        try:
+        with contextlib.suppress(OSError):
             self.temporary.unlink()
-        except OSError:
-            pass
 
-    def __enter__(self) -> AtomicFile:  # noqa: PYI034 (typing.Self needs Python 3.11)
+    def __enter__(self) -> AtomicFile:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -207,11 +207,11 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
             spec.loader.exec_module(module)
         else:
             # Run exactly the bytes that were digested: the file can't change in between.
-            exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)  # noqa: S102 (the user named it)
+            exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
     except SyntaxError as error:
         _forget(module_name)
         raise GameError(f"{error.filename or name}:{error.lineno}: syntax error: {error.msg}") from None
-    except (Exception, SystemExit) as error:  # noqa: BLE001 (any failure of the user's file is one line)
+    except (Exception, SystemExit) as error:
         _forget(module_name)
         raise GameError(f"{name} failed to import: {type(error).__name__}: {error}{_where(error)}") from None
     try:

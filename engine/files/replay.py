@@ -3,7 +3,8 @@
 A fixed-step engine promises determinism: the same inputs give the same game. A replay
 makes the promise checkable. ``Recorder`` writes a JSON Lines file::
 
-    {"format": "tickswap-replay", "version": 2, "game": "patrol", "game_digest": null, "seed": 0, "ms_per_update": 15.625, "engine": "0.1.0"}
+    {"format": "tickswap-replay", "version": 2, "game": "patrol", "game_digest": null, "seed": 0,
+     "ms_per_update": 15.625, "engine": "0.1.0"}
     {"tick": 12, "input": [["key_press", 65363, 0.0, 0.0]]}
     {"tick": 60, "hash": "9f2c..."}
     ...

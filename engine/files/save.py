@@ -159,7 +159,8 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "values"))
     expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
     values = previous["values"]
-    if not (isinstance(values, dict) and isinstance(values.get("$tuple"), list) and len(values["$tuple"]) == len(names)):
+    listed = values.get("$tuple") if isinstance(values, dict) else None
+    if not (isinstance(listed, list) and len(listed) == len(names)):
         raise FieldError(f"{where}.previous.values must be a $tuple of the {len(names)} buffered values")
     for name, value in zip(names, values["$tuple"]):
         check_value(value, f"{where}.previous.{name}", ids)

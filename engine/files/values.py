@@ -39,7 +39,8 @@ def encode(value: Any, where: str, depth: int = 0) -> Any:
         return value
     if isinstance(value, int):
         if len(str(abs(value))) > MAX_INT_DIGITS:
-            raise NotSaveable(f"{where} holds an integer of more than {MAX_INT_DIGITS} digits, which a save cannot hold")
+            raise NotSaveable(f"{where} holds an integer of more than {MAX_INT_DIGITS} digits, "
+                              "which a save cannot hold")
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$float": repr(value)}

@@ -7,7 +7,8 @@ chart costs no new dependency (matplotlib would add tens of megabytes for one fi
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["draw_timelines"]
 

@@ -24,6 +24,7 @@ import pyglet
 
 from engine import keys
 from engine.clock import RealClock, VirtualClock
+from engine.files.game import Game, load_game
 from engine.input import InputEvent
 from engine.loops import (
     ConstantRateLoop,
@@ -32,7 +33,6 @@ from engine.loops import (
     VariableStepLoop,
 )
 from engine.loops.base import _Loop
-from engine.files.game import Game, load_game
 from engine.loops.names import LOOPS
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer

@@ -44,7 +44,7 @@ class SoundPlayer:
                     source = self._sources[request.sound] = pyglet.media.load(request.sound, streaming=False)
                 player = source.play()
                 player.volume = request.volume
-            except Exception as error:  # noqa: BLE001 -- no device, no decoder, no file: the game goes on silently
+            except Exception as error:
                 if type(error).__name__ in ("NoAudioDriverError", "MediaException") and not self._sources:
                     self._unavailable = True
                 self._broken.add(request.sound)

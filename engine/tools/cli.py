@@ -142,7 +142,7 @@ def _build(game: Game, seed: int) -> World:
     world = World(seed=seed)
     try:
         game.build(world)
-    except (Exception, SystemExit) as error:  # noqa: BLE001 (whatever the game raised: one line)
+    except (Exception, SystemExit) as error:
         world.close()
         raise GameCrashed(f"{game.name}: build(world) failed: {type(error).__name__}: {error} "
                           f"(at {_where(error)})") from None
@@ -214,7 +214,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         status = 1
     except (_DisplayError, SaveError, ReplayError, OutputError) as error:
         status = _error(str(error))
-    except Exception as error:  # noqa: BLE001 (whatever the game raised: one line)
+    except Exception as error:
         print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
         status = 1
     finally:
@@ -398,7 +398,8 @@ def _lab(args: argparse.Namespace) -> int:
     reports = run_lab(scenario, machine, seconds=args.seconds, ms_per_update=1000 / args.ups)
     print(f"scenario {args.scenario}, {args.seconds:g} s at {args.ups:g} updates/s, machine: update "
           f"{machine.update_ms:g} ms, render {machine.render_ms:g} ms, jitter ±{machine.jitter_ms:g} ms"
-          + (f", stall {machine.stall_ms:g} ms at {machine.stall_at_ms:g} ms" if machine.stall_at_ms is not None else ""))
+          + (f", stall {machine.stall_ms:g} ms at {machine.stall_at_ms:g} ms"
+             if machine.stall_at_ms is not None else ""))
     print(format_report(reports))
     if args.png:
         try:
@@ -411,7 +412,7 @@ def _lab(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         except OSError as error:
             raise UsageError(f"cannot write {args.png}: {error.strerror or error}") from None
-        except Exception as error:  # noqa: BLE001 (no GL to draw with: the table above still stands)
+        except Exception as error:
             raise UsageError(f"cannot draw the chart ({type(error).__name__}: {error}); the table above is complete") \
                 from None
         print(f"chart written to {args.png}")

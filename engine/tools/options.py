@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
     check.add_argument("--ticks", type=count, default=300, help="ticks to run (default 300)")
     check.add_argument("--orders", type=count, default=4, help="shuffled orders besides spawn order (default 4)")
-    check.add_argument("--seed", type=_seed, default=0, help="seed for the worlds, the shuffles and the input (default 0)")
+    check.add_argument("--seed", type=_seed, default=0,
+                       help="seed for the worlds, the shuffles and the input (default 0)")
     given = check.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")

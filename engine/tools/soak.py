@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from array import array
 import tracemalloc
+from array import array
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -81,7 +81,8 @@ def soak(ticks: int, entities: int = 1000, churn: int = 10, checkpoints: int = 1
                     counts[4 * taken] = tick
                     counts[4 * taken + 1] = len(world)
                     report(f"  tick {tick:>9,}  live {counts[4 * taken + 1]:>6}  esper {counts[4 * taken + 2]:>6}  "
-                           f"blocks {counts[4 * taken + 3]:>9,}" + (f"  traced {traced_kib[taken]:9.1f} KiB" if trace else ""))
+                           f"blocks {counts[4 * taken + 3]:>9,}"
+                           + (f"  traced {traced_kib[taken]:9.1f} KiB" if trace else ""))
                     taken += 1
         finally:
             if trace:

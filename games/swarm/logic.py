@@ -11,6 +11,7 @@ Hold the left mouse button to pull the swarm to the pointer, and drag to lead it
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,7 +27,7 @@ PULL, DRAG = 0.0025, 0.985
 class Swarm(Crowd):
     """Each particle accelerates toward the attractor (its own ``pull``) and around it (its ``swirl``)."""
 
-    fields = {"position": 2, "velocity": 2, "pull": 1, "swirl": 1}
+    fields: ClassVar[dict[str, int]] = {"position": 2, "velocity": 2, "pull": 1, "swirl": 1}
 
     def __init__(self, capacity: int = PARTICLES) -> None:
         super().__init__(capacity)
