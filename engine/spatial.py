@@ -80,8 +80,11 @@ class SpatialIndex:
         extents = np.maximum(boxes[:, 0], boxes[:, 1])[boxed]
         typical = float(np.percentile(extents, 75)) if len(extents) else 0.0
         self.cell = max(8.0, 2.0 * typical)
-        # Anything wider than a cell could reach past the neighbours: checked every time.
-        big = np.maximum(boxes[:, 0], boxes[:, 1]) > self.cell
+        # Anything wider than a cell could reach past the neighbours: checked every time. So
+        # is anything at a position no cell number can hold (NaN, infinite, astronomically far).
+        with np.errstate(invalid="ignore"):
+            far = ~(np.abs(positions_array) < self.cell * 2.0**30).all(axis=1)
+        big = (np.maximum(boxes[:, 0], boxes[:, 1]) > self.cell) | far
         self.big: list[int] = np.flatnonzero(big).tolist()
         small = np.flatnonzero(~big)
         cells_x = np.floor(positions_array[small, 0] / self.cell).astype(np.int64)
@@ -99,6 +102,15 @@ class SpatialIndex:
         cell = self.cell
         found = list(self.big)
         cells, members = self.cells, self.members
+        bounds = (x0 / cell, x1 / cell, y0 / cell, y1 / cell)
+        if any(math.isnan(bound) for bound in bounds):
+            return found  # a NaN box is nowhere
+        if not all(math.isfinite(bound) for bound in bounds):
+            return found + members
+        columns = math.floor(bounds[1]) - math.floor(bounds[0]) + 1
+        rows = math.floor(bounds[3]) - math.floor(bounds[2]) + 1
+        if columns * rows > len(cells):
+            return found + members  # a query wider than the occupied cells: everyone is a candidate
         for cell_x in range(math.floor(x0 / cell), math.floor(x1 / cell) + 1):
             base = cell_x * (1 << 32)
             for cell_y in range(math.floor(y0 / cell), math.floor(y1 / cell) + 1):
@@ -121,9 +133,10 @@ class SpatialIndex:
 
     def near(self, x: float, y: float, radius: float) -> list[int]:
         """Slots (in update order) of the entities whose position is within ``radius`` of (x, y)."""
-        xs, ys, limit = self.x, self.y, radius * radius
+        xs, ys = self.x, self.y
+        # hypot, not squares: a position of 1e200 must not overflow.
         hits = [slot for slot in self._around(x - radius, y - radius, x + radius, y + radius)
-                if (xs[slot] - x) ** 2 + (ys[slot] - y) ** 2 <= limit]
+                if math.hypot(xs[slot] - x, ys[slot] - y) <= radius]
         hits.sort()
         return hits
 
