@@ -40,7 +40,7 @@ from engine.files.replay import (
 )
 from engine.files.save import SaveError, load_world, save_world
 from engine.tools.options import Parser, add_run_options, build_parser, count
-from engine.world import EntityUpdateError, World
+from engine.world import BufferedWriteError, EntityUpdateError, World
 
 __all__ = ["main", "run_game"]
 
@@ -64,6 +64,8 @@ def _where(error: BaseException) -> str:
 
 
 def _crash_line(game: str, error: BaseException) -> str:
+    if isinstance(error, BufferedWriteError):
+        return f"{game} stopped: {error}"  # it names the writer's file and line itself
     if isinstance(error, EntityUpdateError):
         cause = error.__cause__ or error
         return f"{game} stopped: {error} (at {_where(cause)})"
