@@ -151,6 +151,7 @@ class CollisionQueries:
     tick_count: int
     _spatial_index: SpatialIndex | None = None
     _spatial_index_tick = -1
+    _spatial_wanted = False
 
     @property
     def entities(self) -> list[Entity]:
@@ -168,14 +169,31 @@ class CollisionQueries:
         Mid-tick it is built from the values committed when the tick began (the buffers'
         baseline), not from the attributes: the entity asking may have moved already.
         """
+        self._spatial_wanted = True
         if not self.ticking:
             return SpatialIndex(self.entities)
         index = self._spatial_index
         if index is None or self._spatial_index_tick != self.tick_count:
-            entities = self.entities
+            # The first query this world ever makes: everyone live when the tick began, at
+            # the positions committed then. (Looks are read now: from the next tick on, the
+            # index is built before any update can change one.)
+            entities = self._tick_entities()
             index = self._spatial_index = SpatialIndex(entities, committed_positions(entities))
             self._spatial_index_tick = self.tick_count
         return index
+
+    def _spatial_tick_started(self) -> None:
+        """The world calls this as a tick begins: a world that asks for collisions gets its
+        index built now, from committed positions and the looks every entity has before
+        any update runs, so no update can change what a later query sees."""
+        self._spatial_index = None
+        if self._spatial_wanted:
+            self._spatial_index = SpatialIndex(self.entities)
+            self._spatial_index_tick = self.tick_count
+
+    def _tick_entities(self) -> list[Entity]:
+        """Everyone live when the tick began, in update order (World's own method replaces this one)."""
+        return self.entities
 
     def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
         """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, in update order.

@@ -265,6 +265,11 @@ class World(SoundRequests, CollisionQueries):
         """Live entities that are instances of ``kind``, in update order."""
         return [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
 
+    def _tick_entities(self) -> list[Entity]:
+        # Despawns take effect at once, but a despawned entity leaves the update order only
+        # after the tick: the order is everyone who was live when the tick began.
+        return list(self._update_order())
+
     def __len__(self) -> int:
         return sum(1 for entity in self._order.values() if entity.alive)
 
@@ -331,7 +336,7 @@ class World(SoundRequests, CollisionQueries):
         random_state = self.random.getstate()
         self._buffers.begin(self._update_order(), self._early_systems > 0)
         self._sounds_tick_started()
-        self._spatial_index = None
+        self._spatial_tick_started()
         self._ticking = True
         try:
             self._ecs.process()

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Entity, Look, World
+from engine import Entity, Look, World, buffered, signal
+from engine.testing import assert_order_independent
 
 
 class Box(Entity):
@@ -170,18 +171,21 @@ def test_one_index_serves_every_query_of_a_tick(world, monkeypatch):
     assert builds == [20, 20]
 
 
-def test_a_despawned_entity_is_not_found(world):
+def test_an_entity_despawned_mid_tick_collides_until_the_tick_ends_then_is_gone(world):
     a = world.spawn(Box(0, 0))
     b = world.spawn(Box(2, 0))
 
     class Killer(Entity):
         def update(self, world: World) -> None:
-            world.despawn(b)
+            if b.alive:
+                world.despawn(b)
             self.found = world.overlapping(a)
 
     killer = world.spawn(Killer())
     world.tick()
-    assert killer.found == []
+    assert killer.found == [b], "live when the tick began: seen by every query of the tick"
+    world.tick()
+    assert killer.found == [] and world.overlapping(a) == []
 
 
 def test_crowds_are_left_out_of_the_index(world):
@@ -193,3 +197,51 @@ def test_crowds_are_left_out_of_the_index(world):
     world.spawn(Flock(4))
     box = world.spawn(Box(0, 0))
     assert world.overlapping(box) == [] and world.near(0, 0, 10) == [box]
+
+
+class Brittle(Entity):
+    """README rule 2's brick: despawns itself mid-tick once its hp is gone."""
+
+    look = Look("square", 20, (200, 80, 80))
+    hp = buffered(3)
+    damage = signal(sum)
+
+    def update(self, world: World) -> None:
+        self.hp -= self.damage.value
+        if self.hp <= 0:
+            world.despawn(self)
+
+
+class Hitter(Entity):
+    look = Look("circle", 10, (255, 255, 255))
+    seen = buffered(0)
+
+    def update(self, world: World) -> None:
+        for brick in world.overlapping(self, Brittle):
+            brick.damage.send(1)
+            self.seen += 1
+
+
+class Hider(Entity):
+    look = Look("square", 20, (200, 80, 80))
+
+    def update(self, world: World) -> None:
+        if world.tick_count == 3:
+            self.look = None
+
+
+class Counter(Entity):
+    look = Look("circle", 10, (255, 255, 255))
+    seen = buffered(0)
+
+    def update(self, world: World) -> None:
+        self.seen += len(world.overlapping(self, Hider))
+
+
+@pytest.mark.parametrize("kinds", [(Brittle, Hitter), (Hider, Counter)], ids=["despawned-mid-tick", "look-changed"])
+def test_an_entity_that_despawns_or_changes_its_look_mid_tick_still_collides_in_every_order(kinds):
+    def build(world: World) -> None:
+        for kind in kinds:
+            world.spawn(kind(x=100, y=100))
+
+    assert_order_independent(build, ticks=10, orders=4, inputs=None)
