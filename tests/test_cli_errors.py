@@ -131,3 +131,18 @@ def test_numbers_too_large_for_a_clock_are_refused_by_name_at_construction(make,
 def test_run_until_beyond_any_clock_runs_until_stopped():
     loop = FixedStepLoop(lambda: None, lambda alpha: None, clock=VirtualClock())
     assert loop.run(frames=3, until=1e303) == 3
+
+
+def test_a_mistake_the_engine_refuses_names_the_games_line_not_the_engines(tmp_path, capsys):
+    game = tmp_path / "badlook.py"
+    game.write_text(
+        "from engine import Entity, Look\n"
+        "class Bad(Entity):\n"
+        "    def update(self, world):\n"
+        "        self.look = Look('sqaure', 10, (1, 2, 3))\n"
+        "def build(world):\n"
+        "    world.spawn(Bad())\n"
+    )
+    assert main(["run", str(game), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert f"(at {game}:4 in update)" in err and len(err.strip().splitlines()) == 1

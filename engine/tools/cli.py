@@ -54,12 +54,22 @@ class GameCrashed(Exception):
 
 
 
+_ENGINE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _where(error: BaseException) -> str:
-    """Where an exception was raised: the innermost frame, as file:line in function."""
+    """Where the game's code raised: the innermost frame outside the engine, as file:line in function.
+
+    A mistake the engine refuses (a missing super().__init__(), a bad Look) is raised inside
+    the engine, but the line to fix is the game's that called it.
+    """
     frames = traceback.extract_tb(error.__traceback__)
     if not frames:
         return "an unknown place"
-    frame = frames[-1]
+    # Generated code (a dataclass's __init__ is "<string>") is the engine's too.
+    outside = [frame for frame in frames
+               if not frame.filename.startswith("<") and not os.path.abspath(frame.filename).startswith(_ENGINE)]
+    frame = (outside or frames)[-1]
     return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
 
