@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["Entity", "buffered", "signal"]
 
 
-class Entity:
+class Entity(_buffers.BufferSlots):
     """A game object in the Update Method pattern: override ``update(world)``.
 
     ``x``, ``y`` and ``angle`` (degrees, counter-clockwise) are buffered (see the module
@@ -56,25 +56,6 @@ class Entity:
     """
 
     _layout: ClassVar[Layout]
-    # The slots engine.buffering keeps on every entity: declared here for type checkers
-    # only (an annotation makes no class attribute, so attribute access stays fast).
-    _motion_only: bool
-    _bx: Any
-    _by: Any
-    _ba: Any
-    _nx: Any
-    _ny: Any
-    _na: Any
-    _px: Any
-    _py: Any
-    _pa: Any
-    _bfull: tuple[Any, ...]
-    _nfull: tuple[Any, ...]
-    _prest: tuple[Any, ...]
-    _prev_tick: int
-    _signals: dict[str, Any]
-    _random: random.Random | None
-    _random_mark: int
 
     x: float = buffered(0.0)
     y: float = buffered(0.0)

@@ -5,14 +5,24 @@
 values, signals and per-entity random generators, and runs the Update Method system
 over them. The world, the renderer and saves call these; none of them touches the
 attributes the buffers keep on entities.
+
+A compiled core (``_core``, built from ``_core.c`` where a C compiler exists) does the
+tick's per-entity bookkeeping and the renderer's gather; without it, or with the
+environment variable ``TICKSWAP_PURE=1``, the pure-Python path gives the same results
+bit for bit. ``ACCELERATED`` says which one runs.
 """
 
 from __future__ import annotations
 
+from engine.buffering.buffers import ACCELERATED as ACCELERATED
 from engine.buffering.buffers import Buffers as Buffers
+from engine.buffering.buffers import CompiledBuffers as CompiledBuffers
 from engine.buffering.buffers import ForeignWrites as ForeignWrites
+from engine.buffering.buffers import PureBuffers as PureBuffers
+from engine.buffering.buffers import gather_motion as gather_motion
 from engine.buffering.buffers import previous as previous
 from engine.buffering.buffers import previous_motion as previous_motion
+from engine.buffering.buffers import previous_positions as previous_positions
 from engine.buffering.buffers import restore_state as restore_state
 from engine.buffering.buffers import saved_state as saved_state
 from engine.buffering.fields import Layout as Layout
@@ -21,5 +31,6 @@ from engine.buffering.fields import buffered as buffered
 from engine.buffering.fields import layout_of as layout_of
 from engine.buffering.fields import signal as signal
 
-__all__ = ["Buffers", "ForeignWrites", "Layout", "SignalInbox", "buffered", "layout_of", "previous",
-           "previous_motion", "restore_state", "saved_state", "signal"]
+__all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Layout", "PureBuffers", "SignalInbox",
+           "buffered", "gather_motion", "layout_of", "previous", "previous_motion", "previous_positions",
+           "restore_state", "saved_state", "signal"]

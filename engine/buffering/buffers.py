@@ -35,6 +35,7 @@ methods.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from contextlib import contextmanager
@@ -48,11 +49,72 @@ if TYPE_CHECKING:
     from engine.entity import Entity
     from engine.world import World
 
-__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "restore_state", "saved_state", "signals_of"]
+__all__ = ["ACCELERATED", "BufferSlots", "Buffers", "CompiledBuffers", "ForeignWrites", "PureBuffers", "gather_motion",
+           "init_entity", "previous", "previous_motion", "previous_positions", "restore_state", "saved_state",
+           "signals_of"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
 _SENDER = itemgetter(2)
+
+
+class BufferSlots:
+    """The slots the buffers keep on every entity: ``Entity``'s base class.
+
+    Fixed slots, not instance attributes, so the compiled core reads them at a fixed
+    offset and CPython's specialised bytecode reads them from Python as fast as any
+    attribute (``LOAD_ATTR_SLOT``). ``x``, ``y`` and ``angle`` are the committed values
+    (the updating entity's own pending ones during its update); ``_b*`` the baseline,
+    ``_n*`` the pending values of an entity that changed, ``_p*`` the previous ones.
+    Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
+    Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
+    """
+
+    __slots__ = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na",
+                 "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random",
+                 "_random_mark", "__dict__", "__weakref__")
+
+    x: float
+    y: float
+    angle: float
+    alive: bool
+    _motion_only: bool
+    _bx: Any
+    _by: Any
+    _ba: Any
+    _nx: Any
+    _ny: Any
+    _na: Any
+    _px: Any
+    _py: Any
+    _pa: Any
+    _prev_tick: int
+    _bfull: tuple[Any, ...]
+    _nfull: tuple[Any, ...]
+    _prest: tuple[Any, ...]
+    _signals: dict[str, Any]
+    _random: random.Random | None
+    _random_mark: int
+
+
+_SLOTTED = frozenset(BufferSlots.__slots__)
+
+
+def _load_core() -> Any:
+    """The compiled core, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
+    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
+        return None
+    try:
+        from engine.buffering import _core
+    except ImportError:
+        return None
+    _core.configure(BufferSlots)
+    return _core
+
+
+_core = _load_core()
+ACCELERATED = _core is not None
+"""Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
 
 
 class ForeignWrites(Exception):
@@ -157,8 +219,12 @@ def _random_from_state(data: list[Any]) -> tuple[Any, ...]:
     return (version, tuple(internal), gauss)
 
 
-class Buffers:
-    """The Double Buffer of one world (see the module docstring for the protocol)."""
+class PureBuffers:
+    """The Double Buffer of one world, in pure Python (see the module docstring for the protocol).
+
+    ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
+    of the two runs (``ACCELERATED``).
+    """
 
     def __init__(self) -> None:
         self.sender: Entity | None = None
@@ -280,11 +346,7 @@ class Buffers:
         if self._start is not None or (late_systems and self._stashed):
             self._record_previous_all(tick)
         else:
-            for entity in self._moved:
-                entity._px = entity._bx
-                entity._py = entity._by
-                entity._pa = entity._ba
-                entity._prev_tick = tick
+            self._record_moved(tick)
             for entity in self._changed:
                 base = entity._bfull
                 entity._px, entity._py, entity._pa = base[0], base[1], base[2]
@@ -301,6 +363,13 @@ class Buffers:
             entity.commit_buffers(tick)
         self._start = None
         self._order = []
+
+    def _record_moved(self, tick: int) -> None:
+        for entity in self._moved:
+            entity._px = entity._bx
+            entity._py = entity._by
+            entity._pa = entity._ba
+            entity._prev_tick = tick
 
     def _record_previous_all(self, tick: int) -> None:
         """Systems may have changed any entity: compare everyone with the tick's start."""
@@ -429,6 +498,112 @@ class Buffers:
                 del vars(entity)["_trap"]
 
 
+class CompiledBuffers(PureBuffers):
+    """The same Double Buffer, with the tick's per-entity bookkeeping in the compiled core.
+
+    The world still calls each ``update()`` from Python (``for entity in settler``), so the
+    call stays a cheap Python-to-Python call; the settler's next step does in C what the
+    pure loop does around the call. ``sender`` is the settler's current entity.
+    """
+
+    def __init__(self) -> None:
+        self._settler: Any = None
+        self._sender: Entity | None = None
+        super().__init__()
+
+    @property  # type: ignore[override]
+    def sender(self) -> Entity | None:
+        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+        settler = self._settler
+        return self._sender if settler is None else settler.current  # type: ignore[no-any-return]
+
+    @sender.setter
+    def sender(self, entity: Entity | None) -> None:
+        self._sender = entity
+
+    def update(self, world: World) -> None:
+        """The Update Method system: stash, every live entity's ``update()``, commit."""
+        order = self._order
+        core = _core
+        core.stash(order)
+        self._stashed = True
+        settler = self._settler = core.Settler(order, self._moved, self._changed)
+        try:
+            for entity in settler:
+                entity.update(world)
+        except BaseException as error:
+            failed: Entity | None = settler.current
+            self._settler = None
+            if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or failed is None:
+                raise
+            raise EntityUpdateError(failed, world.tick_count + 1, error) from error
+        self._settler = None
+        self._commit()
+
+    def _commit(self) -> None:
+        suspects: list[Entity] = _core.written(self._order)
+        if suspects or self.diagnosing:
+            raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
+        _core.commit(self._moved)
+        for entity in self._changed:
+            layout_of(entity).set(entity, entity._nfull)
+
+    def _record_moved(self, tick: int) -> None:
+        _core.record_previous(self._moved, tick)
+
+    def abort(self) -> None:
+        """The tick failed: put back everything the buffers own as it was when it began."""
+        self._settler = None
+        super().abort()
+
+
+Buffers: type[PureBuffers] = CompiledBuffers if ACCELERATED else PureBuffers
+"""The Double Buffer class worlds use: ``CompiledBuffers`` where the core runs, else ``PureBuffers``."""
+
+
+def gather_motion(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool = False) -> None:
+    """The renderer's gather: every entity's ``(x, y, angle)`` drawn ``alpha`` into the next tick.
+
+    Writes ``len(entities)`` rows of three float32 values into ``out`` (a writable float32
+    buffer, e.g. a ``numpy`` array of shape ``(n, 3)`` or a view of a vertex buffer):
+    ``previous + (current - previous) * alpha`` for the position (``current + (current -
+    previous) * alpha`` when extrapolating), and the angle turned the short way round, as
+    ``Entity.draw_position`` and ``Entity.draw_angle`` do, computed in double precision
+    and rounded once to float32. ``tick`` is the world's ``tick_count``. The compiled core
+    and the numpy fallback give the same bits.
+    """
+    if _core is not None:
+        _core.gather_motion(entities, tick, alpha, out, extrapolate)
+    else:
+        _gather_motion_numpy(entities, tick, alpha, out, extrapolate)
+
+
+def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
+    import numpy as np  # only the renderer gathers: ``import engine`` stays free of numpy
+
+    count = len(entities)
+    target = np.frombuffer(memoryview(out).cast("B"), dtype=np.float32)
+    if target.size < count * 3:
+        raise TypeError("gather_motion: out must be a writable float32 buffer of at least len(entities) * 3 values")
+    if count == 0:
+        return
+    now = np.array([(entity.x, entity.y, entity.angle) for entity in entities], dtype=np.float64)
+    before = np.array([previous_motion(entity, tick) for entity in entities], dtype=np.float64)
+    turn = np.remainder(now[:, 2] - before[:, 2] + 180.0, 360.0) - 180.0
+    rows = np.empty((count, 3), dtype=np.float64)
+    if extrapolate:
+        rows[:, :2] = now[:, :2] + (now[:, :2] - before[:, :2]) * alpha
+        rows[:, 2] = now[:, 2] + turn * alpha
+    else:
+        rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
+        rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
+    target[: count * 3] = rows.reshape(-1)
+
+
+def _baseline(entity: Entity) -> tuple[Any, ...]:
+    return (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
+
+
 def _combined(combine: Callable[[tuple[Any, ...]], Any] | None, values: list[Any]) -> Any:
     return True if combine is None else combine(tuple(values))
 
@@ -453,15 +628,21 @@ def _trap_class(kind: type, fields: tuple[str, ...]) -> type:
 
 
 def _trap_property(field: str) -> property:
+    slot = vars(BufferSlots)[field] if field in _SLOTTED else None
+
     def get(entity: Any) -> Any:
-        return vars(entity)[field]
+        return vars(entity)[field] if slot is None else slot.__get__(entity, type(entity))
 
     def put(entity: Any, value: Any) -> None:
         buffers, on_write = vars(entity)["_trap"]
-        if buffers.sender is not None and buffers.sender is not entity:
+        sender = buffers.sender
+        if sender is not None and sender is not entity:
             caller = sys._getframe(1)
-            on_write(buffers.sender, entity, field, f"{caller.f_code.co_filename}:{caller.f_lineno}")
-        vars(entity)[field] = value
+            on_write(sender, entity, field, f"{caller.f_code.co_filename}:{caller.f_lineno}")
+        if slot is None:
+            vars(entity)[field] = value
+        else:
+            slot.__set__(entity, value)
 
     return property(get, put)
 
