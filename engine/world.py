@@ -301,7 +301,7 @@ class World:
     def _attempt(self) -> None:
         self.input = self.input_queue.take()
         random_state = self.random.getstate()
-        self._buffers.begin(self._update_order(), self._early_systems > 0)
+        self._buffers.begin(self._update_order(), self._early_systems > 0, self._late_systems > 0, self.tick_count + 1)
         self._ticking = True
         try:
             self._ecs.process()

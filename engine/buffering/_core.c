@@ -59,6 +59,17 @@ slot_set(PyObject *obj, int s, PyObject *value)
     Py_XDECREF(old);
 }
 
+/* Exchange the values of two slots: no reference changes hands, nothing is released. */
+static inline void
+slot_swap(PyObject *obj, int a, int b)
+{
+    PyObject **first = (PyObject **)((char *)obj + offsets[a]);
+    PyObject **second = (PyObject **)((char *)obj + offsets[b]);
+    PyObject *value = *first;
+    *first = *second;
+    *second = value;
+}
+
 static PyObject *
 missing(PyObject *obj, int s)
 {
@@ -78,14 +89,22 @@ slot_get(PyObject *obj, int s)
     return value;
 }
 
-static int
+static PyTypeObject *checked_type = NULL;  /* the last subclass that passed (held strongly) */
+
+static inline int
 check_entity(PyObject *obj)
 {
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type == checked_type) {
+        return 0;
+    }
     if (slots_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core is not configured");
         return -1;
     }
-    if (Py_TYPE(obj) == slots_type || PyType_IsSubtype(Py_TYPE(obj), slots_type)) {
+    if (type == slots_type || PyType_IsSubtype(type, slots_type)) {
+        Py_INCREF(type);
+        Py_XSETREF(checked_type, type);
         return 0;
     }
     PyErr_Format(PyExc_TypeError, "expected an Entity, got %.200s", Py_TYPE(obj)->tp_name);
@@ -205,9 +224,16 @@ core_stash(PyObject *module, PyObject *order)
                 Py_DECREF(entity);
                 return NULL;
             }
-            slot_set(entity, S_BX, x);
-            slot_set(entity, S_BY, y);
-            slot_set(entity, S_BA, angle);
+            /* The same object again (a value that did not change) needs no reference. */
+            if (SLOT(entity, S_BX) != x) {
+                slot_set(entity, S_BX, x);
+            }
+            if (SLOT(entity, S_BY) != y) {
+                slot_set(entity, S_BY, y);
+            }
+            if (SLOT(entity, S_BA) != angle) {
+                slot_set(entity, S_BA, angle);
+            }
         }
         else if (only == 0) {
             PyObject *values = layout_get(entity);
@@ -273,36 +299,77 @@ error:
     return NULL;
 }
 
+/* The check for foreign writes and the commit, in as few passes as can be.
+ *
+ * First every entity of ``order`` is compared with its baseline (identity for x, y,
+ * angle; ``!=`` for the tuple of an entity with fields of its own): those that differ
+ * were written by another entity's update, and are returned, committing nothing. With
+ * none (and ``refuse`` false), the pending values of the ``moved`` entities move into
+ * place and the old committed ones into the pending slots, by exchanging pointers: no
+ * reference count, no value object, is touched. With ``tick`` not None (no system runs
+ * after the Update Method system), the same pass records previous values and empties
+ * ``moved``, which ``record_previous`` would otherwise do after every system. */
 static PyObject *
-core_commit(PyObject *module, PyObject *moved)
+core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (check_list(moved, "moved") < 0) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "commit(order, moved, tick, refuse) takes 4 arguments");
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(moved); i++) {
-        PyObject *entity = PyList_GET_ITEM(moved, i);
-        if (check_entity(entity) < 0) {
-            return NULL;
-        }
-        PyObject *x = slot_get(entity, S_NX), *y, *angle;
-        if (x == NULL || (y = slot_get(entity, S_NY)) == NULL || (angle = slot_get(entity, S_NA)) == NULL) {
-            return NULL;
-        }
-        Py_INCREF(entity);
-        Py_INCREF(x);
-        Py_INCREF(y);
-        Py_INCREF(angle);
-        slot_set(entity, S_X, x);
-        slot_set(entity, S_Y, y);
-        slot_set(entity, S_ANGLE, angle);
-        Py_DECREF(x);
-        Py_DECREF(y);
-        Py_DECREF(angle);
-        Py_DECREF(entity);
+    PyObject *order = args[0], *moved = args[1], *tick = args[2];
+    int refuse = PyObject_IsTrue(args[3]);
+    if (refuse < 0 || check_list(order, "order") < 0 || check_list(moved, "moved") < 0) {
+        return NULL;
     }
-    Py_RETURN_NONE;
+    PyObject *found = core_written(module, order);
+    if (found == NULL) {
+        return NULL;
+    }
+    if (PyList_GET_SIZE(found) > 0 || refuse) {
+        return found;
+    }
+    Py_DECREF(found);
+    Py_ssize_t count = PyList_GET_SIZE(moved), done = 0;
+    PyObject *result = Py_None;
+    for (; done < count; done++) {
+        PyObject *entity = PyList_GET_ITEM(moved, done);
+        if (check_entity(entity) < 0) {
+            result = NULL;
+            break;
+        }
+        if (SLOT(entity, S_NX) == NULL || SLOT(entity, S_NY) == NULL || SLOT(entity, S_NA) == NULL
+                || SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
+            result = missing(entity, S_NX);
+            break;
+        }
+        slot_swap(entity, S_X, S_NX);
+        slot_swap(entity, S_Y, S_NY);
+        slot_swap(entity, S_ANGLE, S_NA);
+        if (tick != Py_None) {
+            slot_swap(entity, S_PX, S_BX);
+            slot_swap(entity, S_PY, S_BY);
+            slot_swap(entity, S_PA, S_BA);
+            if (SLOT(entity, S_PREV_TICK) != tick) {
+                Py_INCREF(entity);
+                slot_set(entity, S_PREV_TICK, tick);
+                Py_DECREF(entity);
+            }
+            /* Empty ``moved`` in the same pass, while the entity is in the cache. */
+            PyList_SET_ITEM(moved, done, NULL);
+            Py_DECREF(entity);
+        }
+    }
+    if (tick != Py_None) {
+        /* Drop the slots already emptied, keep the rest (only after an error). */
+        PyObject **items = ((PyListObject *)moved)->ob_item;
+        memmove(items, items + done, (size_t)(count - done) * sizeof(PyObject *));
+        Py_SET_SIZE(moved, count - done);
+    }
+    return Py_XNewRef(result);
 }
 
+/* The baseline becomes the previous values, again by exchanging pointers: the baseline
+ * slots are spent until the next stash overwrites them. */
 static PyObject *
 core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -319,22 +386,17 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (check_entity(entity) < 0) {
             return NULL;
         }
-        PyObject *x = slot_get(entity, S_BX), *y, *angle;
-        if (x == NULL || (y = slot_get(entity, S_BY)) == NULL || (angle = slot_get(entity, S_BA)) == NULL) {
-            return NULL;
+        if (SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
+            return missing(entity, S_BX);
         }
-        Py_INCREF(entity);
-        Py_INCREF(x);
-        Py_INCREF(y);
-        Py_INCREF(angle);
-        slot_set(entity, S_PX, x);
-        slot_set(entity, S_PY, y);
-        slot_set(entity, S_PA, angle);
-        slot_set(entity, S_PREV_TICK, tick);
-        Py_DECREF(x);
-        Py_DECREF(y);
-        Py_DECREF(angle);
-        Py_DECREF(entity);
+        slot_swap(entity, S_PX, S_BX);
+        slot_swap(entity, S_PY, S_BY);
+        slot_swap(entity, S_PA, S_BA);
+        if (SLOT(entity, S_PREV_TICK) != tick) {
+            Py_INCREF(entity);
+            slot_set(entity, S_PREV_TICK, tick);
+            Py_DECREF(entity);
+        }
     }
     Py_RETURN_NONE;
 }
@@ -375,21 +437,24 @@ settle(Settler *self)
         }
         /* Identity, not equality: an unchanged attribute is the same object. */
         if (x != self->before[0] || y != self->before[1] || angle != self->before[2]) {
-            Py_INCREF(x);
-            Py_INCREF(y);
-            Py_INCREF(angle);
-            slot_set(entity, S_NX, x);
-            slot_set(entity, S_NY, y);
-            slot_set(entity, S_NA, angle);
-            Py_DECREF(x);
-            Py_DECREF(y);
-            Py_DECREF(angle);
             if (PyList_Append(self->moved, entity) < 0) {
                 return -1;
             }
-            slot_set(entity, S_X, self->before[0]);
-            slot_set(entity, S_Y, self->before[1]);
-            slot_set(entity, S_ANGLE, self->before[2]);
+            /* Move references, don't copy them: the values written go to the pending
+             * slots, the ones set aside back to the committed slots; what the pending
+             * slots held (spent) is released last. */
+            PyObject *spent[3];
+            for (int k = 0; k < 3; k++) {
+                PyObject **committed = (PyObject **)((char *)entity + offsets[S_X + k]);
+                PyObject **pending = (PyObject **)((char *)entity + offsets[S_NX + k]);
+                spent[k] = *pending;
+                *pending = *committed;
+                *committed = self->before[k];
+                self->before[k] = NULL;
+            }
+            Py_XDECREF(spent[0]);
+            Py_XDECREF(spent[1]);
+            Py_XDECREF(spent[2]);
         }
     }
     else {
@@ -671,8 +736,9 @@ static PyMethodDef core_methods[] = {
      "stash(order)\n--\n\nSet every entity's committed values aside (the baseline)."},
     {"written", (PyCFunction)core_written, METH_O,
      "written(order)\n--\n\nThe entities whose committed values differ from the baseline, in order."},
-    {"commit", (PyCFunction)core_commit, METH_O,
-     "commit(moved)\n--\n\nMake the pending x, y, angle of the moved entities committed."},
+    {"commit", (PyCFunction)(void (*)(void))core_commit, METH_FASTCALL,
+     "commit(order, moved, tick, refuse)\n--\n\n"
+     "The entities written by others (nothing committed), or None: pending x, y, angle committed."},
     {"record_previous", (PyCFunction)(void (*)(void))core_record_previous, METH_FASTCALL,
      "record_previous(moved, tick)\n--\n\nThe baseline of the moved entities becomes their previous values."},
     {"gather_motion", (PyCFunction)(void (*)(void))core_gather_motion, METH_VARARGS | METH_KEYWORDS,

@@ -242,6 +242,8 @@ class PureBuffers:
         self._start: list[tuple[Entity, tuple[Any, ...]]] | None = None
         self._stashed = False
         self._hooked: list[Entity] = []
+        self._tick = 0
+        self._late_systems = True
         self.diagnosing = False
         """Set while the world re-runs a refused tick to find the writer: never commit then."""
 
@@ -257,10 +259,12 @@ class PureBuffers:
 
     # -- the tick ------------------------------------------------------------------------
 
-    def begin(self, order: list[Entity], early_systems: bool) -> None:
-        """A tick starts: remember where pending signals end, and, when systems run before
-        the Update Method system, the committed state they may change."""
+    def begin(self, order: list[Entity], early_systems: bool, late_systems: bool = True, tick: int = 0) -> None:
+        """Tick ``tick`` starts: remember where pending signals end, and, when systems run
+        before the Update Method system, the committed state they may change."""
         self.serial += 1
+        self._tick = tick
+        self._late_systems = late_systems
         self._order = order
         self._pending_mark = len(self._pending)
         self._stashed = False
@@ -541,10 +545,13 @@ class CompiledBuffers(PureBuffers):
         self._commit()
 
     def _commit(self) -> None:
-        suspects: list[Entity] = _core.written(self._order)
-        if suspects or self.diagnosing:
+        # With no system before or after the Update Method system (the common case), the
+        # previous values are recorded in the same pass: nothing can change them before
+        # ``finish``, and nothing can fail after this point.
+        tick = self._tick if self._start is None and not self._late_systems else None
+        suspects: list[Entity] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
+        if suspects is not None:
             raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
-        _core.commit(self._moved)
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 
