@@ -589,22 +589,24 @@ def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: A
     import numpy as np  # only the renderer gathers: ``import engine`` stays free of numpy
 
     count = len(entities)
-    target = np.frombuffer(memoryview(out).cast("B"), dtype=np.float32)
-    if target.size < count * 3:
+    view = memoryview(out)
+    if view.itemsize != 4 or view.format not in ("f", "<f", "=f") or view.nbytes < count * 12:
         raise TypeError("gather_motion: out must be a writable float32 buffer of at least len(entities) * 3 values")
     if count == 0:
         return
-    now = np.array([(entity.x, entity.y, entity.angle) for entity in entities], dtype=np.float64)
-    before = np.array([previous_motion(entity, tick) for entity in entities], dtype=np.float64)
-    turn = np.remainder(now[:, 2] - before[:, 2] + 180.0, 360.0) - 180.0
-    rows = np.empty((count, 3), dtype=np.float64)
-    if extrapolate:
-        rows[:, :2] = now[:, :2] + (now[:, :2] - before[:, :2]) * alpha
-        rows[:, 2] = now[:, 2] + turn * alpha
-    else:
-        rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
-        rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
-    target[: count * 3] = rows.reshape(-1)
+    target = np.frombuffer(view.cast("B"), dtype=np.float32)
+    with np.errstate(all="ignore"):  # NaN and infinity go through as in C, silently
+        now = np.array([(entity.x, entity.y, entity.angle) for entity in entities], dtype=np.float64)
+        before = np.array([previous_motion(entity, tick) for entity in entities], dtype=np.float64)
+        turn = np.remainder(now[:, 2] - before[:, 2] + 180.0, 360.0) - 180.0
+        rows = np.empty((count, 3), dtype=np.float64)
+        if extrapolate:
+            rows[:, :2] = now[:, :2] + (now[:, :2] - before[:, :2]) * alpha
+            rows[:, 2] = now[:, 2] + turn * alpha
+        else:
+            rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
+            rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
+        target[: count * 3] = rows.reshape(-1)
 
 
 def _baseline(entity: Entity) -> tuple[Any, ...]:
