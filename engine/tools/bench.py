@@ -24,7 +24,7 @@ from typing import Any, Callable
 from engine.entity import Entity
 from engine.world import World
 
-__all__ = ["BENCHMARKS", "Patroller", "main", "measure"]
+__all__ = ["BENCHMARKS", "Patroller", "bench_frame", "main", "measure", "tick_path"]
 
 
 def _patrol(self: Any, world: Any) -> None:
@@ -100,9 +100,12 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> list
     churned = measure({"steady": world.tick, "churn": churn_world.tick}, rounds)
     world.close()
     churn_world.close()
+    from engine.buffering import ACCELERATED
+
     return [
         (f"bare loop, {count} update() calls", steady["bare"] * 1e3, 1.0, ""),
-        (f"World.tick(), {count} entities", steady["tick"] * 1e3, steady["tick"] / steady["bare"], "<= 2x bare"),
+        (f"World.tick(), {count} entities", steady["tick"] * 1e3, steady["tick"] / steady["bare"],
+         "<= 1.3x bare (compiled core)" if ACCELERATED else "<= 2.2x bare (pure Python)"),
         (f"World.tick(), steady (again)", churned["steady"] * 1e3, 1.0, ""),
         (f"World.tick(), {churn} spawns + {churn} despawns", churned["churn"] * 1e3,
          churned["churn"] / churned["steady"], "<= 1.3x steady"),
@@ -274,6 +277,119 @@ def bench_pacing(seconds: float = 5.0) -> list[tuple[str, float, float, str]]:
     return rows
 
 
+def bench_frame(counts: tuple[int, ...] = (1_000, 10_000, 100_000), rounds: int = 20) -> list[tuple[str, float, float, str]]:
+    """The honest full frame: ``World.tick()`` then an interpolated draw, every entity moving.
+
+    Beside it, per count: the bare loop of the same updates, and the floor of drawing,
+    one vertex buffer whose positions are already in numpy arrays (interpolated with
+    numpy, written straight into the buffer, drawn). The frame draws the same buffer
+    after gathering every entity's interpolated position with ``gather_motion`` (the
+    compiled core, or its numpy fallback), and, for comparison, with today's
+    ``EntityRenderer`` (whose per-tick gather reads every entity from Python).
+    """
+    from engine.render import use_headless
+
+    use_headless(True)
+    import numpy as np
+    import pyglet
+    from pyglet.gl import GL_POINTS
+
+    from engine.buffering import gather_motion
+    from engine.look import Look
+    from engine.render.context import create_window
+    from engine.render.entities import EntityRenderer
+
+    class Mover(Entity):
+        look = Look("square", 2, (200, 200, 255))
+
+        def __init__(self, x: float, y: float) -> None:
+            super().__init__(x=x, y=y)
+            self.patrolling_left = False
+
+        update = _patrol
+
+    window = create_window(640, 480, headless=True)
+    program = pyglet.graphics.get_default_shader()
+    renderer_name = pyglet.gl.gl_info.get_renderer()
+    rows: list[tuple[str, float, float, str]] = []
+    for count in counts:
+        world = World()
+        for i in range(count):
+            world.spawn(Mover(float(i % 100), float((i * 7) % 480)))
+        world.tick()
+        plain = [_PlainPatroller(i % 100) for i in range(count)]
+        batch = pyglet.graphics.Batch()
+        vertices = program.vertex_list(count, GL_POINTS, batch=batch, position=("f", [0.0] * (count * 3)),
+                                       colors=("Bn", [200, 200, 255, 255] * count))
+        buffer = vertices.domain.attrib_name_buffers["position"]
+        start = vertices.start * 3
+        view = np.ctypeslib.as_array(buffer.data)[start:start + count * 3].reshape(count, 3)
+        gathered = np.zeros((count, 3), dtype=np.float32)
+        previous = np.asarray(np.random.default_rng(0).uniform(0, 480, (count, 2)), dtype=np.float32)
+        current = previous + 1.0
+        renderer = EntityRenderer(world)
+        entities = world.entities
+        alphas = iter([i / 7 % 1 for i in range(20 * rounds + 20)])
+
+        def draw() -> None:
+            buffer.invalidate_region(vertices.start, count)
+            window.clear()
+            batch.draw()
+            pyglet.gl.glFinish()
+
+        def bare() -> None:
+            for thing in plain:
+                thing.update(None)
+
+        def floor() -> None:
+            drawn = view[:, :2]
+            np.subtract(current, previous, out=drawn)
+            drawn *= next(alphas)
+            drawn += previous
+            draw()
+
+        def frame() -> None:
+            world.tick()
+            gather_motion(entities, world.tick_count, next(alphas), gathered)
+            view[:, :2] = gathered[:, :2]
+            draw()
+
+        def frame_renderer() -> None:
+            world.tick()
+            window.clear()
+            renderer.draw(next(alphas))
+            pyglet.gl.glFinish()
+
+        scaled = max(3, rounds * 10_000 // max(count, 10_000))
+        times = measure({"bare": bare, "floor": floor, "tick": world.tick, "frame": frame,
+                         "renderer": frame_renderer}, scaled)
+        renderer.delete()
+        vertices.delete()
+        world.close()
+        rows += [
+            (f"{count:,}: bare loop of the updates", times["bare"] * 1e3, 1.0, ""),
+            (f"{count:,}: World.tick(), every entity moving", times["tick"] * 1e3, times["tick"] / times["bare"],
+             "vs bare"),
+            (f"{count:,}: one vertex buffer, positions in numpy (floor)", times["floor"] * 1e3, 1.0, ""),
+            (f"{count:,}: full frame, tick + gather_motion + draw", times["frame"] * 1e3,
+             times["frame"] / times["floor"], f"vs floor; <= 1.5x at 10,000 (GL: {renderer_name})"),
+            (f"{count:,}: full frame, tick + EntityRenderer.draw", times["renderer"] * 1e3,
+             times["renderer"] / times["floor"], "vs floor (today's renderer)"),
+        ]
+    window.close()
+    return rows
+
+
+def tick_path() -> str:
+    """Which Double Buffer runs the tick: the compiled core or the pure-Python fallback."""
+    import platform
+
+    from engine.buffering import ACCELERATED
+
+    path = "compiled core (engine.buffering._core)" if ACCELERATED else "pure Python (no core, or TICKSWAP_PURE=1)"
+    return f"path: {path}, Python {platform.python_version()}"
+
+
 def _nothing(*args: Any) -> None:
     """The empty update and render of the loop benchmark."""
 
@@ -296,15 +412,17 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}")
     results = {}
+    path = tick_path()
     for name in args.which or list(BENCHMARKS):
         title, run = BENCHMARKS[name]
         rows = run(args.quick)
         results[name] = rows
         if not args.json:
-            _print_table(title + (" (--quick: small and few, figures not meaningful)" if args.quick else ""), rows)
+            _print_table(f"{title} [{path}]" + (" (--quick: small and few, figures not meaningful)" if args.quick else ""),
+                         rows)
             print()
     if args.json:
-        print(json.dumps({name: [{"case": case, "ms": ms, "ratio": ratio, "target": target}
+        print(json.dumps({name: [{"case": case, "ms": ms, "ratio": ratio, "target": target, "path": path}
                                  for case, ms, ratio, target in rows] for name, rows in results.items()}, indent=2))
     return 0
 
@@ -318,6 +436,9 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], list[tuple[str, float, float, 
              lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
     "crowd": ("Crowd: one tick of a vectorized crowd vs the memory-bandwidth floor",
               lambda quick: bench_crowd(10_000, 3) if quick else bench_crowd(1_000_000, 30)),
+    "frame": ("The full frame: World.tick() then an interpolated draw, every entity moving, beside the bare loop "
+              "and the one-vertex-buffer floor (headless)",
+              lambda quick: bench_frame((1000,), 3) if quick else bench_frame()),
     "pacing": ("Frame pacing: a real-clock FixedStepLoop at 60 fps, error of each frame interval "
                "(the ms column is the error; the ratio is how many times smaller spinning makes it)",
                lambda quick: bench_pacing(0.3) if quick else bench_pacing(5.0)),
