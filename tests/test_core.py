@@ -256,10 +256,10 @@ def test_gather_motion_interpolates_the_short_way_round_and_extrapolates():
 def test_the_compiled_gather_and_the_numpy_gather_give_the_same_bits(values, alpha, extrapolate):
     world = World()
     made = [world.spawn(Entity()) for _ in values]
-    for entity, (x, y, angle, _) in zip(made, values):
+    for entity, (x, y, angle, _) in zip(made, values, strict=True):
         entity.x, entity.y, entity.angle = x, y, angle
     world.tick()
-    for entity, (x, _y, _angle, later) in zip(made, values):
+    for entity, (x, _y, _angle, later) in zip(made, values, strict=True):
         entity._px, entity._py, entity._pa, entity._prev_tick = x, later, later, world.tick_count
         entity.x = later
     outs = [np.zeros((len(made), 3), dtype=np.float32) for _ in range(2)]

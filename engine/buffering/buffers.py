@@ -46,6 +46,7 @@ from engine.buffering.fields import MOTION, Layout, layout_of
 from engine.errors import EntityUpdateError
 
 if TYPE_CHECKING:
+    from engine.buffering import _core as _core_types
     from engine.entity import Entity
     from engine.world import World
 
@@ -70,7 +71,8 @@ class BufferSlots:
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
     """
 
-    __slots__ = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na",
+    # In this order on purpose (not sorted): what the tick reads together sits together.
+    __slots__ = ("x", "y", "angle", "alive",  # noqa: RUF023 "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na",
                  "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random",
                  "_random_mark", "__dict__", "__weakref__")
 
@@ -511,15 +513,15 @@ class CompiledBuffers(PureBuffers):
     """
 
     def __init__(self) -> None:
-        self._settler: Any = None
+        self._settler: _core_types.Settler | None = None
         self._sender: Entity | None = None
         super().__init__()
 
-    @property  # type: ignore[override]
+    @property
     def sender(self) -> Entity | None:
         """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
         settler = self._settler
-        return self._sender if settler is None else settler.current  # type: ignore[no-any-return]
+        return self._sender if settler is None else settler.current
 
     @sender.setter
     def sender(self, entity: Entity | None) -> None:
