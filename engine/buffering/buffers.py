@@ -72,7 +72,8 @@ class BufferSlots:
     """
 
     # In this order on purpose (not sorted): what the tick reads together sits together.
-    __slots__ = ("x", "y", "angle", "alive",  # noqa: RUF023 "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na",
+    __slots__ = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
+                 "_nx", "_ny", "_na",
                  "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random",
                  "_random_mark", "__dict__", "__weakref__")
 
