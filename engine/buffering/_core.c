@@ -252,6 +252,31 @@ core_stash(PyObject *module, PyObject *order)
     Py_RETURN_NONE;
 }
 
+/* 1 if an entity's committed values differ from its baseline (another entity wrote
+ * them), 0 if not, -1 on error. */
+static int
+differs_from_baseline(PyObject *entity)
+{
+    int only = motion_only(entity), differs = -1;
+    if (only == 1) {
+        PyObject *x = slot_get(entity, S_X), *y, *angle, *bx, *by, *ba;
+        if (x != NULL && (y = slot_get(entity, S_Y)) != NULL && (angle = slot_get(entity, S_ANGLE)) != NULL
+                && (bx = slot_get(entity, S_BX)) != NULL && (by = slot_get(entity, S_BY)) != NULL
+                && (ba = slot_get(entity, S_BA)) != NULL) {
+            differs = x != bx || y != by || angle != ba;
+        }
+    }
+    else if (only == 0) {
+        PyObject *values = layout_get(entity);
+        PyObject *base = values == NULL ? NULL : slot_get(entity, S_BFULL);
+        if (base != NULL) {
+            differs = PyObject_RichCompareBool(values, base, Py_NE);
+        }
+        Py_XDECREF(values);
+    }
+    return differs;
+}
+
 static PyObject *
 core_written(PyObject *module, PyObject *order)
 {
@@ -268,23 +293,7 @@ core_written(PyObject *module, PyObject *order)
             goto error;
         }
         Py_INCREF(entity);
-        int only = motion_only(entity), differs = -1;
-        if (only == 1) {
-            PyObject *x = slot_get(entity, S_X), *y, *angle, *bx, *by, *ba;
-            if (x != NULL && (y = slot_get(entity, S_Y)) != NULL && (angle = slot_get(entity, S_ANGLE)) != NULL
-                    && (bx = slot_get(entity, S_BX)) != NULL && (by = slot_get(entity, S_BY)) != NULL
-                    && (ba = slot_get(entity, S_BA)) != NULL) {
-                differs = x != bx || y != by || angle != ba;
-            }
-        }
-        else if (only == 0) {
-            PyObject *values = layout_get(entity);
-            PyObject *base = values == NULL ? NULL : slot_get(entity, S_BFULL);
-            if (base != NULL) {
-                differs = PyObject_RichCompareBool(values, base, Py_NE);
-            }
-            Py_XDECREF(values);
-        }
+        int differs = differs_from_baseline(entity);
         if (differs == 1 && PyList_Append(written, entity) < 0) {
             differs = -1;
         }
@@ -299,16 +308,26 @@ error:
     return NULL;
 }
 
-/* The check for foreign writes and the commit, in as few passes as can be.
+/* The check for foreign writes and the commit, in one pass over ``order``.
  *
- * First every entity of ``order`` is compared with its baseline (identity for x, y,
- * angle; ``!=`` for the tuple of an entity with fields of its own): those that differ
- * were written by another entity's update, and are returned, committing nothing. With
- * none (and ``refuse`` false), the pending values of the ``moved`` entities move into
- * place and the old committed ones into the pending slots, by exchanging pointers: no
- * reference count, no value object, is touched. With ``tick`` not None (no system runs
- * after the Update Method system), the same pass records previous values and empties
- * ``moved``, which ``record_previous`` would otherwise do after every system. */
+ * Every entity is compared with its baseline (identity for x, y, angle; ``!=`` for the
+ * tuple of an entity with fields of its own): those that differ were written by another
+ * entity's update, and are returned, with nothing committed. Otherwise (and unless
+ * ``refuse``) the pending values of the ``moved`` entities (a subsequence of ``order``,
+ * in the same order, as the settler found them) move into place and the old committed
+ * ones into the pending slots, by exchanging pointers: no reference count, no value
+ * object, is touched. With ``tick`` not None (no system runs after the Update Method
+ * system), the same pass records previous values and empties ``moved``, which
+ * ``record_previous`` would otherwise do after every system.
+ *
+ * The commit of an entity happens as the pass reaches it, while it is in the cache; a
+ * foreign write found later undoes the commits already made (exchanges are their own
+ * inverse; the replaced previous ticks are kept until the pass ends). */
+typedef struct {
+    PyObject *entity;
+    PyObject *prev_tick;   /* owned: put back if the commit is undone */
+} Committed;
+
 static PyObject *
 core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -321,51 +340,134 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (refuse < 0 || check_list(order, "order") < 0 || check_list(moved, "moved") < 0) {
         return NULL;
     }
-    PyObject *found = core_written(module, order);
+    int record = tick != Py_None;
+    Py_ssize_t moved_count = PyList_GET_SIZE(moved), next_moved = 0, committed = 0;
+    /* The log is kept from tick to tick (a fresh one of this size would be mapped and
+     * faulted in anew every tick), unless a commit runs inside another one (a getter of
+     * a buffered field ticking a world): that one gets a log of its own. */
+    static Committed *kept = NULL;
+    static Py_ssize_t kept_size = 0;
+    static int kept_in_use = 0;
+    Committed *log;
+    int own_log = kept_in_use;
+    if (own_log) {
+        log = PyMem_Malloc(sizeof(Committed) * (size_t)(moved_count > 0 ? moved_count : 1));
+        if (log == NULL) {
+            return PyErr_NoMemory();
+        }
+    }
+    else {
+        if (moved_count > kept_size) {
+            Committed *larger = PyMem_Realloc(kept, sizeof(Committed) * (size_t)moved_count);
+            if (larger == NULL) {
+                return PyErr_NoMemory();
+            }
+            kept = larger;
+            kept_size = moved_count;
+        }
+        log = kept;
+        kept_in_use = 1;
+    }
+    PyObject *found = PyList_New(0);
     if (found == NULL) {
+        if (own_log) {
+            PyMem_Free(log);
+        }
+        else {
+            kept_in_use = 0;
+        }
         return NULL;
     }
-    if (PyList_GET_SIZE(found) > 0 || refuse) {
+    int failed = 0;
+    Py_INCREF(order);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order) && !failed; i++) {
+        PyObject *entity = PyList_GET_ITEM(order, i);
+        if (check_entity(entity) < 0) {
+            failed = 1;
+            break;
+        }
+        Py_INCREF(entity);
+        int differs = differs_from_baseline(entity);
+        if (differs < 0 || (differs == 1 && PyList_Append(found, entity) < 0)) {
+            failed = 1;
+        }
+        else if (next_moved < PyList_GET_SIZE(moved) && PyList_GET_ITEM(moved, next_moved) == entity) {
+            next_moved++;
+            if (!refuse && PyList_GET_SIZE(found) == 0) {
+                if (SLOT(entity, S_NX) == NULL || SLOT(entity, S_NY) == NULL || SLOT(entity, S_NA) == NULL
+                        || SLOT(entity, S_PX) == NULL || SLOT(entity, S_PY) == NULL || SLOT(entity, S_PA) == NULL
+                        || SLOT(entity, S_PREV_TICK) == NULL) {
+                    missing(entity, S_NX);
+                    failed = 1;
+                }
+                else {
+                    slot_swap(entity, S_X, S_NX);
+                    slot_swap(entity, S_Y, S_NY);
+                    slot_swap(entity, S_ANGLE, S_NA);
+                    log[committed].entity = entity;
+                    log[committed].prev_tick = NULL;
+                    if (record) {
+                        slot_swap(entity, S_PX, S_BX);
+                        slot_swap(entity, S_PY, S_BY);
+                        slot_swap(entity, S_PA, S_BA);
+                        PyObject **where = (PyObject **)((char *)entity + offsets[S_PREV_TICK]);
+                        log[committed].prev_tick = *where;   /* the slot's reference moves to the log */
+                        Py_INCREF(tick);
+                        *where = tick;
+                    }
+                    committed++;
+                }
+            }
+        }
+        Py_DECREF(entity);
+    }
+    Py_DECREF(order);
+    int keep = !failed && PyList_GET_SIZE(found) == 0 && !refuse;
+    if (!keep) {
+        /* Undo, last first: every exchange again, and the previous ticks put back. */
+        for (Py_ssize_t k = committed - 1; k >= 0; k--) {
+            PyObject *entity = log[k].entity;
+            slot_swap(entity, S_X, S_NX);
+            slot_swap(entity, S_Y, S_NY);
+            slot_swap(entity, S_ANGLE, S_NA);
+            if (record) {
+                slot_swap(entity, S_PX, S_BX);
+                slot_swap(entity, S_PY, S_BY);
+                slot_swap(entity, S_PA, S_BA);
+                PyObject **where = (PyObject **)((char *)entity + offsets[S_PREV_TICK]);
+                PyObject *spent = *where;
+                *where = log[k].prev_tick;
+                Py_DECREF(spent);
+            }
+        }
+    }
+    else {
+        for (Py_ssize_t k = 0; k < committed; k++) {
+            Py_XDECREF(log[k].prev_tick);
+        }
+    }
+    if (own_log) {
+        PyMem_Free(log);
+    }
+    else {
+        kept_in_use = 0;
+    }
+    if (failed) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    if (!keep) {
         return found;
     }
     Py_DECREF(found);
-    Py_ssize_t count = PyList_GET_SIZE(moved), done = 0;
-    PyObject *result = Py_None;
-    for (; done < count; done++) {
-        PyObject *entity = PyList_GET_ITEM(moved, done);
-        if (check_entity(entity) < 0) {
-            result = NULL;
-            break;
-        }
-        if (SLOT(entity, S_NX) == NULL || SLOT(entity, S_NY) == NULL || SLOT(entity, S_NA) == NULL
-                || SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
-            result = missing(entity, S_NX);
-            break;
-        }
-        slot_swap(entity, S_X, S_NX);
-        slot_swap(entity, S_Y, S_NY);
-        slot_swap(entity, S_ANGLE, S_NA);
-        if (tick != Py_None) {
-            slot_swap(entity, S_PX, S_BX);
-            slot_swap(entity, S_PY, S_BY);
-            slot_swap(entity, S_PA, S_BA);
-            if (SLOT(entity, S_PREV_TICK) != tick) {
-                Py_INCREF(entity);
-                slot_set(entity, S_PREV_TICK, tick);
-                Py_DECREF(entity);
-            }
-            /* Empty ``moved`` in the same pass, while the entity is in the cache. */
-            PyList_SET_ITEM(moved, done, NULL);
-            Py_DECREF(entity);
-        }
+    if (next_moved != moved_count || PyList_GET_SIZE(moved) != moved_count) {
+        PyErr_SetString(PyExc_RuntimeError, "commit: moved is not a subsequence of order");
+        return NULL;
     }
-    if (tick != Py_None) {
-        /* Drop the slots already emptied, keep the rest (only after an error). */
-        PyObject **items = ((PyListObject *)moved)->ob_item;
-        memmove(items, items + done, (size_t)(count - done) * sizeof(PyObject *));
-        Py_SET_SIZE(moved, count - done);
+    if (record && moved_count > 0 && PyList_SetSlice(moved, 0, moved_count, NULL) < 0) {
+        return NULL;
     }
-    return Py_XNewRef(result);
+    Py_RETURN_NONE;
 }
 
 /* The baseline becomes the previous values, again by exchanging pointers: the baseline
