@@ -393,7 +393,7 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         else if (next_moved < PyList_GET_SIZE(moved) && PyList_GET_ITEM(moved, next_moved) == entity) {
             next_moved++;
-            if (!refuse && PyList_GET_SIZE(found) == 0) {
+            if (!refuse && PyList_GET_SIZE(found) == 0 && committed < moved_count) {
                 if (SLOT(entity, S_NX) == NULL || SLOT(entity, S_NY) == NULL || SLOT(entity, S_NA) == NULL
                         || SLOT(entity, S_PX) == NULL || SLOT(entity, S_PY) == NULL || SLOT(entity, S_PA) == NULL
                         || SLOT(entity, S_PREV_TICK) == NULL) {
