@@ -341,10 +341,26 @@ class PureBuffers:
                 written.extend(_differences(entity, entity._bfull))
         if written or self.diagnosing:
             raise ForeignWrites(written)
-        for entity in self._moved:
-            entity.x = entity._nx
-            entity.y = entity._ny
-            entity.angle = entity._na
+        moved = self._moved
+        if self._start is None and not self._late_systems:
+            # No system runs before or after the Update Method system (the common case):
+            # record the previous values in the same pass, as nothing can change them or
+            # fail before ``finish``.
+            tick = self._tick
+            for entity in moved:
+                entity._px = entity._bx
+                entity._py = entity._by
+                entity._pa = entity._ba
+                entity._prev_tick = tick
+                entity.x = entity._nx
+                entity.y = entity._ny
+                entity.angle = entity._na
+            moved.clear()
+        else:
+            for entity in moved:
+                entity.x = entity._nx
+                entity.y = entity._ny
+                entity.angle = entity._na
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 
