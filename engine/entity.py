@@ -81,8 +81,8 @@ class Entity(_buffers.BufferSlots):
         # A subclass may have set its own buffered values before calling us: keep those.
         # (hasattr, not self.__dict__: touching __dict__ makes CPython give up the inline
         # attribute storage that keeps every later self.x fast.)
-        for name, default in zip(layout.names, layout.defaults):
-            if name not in ("x", "y") and not hasattr(self, name):
+        for name, default in layout.initial:
+            if not hasattr(self, name):
                 setattr(self, name, default)
         self.x = x
         self.y = y

@@ -47,6 +47,24 @@ static PyObject *str_set = NULL;          /* "set" */
 
 #define SLOT(obj, s) (*(PyObject **)((char *)(obj) + offsets[s]))
 
+/* Entities are reached through a list of pointers, which the hardware cannot prefetch:
+ * ask for the one a few places ahead, and for the line of its baseline slots. */
+#define AHEAD 16
+static inline void
+prefetch_entity(PyObject *list, Py_ssize_t i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (i < PyList_GET_SIZE(list)) {
+        char *entity = (char *)PyList_GET_ITEM(list, i);
+        __builtin_prefetch(entity);
+        __builtin_prefetch(entity + offsets[S_BA]);
+    }
+#else
+    (void)list;
+    (void)i;
+#endif
+}
+
 /* Store a new reference to ``value`` in a slot; the old value is released last, since
  * releasing it may run arbitrary code. */
 static inline void
@@ -213,8 +231,29 @@ core_stash(PyObject *module, PyObject *order)
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
         PyObject *entity = PyList_GET_ITEM(order, i);
+        prefetch_entity(order, i + AHEAD);
         if (check_entity(entity) < 0) {
             return NULL;
+        }
+        if (SLOT(entity, S_MOTION_ONLY) == Py_True && SLOT(entity, S_X) != NULL && SLOT(entity, S_Y) != NULL
+                && SLOT(entity, S_ANGLE) != NULL) {
+            /* The common case, with no call out: the list's reference keeps the entity,
+             * and what the baseline slots held is released once it is done with. The
+             * same object again (a value that did not change) needs no reference. */
+            PyObject *spent[3] = {NULL, NULL, NULL};
+            for (int k = 0; k < 3; k++) {
+                PyObject **base = (PyObject **)((char *)entity + offsets[S_BX + k]);
+                PyObject *value = SLOT(entity, S_X + k);
+                if (*base != value) {
+                    Py_INCREF(value);
+                    spent[k] = *base;
+                    *base = value;
+                }
+            }
+            Py_XDECREF(spent[0]);
+            Py_XDECREF(spent[1]);
+            Py_XDECREF(spent[2]);
+            continue;
         }
         Py_INCREF(entity);
         int only = motion_only(entity);
@@ -224,16 +263,9 @@ core_stash(PyObject *module, PyObject *order)
                 Py_DECREF(entity);
                 return NULL;
             }
-            /* The same object again (a value that did not change) needs no reference. */
-            if (SLOT(entity, S_BX) != x) {
-                slot_set(entity, S_BX, x);
-            }
-            if (SLOT(entity, S_BY) != y) {
-                slot_set(entity, S_BY, y);
-            }
-            if (SLOT(entity, S_BA) != angle) {
-                slot_set(entity, S_BA, angle);
-            }
+            slot_set(entity, S_BX, x);
+            slot_set(entity, S_BY, y);
+            slot_set(entity, S_BA, angle);
         }
         else if (only == 0) {
             PyObject *values = layout_get(entity);
@@ -382,11 +414,17 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(order);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order) && !failed; i++) {
         PyObject *entity = PyList_GET_ITEM(order, i);
+        prefetch_entity(order, i + AHEAD);
         if (check_entity(entity) < 0) {
             failed = 1;
             break;
         }
-        Py_INCREF(entity);
+        /* Only an entity with fields of its own calls out (its layout's getter): only it
+         * needs a reference of its own while it is checked. */
+        int plain = SLOT(entity, S_MOTION_ONLY) == Py_True;
+        if (!plain) {
+            Py_INCREF(entity);
+        }
         int differs = differs_from_baseline(entity);
         if (differs < 0 || (differs == 1 && PyList_Append(found, entity) < 0)) {
             failed = 1;
@@ -414,14 +452,19 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         log[committed].prev_tick = *where;   /* the slot's reference moves to the log */
                         Py_INCREF(tick);
                         *where = tick;
+                        /* Empty ``moved`` as the pass goes, while the entity is in the cache
+                         * (``order`` still holds it). */
+                        PyList_SET_ITEM(moved, next_moved - 1, NULL);
+                        Py_DECREF(entity);
                     }
                     committed++;
                 }
             }
         }
-        Py_DECREF(entity);
+        if (!plain) {
+            Py_DECREF(entity);
+        }
     }
-    Py_DECREF(order);
     int keep = !failed && PyList_GET_SIZE(found) == 0 && !refuse;
     if (!keep) {
         /* Undo, last first: every exchange again, and the previous ticks put back. */
@@ -446,6 +489,14 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_XDECREF(log[k].prev_tick);
         }
     }
+    Py_DECREF(order);   /* held until now: it keeps the entities of the log alive */
+    if (record && committed > 0) {
+        /* The emptied places are the first ``committed``: drop them, keep the rest. */
+        PyObject **items = ((PyListObject *)moved)->ob_item;
+        Py_ssize_t left = PyList_GET_SIZE(moved) - committed;
+        memmove(items, items + committed, (size_t)left * sizeof(PyObject *));
+        Py_SET_SIZE(moved, left);
+    }
     if (own_log) {
         PyMem_Free(log);
     }
@@ -460,11 +511,8 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return found;
     }
     Py_DECREF(found);
-    if (next_moved != moved_count || PyList_GET_SIZE(moved) != moved_count) {
+    if (next_moved != moved_count || PyList_GET_SIZE(moved) != (record ? 0 : moved_count)) {
         PyErr_SetString(PyExc_RuntimeError, "commit: moved is not a subsequence of order");
-        return NULL;
-    }
-    if (record && moved_count > 0 && PyList_SetSlice(moved, 0, moved_count, NULL) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -590,6 +638,7 @@ settler_next(Settler *self)
     while (self->order != NULL && self->index < PyList_GET_SIZE(self->order)) {
         PyObject *entity = PyList_GET_ITEM(self->order, self->index);
         self->index++;
+        prefetch_entity(self->order, self->index + AHEAD);
         if (check_entity(entity) < 0) {
             return NULL;
         }
