@@ -59,10 +59,39 @@ NO_SIGNALS: dict[str, Any] = {}
 _SENDER = itemgetter(2)
 
 
+def _import_core() -> Any:
+    """The compiled core, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
+    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
+        return None
+    try:
+        from engine.buffering import _core
+    except ImportError:
+        return None
+    return _core
+
+
+_core = _import_core()
+ACCELERATED = _core is not None
+"""Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
+
+# In this order on purpose (not sorted): what the tick reads together sits together.
+_SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
+          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "__dict__",
+          "__weakref__")
+# The compiled core reads the slots, so with it entities always have them. Without it, the
+# pure path is fastest with them up to 3.12, and without them from 3.13 on, where any slot
+# in a base class costs every instance CPython's inline attribute storage (a user's
+# ``self.patrolling_left`` gets about a third slower). ``TICKSWAP_LAYOUT=slots|dict``
+# overrides the choice for the pure path (to measure it).
+_LAYOUT = "slots" if ACCELERATED else os.environ.get(
+    "TICKSWAP_LAYOUT", "slots" if sys.version_info < (3, 13) else "dict")
+
+
 class BufferSlots:
     """The slots the buffers keep on every entity: ``Entity``'s base class.
 
-    Fixed slots, not instance attributes, so the compiled core reads them at a fixed
+    Fixed slots, not instance attributes (with the compiled core, and on the pure path
+    before Python 3.13; see ``_LAYOUT``), so the compiled core reads them at a fixed
     offset and CPython's specialised bytecode reads them from Python as fast as any
     attribute (``LOAD_ATTR_SLOT``). ``x``, ``y`` and ``angle`` are the committed values
     (the updating entity's own pending ones during its update); ``_b*`` the baseline,
@@ -71,11 +100,8 @@ class BufferSlots:
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
     """
 
-    # In this order on purpose (not sorted): what the tick reads together sits together.
-    __slots__ = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
-                 "_nx", "_ny", "_na",
-                 "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random",
-                 "_random_mark", "__dict__", "__weakref__")
+    if _LAYOUT == "slots":
+        __slots__ = _SLOTS
 
     x: float
     y: float
@@ -100,24 +126,9 @@ class BufferSlots:
     _random_mark: int
 
 
-_SLOTTED = frozenset(BufferSlots.__slots__)
-
-
-def _load_core() -> Any:
-    """The compiled core, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
-    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
-        return None
-    try:
-        from engine.buffering import _core
-    except ImportError:
-        return None
+_SLOTTED = frozenset(vars(BufferSlots).get("__slots__", ()))
+if _core is not None:
     _core.configure(BufferSlots)
-    return _core
-
-
-_core = _load_core()
-ACCELERATED = _core is not None
-"""Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
 
 
 class ForeignWrites(Exception):
