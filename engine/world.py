@@ -179,7 +179,7 @@ class World:
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
         entity._world = weakref.ref(self)
         entity.alive = True
-        entity._prev_tick = -1
+        self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
         if self._ticking:
             sender = self._buffers.sender
             self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]

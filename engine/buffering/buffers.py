@@ -29,8 +29,23 @@ that was written (``trap_writes``), which names the writer and the file and line
 
 Nothing outside this package reads or writes the attributes it keeps on entities
 (their names start with ``_b``, ``_n``, ``_p``): the world, the renderer and saves call
-the functions here. A compiled accelerator can replace ``Buffers`` behind the same
-methods.
+the functions here.
+
+**Two paths, one protocol.** ``PureBuffers`` runs the protocol above in Python.
+``CompiledBuffers`` runs the same steps in the compiled core (``_core.c``): the world
+still calls each ``update()`` from Python, ``for entity in settler: entity.update(world)``,
+so the call stays a cheap Python-to-Python call, and the settler's next step does the
+bookkeeping around it in C (set the committed values aside, skip despawned entities,
+keep what changed pending, put the committed values back); the stash, the check for
+foreign writes and the commit are C loops. Both read the same slots of ``BufferSlots``,
+``Entity``'s base class, and give the same results bit for bit (``tests/test_core.py``
+runs random worlds on both). ``Buffers`` is the one that runs: the compiled core where
+it was built, unless ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
+
+Where no system runs before or after the Update Method system (the common case), the
+commit also records the previous values, in the same pass: nothing can change them or
+fail before ``finish``. The core commits by exchanging slot pointers (committed with
+pending, baseline with previous), so a tick touches no value object to commit it.
 """
 
 from __future__ import annotations
