@@ -328,7 +328,8 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
     for i in range(count):
         world.spawn(kind(float(i % 100), float((i * 7) % 480)))
     world.tick()
-    plain = [_PlainPatroller(i % 100) for i in range(count)]
+    # Float positions on both sides, as the entities have: each step makes a new float.
+    plain = [_PlainPatroller(float(i % 100)) for i in range(count)]
     batch = pyglet.graphics.Batch()
     vertices = program.vertex_list(count, GL_POINTS, batch=batch, position=("f", [0.0] * (count * 3)),
                                    colors=("Bn", [200, 200, 255, 255] * count))
