@@ -347,10 +347,10 @@ error:
  * entity's update, and are returned, with nothing committed. Otherwise (and unless
  * ``refuse``) the pending values of the ``moved`` entities (a subsequence of ``order``,
  * in the same order, as the settler found them) move into place and the old committed
- * ones into the pending slots, by exchanging pointers: no reference count, no value
- * object, is touched. With ``tick`` not None (no system runs after the Update Method
- * system), the same pass records previous values and empties ``moved``, which
- * ``record_previous`` would otherwise do after every system.
+ * ones into the pending slots, by exchanging pointers. With ``tick`` not None (no system
+ * runs after the Update Method system), the same pass records previous values (see
+ * commit_and_record) and empties ``moved``, which ``record_previous`` would otherwise do
+ * after every system.
  *
  * The commit of an entity happens as the pass reaches it, while it is in the cache; a
  * foreign write found later undoes the commits already made (exchanges are their own
@@ -359,6 +359,44 @@ typedef struct {
     PyObject *entity;
     PyObject *prev_tick;   /* owned: put back if the commit is undone */
 } Committed;
+
+#define SLOT_AT(obj, s) ((PyObject **)((char *)(obj) + offsets[s]))
+
+/* Commit one of x, y, angle (``k``) and record its previous value, for an entity whose
+ * committed value is its baseline (C), with its pending value (P) and its previous one
+ * (O): the three references rotate, committed <- P, previous <- C, pending <- O (spent,
+ * released when the entity next moves: right after its update has made a new value, so
+ * the allocator gets it straight back), and the baseline becomes P, so that the next
+ * stash finds it in place. Nothing is released here that could be freed: C stays
+ * referenced by the previous slot. */
+static inline void
+commit_and_record(PyObject *entity, int k)
+{
+    PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
+    PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
+    PyObject *was = *committed, *now = *pending;
+    *committed = now;
+    *pending = *previous;
+    *previous = was;
+    Py_INCREF(now);
+    *baseline = now;
+    Py_DECREF(was);   /* the baseline's reference; ``previous`` keeps it alive */
+}
+
+/* The exact inverse of commit_and_record. */
+static inline void
+undo_commit_and_record(PyObject *entity, int k)
+{
+    PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
+    PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
+    PyObject *was = *previous, *now = *committed;
+    *previous = *pending;
+    *pending = now;
+    *committed = was;
+    Py_INCREF(was);
+    *baseline = was;
+    Py_DECREF(now);   /* the baseline's reference; ``pending`` keeps it alive */
+}
 
 static PyObject *
 core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -439,15 +477,17 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                     failed = 1;
                 }
                 else {
-                    slot_swap(entity, S_X, S_NX);
-                    slot_swap(entity, S_Y, S_NY);
-                    slot_swap(entity, S_ANGLE, S_NA);
                     log[committed].entity = entity;
                     log[committed].prev_tick = NULL;
-                    if (record) {
-                        slot_swap(entity, S_PX, S_BX);
-                        slot_swap(entity, S_PY, S_BY);
-                        slot_swap(entity, S_PA, S_BA);
+                    if (!record) {
+                        slot_swap(entity, S_X, S_NX);
+                        slot_swap(entity, S_Y, S_NY);
+                        slot_swap(entity, S_ANGLE, S_NA);
+                    }
+                    else {
+                        for (int k = 0; k < 3; k++) {
+                            commit_and_record(entity, k);
+                        }
                         PyObject **where = (PyObject **)((char *)entity + offsets[S_PREV_TICK]);
                         log[committed].prev_tick = *where;   /* the slot's reference moves to the log */
                         Py_INCREF(tick);
@@ -470,13 +510,15 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         /* Undo, last first: every exchange again, and the previous ticks put back. */
         for (Py_ssize_t k = committed - 1; k >= 0; k--) {
             PyObject *entity = log[k].entity;
-            slot_swap(entity, S_X, S_NX);
-            slot_swap(entity, S_Y, S_NY);
-            slot_swap(entity, S_ANGLE, S_NA);
-            if (record) {
-                slot_swap(entity, S_PX, S_BX);
-                slot_swap(entity, S_PY, S_BY);
-                slot_swap(entity, S_PA, S_BA);
+            if (!record) {
+                slot_swap(entity, S_X, S_NX);
+                slot_swap(entity, S_Y, S_NY);
+                slot_swap(entity, S_ANGLE, S_NA);
+            }
+            else {
+                for (int k = 2; k >= 0; k--) {
+                    undo_commit_and_record(entity, k);
+                }
                 PyObject **where = (PyObject **)((char *)entity + offsets[S_PREV_TICK]);
                 PyObject *spent = *where;
                 *where = log[k].prev_tick;
