@@ -150,6 +150,8 @@ class World:
             self._early_systems += 1
         else:
             self._late_systems += 1
+            if self._ticking:  # added mid-tick: the buffers must not fold the previous values into the commit
+                self._buffers.late_system_added()
 
     # -- spawning ---------------------------------------------------------------------
 

@@ -275,3 +275,38 @@ def test_the_core_refuses_objects_that_are_not_entities():
         buffers._core.stash([object()])
     with pytest.raises(TypeError, match="float32"):
         buffers._core.gather_motion([Entity()], 0, 0.5, np.zeros(3, dtype=np.float64))
+
+
+@needs_core
+def test_a_system_added_during_a_tick_gives_the_same_previous_values_on_both_paths(monkeypatch):
+    class Nudge:
+        def __init__(self, world: World, fail: bool) -> None:
+            self.world, self.fail = world, fail
+
+        def process(self) -> None:
+            for entity in self.world.entities:
+                entity.x = entity.x + 0.5  # a system: its writes are kept
+            if self.fail:
+                raise RuntimeError("late failure")
+
+    class Adder(Entity):
+        def update(self, world: World) -> None:
+            self.x += 1.0
+            if world.tick_count in (1, 3):  # esper runs it in this very tick
+                world.add_processor(Nudge(world, fail=world.tick_count == 3), priority=-1)
+
+    results = []
+    for kind in (PureBuffers, CompiledBuffers):
+        monkeypatch.setattr(engine.world, "Buffers", kind)
+        world = World()
+        adder = world.spawn(Adder(x=1.0))
+        seen: list[Any] = []
+        for _ in range(5):
+            try:
+                world.tick()
+            except Exception as error:
+                seen.append(repr(error))
+            seen.append((adder.x, previous(adder, "x"), world.state_hash()))
+        results.append(seen)
+        world.close()
+    assert results[0] == results[1]

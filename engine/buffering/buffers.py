@@ -299,6 +299,10 @@ class PureBuffers:
         self._stashed = False
         self._start = [(entity, layout_of(entity).get(entity)) for entity in order] if early_systems else None
 
+    def late_system_added(self) -> None:
+        """A system after the Update Method system was added during this tick: it may run in it."""
+        self._late_systems = True
+
     def update(self, world: World) -> None:
         """The Update Method system: stash, every live entity's ``update()``, commit.
 
