@@ -6,8 +6,11 @@ plain objects; a tick with 100 spawns and 100 despawns against the steady tick; 
 million-member crowd tick against one ``numpy.copyto`` of its state; the renderer
 against one pyglet shape per entity; an empty loop frame against the same lag
 accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
-against sleeping then spinning to the deadline. Rounds are interleaved
-(A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
+against sleeping then spinning to the deadline; and the full frame (``frame``): a tick
+then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
+beside the bare loop and one vertex buffer drawn from numpy. Every table names the path
+that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
+interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
 """
 
@@ -277,7 +280,8 @@ def bench_pacing(seconds: float = 5.0) -> list[tuple[str, float, float, str]]:
     return rows
 
 
-def bench_frame(counts: tuple[int, ...] = (1_000, 10_000, 100_000), rounds: int = 20) -> list[tuple[str, float, float, str]]:
+def bench_frame(counts: tuple[int, ...] = (1_000, 10_000, 100_000),
+                rounds: int = 20) -> list[tuple[str, float, float, str]]:
     """The honest full frame: ``World.tick()`` then an interpolated draw, every entity moving.
 
     Beside it, per count: the bare loop of the same updates, and the floor of drawing,
@@ -428,8 +432,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = run(args.quick)
         results[name] = rows
         if not args.json:
-            _print_table(f"{title} [{path}]" + (" (--quick: small and few, figures not meaningful)" if args.quick else ""),
-                         rows)
+            quick = " (--quick: small and few, figures not meaningful)" if args.quick else ""
+            _print_table(f"{title} [{path}]{quick}", rows)
             print()
     if args.json:
         figures = {name: [{"case": case, "ms": ms, "ratio": ratio, "target": target, "path": path}
