@@ -309,37 +309,6 @@ differs_from_baseline(PyObject *entity)
     return differs;
 }
 
-static PyObject *
-core_written(PyObject *module, PyObject *order)
-{
-    if (check_list(order, "order") < 0) {
-        return NULL;
-    }
-    PyObject *written = PyList_New(0);
-    if (written == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
-        PyObject *entity = PyList_GET_ITEM(order, i);
-        if (check_entity(entity) < 0) {
-            goto error;
-        }
-        Py_INCREF(entity);
-        int differs = differs_from_baseline(entity);
-        if (differs == 1 && PyList_Append(written, entity) < 0) {
-            differs = -1;
-        }
-        Py_DECREF(entity);
-        if (differs < 0) {
-            goto error;
-        }
-    }
-    return written;
-error:
-    Py_DECREF(written);
-    return NULL;
-}
-
 /* The check for foreign writes and the commit, in one pass over ``order``.
  *
  * Every entity is compared with its baseline (identity for x, y, angle; ``!=`` for the
@@ -927,8 +896,6 @@ static PyMethodDef core_methods[] = {
      "configure(cls)\n--\n\nRead the slot offsets of the class that declares the buffer slots."},
     {"stash", (PyCFunction)core_stash, METH_O,
      "stash(order)\n--\n\nSet every entity's committed values aside (the baseline)."},
-    {"written", (PyCFunction)core_written, METH_O,
-     "written(order)\n--\n\nThe entities whose committed values differ from the baseline, in order."},
     {"commit", (PyCFunction)(void (*)(void))core_commit, METH_FASTCALL,
      "commit(order, moved, tick, refuse)\n--\n\n"
      "The entities written by others (nothing committed), or None: pending x, y, angle committed."},

@@ -11,9 +11,6 @@ def configure(cls: type, /) -> None:
 def stash(order: list[Entity], /) -> None:
     """Set every entity's committed values aside (the baseline)."""
 
-def written(order: list[Entity], /) -> list[Entity]:
-    """The entities whose committed values differ from the baseline, in order."""
-
 def commit(order: list[Entity], moved: list[Entity], tick: int | None, refuse: bool, /) -> list[Entity] | None:
     """The entities written by others (nothing committed), or ``None``: pending values committed."""
 
