@@ -44,8 +44,9 @@ it was built, unless ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
 
 Where no system runs before or after the Update Method system (the common case), the
 commit also records the previous values, in the same pass: nothing can change them or
-fail before ``finish``. The core commits by exchanging slot pointers (committed with
-pending, baseline with previous), so a tick touches no value object to commit it.
+fail before ``finish``. The core commits by moving references between slots (pending
+to committed, committed to previous, the spent previous to pending, released after the
+entity's next update, where the allocator takes it straight back) rather than copying.
 """
 
 from __future__ import annotations
