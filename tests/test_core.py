@@ -20,7 +20,16 @@ from hypothesis import strategies as st
 
 import engine.world
 from engine import Entity, World, buffered, signal
-from engine.buffering import ACCELERATED, CompiledBuffers, PureBuffers, buffers, gather_motion, layout_of, previous
+from engine.buffering import (
+    ACCELERATED,
+    CompiledBuffers,
+    PureBuffers,
+    buffers,
+    compiled,
+    gather_motion,
+    layout_of,
+    previous,
+)
 
 needs_core = pytest.mark.skipif(not ACCELERATED, reason="the compiled core is not built here (or TICKSWAP_PURE is set)")
 
@@ -169,9 +178,9 @@ def _gathered(script: Script, kind: type) -> bytes:
     live = script.world.entities
     out = np.full((len(live), 3), np.nan, dtype=np.float32)
     if kind is CompiledBuffers:
-        buffers._core.gather_motion(live, script.world.tick_count, 0.375, out, False)
+        compiled._core.gather_motion(live, script.world.tick_count, 0.375, out, False)
     else:
-        buffers._gather_motion_numpy(live, script.world.tick_count, 0.375, out, False)
+        compiled._gather_motion_numpy(live, script.world.tick_count, 0.375, out, False)
     return out.tobytes()
 
 
@@ -263,8 +272,8 @@ def test_the_compiled_gather_and_the_numpy_gather_give_the_same_bits(values, alp
         entity._px, entity._py, entity._pa, entity._prev_tick = x, later, later, world.tick_count
         entity.x = later
     outs = [np.zeros((len(made), 3), dtype=np.float32) for _ in range(2)]
-    buffers._core.gather_motion(made, world.tick_count, alpha, outs[0], extrapolate)
-    buffers._gather_motion_numpy(made, world.tick_count, alpha, outs[1], extrapolate)
+    compiled._core.gather_motion(made, world.tick_count, alpha, outs[0], extrapolate)
+    compiled._gather_motion_numpy(made, world.tick_count, alpha, outs[1], extrapolate)
     assert outs[0].tobytes() == outs[1].tobytes()
     world.close()
 
@@ -272,9 +281,9 @@ def test_the_compiled_gather_and_the_numpy_gather_give_the_same_bits(values, alp
 @needs_core
 def test_the_core_refuses_objects_that_are_not_entities():
     with pytest.raises(TypeError, match="expected an Entity"):
-        buffers._core.stash([object()])
+        compiled._core.stash([object()])
     with pytest.raises(TypeError, match="float32"):
-        buffers._core.gather_motion([Entity()], 0, 0.5, np.zeros(3, dtype=np.float64))
+        compiled._core.gather_motion([Entity()], 0, 0.5, np.zeros(3, dtype=np.float64))
 
 
 @needs_core

@@ -31,14 +31,14 @@ Nothing outside this package reads or writes the attributes it keeps on entities
 (their names start with ``_b``, ``_n``, ``_p``): the world, the renderer and saves call
 the functions here.
 
-**Two paths, one protocol.** ``PureBuffers`` runs the protocol above in Python.
-``CompiledBuffers`` runs the same steps in the compiled core (``_core.c``): the world
+**Two paths, one protocol.** ``PureBuffers`` (here) runs the protocol above in Python.
+``CompiledBuffers`` (in ``compiled``) runs the same steps in the compiled core (``_core.c``): the world
 still calls each ``update()`` from Python, ``for entity in settler: entity.update(world)``,
 so the call stays a cheap Python-to-Python call, and the settler's next step does the
 bookkeeping around it in C (set the committed values aside, skip despawned entities,
 keep what changed pending, put the committed values back); the stash, the check for
-foreign writes and the commit are C loops. Both read the same slots of ``BufferSlots``,
-``Entity``'s base class, and give the same results bit for bit (``tests/test_core.py``
+foreign writes and the commit are C loops. Both read the same slots of ``BufferSlots``
+(``slots``), ``Entity``'s base class, and give the same results bit for bit (``tests/test_core.py``
 runs random worlds on both). ``Buffers`` is the one that runs: the compiled core where
 it was built, unless ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
 
@@ -51,7 +51,6 @@ entity's next update, where the allocator takes it straight back) rather than co
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 from contextlib import contextmanager
@@ -59,92 +58,19 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from engine.buffering.fields import MOTION, Layout, layout_of
+from engine.buffering.slots import _SLOTTED, ACCELERATED, BufferSlots
 from engine.errors import EntityUpdateError
 
 if TYPE_CHECKING:
-    from engine.buffering import _core as _core_types
     from engine.entity import Entity
     from engine.world import World
 
-__all__ = ["ACCELERATED", "BufferSlots", "Buffers", "CompiledBuffers", "ForeignWrites", "PureBuffers", "gather_motion",
-           "init_entity", "previous", "previous_motion", "previous_positions", "restore_state", "saved_state",
-           "signals_of"]
+__all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "init_entity", "previous", "previous_motion",
+           "previous_positions", "restore_state", "saved_state", "signals_of"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
 _SENDER = itemgetter(2)
-
-
-def _import_core() -> Any:
-    """The compiled core, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
-    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
-        return None
-    try:
-        from engine.buffering import _core
-    except ImportError:
-        return None
-    return _core
-
-
-_core = _import_core()
-ACCELERATED = _core is not None
-"""Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
-
-# In this order on purpose (not sorted): what the tick reads together sits together.
-_SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "__dict__",
-          "__weakref__")
-# The compiled core reads the slots, so with it entities always have them. Without it, the
-# pure path is fastest with them up to 3.12, and without them from 3.13 on, where any slot
-# in a base class costs every instance CPython's inline attribute storage (a user's
-# ``self.patrolling_left`` gets about a third slower). ``TICKSWAP_LAYOUT=slots|dict``
-# overrides the choice for the pure path (to measure it).
-_LAYOUT = "slots" if ACCELERATED else os.environ.get(
-    "TICKSWAP_LAYOUT", "slots" if sys.version_info < (3, 13) else "dict")
-
-
-class BufferSlots:
-    """The slots the buffers keep on every entity: ``Entity``'s base class.
-
-    Fixed slots, not instance attributes (with the compiled core, and on the pure path
-    before Python 3.13; see ``_LAYOUT``), so the compiled core reads them at a fixed
-    offset and CPython's specialised bytecode reads them from Python as fast as any
-    attribute (``LOAD_ATTR_SLOT``). ``x``, ``y`` and ``angle`` are the committed values
-    (the updating entity's own pending ones during its update); ``_b*`` the baseline,
-    ``_n*`` the pending values of an entity that changed, ``_p*`` the previous ones.
-    Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
-    Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
-    """
-
-    if _LAYOUT == "slots":
-        __slots__ = _SLOTS
-
-    x: float
-    y: float
-    angle: float
-    alive: bool
-    _motion_only: bool
-    _bx: Any
-    _by: Any
-    _ba: Any
-    _nx: Any
-    _ny: Any
-    _na: Any
-    _px: Any
-    _py: Any
-    _pa: Any
-    _prev_tick: int
-    _bfull: tuple[Any, ...]
-    _nfull: tuple[Any, ...]
-    _prest: tuple[Any, ...]
-    _signals: dict[str, Any]
-    _random: random.Random | None
-    _random_mark: int
-
-
-_SLOTTED = frozenset(vars(BufferSlots).get("__slots__", ()))
-if _core is not None:
-    _core.configure(BufferSlots)
 
 
 class ForeignWrites(Exception):
@@ -550,126 +476,6 @@ class PureBuffers:
             for entity, kind in originals:
                 entity.__class__ = kind
                 del vars(entity)["_trap"]
-
-
-class CompiledBuffers(PureBuffers):
-    """The same Double Buffer, with the tick's per-entity bookkeeping in the compiled core.
-
-    The world still calls each ``update()`` from Python (``for entity in settler``), so the
-    call stays a cheap Python-to-Python call; the settler's next step does in C what the
-    pure loop does around the call. ``sender`` is the settler's current entity.
-    """
-
-    def __init__(self) -> None:
-        self._settler: _core_types.Settler | None = None
-        self._sender: Entity | None = None
-        super().__init__()
-
-    @property
-    def sender(self) -> Entity | None:
-        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
-        settler = self._settler
-        return self._sender if settler is None else settler.current
-
-    @sender.setter
-    def sender(self, entity: Entity | None) -> None:
-        self._sender = entity
-
-    def update(self, world: World) -> None:
-        """The Update Method system: stash, every live entity's ``update()``, commit."""
-        order = self._order
-        core = _core
-        core.stash(order)
-        self._stashed = True
-        settler = self._settler = core.Settler(order, self._moved, self._changed)
-        try:
-            for entity in settler:
-                entity.update(world)
-        except BaseException as error:
-            failed: Entity | None = settler.current
-            self._settler = None
-            if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or failed is None:
-                raise
-            raise EntityUpdateError(failed, world.tick_count + 1, error) from error
-        self._settler = None
-        self._commit()
-
-    def _commit(self) -> None:
-        # With no system before or after the Update Method system (the common case), the
-        # previous values are recorded in the same pass: nothing can change them before
-        # ``finish``, and nothing can fail after this point.
-        tick = self._tick if self._start is None and not self._late_systems else None
-        suspects: list[Entity] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
-        if suspects is not None:
-            raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
-        for entity in self._changed:
-            layout_of(entity).set(entity, entity._nfull)
-
-    def _record_moved(self, tick: int) -> None:
-        _core.record_previous(self._moved, tick)
-
-    def abort(self) -> None:
-        """The tick failed: put back everything the buffers own as it was when it began."""
-        self._settler = None
-        super().abort()
-
-
-Buffers: type[PureBuffers] = CompiledBuffers if ACCELERATED else PureBuffers
-"""The Double Buffer class worlds use: ``CompiledBuffers`` where the core runs, else ``PureBuffers``."""
-
-
-def gather_motion(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool = False) -> None:
-    """The renderer's gather: every entity's ``(x, y, angle)`` drawn ``alpha`` into the next tick.
-
-    Writes ``len(entities)`` rows of three float32 values into ``out`` (a writable float32
-    buffer, e.g. a ``numpy`` array of shape ``(n, 3)`` or a view of a vertex buffer):
-    ``previous + (current - previous) * alpha`` for the position (``current + (current -
-    previous) * alpha`` when extrapolating), and the angle turned the short way round, as
-    ``Entity.draw_position`` and ``Entity.draw_angle`` do, computed in double precision
-    and rounded once to float32. ``tick`` is the world's ``tick_count``. The compiled core
-    and the numpy fallback give the same bits.
-    """
-    if _core is not None:
-        _core.gather_motion(entities, tick, alpha, out, extrapolate)
-    else:
-        _gather_motion_numpy(entities, tick, alpha, out, extrapolate)
-
-
-def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
-    import numpy as np  # only the renderer gathers: ``import engine`` stays free of numpy
-
-    count = len(entities)
-    view = memoryview(out)
-    if view.itemsize != 4 or view.format not in ("f", "<f", "=f") or view.nbytes < count * 12:
-        raise TypeError("gather_motion: out must be a writable float32 buffer of at least len(entities) * 3 values")
-    if count == 0:
-        return
-    target = np.frombuffer(view.cast("B"), dtype=np.float32)
-    with np.errstate(all="ignore"):  # NaN and infinity go through as in C, silently
-        # One comprehension per column: numpy builds arrays from nested lists (and
-        # attrgetter reads slotted attributes) several times more slowly.
-        moved = [entity._prev_tick == tick for entity in entities]
-        now = np.empty((count, 3), dtype=np.float64)
-        before = np.empty((count, 3), dtype=np.float64)
-        now[:, 0] = [entity.x for entity in entities]
-        now[:, 1] = [entity.y for entity in entities]
-        now[:, 2] = [entity.angle for entity in entities]
-        before[:, 0] = [entity._px if was else entity.x for entity, was in zip(entities, moved, strict=True)]
-        before[:, 1] = [entity._py if was else entity.y for entity, was in zip(entities, moved, strict=True)]
-        before[:, 2] = [entity._pa if was else entity.angle for entity, was in zip(entities, moved, strict=True)]
-        turn = np.remainder(now[:, 2] - before[:, 2] + 180.0, 360.0) - 180.0
-        rows = np.empty((count, 3), dtype=np.float64)
-        if extrapolate:
-            rows[:, :2] = now[:, :2] + (now[:, :2] - before[:, :2]) * alpha
-            rows[:, 2] = now[:, 2] + turn * alpha
-        else:
-            rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
-            rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
-        target[: count * 3] = rows.reshape(-1)
-
-
-def _baseline(entity: Entity) -> tuple[Any, ...]:
-    return (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
 
 
 def _combined(combine: Callable[[tuple[Any, ...]], Any] | None, values: list[Any]) -> Any:

@@ -174,7 +174,8 @@ class Layout:
         self.names = names
         self.defaults = defaults
         self.rest = names[len(MOTION):]
-        self.initial = tuple((name, default) for name, default in zip(names, defaults) if name not in ("x", "y"))
+        self.initial = tuple((name, default) for name, default in zip(names, defaults, strict=True)
+                             if name not in ("x", "y"))
         """``(name, default)`` of every field ``Entity.__init__`` fills in (x and y are its arguments)."""
         self.signals = signals
         self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
