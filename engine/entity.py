@@ -30,7 +30,8 @@ Plain attributes are the entity's own and are not buffered or rolled back: an
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine.buffering import buffers as _buffers
 from engine.buffering.fields import Layout, buffered, register, signal
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Entity", "buffered", "signal"]
 
 
-class Entity:
+class Entity(_buffers.BufferSlots):
     """A game object in the Update Method pattern: override ``update(world)``.
 
     ``x``, ``y`` and ``angle`` (degrees, counter-clockwise) are buffered (see the module
@@ -56,25 +57,6 @@ class Entity:
     """
 
     _layout: ClassVar[Layout]
-    # The slots engine.buffering keeps on every entity: declared here for type checkers
-    # only (an annotation makes no class attribute, so attribute access stays fast).
-    _motion_only: bool
-    _bx: Any
-    _by: Any
-    _ba: Any
-    _nx: Any
-    _ny: Any
-    _na: Any
-    _px: Any
-    _py: Any
-    _pa: Any
-    _bfull: tuple[Any, ...]
-    _nfull: tuple[Any, ...]
-    _prest: tuple[Any, ...]
-    _prev_tick: int
-    _signals: dict[str, Any]
-    _random: random.Random | None
-    _random_mark: int
 
     x: float = buffered(0.0)
     y: float = buffered(0.0)
@@ -102,8 +84,8 @@ class Entity:
         # A subclass may have set its own buffered values before calling us: keep those.
         # (hasattr, not self.__dict__: touching __dict__ makes CPython give up the inline
         # attribute storage that keeps every later self.x fast.)
-        for name, default in zip(layout.names, layout.defaults):
-            if name not in ("x", "y") and not hasattr(self, name):
+        for name, default in layout.initial:
+            if not hasattr(self, name):
                 setattr(self, name, default)
         self.x = x
         self.y = y

@@ -153,6 +153,8 @@ class World(SoundRequests, CollisionQueries):
             self._early_systems += 1
         else:
             self._late_systems += 1
+            if self._ticking:  # added mid-tick: the buffers must not fold the previous values into the commit
+                self._buffers.late_system_added()
 
     # -- spawning ---------------------------------------------------------------------
 
@@ -182,7 +184,7 @@ class World(SoundRequests, CollisionQueries):
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
         entity._world = weakref.ref(self)
         entity.alive = True
-        entity._prev_tick = -1
+        self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
         if self._ticking:
             sender = self._buffers.sender
             self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]
@@ -334,7 +336,7 @@ class World(SoundRequests, CollisionQueries):
     def _attempt(self) -> None:
         self.input = self.input_queue.take()
         random_state = self.random.getstate()
-        self._buffers.begin(self._update_order(), self._early_systems > 0)
+        self._buffers.begin(self._update_order(), self._early_systems > 0, self._late_systems > 0, self.tick_count + 1)
         self._sounds_tick_started()
         self._spatial_tick_started()
         self._ticking = True

@@ -12,7 +12,7 @@ from engine.tools.cli import main
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_each_benchmark_runs_quickly_and_prints_a_table_with_ratios(capsys, name, request):
-    if name.startswith("render"):
+    if name.startswith("render") or name == "frame":
         request.getfixturevalue("offscreen")
     assert main(["bench", name, "--quick"]) == 0
     out = capsys.readouterr().out

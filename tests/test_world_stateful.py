@@ -117,7 +117,9 @@ class WorldMachine(RuleBasedStateMachine):
         target = live[(actor + victim) % len(live)]
         if target is writer:
             return
-        for probe in live:  # a planned despawn of the writer would stop it writing at all
+        # Only the write this time: a despawn planned earlier could remove the writer
+        # before its update, and then there is no write to refuse.
+        for probe in live:
             probe.plan = []
         writer.plan.append(("write", target))
         before = (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()])

@@ -1,25 +1,38 @@
 """The Double Buffer's one owner: declarations, and the per-world buffers every tick goes through.
 
 ``fields`` reads what entity classes declare (``buffered()``, ``signal()``) into a
-``Layout`` per class; ``buffers`` keeps each world's committed, pending and previous
-values, signals and per-entity random generators, and runs the Update Method system
-over them. The world, the renderer and saves call these; none of them touches the
-attributes the buffers keep on entities.
+``Layout`` per class; ``slots`` declares where the buffers keep their values on every
+entity; ``buffers`` keeps each world's committed, pending and previous values, signals
+and per-entity random generators, and runs the Update Method system over them;
+``compiled`` does the same with the compiled core, and the renderer's gather. The
+world, the renderer and saves call these; none of them touches the attributes the
+buffers keep on entities.
+
+A compiled core (``_core``, built from ``_core.c`` where a C compiler exists) does the
+tick's per-entity bookkeeping and the renderer's gather; without it, or with the
+environment variable ``TICKSWAP_PURE=1``, the pure-Python path gives the same results
+bit for bit. ``ACCELERATED`` says which one runs.
 """
 
 from __future__ import annotations
 
-from engine.buffering.buffers import Buffers as Buffers
 from engine.buffering.buffers import ForeignWrites as ForeignWrites
+from engine.buffering.buffers import PureBuffers as PureBuffers
 from engine.buffering.buffers import previous as previous
 from engine.buffering.buffers import previous_motion as previous_motion
+from engine.buffering.buffers import previous_positions as previous_positions
 from engine.buffering.buffers import restore_state as restore_state
 from engine.buffering.buffers import saved_state as saved_state
+from engine.buffering.compiled import Buffers as Buffers
+from engine.buffering.compiled import CompiledBuffers as CompiledBuffers
+from engine.buffering.compiled import gather_motion as gather_motion
 from engine.buffering.fields import Layout as Layout
 from engine.buffering.fields import SignalInbox as SignalInbox
 from engine.buffering.fields import buffered as buffered
 from engine.buffering.fields import layout_of as layout_of
 from engine.buffering.fields import signal as signal
+from engine.buffering.slots import ACCELERATED as ACCELERATED
 
-__all__ = ["Buffers", "ForeignWrites", "Layout", "SignalInbox", "buffered", "layout_of", "previous",
-           "previous_motion", "restore_state", "saved_state", "signal"]
+__all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Layout", "PureBuffers", "SignalInbox",
+           "buffered", "gather_motion", "layout_of", "previous", "previous_motion", "previous_positions",
+           "restore_state", "saved_state", "signal"]

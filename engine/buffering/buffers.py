@@ -29,26 +29,46 @@ that was written (``trap_writes``), which names the writer and the file and line
 
 Nothing outside this package reads or writes the attributes it keeps on entities
 (their names start with ``_b``, ``_n``, ``_p``): the world, the renderer and saves call
-the functions here. A compiled accelerator can replace ``Buffers`` behind the same
-methods.
+the functions here.
+
+**Two paths, one protocol.** ``PureBuffers`` (here) runs the protocol above in Python.
+``CompiledBuffers`` (in ``compiled``) runs the same steps in the compiled core (``_core.c``): the world
+still calls each ``update()`` from Python, ``for entity in settler: entity.update(world)``,
+so the call stays a cheap Python-to-Python call, and the settler's next step does the
+bookkeeping around it in C (set the committed values aside, skip despawned entities,
+keep what changed pending, put the committed values back); the stash, the check for
+foreign writes and the commit are C loops. Both read the same slots of ``BufferSlots``
+(``slots``), ``Entity``'s base class, and give the same results bit for bit (``tests/test_core.py``
+runs random worlds on both). ``Buffers`` is the one that runs: the compiled core where
+it was built, unless ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
+
+Where no system runs before or after the Update Method system (the common case), the
+commit also records the previous values, in the same pass: nothing can change them or
+fail before ``finish``. The core commits by moving references between slots (pending
+to committed, committed to previous, the spent previous to pending, released after the
+entity's next update, where the allocator takes it straight back) rather than copying.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from engine.buffering.fields import MOTION, Layout, layout_of
+from engine.buffering.slots import _SLOTTED, ACCELERATED, BufferSlots
 from engine.errors import EntityUpdateError
 
 if TYPE_CHECKING:
     from engine.entity import Entity
     from engine.world import World
 
-__all__ = ["Buffers", "ForeignWrites", "init_entity", "previous", "previous_positions", "committed_positions", "committed_values", "motion", "restore_state", "saved_state", "signals_of"]
+__all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "committed_positions", "committed_values",
+           "init_entity", "motion", "previous", "previous_motion", "previous_positions", "restore_state", "saved_state",
+           "signals_of"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
@@ -192,8 +212,12 @@ def _random_from_state(data: list[Any]) -> tuple[Any, ...]:
     return (version, tuple(internal), gauss)
 
 
-class Buffers:
-    """The Double Buffer of one world (see the module docstring for the protocol)."""
+class PureBuffers:
+    """The Double Buffer of one world, in pure Python (see the module docstring for the protocol).
+
+    ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
+    of the two runs (``ACCELERATED``).
+    """
 
     def __init__(self) -> None:
         self.sender: Entity | None = None
@@ -212,6 +236,8 @@ class Buffers:
         self._early = False
         self._stashed = False
         self._hooked: list[Entity] = []
+        self._tick = 0
+        self._late_systems = True
         self.diagnosing = False
         """Set while the world re-runs a refused tick to find the writer: never commit then."""
 
@@ -227,23 +253,32 @@ class Buffers:
 
     # -- the tick ------------------------------------------------------------------------
 
-    def begin(self, order: list[Entity], early_systems: bool) -> None:
-        """A tick starts: set every entity's committed values aside (the baseline) and remember
-        where pending signals end. The baseline is what a failed tick goes back to."""
+    def begin(self, order: list[Entity], early_systems: bool, late_systems: bool = True, tick: int = 0) -> None:
+        """Tick ``tick`` starts: set every entity's committed values aside (the baseline: what
+        a failed tick goes back to) and remember where pending signals end."""
         self.serial += 1
+        self._tick = tick
+        self._early = early_systems
+        self._late_systems = late_systems
         self._order = order
         self._pending_mark = len(self._pending)
-        self._early = early_systems
+        self._stash(order)
+        self._stashed = True
+
+    def _stash(self, order: list[Entity]) -> None:
         for each in order:
             each._bx = each.x
             each._by = each.y
             each._ba = each.angle
             if not each._motion_only:
                 each._bfull = layout_of(each).get(each)
-        self._stashed = True
+
+    def late_system_added(self) -> None:
+        """A system after the Update Method system was added during this tick: it may run in it."""
+        self._late_systems = True
 
     def update(self, world: World) -> None:
-        """The Update Method system: every live entity's ``update()``, then commit.
+        """The Update Method system: stash, every live entity's ``update()``, commit.
 
         The hot path of the engine, so it is written out inline: no call or allocation
         per entity beyond what the entity's own update makes, except for entities with
@@ -305,10 +340,26 @@ class Buffers:
                 written.extend(_differences(entity, entity._bfull))
         if written or self.diagnosing:
             raise ForeignWrites(written)
-        for entity in self._moved:
-            entity.x = entity._nx
-            entity.y = entity._ny
-            entity.angle = entity._na
+        moved = self._moved
+        if not self._late_systems:
+            # No system runs after the Update Method system (the common case): record the
+            # previous values in the same pass, as nothing can change them or fail before
+            # ``finish``. (Entities that systems before it wrote get theirs in ``finish``.)
+            tick = self._tick
+            for entity in moved:
+                entity._px = entity._bx
+                entity._py = entity._by
+                entity._pa = entity._ba
+                entity._prev_tick = tick
+                entity.x = entity._nx
+                entity.y = entity._ny
+                entity.angle = entity._na
+            moved.clear()
+        else:
+            for entity in moved:
+                entity.x = entity._nx
+                entity.y = entity._ny
+                entity.angle = entity._na
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 
@@ -337,7 +388,7 @@ class Buffers:
         systems after the Update Method system any entity may have changed, so all are
         compared (one pass, no allocation for entities with only x, y and angle).
         """
-        if late_systems:
+        if late_systems and self._stashed:
             for entity in self._order:
                 if entity._motion_only:
                     if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
@@ -348,11 +399,7 @@ class Buffers:
                 elif layout_of(entity).get(entity) != entity._bfull:
                     _previous_from(entity, entity._bfull, tick)
         else:
-            for entity in self._moved:
-                entity._px = entity._bx
-                entity._py = entity._by
-                entity._pa = entity._ba
-                entity._prev_tick = tick
+            self._record_moved(tick)
             for entity in self._changed:
                 _previous_from(entity, entity._bfull, tick)
         for entity, before in self._system_written:
@@ -369,6 +416,13 @@ class Buffers:
             entity.commit_buffers(tick)
         self._stashed = False
         self._order = []
+
+    def _record_moved(self, tick: int) -> None:
+        for entity in self._moved:
+            entity._px = entity._bx
+            entity._py = entity._by
+            entity._pa = entity._ba
+            entity._prev_tick = tick
 
     def abort(self) -> None:
         """The tick failed: put back everything the buffers own as it was when it began."""
@@ -518,15 +572,21 @@ def _trap_class(kind: type, fields: tuple[str, ...]) -> type:
 
 
 def _trap_property(field: str) -> property:
+    slot = vars(BufferSlots)[field] if field in _SLOTTED else None
+
     def get(entity: Any) -> Any:
-        return vars(entity)[field]
+        return vars(entity)[field] if slot is None else slot.__get__(entity, type(entity))
 
     def put(entity: Any, value: Any) -> None:
         buffers, on_write = vars(entity)["_trap"]
-        if buffers.sender is not None and buffers.sender is not entity:
+        sender = buffers.sender
+        if sender is not None and sender is not entity:
             caller = sys._getframe(1)
-            on_write(buffers.sender, entity, field, f"{caller.f_code.co_filename}:{caller.f_lineno}")
-        vars(entity)[field] = value
+            on_write(sender, entity, field, f"{caller.f_code.co_filename}:{caller.f_lineno}")
+        if slot is None:
+            vars(entity)[field] = value
+        else:
+            slot.__set__(entity, value)
 
     return property(get, put)
 

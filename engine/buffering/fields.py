@@ -9,8 +9,9 @@ values are kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 if TYPE_CHECKING:
     from engine.entity import Entity
@@ -174,6 +175,9 @@ class Layout:
         self.names = names
         self.defaults = defaults
         self.rest = names[len(MOTION):]
+        self.initial = tuple((name, default) for name, default in zip(names, defaults, strict=True)
+                             if name not in ("x", "y"))
+        """``(name, default)`` of every field ``Entity.__init__`` fills in (x and y are its arguments)."""
         self.signals = signals
         self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
         self.set = _make_setter(names)
@@ -190,7 +194,8 @@ class Layout:
         try:
             return self.names.index(name)
         except ValueError:
-            raise KeyError(f"{name!r} is not a buffered field; the buffered fields are {', '.join(self.names)}") from None
+            known = ", ".join(self.names)
+            raise KeyError(f"{name!r} is not a buffered field; the buffered fields are {known}") from None
 
 
 def _make_setter(names: tuple[str, ...]) -> Callable[[Any, tuple[Any, ...]], None]:

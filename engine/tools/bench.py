@@ -5,10 +5,13 @@
 plain objects; a tick with 100 spawns and 100 despawns against the steady tick; a
 million-member crowd tick against one ``numpy.copyto`` of its state; the renderer
 against one pyglet shape per entity, and on turning squares and changing text against
-plain squares; ``world.overlapping`` against the O(n*m) loop over ``entities_of``; an empty loop frame against the same lag
-accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
-against sleeping then spinning to the deadline. Rounds are interleaved
-(A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
+plain squares; ``world.overlapping`` against the O(n*m) loop over ``entities_of``; an empty
+loop frame against the same lag accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
+against sleeping then spinning to the deadline; and the full frame (``frame``): a tick
+then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
+beside the bare loop and one vertex buffer drawn from numpy. Every table names the path
+that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
+interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
 """
 
@@ -16,16 +19,18 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import statistics
 import time
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.entity import Entity
 from engine.world import World
 
-__all__ = ["BENCHMARKS", "Patroller", "main", "measure"]
+__all__ = ["BENCHMARKS", "Patroller", "bench_frame", "main", "measure", "tick_path"]
 
 
 def _patrol(self: Any, world: Any) -> None:
@@ -101,10 +106,13 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> list
     churned = measure({"steady": world.tick, "churn": churn_world.tick}, rounds)
     world.close()
     churn_world.close()
+    from engine.buffering import ACCELERATED
+
     return [
         (f"bare loop, {count} update() calls", steady["bare"] * 1e3, 1.0, ""),
-        (f"World.tick(), {count} entities", steady["tick"] * 1e3, steady["tick"] / steady["bare"], "<= 2x bare"),
-        (f"World.tick(), steady (again)", churned["steady"] * 1e3, 1.0, ""),
+        (f"World.tick(), {count} entities", steady["tick"] * 1e3, steady["tick"] / steady["bare"],
+         "<= 1.3x bare (compiled core)" if ACCELERATED else "<= 2.2x bare (pure Python)"),
+        ("World.tick(), steady (again)", churned["steady"] * 1e3, 1.0, ""),
         (f"World.tick(), {churn} spawns + {churn} despawns", churned["churn"] * 1e3,
          churned["churn"] / churned["steady"], "<= 1.3x steady"),
     ]
@@ -241,7 +249,7 @@ def bench_crowd(count: int = 1_000_000, rounds: int = 30) -> list[tuple[str, flo
         (f"numpy.copyto of {count:,} float32 pairs", times["copyto"] * 1e3, 1.0, "the memory-bandwidth floor"),
         (f"Crowd tick, {count:,} members (fused, buffers rotated)", times["crowd"] * 1e3,
          times["crowd"] / times["copyto"], "<= 3x copyto"),
-        (f"the same tick written naively", times["naive"] * 1e3, times["naive"] / times["copyto"], "for comparison"),
+        ("the same tick written naively", times["naive"] * 1e3, times["naive"] / times["copyto"], "for comparison"),
     ]
 
 
@@ -257,10 +265,13 @@ def bench_pacing(seconds: float = 5.0) -> list[tuple[str, float, float, str]]:
     for _ in range(max(1, round(seconds))):
         for name, clock in clocks.items():
             presented: list[int] = []
-            loop = FixedStepLoop(_nothing, lambda alpha: presented.append(time.perf_counter_ns()),
-                                 max_fps=60, clock=clock)
+
+            def present(alpha: float, times: list[int] = presented) -> None:
+                times.append(time.perf_counter_ns())
+
+            loop = FixedStepLoop(_nothing, present, max_fps=60, clock=clock)
             loop.run(until=clock.now_ms() + min(1000.0, seconds * 1000))
-            errors[name] += [abs((b - a) / 1e6 - target_ms) for a, b in zip(presented, presented[1:])]
+            errors[name] += [abs((b - a) / 1e6 - target_ms) for a, b in itertools.pairwise(presented)]
     def percentile_99(values: list[float]) -> float:
         return sorted(values)[min(len(values) - 1, int(0.99 * len(values)))]
 
@@ -344,7 +355,8 @@ def bench_render_turning(count: int = 10_000, rounds: int = 20,
     ]
 
 
-def bench_collisions(count: int = 10_000, rounds: int = 5, brute_askers: int = 500) -> list[tuple[str, float, float, str]]:
+def bench_collisions(count: int = 10_000, rounds: int = 5,
+                     brute_askers: int = 500) -> list[tuple[str, float, float, str]]:
     """Every entity asks what it overlaps, once per tick: ``world.overlapping`` vs the O(n*m) loop.
 
     The loop over ``entities_of`` at 10,000 entities takes seconds per tick, so it is
@@ -394,9 +406,133 @@ def bench_collisions(count: int = 10_000, rounds: int = 5, brute_askers: int = 5
     scaled = "" if askers == count else f" (timed for {askers}, scaled)"
     return [
         (f"O(n*m) loop over entities_of, {count} ask{scaled}", brute_ms, 1.0, ""),
-        (f"world.overlapping, one grid per tick, {count} ask", times["indexed"] * 1e3, brute_ms / (times["indexed"] * 1e3),
-         "the grid's build included"),
+        (f"world.overlapping, one grid per tick, {count} ask", times["indexed"] * 1e3,
+         brute_ms / (times["indexed"] * 1e3), "the grid's build included"),
     ]
+
+
+def bench_frame(counts: tuple[int, ...] = (1_000, 10_000, 100_000),
+                rounds: int = 20) -> list[tuple[str, float, float, str]]:
+    """The honest full frame: ``World.tick()`` then an interpolated draw, every entity moving.
+
+    Beside it, per count: the bare loop of the same updates, and the floor of drawing,
+    one vertex buffer whose positions are already in numpy arrays (interpolated with
+    numpy, written straight into the buffer, drawn). The frame draws the same buffer
+    after gathering every entity's interpolated position with ``gather_motion`` (the
+    compiled core, or its numpy fallback), and, for comparison, with today's
+    ``EntityRenderer`` (whose per-tick gather reads every entity from Python).
+    """
+    from engine.render import use_headless
+
+    use_headless(True)
+    import pyglet
+
+    from engine.look import Look
+    from engine.render.context import create_window
+
+    class Mover(Entity):
+        look = Look("square", 2, (200, 200, 255))
+
+        def __init__(self, x: float, y: float) -> None:
+            super().__init__(x=x, y=y)
+            self.patrolling_left = False
+
+        update = _patrol
+
+    window = create_window(640, 480, headless=True)
+    renderer_name = pyglet.gl.gl_info.get_renderer()
+    rows: list[tuple[str, float, float, str]] = []
+    for count in counts:
+        rows += _frame_figures(count, rounds, Mover, window, renderer_name)
+    window.close()
+    return rows
+
+
+def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
+                   renderer_name: str) -> list[tuple[str, float, float, str]]:
+    """One count of ``bench_frame``: its five figures."""
+    import numpy as np
+    import pyglet
+    from pyglet.gl import GL_POINTS
+
+    from engine.buffering import gather_motion
+    from engine.render.entities import EntityRenderer
+
+    program = pyglet.graphics.get_default_shader()
+    world = World()
+    for i in range(count):
+        world.spawn(kind(float(i % 100), float((i * 7) % 480)))
+    world.tick()
+    # Float positions on both sides, as the entities have: each step makes a new float.
+    plain = [_PlainPatroller(float(i % 100)) for i in range(count)]
+    batch = pyglet.graphics.Batch()
+    vertices = program.vertex_list(count, GL_POINTS, batch=batch, position=("f", [0.0] * (count * 3)),
+                                   colors=("Bn", [200, 200, 255, 255] * count))
+    buffer = vertices.domain.attrib_name_buffers["position"]
+    start = vertices.start * 3
+    view = np.ctypeslib.as_array(buffer.data)[start:start + count * 3].reshape(count, 3)
+    gathered = np.zeros((count, 3), dtype=np.float32)
+    previous = np.asarray(np.random.default_rng(0).uniform(0, 480, (count, 2)), dtype=np.float32)
+    current = previous + 1.0
+    renderer = EntityRenderer(world)
+    entities = world.entities
+    alphas = iter([i / 7 % 1 for i in range(20 * rounds + 20)])
+
+    def draw() -> None:
+        buffer.invalidate_region(vertices.start, count)
+        window.clear()
+        batch.draw()
+        pyglet.gl.glFinish()
+
+    def bare() -> None:
+        for thing in plain:
+            thing.update(None)
+
+    def floor() -> None:
+        drawn = view[:, :2]
+        np.subtract(current, previous, out=drawn)
+        drawn *= next(alphas)
+        drawn += previous
+        draw()
+
+    def frame() -> None:
+        world.tick()
+        gather_motion(entities, world.tick_count, next(alphas), gathered)
+        view[:, :2] = gathered[:, :2]
+        draw()
+
+    def frame_renderer() -> None:
+        world.tick()
+        window.clear()
+        renderer.draw(next(alphas))
+        pyglet.gl.glFinish()
+
+    scaled = max(3, rounds * 10_000 // max(count, 10_000))
+    times = measure({"bare": bare, "floor": floor, "tick": world.tick, "frame": frame,
+                     "renderer": frame_renderer}, scaled)
+    renderer.delete()
+    vertices.delete()
+    world.close()
+    return [
+        (f"{count:,}: bare loop of the updates", times["bare"] * 1e3, 1.0, ""),
+        (f"{count:,}: World.tick(), every entity moving", times["tick"] * 1e3, times["tick"] / times["bare"],
+         "vs bare"),
+        (f"{count:,}: one vertex buffer, positions in numpy (floor)", times["floor"] * 1e3, 1.0, ""),
+        (f"{count:,}: full frame, tick + gather_motion + draw", times["frame"] * 1e3,
+         times["frame"] / times["floor"], f"vs floor; <= 1.5x at 10,000 (GL: {renderer_name})"),
+        (f"{count:,}: full frame, tick + EntityRenderer.draw", times["renderer"] * 1e3,
+         times["renderer"] / times["floor"], "vs floor (today's renderer)"),
+    ]
+
+
+def tick_path() -> str:
+    """Which Double Buffer runs the tick: the compiled core or the pure-Python fallback."""
+    import platform
+
+    from engine.buffering import ACCELERATED
+
+    path = "compiled core (engine.buffering._core)" if ACCELERATED else "pure Python (no core, or TICKSWAP_PURE=1)"
+    return f"path: {path}, Python {platform.python_version()}"
 
 
 def _nothing(*args: Any) -> None:
@@ -421,16 +557,19 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}")
     results = {}
+    path = tick_path()
     for name in args.which or list(BENCHMARKS):
         title, run = BENCHMARKS[name]
         rows = run(args.quick)
         results[name] = rows
         if not args.json:
-            _print_table(title + (" (--quick: small and few, figures not meaningful)" if args.quick else ""), rows)
+            quick = " (--quick: small and few, figures not meaningful)" if args.quick else ""
+            _print_table(f"{title} [{path}]{quick}", rows)
             print()
     if args.json:
-        print(json.dumps({name: [{"case": case, "ms": ms, "ratio": ratio, "target": target}
-                                 for case, ms, ratio, target in rows] for name, rows in results.items()}, indent=2))
+        figures = {name: [{"case": case, "ms": ms, "ratio": ratio, "target": target, "path": path}
+                          for case, ms, ratio, target in rows] for name, rows in results.items()}
+        print(json.dumps(figures, indent=2))
     return 0
 
 
@@ -448,6 +587,9 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], list[tuple[str, float, float, 
              lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
     "crowd": ("Crowd: one tick of a vectorized crowd vs the memory-bandwidth floor",
               lambda quick: bench_crowd(10_000, 3) if quick else bench_crowd(1_000_000, 30)),
+    "frame": ("The full frame: World.tick() then an interpolated draw, every entity moving, beside the bare loop "
+              "and the one-vertex-buffer floor (headless)",
+              lambda quick: bench_frame((1000,), 3) if quick else bench_frame()),
     "pacing": ("Frame pacing: a real-clock FixedStepLoop at 60 fps, error of each frame interval "
                "(the ms column is the error; the ratio is how many times smaller spinning makes it)",
                lambda quick: bench_pacing(0.3) if quick else bench_pacing(5.0)),

@@ -1,0 +1,147 @@
+"""The compiled path of the Double Buffer: ``CompiledBuffers`` and the renderer's gather.
+
+``CompiledBuffers`` runs the protocol of ``engine.buffering.buffers`` (see its module
+docstring) with the compiled core doing the per-entity bookkeeping; ``gather_motion``
+writes every entity's interpolated position and angle for the renderer, with the core
+or with numpy. ``Buffers`` is the class worlds use: this one where the core runs, else
+``PureBuffers``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.buffering.buffers import ForeignWrites, PureBuffers, _differences
+from engine.buffering.fields import layout_of
+from engine.buffering.slots import ACCELERATED, _core
+from engine.errors import EntityUpdateError
+
+if TYPE_CHECKING:
+    from engine.buffering import _core as _core_types
+    from engine.entity import Entity
+    from engine.world import World
+
+__all__ = ["Buffers", "CompiledBuffers", "gather_motion"]
+
+
+class CompiledBuffers(PureBuffers):
+    """The same Double Buffer, with the tick's per-entity bookkeeping in the compiled core.
+
+    The world still calls each ``update()`` from Python (``for entity in settler``), so the
+    call stays a cheap Python-to-Python call; the settler's next step does in C what the
+    pure loop does around the call. ``sender`` is the settler's current entity.
+    """
+
+    def __init__(self) -> None:
+        self._settler: _core_types.Settler | None = None
+        self._sender: Entity | None = None
+        super().__init__()
+
+    @property
+    def sender(self) -> Entity | None:
+        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+        settler = self._settler
+        return self._sender if settler is None else settler.current
+
+    @sender.setter
+    def sender(self, entity: Entity | None) -> None:
+        self._sender = entity
+
+    def update(self, world: World) -> None:
+        """The Update Method system: every live entity's ``update()``, then commit."""
+        order = self._order
+        if self._early:
+            self._absorb_system_writes()
+        settler = self._settler = _core.Settler(order, self._moved, self._changed)
+        try:
+            for entity in settler:
+                entity.update(world)
+        except BaseException as error:
+            failed: Entity | None = settler.current
+            self._settler = None
+            if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or failed is None:
+                raise
+            raise EntityUpdateError(failed, world.tick_count + 1, error) from error
+        self._settler = None
+        self._commit()
+
+    def _commit(self) -> None:
+        # With no system after the Update Method system (the common case), the previous
+        # values are recorded in the same pass: nothing can change them before ``finish``,
+        # and nothing can fail after this point. (Entities that systems before it wrote get
+        # theirs in ``finish``.)
+        tick = self._tick if not self._late_systems else None
+        suspects: list[Entity] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
+        if suspects is not None:
+            raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
+        for entity in self._changed:
+            layout_of(entity).set(entity, entity._nfull)
+
+    def _stash(self, order: list[Entity]) -> None:
+        _core.stash(order)
+
+    def _record_moved(self, tick: int) -> None:
+        _core.record_previous(self._moved, tick)
+
+    def abort(self) -> None:
+        """The tick failed: put back everything the buffers own as it was when it began."""
+        self._settler = None
+        super().abort()
+
+
+Buffers: type[PureBuffers] = CompiledBuffers if ACCELERATED else PureBuffers
+"""The Double Buffer class worlds use: ``CompiledBuffers`` where the core runs, else ``PureBuffers``."""
+
+
+def gather_motion(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool = False) -> None:
+    """The renderer's gather: every entity's ``(x, y, angle)`` drawn ``alpha`` into the next tick.
+
+    Writes ``len(entities)`` rows of three float32 values into ``out`` (a writable float32
+    buffer, e.g. a ``numpy`` array of shape ``(n, 3)`` or a view of a vertex buffer):
+    ``previous + (current - previous) * alpha`` for the position (``current + (current -
+    previous) * alpha`` when extrapolating), and the angle turned the short way round, as
+    ``Entity.draw_position`` and ``Entity.draw_angle`` do, computed in double precision
+    and rounded once to float32. ``tick`` is the world's ``tick_count``. The compiled core
+    and the numpy fallback give the same bits.
+    """
+    if _core is not None:
+        _core.gather_motion(entities, tick, alpha, out, extrapolate)
+    else:
+        _gather_motion_numpy(entities, tick, alpha, out, extrapolate)
+
+
+def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
+    import numpy as np  # only the renderer gathers: ``import engine`` stays free of numpy
+
+    count = len(entities)
+    view = memoryview(out)
+    if view.itemsize != 4 or view.format not in ("f", "<f", "=f") or view.nbytes < count * 12:
+        raise TypeError("gather_motion: out must be a writable float32 buffer of at least len(entities) * 3 values")
+    if count == 0:
+        return
+    target = np.frombuffer(view.cast("B"), dtype=np.float32)
+    with np.errstate(all="ignore"):  # NaN and infinity go through as in C, silently
+        # One comprehension per column: numpy builds arrays from nested lists (and
+        # attrgetter reads slotted attributes) several times more slowly.
+        moved = [entity._prev_tick == tick for entity in entities]
+        now = np.empty((count, 3), dtype=np.float64)
+        before = np.empty((count, 3), dtype=np.float64)
+        now[:, 0] = [entity.x for entity in entities]
+        now[:, 1] = [entity.y for entity in entities]
+        now[:, 2] = [entity.angle for entity in entities]
+        before[:, 0] = [entity._px if was else entity.x for entity, was in zip(entities, moved, strict=True)]
+        before[:, 1] = [entity._py if was else entity.y for entity, was in zip(entities, moved, strict=True)]
+        before[:, 2] = [entity._pa if was else entity.angle for entity, was in zip(entities, moved, strict=True)]
+        turn = np.remainder(now[:, 2] - before[:, 2] + 180.0, 360.0) - 180.0
+        rows = np.empty((count, 3), dtype=np.float64)
+        if extrapolate:
+            rows[:, :2] = now[:, :2] + (now[:, :2] - before[:, :2]) * alpha
+            rows[:, 2] = now[:, 2] + turn * alpha
+        else:
+            rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
+            rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
+        target[: count * 3] = rows.reshape(-1)
+
+
+def _baseline(entity: Entity) -> tuple[Any, ...]:
+    return (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
