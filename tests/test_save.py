@@ -175,7 +175,7 @@ def test_the_command_line_saves_and_loads(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("argv", "status", "words"), [
-    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of 'patrol', not of 'bouncy'"),
+    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of another game, 'patrol', not of 'bouncy'"),
     (["run", "patrol", "--ticks", "5", "--load", "{missing}"], 2, "cannot read the save"),
     (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 1, "before --save-at 50: nothing was saved"),
     (["run", "patrol", "--ticks", "5", "--save-at", "zero", "{out}"], 2, "--save-at N FILE"),

@@ -8,13 +8,15 @@ A game is a module with a ``build(world)`` function (and optionally ``WIDTH``, `
   module name. The engine itself imports no game: it asks the installed metadata.
 - **Game files**: a ``.py`` file, or a directory with an ``__init__.py``, named by path.
 
-A game file's module name goes into every snapshot, state hash and save (each entity is
-recorded as ``module.Class``), so it must be the same in every process: it is
-``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content.
-It never depends on ``PYTHONHASHSEED`` (``hash()`` of a string does), the working
-directory or whether the path was typed absolute or relative; the same content is the
-same game wherever it lives, and a changed file is a different game, which replays and
-saves notice by its digest before they run anything.
+A game file is imported under a module name that is the same in every process:
+``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content (so
+two versions of a file never share a module). That name never reaches a snapshot, a
+state hash or a save: there the game's classes are written ``game:Qualname``
+(``public_module_name``), so renaming a game file, moving it, or editing a comment in
+it changes no hash, and a save of it still loads (its classes are resolved among the
+loaded game's own). Replays and saves still record the digest, to say "the game file
+changed" when that explains a difference. Registered games keep their real module names
+(``games.patrol.logic``).
 
 When a game file runs itself (``if __name__ == "__main__": run(build)``), its module is
 ``__main__``. ``adopt_main`` registers that very module under the stable name and
@@ -37,14 +39,26 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["ENTRY_POINT_GROUP", "Game", "GameError", "adopt_main", "file_digest", "is_game_path", "load_game",
-           "sample_games"]
+__all__ = ["ENTRY_POINT_GROUP", "GAME_MODULE", "Game", "GameError", "adopt_main", "file_digest", "is_game_path",
+           "load_game", "public_module_name", "sample_games"]
 
 ENTRY_POINT_GROUP = "tickswap.games"
 """The entry-point group that registers games: ``name = "package.module"``."""
 MAX_GAME_FILE_BYTES = 16 * 1024 * 1024
 """A game file larger than this is refused before it is read."""
 _MODULE_PREFIX = "tickswap_game_"
+GAME_MODULE = "game"
+"""How a game file's module is named in snapshots, hashes and saves, whatever the file is called."""
+
+
+def public_module_name(module: str) -> str:
+    """The module name that snapshots and saves record: ``game`` (``game.sub``) for a game file's modules.
+
+    A game file's import name carries its content digest; recording that would make a
+    renamed or re-commented file a different game. Other modules keep their own names.
+    """
+    head, dot, rest = module.partition(".")
+    return GAME_MODULE + dot + rest if head.startswith(_MODULE_PREFIX) else module
 
 
 class GameError(ValueError):
@@ -98,6 +112,13 @@ class Game:
             if importlib.util.find_spec(name) is not None:
                 return importlib.import_module(name)
         return self.module
+
+    def real_module_name(self, public: str) -> str:
+        """The import name of a module a snapshot or save names: ``game.sub`` is this game file's ``sub``."""
+        head, dot, rest = public.partition(".")
+        if self.is_file and head == GAME_MODULE:
+            return (self.module_name or self.module.__name__) + dot + rest
+        return public
 
     def owns_module(self, module_name: str) -> bool:
         """Whether classes of ``module_name`` belong to this game (its module, or its package's modules)."""

@@ -45,6 +45,7 @@ from engine.buffering.buffers import committed_values, saved_state
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.atomic import AtomicFile, OutputError
+from engine.files.game import public_module_name
 from engine.files.schema import (
     FieldError,
     expect_keys,
@@ -109,7 +110,7 @@ def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
     return {
         "crowd": crowd,
         "id": entity.id,
-        "class": f"{kind.__module__}:{kind.__qualname__}",
+        "class": f"{public_module_name(kind.__module__)}:{kind.__qualname__}",
         "buffered": {name: encode(value, f"{where}.{name}") for name, value in committed_values(entity).items()},
         "saved": {name: encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
         "signals": {name: encode(value, f"{where}.{name}") for name, value in sorted(buffers["signals"].items())},
@@ -292,6 +293,9 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     except FieldError as error:
         raise SaveError(f"{where} is damaged: {error}") from None
     except json.JSONDecodeError as error:
+        if _is_replay(text):
+            raise SaveError(f"{where} is a replay (a recording made with --record), not a save: "
+                            f"replay it with tickswap replay {where}") from None
         raise SaveError(f"{where} is damaged: not valid JSON at line {error.lineno}, column {error.colno} "
                         f"({error.msg}); truncated?") from None
     except ValueError as error:
@@ -320,6 +324,16 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
+def _is_replay(text: str) -> bool:
+    """Whether ``text`` starts with a tickswap replay's header line (so a save is not what it is)."""
+    first = text.split("\n", 1)[0]
+    try:
+        header = json.loads(first) if len(first) < 4096 else None
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("format") == "tickswap-replay"
+
+
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``meta`` a save was written with (the file checked as ``load_world`` checks it first)."""
     meta: dict[str, Any] = decode({"$dict": _read(path)["meta"]}, {})
@@ -336,14 +350,16 @@ def _entity_classes() -> dict[str, type[Entity]]:
         if kind in seen:
             continue
         seen.add(kind)
-        found[f"{kind.__module__}:{kind.__qualname__}"] = kind
+        found[f"{public_module_name(kind.__module__)}:{kind.__qualname__}"] = kind
         stack.extend(kind.__subclasses__())
     return found
 
 
 def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity]]) -> type[Entity]:
     """The class a save names, among the game's own classes and the engine's (never by importing)."""
-    module, _, qualname = name.partition(":")
+    public, _, qualname = name.partition(":")
+    # A game file's classes are saved as game:Qualname, whatever the file is called now.
+    module = game.real_module_name(public) if game is not None else public
     is_engine = module == "engine" or module.startswith("engine.")
     if game is not None and not (is_engine or game.owns_module(module)):
         raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
@@ -409,18 +425,20 @@ def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], lis
     return info, records, kinds
 
 
-def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
+def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None) -> World:
     """Read a save, check all of it, and build a new world from it; any problem raises ``SaveError``.
 
     With ``game``, the save must belong to it (``meta``) and its classes must be the
     game's or the engine's. Without, classes resolve among those already defined in
-    this process. Nothing is ever imported.
+    this process. Nothing is ever imported. A save of a game file whose content changed
+    since is loaded when everything in it fits; a line saying so is appended to ``notes``.
     """
     where = os.fspath(path)
     data = _read(path)
+    damaged, note = f"{where} is damaged", None
     try:
         if game is not None:
-            _check_game(data["meta"], game, where)
+            damaged, note = _check_game(data["meta"], game, where)
         info, records, kinds = _check(data, game)
         queued = info["input"]
         events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
@@ -429,9 +447,11 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
     except SaveError:
         raise
     except FieldError as error:
-        raise SaveError(f"{where} is damaged: {error}") from None
+        raise SaveError(f"{damaged}: {error}") from None
     except (TypeError, ValueError) as error:
-        raise SaveError(f"{where} is damaged: world.input: {error}") from None
+        raise SaveError(f"{damaged}: world.input: {error}") from None
+    if note is not None and notes is not None:
+        notes.append(note)
     world = World(seed=decode(info["seed"], {}))
     try:
         version, internal, gauss = info["random"]
@@ -449,17 +469,29 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
     return world
 
 
-def _check_game(meta: dict[str, Any], game: Game, where: str) -> None:
+def _check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str | None]:
+    """Whether the save is ``game``'s: returns how to prefix a problem found later, and a note to print.
+
+    A game file whose content (or name) changed since the save is not refused here: its
+    classes and fields are checked like any save's, and only what does not fit is refused.
+    """
     saved = meta.get("game")
     if saved is None:
         raise SaveError(f"{where}: meta names no game: this save was not written by tickswap run, so which game it "
-                         "belongs to is unknown")
+                        "belongs to is unknown")
     digest = meta.get("game_digest")
-    if game.is_file:
-        if digest is None:
-            raise SaveError(f"{where} is a save of {saved!r}, not of the game file {game.name}")
-        if digest != game.digest:
-            raise SaveError(f"{where} is a save of {saved} with digest {digest[:12]}; {game.name} now has digest "
-                             f"{(game.digest or '')[:12]}: the game file changed since it was saved")
-    elif digest is not None or saved != game.name:
-        raise SaveError(f"{where} is a save of {saved!r}, not of {game.name!r}")
+    if not game.is_file:
+        if digest is not None or saved != game.name:
+            raise SaveError(f"{where} is a save of another game, {saved!r}, not of {game.name!r}")
+        return f"{where} is damaged", None
+    if digest is None:
+        raise SaveError(f"{where} is a save of another game, the registered game {saved!r}, not of the game file "
+                        f"{game.name}")
+    if digest == game.digest:
+        return f"{where} is damaged", None
+    if saved != game.name:
+        return (f"{where} is a save of another game, {saved}, not of {game.name}",
+                f"{where} was saved by {saved}; its classes and fields fit {game.name}, so it is loaded into it")
+    changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
+               f"{(game.digest or '')[:12]})")
+    return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"

@@ -156,7 +156,10 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     _check_run_args(args, game)
     script = read_input_script(args.input) if args.input else {}
     ms_per_update = 1000 / args.ups if args.ups else _game_step(game)
-    world = load_world(args.load, game) if args.load else _build(game, args.seed)
+    notes: list[str] = []
+    world = load_world(args.load, game, notes) if args.load else _build(game, args.seed)
+    for note in notes:
+        print(f"tickswap: {note}", file=sys.stderr)
     try:
         recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
                              ms_per_update=ms_per_update) if args.record else None)
@@ -291,8 +294,8 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
                              f"installed: {', '.join(sorted(sample_games()))}")
         return load_game(replay.game)
     if chosen is not None:
-        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen),
-                         expect_digest=replay.game_digest)
+        # The user named this file: it may be run whatever its content; hashes say whether it still fits.
+        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
     if not os.path.exists(beside):
         raise UsageError(f"{replay.path} is a recording of the game file {replay.game}, which is not beside it: "
@@ -350,14 +353,19 @@ def _replay(args: argparse.Namespace) -> int:
             runner.close()
         else:
             world.close()
+    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
+               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
     if result.ok:
         hashes = "hash" if result.checked == 1 else "hashes"
         print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
+        if changed:
+            print(f"tickswap: note: {changed}, but it replays the same", file=sys.stderr)
         return 0
     if result.first_mismatch is not None:
         matched = result.checked - 1
         print(f"replay {args.file}: the state differs at tick {result.first_mismatch} "
-              f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)")
+              f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
+              + (f"; {changed}" if changed else ""))
     return 1
 
 
