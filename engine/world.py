@@ -154,6 +154,11 @@ class World(SoundRequests, CollisionQueries):
         else:
             self._late_systems += 1
 
+    @property
+    def system_count(self) -> int:
+        """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
+        return self._early_systems + self._late_systems
+
     # -- spawning ---------------------------------------------------------------------
 
     def spawn(self, entity: E, *components: Any) -> E:

@@ -358,3 +358,53 @@ def test_a_game_step_out_of_range_is_refused_by_name(tmp_path, capsys, value):
     assert main(["run", str(game), "--ticks", "3", "--record", str(tmp_path / "r.jsonl")]) == 2
     err = capsys.readouterr().err
     assert "MS_PER_UPDATE" in err and err.count("\n") == 1 and not (tmp_path / "r.jsonl").exists()
+
+
+CLAMP = """
+from engine import Entity
+
+class Ball(Entity):
+    def update(self, world):
+        self.x += 10
+
+class Clamp:
+    def __init__(self, world):
+        self.world = world
+
+    def process(self):
+        for ball in self.world.entities:
+            ball.x = min(ball.x, 100)
+
+def build(world):
+    world.spawn(Ball())
+{in_build}
+def systems(world):
+{in_systems}
+"""
+ADD_CLAMP = "    world.add_processor(Clamp(world), priority=-1)\n"
+
+
+def test_systems_of_systems_world_come_back_after_a_load(tmp_path, capsys):
+    game = tmp_path / "clamp.py"
+    game.write_text(CLAMP.format(in_build="", in_systems=ADD_CLAMP))
+    assert main(["run", str(game), "--ticks", "50"]) == 0
+    straight = capsys.readouterr().out.split("state ")[1][:16]
+    assert main(["run", str(game), "--ticks", "20", "--save-at", "20", str(tmp_path / "p.json")]) == 0
+    assert main(["run", str(game), "--ticks", "30", "--load", str(tmp_path / "p.json"),
+                 "--save-at", "50", str(tmp_path / "q.json")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].split("state ")[1][:16] == straight
+    ball = json.loads((tmp_path / "q.json").read_text())["entities"][0]
+    assert ball["buffered"]["x"] == 100, "the clamp still clamps after the load"
+    assert main(["check", str(game), "--ticks", "20"]) == 0
+
+
+@pytest.mark.parametrize("option", ["--save-at", "--load"])
+def test_systems_added_in_build_refuse_save_and_load_up_front(tmp_path, capsys, option):
+    game = tmp_path / "clamp.py"
+    game.write_text(CLAMP.format(in_systems="    pass\n", in_build=ADD_CLAMP))
+    (tmp_path / "p.json").write_text("{}")
+    argv = ["run", str(game), "--ticks", "5", option] + (["3"] if option == "--save-at" else [])
+    assert main([*argv, str(tmp_path / ("q.json" if option == "--save-at" else "p.json"))]) == 2
+    err = capsys.readouterr().err
+    assert "systems(world)" in err and option in err and err.count("\n") == 1
+    assert not (tmp_path / "q.json").exists()

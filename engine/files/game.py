@@ -1,7 +1,8 @@
 """Games: a sample game found by name, or a user's game file, always under one stable module name.
 
-A game is a module with a ``build(world)`` function (and optionally ``WIDTH``, ``HEIGHT``,
-``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION``). Two kinds exist:
+A game is a module with a ``build(world)`` function (and optionally ``systems(world)``,
+which adds its esper processors after ``build`` and again after a save is loaded, and the
+settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION``). Two kinds exist:
 
 - **Sample games** (and third-party ones) are registered as entry points in the
   ``tickswap.games`` group (``patrol = "games.patrol.logic"``) and imported by their
@@ -84,6 +85,21 @@ class Game:
         """The game's ``build(world)``."""
         build: Callable[[Any], Any] = self.module.build
         return build
+
+    def add_systems(self, world: Any) -> None:
+        """Call the game's optional ``systems(world)``: after ``build`` on a fresh run, after loading a save.
+
+        Systems are code, not data, so a save can't hold them: a game that adds its
+        systems here gets them back when a save is loaded.
+        """
+        systems = getattr(self.module, "systems", None)
+        if callable(systems):
+            systems(world)
+
+    def setup(self, world: Any) -> None:
+        """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""
+        self.build(world)
+        self.add_systems(world)
 
     @property
     def is_file(self) -> bool:

@@ -374,8 +374,8 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
     kind = classes.get(name)
     if kind is None:
-        owner = f"{game.name} has" if game is not None else "no loaded game has"
-        raise FieldError(f"{where} names class {name!r}, which {owner} no such Entity class")
+        owner = f"{game.name} has no such Entity class" if game is not None else "is no Entity class loaded here"
+        raise FieldError(f"{where} names class {name!r}, which {owner}")
     return kind
 
 

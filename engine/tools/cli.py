@@ -140,13 +140,45 @@ def _game_step(game: Game) -> float:
         raise UsageError(str(error)) from None
 
 
-def _build(game: Game, seed: int) -> World:
+def _build(game: Game, seed: int, saves: str | None = None) -> World:
+    """A fresh world: ``build(world)``, then ``systems(world)``.
+
+    With ``saves`` (the option that saves or loads), a ``build`` that adds systems is
+    refused: a save can't hold systems, so they would be silently lost on ``--load``.
+    """
     world = World(seed=seed)
     try:
         game.build(world)
+        added = world.system_count
+        game.add_systems(world)
     except (Exception, SystemExit) as error:
         world.close()
-        raise GameCrashed(f"{game.name}: build(world) failed: {type(error).__name__}: {error} "
+        raise GameCrashed(f"{game.name}: {_failed_function(error)} failed: {type(error).__name__}: {error} "
+                          f"(at {_where(error)})") from None
+    if saves and added:
+        world.close()
+        raise UsageError(f"{saves}: {game.name}'s build(world) adds {added} system{'s' if added != 1 else ''}, "
+                         "which a save can't hold (systems are code): add them in systems(world) instead")
+    return world
+
+
+def _failed_function(error: BaseException) -> str:
+    names = [frame.name for frame in traceback.extract_tb(error.__traceback__)]
+    return "systems(world)" if "systems" in names and "build" not in names else "build(world)"
+
+
+def _load(game: Game, args: argparse.Namespace) -> World:
+    """The world of a save, with the game's ``systems(world)`` added again."""
+    _build(game, args.seed, "--load").close()  # refuses a build() whose systems the save would lose
+    notes: list[str] = []
+    world = load_world(args.load, game, notes)
+    for note in notes:
+        print(f"tickswap: {note}", file=sys.stderr)
+    try:
+        game.add_systems(world)
+    except (Exception, SystemExit) as error:
+        world.close()
+        raise GameCrashed(f"{game.name}: systems(world) failed: {type(error).__name__}: {error} "
                           f"(at {_where(error)})") from None
     return world
 
@@ -156,10 +188,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     _check_run_args(args, game)
     script = read_input_script(args.input) if args.input else {}
     ms_per_update = 1000 / args.ups if args.ups else _game_step(game)
-    notes: list[str] = []
-    world = load_world(args.load, game, notes) if args.load else _build(game, args.seed)
-    for note in notes:
-        print(f"tickswap: {note}", file=sys.stderr)
+    world = _load(game, args) if args.load else _build(game, args.seed, "--save-at" if args.save_at else None)
     try:
         recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
                              ms_per_update=ms_per_update) if args.record else None)
@@ -475,7 +504,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.input:
         inputs = read_input_script(args.input)
     try:
-        result = check_order_independence(game.build, ticks=args.ticks, orders=args.orders, seed=args.seed,
+        result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                           inputs=inputs)
     except Exception as error:  # build(world) itself failed (a failing tick is in the result)
         raise GameCrashed(f"{args.game} failed: {type(error).__name__}: {error} (at {_where(error)})") from error
