@@ -189,3 +189,59 @@ def test_save_and_load_mistakes_exit_with_a_message(tmp_path, capsys, argv, stat
     assert main(filled) == status
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+class Target(Entity):
+    pass
+
+
+class Missile(Entity):
+    saved = ("target",)
+
+    def __init__(self, target: Entity | None = None) -> None:
+        super().__init__()
+        self.target = target
+
+    def update(self, world: World) -> None:
+        if self.target is not None and self.target.alive:
+            self.x += 1
+
+
+def test_a_reference_to_a_despawned_entity_loads_as_a_despawned_stub(tmp_path):
+    world = World()
+    target = world.spawn(Target())
+    missile = world.spawn(Missile(target))
+    world.tick()
+    world.despawn(target)
+    world.tick()
+    world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["entities"][0]["saved"]["target"] == {"$dead": [target.id, f"{__name__}:Target"]}
+    loaded = World.load(tmp_path / "s.json")
+    stub = loaded.entities[0].target
+    assert type(stub) is Target and stub.id == target.id and stub.alive is False and stub not in loaded.entities
+    assert loaded.state_hash() == world.state_hash()
+    for each in (world, loaded):
+        each.tick()
+    assert loaded.state_hash() == world.state_hash() and missile.x == 1
+
+
+@pytest.mark.parametrize("dead, words", [
+    (["x", "tests.test_save:Target"], "whole number"),
+    ([1, "antigravity:Entity"], "antigravity"),
+    ([2, "tests.test_save:Target"], "is in the save"),
+    ([99, "tests.test_save:Target"], "above world.last_id"),
+])
+def test_a_damaged_dead_reference_is_refused(tmp_path, dead, words):
+    world = World()
+    target = world.spawn(Target())
+    world.spawn(Missile(target))
+    world.tick()
+    world.despawn(target)
+    world.tick()
+    world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["entities"][0]["saved"]["target"] = {"$dead": dead}
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=words):
+        World.load(tmp_path / "s.json")

@@ -2,7 +2,8 @@
 
 A save holds everything a world needs to continue exactly as the original would, hash for
 hash: every entity's class, esper id, buffered values, committed signals, previous values
-and declared ``saved`` attributes (references to other entities are stored as ids), each
+and declared ``saved`` attributes (references to other entities are stored as ids, and
+to despawned ones as ``$dead`` with their class: they load as despawned stubs), each
 crowd's capacity and committed member arrays, the tick count, the state of
 ``world.random``, the id counter and the input queue, and ``meta``: which game it belongs
 to (its name, and for a game file the digest of its content). (A loaded crowd's previous
@@ -57,6 +58,7 @@ from engine.files.schema import (
 )
 from engine.files.values import (
     MAX_ID,
+    DeadReference,
     NotSaveable,
     check_like_default,
     check_value,
@@ -135,18 +137,19 @@ def _check_random_state(state: Any, where: str) -> None:
         expect_number(state[2], f"{where} (gauss)", -1e308, 1e308)
 
 
-def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int) -> None:
+def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int,
+                         dead: list[DeadReference]) -> None:
     """Check one entity record against its class (called once the class is resolved)."""
     expect_keys(record, where, _ENTITY_KEYS)
     defaults = kind.buffered_fields()
     names = tuple(defaults)
     buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
     for name, value in buffered.items():
-        check_value(value, f"{where}.{name}", ids)
+        check_value(value, f"{where}.{name}", ids, dead)
         check_like_default(value, defaults[name], f"{where}.{name}")
     saved = expect_keys(record["saved"], f"{where}.saved", kind.saved)
     for name, value in saved.items():
-        check_value(value, f"{where}.{name}", ids)
+        check_value(value, f"{where}.{name}", ids, dead)
     signals = record["signals"]
     declared = kind._layout.signals
     if not isinstance(signals, dict):
@@ -154,7 +157,7 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     for name, value in signals.items():
         if name not in declared:
             raise FieldError(f"{where}.signals names {str(name)[:40]!r}, which {kind.__name__} does not declare")
-        check_value(value, f"{where}.signals.{name}", ids)
+        check_value(value, f"{where}.signals.{name}", ids, dead)
         if declared[name].combine is None and value is not True:
             raise FieldError(f"{where}.signals.{name} is a flag: it can only be true")
     previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "values"))
@@ -164,7 +167,7 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     if not (isinstance(listed, list) and len(listed) == len(names)):
         raise FieldError(f"{where}.previous.values must be a $tuple of the {len(names)} buffered values")
     for name, value in zip(names, values["$tuple"]):
-        check_value(value, f"{where}.previous.{name}", ids)
+        check_value(value, f"{where}.previous.{name}", ids, dead)
         check_like_default(value, defaults[name], f"{where}.previous.{name}")
     if record["random"] is not None:
         _check_random_state(record["random"], f"{where}.random")
@@ -190,7 +193,19 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
                              f"{count * kind.fields[name] * 4}")
 
 
-def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int) -> None:
+def _despawned_stubs(kinds: dict[int, type[Entity]]) -> dict[int, Entity]:
+    """What a reference to a despawned entity loads as: an entity of its class, ``alive`` False, never spawned."""
+    stubs: dict[int, Entity] = {}
+    for entity_id, kind in kinds.items():
+        stub = kind.__new__(kind)
+        Entity.__init__(stub)
+        stub.id = entity_id
+        stubs[entity_id] = stub
+    return stubs
+
+
+def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int,
+                      dead: dict[int, Entity]) -> None:
     """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
     entities: dict[int, Entity] = {}
     for record, kind in zip(records, kinds):
@@ -205,19 +220,19 @@ def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[t
     for record in records:
         entity = entities[record["id"]]
         for name, value in record["buffered"].items():
-            setattr(entity, name, decode(value, entities))
+            setattr(entity, name, decode(value, entities, dead))
         generator = record["random"]
         world.restore_entity(entity, record["id"], {
-            "signals": {name: decode(value, entities) for name, value in record["signals"].items()},
+            "signals": {name: decode(value, entities, dead) for name, value in record["signals"].items()},
             "previous_tick": record["previous"]["tick"],
-            "previous": list(decode(record["previous"]["values"], entities)),
+            "previous": list(decode(record["previous"]["values"], entities, dead)),
             "random": None if generator is None else [generator[0], generator[1], decode(generator[2], {})],
         })
     world.restore_last_id(last_id)
     for record in records:
         entity = entities[record["id"]]
         for name, value in record["saved"].items():
-            setattr(entity, name, decode(value, entities))
+            setattr(entity, name, decode(value, entities, dead))
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -379,8 +394,9 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
     return kind
 
 
-def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]]]:
-    """Check the world and every entity record; returns them with each record's class."""
+def _check(data: dict[str, Any], game: Game | None
+           ) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]], dict[int, type[Entity]]]:
+    """Check the world and every entity record; returns them with each record's class, and despawned ones'."""
     info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"))
     tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
     seed = info["seed"]
@@ -416,13 +432,23 @@ def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], lis
         raise FieldError("world.input.held must be a $set of keys")
     classes = _entity_classes()
     kinds = []
+    dead: list[DeadReference] = []
     for index, record in enumerate(records):
         where = f"entities[{index}] (id {record['id']})"
         name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
         kind = _entity_class(name, where, game, classes)
-        _check_entity_record(record, where, kind, ids, tick_count)
+        _check_entity_record(record, where, kind, ids, tick_count, dead)
         kinds.append(kind)
-    return info, records, kinds
+    dead_kinds: dict[int, type[Entity]] = {}
+    for dead_id, name, where in dead:
+        if not _CLASS_NAME.fullmatch(name):
+            raise FieldError(f"{where} names a despawned entity's class {name[:60]!r}, which is not a class name")
+        if dead_id > last_id:
+            raise FieldError(f"{where} refers to despawned entity {dead_id}, above world.last_id {last_id}")
+        kind = _entity_class(name, where, game, classes)
+        if dead_kinds.setdefault(dead_id, kind) is not kind:
+            raise FieldError(f"{where} gives despawned entity {dead_id} two different classes")
+    return info, records, kinds, dead_kinds
 
 
 def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None) -> World:
@@ -439,7 +465,7 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     try:
         if game is not None:
             damaged, note = _check_game(data["meta"], game, where)
-        info, records, kinds = _check(data, game)
+        info, records, kinds, dead_kinds = _check(data, game)
         queued = info["input"]
         events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
         held = frozenset(decode(queued["held"], {}))
@@ -457,7 +483,7 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         version, internal, gauss = info["random"]
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]
-        _restore_entities(world, records, kinds, info["last_id"])
+        _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
         world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])))
         for entity in world.entities:
             entity.on_load(world)
