@@ -98,3 +98,48 @@ def test_a_replay_of_an_unknown_game_is_refused(tmp_path, capsys):
     capsys.readouterr()
     assert main(["replay", str(path)]) == 2
     assert "pong" in capsys.readouterr().err
+
+
+def write_script(tmp_path, *lines: str):
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def test_an_input_script_takes_key_names_modifiers_and_merges_lines_of_one_tick(tmp_path):
+    from engine import keys
+    from engine.files.replay import read_input_script
+
+    script = read_input_script(write_script(
+        tmp_path,
+        '{"tick": 3, "input": [["key_press", "LEFT", 0, 0]]}',
+        '{"tick": 3, "input": [["key_press", "space", 0, 0, 1, 0, 0]]}',
+        '{"tick": 4, "input": [["key_release", "A", 0, 0], ["key_press", "1", 0, 0]]}'))
+    assert [(event.key, event.modifiers) for event in script[3]] == [(keys.LEFT, 0), (keys.SPACE, keys.MOD_SHIFT)]
+    assert [event.key for event in script[4]] == [keys.A, keys._1]
+
+
+@pytest.mark.parametrize("lines, words", [
+    (['{"tick": 3, "input": [["key_press", "LEFTT", 0, 0]]}'], ":1: input[0] key 'LEFTT' is not a key"),
+    (['{"format": "tickswap-save", "version": 2}'], ":1: a tickswap save"),
+    (['{"tick": 1, "input": [["key_press", 65, 0, 0]]}', '{"format": "x", "tick": 2}'], ":2: not an input script"),
+    (['{"tick": 4, "input": [["key_press", 65, 0, 0]]}', '{"tick": 2, "input": [["key_press", 65, 0, 0]]}'],
+     ":2: tick 2 comes after tick 4"),
+])
+def test_what_is_not_an_input_line_is_refused_by_file_and_line(tmp_path, capsys, lines, words):
+    from engine.tools.cli import main
+
+    path = write_script(tmp_path, *lines)
+    for command in (["run", "patrol", "--ticks", "5"], ["check", "patrol", "--ticks", "5"]):
+        assert main([*command, "--input", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}{words}" in err and err.count("\n") == 1, err
+
+
+def test_a_replay_is_still_an_input_script(tmp_path, capsys):
+    from engine.files.replay import read_input_script
+    from engine.tools.cli import main
+
+    record_with_scripted_input("slapstick", tmp_path / "r.jsonl")
+    assert read_input_script(tmp_path / "r.jsonl")
+    assert main(["run", "slapstick", "--ticks", "5", "--input", str(tmp_path / "r.jsonl")]) == 0

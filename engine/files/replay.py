@@ -229,13 +229,17 @@ def _events(value: Any, where: str) -> list[InputEvent]:
     events = []
     for index, item in enumerate(value):
         at = f"{where}[{index}]"
-        if not isinstance(item, list) or len(item) != 4:
-            raise FieldError(f"{at} must be [type, key, x, y]")
-        kind, key, x, y = item
+        if not isinstance(item, list) or len(item) not in (4, 7):
+            raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
+        kind, key, x, y = item[:4]
         expect_str(kind, f"{at} type", 20)
         _check_key(key, f"{at} key")
         expect_number(x, f"{at} x", -1e9, 1e9)
         expect_number(y, f"{at} y", -1e9, 1e9)
+        if len(item) == 7:
+            expect_whole(item[4], f"{at} modifiers", 0, 2**31 - 1)
+            expect_number(item[5], f"{at} scroll_x", -1e9, 1e9)
+            expect_number(item[6], f"{at} scroll_y", -1e9, 1e9)
         try:
             events.append(InputEvent.from_json(item))
         except (TypeError, ValueError) as error:
@@ -393,11 +397,42 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
     return ReplayResult(True, world.tick_count, playback.checked)
 
 
+def _key_code(key_name: str) -> int | None:
+    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case)."""
+    from engine import keys
+
+    text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
+    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
+        return None
+    code = getattr(keys, text, None)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _named_keys(value: Any, where: str) -> Any:
+    """An input line's events with key names (``"LEFT"``) turned into codes; an unknown name is refused."""
+    if not isinstance(value, list):
+        return value
+    named = []
+    for index, item in enumerate(value):
+        if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
+            code = _key_code(item[1])
+            if code is None:
+                raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
+                                 "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")
+            item = [item[0], code, *item[2:]]
+        named.append(item)
+    return named
+
+
 def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
     """Scripted input for ``tickswap run --input FILE``: lines ``{"tick": N, "input": [...]}``.
 
-    The same lines as a replay's input lines (a whole replay works too: its header,
-    hash and end lines are skipped). Checked like a replay; problems raise ``ReplayError``.
+    The same lines as a replay's input lines, with two conveniences for people writing
+    them by hand: a key may be named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``,
+    ``"A"``), and several lines for one tick are merged in order. A whole replay works
+    too: its header, hash and end lines are skipped. Anything else that is not an input
+    line (a save, a stray ``format``) is refused; problems raise ``ReplayError`` naming the
+    file and line.
     """
     where = os.fspath(path)
     if not where:
@@ -405,21 +440,32 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     script: dict[int, list[InputEvent]] = {}
     last = 0
     total = 0
+    is_replay = False
     for number, text in _lines(where):
         record = _parse(where, number, text)
-        if "format" in record or "end" in record or "hash" in record:
+        if number == 1 and record.get("format") == FORMAT:
+            is_replay = True
             continue
+        if is_replay and ("end" in record or set(record) == {"tick", "hash"}):
+            continue
+        if "format" in record:
+            what = "a tickswap save" if record.get("format") == "tickswap-save" else "not an input script"
+            raise ReplayError(f"{where}:{number}: {what}: an input file holds lines "
+                              '{"tick": N, "input": [[type, key, x, y], ...]} (or is a replay)')
         try:
             expect_keys(record, "an input line", ("tick", "input"))
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
-            if tick <= last:
-                raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order or repeated")
-            events = _events(record["input"], "input")
+            if tick < last:
+                raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order")
+            events = _events(_named_keys(record["input"], "input"), "input")
             total += len(events)
             if total > 1_000_000:
                 raise FieldError("more than 1,000,000 events")
+            if len(script.get(tick, ())) + len(events) > MAX_EVENTS_PER_TICK:
+                raise FieldError(f"more than {MAX_EVENTS_PER_TICK} events for tick {tick}")
         except FieldError as error:
             raise ReplayError(f"{where}:{number}: {error}") from None
-        script[tick] = events
+        # Two lines for one tick are one tick's input, in order (a replay never writes them).
+        script.setdefault(tick, []).extend(events)
         last = tick
     return script
