@@ -408,3 +408,20 @@ def test_systems_added_in_build_refuse_save_and_load_up_front(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert "systems(world)" in err and option in err and err.count("\n") == 1
     assert not (tmp_path / "q.json").exists()
+
+
+@pytest.mark.parametrize("setting, words", [
+    ("WIDTH = 1280 / 2", "WIDTH must be a whole number of pixels"),
+    ("WIDTH, HEIGHT = -5, 0", "WIDTH must be a whole number of pixels"),
+    ("HEIGHT = 20000", "HEIGHT must be a whole number of pixels"),
+    ("BACKGROUND = (300, 0, 0)", "BACKGROUND must be a colour"),
+    ("BACKGROUND = 'black'", "BACKGROUND must be a colour"),
+    ("DESCRIPTION = 3", "DESCRIPTION must be a string"),
+])
+@pytest.mark.parametrize("command", [["--ticks", "3"], ["--headless", "--frames", "1"]])
+def test_a_bad_game_setting_is_one_line_naming_it_before_anything_runs(tmp_path, capsys, setting, words, command):
+    game = tmp_path / "settings.py"
+    game.write_text(f"{setting}\ndef build(world):\n    pass\n")
+    assert main(["run", str(game), *command]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "EGL" not in err and err.count("\n") == 1, err

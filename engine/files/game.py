@@ -205,6 +205,33 @@ def load_game(name: str, *, expect_digest: str | None = None) -> Game:
 def _check_build(module: ModuleType, where: str) -> None:
     if not callable(getattr(module, "build", None)):
         raise GameError(f"{where} has no build(world) function to set up the game")
+    _check_settings(module, where)
+
+
+MAX_WINDOW_SIDE = 16384
+"""The largest ``WIDTH`` or ``HEIGHT`` a game may ask for."""
+
+
+def _check_settings(module: ModuleType, where: str) -> None:
+    """The game's settings, checked when it loads: a bad one is one line naming it, not an error deep in GL."""
+    for name in ("WIDTH", "HEIGHT"):
+        value = getattr(module, name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WINDOW_SIDE:
+            raise GameError(f"{where}: {name} must be a whole number of pixels from 1 to {MAX_WINDOW_SIDE}, "
+                            f"got {value!r:.40}" + (" (use // to divide)" if isinstance(value, float) else ""))
+    step = getattr(module, "MS_PER_UPDATE", 15.625)
+    low, high = 0.001, 60_000.0  # the range a replay's step may have (engine.files.replay)
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not low <= step <= high:
+        raise GameError(f"{where}: MS_PER_UPDATE must be a number of milliseconds from {low:g} to {high:g}, "
+                        f"got {step!r:.40}")
+    background = getattr(module, "BACKGROUND", (0, 0, 0))
+    if not (isinstance(background, (tuple, list)) and len(background) in (3, 4) and all(
+            isinstance(part, int) and not isinstance(part, bool) and 0 <= part <= 255 for part in background)):
+        raise GameError(f"{where}: BACKGROUND must be a colour (red, green, blue), each a whole number from 0 to "
+                        f"255, got {background!r:.40}")
+    description = getattr(module, "DESCRIPTION", None)
+    if description is not None and not isinstance(description, str):
+        raise GameError(f"{where}: DESCRIPTION must be a string, got {description!r:.40}")
 
 
 def _load_path(name: str, expect_digest: str | None) -> Game:
