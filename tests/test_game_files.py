@@ -425,3 +425,17 @@ def test_a_bad_game_setting_is_one_line_naming_it_before_anything_runs(tmp_path,
     assert main(["run", str(game), *command]) == 2
     err = capsys.readouterr().err
     assert words in err and "EGL" not in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("body, words", [
+    ("def build(world):\n    import helper\n", "ZeroDivisionError"),
+    ("def build(world):\n    world.spawn(Boom())\n", "Boom (id 1)"),
+])
+def test_python_game_py_reports_what_it_can_catch_in_one_line(tmp_path, body, words):
+    (tmp_path / "helper.py").write_text("from engine import Entity\nclass Bad(Entity):\n    size = 1 / 0\n")
+    game = tmp_path / "game.py"
+    game.write_text("from engine import Entity, run\nclass Boom(Entity):\n    def update(self, world):\n"
+                    f"        raise ValueError('no')\n{body}run(build)\n")
+    result = python(str(game), "--ticks", "3", cwd=tmp_path, hashseed="0")
+    assert result.returncode == 1 and words in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
