@@ -8,7 +8,7 @@ import os
 import esper
 import pytest
 
-from engine import Entity, World, buffered
+from engine import Entity, World, buffered, signal
 from engine.files.game import load_game, sample_games
 from engine.files.save import SaveError
 from engine.tools.cli import main
@@ -245,3 +245,40 @@ def test_a_damaged_dead_reference_is_refused(tmp_path, dead, words):
     (tmp_path / "s.json").write_text(json.dumps(data))
     with pytest.raises(SaveError, match=words):
         World.load(tmp_path / "s.json")
+
+
+class Scored(Entity):
+    points = signal(sum)
+    hits = signal(tuple)
+    hit = signal()
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("points", "10", "signal(sum): its value must be a number"),
+    ("points", True, "signal(sum): its value must be a number"),
+    ("hits", [1, 2], "signal(tuple): its value must be a $tuple"),
+    ("hit", 1, "is a flag: it can only be true"),
+])
+def test_a_signal_of_the_wrong_kind_is_refused_when_loading(tmp_path, name, value, words):
+    with World() as world:
+        world.spawn(Scored())
+        world.tick()
+        world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["entities"][0]["signals"] = {name: value}
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=words.replace("(", r"\(").replace(")", r"\)").replace("$", r"\$")):
+        World.load(tmp_path / "s.json")
+
+
+def test_valued_signals_of_the_right_kind_load(tmp_path):
+    with World() as world:
+        scored = world.spawn(Scored())
+        world.tick()
+        scored.points.send(2.5)
+        scored.hits.send("a")
+        scored.hit = True
+        world.tick()
+        world.save(tmp_path / "s.json")
+        with World.load(tmp_path / "s.json") as loaded:
+            assert loaded.state_hash() == world.state_hash()

@@ -125,6 +125,12 @@ def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
 _ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
 
 
+def _is_number(value: Any) -> bool:
+    """A saved number: an int or float (not a bool), or a tagged non-finite float."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
+        isinstance(value, dict) and "$float" in value)
+
+
 def _check_random_state(state: Any, where: str) -> None:
     """A ``random.Random.getstate()`` as JSON: [3, 625 words, gauss or null]."""
     if not (isinstance(state, list) and len(state) == 3 and state[0] == 3 and isinstance(state[1], list)
@@ -158,8 +164,14 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
         if name not in declared:
             raise FieldError(f"{where}.signals names {str(name)[:40]!r}, which {kind.__name__} does not declare")
         check_value(value, f"{where}.signals.{name}", ids, dead)
-        if declared[name].combine is None and value is not True:
-            raise FieldError(f"{where}.signals.{name} is a flag: it can only be true")
+        combine = declared[name].combine
+        if combine is None and value is not True:
+            raise FieldError(f"{where}.signals.{name} is a flag: it can only be true, got {value!r:.40}")
+        # A valued signal declares no type; its combined value is checked where the combine says what it makes.
+        if combine is sum and not _is_number(value):
+            raise FieldError(f"{where}.signals.{name} is signal(sum): its value must be a number, got {value!r:.40}")
+        if combine is tuple and not (isinstance(value, dict) and "$tuple" in value):
+            raise FieldError(f"{where}.signals.{name} is signal(tuple): its value must be a $tuple, got {value!r:.40}")
     previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "values"))
     expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
     values = previous["values"]
