@@ -143,3 +143,54 @@ def test_a_replay_is_still_an_input_script(tmp_path, capsys):
     record_with_scripted_input("slapstick", tmp_path / "r.jsonl")
     assert read_input_script(tmp_path / "r.jsonl")
     assert main(["run", "slapstick", "--ticks", "5", "--input", str(tmp_path / "r.jsonl")]) == 0
+
+
+CRASHER = """
+from engine import Entity
+
+class Bomb(Entity):
+    def update(self, world):
+        self.x += 1
+        if world.tick_count + 1 == {at}:
+            raise RuntimeError("boom")
+
+def build(world):
+    world.spawn(Bomb())
+"""
+
+
+def test_a_crashed_runs_recording_says_where_and_replay_reproduces_the_crash(tmp_path, capsys):
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=130))
+    assert main(["run", str(game), "--ticks", "200", "--record", str(tmp_path / "r.jsonl")]) == 1
+    end = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])
+    assert end["end"] == 129 and end["crashed"] == 130
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "r.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "crashed at tick 130: reproduced" in out and out.count("\n") == 1
+    game.write_text(CRASHER.format(at=10**6))
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--game", str(game)]) == 1
+    assert "crashed at tick 130, but this one does not" in capsys.readouterr().out
+
+
+def test_a_crash_mark_that_is_not_the_tick_after_the_end_is_damage(tmp_path):
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=30))
+    main(["run", str(game), "--ticks", "200", "--record", str(tmp_path / "r.jsonl")])
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    lines[-1] = lines[-1].replace('"crashed":30', '"crashed":31')
+    (tmp_path / "r.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayError, match="crash can only be at tick 30"):
+        read_replay(tmp_path / "r.jsonl")
+
+
+def test_save_at_may_be_given_several_times(tmp_path, capsys):
+    assert main(["run", "patrol", "--ticks", "30", "--save-at", "10", str(tmp_path / "a.json"),
+                 "--save-at", "20", str(tmp_path / "b.json")]) == 0
+    out = capsys.readouterr().out
+    assert "saved" in out and "a.json at tick 10" in out and "b.json at tick 20" in out
+    assert json.loads((tmp_path / "a.json").read_text())["world"]["tick_count"] == 10
+    assert json.loads((tmp_path / "b.json").read_text())["world"]["tick_count"] == 20
+    assert main(["run", "patrol", "--ticks", "5", "--save-at", "3", str(tmp_path / "c.json"),
+                 "--save-at", "4", str(tmp_path / "c.json")]) == 2

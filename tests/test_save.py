@@ -282,3 +282,27 @@ def test_valued_signals_of_the_right_kind_load(tmp_path):
         world.save(tmp_path / "s.json")
         with World.load(tmp_path / "s.json") as loaded:
             assert loaded.state_hash() == world.state_hash()
+
+
+def test_messages_say_an_int_and_one_entity(tmp_path, capsys):
+    assert main(["run", "patrol", "--ticks", "3", "--save-at", "3", str(tmp_path / "s.json")]) == 0
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["world"]["tick_count"] = 3
+    record = next(record for record in data["entities"] if isinstance(record["buffered"].get("x"), (int, float)))
+    record["buffered"]["x"] = "far"
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match="must be an? (int|float) like"):
+        World.load(tmp_path / "s.json")
+    game = tmp_path / "one.py"
+    game.write_text("from engine import Entity\ndef build(world):\n    world.spawn(Entity())\n")
+    capsys.readouterr()
+    assert main(["run", str(game), "--ticks", "2"]) == 0
+    assert "1 entity," in capsys.readouterr().out
+
+
+def test_a_wrong_kind_of_value_says_an_int():
+    from engine.files.schema import FieldError
+    from engine.files.values import check_like_default
+
+    with pytest.raises(FieldError, match="lives must be an int like its default 3"):
+        check_like_default("3", 3, "lives")

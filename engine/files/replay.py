@@ -11,7 +11,9 @@ makes the promise checkable. ``Recorder`` writes a JSON Lines file::
     {"end": 640, "hash": "41aa..."}
 
 a header, then the input of every tick that had any, a state hash every 60 ticks, and an
-end line (so a cut file is told from a complete one). The header names the game: a
+end line (so a cut file is told from a complete one). The end line of a run that crashed
+says where (``"crashed": 641``, the tick after the end), and replay checks the crash
+comes back at that tick. The header names the game: a
 registered game's name, or a game file's name with the SHA-256 of its content, so the
 replay can later check that the file it is given is the one that was recorded.
 
@@ -117,11 +119,18 @@ class Recorder:
         if tick % HASH_EVERY == 0:
             self._write({"tick": tick, "hash": world.state_hash()})
 
-    def close(self, world: World) -> None:
-        """Write the end line (the final tick and hash), then put the file in place atomically."""
+    def close(self, world: World, crashed: bool = False) -> None:
+        """Write the end line (the final tick and hash), then put the file in place atomically.
+
+        ``crashed``: the game crashed in the tick after the last one (rolled back): the end
+        line says so (``"crashed": N``), and replay checks that the crash comes back there.
+        """
         if self._file is None:
             return
-        self._write({"end": world.tick_count, "hash": world.state_hash()})
+        end: dict[str, Any] = {"end": world.tick_count, "hash": world.state_hash()}
+        if crashed:
+            end["crashed"] = world.tick_count + 1
+        self._write(end)
         self._file = None
         try:
             self._output.commit()
@@ -151,6 +160,8 @@ class Replay:
     end_hash: str
     input_ticks: int
     hash_count: int
+    crashed: int | None = None
+    """The tick at which the recorded run crashed (``end + 1``), or ``None`` when it ended cleanly."""
 
 
 _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
@@ -282,15 +293,18 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
         record = _parse(path, number, text)
         try:
             if "end" in record:
-                expect_keys(record, "the end line", ("end", "hash"))
+                expect_keys(record, "the end line", ("end", "hash"), ("crashed",))
                 end = expect_whole(record["end"], "end", 0, MAX_TICKS)
                 expect_str(record["hash"], "hash", 64, HEX_DIGEST)
+                if "crashed" in record and record["crashed"] != end + 1:
+                    raise FieldError(f"the end line says the game crashed at tick {record['crashed']!r:.20}; "
+                                     f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
                 if end < last_tick:
                     raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
                 if end // HASH_EVERY != hashes:
                     raise FieldError(f"the end line says tick {end}, but the file has hashes for {hashes * HASH_EVERY} "
                                      f"ticks (one every {HASH_EVERY}): lines are missing or the end is wrong")
-                yield number, "end", (end, record["hash"])
+                yield number, "end", (end, record["hash"], record.get("crashed"))
                 continue
             kind = "input" if "input" in record else "hash"
             expect_keys(record, "a tick line", ("tick", kind))
@@ -319,7 +333,7 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
     if not where:
         raise ReplayError("the replay file name is empty")
     header: dict[str, Any] = {}
-    end, end_hash, inputs, hashes = 0, "", 0, 0
+    end, end_hash, inputs, hashes, crashed = 0, "", 0, 0, None
     for _, kind, value in _scan(where):
         if kind == "header":
             header = value
@@ -328,9 +342,9 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
         elif kind == "hash":
             hashes += 1
         else:
-            end, end_hash = value
+            end, end_hash, crashed = value
     return Replay(where, header["game"], header["game_digest"], header["seed"], float(header["ms_per_update"]),
-                  header["engine"], end, end_hash, inputs, hashes)
+                  header["engine"], end, end_hash, inputs, hashes, crashed)
 
 
 class Playback:
@@ -380,6 +394,8 @@ class ReplayResult:
     ticks: int
     checked: int
     first_mismatch: int | None = None
+    crash: BaseException | None = None
+    """For a recording of a crashed run: the exception of the crash reproduced at the same tick."""
 
 
 def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) -> ReplayResult:
@@ -394,6 +410,13 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
         step()
         if playback.check(world) is False:
             return ReplayResult(False, world.tick_count, playback.checked, world.tick_count)
+    if replay.crashed is not None:
+        # The recorded run crashed in the next tick: reproducing that crash is the replay's success.
+        try:
+            step()
+        except Exception as error:
+            return ReplayResult(True, world.tick_count, playback.checked, crash=error)
+        return ReplayResult(False, world.tick_count, playback.checked)
     return ReplayResult(True, world.tick_count, playback.checked)
 
 

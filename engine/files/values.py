@@ -161,5 +161,6 @@ def check_like_default(value: Any, default: Any, where: str) -> None:
     else:
         return
     if not ok:
-        raise FieldError(f"{where} must be a {type(default).__name__} like its default {default!r:.30}, "
-                         f"got {value!r:.40}")
+        kind = type(default).__name__
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise FieldError(f"{where} must be {article} {kind} like its default {default!r:.30}, got {value!r:.40}")

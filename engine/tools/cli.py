@@ -83,8 +83,8 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
     outputs: list[tuple[str, str]] = []
     if args.record:
         outputs.append(("--record", args.record))
-    if args.save_at:
-        outputs.append(("--save-at", args.save_at[1]))
+    for _, path in args.save_at or ():
+        outputs.append(("--save-at", path))
     if getattr(args, "screenshot", None):
         option = getattr(args, "screenshot_option", "--screenshot")
         if not args.screenshot.lower().endswith(".png"):
@@ -112,12 +112,12 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
 
 
 def _check_run_args(args: argparse.Namespace, game: Game) -> None:
-    if args.save_at is not None:
+    for save_at in args.save_at or ():
         try:
-            args.save_at[0] = count(args.save_at[0])
+            save_at[0] = count(save_at[0])
         except argparse.ArgumentTypeError as error:
             raise UsageError(f"--save-at N FILE: {error}") from None
-        if not args.save_at[1]:
+        if not save_at[1]:
             raise UsageError("--save-at N FILE: expected a file name, got ''")
     if args.ticks is not None and (args.screenshot or args.headless or args.frames or args.no_hud):
         raise UsageError("--ticks runs the logic only; it can't be combined with --headless, --frames, "
@@ -195,18 +195,24 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     except ReplayError:
         world.close()
         raise
-    save_tick, save_path = (args.save_at[0], args.save_at[1]) if args.save_at else (None, None)
+    saves: dict[int, list[str]] = {}
+    for tick, path in args.save_at or ():
+        saves.setdefault(tick, []).append(path)
     meta = {"game": game.name, "game_digest": game.digest}
 
+    in_tick: list[int] = []  # the tick running now: an exception while it is set is a crash of that tick
+
     def before_tick(world: World) -> None:
+        in_tick[:] = [world.tick_count + 1]
         for event in script.get(world.tick_count + 1, ()):
             world.input_queue.push(event)
 
     def after_tick(world: World) -> None:
+        in_tick.clear()
         if recorder is not None:
             recorder.after_tick(world)
-        if world.tick_count == save_tick:
-            save_world(world, str(save_path), meta=meta)
+        for path in saves.get(world.tick_count, ()):
+            save_world(world, path, meta=meta)
 
     status = 0
     runner: Any = None
@@ -219,11 +225,11 @@ def _run(args: argparse.Namespace, game: Game) -> int:
                 world.tick()
                 after_tick(world)
             seconds = time.perf_counter() - start
+            entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
             summary = (f"{args.ticks} ticks in {seconds * 1000:.1f} ms "
-                       f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {len(world)} entities")
+                       f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {entities}")
         else:
-            runner = _make_runner(args, game, world, before_tick=before_tick if script else None,
-                                  after_tick=after_tick)
+            runner = _make_runner(args, game, world, before_tick=before_tick, after_tick=after_tick)
             shown = runner.run(frames=args.frames if args.frames or not args.headless else 180)
             if args.screenshot:
                 _screenshot(runner, args.screenshot)
@@ -234,11 +240,13 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         print(f"{game.name}: {summary}, state {world.state_hash()[:16]}"
               + (f", screenshot {args.screenshot}" if args.screenshot else "")
               + (f", recorded {args.record}" if args.record else "")
-              + (f", saved {save_path} at tick {save_tick}" if save_tick is not None and world.tick_count >= save_tick
-                 else ""))
-        if save_tick is not None and world.tick_count < save_tick:
-            print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at {save_tick}: "
-                  "nothing was saved", file=sys.stderr)
+              + "".join(f", saved {path} at tick {tick}" for tick, paths in sorted(saves.items()) for path in paths
+                        if world.tick_count >= tick))
+        missed = sorted(tick for tick in saves if world.tick_count < tick)
+        if missed:
+            print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at "
+                  f"{', '.join(map(str, missed))}: {'nothing was' if len(missed) == len(saves) else 'not all were'} "
+                  "saved", file=sys.stderr)
             status = 1
     except KeyboardInterrupt:
         print(f"tickswap: {game.name} interrupted at tick {world.tick_count}", file=sys.stderr)
@@ -253,9 +261,10 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         status = 1
     finally:
         if recorder is not None and not finished:
-            # The recording of a run that crashed or was interrupted is kept: it reproduces it.
+            # The recording of a run that crashed or was interrupted is kept: it reproduces it,
+            # and says at which tick the game crashed (a crash outside a tick, say in drawing, is not one).
             try:
-                recorder.close(world)
+                recorder.close(world, crashed=bool(in_tick) and status == 1)
             except ReplayError as error:
                 _error(str(error))
                 status = status or 2
@@ -384,6 +393,14 @@ def _replay(args: argparse.Namespace) -> int:
             world.close()
     changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
                f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
+    if result.ok and result.crash is not None:
+        print(f"replay {args.file}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
+              f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
+              f"{_crash_line(game.name, result.crash)})")
+        return 0
+    if replay.crashed is not None and result.first_mismatch is None and result.ticks >= replay.end:
+        print(f"replay {args.file}: the recorded game crashed at tick {replay.crashed}, but this one does not")
+        return 1
     if result.ok:
         hashes = "hash" if result.checked == 1 else "hashes"
         print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
