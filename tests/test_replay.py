@@ -194,3 +194,12 @@ def test_save_at_may_be_given_several_times(tmp_path, capsys):
     assert json.loads((tmp_path / "b.json").read_text())["world"]["tick_count"] == 20
     assert main(["run", "patrol", "--ticks", "5", "--save-at", "3", str(tmp_path / "c.json"),
                  "--save-at", "4", str(tmp_path / "c.json")]) == 2
+
+
+def test_a_crash_is_reproduced_by_a_replay_drawn_off_screen_too(tmp_path, capsys, offscreen):
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=70))
+    assert main(["run", str(game), "--ticks", "100", "--record", str(tmp_path / "r.jsonl")]) == 1
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--headless"]) == 0
+    assert "crashed at tick 70: reproduced" in capsys.readouterr().out

@@ -341,7 +341,7 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
     try:
         return load_game(beside, expect_digest=replay.game_digest)
     except GameError as error:
-        raise UsageError(f"{error}; pass --game PATH to the game file that was recorded") from None
+        raise UsageError(f"{error}; to replay it with this file anyway, pass --game {beside}") from None
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -376,8 +376,14 @@ def _replay(args: argparse.Namespace) -> int:
             if args.screenshot:
                 _screenshot(runner, args.screenshot)
             finished = world.tick_count >= replay.end or bool(mismatch)
-            result = ReplayResult(finished and not mismatch, world.tick_count, playback.checked,
-                                  mismatch[0] if mismatch else None)
+            crash: Exception | None = None
+            if finished and not mismatch and replay.crashed is not None:
+                try:  # the recorded run crashed in the next tick: does this one?
+                    world.tick()
+                except Exception as error:
+                    crash = error
+            result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
+                                  world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
             if not finished:
                 print(f"tickswap: replay stopped at tick {world.tick_count} of {replay.end}", file=sys.stderr)
     except KeyboardInterrupt:
