@@ -306,3 +306,21 @@ def test_a_wrong_kind_of_value_says_an_int():
 
     with pytest.raises(FieldError, match="lives must be an int like its default 3"):
         check_like_default("3", 3, "lives")
+
+
+def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
+    source = "from engine import Entity\nclass Ball(Entity):\n    pass\ndef build(world):\n    world.spawn(Ball())\n"
+    (tmp_path / "one.py").write_text(source)
+    (tmp_path / "two.py").write_text(source + "# another file\n")
+    one, two = load_game(str(tmp_path / "one.py")), load_game(str(tmp_path / "two.py"))
+    from engine.files.save import load_world, save_world
+
+    with World() as world:
+        one.build(world)
+        save_world(world, tmp_path / "s.json", meta={"game": one.name, "game_digest": one.digest})
+    with pytest.raises(SaveError, match="more than one loaded game file"):
+        World.load(tmp_path / "s.json")
+    notes: list[str] = []
+    with load_world(tmp_path / "s.json", two, notes) as loaded:
+        assert type(loaded.entities[0]) is two.module.Ball
+    assert len(notes) == 1 and "saved by one.py" in notes[0]

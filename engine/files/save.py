@@ -367,9 +367,13 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     return meta
 
 
-def _entity_classes() -> dict[str, type[Entity]]:
-    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing)."""
-    found: dict[str, type[Entity]] = {}
+def _entity_classes() -> dict[str, type[Entity] | None]:
+    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing).
+
+    A name that two loaded game files share (``game:Ball`` of two files) maps to ``None``:
+    which one a save means is then for the caller to say, by passing the game.
+    """
+    found: dict[str, type[Entity] | None] = {}
     stack: list[type[Entity]] = [Entity]
     seen: set[type[Entity]] = set()
     while stack:
@@ -377,12 +381,14 @@ def _entity_classes() -> dict[str, type[Entity]]:
         if kind in seen:
             continue
         seen.add(kind)
-        found[f"{public_module_name(kind.__module__)}:{kind.__qualname__}"] = kind
+        name = f"{public_module_name(kind.__module__)}:{kind.__qualname__}"
+        found[name] = kind if found.get(name, kind) is kind else None
         stack.extend(kind.__subclasses__())
     return found
 
 
-def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity]]) -> type[Entity]:
+def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None]
+                  ) -> type[Entity]:
     """The class a save names, among the game's own classes and the engine's (never by importing)."""
     public, _, qualname = name.partition(":")
     # A game file's classes are saved as game:Qualname, whatever the file is called now.
@@ -399,6 +405,9 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
                 and found.__qualname__ == qualname):
             return found
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
+    if name in classes and classes[name] is None:
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded game file has: load the save "
+                         "with its game (tickswap run GAME --load FILE)")
     kind = classes.get(name)
     if kind is None:
         owner = f"{game.name} has no such Entity class" if game is not None else "is no Entity class loaded here"
