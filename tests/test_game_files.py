@@ -439,3 +439,10 @@ def test_python_game_py_reports_what_it_can_catch_in_one_line(tmp_path, body, wo
     result = python(str(game), "--ticks", "3", cwd=tmp_path, hashseed="0")
     assert result.returncode == 1 and words in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_sample_games_keep_their_module_names_in_snapshots():
+    with World() as world:
+        load_game("patrol").build(world)
+        classes = {entity["class"] for entity in world.snapshot()["entities"]}
+    assert classes and all(name.startswith("games.patrol.") for name in classes), classes

@@ -352,6 +352,8 @@ def _replay(args: argparse.Namespace) -> int:
     replay = read_replay(args.file)
     game = _replay_game(replay, args.game)
     _check_outputs(args, game)
+    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
+               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
     world = _build(game, replay.seed)
     runner: Any = None
     try:
@@ -390,15 +392,14 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"tickswap: replay of {args.file} interrupted at tick {world.tick_count}", file=sys.stderr)
         return 130
     except (EntityUpdateError, SystemExit) as error:
-        print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}", file=sys.stderr)
+        print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}" + (f"; {changed}" if changed else ""),
+              file=sys.stderr)
         return 1
     finally:
         if runner is not None:
             runner.close()
         else:
             world.close()
-    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
-               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
     if result.ok and result.crash is not None:
         print(f"replay {args.file}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
               f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
