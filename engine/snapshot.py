@@ -3,7 +3,8 @@
 The hash must be the same for the same history in every process and on every machine,
 so the snapshot holds only values that print the same everywhere: numbers (floats by
 their shortest round-trip repr), strings, lists, and class names from the modules that
-define them. Nothing derived from ``hash()``, ``id()``, set order or paths reaches it.
+define them (a game file's module as ``game``: its name and content don't reach the hash).
+Nothing derived from ``hash()``, ``id()``, set order or paths reaches it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from engine.buffering.buffers import signals_of
+from engine.files.game import public_module_name
 
 if TYPE_CHECKING:
     from engine.world import World
@@ -46,7 +48,7 @@ def snapshot(world: World) -> dict[str, Any]:
         where = f"{kind.__name__} (id {entity.id})"
         entities.append({
             "id": entity.id,
-            "class": f"{kind.__module__}.{kind.__qualname__}",
+            "class": f"{public_module_name(kind.__module__)}.{kind.__qualname__}",
             "state": {name: jsonable(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
             "signals": {name: jsonable(value, f"{where}.{name}") for name, value in sorted(signals_of(entity).items())},
         })

@@ -156,6 +156,11 @@ class World(SoundRequests, CollisionQueries):
             if self._ticking:  # added mid-tick: the buffers must not fold the previous values into the commit
                 self._buffers.late_system_added()
 
+    @property
+    def system_count(self) -> int:
+        """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
+        return self._early_systems + self._late_systems
+
     # -- spawning ---------------------------------------------------------------------
 
     def spawn(self, entity: E, *components: Any) -> E:

@@ -77,7 +77,7 @@ SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("save format version", set_in(("version",), 1), "save format version 1"),
     ("foreign class", lambda data: entity(data).update({"class": "collections:OrderedDict"}), "collections"),
     ("class with no colon", lambda data: entity(data).update({"class": "os"}), "class is not valid"),
-    ("another game", set_in(("meta", "game"), "bouncy"), "a save of 'bouncy', not of 'patrol'"),
+    ("another game", set_in(("meta", "game"), "bouncy"), "a save of another game, 'bouncy', not of 'patrol'"),
 ]
 
 

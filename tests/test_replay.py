@@ -98,3 +98,108 @@ def test_a_replay_of_an_unknown_game_is_refused(tmp_path, capsys):
     capsys.readouterr()
     assert main(["replay", str(path)]) == 2
     assert "pong" in capsys.readouterr().err
+
+
+def write_script(tmp_path, *lines: str):
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def test_an_input_script_takes_key_names_modifiers_and_merges_lines_of_one_tick(tmp_path):
+    from engine import keys
+    from engine.files.replay import read_input_script
+
+    script = read_input_script(write_script(
+        tmp_path,
+        '{"tick": 3, "input": [["key_press", "LEFT", 0, 0]]}',
+        '{"tick": 3, "input": [["key_press", "space", 0, 0, 1, 0, 0]]}',
+        '{"tick": 4, "input": [["key_release", "A", 0, 0], ["key_press", "1", 0, 0]]}'))
+    assert [(event.key, event.modifiers) for event in script[3]] == [(keys.LEFT, 0), (keys.SPACE, keys.MOD_SHIFT)]
+    assert [event.key for event in script[4]] == [keys.A, keys._1]
+
+
+@pytest.mark.parametrize("lines, words", [
+    (['{"tick": 3, "input": [["key_press", "LEFTT", 0, 0]]}'], ":1: input[0] key 'LEFTT' is not a key"),
+    (['{"format": "tickswap-save", "version": 2}'], ":1: a tickswap save"),
+    (['{"tick": 1, "input": [["key_press", 65, 0, 0]]}', '{"format": "x", "tick": 2}'], ":2: not an input script"),
+    (['{"tick": 4, "input": [["key_press", 65, 0, 0]]}', '{"tick": 2, "input": [["key_press", 65, 0, 0]]}'],
+     ":2: tick 2 comes after tick 4"),
+])
+def test_what_is_not_an_input_line_is_refused_by_file_and_line(tmp_path, capsys, lines, words):
+    from engine.tools.cli import main
+
+    path = write_script(tmp_path, *lines)
+    for command in (["run", "patrol", "--ticks", "5"], ["check", "patrol", "--ticks", "5"]):
+        assert main([*command, "--input", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}{words}" in err and err.count("\n") == 1, err
+
+
+def test_a_replay_is_still_an_input_script(tmp_path, capsys):
+    from engine.files.replay import read_input_script
+    from engine.tools.cli import main
+
+    record_with_scripted_input("slapstick", tmp_path / "r.jsonl")
+    assert read_input_script(tmp_path / "r.jsonl")
+    assert main(["run", "slapstick", "--ticks", "5", "--input", str(tmp_path / "r.jsonl")]) == 0
+
+
+CRASHER = """
+from engine import Entity
+
+class Bomb(Entity):
+    def update(self, world):
+        self.x += 1
+        if world.tick_count + 1 == {at}:
+            raise RuntimeError("boom")
+
+def build(world):
+    world.spawn(Bomb())
+"""
+
+
+def test_a_crashed_runs_recording_says_where_and_replay_reproduces_the_crash(tmp_path, capsys):
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=130))
+    assert main(["run", str(game), "--ticks", "200", "--record", str(tmp_path / "r.jsonl")]) == 1
+    end = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])
+    assert end["end"] == 129 and end["crashed"] == 130
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "r.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "crashed at tick 130: reproduced" in out and out.count("\n") == 1
+    game.write_text(CRASHER.format(at=10**6))
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--game", str(game)]) == 1
+    assert "crashed at tick 130, but this one does not" in capsys.readouterr().out
+
+
+def test_a_crash_mark_that_is_not_the_tick_after_the_end_is_damage(tmp_path):
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=30))
+    main(["run", str(game), "--ticks", "200", "--record", str(tmp_path / "r.jsonl")])
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    lines[-1] = lines[-1].replace('"crashed":30', '"crashed":31')
+    (tmp_path / "r.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayError, match="crash can only be at tick 30"):
+        read_replay(tmp_path / "r.jsonl")
+
+
+def test_save_at_may_be_given_several_times(tmp_path, capsys):
+    assert main(["run", "patrol", "--ticks", "30", "--save-at", "10", str(tmp_path / "a.json"),
+                 "--save-at", "20", str(tmp_path / "b.json")]) == 0
+    out = capsys.readouterr().out
+    assert "saved" in out and "a.json at tick 10" in out and "b.json at tick 20" in out
+    assert json.loads((tmp_path / "a.json").read_text())["world"]["tick_count"] == 10
+    assert json.loads((tmp_path / "b.json").read_text())["world"]["tick_count"] == 20
+    assert main(["run", "patrol", "--ticks", "5", "--save-at", "3", str(tmp_path / "c.json"),
+                 "--save-at", "4", str(tmp_path / "c.json")]) == 2
+
+
+def test_a_crash_is_reproduced_by_a_replay_drawn_off_screen_too(tmp_path, capsys, offscreen):
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=70))
+    assert main(["run", str(game), "--ticks", "100", "--record", str(tmp_path / "r.jsonl")]) == 1
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--headless"]) == 0
+    assert "crashed at tick 70: reproduced" in capsys.readouterr().out

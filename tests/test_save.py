@@ -8,7 +8,7 @@ import os
 import esper
 import pytest
 
-from engine import Entity, World, buffered
+from engine import Entity, World, buffered, signal
 from engine.files.game import load_game, sample_games
 from engine.files.save import SaveError
 from engine.tools.cli import main
@@ -175,7 +175,7 @@ def test_the_command_line_saves_and_loads(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("argv", "status", "words"), [
-    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of 'patrol', not of 'bouncy'"),
+    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of another game, 'patrol', not of 'bouncy'"),
     (["run", "patrol", "--ticks", "5", "--load", "{missing}"], 2, "cannot read the save"),
     (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 1, "before --save-at 50: nothing was saved"),
     (["run", "patrol", "--ticks", "5", "--save-at", "zero", "{out}"], 2, "--save-at N FILE"),
@@ -189,3 +189,138 @@ def test_save_and_load_mistakes_exit_with_a_message(tmp_path, capsys, argv, stat
     assert main(filled) == status
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+class Target(Entity):
+    pass
+
+
+class Missile(Entity):
+    saved = ("target",)
+
+    def __init__(self, target: Entity | None = None) -> None:
+        super().__init__()
+        self.target = target
+
+    def update(self, world: World) -> None:
+        if self.target is not None and self.target.alive:
+            self.x += 1
+
+
+def test_a_reference_to_a_despawned_entity_loads_as_a_despawned_stub(tmp_path):
+    world = World()
+    target = world.spawn(Target())
+    missile = world.spawn(Missile(target))
+    world.tick()
+    world.despawn(target)
+    world.tick()
+    world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["entities"][0]["saved"]["target"] == {"$dead": [target.id, f"{__name__}:Target"]}
+    loaded = World.load(tmp_path / "s.json")
+    stub = loaded.entities[0].target
+    assert type(stub) is Target and stub.id == target.id and stub.alive is False and stub not in loaded.entities
+    assert loaded.state_hash() == world.state_hash()
+    for each in (world, loaded):
+        each.tick()
+    assert loaded.state_hash() == world.state_hash() and missile.x == 1
+
+
+@pytest.mark.parametrize("dead, words", [
+    (["x", "tests.test_save:Target"], "whole number"),
+    ([1, "antigravity:Entity"], "antigravity"),
+    ([2, "tests.test_save:Target"], "is in the save"),
+    ([99, "tests.test_save:Target"], "above world.last_id"),
+])
+def test_a_damaged_dead_reference_is_refused(tmp_path, dead, words):
+    world = World()
+    target = world.spawn(Target())
+    world.spawn(Missile(target))
+    world.tick()
+    world.despawn(target)
+    world.tick()
+    world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["entities"][0]["saved"]["target"] = {"$dead": dead}
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=words):
+        World.load(tmp_path / "s.json")
+
+
+class Scored(Entity):
+    points = signal(sum)
+    hits = signal(tuple)
+    hit = signal()
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("points", "10", "signal(sum): its value must be a number"),
+    ("points", True, "signal(sum): its value must be a number"),
+    ("hits", [1, 2], "signal(tuple): its value must be a $tuple"),
+    ("hit", 1, "is a flag: it can only be true"),
+])
+def test_a_signal_of_the_wrong_kind_is_refused_when_loading(tmp_path, name, value, words):
+    with World() as world:
+        world.spawn(Scored())
+        world.tick()
+        world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["entities"][0]["signals"] = {name: value}
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=words.replace("(", r"\(").replace(")", r"\)").replace("$", r"\$")):
+        World.load(tmp_path / "s.json")
+
+
+def test_valued_signals_of_the_right_kind_load(tmp_path):
+    with World() as world:
+        scored = world.spawn(Scored())
+        world.tick()
+        scored.points.send(2.5)
+        scored.hits.send("a")
+        scored.hit = True
+        world.tick()
+        world.save(tmp_path / "s.json")
+        with World.load(tmp_path / "s.json") as loaded:
+            assert loaded.state_hash() == world.state_hash()
+
+
+def test_messages_say_an_int_and_one_entity(tmp_path, capsys):
+    assert main(["run", "patrol", "--ticks", "3", "--save-at", "3", str(tmp_path / "s.json")]) == 0
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["world"]["tick_count"] = 3
+    record = next(record for record in data["entities"] if isinstance(record["buffered"].get("x"), (int, float)))
+    record["buffered"]["x"] = "far"
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match="must be an? (int|float) like"):
+        World.load(tmp_path / "s.json")
+    game = tmp_path / "one.py"
+    game.write_text("from engine import Entity\ndef build(world):\n    world.spawn(Entity())\n")
+    capsys.readouterr()
+    assert main(["run", str(game), "--ticks", "2"]) == 0
+    assert "1 entity," in capsys.readouterr().out
+
+
+def test_a_wrong_kind_of_value_says_an_int():
+    from engine.files.schema import FieldError
+    from engine.files.values import check_like_default
+
+    with pytest.raises(FieldError, match="lives must be an int like its default 3"):
+        check_like_default("3", 3, "lives")
+
+
+def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
+    source = "from engine import Entity\nclass Ball(Entity):\n    pass\ndef build(world):\n    world.spawn(Ball())\n"
+    (tmp_path / "one.py").write_text(source)
+    (tmp_path / "two.py").write_text(source + "# another file\n")
+    one, two = load_game(str(tmp_path / "one.py")), load_game(str(tmp_path / "two.py"))
+    from engine.files.save import load_world, save_world
+
+    with World() as world:
+        one.build(world)
+        save_world(world, tmp_path / "s.json", meta={"game": one.name, "game_digest": one.digest})
+    with pytest.raises(SaveError, match="more than one loaded game file"):
+        World.load(tmp_path / "s.json")
+    notes: list[str] = []
+    with load_world(tmp_path / "s.json", two, notes) as loaded:
+        assert type(loaded.entities[0]) is two.module.Ball
+    assert len(notes) == 1 and "saved by one.py" in notes[0]

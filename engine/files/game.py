@@ -1,20 +1,23 @@
 """Games: a sample game found by name, or a user's game file, always under one stable module name.
 
-A game is a module with a ``build(world)`` function (and optionally ``WIDTH``, ``HEIGHT``,
-``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION``). Two kinds exist:
+A game is a module with a ``build(world)`` function (and optionally ``systems(world)``,
+which adds its esper processors after ``build`` and again after a save is loaded, and the
+settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION``). Two kinds exist:
 
 - **Sample games** (and third-party ones) are registered as entry points in the
   ``tickswap.games`` group (``patrol = "games.patrol.logic"``) and imported by their
   module name. The engine itself imports no game: it asks the installed metadata.
 - **Game files**: a ``.py`` file, or a directory with an ``__init__.py``, named by path.
 
-A game file's module name goes into every snapshot, state hash and save (each entity is
-recorded as ``module.Class``), so it must be the same in every process: it is
-``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content.
-It never depends on ``PYTHONHASHSEED`` (``hash()`` of a string does), the working
-directory or whether the path was typed absolute or relative; the same content is the
-same game wherever it lives, and a changed file is a different game, which replays and
-saves notice by its digest before they run anything.
+A game file is imported under a module name that is the same in every process:
+``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content (so
+two versions of a file never share a module). That name never reaches a snapshot, a
+state hash or a save: there the game's classes are written ``game:Qualname``
+(``public_module_name``), so renaming a game file, moving it, or editing a comment in
+it changes no hash, and a save of it still loads (its classes are resolved among the
+loaded game's own). Replays and saves still record the digest, to say "the game file
+changed" when that explains a difference. Registered games keep their real module names
+(``games.patrol.logic``).
 
 When a game file runs itself (``if __name__ == "__main__": run(build)``), its module is
 ``__main__``. ``adopt_main`` registers that very module under the stable name and
@@ -37,14 +40,26 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["ENTRY_POINT_GROUP", "Game", "GameError", "adopt_main", "file_digest", "is_game_path", "load_game",
-           "sample_games"]
+__all__ = ["ENTRY_POINT_GROUP", "GAME_MODULE", "Game", "GameError", "adopt_main", "file_digest", "is_game_path",
+           "load_game", "public_module_name", "sample_games"]
 
 ENTRY_POINT_GROUP = "tickswap.games"
 """The entry-point group that registers games: ``name = "package.module"``."""
 MAX_GAME_FILE_BYTES = 16 * 1024 * 1024
 """A game file larger than this is refused before it is read."""
 _MODULE_PREFIX = "tickswap_game_"
+GAME_MODULE = "game"
+"""How a game file's module is named in snapshots, hashes and saves, whatever the file is called."""
+
+
+def public_module_name(module: str) -> str:
+    """The module name that snapshots and saves record: ``game`` (``game.sub``) for a game file's modules.
+
+    A game file's import name carries its content digest; recording that would make a
+    renamed or re-commented file a different game. Other modules keep their own names.
+    """
+    head, dot, rest = module.partition(".")
+    return GAME_MODULE + dot + rest if head.startswith(_MODULE_PREFIX) else module
 
 
 class GameError(ValueError):
@@ -70,6 +85,21 @@ class Game:
         """The game's ``build(world)``."""
         build: Callable[[Any], Any] = self.module.build
         return build
+
+    def add_systems(self, world: Any) -> None:
+        """Call the game's optional ``systems(world)``: after ``build`` on a fresh run, after loading a save.
+
+        Systems are code, not data, so a save can't hold them: a game that adds its
+        systems here gets them back when a save is loaded.
+        """
+        systems = getattr(self.module, "systems", None)
+        if callable(systems):
+            systems(world)
+
+    def setup(self, world: Any) -> None:
+        """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""
+        self.build(world)
+        self.add_systems(world)
 
     @property
     def is_file(self) -> bool:
@@ -98,6 +128,13 @@ class Game:
             if importlib.util.find_spec(name) is not None:
                 return importlib.import_module(name)
         return self.module
+
+    def real_module_name(self, public: str) -> str:
+        """The import name of a module a snapshot or save names: ``game.sub`` is this game file's ``sub``."""
+        head, dot, rest = public.partition(".")
+        if self.is_file and head == GAME_MODULE:
+            return (self.module_name or self.module.__name__) + dot + rest
+        return public
 
     def owns_module(self, module_name: str) -> bool:
         """Whether classes of ``module_name`` belong to this game (its module, or its package's modules)."""
@@ -168,6 +205,33 @@ def load_game(name: str, *, expect_digest: str | None = None) -> Game:
 def _check_build(module: ModuleType, where: str) -> None:
     if not callable(getattr(module, "build", None)):
         raise GameError(f"{where} has no build(world) function to set up the game")
+    _check_settings(module, where)
+
+
+MAX_WINDOW_SIDE = 16384
+"""The largest ``WIDTH`` or ``HEIGHT`` a game may ask for."""
+
+
+def _check_settings(module: ModuleType, where: str) -> None:
+    """The game's settings, checked when it loads: a bad one is one line naming it, not an error deep in GL."""
+    for name in ("WIDTH", "HEIGHT"):
+        value = getattr(module, name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WINDOW_SIDE:
+            raise GameError(f"{where}: {name} must be a whole number of pixels from 1 to {MAX_WINDOW_SIDE}, "
+                            f"got {value!r:.40}" + (" (use // to divide)" if isinstance(value, float) else ""))
+    step = getattr(module, "MS_PER_UPDATE", 15.625)
+    low, high = 0.001, 60_000.0  # the range a replay's step may have (engine.files.replay)
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not low <= step <= high:
+        raise GameError(f"{where}: MS_PER_UPDATE must be a number of milliseconds from {low:g} to {high:g}, "
+                        f"got {step!r:.40}")
+    background = getattr(module, "BACKGROUND", (0, 0, 0))
+    if not (isinstance(background, (tuple, list)) and len(background) in (3, 4) and all(
+            isinstance(part, int) and not isinstance(part, bool) and 0 <= part <= 255 for part in background)):
+        raise GameError(f"{where}: BACKGROUND must be a colour (red, green, blue), each a whole number from 0 to "
+                        f"255, got {background!r:.40}")
+    description = getattr(module, "DESCRIPTION", None)
+    if description is not None and not isinstance(description, str):
+        raise GameError(f"{where}: DESCRIPTION must be a string, got {description!r:.40}")
 
 
 def _load_path(name: str, expect_digest: str | None) -> Game:

@@ -11,7 +11,9 @@ makes the promise checkable. ``Recorder`` writes a JSON Lines file::
     {"end": 640, "hash": "41aa..."}
 
 a header, then the input of every tick that had any, a state hash every 60 ticks, and an
-end line (so a cut file is told from a complete one). The header names the game: a
+end line (so a cut file is told from a complete one). The end line of a run that crashed
+says where (``"crashed": 641``, the tick after the end), and replay checks the crash
+comes back at that tick. The header names the game: a
 registered game's name, or a game file's name with the SHA-256 of its content, so the
 replay can later check that the file it is given is the one that was recorded.
 
@@ -117,11 +119,18 @@ class Recorder:
         if tick % HASH_EVERY == 0:
             self._write({"tick": tick, "hash": world.state_hash()})
 
-    def close(self, world: World) -> None:
-        """Write the end line (the final tick and hash), then put the file in place atomically."""
+    def close(self, world: World, crashed: bool = False) -> None:
+        """Write the end line (the final tick and hash), then put the file in place atomically.
+
+        ``crashed``: the game crashed in the tick after the last one (rolled back): the end
+        line says so (``"crashed": N``), and replay checks that the crash comes back there.
+        """
         if self._file is None:
             return
-        self._write({"end": world.tick_count, "hash": world.state_hash()})
+        end: dict[str, Any] = {"end": world.tick_count, "hash": world.state_hash()}
+        if crashed:
+            end["crashed"] = world.tick_count + 1
+        self._write(end)
         self._file = None
         try:
             self._output.commit()
@@ -151,6 +160,8 @@ class Replay:
     end_hash: str
     input_ticks: int
     hash_count: int
+    crashed: int | None = None
+    """The tick at which the recorded run crashed (``end + 1``), or ``None`` when it ended cleanly."""
 
 
 _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
@@ -229,13 +240,17 @@ def _events(value: Any, where: str) -> list[InputEvent]:
     events = []
     for index, item in enumerate(value):
         at = f"{where}[{index}]"
-        if not isinstance(item, list) or len(item) != 4:
-            raise FieldError(f"{at} must be [type, key, x, y]")
-        kind, key, x, y = item
+        if not isinstance(item, list) or len(item) not in (4, 7):
+            raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
+        kind, key, x, y = item[:4]
         expect_str(kind, f"{at} type", 20)
         _check_key(key, f"{at} key")
         expect_number(x, f"{at} x", -1e9, 1e9)
         expect_number(y, f"{at} y", -1e9, 1e9)
+        if len(item) == 7:
+            expect_whole(item[4], f"{at} modifiers", 0, 2**31 - 1)
+            expect_number(item[5], f"{at} scroll_x", -1e9, 1e9)
+            expect_number(item[6], f"{at} scroll_y", -1e9, 1e9)
         try:
             events.append(InputEvent.from_json(item))
         except (TypeError, ValueError) as error:
@@ -278,15 +293,18 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
         record = _parse(path, number, text)
         try:
             if "end" in record:
-                expect_keys(record, "the end line", ("end", "hash"))
+                expect_keys(record, "the end line", ("end", "hash"), ("crashed",))
                 end = expect_whole(record["end"], "end", 0, MAX_TICKS)
                 expect_str(record["hash"], "hash", 64, HEX_DIGEST)
+                if "crashed" in record and record["crashed"] != end + 1:
+                    raise FieldError(f"the end line says the game crashed at tick {record['crashed']!r:.20}; "
+                                     f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
                 if end < last_tick:
                     raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
                 if end // HASH_EVERY != hashes:
                     raise FieldError(f"the end line says tick {end}, but the file has hashes for {hashes * HASH_EVERY} "
                                      f"ticks (one every {HASH_EVERY}): lines are missing or the end is wrong")
-                yield number, "end", (end, record["hash"])
+                yield number, "end", (end, record["hash"], record.get("crashed"))
                 continue
             kind = "input" if "input" in record else "hash"
             expect_keys(record, "a tick line", ("tick", kind))
@@ -315,7 +333,7 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
     if not where:
         raise ReplayError("the replay file name is empty")
     header: dict[str, Any] = {}
-    end, end_hash, inputs, hashes = 0, "", 0, 0
+    end, end_hash, inputs, hashes, crashed = 0, "", 0, 0, None
     for _, kind, value in _scan(where):
         if kind == "header":
             header = value
@@ -324,9 +342,9 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
         elif kind == "hash":
             hashes += 1
         else:
-            end, end_hash = value
+            end, end_hash, crashed = value
     return Replay(where, header["game"], header["game_digest"], header["seed"], float(header["ms_per_update"]),
-                  header["engine"], end, end_hash, inputs, hashes)
+                  header["engine"], end, end_hash, inputs, hashes, crashed)
 
 
 class Playback:
@@ -376,6 +394,8 @@ class ReplayResult:
     ticks: int
     checked: int
     first_mismatch: int | None = None
+    crash: BaseException | None = None
+    """For a recording of a crashed run: the exception of the crash reproduced at the same tick."""
 
 
 def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) -> ReplayResult:
@@ -390,14 +410,52 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
         step()
         if playback.check(world) is False:
             return ReplayResult(False, world.tick_count, playback.checked, world.tick_count)
+    if replay.crashed is not None:
+        # The recorded run crashed in the next tick: reproducing that crash is the replay's success.
+        try:
+            step()
+        except Exception as error:
+            return ReplayResult(True, world.tick_count, playback.checked, crash=error)
+        return ReplayResult(False, world.tick_count, playback.checked)
     return ReplayResult(True, world.tick_count, playback.checked)
+
+
+def _key_code(key_name: str) -> int | None:
+    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case)."""
+    from engine import keys
+
+    text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
+    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
+        return None
+    code = getattr(keys, text, None)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _named_keys(value: Any, where: str) -> Any:
+    """An input line's events with key names (``"LEFT"``) turned into codes; an unknown name is refused."""
+    if not isinstance(value, list):
+        return value
+    named = []
+    for index, item in enumerate(value):
+        if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
+            code = _key_code(item[1])
+            if code is None:
+                raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
+                                 "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")
+            item = [item[0], code, *item[2:]]
+        named.append(item)
+    return named
 
 
 def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
     """Scripted input for ``tickswap run --input FILE``: lines ``{"tick": N, "input": [...]}``.
 
-    The same lines as a replay's input lines (a whole replay works too: its header,
-    hash and end lines are skipped). Checked like a replay; problems raise ``ReplayError``.
+    The same lines as a replay's input lines, with two conveniences for people writing
+    them by hand: a key may be named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``,
+    ``"A"``), and several lines for one tick are merged in order. A whole replay works
+    too: its header, hash and end lines are skipped. Anything else that is not an input
+    line (a save, a stray ``format``) is refused; problems raise ``ReplayError`` naming the
+    file and line.
     """
     where = os.fspath(path)
     if not where:
@@ -405,21 +463,32 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     script: dict[int, list[InputEvent]] = {}
     last = 0
     total = 0
+    is_replay = False
     for number, text in _lines(where):
         record = _parse(where, number, text)
-        if "format" in record or "end" in record or "hash" in record:
+        if number == 1 and record.get("format") == FORMAT:
+            is_replay = True
             continue
+        if is_replay and ("end" in record or set(record) == {"tick", "hash"}):
+            continue
+        if "format" in record:
+            what = "a tickswap save" if record.get("format") == "tickswap-save" else "not an input script"
+            raise ReplayError(f"{where}:{number}: {what}: an input file holds lines "
+                              '{"tick": N, "input": [[type, key, x, y], ...]} (or is a replay)')
         try:
             expect_keys(record, "an input line", ("tick", "input"))
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
-            if tick <= last:
-                raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order or repeated")
-            events = _events(record["input"], "input")
+            if tick < last:
+                raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order")
+            events = _events(_named_keys(record["input"], "input"), "input")
             total += len(events)
             if total > 1_000_000:
                 raise FieldError("more than 1,000,000 events")
+            if len(script.get(tick, ())) + len(events) > MAX_EVENTS_PER_TICK:
+                raise FieldError(f"more than {MAX_EVENTS_PER_TICK} events for tick {tick}")
         except FieldError as error:
             raise ReplayError(f"{where}:{number}: {error}") from None
-        script[tick] = events
+        # Two lines for one tick are one tick's input, in order (a replay never writes them).
+        script.setdefault(tick, []).extend(events)
         last = tick
     return script

@@ -2,7 +2,8 @@
 
 A save holds everything a world needs to continue exactly as the original would, hash for
 hash: every entity's class, esper id, buffered values, committed signals, previous values
-and declared ``saved`` attributes (references to other entities are stored as ids), each
+and declared ``saved`` attributes (references to other entities are stored as ids, and
+to despawned ones as ``$dead`` with their class: they load as despawned stubs), each
 crowd's capacity and committed member arrays, the tick count, the state of
 ``world.random``, the id counter and the input queue, and ``meta``: which game it belongs
 to (its name, and for a game file the digest of its content). (A loaded crowd's previous
@@ -45,6 +46,7 @@ from engine.buffering.buffers import committed_values, saved_state
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.atomic import AtomicFile, OutputError
+from engine.files.game import public_module_name
 from engine.files.schema import (
     FieldError,
     expect_keys,
@@ -56,6 +58,7 @@ from engine.files.schema import (
 )
 from engine.files.values import (
     MAX_ID,
+    DeadReference,
     NotSaveable,
     check_like_default,
     check_value,
@@ -109,7 +112,7 @@ def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
     return {
         "crowd": crowd,
         "id": entity.id,
-        "class": f"{kind.__module__}:{kind.__qualname__}",
+        "class": f"{public_module_name(kind.__module__)}:{kind.__qualname__}",
         "buffered": {name: encode(value, f"{where}.{name}") for name, value in committed_values(entity).items()},
         "saved": {name: encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
         "signals": {name: encode(value, f"{where}.{name}") for name, value in sorted(buffers["signals"].items())},
@@ -120,6 +123,12 @@ def _entity_record(world: World, entity: Entity) -> dict[str, Any]:
 
 
 _ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
+
+
+def _is_number(value: Any) -> bool:
+    """A saved number: an int or float (not a bool), or a tagged non-finite float."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
+        isinstance(value, dict) and "$float" in value)
 
 
 def _check_random_state(state: Any, where: str) -> None:
@@ -134,18 +143,19 @@ def _check_random_state(state: Any, where: str) -> None:
         expect_number(state[2], f"{where} (gauss)", -1e308, 1e308)
 
 
-def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int) -> None:
+def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int,
+                         dead: list[DeadReference]) -> None:
     """Check one entity record against its class (called once the class is resolved)."""
     expect_keys(record, where, _ENTITY_KEYS)
     defaults = kind.buffered_fields()
     names = tuple(defaults)
     buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
     for name, value in buffered.items():
-        check_value(value, f"{where}.{name}", ids)
+        check_value(value, f"{where}.{name}", ids, dead)
         check_like_default(value, defaults[name], f"{where}.{name}")
     saved = expect_keys(record["saved"], f"{where}.saved", kind.saved)
     for name, value in saved.items():
-        check_value(value, f"{where}.{name}", ids)
+        check_value(value, f"{where}.{name}", ids, dead)
     signals = record["signals"]
     declared = kind._layout.signals
     if not isinstance(signals, dict):
@@ -153,9 +163,15 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     for name, value in signals.items():
         if name not in declared:
             raise FieldError(f"{where}.signals names {str(name)[:40]!r}, which {kind.__name__} does not declare")
-        check_value(value, f"{where}.signals.{name}", ids)
-        if declared[name].combine is None and value is not True:
-            raise FieldError(f"{where}.signals.{name} is a flag: it can only be true")
+        check_value(value, f"{where}.signals.{name}", ids, dead)
+        combine = declared[name].combine
+        if combine is None and value is not True:
+            raise FieldError(f"{where}.signals.{name} is a flag: it can only be true, got {value!r:.40}")
+        # A valued signal declares no type; its combined value is checked where the combine says what it makes.
+        if combine is sum and not _is_number(value):
+            raise FieldError(f"{where}.signals.{name} is signal(sum): its value must be a number, got {value!r:.40}")
+        if combine is tuple and not (isinstance(value, dict) and "$tuple" in value):
+            raise FieldError(f"{where}.signals.{name} is signal(tuple): its value must be a $tuple, got {value!r:.40}")
     previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "values"))
     expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
     values = previous["values"]
@@ -163,7 +179,7 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     if not (isinstance(listed, list) and len(listed) == len(names)):
         raise FieldError(f"{where}.previous.values must be a $tuple of the {len(names)} buffered values")
     for name, value in zip(names, values["$tuple"]):
-        check_value(value, f"{where}.previous.{name}", ids)
+        check_value(value, f"{where}.previous.{name}", ids, dead)
         check_like_default(value, defaults[name], f"{where}.previous.{name}")
     if record["random"] is not None:
         _check_random_state(record["random"], f"{where}.random")
@@ -189,7 +205,19 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
                              f"{count * kind.fields[name] * 4}")
 
 
-def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int) -> None:
+def _despawned_stubs(kinds: dict[int, type[Entity]]) -> dict[int, Entity]:
+    """What a reference to a despawned entity loads as: an entity of its class, ``alive`` False, never spawned."""
+    stubs: dict[int, Entity] = {}
+    for entity_id, kind in kinds.items():
+        stub = kind.__new__(kind)
+        Entity.__init__(stub)
+        stub.id = entity_id
+        stubs[entity_id] = stub
+    return stubs
+
+
+def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int,
+                      dead: dict[int, Entity]) -> None:
     """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
     entities: dict[int, Entity] = {}
     for record, kind in zip(records, kinds):
@@ -204,19 +232,19 @@ def _restore_entities(world: World, records: list[dict[str, Any]], kinds: list[t
     for record in records:
         entity = entities[record["id"]]
         for name, value in record["buffered"].items():
-            setattr(entity, name, decode(value, entities))
+            setattr(entity, name, decode(value, entities, dead))
         generator = record["random"]
         world.restore_entity(entity, record["id"], {
-            "signals": {name: decode(value, entities) for name, value in record["signals"].items()},
+            "signals": {name: decode(value, entities, dead) for name, value in record["signals"].items()},
             "previous_tick": record["previous"]["tick"],
-            "previous": list(decode(record["previous"]["values"], entities)),
+            "previous": list(decode(record["previous"]["values"], entities, dead)),
             "random": None if generator is None else [generator[0], generator[1], decode(generator[2], {})],
         })
     world.restore_last_id(last_id)
     for record in records:
         entity = entities[record["id"]]
         for name, value in record["saved"].items():
-            setattr(entity, name, decode(value, entities))
+            setattr(entity, name, decode(value, entities, dead))
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -292,6 +320,9 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     except FieldError as error:
         raise SaveError(f"{where} is damaged: {error}") from None
     except json.JSONDecodeError as error:
+        if _is_replay(text):
+            raise SaveError(f"{where} is a replay (a recording made with --record), not a save: "
+                            f"replay it with tickswap replay {where}") from None
         raise SaveError(f"{where} is damaged: not valid JSON at line {error.lineno}, column {error.colno} "
                         f"({error.msg}); truncated?") from None
     except ValueError as error:
@@ -320,15 +351,29 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
+def _is_replay(text: str) -> bool:
+    """Whether ``text`` starts with a tickswap replay's header line (so a save is not what it is)."""
+    first = text.split("\n", 1)[0]
+    try:
+        header = json.loads(first) if len(first) < 4096 else None
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("format") == "tickswap-replay"
+
+
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``meta`` a save was written with (the file checked as ``load_world`` checks it first)."""
     meta: dict[str, Any] = decode({"$dict": _read(path)["meta"]}, {})
     return meta
 
 
-def _entity_classes() -> dict[str, type[Entity]]:
-    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing)."""
-    found: dict[str, type[Entity]] = {}
+def _entity_classes() -> dict[str, type[Entity] | None]:
+    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing).
+
+    A name that two loaded game files share (``game:Ball`` of two files) maps to ``None``:
+    which one a save means is then for the caller to say, by passing the game.
+    """
+    found: dict[str, type[Entity] | None] = {}
     stack: list[type[Entity]] = [Entity]
     seen: set[type[Entity]] = set()
     while stack:
@@ -336,14 +381,18 @@ def _entity_classes() -> dict[str, type[Entity]]:
         if kind in seen:
             continue
         seen.add(kind)
-        found[f"{kind.__module__}:{kind.__qualname__}"] = kind
+        name = f"{public_module_name(kind.__module__)}:{kind.__qualname__}"
+        found[name] = kind if found.get(name, kind) is kind else None
         stack.extend(kind.__subclasses__())
     return found
 
 
-def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity]]) -> type[Entity]:
+def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None]
+                  ) -> type[Entity]:
     """The class a save names, among the game's own classes and the engine's (never by importing)."""
-    module, _, qualname = name.partition(":")
+    public, _, qualname = name.partition(":")
+    # A game file's classes are saved as game:Qualname, whatever the file is called now.
+    module = game.real_module_name(public) if game is not None else public
     is_engine = module == "engine" or module.startswith("engine.")
     if game is not None and not (is_engine or game.owns_module(module)):
         raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
@@ -356,15 +405,19 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
                 and found.__qualname__ == qualname):
             return found
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
+    if name in classes and classes[name] is None:
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded game file has: load the save "
+                         "with its game (tickswap run GAME --load FILE)")
     kind = classes.get(name)
     if kind is None:
-        owner = f"{game.name} has" if game is not None else "no loaded game has"
-        raise FieldError(f"{where} names class {name!r}, which {owner} no such Entity class")
+        owner = f"{game.name} has no such Entity class" if game is not None else "is no Entity class loaded here"
+        raise FieldError(f"{where} names class {name!r}, which {owner}")
     return kind
 
 
-def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]]]:
-    """Check the world and every entity record; returns them with each record's class."""
+def _check(data: dict[str, Any], game: Game | None
+           ) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]], dict[int, type[Entity]]]:
+    """Check the world and every entity record; returns them with each record's class, and despawned ones'."""
     info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"))
     tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
     seed = info["seed"]
@@ -400,28 +453,40 @@ def _check(data: dict[str, Any], game: Game | None) -> tuple[dict[str, Any], lis
         raise FieldError("world.input.held must be a $set of keys")
     classes = _entity_classes()
     kinds = []
+    dead: list[DeadReference] = []
     for index, record in enumerate(records):
         where = f"entities[{index}] (id {record['id']})"
         name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
         kind = _entity_class(name, where, game, classes)
-        _check_entity_record(record, where, kind, ids, tick_count)
+        _check_entity_record(record, where, kind, ids, tick_count, dead)
         kinds.append(kind)
-    return info, records, kinds
+    dead_kinds: dict[int, type[Entity]] = {}
+    for dead_id, name, where in dead:
+        if not _CLASS_NAME.fullmatch(name):
+            raise FieldError(f"{where} names a despawned entity's class {name[:60]!r}, which is not a class name")
+        if dead_id > last_id:
+            raise FieldError(f"{where} refers to despawned entity {dead_id}, above world.last_id {last_id}")
+        kind = _entity_class(name, where, game, classes)
+        if dead_kinds.setdefault(dead_id, kind) is not kind:
+            raise FieldError(f"{where} gives despawned entity {dead_id} two different classes")
+    return info, records, kinds, dead_kinds
 
 
-def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
+def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None) -> World:
     """Read a save, check all of it, and build a new world from it; any problem raises ``SaveError``.
 
     With ``game``, the save must belong to it (``meta``) and its classes must be the
     game's or the engine's. Without, classes resolve among those already defined in
-    this process. Nothing is ever imported.
+    this process. Nothing is ever imported. A save of a game file whose content changed
+    since is loaded when everything in it fits; a line saying so is appended to ``notes``.
     """
     where = os.fspath(path)
     data = _read(path)
+    damaged, note = f"{where} is damaged", None
     try:
         if game is not None:
-            _check_game(data["meta"], game, where)
-        info, records, kinds = _check(data, game)
+            damaged, note = _check_game(data["meta"], game, where)
+        info, records, kinds, dead_kinds = _check(data, game)
         queued = info["input"]
         events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
         held = frozenset(decode(queued["held"], {}))
@@ -429,15 +494,17 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
     except SaveError:
         raise
     except FieldError as error:
-        raise SaveError(f"{where} is damaged: {error}") from None
+        raise SaveError(f"{damaged}: {error}") from None
     except (TypeError, ValueError) as error:
-        raise SaveError(f"{where} is damaged: world.input: {error}") from None
+        raise SaveError(f"{damaged}: world.input: {error}") from None
+    if note is not None and notes is not None:
+        notes.append(note)
     world = World(seed=decode(info["seed"], {}))
     try:
         version, internal, gauss = info["random"]
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]
-        _restore_entities(world, records, kinds, info["last_id"])
+        _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
         world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])))
         for entity in world.entities:
             entity.on_load(world)
@@ -449,17 +516,29 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None) -> World:
     return world
 
 
-def _check_game(meta: dict[str, Any], game: Game, where: str) -> None:
+def _check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str | None]:
+    """Whether the save is ``game``'s: returns how to prefix a problem found later, and a note to print.
+
+    A game file whose content (or name) changed since the save is not refused here: its
+    classes and fields are checked like any save's, and only what does not fit is refused.
+    """
     saved = meta.get("game")
     if saved is None:
         raise SaveError(f"{where}: meta names no game: this save was not written by tickswap run, so which game it "
-                         "belongs to is unknown")
+                        "belongs to is unknown")
     digest = meta.get("game_digest")
-    if game.is_file:
-        if digest is None:
-            raise SaveError(f"{where} is a save of {saved!r}, not of the game file {game.name}")
-        if digest != game.digest:
-            raise SaveError(f"{where} is a save of {saved} with digest {digest[:12]}; {game.name} now has digest "
-                             f"{(game.digest or '')[:12]}: the game file changed since it was saved")
-    elif digest is not None or saved != game.name:
-        raise SaveError(f"{where} is a save of {saved!r}, not of {game.name!r}")
+    if not game.is_file:
+        if digest is not None or saved != game.name:
+            raise SaveError(f"{where} is a save of another game, {saved!r}, not of {game.name!r}")
+        return f"{where} is damaged", None
+    if digest is None:
+        raise SaveError(f"{where} is a save of another game, the registered game {saved!r}, not of the game file "
+                        f"{game.name}")
+    if digest == game.digest:
+        return f"{where} is damaged", None
+    if saved != game.name:
+        return (f"{where} is a save of another game, {saved}, not of {game.name}",
+                f"{where} was saved by {saved}; its classes and fields fit {game.name}, so it is loaded into it")
+    changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
+               f"{(game.digest or '')[:12]})")
+    return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"

@@ -3,8 +3,10 @@
 Buffered fields and ``saved`` attributes hold numbers, strings, tuples, lists, sets,
 dicts and references to other entities. JSON has only some of these, so the others are
 written as tagged objects with one key: ``{"$tuple": [...]}``, ``{"$set": [...]}``,
-``{"$dict": {...}}``, ``{"$entity": id}``, and ``{"$float": "nan"}`` for the non-finite
-floats JSON can't write. ``encode`` refuses, by the field's name, what could not be read
+``{"$dict": {...}}``, ``{"$entity": id}``, ``{"$dead": [id, "module:Class"]}`` for a
+reference to an entity that was despawned (it loads as a despawned stub of that class:
+``alive`` False, its class's default values, never spawned), and ``{"$float": "nan"}`` for
+the non-finite floats JSON can't write. ``encode`` refuses, by the field's name, what could not be read
 back (an object, a 100-digit integer, a list that contains itself); ``check_value``
 accepts only what ``encode`` writes, generically (so a new buffered field needs nothing
 here), and ``decode`` turns a checked value back into Python.
@@ -16,15 +18,18 @@ import math
 from typing import Any
 
 from engine.entity import Entity
-from engine.files.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_whole
+from engine.files.game import public_module_name
+from engine.files.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_str, expect_whole
 
-__all__ = ["MAX_ID", "NotSaveable", "check_like_default", "check_value", "decode", "encode"]
+__all__ = ["MAX_ID", "DeadReference", "NotSaveable", "check_like_default", "check_value", "decode", "encode"]
 
 MAX_ID = 2**53
 """The highest entity id a save may name."""
 MAX_TEXT = 1 << 20
 """The longest string a saved value may be."""
-_TAGS = ("$entity", "$tuple", "$set", "$dict", "$float")
+_TAGS = ("$entity", "$dead", "$tuple", "$set", "$dict", "$float")
+DeadReference = tuple[int, str, str]
+"""A ``$dead`` reference found by ``check_value``: the id, the class name, and where it was."""
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -47,6 +52,9 @@ def encode(value: Any, where: str, depth: int = 0) -> Any:
     if isinstance(value, Entity):
         if value.id is None:
             raise NotSaveable(f"{where} refers to an entity that was never spawned")
+        if not value.alive:
+            kind = type(value)
+            return {"$dead": [value.id, f"{public_module_name(kind.__module__)}:{kind.__qualname__}"]}
         return {"$entity": value.id}
     if isinstance(value, tuple):
         return {"$tuple": [encode(item, where, depth + 1) for item in value]}
@@ -62,8 +70,12 @@ def encode(value: Any, where: str, depth: int = 0) -> Any:
                     "dicts or entities, or rebuild it in on_load()")
 
 
-def check_value(value: Any, where: str, ids: set[int]) -> None:
-    """A saved value: JSON scalars, lists, and the tagged forms ``encode`` writes (references to saved ids)."""
+def check_value(value: Any, where: str, ids: set[int], dead: list[DeadReference] | None = None) -> None:
+    """A saved value: JSON scalars, lists, and the tagged forms ``encode`` writes (references to saved ids).
+
+    ``$dead`` references are appended to ``dead`` for the caller to resolve their classes;
+    without ``dead`` none is accepted.
+    """
     stack = [value]
     while stack:
         item = stack.pop()
@@ -82,6 +94,13 @@ def check_value(value: Any, where: str, ids: set[int]) -> None:
                 expect_whole(inner, f"{where} (an entity reference)", 1, MAX_ID)
                 if inner not in ids:
                     raise FieldError(f"{where} refers to entity {inner}, which is not in the save")
+            elif tag == "$dead":
+                if dead is None or not (isinstance(inner, list) and len(inner) == 2):
+                    raise FieldError(f"{where} holds a $dead that is not [id, class] where one may be")
+                dead_id = expect_whole(inner[0], f"{where} (a despawned entity's id)", 1, MAX_ID)
+                if dead_id in ids:
+                    raise FieldError(f"{where} says entity {dead_id} was despawned, but it is in the save")
+                dead.append((dead_id, expect_str(inner[1], f"{where} (a despawned entity's class)", 401), where))
             elif tag == "$float":
                 if inner not in _NON_FINITE:
                     raise FieldError(f"{where} holds {{'$float': {inner!r:.20}}}; expected 'nan', 'inf' or '-inf'")
@@ -97,21 +116,24 @@ def check_value(value: Any, where: str, ids: set[int]) -> None:
             raise FieldError(f"{where} holds {type(item).__name__}")
 
 
-def decode(value: Any, entities: dict[int, Entity]) -> Any:
-    """The inverse of ``encode`` (on a value ``check_value`` accepted)."""
+def decode(value: Any, entities: dict[int, Entity], dead: dict[int, Entity] | None = None) -> Any:
+    """The inverse of ``encode`` (on a value ``check_value`` accepted); ``dead`` holds the despawned stubs."""
     if isinstance(value, list):
-        return [decode(item, entities) for item in value]
+        return [decode(item, entities, dead) for item in value]
     if isinstance(value, dict):
         tag, inner = next(iter(value.items()))
         if tag == "$entity":
             return entities[inner]
+        if tag == "$dead":
+            assert dead is not None, "a $dead reference is resolved by the save's reader"
+            return dead[inner[0]]
         if tag == "$tuple":
-            return tuple(decode(item, entities) for item in inner)
+            return tuple(decode(item, entities, dead) for item in inner)
         if tag == "$set":
-            return frozenset(decode(item, entities) for item in inner)
+            return frozenset(decode(item, entities, dead) for item in inner)
         if tag == "$float":
             return _NON_FINITE[inner]
-        return {key: decode(item, entities) for key, item in inner.items()}
+        return {key: decode(item, entities, dead) for key, item in inner.items()}
     return value
 
 
@@ -139,5 +161,6 @@ def check_like_default(value: Any, default: Any, where: str) -> None:
     else:
         return
     if not ok:
-        raise FieldError(f"{where} must be a {type(default).__name__} like its default {default!r:.30}, "
-                         f"got {value!r:.40}")
+        kind = type(default).__name__
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise FieldError(f"{where} must be {article} {kind} like its default {default!r:.30}, got {value!r:.40}")

@@ -122,7 +122,8 @@ class CheckResult:
         if self.tick is None:
             return self.note
         lines = [f"order dependent: after tick {self.tick}, shuffled order {self.order} differs from spawn order"
-                 + (f" in {len(self.differences)} entities" if self.differences else "")]
+                 + (f" in {len(self.differences)} entit{'y' if len(self.differences) == 1 else 'ies'}"
+                    if self.differences else "")]
         lines += ["  " + difference.describe() for difference in self.differences[:20]]
         if len(self.differences) > 20:
             lines.append(f"  ... and {len(self.differences) - 20} more")

@@ -93,8 +93,8 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
     outputs: list[tuple[str, str]] = []
     if args.record:
         outputs.append(("--record", args.record))
-    if args.save_at:
-        outputs.append(("--save-at", args.save_at[1]))
+    for _, path in args.save_at or ():
+        outputs.append(("--save-at", path))
     if getattr(args, "screenshot", None):
         option = getattr(args, "screenshot_option", "--screenshot")
         if not args.screenshot.lower().endswith(".png"):
@@ -122,12 +122,12 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
 
 
 def _check_run_args(args: argparse.Namespace, game: Game) -> None:
-    if args.save_at is not None:
+    for save_at in args.save_at or ():
         try:
-            args.save_at[0] = count(args.save_at[0])
+            save_at[0] = count(save_at[0])
         except argparse.ArgumentTypeError as error:
             raise UsageError(f"--save-at N FILE: {error}") from None
-        if not args.save_at[1]:
+        if not save_at[1]:
             raise UsageError("--save-at N FILE: expected a file name, got ''")
     if args.ticks is not None and (args.screenshot or args.headless or args.frames or args.no_hud):
         raise UsageError("--ticks runs the logic only; it can't be combined with --headless, --frames, "
@@ -150,13 +150,45 @@ def _game_step(game: Game) -> float:
         raise UsageError(str(error)) from None
 
 
-def _build(game: Game, seed: int) -> World:
+def _build(game: Game, seed: int, saves: str | None = None) -> World:
+    """A fresh world: ``build(world)``, then ``systems(world)``.
+
+    With ``saves`` (the option that saves or loads), a ``build`` that adds systems is
+    refused: a save can't hold systems, so they would be silently lost on ``--load``.
+    """
     world = World(seed=seed)
     try:
         game.build(world)
+        added = world.system_count
+        game.add_systems(world)
     except (Exception, SystemExit) as error:
         world.close()
-        raise GameCrashed(f"{game.name}: build(world) failed: {type(error).__name__}: {error} "
+        raise GameCrashed(f"{game.name}: {_failed_function(error)} failed: {type(error).__name__}: {error} "
+                          f"(at {_where(error)})") from None
+    if saves and added:
+        world.close()
+        raise UsageError(f"{saves}: {game.name}'s build(world) adds {added} system{'s' if added != 1 else ''}, "
+                         "which a save can't hold (systems are code): add them in systems(world) instead")
+    return world
+
+
+def _failed_function(error: BaseException) -> str:
+    names = [frame.name for frame in traceback.extract_tb(error.__traceback__)]
+    return "systems(world)" if "systems" in names and "build" not in names else "build(world)"
+
+
+def _load(game: Game, args: argparse.Namespace) -> World:
+    """The world of a save, with the game's ``systems(world)`` added again."""
+    _build(game, args.seed, "--load").close()  # refuses a build() whose systems the save would lose
+    notes: list[str] = []
+    world = load_world(args.load, game, notes)
+    for note in notes:
+        print(f"tickswap: {note}", file=sys.stderr)
+    try:
+        game.add_systems(world)
+    except (Exception, SystemExit) as error:
+        world.close()
+        raise GameCrashed(f"{game.name}: systems(world) failed: {type(error).__name__}: {error} "
                           f"(at {_where(error)})") from None
     return world
 
@@ -166,25 +198,31 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     _check_run_args(args, game)
     script = read_input_script(args.input) if args.input else {}
     ms_per_update = 1000 / args.ups if args.ups else _game_step(game)
-    world = load_world(args.load, game) if args.load else _build(game, args.seed)
+    world = _load(game, args) if args.load else _build(game, args.seed, "--save-at" if args.save_at else None)
     try:
         recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
                              ms_per_update=ms_per_update) if args.record else None)
     except ReplayError:
         world.close()
         raise
-    save_tick, save_path = (args.save_at[0], args.save_at[1]) if args.save_at else (None, None)
+    saves: dict[int, list[str]] = {}
+    for tick, path in args.save_at or ():
+        saves.setdefault(tick, []).append(path)
     meta = {"game": game.name, "game_digest": game.digest}
 
+    in_tick: list[int] = []  # the tick running now: an exception while it is set is a crash of that tick
+
     def before_tick(world: World) -> None:
+        in_tick[:] = [world.tick_count + 1]
         for event in script.get(world.tick_count + 1, ()):
             world.input_queue.push(event)
 
     def after_tick(world: World) -> None:
+        in_tick.clear()
         if recorder is not None:
             recorder.after_tick(world)
-        if world.tick_count == save_tick:
-            save_world(world, str(save_path), meta=meta)
+        for path in saves.get(world.tick_count, ()):
+            save_world(world, path, meta=meta)
 
     status = 0
     runner: Any = None
@@ -197,11 +235,11 @@ def _run(args: argparse.Namespace, game: Game) -> int:
                 world.tick()
                 after_tick(world)
             seconds = time.perf_counter() - start
+            entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
             summary = (f"{args.ticks} ticks in {seconds * 1000:.1f} ms "
-                       f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {len(world)} entities")
+                       f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {entities}")
         else:
-            runner = _make_runner(args, game, world, before_tick=before_tick if script else None,
-                                  after_tick=after_tick)
+            runner = _make_runner(args, game, world, before_tick=before_tick, after_tick=after_tick)
             shown = runner.run(frames=args.frames if args.frames or not args.headless else 180)
             if args.screenshot:
                 _screenshot(runner, args.screenshot)
@@ -212,11 +250,13 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         print(f"{game.name}: {summary}, state {world.state_hash()[:16]}"
               + (f", screenshot {args.screenshot}" if args.screenshot else "")
               + (f", recorded {args.record}" if args.record else "")
-              + (f", saved {save_path} at tick {save_tick}" if save_tick is not None and world.tick_count >= save_tick
-                 else ""))
-        if save_tick is not None and world.tick_count < save_tick:
-            print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at {save_tick}: "
-                  "nothing was saved", file=sys.stderr)
+              + "".join(f", saved {path} at tick {tick}" for tick, paths in sorted(saves.items()) for path in paths
+                        if world.tick_count >= tick))
+        missed = sorted(tick for tick in saves if world.tick_count < tick)
+        if missed:
+            print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at "
+                  f"{', '.join(map(str, missed))}: {'nothing was' if len(missed) == len(saves) else 'not all were'} "
+                  "saved", file=sys.stderr)
             status = 1
     except KeyboardInterrupt:
         print(f"tickswap: {game.name} interrupted at tick {world.tick_count}", file=sys.stderr)
@@ -231,9 +271,10 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         status = 1
     finally:
         if recorder is not None and not finished:
-            # The recording of a run that crashed or was interrupted is kept: it reproduces it.
+            # The recording of a run that crashed or was interrupted is kept: it reproduces it,
+            # and says at which tick the game crashed (a crash outside a tick, say in drawing, is not one).
             try:
-                recorder.close(world)
+                recorder.close(world, crashed=bool(in_tick) and status == 1)
             except ReplayError as error:
                 _error(str(error))
                 status = status or 2
@@ -301,8 +342,8 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
                              f"installed: {', '.join(sorted(sample_games()))}")
         return load_game(replay.game)
     if chosen is not None:
-        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen),
-                         expect_digest=replay.game_digest)
+        # The user named this file: it may be run whatever its content; hashes say whether it still fits.
+        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
     if not os.path.exists(beside):
         raise UsageError(f"{replay.path} is a recording of the game file {replay.game}, which is not beside it: "
@@ -310,7 +351,7 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
     try:
         return load_game(beside, expect_digest=replay.game_digest)
     except GameError as error:
-        raise UsageError(f"{error}; pass --game PATH to the game file that was recorded") from None
+        raise UsageError(f"{error}; to replay it with this file anyway, pass --game {beside}") from None
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -321,6 +362,8 @@ def _replay(args: argparse.Namespace) -> int:
     replay = read_replay(args.file)
     game = _replay_game(replay, args.game)
     _check_outputs(args, game)
+    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
+               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
     world = _build(game, replay.seed)
     runner: Any = None
     try:
@@ -345,29 +388,47 @@ def _replay(args: argparse.Namespace) -> int:
             if args.screenshot:
                 _screenshot(runner, args.screenshot)
             finished = world.tick_count >= replay.end or bool(mismatch)
-            result = ReplayResult(finished and not mismatch, world.tick_count, playback.checked,
-                                  mismatch[0] if mismatch else None)
+            crash: Exception | None = None
+            if finished and not mismatch and replay.crashed is not None:
+                try:  # the recorded run crashed in the next tick: does this one?
+                    world.tick()
+                except Exception as error:
+                    crash = error
+            result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
+                                  world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
             if not finished:
                 print(f"tickswap: replay stopped at tick {world.tick_count} of {replay.end}", file=sys.stderr)
     except KeyboardInterrupt:
         print(f"tickswap: replay of {args.file} interrupted at tick {world.tick_count}", file=sys.stderr)
         return 130
     except (EntityUpdateError, SystemExit) as error:
-        print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}", file=sys.stderr)
+        print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}" + (f"; {changed}" if changed else ""),
+              file=sys.stderr)
         return 1
     finally:
         if runner is not None:
             runner.close()
         else:
             world.close()
+    if result.ok and result.crash is not None:
+        print(f"replay {args.file}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
+              f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
+              f"{_crash_line(game.name, result.crash)})")
+        return 0
+    if replay.crashed is not None and result.first_mismatch is None and result.ticks >= replay.end:
+        print(f"replay {args.file}: the recorded game crashed at tick {replay.crashed}, but this one does not")
+        return 1
     if result.ok:
         hashes = "hash" if result.checked == 1 else "hashes"
         print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
+        if changed:
+            print(f"tickswap: note: {changed}, but it replays the same", file=sys.stderr)
         return 0
     if result.first_mismatch is not None:
         matched = result.checked - 1
         print(f"replay {args.file}: the state differs at tick {result.first_mismatch} "
-              f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)")
+              f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
+              + (f"; {changed}" if changed else ""))
     return 1
 
 
@@ -477,7 +538,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.input:
         inputs = read_input_script(args.input)
     try:
-        result = check_order_independence(game.build, ticks=args.ticks, orders=args.orders, seed=args.seed,
+        result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                           inputs=inputs)
     except Exception as error:  # build(world) itself failed (a failing tick is in the result)
         raise GameCrashed(f"{args.game} failed: {type(error).__name__}: {error} (at {_where(error)})") from error

@@ -174,7 +174,7 @@ class GameScenario:
     def _new_world(self) -> World:
         world = World(seed=self.seed)
         world.ms_per_update = self.ms_per_update
-        self._game.build(world)
+        self._game.setup(world)  # build(world), then systems(world)
         return world
 
     def step(self, elapsed_ms: float) -> None:

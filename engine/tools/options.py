@@ -102,7 +102,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--seed", type=_seed, default=0, help="seed for world.random (default 0)")
     run.add_argument("--record", metavar="FILE", type=_file_name,
                      help="record every tick's input and state hashes as a replay")
-    run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str, help="save the world to FILE after tick N")
+    run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str, action="append",
+                     help="save the world to FILE after tick N (may be given several times)")
     run.add_argument("--load", metavar="FILE", type=_file_name,
                      help="start from a saved world instead of the game's beginning")
     run.add_argument("--input", metavar="FILE", type=_file_name,
