@@ -19,8 +19,6 @@ from __future__ import annotations
 from engine.buffering.buffers import ForeignWrites as ForeignWrites
 from engine.buffering.buffers import PureBuffers as PureBuffers
 from engine.buffering.buffers import previous as previous
-from engine.buffering.buffers import previous_motion as previous_motion
-from engine.buffering.buffers import previous_positions as previous_positions
 from engine.buffering.buffers import restore_state as restore_state
 from engine.buffering.buffers import saved_state as saved_state
 from engine.buffering.compiled import Buffers as Buffers
@@ -34,5 +32,5 @@ from engine.buffering.fields import signal as signal
 from engine.buffering.slots import ACCELERATED as ACCELERATED
 
 __all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Layout", "PureBuffers", "SignalInbox",
-           "buffered", "gather_motion", "layout_of", "previous", "previous_motion", "previous_positions",
+           "buffered", "gather_motion", "layout_of", "previous",
            "restore_state", "saved_state", "signal"]

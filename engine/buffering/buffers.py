@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from engine.world import World
 
 __all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "committed_positions", "committed_values",
-           "init_entity", "motion", "previous", "previous_motion", "previous_positions", "restore_state", "saved_state",
+           "init_entity", "motion", "previous", "restore_state", "saved_state",
            "signals_of"]
 
 NO_SIGNALS: dict[str, Any] = {}
@@ -122,19 +122,8 @@ def previous(entity: Entity, name: str) -> Any:
     return entity._prest[layout.index(name) - len(MOTION)]
 
 
-def previous_motion(entity: Entity, tick: int) -> tuple[float, float, float]:
-    """``(x, y, angle)`` committed the tick before the last, given the world's ``tick_count``."""
-    if entity._prev_tick == tick:
-        return entity._px, entity._py, entity._pa
-    return entity.x, entity.y, entity.angle
 
 
-def previous_positions(entities: Iterable[Entity], tick: int) -> list[tuple[float, float]]:
-    """Every entity's ``(x, y)`` committed the tick before the last, given the world's ``tick_count``.
-
-    The renderer's gather: one call per tick for every entity it draws.
-    """
-    return [(entity._px, entity._py) if entity._prev_tick == tick else (entity.x, entity.y) for entity in entities]
 
 
 def motion(entities: Iterable[Entity], tick: int) -> tuple[list[float], list[float]]:
