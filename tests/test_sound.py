@@ -113,7 +113,7 @@ def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the
     replay.close()
 
 
-def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys):
+def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys, tmp_path):
     import pyglet.media
 
     from engine.render.sound import SoundPlayer
@@ -123,10 +123,23 @@ def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys):
         raise pyglet.media.exceptions.MediaException("no audio device")
 
     monkeypatch.setattr(pyglet.media, "load", no_device)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "drum.wav").write_bytes(b"RIFF")
     player = SoundPlayer(silent=False)
     player.play([SoundRequest("drum.wav", 1.0, 1), SoundRequest("drum.wav", 1.0, 2)])
     assert len(player.played) == 2
     assert capsys.readouterr().err.count("cannot play 'drum.wav'") == 1, "said once, never raised"
+
+
+def test_a_missing_sound_file_is_said_once_even_headless(capsys, tmp_path):
+    from engine.render.sound import SoundPlayer
+    from engine.sound import SoundRequest
+
+    player = SoundPlayer(silent=True)
+    missing = str(tmp_path / "nope.wav")
+    player.play([SoundRequest(missing, 1.0, 1), SoundRequest(missing, 1.0, 2)])
+    assert len(player.played) == 2
+    assert capsys.readouterr().err.count(f"no sound file {missing!r}") == 1
 
 
 def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):

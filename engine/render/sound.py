@@ -9,6 +9,7 @@ can check which sounds a run asked for.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import deque
 from collections.abc import Iterable
@@ -34,7 +35,15 @@ class SoundPlayer:
         """Play each request (unless silent), and log it."""
         for request in requests:
             self.played.append(request)
-            if self.silent or self._unavailable or request.sound in self._broken:
+            if request.sound in self._broken:
+                continue
+            if request.sound not in self._sources and not os.path.isfile(request.sound):
+                # Said headless too: a missing file is the game's bug, to be found before a player hears silence.
+                self._broken.add(request.sound)
+                print(f"tickswap: no sound file {request.sound!r} (a relative path is looked up from "
+                      f"{os.getcwd()}; build it from __file__); going on without it", file=sys.stderr)
+                continue
+            if self.silent or self._unavailable:
                 continue
             try:
                 source = self._sources.get(request.sound)
