@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from engine import Entity, Look, World, keys, signal
+from engine import Entity, Look, World, buffered, keys, signal
 
 DESCRIPTION = "a ship shoots rocks: text score, rotation, collisions and sound (arrows, Space)"
 WIDTH, HEIGHT = 640, 480
@@ -31,17 +31,20 @@ def wrap(entity: Entity) -> None:
 class Ship(Entity):
     """Turns with Left/Right, thrusts with Up, fires with Space; loses a life on a rock."""
 
-    look = Look("diamond", (30, 16), (120, 220, 255))
-    saved = ("dx", "dy", "lives", "cooldown")
+    look: Look | None = Look("diamond", (30, 16), (120, 220, 255))
+    saved = ("dx", "dy", "cooldown", "safe")
+    lives = buffered(3)  # buffered: the score reads it, in any update order
 
     def __init__(self) -> None:
         super().__init__(x=WIDTH / 2, y=HEIGHT / 2)
         self.angle = 90.0
         self.dx = self.dy = 0.0
-        self.lives = 3
         self.cooldown = 0
+        self.safe = 60  # ticks of grace after a (re)spawn, so a rock at the centre can't kill twice
 
     def update(self, world: World) -> None:
+        if self.lives == 0:
+            return  # game over: the score says so
         held = world.input.pressed
         self.angle = (self.angle + 5.0 * (held(keys.LEFT) - held(keys.RIGHT))) % 360.0
         heading = math.radians(self.angle)
@@ -58,11 +61,20 @@ class Ship(Entity):
             nose = (self.x + 14 * math.cos(heading), self.y + 14 * math.sin(heading))
             world.spawn(Bullet(*nose, 7 * math.cos(heading), 7 * math.sin(heading)))
             world.play(SHOT, volume=0.4)
-        if world.overlapping(self, Rock):
+        if self.safe:
+            self.safe -= 1
+        elif world.overlapping(self, Rock):
             self.lives -= 1
+            self.safe = 90
             world.play(BANG)
             self.x, self.y, self.dx, self.dy = WIDTH / 2, HEIGHT / 2, 0.0, 0.0
             self.snap()  # a teleport: don't draw it streaking across the screen
+            if self.lives == 0:
+                self.look = None
+
+    def on_load(self, world: World) -> None:
+        if self.lives == 0:
+            self.look = None  # a look set on one entity is not saved
 
 
 class Bullet(Entity):
@@ -126,7 +138,8 @@ class Score(Entity):
     def update(self, world: World) -> None:
         self.points += 10 * self.hits.value  # every rock shot last tick sent one
 
-        text = f"Score {self.points}   Lives {self.ship.lives}"
+        lives = self.ship.lives
+        text = f"Score {self.points}   Lives {lives}" if lives else f"Game over   Score {self.points}"
         if text != self.look.text:
             self.look = Look(text=text, size=16, layer=1)
 
