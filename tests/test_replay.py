@@ -203,3 +203,30 @@ def test_a_crash_is_reproduced_by_a_replay_drawn_off_screen_too(tmp_path, capsys
     capsys.readouterr()
     assert main(["replay", str(tmp_path / "r.jsonl"), "--headless"]) == 0
     assert "crashed at tick 70: reproduced" in capsys.readouterr().out
+
+
+KEY_BOMB = """
+from engine import Entity, keys
+
+class Fuse(Entity):
+    def update(self, world):
+        if world.input.just_pressed(keys.X):
+            raise RuntimeError("pressed X")
+
+def build(world):
+    world.spawn(Fuse())
+"""
+
+
+@pytest.mark.parametrize("shown", [[], ["--headless"]])
+def test_a_crash_on_a_tick_with_input_is_recorded_with_that_input_and_reproduced(tmp_path, capsys, shown):
+    game = tmp_path / "fuse.py"
+    game.write_text(KEY_BOMB)
+    script = tmp_path / "in.jsonl"
+    script.write_text('{"tick": 20, "input": [["key_press", "X", 0, 0]]}\n')
+    assert main(["run", str(game), "--ticks", "50", "--input", str(script), "--record", str(tmp_path / "r.jsonl")]) == 1
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert lines[-2]["tick"] == 20 and lines[-1] == {**lines[-1], "end": 19, "crashed": 20}
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "r.jsonl"), *shown]) == 0
+    assert "crashed at tick 20: reproduced" in capsys.readouterr().out

@@ -129,6 +129,11 @@ class Recorder:
             return
         end: dict[str, Any] = {"end": world.tick_count, "hash": world.state_hash()}
         if crashed:
+            # The crashed tick was rolled back and its input put back in the queue: record it,
+            # or a replay could not run the tick that crashed with what it saw.
+            events = world.input_queue.state()[0]
+            if events:
+                self._write({"tick": world.tick_count + 1, "input": [event.to_json() for event in events]})
             end["crashed"] = world.tick_count + 1
         self._write(end)
         self._file = None
@@ -299,7 +304,7 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 if "crashed" in record and record["crashed"] != end + 1:
                     raise FieldError(f"the end line says the game crashed at tick {record['crashed']!r:.20}; "
                                      f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
-                if end < last_tick:
+                if end < last_tick and not ("crashed" in record and last_tick == end + 1):
                     raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
                 if end // HASH_EVERY != hashes:
                     raise FieldError(f"the end line says tick {end}, but the file has hashes for {hashes * HASH_EVERY} "
@@ -412,6 +417,7 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
             return ReplayResult(False, world.tick_count, playback.checked, world.tick_count)
     if replay.crashed is not None:
         # The recorded run crashed in the next tick: reproducing that crash is the replay's success.
+        playback.feed(world)
         try:
             step()
         except Exception as error:

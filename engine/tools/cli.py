@@ -391,6 +391,7 @@ def _replay(args: argparse.Namespace) -> int:
             crash: Exception | None = None
             if finished and not mismatch and replay.crashed is not None:
                 try:  # the recorded run crashed in the next tick: does this one?
+                    playback.feed(world)
                     world.tick()
                 except Exception as error:
                     crash = error
