@@ -177,7 +177,7 @@ def test_the_command_line_saves_and_loads(tmp_path, capsys):
 @pytest.mark.parametrize(("argv", "status", "words"), [
     (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of another game, 'patrol', not of 'bouncy'"),
     (["run", "patrol", "--ticks", "5", "--load", "{missing}"], 2, "cannot read the save"),
-    (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 1, "before --save-at 50: nothing was saved"),
+    (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 2, "goes from tick 0 to 5, so it never saves at tick 50"),
     (["run", "patrol", "--ticks", "5", "--save-at", "zero", "{out}"], 2, "--save-at N FILE"),
     (["run", "patrol", "--ticks", "5", "--record", "{out}", "--load", "{save}"], 2, "--record"),
 ])
@@ -324,3 +324,15 @@ def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
     with load_world(tmp_path / "s.json", two, notes) as loaded:
         assert type(loaded.entities[0]) is two.module.Ball
     assert len(notes) == 1 and "saved by one.py" in notes[0]
+
+
+def test_a_save_at_a_tick_the_run_never_reaches_is_refused_before_it_starts(tmp_path, capsys):
+    save = tmp_path / "s.json"
+    assert main(["run", "patrol", "--ticks", "30", "--save-at", "20", str(save)]) == 0
+    capsys.readouterr()
+    assert main(["run", "patrol", "--load", str(save), "--ticks", "10", "--save-at", "15", str(tmp_path / "e.json")]) == 2
+    assert "runs from tick 20 to 30, so it never saves at tick 15" in capsys.readouterr().err
+    assert main(["run", "patrol", "--ticks", "10", "--save-at", "25", str(tmp_path / "e.json")]) == 2
+    assert not (tmp_path / "e.json").exists()
+    assert main(["run", "patrol", "--load", str(save), "--ticks", "10", "--save-at", "25", str(tmp_path / "e.json")]) == 0
+    assert "saved" in capsys.readouterr().out and (tmp_path / "e.json").exists()

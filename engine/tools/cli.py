@@ -208,6 +208,16 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     saves: dict[int, list[str]] = {}
     for tick, path in args.save_at or ():
         saves.setdefault(tick, []).append(path)
+    # Refused before the run, not found missing after it: a tick already past (after --load),
+    # or one a --ticks run never reaches.
+    last = world.tick_count + args.ticks if args.ticks is not None else None
+    unreachable = sorted(tick for tick in saves if tick <= world.tick_count or (last is not None and tick > last))
+    if unreachable:
+        world.close()
+        start = world.tick_count
+        span = f"goes from tick {start} to {last}" if last is not None else f"starts at tick {start}"
+        raise UsageError(f"--save-at {unreachable[0]}: this run {span}, so it never saves at tick {unreachable[0]}")
+    written: list[tuple[int, str]] = []
     meta = {"game": game.name, "game_digest": game.digest}
 
     in_tick: list[int] = []  # the tick running now: an exception while it is set is a crash of that tick
@@ -223,6 +233,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
             recorder.after_tick(world)
         for path in saves.get(world.tick_count, ()):
             save_world(world, path, meta=meta)
+            written.append((world.tick_count, path))
 
     status = 0
     runner: Any = None
@@ -250,8 +261,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         print(f"{game.name}: {summary}, state {world.state_hash()[:16]}"
               + (f", screenshot {args.screenshot}" if args.screenshot else "")
               + (f", recorded {args.record}" if args.record else "")
-              + "".join(f", saved {path} at tick {tick}" for tick, paths in sorted(saves.items()) for path in paths
-                        if world.tick_count >= tick))
+              + "".join(f", saved {path} at tick {tick}" for tick, path in written))
         missed = sorted(tick for tick in saves if world.tick_count < tick)
         if missed:
             print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at "
