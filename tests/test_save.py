@@ -331,7 +331,7 @@ def test_a_save_at_a_tick_the_run_never_reaches_is_refused_before_it_starts(tmp_
     assert main(["run", "patrol", "--ticks", "30", "--save-at", "20", str(save)]) == 0
     capsys.readouterr()
     assert main(["run", "patrol", "--load", str(save), "--ticks", "10", "--save-at", "15", str(tmp_path / "e.json")]) == 2
-    assert "runs from tick 20 to 30, so it never saves at tick 15" in capsys.readouterr().err
+    assert "goes from tick 20 to 30, so it never saves at tick 15" in capsys.readouterr().err
     assert main(["run", "patrol", "--ticks", "10", "--save-at", "25", str(tmp_path / "e.json")]) == 2
     assert not (tmp_path / "e.json").exists()
     assert main(["run", "patrol", "--load", str(save), "--ticks", "10", "--save-at", "25", str(tmp_path / "e.json")]) == 0
