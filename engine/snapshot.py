@@ -32,7 +32,16 @@ def jsonable(value: Any, where: str) -> Any:
         return jsonable(value.item(), where)
     if hasattr(value, "id") and hasattr(value, "alive") and hasattr(value, "update"):  # an entity
         return {"entity": value.id}
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {"dict": {key: jsonable(item, where) for key, item in value.items()}}
+    if isinstance(value, (set, frozenset)):
+        # Sorted by their JSON text: set order is per process (string hashing), never a hash's.
+        items = [jsonable(item, where) for item in value]
+        return {"set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
     raise TypeError(f"{where} holds {value!r}, which is not JSON-serialisable (use numbers, strings, tuples)")
+
+
+_MISSING = "<not set>"
 
 
 def _entity_id(entity: Any) -> int:
@@ -40,7 +49,7 @@ def _entity_id(entity: Any) -> int:
 
 
 def snapshot(world: World) -> dict[str, Any]:
-    """All buffered state and the tick count (see ``World.snapshot``)."""
+    """All buffered state, the ``saved`` attributes, and the tick count (see ``World.snapshot``)."""
     entities = []
     # By id, not update order: shuffling the update order must not change the hash.
     for entity in sorted(world.entities, key=_entity_id):
@@ -51,6 +60,9 @@ def snapshot(world: World) -> dict[str, Any]:
             "class": f"{public_module_name(kind.__module__)}.{kind.__qualname__}",
             "state": {name: jsonable(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
             "signals": {name: jsonable(value, f"{where}.{name}") for name, value in sorted(signals_of(entity).items())},
+            # What a save keeps besides buffered state is state too: a replay or a check that
+            # ignored it would miss a run that diverged there.
+            "saved": {name: jsonable(getattr(entity, name, _MISSING), f"{where}.{name}") for name in kind.saved},
         })
     return {"tick": world.tick_count, "entities": entities}
 

@@ -442,8 +442,10 @@ class World(SoundRequests, CollisionQueries):
     def snapshot(self) -> dict[str, Any]:
         """Return all buffered state and the tick count as a plain, JSON-serialisable dict.
 
-        Entities appear in update order with their id, class, committed buffered values
-        and committed signals. Plain attributes are private to each entity and not included.
+        Entities appear by id (so the update order does not change it) with their class,
+        committed buffered values, committed signals and the plain attributes their class
+        lists in ``saved`` (what a save keeps is state too). Other plain attributes are
+        private to each entity and not included.
         """
         return snapshot(self)
 

@@ -233,3 +233,35 @@ def test_tickswap_check_feeds_a_recordings_input_to_every_order(tmp_path, capsys
     assert main(["check", "slapstick", "--ticks", "20", "--input", str(recording)]) == 1
     assert "after tick 2" in capsys.readouterr().out
     assert main(["check", "slapstick", "--input", str(tmp_path / "missing.rec")]) == 2
+
+
+class Source(Entity):
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+    def update(self, world: World) -> None:
+        self.n += 1  # a plain attribute: readers see it before or after this, by update order
+
+
+class Copier(Entity):
+    saved = ("seen",)
+
+    def __init__(self, source: Source) -> None:
+        super().__init__()
+        self.source = source
+        self.seen = 0
+
+    def update(self, world: World) -> None:
+        self.seen = self.source.n
+
+
+def copier(world: World) -> None:
+    world.spawn(Copier(world.spawn(Source())))
+
+
+def test_a_saved_plain_attribute_that_depends_on_update_order_is_caught_and_named():
+    result = check_order_independence(copier, ticks=10, orders=4, inputs=None)
+    assert not result.ok
+    (difference,) = result.differences
+    assert difference.kind == "Copier" and difference.fields[0][0] == "seen"

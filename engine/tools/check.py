@@ -225,6 +225,9 @@ def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any]) ->
                 fields.append((name, a["state"].get(name), b["state"].get(name)))
         if a["signals"] != b["signals"]:
             fields.append(("signals", a["signals"], b["signals"]))
+        for name in sorted(a.get("saved", {}).keys() | b.get("saved", {}).keys()):
+            if a["saved"].get(name) != b["saved"].get(name):
+                fields.append((name, a["saved"].get(name), b["saved"].get(name)))
         if fields:
             differences.append(EntityDifference(_short(a["class"]), entity_id, tuple(fields)))
     return differences
