@@ -214,8 +214,8 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     unreachable = sorted(tick for tick in saves if tick <= world.tick_count or (last is not None and tick > last))
     if unreachable:
         world.close()
-        start = world.tick_count
-        span = f"goes from tick {start} to {last}" if last is not None else f"starts at tick {start}"
+        first = world.tick_count
+        span = f"goes from tick {first} to {last}" if last is not None else f"starts at tick {first}"
         raise UsageError(f"--save-at {unreachable[0]}: this run {span}, so it never saves at tick {unreachable[0]}")
     written: list[tuple[int, str]] = []
     meta = {"game": game.name, "game_digest": game.digest}
