@@ -76,6 +76,10 @@ class Entity(_buffers.BufferSlots):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        saved = vars(cls).get("saved")
+        if isinstance(saved, str) or (saved is not None and not all(isinstance(name, str) for name in saved)):
+            raise TypeError(f"{cls.__name__}.saved must be a tuple of attribute names, got {saved!r}"
+                            + (f": write saved = ({saved!r},)" if isinstance(saved, str) else ""))
         if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
             cls._layout = register(cls, cls.__mro__[1:])
 

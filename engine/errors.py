@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import os
+import traceback
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from engine.entity import Entity
 
-__all__ = ["BufferedWriteError", "EntityUpdateError"]
+__all__ = ["BufferedWriteError", "EntityUpdateError", "where"]
+
+_ENGINE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def where(error: BaseException) -> str:
+    """Where the game's code raised: the innermost frame outside the engine, as file:line in function.
+
+    A mistake the engine refuses (a missing super().__init__(), a bad Look) is raised inside
+    the engine, but the line to fix is the game's that called it. Generated code (a
+    dataclass's ``__init__`` is ``<string>``) counts as the engine's.
+    """
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "an unknown place"
+    outside = [frame for frame in frames
+               if not frame.filename.startswith("<") and not os.path.abspath(frame.filename).startswith(_ENGINE)]
+    frame = (outside or frames)[-1]
+    return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
 
 class EntityUpdateError(RuntimeError):

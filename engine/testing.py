@@ -34,16 +34,18 @@ __all__ = ["CheckResult", "EntityDifference", "Inputs", "assert_order_independen
 
 
 def assert_order_independent(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,
-                             inputs: Inputs | str = "random") -> CheckResult:
+                             inputs: Inputs | str = "random",
+                             systems: Callable[[World], Any] | None = None) -> CheckResult:
     """Fail (``AssertionError``) unless ``build``'s game comes out the same in every update order.
 
     The arguments are ``check_order_independence``'s: ``ticks`` to run, ``orders``
     reshuffled orders besides spawn order, ``seed`` for the worlds and the input, and
-    ``inputs`` (``"random"``, ``None``, or scripted per tick). The message names the
+    ``inputs`` (``"random"``, ``None``, or scripted per tick); pass your game's
+    ``systems`` too if it has them. The message names the
     first tick that differs, the entities and their fields. Returns the result when it
     passes.
     """
-    result = check_order_independence(build, ticks=ticks, orders=orders, seed=seed, inputs=inputs)
+    result = check_order_independence(build, ticks=ticks, orders=orders, seed=seed, inputs=inputs, systems=systems)
     if not result.ok:
         raise AssertionError(result.describe())
     return result

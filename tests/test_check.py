@@ -265,3 +265,16 @@ def test_a_saved_plain_attribute_that_depends_on_update_order_is_caught_and_name
     assert not result.ok
     (difference,) = result.differences
     assert difference.kind == "Copier" and difference.fields[0][0] == "seen"
+
+
+def test_the_assertion_runs_the_games_systems_when_given():
+    class Failing:
+        def process(self) -> None:
+            raise RuntimeError("system ran")
+
+    def systems(world: World) -> None:
+        world.add_processor(Failing(), priority=-1)
+
+    assert check_order_independence(two_spawners, ticks=3, orders=2, inputs=None).ok
+    result = check_order_independence(two_spawners, ticks=3, orders=2, inputs=None, systems=systems)
+    assert "system ran" in result.note

@@ -146,3 +146,17 @@ def test_a_mistake_the_engine_refuses_names_the_games_line_not_the_engines(tmp_p
     assert main(["run", str(game), "--ticks", "3"]) == 1
     err = capsys.readouterr().err
     assert f"(at {game}:4 in update)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_look_in_a_class_body_names_the_games_line(tmp_path, capsys):
+    game = tmp_path / "classlook.py"
+    game.write_text(
+        "from engine import Entity, Look\n"
+        "class Bad(Entity):\n"
+        "    look = Look('triangle', 10, (1, 2, 3))\n"
+        "def build(world):\n"
+        "    world.spawn(Bad())\n"
+    )
+    assert main(["run", str(game), "--ticks", "3"]) == 2
+    err = capsys.readouterr().err
+    assert f"(at {game}:3 in Bad)" in err and len(err.strip().splitlines()) == 1

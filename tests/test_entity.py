@@ -268,3 +268,9 @@ def test_looks_are_validated_by_name():
                        ({"shape": "image"}, "image="), ({"image": ""}, "''")]:
         with pytest.raises(ValueError, match=words):
             Look(**bad)
+
+
+def test_saved_as_a_plain_string_is_refused_with_the_fix():
+    with pytest.raises(TypeError, match=r"saved must be a tuple of attribute names, got 'hp': write saved = \('hp',\)"):
+        class Forgetful(Entity):
+            saved = ("hp")

@@ -230,3 +230,11 @@ def test_a_crash_on_a_tick_with_input_is_recorded_with_that_input_and_reproduced
     capsys.readouterr()
     assert main(["replay", str(tmp_path / "r.jsonl"), *shown]) == 0
     assert "crashed at tick 20: reproduced" in capsys.readouterr().out
+
+
+def test_an_input_script_may_have_blank_lines(tmp_path):
+    from engine.files.replay import read_input_script
+
+    script = tmp_path / "in.jsonl"
+    script.write_text('\n{"tick": 3, "input": [["key_press", "LEFT", 0, 0]]}\n\n   \n')
+    assert list(read_input_script(script)) == [3]

@@ -32,13 +32,14 @@ import importlib
 import importlib.util
 import re
 import sys
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from engine.errors import where
 
 __all__ = ["ENTRY_POINT_GROUP", "GAME_MODULE", "Game", "GameError", "adopt_main", "file_digest", "is_game_path",
            "load_game", "public_module_name", "sample_games"]
@@ -173,8 +174,7 @@ def _module_name(path: Path, digest: str) -> str:
 
 
 def _where(error: BaseException) -> str:
-    frames = traceback.extract_tb(error.__traceback__)
-    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f" (at {where(error)})" if error.__traceback__ is not None else ""
 
 
 def load_game(name: str, *, expect_digest: str | None = None) -> Game:

@@ -471,6 +471,8 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     total = 0
     is_replay = False
     for number, text in _lines(where):
+        if not text.strip():
+            continue  # a script is written by hand: blank lines are no damage
         record = _parse(where, number, text)
         if number == 1 and record.get("format") == FORMAT:
             is_replay = True

@@ -133,10 +133,12 @@ class CheckResult:
 
 
 def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,
-                             inputs: Inputs | str = "random") -> CheckResult:
+                             inputs: Inputs | str = "random",
+                             systems: Callable[[World], Any] | None = None) -> CheckResult:
     """Run ``build``'s game in spawn order and ``orders`` reshuffled orders; compare every tick.
 
-    ``build(world)`` sets up the game (a game module's ``build``). Every world is a
+    ``build(world)`` sets up the game (a game module's ``build``), then ``systems(world)``
+    adds its systems, when the game has them (as ``tickswap run`` does). Every world is a
     ``World(seed=seed)``. ``inputs`` is ``"random"`` (the default: ``random_input(seed)``),
     ``None``, or scripted input (see ``Inputs``); every world gets the same events.
     Returns a ``CheckResult``; nothing is raised for an order dependence. A game whose
@@ -151,6 +153,8 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
         for _ in range(orders + 1):
             world = stack.enter_context(World(seed=seed))
             build(world)
+            if systems is not None:
+                systems(world)
             worlds.append(world)
         shufflers = [random.Random(f"{seed}:{order}") for order in range(orders)]
         for tick in range(1, ticks + 1):

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from engine.errors import where
 from engine.files.atomic import AtomicFile, OutputError, output_path
 from engine.files.game import Game, GameError, game_of_module, load_game, sample_games
 from engine.files.replay import (
@@ -54,23 +55,8 @@ class GameCrashed(Exception):
 
 
 
-_ENGINE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
 def _where(error: BaseException) -> str:
-    """Where the game's code raised: the innermost frame outside the engine, as file:line in function.
-
-    A mistake the engine refuses (a missing super().__init__(), a bad Look) is raised inside
-    the engine, but the line to fix is the game's that called it.
-    """
-    frames = traceback.extract_tb(error.__traceback__)
-    if not frames:
-        return "an unknown place"
-    # Generated code (a dataclass's __init__ is "<string>") is the engine's too.
-    outside = [frame for frame in frames
-               if not frame.filename.startswith("<") and not os.path.abspath(frame.filename).startswith(_ENGINE)]
-    frame = (outside or frames)[-1]
-    return f"{frame.filename}:{frame.lineno} in {frame.name}"
+    return where(error)
 
 
 def _crash_line(game: str, error: BaseException) -> str:

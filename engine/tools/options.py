@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
     replay.add_argument("file", type=_file_name, help="a replay written by `tickswap run GAME --record FILE`")
     replay.add_argument("--game", metavar="PATH", type=_file_name,
-                        help="the game file the replay was recorded from (its content must match the recording)")
+                        help="the game file to replay it with (if it changed since the recording, the replay says so)")
     shown = replay.add_mutually_exclusive_group()
     shown.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
     shown.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
