@@ -34,6 +34,8 @@ void main() { final_colors = vertex_colors; }
 SAMPLES = 120
 """Frames shown in the frame-time graph."""
 MS_PER_PIXEL = 0.5
+GRAPH_MS = 40.0
+"""The longest frame time the graph shows (it fills the backdrop's height)."""
 """Graph scale: a 16.7 ms frame is a bar 33 pixels tall."""
 
 
@@ -73,6 +75,7 @@ class Hud:
         self._ticks_then = 0
         self._fps = 0.0
         self._ups = 0.0
+        self._samples: deque[tuple[float, int, int]] = deque(maxlen=5)
 
     def frame_time(self, ms: float) -> None:
         """Record how long the last frame took (real time), for the graph."""
@@ -84,9 +87,13 @@ class Hud:
             return
         elapsed = now_ms - self._last_text
         if self._last_text < 0 or elapsed >= 250:
-            if self._last_text >= 0:
-                self._fps = (self.loop.frames - self._frames_then) * 1000 / elapsed
-                self._ups = (self.loop.ticks - self._ticks_then) * 1000 / elapsed
+            # Rates over the last second, refreshed every quarter: a quarter second holds too
+            # few ticks (16 at 64 a second) to count them without flicker between 56 and 68.
+            self._samples.append((now_ms, self.loop.frames, self.loop.ticks))
+            since, frames, ticks = self._samples[0]
+            if now_ms > since:
+                self._fps = (self.loop.frames - frames) * 1000 / (now_ms - since)
+                self._ups = (self.loop.ticks - ticks) * 1000 / (now_ms - since)
             self._frames_then, self._ticks_then, self._last_text = self.loop.frames, self.loop.ticks, now_ms
             entities = self._entity_count() if self._entity_count else len(self.world)
             # Until a quarter second has passed there is no rate to show yet: say so.
@@ -101,7 +108,8 @@ class Hud:
         bars = self._positions[: SAMPLES * 2].reshape(SAMPLES, 2, 2)
         bars[:, :, 0] = (8 + np.arange(SAMPLES, dtype=np.float32) * 2)[:, None]
         bars[:, 0, 1] = 8
-        bars[:, 1, 1] = 8 + np.minimum(times, 60) / MS_PER_PIXEL
+        # Capped at the backdrop's top: a stall draws a full bar, not a line across the game.
+        bars[:, 1, 1] = 8 + np.minimum(times, GRAPH_MS) / MS_PER_PIXEL
         budget = 8 + (1000 / 60) / MS_PER_PIXEL
         self._positions[SAMPLES * 2:] = ((8, budget), (8 + SAMPLES * 2, budget))
         self._buffer.invalidate_region(self._graph.start, SAMPLES * 2 + 2)
