@@ -82,3 +82,23 @@ def test_the_soak_script_judges_its_own_run(capsys):
 
     assert soak_main(["--ticks", "1500", "--entities", "100"]) == 0
     assert "esper entities equal live entities at every checkpoint: yes" in capsys.readouterr().out
+
+
+def test_sigterm_stops_like_ctrl_c_keeps_the_recording_and_exits_143(tmp_path, capsys, monkeypatch):
+    import signal
+
+    from engine.tools import cli
+
+    real_tick = World.tick
+
+    def terminated(self, elapsed_ms=None):
+        if self.tick_count == 40:
+            cli._terminate(signal.SIGTERM, None)  # what the SIGTERM handler does
+        real_tick(self, elapsed_ms)
+
+    monkeypatch.setattr(World, "tick", terminated)
+    record = tmp_path / "r.jsonl"
+    assert main(["run", "patrol", "--ticks", "1000", "--record", str(record)]) == 143
+    assert "terminated at tick 40" in capsys.readouterr().err
+    assert '"end":40' in record.read_text().splitlines()[-1]
+    assert signal.getsignal(signal.SIGTERM) is not cli._terminate, "the handler is put back"

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -254,9 +256,9 @@ def _run(args: argparse.Namespace, game: Game) -> int:
                   f"{', '.join(map(str, missed))}: {'nothing was' if len(missed) == len(saves) else 'not all were'} "
                   "saved", file=sys.stderr)
             status = 1
-    except KeyboardInterrupt:
-        print(f"tickswap: {game.name} interrupted at tick {world.tick_count}", file=sys.stderr)
-        status = 130
+    except KeyboardInterrupt as interrupt:
+        print(f"tickswap: {game.name} {_stopped(interrupt)} at tick {world.tick_count}", file=sys.stderr)
+        status = _interrupted_status(interrupt)
     except (EntityUpdateError, SystemExit) as error:
         print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
         status = 1
@@ -395,9 +397,9 @@ def _replay(args: argparse.Namespace) -> int:
                                   world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
             if not finished:
                 print(f"tickswap: replay stopped at tick {world.tick_count} of {replay.end}", file=sys.stderr)
-    except KeyboardInterrupt:
-        print(f"tickswap: replay of {args.file} interrupted at tick {world.tick_count}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        print(f"tickswap: replay of {args.file} {_stopped(interrupt)} at tick {world.tick_count}", file=sys.stderr)
+        return _interrupted_status(interrupt)
     except (EntityUpdateError, SystemExit) as error:
         print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}" + (f"; {changed}" if changed else ""),
               file=sys.stderr)
@@ -502,8 +504,36 @@ def _list() -> int:
 # -- entry points ------------------------------------------------------------------------
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a cancelled CI job), handled like Ctrl-C: the run stops
+    cleanly and keeps its recording; the exit status is 143, as for a process it ended."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _stopped(interrupt: KeyboardInterrupt) -> str:
+    return "terminated" if isinstance(interrupt, Terminated) else "interrupted"
+
+
+def _interrupted_status(interrupt: KeyboardInterrupt) -> int:
+    return 143 if isinstance(interrupt, Terminated) else 130
+
+
 def _guarded(work: Callable[[], int]) -> int:
-    """Run a command: user mistakes, Ctrl-C and a closed pipe end in one line (or none), never a traceback."""
+    """Run a command: user mistakes, Ctrl-C, SIGTERM and a closed pipe end in one line (or none), never a traceback."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run_guarded(work)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_guarded(work: Callable[[], int]) -> int:
     try:
         status = work()
         sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's last flush
@@ -513,9 +543,9 @@ def _guarded(work: Callable[[], int]) -> int:
     except GameCrashed as error:
         print(f"tickswap: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("tickswap: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        print(f"tickswap: {_stopped(interrupt)}", file=sys.stderr)
+        return _interrupted_status(interrupt)
     except BrokenPipeError:
         # `tickswap list | head`: the reader left; say nothing more, to anyone.
         try:
