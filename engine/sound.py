@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from dataclasses import dataclass
 
-__all__ = ["SoundRequest", "SoundRequests"]
+__all__ = ["SoundRequest", "SoundRequests", "missing_sound"]
 
 KEPT = 4096
 """The most finished requests a world keeps for ``take_sounds()``: a run that never plays
@@ -101,3 +102,19 @@ class SoundRequests:
             self._sound_tick_requests = None
             if len(self._sound_requests) > KEPT:
                 del self._sound_requests[:-KEPT]
+
+
+def missing_sound(request: SoundRequest, reported: set[str]) -> bool:
+    """Whether ``request``'s file does not exist; said once per file on stderr.
+
+    Checked wherever sounds are handed out (the runner's player, ``--ticks`` runs), headless
+    too: a missing file is the game's bug, to be found before a player hears silence.
+    """
+    if request.sound in reported:
+        return True
+    if os.path.isfile(request.sound):
+        return False
+    reported.add(request.sound)
+    print(f"tickswap: no sound file {request.sound!r} (a relative path is looked up from {os.getcwd()}; "
+          "build it from __file__); going on without it", file=sys.stderr)
+    return True

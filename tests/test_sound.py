@@ -155,3 +155,19 @@ def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):
         world.tick()
     taken = world.take_sounds()
     assert len(taken) == KEPT and taken[-1].tick == KEPT and taken[-1].sound == "b.wav"
+
+
+def test_a_ticks_run_says_once_that_a_sound_file_is_missing(tmp_path, capsys):
+    from engine.tools.cli import main
+
+    game = tmp_path / "noisy.py"
+    game.write_text(
+        "from engine import Entity\n"
+        "class Noisy(Entity):\n"
+        "    def update(self, world):\n"
+        "        world.play('nope.wav')\n"
+        "def build(world):\n"
+        "    world.spawn(Noisy())\n"
+    )
+    assert main(["run", str(game), "--ticks", "20"]) == 0
+    assert capsys.readouterr().err.count("no sound file 'nope.wav'") == 1

@@ -9,13 +9,12 @@ can check which sounds a run asked for.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from engine.sound import SoundRequest
+from engine.sound import SoundRequest, missing_sound
 
 __all__ = ["SoundPlayer"]
 
@@ -37,11 +36,7 @@ class SoundPlayer:
             self.played.append(request)
             if request.sound in self._broken:
                 continue
-            if request.sound not in self._sources and not os.path.isfile(request.sound):
-                # Said headless too: a missing file is the game's bug, to be found before a player hears silence.
-                self._broken.add(request.sound)
-                print(f"tickswap: no sound file {request.sound!r} (a relative path is looked up from "
-                      f"{os.getcwd()}; build it from __file__); going on without it", file=sys.stderr)
+            if request.sound not in self._sources and missing_sound(request, self._broken):
                 continue
             if self.silent or self._unavailable:
                 continue
