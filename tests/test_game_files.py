@@ -48,7 +48,18 @@ def comet(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     (home / "comet.py").write_text(comet_source())
+    _chime(home / "chime.wav")  # README: "any short chime.wav beside it"
     return home / "comet.py"
+
+
+def _chime(path: Path) -> None:
+    import wave
+
+    with wave.open(str(path), "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(8000)
+        sound.writeframes(b"\0\0" * 80)
 
 
 def test_comet_records_in_one_process_and_directory_and_replays_in_another(comet, tmp_path):
