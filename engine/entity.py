@@ -33,6 +33,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from engine.buffering import access as _access
 from engine.buffering import buffers as _buffers
 from engine.buffering.fields import Layout, buffered, register, signal
 from engine.look import Look
@@ -135,7 +136,7 @@ class Entity(_buffers.BufferSlots):
 
     def previous(self, name: str) -> Any:
         """Return the value of buffered field ``name`` committed the tick before."""
-        return _buffers.previous(self, name)
+        return _access.previous(self, name)
 
     @property
     def prev_x(self) -> float:

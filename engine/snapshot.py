@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from engine.buffering.buffers import signals_of
+from engine.buffering.access import signals_of
 from engine.files.game import public_module_name
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from engine.buffering.buffers import committed_positions
+from engine.buffering.access import committed_positions
 from engine.entity import Entity
 from engine.look import resolved
 

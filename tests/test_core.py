@@ -24,7 +24,7 @@ from engine.buffering import (
     ACCELERATED,
     CompiledBuffers,
     PureBuffers,
-    buffers,
+    access,
     compiled,
     gather_motion,
     layout_of,
@@ -170,7 +170,7 @@ def _observe(script: Script, error: BaseException | None) -> list[Any]:
         names = layout_of(entity).names
         seen.append((entity.alive, entity.id, [repr(previous(entity, name)) for name in names],
                      [repr(value) for value in layout_of(entity).get(entity)], entity.was_slapped(),
-                     sorted(buffers.signals_of(entity).items())))
+                     sorted(access.signals_of(entity).items())))
     return seen
 
 

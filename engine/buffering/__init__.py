@@ -16,11 +16,11 @@ bit for bit. ``ACCELERATED`` says which one runs.
 
 from __future__ import annotations
 
+from engine.buffering.access import previous as previous
+from engine.buffering.access import restore_state as restore_state
+from engine.buffering.access import saved_state as saved_state
 from engine.buffering.buffers import ForeignWrites as ForeignWrites
 from engine.buffering.buffers import PureBuffers as PureBuffers
-from engine.buffering.buffers import previous as previous
-from engine.buffering.buffers import restore_state as restore_state
-from engine.buffering.buffers import saved_state as saved_state
 from engine.buffering.compiled import Buffers as Buffers
 from engine.buffering.compiled import CompiledBuffers as CompiledBuffers
 from engine.buffering.compiled import gather_motion as gather_motion

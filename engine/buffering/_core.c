@@ -882,6 +882,13 @@ core_gather_motion(PyObject *module, PyObject *args, PyObject *kwargs)
             row[1] = (float)(py + (y - py) * alpha);
             row[2] = (float)(angle - turn * (1.0 - alpha));
         }
+        /* A NaN's sign and payload depend on how the C compiler and numpy order the
+         * arithmetic: write the one canonical NaN, as the numpy fallback does. */
+        for (int k = 0; k < 3; k++) {
+            if (isnan(row[k])) {
+                row[k] = NAN;
+            }
+        }
     }
     result = Py_NewRef(Py_None);
 done:

@@ -53,12 +53,13 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from engine.buffering.fields import MOTION, Layout, layout_of
+from engine.buffering.access import NO_SIGNALS
+from engine.buffering.fields import Layout, layout_of
 from engine.buffering.slots import _SLOTTED, ACCELERATED, BufferSlots
 from engine.errors import EntityUpdateError
 
@@ -66,12 +67,8 @@ if TYPE_CHECKING:
     from engine.entity import Entity
     from engine.world import World
 
-__all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "committed_positions", "committed_values",
-           "init_entity", "motion", "previous", "restore_state", "saved_state",
-           "signals_of"]
+__all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "init_entity"]
 
-NO_SIGNALS: dict[str, Any] = {}
-"""The committed signals of an entity that has none (shared: never mutated)."""
 _SENDER = itemgetter(2)
 
 
@@ -105,100 +102,6 @@ def init_entity(entity: Entity, layout: Layout) -> None:
     entity._signals = NO_SIGNALS
     entity._random = None
     entity._random_mark = -1
-
-
-def previous(entity: Entity, name: str) -> Any:
-    """The value of buffered field ``name`` committed at the end of the tick before the last."""
-    world = entity.world
-    if world is None or entity._prev_tick != world.tick_count:
-        return getattr(entity, name)
-    if name == "x":
-        return entity._px
-    if name == "y":
-        return entity._py
-    if name == "angle":
-        return entity._pa
-    layout = layout_of(entity)
-    return entity._prest[layout.index(name) - len(MOTION)]
-
-
-
-
-
-
-def motion(entities: Iterable[Entity], tick: int) -> tuple[list[float], list[float]]:
-    """The renderer's gather: ``[px, py, pa, ...]`` and ``[x, y, angle, ...]`` for ``entities``.
-
-    Previous values are those committed at the end of the tick before the last, given the
-    world's ``tick_count``; flat lists, so the caller makes one array of each.
-    """
-    previous: list[float] = []
-    current: list[float] = []
-    add_previous = previous.extend
-    add_current = current.extend
-    for entity in entities:
-        now = (entity.x, entity.y, entity.angle)
-        add_current(now)
-        add_previous((entity._px, entity._py, entity._pa) if entity._prev_tick == tick else now)
-    return previous, current
-
-
-def committed_positions(entities: Iterable[Entity]) -> list[tuple[float, float]]:
-    """Mid-tick: every entity's ``(x, y)`` as committed when the tick began (the baseline).
-
-    What collision queries read: the entity asking may already have written its own
-    pending position, which nobody else may see before the tick ends.
-    """
-    return [(entity._bx, entity._by) for entity in entities]
-
-
-def committed_values(entity: Entity) -> dict[str, Any]:
-    """Every buffered field of ``entity`` by name, as committed (between ticks)."""
-    layout = layout_of(entity)
-    return dict(zip(layout.names, layout.get(entity)))
-
-
-def signals_of(entity: Entity) -> dict[str, Any]:
-    """The signals an entity sees this tick (raised the tick before): name -> True or combined value."""
-    return entity._signals
-
-
-def saved_state(entity: Entity) -> dict[str, Any]:
-    """What a save must keep of an entity's buffers besides its committed values."""
-    generator = entity._random
-    rest = entity._prest
-    if len(rest) != len(layout_of(entity).rest):  # never changed: previous == current for its own fields
-        rest = layout_of(entity).get(entity)[len(MOTION):]
-    return {
-        "signals": dict(entity._signals),
-        "previous_tick": entity._prev_tick,
-        "previous": [entity._px, entity._py, entity._pa, *rest],
-        "random": None if generator is None else _random_state(generator),
-    }
-
-
-def restore_state(entity: Entity, state: dict[str, Any]) -> None:
-    """Put back what ``saved_state`` returned (the committed values are set by the caller)."""
-    entity._bx, entity._by, entity._ba = entity.x, entity.y, entity.angle
-    entity._signals = dict(state["signals"]) or NO_SIGNALS
-    entity._prev_tick = int(state["previous_tick"])
-    values = list(state["previous"])
-    entity._px, entity._py, entity._pa = values[0], values[1], values[2]
-    entity._prest = tuple(values[3:])
-    if state["random"] is not None:
-        generator = random.Random()
-        generator.setstate(_random_from_state(state["random"]))
-        entity._random = generator
-
-
-def _random_state(generator: random.Random) -> list[Any]:
-    version, internal, gauss = generator.getstate()
-    return [version, list(internal), gauss]
-
-
-def _random_from_state(data: list[Any]) -> tuple[Any, ...]:
-    version, internal, gauss = data
-    return (version, tuple(internal), gauss)
 
 
 class PureBuffers:

@@ -140,6 +140,7 @@ def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: A
         else:
             rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
             rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
+        rows[np.isnan(rows)] = np.nan  # one canonical NaN, as the core writes
         target[: count * 3] = rows.reshape(-1)
 
 

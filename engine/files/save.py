@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import esper
 
 import engine
-from engine.buffering.buffers import committed_values, saved_state
+from engine.buffering.access import committed_values, saved_state
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.atomic import AtomicFile, OutputError

@@ -31,7 +31,7 @@ from pyglet.gl import GL_POINTS
 
 from engine.buffering import ACCELERATED
 from engine.buffering import gather_motion as interpolated
-from engine.buffering.buffers import motion
+from engine.buffering.access import motion
 from engine.camera import Camera
 from engine.crowd import Crowd
 from engine.entity import Entity
