@@ -133,30 +133,15 @@ def test_run_until_beyond_any_clock_runs_until_stopped():
     assert loop.run(frames=3, until=1e303) == 3
 
 
-def test_a_mistake_the_engine_refuses_names_the_games_line_not_the_engines(tmp_path, capsys):
+@pytest.mark.parametrize(("body", "status", "where"), [
+    # A bad Look refused inside the engine, from an update (a crash) and from a class body (bad input).
+    ("    def update(self, world):\n        self.look = Look('sqaure', 10, (1, 2, 3))\n", 1, "4 in update"),
+    ("    look = Look('triangle', 10, (1, 2, 3))\n", 2, "3 in Bad"),
+], ids=["in-update", "in-class-body"])
+def test_a_mistake_the_engine_refuses_names_the_games_line_not_the_engines(tmp_path, capsys, body, status, where):
     game = tmp_path / "badlook.py"
-    game.write_text(
-        "from engine import Entity, Look\n"
-        "class Bad(Entity):\n"
-        "    def update(self, world):\n"
-        "        self.look = Look('sqaure', 10, (1, 2, 3))\n"
-        "def build(world):\n"
-        "    world.spawn(Bad())\n"
-    )
-    assert main(["run", str(game), "--ticks", "3"]) == 1
+    game.write_text("from engine import Entity, Look\nclass Bad(Entity):\n" + body
+                    + "def build(world):\n    world.spawn(Bad())\n")
+    assert main(["run", str(game), "--ticks", "3"]) == status
     err = capsys.readouterr().err
-    assert f"(at {game}:4 in update)" in err and len(err.strip().splitlines()) == 1
-
-
-def test_a_bad_look_in_a_class_body_names_the_games_line(tmp_path, capsys):
-    game = tmp_path / "classlook.py"
-    game.write_text(
-        "from engine import Entity, Look\n"
-        "class Bad(Entity):\n"
-        "    look = Look('triangle', 10, (1, 2, 3))\n"
-        "def build(world):\n"
-        "    world.spawn(Bad())\n"
-    )
-    assert main(["run", str(game), "--ticks", "3"]) == 2
-    err = capsys.readouterr().err
-    assert f"(at {game}:3 in Bad)" in err and len(err.strip().splitlines()) == 1
+    assert f"(at {game}:{where})" in err and len(err.strip().splitlines()) == 1
