@@ -40,14 +40,18 @@ from typing import IO, Any
 
 import engine
 from engine.files.atomic import AtomicFile, OutputError
+from engine.files.reading import NotAFile, open_regular
 from engine.files.schema import (
     HEX_DIGEST,
     FieldError,
+    display_name,
     expect_keys,
     expect_number,
     expect_str,
     expect_whole,
+    is_whole,
     parse_json,
+    show_value,
     version_matches,
 )
 from engine.input import InputEvent
@@ -174,26 +178,28 @@ _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick,
 
 def _lines(path: str) -> Iterator[tuple[int, str]]:
     """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding)."""
+    shown = display_name(path)
     try:
-        file = open(path, "rb")  # noqa: SIM115 (closed by the with below; open errors reported apart)
-    except OSError as error:
-        raise ReplayError(f"{path}: cannot read it: {error.strerror or error}") from None
+        # A FIFO, a device or a directory is refused by name, never opened in a way that blocks.
+        file = open_regular(path, "the file")
+    except NotAFile as error:
+        raise ReplayError(str(error)) from None
     with file:
         number = 0
         while True:
             try:
                 raw = file.readline(MAX_LINE_BYTES + 1)
             except OSError as error:
-                raise ReplayError(f"{path}: cannot read it: {error.strerror or error}") from None
+                raise ReplayError(f"{shown}: cannot read it: {error.strerror or error}") from None
             if not raw:
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
-                raise ReplayError(f"{path}:{number}: the line is longer than {MAX_LINE_BYTES} bytes")
+                raise ReplayError(f"{shown}:{number}: the line is longer than {MAX_LINE_BYTES} bytes")
             try:
                 yield number, raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError:
-                raise ReplayError(f"{path}:{number}: not UTF-8 text") from None
+                raise ReplayError(f"{shown}:{number}: not UTF-8 text") from None
 
 
 def _parse(path: str, number: int, text: str) -> dict[str, Any]:
@@ -212,8 +218,8 @@ def _parse(path: str, number: int, text: str) -> dict[str, Any]:
 def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
     if record.get("format") != FORMAT:
         raise ReplayError(f"{path}:1: not a tickswap replay (the header has no format {FORMAT!r})")
-    if record.get("version") != VERSION:
-        raise ReplayError(f"{path}:1: replay format version {record.get('version')!r} is not supported; "
+    if not (is_whole(record.get("version")) and record["version"] == VERSION):
+        raise ReplayError(f"{path}:1: replay format version {show_value(record.get('version'))} is not supported; "
                           f"this tickswap reads version {VERSION}")
     try:
         expect_keys(record, "the header", ("format", "version", "game", "game_digest", "seed", "ms_per_update",
@@ -283,10 +289,11 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
     This is the one place the format is checked; reading and playback both go through it.
     """
     lines = _lines(path)
+    name = display_name(path)
     first = next(lines, None)
     if first is None:
-        raise ReplayError(f"{path}: the file is empty (no header line)")
-    yield 1, "header", _header(path, _parse(path, *first))
+        raise ReplayError(f"{name}: the file is empty (no header line)")
+    yield 1, "header", _header(name, _parse(name, *first))
     last_tick = 0
     last_kind = ""
     hashes = 0
@@ -294,15 +301,15 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
     end: int | None = None
     for number, text in lines:
         if end is not None:
-            raise ReplayError(f"{path}:{number}: a line after the end line")
-        record = _parse(path, number, text)
+            raise ReplayError(f"{name}:{number}: a line after the end line")
+        record = _parse(name, number, text)
         try:
             if "end" in record:
                 expect_keys(record, "the end line", ("end", "hash"), ("crashed",))
                 end = expect_whole(record["end"], "end", 0, MAX_TICKS)
                 expect_str(record["hash"], "hash", 64, HEX_DIGEST)
-                if "crashed" in record and record["crashed"] != end + 1:
-                    raise FieldError(f"the end line says the game crashed at tick {record['crashed']!r:.20}; "
+                if "crashed" in record and not (is_whole(record["crashed"]) and record["crashed"] == end + 1):
+                    raise FieldError(f"the end line says the game crashed at tick {show_value(record['crashed'])}; "
                                      f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
                 if end < last_tick and not ("crashed" in record and last_tick == end + 1):
                     raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
@@ -326,10 +333,10 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 hashes += 1
             last_tick, last_kind = tick, kind
         except FieldError as error:
-            raise ReplayError(f"{path}:{number}: {error}") from None
+            raise ReplayError(f"{name}:{number}: {error}") from None
         yield number, kind, (tick, value)
     if end is None:
-        raise ReplayError(f"{path}:{number}: the file stops without its end line: it was cut short")
+        raise ReplayError(f"{name}:{number}: the file stops without its end line: it was cut short")
 
 
 def read_replay(path: str | os.PathLike[str]) -> Replay:
@@ -466,6 +473,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     where = os.fspath(path)
     if not where:
         raise ReplayError("the input file name is empty")
+    shown = display_name(where)
     script: dict[int, list[InputEvent]] = {}
     last = 0
     total = 0
@@ -473,7 +481,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     for number, text in _lines(where):
         if not text.strip():
             continue  # a script is written by hand: blank lines are no damage
-        record = _parse(where, number, text)
+        record = _parse(shown, number, text)
         if number == 1 and record.get("format") == FORMAT:
             is_replay = True
             continue
@@ -481,7 +489,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
             continue
         if "format" in record:
             what = "a tickswap save" if record.get("format") == "tickswap-save" else "not an input script"
-            raise ReplayError(f"{where}:{number}: {what}: an input file holds lines "
+            raise ReplayError(f"{shown}:{number}: {what}: an input file holds lines "
                               '{"tick": N, "input": [[type, key, x, y], ...]} (or is a replay)')
         try:
             expect_keys(record, "an input line", ("tick", "input"))
@@ -495,7 +503,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
             if len(script.get(tick, ())) + len(events) > MAX_EVENTS_PER_TICK:
                 raise FieldError(f"more than {MAX_EVENTS_PER_TICK} events for tick {tick}")
         except FieldError as error:
-            raise ReplayError(f"{where}:{number}: {error}") from None
+            raise ReplayError(f"{shown}:{number}: {error}") from None
         # Two lines for one tick are one tick's input, in order (a replay never writes them).
         script.setdefault(tick, []).extend(events)
         last = tick

@@ -36,7 +36,6 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import esper
@@ -47,13 +46,17 @@ from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.game import public_module_name
+from engine.files.reading import NotAFile, read_bounded
 from engine.files.schema import (
     FieldError,
+    display_name,
     expect_keys,
     expect_number,
     expect_str,
     expect_whole,
+    is_whole,
     parse_json,
+    show_value,
     version_matches,
 )
 from engine.files.values import (
@@ -304,17 +307,16 @@ def save_world(world: World, path: str | os.PathLike[str], meta: dict[str, Any] 
 
 def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The file parsed with bounds, with the right format, version and engine version, and a valid ``meta``."""
-    where = os.fspath(path)
-    if not where:
+    if not os.fspath(path):
         raise SaveError("the save file name is empty")
+    where = display_name(path)
     try:
-        size = Path(where).stat().st_size
-        if size > MAX_SAVE_BYTES:
-            raise SaveError(f"{where} is {size} bytes, larger than any save ({MAX_SAVE_BYTES})")
-        text = Path(where).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise SaveError(f"cannot read the save {where}: {reason}") from None
+        # Bounded by the bytes read, not st_size (/dev/zero has none); FIFOs and devices refused by name.
+        text = read_bounded(path, MAX_SAVE_BYTES, "the save").decode("utf-8")
+    except NotAFile as error:
+        raise SaveError(str(error)) from None
+    except UnicodeDecodeError:
+        raise SaveError(f"cannot read the save {where}: it is not UTF-8 text") from None
     try:
         data = parse_json(text)
     except FieldError as error:
@@ -329,8 +331,8 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise SaveError(f"{where} is damaged: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveError(f"{where} is not a tickswap save (no format {FORMAT!r})")
-    if data.get("version") != VERSION:
-        raise SaveError(f"{where} is save format version {data.get('version')!r:.20}; "
+    if not (is_whole(data.get("version")) and data["version"] == VERSION):
+        raise SaveError(f"{where} is save format version {show_value(data.get('version'))}; "
                         f"this tickswap reads version {VERSION}")
     try:
         expect_keys(data, "the save", ("format", "version", "engine", "world", "entities", "meta"))

@@ -39,8 +39,8 @@ def _spans(trace: Any, until_ms: float) -> list[tuple[str, float, float]]:
     return spans
 
 
-def draw_timelines(reports: Sequence[Any], path: str, until_ms: float = 100.0) -> None:
-    """Draw the first ``until_ms`` of each report's trace and save the chart as a PNG at ``path``."""
+def draw_timelines(reports: Sequence[Any], path: str, until_ms: float = 100.0, file: Any = None) -> None:
+    """Draw the first ``until_ms`` of each report's trace and save the chart as a PNG at ``path`` (or into ``file``)."""
     import sys
 
     from engine.render.context import use_headless
@@ -76,6 +76,6 @@ def draw_timelines(reports: Sequence[Any], path: str, until_ms: float = 100.0) -
         pyglet.gl.glClearColor(0.08, 0.08, 0.1, 1.0)
         window.clear()
         batch.draw()
-        save_screenshot(path)
+        save_screenshot(path, file)
     finally:
         window.close()

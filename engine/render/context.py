@@ -59,11 +59,15 @@ def create_window(width: int, height: int, *, headless: bool = False, vsync: boo
         raise
 
 
-def save_screenshot(path: str) -> None:
-    """Save what the current window's colour buffer holds as a PNG at ``path``."""
+def save_screenshot(path: str, file: Any = None) -> None:
+    """Save what the current window's colour buffer holds as a PNG named ``path``.
+
+    With ``file`` (an open binary file, such as an atomic output's temporary file), the
+    PNG is written into it and ``path`` only names the format: nothing is opened by name.
+    """
     import pyglet.image
 
-    pyglet.image.get_buffer_manager().get_color_buffer().save(path)
+    pyglet.image.get_buffer_manager().get_color_buffer().save(path, file=file)
 
 
 def read_pixels(width: int, height: int) -> bytes:

@@ -263,10 +263,10 @@ class GameRunner:
         """Run until ``frames`` have been shown, or the window closes; return frames shown."""
         return self.loop.run(frames=frames, until=lambda: bool(self.window.has_exit))
 
-    def screenshot(self, path: str) -> None:
-        """Draw the current state once more (drawing changes nothing) and save it as a PNG."""
+    def screenshot(self, path: str, file: Any = None) -> None:
+        """Draw the current state once more (drawing changes nothing) and save it as a PNG (into ``file`` if given)."""
         self._draw(self.loop.alpha)
-        save_screenshot(path)
+        save_screenshot(path, file)
 
     def close(self) -> None:
         """Close the window and release the world's esper world."""

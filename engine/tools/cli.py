@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from engine.errors import where
-from engine.files.atomic import AtomicFile, OutputError, output_path
+from engine.files.atomic import AtomicFile, OutputError, check_output, output_path
 from engine.files.game import Game, GameError, game_of_module, load_game, sample_games
 from engine.files.replay import (
     Playback,
@@ -42,6 +42,7 @@ from engine.files.replay import (
     verify,
 )
 from engine.files.save import SaveError, load_world, save_world
+from engine.files.schema import display_name
 from engine.sound import missing_sound
 from engine.tools.options import Parser, add_run_options, build_parser, count
 from engine.world import BufferedWriteError, EntityUpdateError, World
@@ -95,8 +96,9 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
                                                    ("the game", str(game.path) if game and game.path else None))
               if name]
     try:
-        resolved = [(option, name, output_path(name)) for option, name in outputs]
-        sources = [(option, name, output_path(name)) for option, name in inputs]
+        # Only a regular file is ever replaced (never /dev/null, a FIFO, a directory), in a writable directory.
+        resolved = [(option, display_name(name), check_output(name, option)) for option, name in outputs]
+        sources = [(option, display_name(name), output_path(name)) for option, name in inputs]
     except OutputError as error:
         raise UsageError(str(error)) from None
     for index, (option, name, path) in enumerate(resolved):
@@ -104,10 +106,6 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
             if path == other_path:
                 raise UsageError(f"{option} {name} and {other} {other_name} are the same file; "
                                  "each output needs its own file, and no output may replace an input")
-        if path.is_dir():
-            raise UsageError(f"{option} {name} is a directory")
-        if not path.parent.is_dir():
-            raise UsageError(f"{option} {name}: the directory {path.parent} does not exist")
 
 
 def _check_run_args(args: argparse.Namespace, game: Game) -> None:
@@ -291,7 +289,7 @@ def _screenshot(runner: Any, path: str) -> None:
     """Save the last frame atomically: drawn to a temporary PNG beside ``path``, then renamed."""
     with AtomicFile(path, suffix=".png") as output:
         try:
-            runner.screenshot(str(output.temporary))
+            runner.screenshot(path, output.open("wb"))
         except OSError as error:
             raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
         output.commit()
@@ -482,7 +480,7 @@ def _lab(args: argparse.Namespace) -> int:
             from engine.render.chart import draw_timelines
 
             with AtomicFile(args.png, suffix=".png") as output:
-                draw_timelines(reports, str(output.temporary))
+                draw_timelines(reports, args.png, file=output.open("wb"))
                 output.commit()
         except OutputError as error:
             raise UsageError(str(error)) from None
