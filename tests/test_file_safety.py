@@ -1,0 +1,213 @@
+"""Files are never lost, never followed and never block: outputs replace only regular files, inputs are read bounded.
+
+Every test here makes its own special files (a FIFO, a link to ``/dev/null``) in a
+temporary directory; no test writes to a real device node.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Entity, World
+from engine.files import atomic
+from engine.files.atomic import AtomicFile, OutputError, remove_stale_temporaries
+from engine.files.reading import NotAFile, read_bounded
+from engine.files.replay import ReplayError, read_input_script, read_replay
+from engine.files.save import SaveError, load_world
+from engine.tools.cli import main
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.fixture
+def specials(tmp_path: Path) -> dict[str, Path]:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    devnull = tmp_path / "null-link"
+    devnull.symlink_to(os.devnull)
+    directory = tmp_path / "folder"
+    directory.mkdir()
+    return {"fifo": fifo, "device": devnull, "directory": directory}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+@pytest.mark.parametrize("option", [["--record"], ["--save-at", "2"]])
+def test_an_output_onto_a_fifo_a_device_or_a_directory_is_refused_by_name_before_the_run(
+        specials, capsys, kind, option):
+    target = specials[kind]
+    assert main(["run", "patrol", "--ticks", "3", *option, str(target)]) == 2
+    err = one_line(capsys)
+    assert target.name in err and "regular file" in err
+    assert "patrol:" not in capsys.readouterr().out, "the game did not run"
+    assert os.path.realpath(specials["device"]) == os.devnull and Path(os.devnull).is_char_device()
+    assert specials["fifo"].is_fifo() and specials["directory"].is_dir()
+
+
+def test_a_screenshot_onto_a_link_to_a_device_is_refused_before_the_run(specials, capsys, tmp_path):
+    link = tmp_path / "shot.png"
+    link.symlink_to(os.devnull)
+    assert main(["run", "patrol", "--headless", "--frames", "2", "--screenshot", str(link)]) == 2
+    assert "character device" in one_line(capsys)
+    assert link.is_symlink()
+
+
+def test_an_atomic_write_checks_the_target_again_at_the_rename(tmp_path):
+    target = tmp_path / "out.json"
+    with AtomicFile(target) as output:
+        output.open("w").write("data")
+        os.mkfifo(target)  # appeared during the run
+        with pytest.raises(OutputError, match="FIFO"):
+            output.commit()
+    assert target.is_fifo()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out.json"], "no temporary file left"
+
+
+def test_a_link_planted_under_the_temporary_name_receives_nothing(tmp_path, monkeypatch):
+    target = tmp_path / "save.json"
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    tokens = iter(["0" * 16, "1" * 16])
+    monkeypatch.setattr(atomic.secrets, "token_hex", lambda size: next(tokens))
+    planted = tmp_path / f".save.json.tickswap-{os.getpid()}-{'0' * 16}.tmp"
+    planted.symlink_to(victim)
+    predictable = tmp_path / f".save.json.{os.getpid()}.tmp"  # the name an earlier tickswap used
+    predictable.symlink_to(victim)
+    with World() as world:
+        world.spawn(Entity(x=3))
+        world.save(target)
+    assert victim.read_text() == "precious"
+    assert planted.is_symlink() and predictable.is_symlink(), "the planted names were left alone, not used"
+    assert not target.is_symlink() and target.is_file() and "tickswap-save" in target.read_text()
+
+
+def test_the_temporary_file_is_created_exclusively_and_never_followed(tmp_path, monkeypatch):
+    opened: list[int] = []
+    real_open = os.open
+
+    def spy(path, flags, *args):
+        if ".tickswap-" in os.fspath(path):
+            opened.append(flags)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(atomic.os, "open", spy)
+    with AtomicFile(tmp_path / "x.txt") as output:
+        output.open("w").write("x")
+        output.commit()
+    assert opened and all(flags & os.O_EXCL and flags & os.O_CREAT and flags & os.O_NOFOLLOW for flags in opened)
+
+
+def test_a_temporary_file_left_by_a_killed_run_is_removed_by_the_next_write_of_that_output(tmp_path):
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True)
+    dead = int(finished.stdout)
+    target = tmp_path / "r.jsonl"
+    stale = tmp_path / f".r.jsonl.tickswap-{dead}-{'a' * 16}.tmp"
+    stale.write_text("half a recording")
+    alive = tmp_path / f".r.jsonl.tickswap-{os.getppid()}-{'b' * 16}.tmp"
+    alive.write_text("another run, writing now")
+    other = tmp_path / f".other.jsonl.tickswap-{dead}-{'c' * 16}.tmp"
+    other.write_text("someone else's output")
+    assert main(["run", "patrol", "--ticks", "3", "--record", str(target)]) == 0
+    assert not stale.exists()
+    assert alive.exists() and other.exists()
+    assert remove_stale_temporaries(target) == []
+
+
+def test_a_full_disk_at_the_sync_keeps_the_old_file_and_leaves_no_temporary_file(tmp_path, monkeypatch, capsys):
+    target = tmp_path / "s.json"
+    assert main(["run", "patrol", "--ticks", "3", "--save-at", "2", str(target)]) == 0
+    before = target.read_bytes()
+
+    def full(descriptor):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", full)
+    capsys.readouterr()
+    assert main(["run", "patrol", "--ticks", "3", "--save-at", "3", str(target)]) == 2
+    assert "No space left on device" in one_line(capsys)
+    assert target.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_a_full_disk_while_writing_a_recording_keeps_the_old_one(tmp_path, monkeypatch, capsys):
+    target = tmp_path / "r.jsonl"
+    assert main(["run", "patrol", "--ticks", "3", "--record", str(target)]) == 0
+    before = target.read_bytes()
+    real_fdopen = os.fdopen
+
+    class Full:
+        """The temporary file on a disk that fills up after the header line."""
+
+        def __init__(self, file):
+            self.file, self.written = file, 0
+
+        def write(self, text):
+            self.written += 1
+            if self.written > 1:
+                raise OSError(28, "No space left on device")
+            return self.file.write(text)
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+    monkeypatch.setattr(atomic.os, "fdopen", lambda *args, **kwargs: Full(real_fdopen(*args, **kwargs)))
+    capsys.readouterr()
+    status = main(["run", "patrol", "--ticks", "3", "--record", str(target)])
+    monkeypatch.undo()
+    assert status == 2
+    assert "No space left on device" in one_line(capsys)
+    assert target.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.jsonl"]
+
+
+def test_an_output_into_a_directory_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys, monkeypatch):
+    real_access = os.access
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    # Root may write anywhere, so the refusal is tested with the permission check answering as for a user.
+    monkeypatch.setattr(atomic.os, "access", lambda path, mode: False if Path(path) == locked else real_access(path, mode))
+    assert main(["run", "patrol", "--ticks", "3", "--record", str(locked / "r.jsonl")]) == 2
+    assert "not writable" in one_line(capsys)
+    assert list(locked.iterdir()) == []
+
+
+# -- reading: special files refused by name, reads bounded by the bytes read --
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_special_file_as_a_save_a_replay_or_an_input_script_is_refused_without_blocking(specials, kind):
+    path = specials[kind]
+    with pytest.raises(SaveError, match=f"{path.name} is a"):
+        load_world(path)
+    with pytest.raises(ReplayError, match=f"{path.name} is a"):
+        read_replay(path)
+    with pytest.raises(ReplayError, match=f"{path.name} is a"):
+        read_input_script(path)
+
+
+@pytest.mark.parametrize("option", ["--load", "--input"])
+def test_a_fifo_given_to_the_command_is_one_line_and_no_hang(specials, capsys, option):
+    assert main(["run", "patrol", "--ticks", "3", option, str(specials["fifo"])]) == 2
+    assert "FIFO" in one_line(capsys)
+    assert main(["replay", str(specials["fifo"])]) == 2
+    assert "FIFO" in one_line(capsys)
+
+
+def test_an_endless_device_is_refused_by_what_it_is_and_reads_stop_at_the_limit(tmp_path):
+    zero = tmp_path / "zero"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(SaveError, match="character device"):
+        load_world(zero)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 2000)
+    with pytest.raises(NotAFile, match="larger than 1,000 bytes"):
+        read_bounded(big, 1000)
+    assert read_bounded(big, 2000) == b" " * 2000
