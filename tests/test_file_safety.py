@@ -6,6 +6,7 @@ temporary directory; no test writes to a real device node.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -211,3 +212,75 @@ def test_an_endless_device_is_refused_by_what_it_is_and_reads_stop_at_the_limit(
     with pytest.raises(NotAFile, match="larger than 1,000 bytes"):
         read_bounded(big, 1000)
     assert read_bounded(big, 2000) == b" " * 2000
+
+
+# -- code from a replay: never run because a replay names it; a package's digest covers what it can import --
+
+MARKER = "import pathlib\npathlib.Path({marker!r}).write_text('ran')\ndef build(world):\n    pass\n"
+
+
+@pytest.mark.parametrize("kind", ["file", "package"])
+def test_a_game_beside_its_replay_with_the_recorded_digest_is_still_not_run(tmp_path, capsys, kind):
+    marker = tmp_path / "marker"
+    if kind == "file":
+        game = tmp_path / "evil.py"
+        game.write_text(MARKER.format(marker=str(marker)))
+    else:
+        game = tmp_path / "evil"
+        game.mkdir()
+        (game / "__init__.py").write_text(MARKER.format(marker=str(marker)))
+    from engine.files.game import file_digest
+
+    header = {"format": "tickswap-replay", "version": 2, "game": game.name, "game_digest": file_digest(game),
+              "seed": 0, "ms_per_update": 15.625, "engine": __import__("engine").__version__}
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(json.dumps(header) + "\n" + json.dumps({"end": 0, "hash": "0" * 64}) + "\n")
+    assert main(["replay", str(replay)]) == 2
+    err = one_line(capsys)
+    assert f"pass --game {game}" in err and "never runs" in err
+    assert not marker.exists(), "the game the replay names was run"
+
+
+def _package(directory: Path, value: int) -> Path:
+    package = directory / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .things import VALUE\n\ndef build(world):\n    pass\n")
+    (package / "things.py").write_text(f"VALUE = {value}\n")
+    return package
+
+
+def test_a_swapped_bytecode_cache_in_a_game_package_never_runs(tmp_path):
+    import importlib.util
+    from importlib._bootstrap_external import _code_to_timestamp_pyc  # type: ignore[import-not-found]
+
+    from engine.files.game import load_game
+
+    package = _package(tmp_path, 1)
+    source = package / "things.py"
+    cache = Path(importlib.util.cache_from_source(str(source)))
+    cache.parent.mkdir()
+    swapped = compile("VALUE = 666\n", str(source), "exec")
+    info = source.stat()
+    # A cache that claims to be of this very source (its time and size): the standard loader would run it.
+    cache.write_bytes(bytes(_code_to_timestamp_pyc(swapped, int(info.st_mtime), info.st_size)))
+    game = load_game(str(package))
+    assert game.module.VALUE == 1
+
+
+def test_a_game_packages_digest_covers_every_file_but_its_caches(tmp_path):
+    from engine.files.game import file_digest
+
+    package = _package(tmp_path, 1)
+    first = file_digest(package)
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "things.cpython-311.pyc").write_bytes(b"cache")
+    assert file_digest(package) == first, "a cache the interpreter writes is not a change"
+    digests = {first}
+    for name, content in [("helper.pyc", b"sourceless bytecode"), ("fast.so", b"\x7fELF"), ("level.txt", b"1"),
+                          ("level.txt", b"2")]:
+        (package / name).write_bytes(content)
+        digests.add(file_digest(package))
+    assert len(digests) == 5, "each added or changed file changes the digest"
+    os.mkfifo(package / "pipe")
+    with pytest.raises(__import__("engine").files.game.GameError, match="FIFO"):
+        file_digest(package)

@@ -74,7 +74,10 @@ def test_comet_records_in_one_process_and_directory_and_replays_in_another(comet
     with_game = tickswap("replay", str(moved), "--game", str(comet), cwd=elsewhere, hashseed="2")
     assert with_game.returncode == 0 and "all match" in with_game.stdout, with_game.stderr
     beside = tickswap("replay", "r.jsonl", cwd=comet.parent, hashseed="3")
-    assert beside.returncode == 0 and "all match" in beside.stdout, beside.stderr
+    assert beside.returncode == 2 and beside.stderr.count("\n") == 1, beside.stderr
+    assert "pass --game comet.py" in beside.stderr, "the file beside it is never run unless named"
+    named = tickswap("replay", "r.jsonl", "--game", "comet.py", cwd=comet.parent, hashseed="3")
+    assert named.returncode == 0 and "all match" in named.stdout, named.stderr
     alone = tickswap("replay", str(moved), cwd=elsewhere, hashseed="3")
     assert alone.returncode == 2 and "--game" in alone.stderr and alone.stderr.count("\n") == 1
 
@@ -83,7 +86,7 @@ def test_comet_runs_itself_and_matches_tickswap_run(comet):
     itself = python("comet.py", "--ticks", "300", "--record", "own.jsonl", cwd=comet.parent, hashseed="4")
     through_cli = tickswap("run", "comet.py", "--ticks", "300", cwd=comet.parent, hashseed="5")
     assert state(itself) == state(through_cli)
-    replayed = tickswap("replay", "own.jsonl", cwd=comet.parent, hashseed="6")
+    replayed = tickswap("replay", "own.jsonl", "--game", "comet.py", cwd=comet.parent, hashseed="6")
     assert replayed.returncode == 0, replayed.stderr
 
 
@@ -104,7 +107,7 @@ def test_a_changed_game_file_is_reported_as_changed(comet, capsys):
     comet.write_text(comet.read_text().replace("self.dx, self.dy = 5, 3", "self.dx, self.dy = 6, 3"))
     capsys.readouterr()
     assert main(["replay", str(comet.parent / "r.jsonl")]) == 2
-    assert "content changed" in capsys.readouterr().err
+    assert f"pass --game {comet}" in capsys.readouterr().err
     # A file named by the user is run: the hashes say whether it still plays the same.
     assert main(["replay", str(comet.parent / "r.jsonl"), "--game", str(comet)]) == 1
     out = capsys.readouterr().out
@@ -308,7 +311,7 @@ def test_a_game_package_runs_records_replays_and_loads(tmp_path, capsys, monkeyp
     straight = capsys.readouterr().out.split("state ")[1][:16].strip()
     assert main(["run", str(package), "--ticks", "30", "--load", "s.json"]) == 0
     assert capsys.readouterr().out.split("state ")[1][:16].strip() == straight
-    assert main(["replay", "r.jsonl"]) == 0
+    assert main(["replay", "r.jsonl", "--game", "mygame"]) == 0
 
 
 def test_run_build_uses_the_module_the_user_imported(comet, capsys):

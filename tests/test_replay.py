@@ -166,7 +166,7 @@ def test_a_crashed_runs_recording_says_where_and_replay_reproduces_the_crash(tmp
     end = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])
     assert end["end"] == 129 and end["crashed"] == 130
     capsys.readouterr()
-    assert main(["replay", str(tmp_path / "r.jsonl")]) == 0
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--game", str(game)]) == 0
     out = capsys.readouterr().out
     assert "crashed at tick 130: reproduced" in out and out.count("\n") == 1
     game.write_text(CRASHER.format(at=10**6))
@@ -201,7 +201,7 @@ def test_a_crash_is_reproduced_by_a_replay_drawn_off_screen_too(tmp_path, capsys
     game.write_text(CRASHER.format(at=70))
     assert main(["run", str(game), "--ticks", "100", "--record", str(tmp_path / "r.jsonl")]) == 1
     capsys.readouterr()
-    assert main(["replay", str(tmp_path / "r.jsonl"), "--headless"]) == 0
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--game", str(game), "--headless"]) == 0
     assert "crashed at tick 70: reproduced" in capsys.readouterr().out
 
 
@@ -228,7 +228,7 @@ def test_a_crash_on_a_tick_with_input_is_recorded_with_that_input_and_reproduced
     lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert lines[-2]["tick"] == 20 and lines[-1] == {**lines[-1], "end": 19, "crashed": 20}
     capsys.readouterr()
-    assert main(["replay", str(tmp_path / "r.jsonl"), *shown]) == 0
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--game", str(game), *shown]) == 0
     assert "crashed at tick 20: reproduced" in capsys.readouterr().out
 
 

@@ -29,8 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +44,8 @@ from types import ModuleType
 from typing import Any
 
 from engine.errors import where
+from engine.files.reading import NotAFile, file_kind, read_bounded
+from engine.files.schema import display_name
 
 __all__ = ["ENTRY_POINT_GROUP", "GAME_MODULE", "Game", "GameError", "adopt_main", "file_digest", "is_game_path",
            "load_game", "public_module_name", "sample_games"]
@@ -77,7 +83,7 @@ class Game:
     path: Path | None = None
     """The game file (or package directory), absolute; ``None`` for a sample game."""
     digest: str | None = None
-    """SHA-256 of the game file's content (of every ``.py`` file of a package); ``None`` for samples."""
+    """SHA-256 of the game file's content (of every file of a package but its caches); ``None`` for samples."""
     module_name: str | None = None
     """The name its classes carry, when it is not the module's own (a game file running as ``__main__``)."""
 
@@ -156,16 +162,84 @@ def is_game_path(name: str) -> bool:
     return name.endswith(".py") or "/" in name or "\\" in name or (Path(name).is_dir() and name not in sample_games())
 
 
+MAX_PACKAGE_FILES = 10_000
+"""The most files a game package may hold (each one is read for its digest)."""
+
+
+def _package_files(directory: Path) -> list[tuple[str, Path]]:
+    """Every file under a game package that an import could read, by relative name in a stable order.
+
+    Not only ``.py``: a sourceless ``.pyc``, an extension module (``.so``) or a data file
+    the game opens can change what runs as well. ``__pycache__`` is left out, because the
+    package is loaded with ``_SourceOnlyLoader``, which never reads a bytecode cache (the
+    interpreter writes those caches itself, so counting them would make a game "change"
+    by being run). A FIFO, a device or a link to a directory is refused: it can't be digested.
+    """
+    found: list[tuple[str, Path]] = []
+    for root, directories, files in os.walk(directory):
+        directories[:] = sorted(name for name in directories if name != "__pycache__")
+        for name in directories:
+            if (Path(root) / name).is_symlink():
+                raise GameError(f"{display_name(Path(root) / name)}: a link to a directory in a game package "
+                                "(its digest can't cover it)")
+        for name in files:
+            path = Path(root) / name
+            mode = path.stat().st_mode
+            if not stat.S_ISREG(mode):
+                raise GameError(f"{display_name(path)} in the game package is {file_kind(mode)}, not a file")
+            found.append((path.relative_to(directory).as_posix(), path))
+            if len(found) > MAX_PACKAGE_FILES:
+                raise GameError(f"{display_name(directory)} holds more than {MAX_PACKAGE_FILES} files: not a game")
+    return sorted(found)
+
+
 def file_digest(path: str | Path) -> str:
-    """The content digest of a game file, or of every ``.py`` file under a game package."""
+    """The content digest of a game file, or of every file under a game package (names and contents)."""
     file = Path(path)
     if file.is_dir():
         digest = hashlib.sha256()
-        for part in sorted(file.rglob("*.py")):
-            digest.update(part.relative_to(file).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(part.read_bytes()).digest())
+        for name, part in _package_files(file):
+            digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+            try:
+                digest.update(hashlib.sha256(read_bounded(part, MAX_GAME_FILE_BYTES, "the game's file")).digest())
+            except NotAFile as error:
+                raise GameError(str(error)) from None
         return digest.hexdigest()
-    return hashlib.sha256(file.read_bytes()).hexdigest()
+    try:
+        return hashlib.sha256(read_bounded(file, MAX_GAME_FILE_BYTES, "the game")).hexdigest()
+    except NotAFile as error:
+        raise GameError(str(error)) from None
+
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Loads a game package's modules from their source only, never from a ``__pycache__`` file.
+
+    A ``.pyc`` whose header matches the source's size and time would otherwise run instead
+    of the source, and the package's digest (which leaves caches out) would not show it.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+class _GamePackageFinder(importlib.abc.MetaPathFinder):
+    """Finds the submodules of one loaded game package: sources through ``_SourceOnlyLoader``."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if not fullname.startswith(self.package + ".") or path is None:
+            return None
+        loaders = [(_SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
+                   (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+                   (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES)]
+        for entry in path:
+            spec = importlib.machinery.FileFinder(str(entry), *loaders).find_spec(fullname)
+            if spec is not None and spec.loader is not None:
+                return spec
+        return None  # a namespace portion: the default finders build it, and find its modules here again
 
 
 def _module_name(path: Path, digest: str) -> str:
@@ -244,12 +318,13 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     if not package and path.suffix != ".py":
         raise GameError(f"{name} is not a .py file")
     try:
-        if not package and path.stat().st_size > MAX_GAME_FILE_BYTES:
-            raise GameError(f"{name} is larger than {MAX_GAME_FILE_BYTES} bytes: not a game file")
-        source = b"" if package else path.read_bytes()
+        # Bounded by the bytes read (a FIFO or a device is refused by name, never opened to block).
+        source = b"" if package else read_bounded(path, MAX_GAME_FILE_BYTES, "the game")
         digest = file_digest(path) if package else hashlib.sha256(source).hexdigest()
+    except NotAFile as error:
+        raise GameError(str(error)) from None
     except OSError as error:
-        raise GameError(f"cannot read the game {name}: {error.strerror or error}") from None
+        raise GameError(f"cannot read the game {display_name(name)}: {error.strerror or error}") from None
     if expect_digest is not None and digest != expect_digest:
         raise GameError(f"{name} is not the game file that was recorded: its content changed "
                         f"(digest {digest[:12]}, recorded {expect_digest[:12]})")
@@ -258,7 +333,12 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     if loaded is not None:
         return Game(path.name, loaded, path, digest)
     if package:
-        spec = importlib.util.spec_from_file_location(module_name, source_file, submodule_search_locations=[str(path)])
+        spec = importlib.util.spec_from_file_location(module_name, source_file,
+                                                      loader=_SourceOnlyLoader(module_name, str(source_file)),
+                                                      submodule_search_locations=[str(path)])
+        if not any(isinstance(finder, _GamePackageFinder) and finder.package == module_name
+                   for finder in sys.meta_path):
+            sys.meta_path.insert(0, _GamePackageFinder(module_name))
     else:
         spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path))
     assert spec is not None

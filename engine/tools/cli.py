@@ -328,30 +328,31 @@ def _make_runner(args: argparse.Namespace, game: Game, world: World, **hooks: An
 
 
 def _replay_game(replay: Any, chosen: str | None) -> Game:
-    """The replay's game: a registered one by name, the file the user names, or the file beside the replay.
+    """The replay's game: a registered one by name, or the game file the user names with ``--game``.
 
-    Nothing named only by the file's header is ever run unless its content digest is
-    the one recorded: a replay is data, and its header can say anything.
+    A game file is never run because a replay names it, not even one lying beside the
+    replay with the recorded digest: whoever sent the replay can send that file too, so
+    a matching digest shows only that the file fits the header, not that the user chose
+    to run it. The refusal says which ``--game`` to pass.
     """
+    shown = display_name(replay.path)
     if replay.game_digest is None:
         if chosen is not None:
-            raise UsageError(f"{replay.path} is a recording of the game {replay.game!r}; --game is for game files")
+            raise UsageError(f"{shown} is a recording of the game {replay.game!r}; --game is for game files")
         if replay.game not in sample_games():
             # Only a registered game by name: never a file or directory the header happens to name.
-            raise UsageError(f"{replay.path}:1: the replay's game {replay.game!r} is not an installed game; "
+            raise UsageError(f"{shown}:1: the replay's game {replay.game!r} is not an installed game; "
                              f"installed: {', '.join(sorted(sample_games()))}")
         return load_game(replay.game)
     if chosen is not None:
         # The user named this file: it may be run whatever its content; hashes say whether it still fits.
         return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
-    if not os.path.exists(beside):
-        raise UsageError(f"{replay.path} is a recording of the game file {replay.game}, which is not beside it: "
-                         "pass --game PATH")
-    try:
-        return load_game(beside, expect_digest=replay.game_digest)
-    except GameError as error:
-        raise UsageError(f"{error}; to replay it with this file anyway, pass --game {beside}") from None
+    relative = os.path.relpath(beside)
+    suggestion = display_name((beside if relative.startswith("..") else relative) if os.path.lexists(beside)
+                              else replay.game)
+    raise UsageError(f"{shown} is a recording of the game file {display_name(replay.game)}, which a replay never "
+                     f"runs by itself: to run that game, pass --game {suggestion}")
 
 
 def _replay(args: argparse.Namespace) -> int:
