@@ -58,7 +58,7 @@ from engine.input import InputEvent
 from engine.world import World
 
 __all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError", "ReplayResult",
-           "read_input_script", "read_replay", "verify"]
+           "check_events", "check_key", "read_input_script", "read_replay", "verify"]
 
 FORMAT = "tickswap-replay"
 """The ``format`` field of a replay's header line."""
@@ -245,7 +245,7 @@ def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _events(value: Any, where: str) -> list[InputEvent]:
+def check_events(value: Any, where: str) -> list[InputEvent]:
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_EVENTS_PER_TICK:
         raise FieldError(f"{where} must be a list of 1 to {MAX_EVENTS_PER_TICK} events")
     events = []
@@ -255,7 +255,7 @@ def _events(value: Any, where: str) -> list[InputEvent]:
             raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
         kind, key, x, y = item[:4]
         expect_str(kind, f"{at} type", 20)
-        _check_key(key, f"{at} key")
+        check_key(key, f"{at} key")
         expect_number(x, f"{at} x", -1e9, 1e9)
         expect_number(y, f"{at} y", -1e9, 1e9)
         if len(item) == 7:
@@ -269,7 +269,7 @@ def _events(value: Any, where: str) -> list[InputEvent]:
     return events
 
 
-def _check_key(key: Any, where: str, nested: bool = False) -> None:
+def check_key(key: Any, where: str, nested: bool = False) -> None:
     if key is None or isinstance(key, bool):
         return
     if isinstance(key, int):
@@ -278,7 +278,7 @@ def _check_key(key: Any, where: str, nested: bool = False) -> None:
         expect_str(key, where, _KEY_TEXT)
     elif isinstance(key, list) and not nested and len(key) <= 8:
         for part in key:
-            _check_key(part, where, nested=True)
+            check_key(part, where, nested=True)
     else:
         raise FieldError(f"{where} must be a key code, a short string or a short list of them")
 
@@ -324,7 +324,7 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
             if tick < last_tick or (tick == last_tick and not (last_kind == "input" and kind == "hash")):
                 raise FieldError(f"tick {tick} comes after tick {last_tick}: lines are out of order or repeated")
             if kind == "input":
-                value: Any = _events(record["input"], "input")
+                value: Any = check_events(record["input"], "input")
             else:
                 value = expect_str(record["hash"], "hash", 64, HEX_DIGEST)
                 if tick != (hashes + 1) * HASH_EVERY:
@@ -496,7 +496,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last:
                 raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order")
-            events = _events(_named_keys(record["input"], "input"), "input")
+            events = check_events(_named_keys(record["input"], "input"), "input")
             total += len(events)
             if total > 1_000_000:
                 raise FieldError("more than 1,000,000 events")

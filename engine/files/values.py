@@ -21,12 +21,20 @@ from engine.entity import Entity
 from engine.files.game import public_module_name
 from engine.files.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_str, expect_whole
 
-__all__ = ["MAX_ID", "DeadReference", "NotSaveable", "check_like_default", "check_value", "decode", "encode"]
+__all__ = ["MAX_ID", "VALUE_DEPTH", "DeadReference", "NotSaveable", "check_like_default", "check_value", "decode",
+           "encode"]
 
 MAX_ID = 2**53
 """The highest entity id a save may name."""
 MAX_TEXT = 1 << 20
-"""The longest string a saved value may be."""
+"""The longest string a saved value (or a saved dict's key) may be."""
+VALUE_DEPTH = MAX_DEPTH - 6
+"""How deeply a saved value may nest, in JSON levels (a list is one, a tagged tuple, set or dict two).
+
+The deepest place a value sits in a save is ``entities[i].previous.values.$tuple[j]``,
+six levels down: a value this deep still fits the reader's ``MAX_DEPTH`` for the whole
+file. ``encode`` and ``check_value`` both count with it, so what one writes the other reads.
+"""
 _TAGS = ("$entity", "$dead", "$tuple", "$set", "$dict", "$float")
 DeadReference = tuple[int, str, str]
 """A ``$dead`` reference found by ``check_value``: the id, the class name, and where it was."""
@@ -37,11 +45,19 @@ class NotSaveable(ValueError):
     """A value a save cannot hold (and read back); the message names the field."""
 
 def encode(value: Any, where: str, depth: int = 0) -> Any:
-    """A saved value as JSON: entities as ids, tuples, sets and dicts tagged, NaN and infinities tagged."""
-    if depth >= MAX_DEPTH - 6:
-        raise NotSaveable(f"{where} is nested too deeply for a save")
-    if value is None or isinstance(value, (bool, str)):
+    """A saved value as JSON: entities as ids, tuples, sets and dicts tagged, NaN and infinities tagged.
+
+    ``depth`` is the JSON level the value starts at; a container at ``VALUE_DEPTH`` or deeper is refused.
+    """
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise NotSaveable(f"{where} holds a string of {len(value):,} characters; a save holds at most {MAX_TEXT:,}")
+        return value
+    if isinstance(value, (list, tuple, set, frozenset, dict, Entity)) and depth >= VALUE_DEPTH:
+        raise NotSaveable(f"{where} is nested too deeply for a save (at most {VALUE_DEPTH} levels, "
+                          "a tuple, set or dict counting two)")
     if isinstance(value, int):
         if len(str(abs(value))) > MAX_INT_DIGITS:
             raise NotSaveable(f"{where} holds an integer of more than {MAX_INT_DIGITS} digits, "
@@ -54,16 +70,20 @@ def encode(value: Any, where: str, depth: int = 0) -> Any:
             raise NotSaveable(f"{where} refers to an entity that was never spawned")
         if not value.alive:
             kind = type(value)
+            if depth + 1 >= VALUE_DEPTH:
+                raise NotSaveable(f"{where} is nested too deeply for a save (at most {VALUE_DEPTH} levels)")
             return {"$dead": [value.id, f"{public_module_name(kind.__module__)}:{kind.__qualname__}"]}
         return {"$entity": value.id}
     if isinstance(value, tuple):
-        return {"$tuple": [encode(item, where, depth + 1) for item in value]}
+        return {"$tuple": [encode(item, where, depth + 2) for item in value]}
     if isinstance(value, list):
         return [encode(item, where, depth + 1) for item in value]
     if isinstance(value, (set, frozenset)):
-        return {"$set": sorted((encode(item, where, depth + 1) for item in value), key=repr)}
+        return {"$set": sorted((encode(item, where, depth + 2) for item in value), key=repr)}
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return {"$dict": {key: encode(item, where, depth + 1) for key, item in value.items()}}
+        for key in value:
+            encode(key, f"{where} (a key)", depth)
+        return {"$dict": {key: encode(item, where, depth + 2) for key, item in value.items()}}
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
         return encode(value.item(), where, depth)
     raise NotSaveable(f"{where} holds {value!r:.60}, which a save cannot hold: use numbers, strings, tuples, lists, "
@@ -76,16 +96,19 @@ def check_value(value: Any, where: str, ids: set[int], dead: list[DeadReference]
     ``$dead`` references are appended to ``dead`` for the caller to resolve their classes;
     without ``dead`` none is accepted.
     """
-    stack = [value]
+    stack = [(value, 0)]
     while stack:
-        item = stack.pop()
+        item, depth = stack.pop()
         if item is None or isinstance(item, (bool, int, float)):
             continue
         if isinstance(item, str):
             if len(item) > MAX_TEXT:
                 raise FieldError(f"{where} holds a string longer than {MAX_TEXT} characters")
-        elif isinstance(item, list):
-            stack.extend(item)
+            continue
+        if depth >= VALUE_DEPTH:
+            raise FieldError(f"{where} is nested deeper than {VALUE_DEPTH} levels")
+        if isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
         elif isinstance(item, dict):
             if len(item) != 1 or next(iter(item)) not in _TAGS:
                 raise FieldError(f"{where} holds an object that is not a saved value (expected one of {_TAGS})")
@@ -95,6 +118,8 @@ def check_value(value: Any, where: str, ids: set[int], dead: list[DeadReference]
                 if inner not in ids:
                     raise FieldError(f"{where} refers to entity {inner}, which is not in the save")
             elif tag == "$dead":
+                if depth + 1 >= VALUE_DEPTH:
+                    raise FieldError(f"{where} is nested deeper than {VALUE_DEPTH} levels")
                 if dead is None or not (isinstance(inner, list) and len(inner) == 2):
                     raise FieldError(f"{where} holds a $dead that is not [id, class] where one may be")
                 dead_id = expect_whole(inner[0], f"{where} (a despawned entity's id)", 1, MAX_ID)
@@ -107,11 +132,13 @@ def check_value(value: Any, where: str, ids: set[int], dead: list[DeadReference]
             elif tag == "$dict":
                 if not isinstance(inner, dict):
                     raise FieldError(f"{where} holds a $dict that is not an object")
-                stack.extend(inner.values())
+                if any(len(key) > MAX_TEXT for key in inner):
+                    raise FieldError(f"{where} holds a $dict key longer than {MAX_TEXT} characters")
+                stack.extend((child, depth + 2) for child in inner.values())
             else:
                 if not isinstance(inner, list):
                     raise FieldError(f"{where} holds a {tag} that is not a list")
-                stack.extend(inner)
+                stack.extend((child, depth + 2) for child in inner)
         else:  # pragma: no cover - JSON has no other types
             raise FieldError(f"{where} holds {type(item).__name__}")
 

@@ -1,0 +1,291 @@
+"""The save format's checks, shared by the reader and the writer: one definition of a valid save.
+
+``load_world`` runs them on a file before anything is built; ``save_world`` runs the very
+same checks on what it is about to write, so a save that tickswap wrote is always one it
+reads back (a buffered ``x = 'left'``, a ``buffered(False)`` set to ``1``, a string over
+the read limit or an id past ``MAX_ID`` is refused by name when saving, not found
+"damaged" when loading). Class names are resolved only among classes that already exist
+(the game's own and the engine's when a game is given); nothing is ever imported.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from engine.crowd import Crowd
+from engine.entity import Entity
+from engine.files.game import public_module_name
+from engine.files.replay import check_events, check_key
+from engine.files.schema import (
+    FieldError,
+    check_depth,
+    expect_keys,
+    expect_number,
+    expect_str,
+    expect_whole,
+    is_whole,
+    show_value,
+)
+from engine.files.values import MAX_ID, DeadReference, check_like_default, check_value, decode
+
+if TYPE_CHECKING:
+    from engine.files.game import Game
+
+__all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "check_document", "check_world", "entity_classes"]
+
+FORMAT = "tickswap-save"
+"""The ``format`` field of every save file."""
+VERSION = 2
+"""The save format version this tickswap writes and reads (2: checked fields, non-finite floats tagged)."""
+MAX_SAVE_BYTES = 512 * 1024 * 1024
+"""A save larger than this is refused before it is read."""
+MAX_ENTITIES = 1_000_000
+MAX_TICKS = 2**63 - 1
+MAX_CROWD_BYTES = 2 * 1024**3
+"""The most memory a loaded crowd may ask for (capacity x columns x 3 buffers x 4 bytes)."""
+_CLASS_NAME = re.compile(r"[A-Za-z_][\w.]{0,199}:[A-Za-z_][\w.<>]{0,199}")
+_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
+
+
+_ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
+
+
+def _is_number(value: Any) -> bool:
+    """A saved number: an int or float (not a bool), or a tagged non-finite float."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
+        isinstance(value, dict) and "$float" in value)
+
+
+def _check_random_state(state: Any, where: str) -> None:
+    """A ``random.Random.getstate()`` as JSON: [3, 625 words, gauss or null]."""
+    if not (isinstance(state, list) and len(state) == 3 and state[0] == 3 and isinstance(state[1], list)
+            and len(state[1]) == 625):
+        raise FieldError(f"{where} is not the state of a Python random generator")
+    for word in state[1][:624]:
+        expect_whole(word, where, 0, 2**32 - 1)
+    expect_whole(state[1][624], where, 1, 624)
+    if state[2] is not None:
+        expect_number(state[2], f"{where} (gauss)", -1e308, 1e308)
+
+
+def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int,
+                         dead: list[DeadReference]) -> None:
+    """Check one entity record against its class (called once the class is resolved)."""
+    expect_keys(record, where, _ENTITY_KEYS)
+    defaults = kind.buffered_fields()
+    names = tuple(defaults)
+    buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
+    for name, value in buffered.items():
+        check_value(value, f"{where}.{name}", ids, dead)
+        check_like_default(value, defaults[name], f"{where}.{name}")
+    saved = expect_keys(record["saved"], f"{where}.saved", kind.saved)
+    for name, value in saved.items():
+        check_value(value, f"{where}.{name}", ids, dead)
+    signals = record["signals"]
+    declared = kind._layout.signals
+    if not isinstance(signals, dict):
+        raise FieldError(f"{where}.signals must be an object of signal name -> value")
+    for name, value in signals.items():
+        if name not in declared:
+            raise FieldError(f"{where}.signals names {str(name)[:40]!r}, which {kind.__name__} does not declare")
+        check_value(value, f"{where}.signals.{name}", ids, dead)
+        combine = declared[name].combine
+        if combine is None and value is not True:
+            raise FieldError(f"{where}.signals.{name} is a flag: it can only be true, got {value!r:.40}")
+        # A valued signal declares no type; its combined value is checked where the combine says what it makes.
+        if combine is sum and not _is_number(value):
+            raise FieldError(f"{where}.signals.{name} is signal(sum): its value must be a number, got {value!r:.40}")
+        if combine is tuple and not (isinstance(value, dict) and "$tuple" in value):
+            raise FieldError(f"{where}.signals.{name} is signal(tuple): its value must be a $tuple, got {value!r:.40}")
+    previous = expect_keys(record["previous"], f"{where}.previous", ("tick", "values"))
+    expect_whole(previous["tick"], f"{where}.previous.tick", -1, tick_count)
+    values = previous["values"]
+    listed = values.get("$tuple") if isinstance(values, dict) else None
+    if not (isinstance(listed, list) and len(listed) == len(names)):
+        raise FieldError(f"{where}.previous.values must be a $tuple of the {len(names)} buffered values")
+    for name, value in zip(names, values["$tuple"]):
+        check_value(value, f"{where}.previous.{name}", ids, dead)
+        check_like_default(value, defaults[name], f"{where}.previous.{name}")
+    if record["random"] is not None:
+        _check_random_state(record["random"], f"{where}.random")
+    crowd = record["crowd"]
+    if not issubclass(kind, Crowd):
+        if crowd is not None:
+            raise FieldError(f"{where}.crowd must be null: {kind.__name__} is not a Crowd")
+        return
+    crowd = expect_keys(crowd, f"{where}.crowd", ("capacity", "count", "fields"))
+    columns = sum(kind.fields.values())
+    limit = max(1, MAX_CROWD_BYTES // (12 * max(1, columns)))
+    capacity = expect_whole(crowd["capacity"], f"{where}.crowd.capacity", 1, limit)
+    count = expect_whole(crowd["count"], f"{where}.crowd.count", 0, capacity)
+    fields = expect_keys(crowd["fields"], f"{where}.crowd.fields", tuple(kind.fields))
+    for name, encoded in fields.items():
+        expect_str(encoded, f"{where}.crowd.fields.{name}", MAX_SAVE_BYTES)
+        try:
+            size = len(base64.b64decode(encoded, validate=True))
+        except (binascii.Error, ValueError):
+            raise FieldError(f"{where}.crowd.fields.{name} is not base64") from None
+        if size != count * kind.fields[name] * 4:
+            raise FieldError(f"{where}.crowd.fields.{name} holds {size} bytes; {count} members need "
+                             f"{count * kind.fields[name] * 4}")
+
+
+
+
+def check_document(data: Any) -> dict[str, Any]:
+    """The top of a save: its format, version, fields, engine version string and ``meta``.
+
+    Returns the engine version it was written by (whether this tickswap may read it is the
+    reader's question, not the format's).
+    """
+    check_depth(data)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise FieldError(f"not a tickswap save (no format {FORMAT!r})")
+    if not (is_whole(data.get("version")) and data["version"] == VERSION):
+        raise FieldError(f"save format version {show_value(data.get('version'))}; this tickswap reads version "
+                         f"{VERSION}")
+    expect_keys(data, "the save", ("format", "version", "engine", "world", "entities", "meta"))
+    expect_str(data["engine"], "engine", 64, _VERSION)
+    meta = data["meta"]
+    if not isinstance(meta, dict):
+        raise FieldError("meta must be an object")
+    for key, value in meta.items():
+        expect_str(key, "a meta field's name", 100)
+        check_value(value, f"meta.{key}", set())
+    if "game" in meta:
+        expect_str(meta["game"], "meta.game", 255)
+    if meta.get("game_digest") is not None:
+        expect_str(meta["game_digest"], "meta.game_digest", 64, re.compile(r"[0-9a-f]{64}"))
+    return data
+
+
+def entity_classes() -> dict[str, type[Entity] | None]:
+    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing).
+
+    A name that two loaded game files share (``game:Ball`` of two files) maps to ``None``:
+    which one a save means is then for the caller to say, by passing the game.
+    """
+    found: dict[str, type[Entity] | None] = {}
+    stack: list[type[Entity]] = [Entity]
+    seen: set[type[Entity]] = set()
+    while stack:
+        kind = stack.pop()
+        if kind in seen:
+            continue
+        seen.add(kind)
+        name = f"{public_module_name(kind.__module__)}:{kind.__qualname__}"
+        found[name] = kind if found.get(name, kind) is kind else None
+        stack.extend(kind.__subclasses__())
+    return found
+
+
+def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None]
+                  ) -> type[Entity]:
+    """The class a save names, among the game's own classes and the engine's (never by importing)."""
+    public, _, qualname = name.partition(":")
+    # A game file's classes are saved as game:Qualname, whatever the file is called now.
+    module = game.real_module_name(public) if game is not None else public
+    is_engine = module == "engine" or module.startswith("engine.")
+    if game is not None and not (is_engine or game.owns_module(module)):
+        raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
+    if game is not None and not is_engine:
+        # Looked up in the game's own module (never imported, never another copy of it).
+        found: Any = game.module if module == (game.module_name or game.module.__name__) else sys.modules.get(module)
+        for part in qualname.split("."):
+            found = vars(found).get(part) if hasattr(found, "__dict__") else None
+        if (isinstance(found, type) and issubclass(found, Entity) and found.__module__ == module
+                and found.__qualname__ == qualname):
+            return found
+        raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
+    if name in classes and classes[name] is None:
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded game file has: load the save "
+                         "with its game (tickswap run GAME --load FILE)")
+    kind = classes.get(name)
+    if kind is None:
+        owner = f"{game.name} has no such Entity class" if game is not None else "is no Entity class loaded here"
+        raise FieldError(f"{where} names class {name!r}, which {owner}")
+    return kind
+
+
+def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type[Entity] | None] | None = None,
+                *, writing: bool = False
+                ) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]], dict[int, type[Entity]]]:
+    """Check the world and every entity record; returns them with each record's class, and despawned ones'.
+
+    ``classes`` maps class names to classes (default: every Entity class in this process).
+    ``writing``: the writer's own check, where a despawned entity's class need only be a
+    class name (the reader resolves it against the game, which the writer is not given).
+    """
+    info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"))
+    tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
+    seed = info["seed"]
+    if isinstance(seed, str):
+        expect_str(seed, "world.seed", 1000)
+    else:
+        expect_whole(seed, "world.seed", -(2**64), 2**64)
+    _check_random_state(info["random"], "world.random")
+    last_id = expect_whole(info["last_id"], "world.last_id", 0, MAX_ID)
+    records = data["entities"]
+    if not isinstance(records, list) or len(records) > MAX_ENTITIES:
+        raise FieldError(f"entities must be a list of at most {MAX_ENTITIES}")
+    ids: set[int] = set()
+    for index, record in enumerate(records):
+        record = expect_keys(record, f"entities[{index}]", _ENTITY_KEYS)
+        entity_id = expect_whole(record["id"], f"entities[{index}].id", 1, MAX_ID)
+        if entity_id in ids:
+            raise FieldError(f"entities[{index}].id {entity_id} is used twice")
+        ids.add(entity_id)
+    if ids and last_id < max(ids):
+        raise FieldError(f"world.last_id is {last_id}, below entity id {max(ids)}: new entities would reuse ids")
+    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"))
+    if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
+        raise FieldError("world.input.events must be a list")
+    for value in (queued["events"], queued["held"], queued["mouse"]):
+        check_value(value, "world.input", set())
+    for index, event in enumerate(queued["events"]):
+        # The same checks as a replay's input lines: "12", NaN or 1e999 is no coordinate.
+        check_events([_listed(decode(event, {}))], f"world.input.events[{index}]")
+    mouse = decode(queued["mouse"], {})
+    if not (isinstance(mouse, list) and len(mouse) == 2):
+        raise FieldError("world.input.mouse must be [x, y]")
+    for value in mouse:
+        expect_number(value, "world.input.mouse", -1e9, 1e9)
+    held = decode(queued["held"], {})
+    if not isinstance(held, frozenset):
+        raise FieldError("world.input.held must be a $set of keys")
+    for key in held:
+        check_key(_listed(key), "world.input.held")
+    classes = entity_classes() if classes is None else classes
+    kinds = []
+    dead: list[DeadReference] = []
+    for index, record in enumerate(records):
+        where = f"entities[{index}] (id {record['id']})"
+        name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
+        kind = _entity_class(name, where, game, classes)
+        _check_entity_record(record, where, kind, ids, tick_count, dead)
+        kinds.append(kind)
+    dead_kinds: dict[int, type[Entity]] = {}
+    for dead_id, name, where in dead:
+        if not _CLASS_NAME.fullmatch(name):
+            raise FieldError(f"{where} names a despawned entity's class {name[:60]!r}, which is not a class name")
+        if dead_id > last_id:
+            raise FieldError(f"{where} refers to despawned entity {dead_id}, above world.last_id {last_id}")
+        if writing:
+            continue
+        kind = _entity_class(name, where, game, classes)
+        if dead_kinds.setdefault(dead_id, kind) is not kind:
+            raise FieldError(f"{where} gives despawned entity {dead_id} two different classes")
+    return info, records, kinds, dead_kinds
+
+
+
+
+def _listed(value: Any) -> Any:
+    """A decoded key or event with tuples as lists, the form a replay line has."""
+    if isinstance(value, (tuple, list)):
+        return [_listed(item) for item in value]
+    return value
