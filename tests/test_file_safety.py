@@ -284,3 +284,100 @@ def test_a_game_packages_digest_covers_every_file_but_its_caches(tmp_path):
     os.mkfifo(package / "pipe")
     with pytest.raises(__import__("engine").files.game.GameError, match="FIFO"):
         file_digest(package)
+
+
+# -- silent acceptances: strict numbers, the end hash always checked --
+
+def _patrol_replay(tmp_path: Path, ticks: int) -> Path:
+    """A recording of patrol that ends at tick ``ticks`` (0: no tick at all, which the command line never runs)."""
+    from engine.files.game import load_game
+    from engine.files.replay import Recorder
+
+    path = tmp_path / "r.jsonl"
+    with World(seed=0) as world:
+        load_game("patrol").setup(world)
+        recorder = Recorder(path, game="patrol", seed=0, ms_per_update=15.625)
+        for _ in range(ticks):
+            world.tick()
+            recorder.after_tick(world)
+        recorder.close(world)
+    return path
+
+
+@pytest.mark.parametrize("shown", [[], ["--headless"]])
+def test_a_replay_ending_at_tick_0_with_a_wrong_hash_is_a_mismatch_not_all_match(tmp_path, capsys, shown):
+    path = _patrol_replay(tmp_path, 0)
+    lines = path.read_text().splitlines()
+    assert main(["replay", str(path), *shown]) == 0
+    lines[-1] = json.dumps({"end": 0, "hash": "0" * 64})
+    path.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(path), *shown]) == 1
+    out = capsys.readouterr().out
+    assert "differs at tick 0" in out and "all match" not in out
+
+
+def test_a_crashed_recordings_end_hash_is_checked_before_the_crash(tmp_path, capsys):
+    game = tmp_path / "bomb.py"
+    game.write_text("from engine import Entity\n\nclass Bomb(Entity):\n    def update(self, world):\n"
+                    "        self.x += 1\n        if world.tick_count == 9:\n            raise RuntimeError('boom')\n\n"
+                    "def build(world):\n    world.spawn(Bomb())\n")
+    path = tmp_path / "r.jsonl"
+    assert main(["run", str(game), "--ticks", "20", "--record", str(path)]) == 1
+    lines = path.read_text().splitlines()
+    end = json.loads(lines[-1])
+    assert end["crashed"] == 10
+    lines[-1] = json.dumps({**end, "hash": "1" * 64})
+    path.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(path), "--game", str(game)]) == 1
+    assert "differs at tick 9" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("field, value", [("version", 2.0), ("version", True), ("crashed", True), ("crashed", 1.0)])
+def test_a_number_in_a_replay_is_a_whole_number_of_its_own_type(tmp_path, field, value):
+    path = _patrol_replay(tmp_path, 0)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    if field == "version":
+        lines[0]["version"] = value
+    else:
+        lines[-1]["crashed"] = value
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    with pytest.raises(ReplayError) as refused:
+        read_replay(path)
+    assert "tick True" not in str(refused.value)
+
+
+@pytest.mark.parametrize("value", ["12", "nan", "1e999", True, None])
+def test_a_saves_queued_input_events_are_checked_as_numbers(tmp_path, value):
+    with World() as world:
+        world.spawn(Entity())
+        world.input_queue.move_mouse(1.0, 2.0) if hasattr(world.input_queue, "move_mouse") else None
+        from engine.input import InputEvent
+
+        world.input_queue.push(InputEvent("mouse_motion", None, 1.0, 2.0))
+        world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["world"]["input"]["events"][0][2] == 1.0
+    data["world"]["input"]["events"][0][2] = value
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=r"events\[0\]"):
+        load_world(tmp_path / "s.json")
+
+
+def test_the_save_version_is_a_whole_number(tmp_path):
+    with World() as world:
+        world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    data["version"] = 2.0
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match="version 2.0"):
+        load_world(tmp_path / "s.json")
+
+
+def test_a_file_name_with_a_newline_or_a_huge_value_stays_one_short_line(tmp_path, capsys):
+    path = tmp_path / "bad\nname.json"
+    path.write_text(json.dumps({"format": "tickswap-save", "version": "v" * 5_000_000}))
+    assert main(["run", "patrol", "--ticks", "1", "--load", str(path)]) == 2
+    err = one_line(capsys)
+    assert "bad\\nname.json" in err and len(err) < 400

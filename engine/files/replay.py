@@ -95,14 +95,21 @@ class Recorder:
 
     def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float,
                  game_digest: str | None = None) -> None:
-        self.path = os.fspath(path)
+        self.path = display_name(path)
+        header = {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
+                  "ms_per_update": ms_per_update, "engine": engine.__version__}
+        # The reader's own check of a header, before anything is written: what it would refuse is refused now.
+        try:
+            _header("", header)
+        except ReplayError as error:
+            raise ReplayError(f"cannot record {self.path}: {str(error).removeprefix(':1: ')}, which a replay could "
+                              "not read back; nothing was written") from None
         try:
             self._output = AtomicFile(path)
             self._file: IO[str] | None = self._output.open("w")
         except OutputError as error:
             raise ReplayError(f"cannot write the replay: {error}") from None
-        self._write({"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
-                     "ms_per_update": ms_per_update, "engine": engine.__version__})
+        self._write(header)
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is None:
@@ -115,11 +122,28 @@ class Recorder:
             raise ReplayError(f"cannot write the replay {self.path}: {error.strerror or error}; "
                               "the previous file, if any, is intact") from None
 
+    def _refuse(self, problem: str) -> None:
+        self._output.abort()
+        self._file = None
+        raise ReplayError(f"cannot record {self.path}: {problem}, which a replay could not read back; "
+                          "the previous file, if any, is intact")
+
+    def _write_input(self, tick: int, events: Any) -> None:
+        line = [event.to_json() for event in events]
+        try:
+            # The reader's check of an input line (an event's key, coordinates, count per tick).
+            check_events(_listed(line), f"the input of tick {tick}")
+        except FieldError as error:
+            self._refuse(str(error))
+        self._write({"tick": tick, "input": line})
+
     def after_tick(self, world: World) -> None:
         """Record the tick that just ran: its input, if any, and every 60th tick the hash."""
         tick = world.tick_count
+        if tick > MAX_TICKS:
+            self._refuse(f"tick {tick} is past the last tick a replay may name ({MAX_TICKS})")
         if world.input.events:
-            self._write({"tick": tick, "input": [event.to_json() for event in world.input.events]})
+            self._write_input(tick, world.input.events)
         if tick % HASH_EVERY == 0:
             self._write({"tick": tick, "hash": world.state_hash()})
 
@@ -137,7 +161,7 @@ class Recorder:
             # or a replay could not run the tick that crashed with what it saw.
             events = world.input_queue.state()[0]
             if events:
-                self._write({"tick": world.tick_count + 1, "input": [event.to_json() for event in events]})
+                self._write_input(world.tick_count + 1, events)
             end["crashed"] = world.tick_count + 1
         self._write(end)
         self._file = None
@@ -174,6 +198,13 @@ class Replay:
 
 
 _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
+
+
+def _listed(value: Any) -> Any:
+    """Tuples as lists: an event as its JSON line reads back."""
+    if isinstance(value, (tuple, list)):
+        return [_listed(item) for item in value]
+    return value
 
 
 def _lines(path: str) -> Iterator[tuple[int, str]]:
@@ -308,7 +339,9 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 expect_keys(record, "the end line", ("end", "hash"), ("crashed",))
                 end = expect_whole(record["end"], "end", 0, MAX_TICKS)
                 expect_str(record["hash"], "hash", 64, HEX_DIGEST)
-                if "crashed" in record and not (is_whole(record["crashed"]) and record["crashed"] == end + 1):
+                if "crashed" in record:
+                    expect_whole(record["crashed"], "crashed (the tick the game crashed at)", 1, MAX_TICKS + 1)
+                if "crashed" in record and record["crashed"] != end + 1:
                     raise FieldError(f"the end line says the game crashed at tick {show_value(record['crashed'])}; "
                                      f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
                 if end < last_tick and not ("crashed" in record and last_tick == end + 1):
@@ -392,6 +425,15 @@ class Playback:
         self.checked += 1
         return bool(world.state_hash() == pending[2][1])
 
+    def matches_end(self, world: World) -> bool:
+        """Whether ``world``, at the replay's end tick, has the end line's hash.
+
+        Checked on its own, not only as the last hash line: a replay that ends at tick 0
+        runs no tick at all, and one that ends in a crash has the crashed tick's input
+        between its last tick and its end line; neither may say "all match" unchecked.
+        """
+        return world.tick_count == self.replay.end and world.state_hash() == self.replay.end_hash
+
     @property
     def finished(self) -> bool:
         """Whether the world has reached the replay's end tick."""
@@ -422,6 +464,8 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
         step()
         if playback.check(world) is False:
             return ReplayResult(False, world.tick_count, playback.checked, world.tick_count)
+    if not playback.matches_end(world):
+        return ReplayResult(False, world.tick_count, playback.checked + 1, world.tick_count)
     if replay.crashed is not None:
         # The recorded run crashed in the next tick: reproducing that crash is the replay's success.
         playback.feed(world)

@@ -389,6 +389,8 @@ def _replay(args: argparse.Namespace) -> int:
             if args.screenshot:
                 _screenshot(runner, args.screenshot)
             finished = world.tick_count >= replay.end or bool(mismatch)
+            if finished and not mismatch and not playback.matches_end(world):
+                mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
             crash: Exception | None = None
             if finished and not mismatch and replay.crashed is not None:
                 try:  # the recorded run crashed in the next tick: does this one?
@@ -427,7 +429,7 @@ def _replay(args: argparse.Namespace) -> int:
             print(f"tickswap: note: {changed}, but it replays the same", file=sys.stderr)
         return 0
     if result.first_mismatch is not None:
-        matched = result.checked - 1
+        matched = max(0, result.checked - 1)
         print(f"replay {args.file}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
               + (f"; {changed}" if changed else ""))
