@@ -16,6 +16,9 @@ import os
 import sys
 from dataclasses import dataclass
 
+from engine.files.reading import file_kind
+from engine.files.schema import display_name
+
 __all__ = ["SoundRequest", "SoundRequests", "missing_sound"]
 
 KEPT = 4096
@@ -115,6 +118,15 @@ def missing_sound(request: SoundRequest, reported: set[str]) -> bool:
     if os.path.isfile(request.sound):
         return False
     reported.add(request.sound)
+    try:
+        kind = file_kind(os.stat(request.sound).st_mode)
+    except OSError:
+        kind = ""
+    if kind:
+        # A FIFO or a device is never opened (it could block the game); it is said as what it is.
+        print(f"tickswap: the sound {display_name(request.sound)} is {kind}, not a file; going on without it",
+              file=sys.stderr)
+        return True
     print(f"tickswap: no sound file {request.sound!r} (a relative path is looked up from {os.getcwd()}; "
           "build it from __file__); going on without it", file=sys.stderr)
     return True

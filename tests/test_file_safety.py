@@ -381,3 +381,31 @@ def test_a_file_name_with_a_newline_or_a_huge_value_stays_one_short_line(tmp_pat
     assert main(["run", "patrol", "--ticks", "1", "--load", str(path)]) == 2
     err = one_line(capsys)
     assert "bad\\nname.json" in err and len(err) < 400
+
+
+@pytest.mark.parametrize("key", ["true", "false", "null", '["LEFT"]'])
+def test_an_input_script_key_that_is_no_key_is_refused_by_name(tmp_path, key):
+    script = tmp_path / "in.jsonl"
+    script.write_text(f'{{"tick": 1, "input": [["key_press", {key}, 0, 0]]}}\n')
+    with pytest.raises(ReplayError, match=r"in\.jsonl:1: input\[0\] key .* is not a key"):
+        read_input_script(script)
+
+
+def test_a_sound_that_is_a_fifo_is_said_as_one_and_never_opened(tmp_path, capsys):
+    from engine.sound import SoundRequest, missing_sound
+
+    fifo = tmp_path / "boom.wav"
+    os.mkfifo(fifo)
+    assert missing_sound(SoundRequest(str(fifo), 1.0, 1), set())
+    assert "is a FIFO (a named pipe), not a file" in one_line(capsys)
+
+
+def test_a_picture_that_is_a_fifo_is_refused_without_blocking(tmp_path):
+    pytest.importorskip("pyglet")
+    from engine import Look
+    from engine.render import entities
+
+    fifo = tmp_path / "face.png"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="FIFO"):
+        entities._picture(Look("square", 10, (255, 255, 255), image=str(fifo)))

@@ -494,6 +494,11 @@ def _named_keys(value: Any, where: str) -> Any:
         return value
     named = []
     for index, item in enumerate(value):
+        if isinstance(item, list) and len(item) >= 2 and (type(item[1]) is bool or isinstance(item[1], list) or (
+                item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
+            # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
+            raise FieldError(f"{where}[{index}] key {show_value(item[1])} is not a key: use a name from engine.keys "
+                             "(\"LEFT\", \"SPACE\", \"A\") or a key code")
         if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
             code = _key_code(item[1])
             if code is None:

@@ -21,6 +21,7 @@ only reads: it never changes game state.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from operator import attrgetter, is_not
 from typing import Any
@@ -35,6 +36,7 @@ from engine.buffering.access import motion
 from engine.camera import Camera
 from engine.crowd import Crowd
 from engine.entity import Entity
+from engine.files.reading import read_bounded
 from engine.look import Look, resolved
 from engine.world import World
 
@@ -185,6 +187,8 @@ def _look_size(look: Look) -> tuple[float, float]:
 
 
 _pictures: dict[str, Any] = {}
+MAX_PICTURE_BYTES = 256 * 1024 * 1024
+"""The largest picture file a look may name."""
 
 
 def _picture(look: Look) -> Any:
@@ -193,7 +197,9 @@ def _picture(look: Look) -> Any:
     texture = _pictures.get(look.image)
     if texture is None:
         try:
-            texture = pyglet.image.load(look.image).get_texture()
+            # Read as a regular file, bounded: a FIFO or a device named as a picture never blocks the game.
+            data = read_bounded(look.image, MAX_PICTURE_BYTES, "the picture")
+            texture = pyglet.image.load(look.image, file=io.BytesIO(data)).get_texture()
         except Exception as error:
             raise ValueError(f"cannot load the picture {look.image!r} of {look}: {error}") from error
         _pictures[look.image] = texture
