@@ -277,6 +277,7 @@ def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_events(value: Any, where: str) -> list[InputEvent]:
+    """One tick's input events as a file holds them, checked field by field (replays, scripts, saves, the recorder)."""
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_EVENTS_PER_TICK:
         raise FieldError(f"{where} must be a list of 1 to {MAX_EVENTS_PER_TICK} events")
     events = []
@@ -301,6 +302,7 @@ def check_events(value: Any, where: str) -> list[InputEvent]:
 
 
 def check_key(key: Any, where: str, nested: bool = False) -> None:
+    """A key as a file holds it: a code, a short string, null, or a short list of them."""
     if key is None or isinstance(key, bool):
         return
     if isinstance(key, int):
