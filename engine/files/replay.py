@@ -40,6 +40,7 @@ from typing import IO, Any
 
 import engine
 from engine.files.atomic import AtomicFile, OutputError
+from engine.files.events import MAX_EVENTS_PER_TICK, check_events, check_key, listed, named_keys
 from engine.files.reading import NotAFile, open_regular
 from engine.files.schema import (
     HEX_DIGEST,
@@ -70,14 +71,12 @@ MAX_LINE_BYTES = 1 << 20
 """The longest line a replay may have (a tick with thousands of events fits easily)."""
 MAX_TICKS = 2**31 - 1
 """The highest tick number a replay may name."""
-MAX_EVENTS_PER_TICK = 10_000
 MAX_SEED = 2**64 - 1
 MS_PER_UPDATE_RANGE = (0.001, 60_000.0)
 """A step from a microsecond to a minute."""
 _SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
 _VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
-_KEY_TEXT = 64
 
 
 class ReplayError(ValueError):
@@ -132,7 +131,7 @@ class Recorder:
         line = [event.to_json() for event in events]
         try:
             # The reader's check of an input line (an event's key, coordinates, count per tick).
-            check_events(_listed(line), f"the input of tick {tick}")
+            check_events(listed(line), f"the input of tick {tick}")
         except FieldError as error:
             self._refuse(str(error))
         self._write({"tick": tick, "input": line})
@@ -198,13 +197,6 @@ class Replay:
 
 
 _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
-
-
-def _listed(value: Any) -> Any:
-    """Tuples as lists: an event as its JSON line reads back."""
-    if isinstance(value, (tuple, list)):
-        return [_listed(item) for item in value]
-    return value
 
 
 def _lines(path: str) -> Iterator[tuple[int, str]]:
@@ -274,46 +266,6 @@ def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
         raise ReplayError(f"{path}:1: recorded by tickswap {written}; this is tickswap {engine.__version__}, "
                           "whose games may not replay the same")
     return record
-
-
-def check_events(value: Any, where: str) -> list[InputEvent]:
-    """One tick's input events as a file holds them, checked field by field (replays, scripts, saves, the recorder)."""
-    if not isinstance(value, list) or not 1 <= len(value) <= MAX_EVENTS_PER_TICK:
-        raise FieldError(f"{where} must be a list of 1 to {MAX_EVENTS_PER_TICK} events")
-    events = []
-    for index, item in enumerate(value):
-        at = f"{where}[{index}]"
-        if not isinstance(item, list) or len(item) not in (4, 7):
-            raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
-        kind, key, x, y = item[:4]
-        expect_str(kind, f"{at} type", 20)
-        check_key(key, f"{at} key")
-        expect_number(x, f"{at} x", -1e9, 1e9)
-        expect_number(y, f"{at} y", -1e9, 1e9)
-        if len(item) == 7:
-            expect_whole(item[4], f"{at} modifiers", 0, 2**31 - 1)
-            expect_number(item[5], f"{at} scroll_x", -1e9, 1e9)
-            expect_number(item[6], f"{at} scroll_y", -1e9, 1e9)
-        try:
-            events.append(InputEvent.from_json(item))
-        except (TypeError, ValueError) as error:
-            raise FieldError(f"{at}: {error}") from None
-    return events
-
-
-def check_key(key: Any, where: str, nested: bool = False) -> None:
-    """A key as a file holds it: a code, a short string, null, or a short list of them."""
-    if key is None or isinstance(key, bool):
-        return
-    if isinstance(key, int):
-        expect_whole(key, where, -(2**63), 2**63 - 1)
-    elif isinstance(key, str):
-        expect_str(key, where, _KEY_TEXT)
-    elif isinstance(key, list) and not nested and len(key) <= 8:
-        for part in key:
-            check_key(part, where, nested=True)
-    else:
-        raise FieldError(f"{where} must be a key code, a short string or a short list of them")
 
 
 def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
@@ -479,38 +431,6 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
     return ReplayResult(True, world.tick_count, playback.checked)
 
 
-def _key_code(key_name: str) -> int | None:
-    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case)."""
-    from engine import keys
-
-    text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
-    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
-        return None
-    code = getattr(keys, text, None)
-    return code if isinstance(code, int) and not isinstance(code, bool) else None
-
-
-def _named_keys(value: Any, where: str) -> Any:
-    """An input line's events with key names (``"LEFT"``) turned into codes; an unknown name is refused."""
-    if not isinstance(value, list):
-        return value
-    named = []
-    for index, item in enumerate(value):
-        if isinstance(item, list) and len(item) >= 2 and (type(item[1]) is bool or isinstance(item[1], list) or (
-                item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
-            # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
-            raise FieldError(f"{where}[{index}] key {show_value(item[1])} is not a key: use a name from engine.keys "
-                             "(\"LEFT\", \"SPACE\", \"A\") or a key code")
-        if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
-            code = _key_code(item[1])
-            if code is None:
-                raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
-                                 "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")
-            item = [item[0], code, *item[2:]]
-        named.append(item)
-    return named
-
-
 def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
     """Scripted input for ``tickswap run --input FILE``: lines ``{"tick": N, "input": [...]}``.
 
@@ -547,7 +467,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last:
                 raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order")
-            events = check_events(_named_keys(record["input"], "input"), "input")
+            events = check_events(named_keys(record["input"], "input"), "input")
             total += len(events)
             if total > 1_000_000:
                 raise FieldError("more than 1,000,000 events")

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine.crowd import Crowd
 from engine.entity import Entity
+from engine.files.events import check_events, check_key, listed
 from engine.files.game import public_module_name
-from engine.files.replay import check_events, check_key
 from engine.files.schema import (
     FieldError,
     check_depth,
@@ -248,7 +248,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         check_value(value, "world.input", set())
     for index, event in enumerate(queued["events"]):
         # The same checks as a replay's input lines: "12", NaN or 1e999 is no coordinate.
-        check_events([_listed(decode(event, {}))], f"world.input.events[{index}]")
+        check_events([listed(decode(event, {}))], f"world.input.events[{index}]")
     mouse = decode(queued["mouse"], {})
     if not (isinstance(mouse, list) and len(mouse) == 2):
         raise FieldError("world.input.mouse must be [x, y]")
@@ -258,7 +258,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     if not isinstance(held, frozenset):
         raise FieldError("world.input.held must be a $set of keys")
     for key in held:
-        check_key(_listed(key), "world.input.held")
+        check_key(listed(key), "world.input.held")
     classes = entity_classes() if classes is None else classes
     kinds = []
     dead: list[DeadReference] = []
@@ -283,9 +283,3 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
 
 
 
-
-def _listed(value: Any) -> Any:
-    """A decoded key or event with tuples as lists, the form a replay line has."""
-    if isinstance(value, (tuple, list)):
-        return [_listed(item) for item in value]
-    return value

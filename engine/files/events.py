@@ -1,0 +1,100 @@
+"""Input events as files hold them: replays' input lines, ``--input`` scripts, a save's input queue.
+
+One set of checks for all of them, so that an event the recorder writes is one the
+reader takes, and a script written by hand is held to the same rules (plus key names:
+``"LEFT"`` for ``keys.LEFT``). A problem raises ``FieldError`` naming the event and field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.files.schema import FieldError, expect_number, expect_str, expect_whole, show_value
+from engine.input import InputEvent
+
+__all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
+
+MAX_EVENTS_PER_TICK = 10_000
+"""The most input events one tick may have in a file."""
+_KEY_TEXT = 64
+
+
+def listed(value: Any) -> Any:
+    """Tuples as lists (nested too): an event or a key as its JSON line reads back."""
+    if isinstance(value, (tuple, list)):
+        return [listed(item) for item in value]
+    return value
+
+
+def check_events(value: Any, where: str) -> list[InputEvent]:
+    """One tick's input events as a file holds them, checked field by field (replays, scripts, saves, the recorder)."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_EVENTS_PER_TICK:
+        raise FieldError(f"{where} must be a list of 1 to {MAX_EVENTS_PER_TICK} events")
+    events = []
+    for index, item in enumerate(value):
+        at = f"{where}[{index}]"
+        if not isinstance(item, list) or len(item) not in (4, 7):
+            raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
+        kind, key, x, y = item[:4]
+        expect_str(kind, f"{at} type", 20)
+        check_key(key, f"{at} key")
+        expect_number(x, f"{at} x", -1e9, 1e9)
+        expect_number(y, f"{at} y", -1e9, 1e9)
+        if len(item) == 7:
+            expect_whole(item[4], f"{at} modifiers", 0, 2**31 - 1)
+            expect_number(item[5], f"{at} scroll_x", -1e9, 1e9)
+            expect_number(item[6], f"{at} scroll_y", -1e9, 1e9)
+        try:
+            events.append(InputEvent.from_json(item))
+        except (TypeError, ValueError) as error:
+            raise FieldError(f"{at}: {error}") from None
+    return events
+
+
+def check_key(key: Any, where: str, nested: bool = False) -> None:
+    """A key as a file holds it: a code, a short string, null, or a short list of them."""
+    if key is None or isinstance(key, bool):
+        return
+    if isinstance(key, int):
+        expect_whole(key, where, -(2**63), 2**63 - 1)
+    elif isinstance(key, str):
+        expect_str(key, where, _KEY_TEXT)
+    elif isinstance(key, list) and not nested and len(key) <= 8:
+        for part in key:
+            check_key(part, where, nested=True)
+    else:
+        raise FieldError(f"{where} must be a key code, a short string or a short list of them")
+
+
+def _key_code(key_name: str) -> int | None:
+    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case)."""
+    from engine import keys
+
+    text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
+    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
+        return None
+    code = getattr(keys, text, None)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def named_keys(value: Any, where: str) -> Any:
+    """An input line's events with key names (``"LEFT"``) turned into codes; an unknown name is refused."""
+    if not isinstance(value, list):
+        return value
+    named = []
+    for index, item in enumerate(value):
+        if isinstance(item, list) and len(item) >= 2 and (type(item[1]) is bool or isinstance(item[1], list) or (
+                item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
+            # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
+            raise FieldError(f"{where}[{index}] key {show_value(item[1])} is not a key: use a name from engine.keys "
+                             "(\"LEFT\", \"SPACE\", \"A\") or a key code")
+        if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
+            code = _key_code(item[1])
+            if code is None:
+                raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
+                                 "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")
+            item = [item[0], code, *item[2:]]
+        named.append(item)
+    return named
+
+
