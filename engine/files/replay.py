@@ -51,6 +51,7 @@ from engine.files.schema import (
     version_matches,
 )
 from engine.input import InputEvent
+from engine.interrupts import Interrupted
 from engine.world import World
 
 __all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError", "ReplayResult",
@@ -420,7 +421,9 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
         playback.feed(world)
         try:
             step()
-        except Exception as error:
+        except Interrupted:
+            raise
+        except BaseException as error:  # a game's GeneratorExit or own KeyboardInterrupt is a crash too
             return ReplayResult(True, world.tick_count, playback.checked, crash=error)
         return ReplayResult(False, world.tick_count, playback.checked)
     return ReplayResult(True, world.tick_count, playback.checked)

@@ -26,6 +26,7 @@ from engine import keys
 from engine.clock import RealClock, VirtualClock
 from engine.files.game import Game, load_game
 from engine.input import InputEvent
+from engine.interrupts import TICK
 from engine.loops import (
     ConstantRateLoop,
     FixedStepLoop,
@@ -217,11 +218,12 @@ class GameRunner:
         self._run_tick(elapsed_ms)
 
     def _run_tick(self, elapsed_ms: float | None = None) -> None:
-        if self.before_tick is not None:
-            self.before_tick(self.world)
-        self.world.tick(elapsed_ms)
-        if self.after_tick is not None:
-            self.after_tick(self.world)
+        with TICK:  # a signal waits for the tick and its hooks: a recording always ends where the world is
+            if self.before_tick is not None:
+                self.before_tick(self.world)
+            self.world.tick(elapsed_ms)
+            if self.after_tick is not None:
+                self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.
         self.sound.play(self.world.take_sounds())
 
