@@ -27,14 +27,9 @@ from typing import Any
 
 from engine.errors import EntityUpdateError, where
 from engine.interrupts import Interrupted, deferring_handlers
+from engine.messages import capped, one_line, shown, shown_name
 
 __all__ = ["GameCrashed", "UsageError", "capped", "crash_line", "guarded", "say", "shown", "shown_name"]
-
-SHOWN = 80
-"""The most characters of a user's value a message shows."""
-LONGEST_LINE = 2000
-"""The longest line any message may be, whatever it quotes."""
-
 
 class UsageError(Exception):
     """A mistake of the user's: printed as one line, exit status 2."""
@@ -42,38 +37,6 @@ class UsageError(Exception):
 
 class GameCrashed(Exception):
     """The game itself failed: printed as one line, exit status 1."""
-
-
-def capped(text: str, limit: int = SHOWN) -> str:
-    """``text`` cut to ``limit`` characters, with an ellipsis when it was longer."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def shown(value: object, limit: int = SHOWN) -> str:
-    """``repr(value)``, cut to ``limit`` characters with an ellipsis: a 5 MB value is not a 5 MB message."""
-    if isinstance(value, str):
-        text = repr(value[:limit + 2])
-    else:
-        try:
-            text = repr(value)
-        except Exception as error:  # a game's object whose __repr__ fails
-            text = f"<{type(value).__name__} object ({type(error).__name__} in its repr)>"
-    return capped(text, limit)
-
-
-def shown_name(name: object, limit: int = 200) -> str:
-    """A file name as typed when it is plain, else escaped as ``repr`` does: a newline can't split a message."""
-    text = os.fspath(name) if isinstance(name, (str, os.PathLike)) else str(name)
-    if not isinstance(text, str):
-        text = os.fsdecode(text)
-    return capped(text if text.isprintable() else repr(text), limit)
-
-
-def one_line(message: str) -> str:
-    """``message`` with line breaks and other controls escaped, and at most ``LONGEST_LINE`` characters."""
-    if not message.isprintable():
-        message = "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
-    return capped(message, LONGEST_LINE)
 
 
 def say(message: str) -> None:
