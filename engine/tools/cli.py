@@ -55,6 +55,8 @@ from engine.world import World
 __all__ = ["main", "run_game"]
 
 _crash_line = crash_line
+MAX_LAB_UPDATES = 1_000_000
+"""The most updates ``tickswap lab`` simulates per loop (its traces are kept whole, for the table)."""
 
 
 # -- run ---------------------------------------------------------------------------------
@@ -452,6 +454,10 @@ def _lab(args: argparse.Namespace) -> int:
             stall_at_ms=args.stall_at_ms, stall_ms=args.stall_ms, seed=args.seed)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    updates = args.seconds * args.ups
+    if updates > MAX_LAB_UPDATES:  # each value in range, the product not: refused before it eats the memory
+        raise UsageError(f"--seconds {args.seconds:g} at --ups {args.ups:g} is {updates:,.0f} updates per loop; "
+                         f"the lab simulates at most {MAX_LAB_UPDATES:,}: shorten --seconds or lower --ups")
     if args.png:
         # The chart is an output like a screenshot: a PNG, into a directory that exists.
         _check_outputs(argparse.Namespace(record=None, save_at=None, screenshot=args.png, screenshot_option="--png"))
