@@ -16,6 +16,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from engine.messages import shown
+
 __all__ = ["SoundRequest", "SoundRequests", "missing_sound"]
 
 KEPT = 4096
@@ -57,14 +59,14 @@ class SoundRequests:
         and a replay asks for it again at the same tick. Asked for outside a tick (in
         ``build``), it is played with the next tick's sounds.
         """
-        if not isinstance(sound, (str, os.PathLike)) or not os.fspath(sound):
-            raise TypeError(f"world.play takes the path of a sound file, got {sound!r}")
-        path = os.fspath(sound)
+        path = os.fspath(sound) if isinstance(sound, (str, os.PathLike)) else None
+        if not isinstance(path, str) or not path or "\0" in path:
+            raise TypeError(f"world.play takes the path of a sound file, got {shown(sound)}")
         if not path.lower().endswith(_SUFFIXES):
-            raise ValueError(f"world.play({path!r}): a sound is a {', '.join(_SUFFIXES)} file")
+            raise ValueError(f"world.play({shown(path)}): a sound is a {', '.join(_SUFFIXES)} file")
         if isinstance(volume, bool) or not isinstance(volume, (int, float)) or not math.isfinite(volume) \
                 or not 0.0 <= volume <= 1.0:
-            raise ValueError(f"world.play({path!r}, volume={volume!r}): volume goes from 0.0 to 1.0")
+            raise ValueError(f"world.play({shown(path)}, volume={shown(volume)}): volume goes from 0.0 to 1.0")
         if self.ticking:
             if self._sound_tick_requests is None:
                 self._sound_tick_requests = []
@@ -115,6 +117,6 @@ def missing_sound(request: SoundRequest, reported: set[str]) -> bool:
     if os.path.isfile(request.sound):
         return False
     reported.add(request.sound)
-    print(f"tickswap: no sound file {request.sound!r} (a relative path is looked up from {os.getcwd()}; "
+    print(f"tickswap: no sound file {shown(request.sound)} (a relative path is looked up from {os.getcwd()}; "
           "build it from __file__); going on without it", file=sys.stderr)
     return True

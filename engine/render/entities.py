@@ -36,6 +36,7 @@ from engine.camera import Camera
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.look import Look, resolved
+from engine.render.picture import check_png
 from engine.world import World
 
 __all__ = ["EntityRenderer", "gather_motion"]
@@ -192,6 +193,7 @@ def _picture(look: Look) -> Any:
     assert look.image is not None
     texture = _pictures.get(look.image)
     if texture is None:
+        check_png(look.image)  # pyglet draws a damaged PNG without a word: refused here, by name
         try:
             texture = pyglet.image.load(look.image).get_texture()
         except Exception as error:
