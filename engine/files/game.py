@@ -319,7 +319,14 @@ def _source_text(source: bytes, name: str) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
     except SyntaxError as error:
-        raise GameError(f"{shown_name(name)}: {capped(str(error), 200)}") from None
+        encoding = "utf-8"  # a line 1 or 2 that is not UTF-8 fails here: said below, with its byte
+        cookie = capped(str(error), 200)
+        try:
+            source.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise GameError(f"{shown_name(name)}: {cookie}") from None
     try:
         return source.decode(encoding)
     except UnicodeDecodeError as error:
