@@ -49,7 +49,8 @@ class Spark(Entity):
             world.despawn(self)
 
     def __del__(self):
-        stop("finalizer")
+        if WORLD:  # None once the interpreter is shutting down
+            stop("finalizer")
 
 
 class Spawner(Entity):
