@@ -16,6 +16,8 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.messages import shown
+
 __all__ = ["InputEvent", "InputQueue", "TickInput"]
 
 EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
@@ -45,6 +47,8 @@ class InputEvent:
     def __post_init__(self) -> None:
         if self.type not in _TYPES:
             raise ValueError(f"InputEvent type must be one of {sorted(_TYPES)}, got {self.type!r}")
+        if isinstance(self.key, bool):  # True == 1: it would silently be mouse button 1
+            raise TypeError(f"InputEvent key must be a key code, a string or a tuple, not a bool ({self.key!r})")
         try:
             hash(self.key)
         except TypeError:
@@ -52,25 +56,77 @@ class InputEvent:
             raise TypeError(f"InputEvent key must be hashable (an int, a string, a tuple), got {self.key!r}") from None
 
     def to_json(self) -> list[Any]:
-        """A compact JSON form, for replays: ``[type, key, x, y]``, then ``modifiers, scroll_x,
-        scroll_y`` if any is set."""
+        """A compact JSON form, for replays and saves: ``[type, key, x, y]``, then ``modifiers, scroll_x,
+        scroll_y`` if any is set.
+
+        Only what ``from_json`` gives back unchanged is written: a key that is not a key
+        code (``"a"`` pushed by a test, a tuple) is refused here, by name, rather than
+        read back as something else.
+        """
         if self.modifiers or self.scroll_x or self.scroll_y:
-            return [self.type, self.key, self.x, self.y, self.modifiers, self.scroll_x, self.scroll_y]
-        return [self.type, self.key, self.x, self.y]
+            data = [self.type, self.key, self.x, self.y, self.modifiers, self.scroll_x, self.scroll_y]
+        else:
+            data = [self.type, self.key, self.x, self.y]
+        if InputEvent.from_json(data) != self:
+            raise ValueError(f"the input event {shown(self)} can't be written to a file as it is: a file holds key "
+                             "codes (engine.keys.A, not 'a') and plain numbers")
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> InputEvent:
-        """Rebuild an event from ``to_json()`` output; a malformed value raises ``ValueError``."""
+        """Rebuild an event from ``to_json()`` output; a malformed value raises ``ValueError``, by name.
+
+        Types are strict, as everywhere a file says a number: a key is a key code (an int,
+        never ``true``), or a key's name as in ``engine.keys`` (``"RIGHT"``), which becomes
+        its code; mouse buttons are ints; motion and scroll events carry no key (``null``);
+        positions are finite numbers, never ``"12"``.
+        """
         if not isinstance(data, list) or len(data) not in (4, 7):
             raise ValueError(f"an input event is [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, "
-                             f"scroll_y], got {data!r}")
+                             f"scroll_y], got {shown(data)}")
         kind, key, x, y = data[:4]
         modifiers, scroll_x, scroll_y = data[4:] if len(data) == 7 else (0, 0.0, 0.0)
-        if isinstance(modifiers, bool) or not isinstance(modifiers, int):
-            raise ValueError(f"an input event's modifiers are an int, got {modifiers!r}")
-        if isinstance(key, list):
-            key = tuple(key)
-        return cls(kind, key, float(x), float(y), modifiers, float(scroll_x), float(scroll_y))
+        if not isinstance(kind, str) or kind not in _TYPES:
+            raise ValueError(f"InputEvent type must be one of {sorted(_TYPES)}, got {shown(kind)}")
+        if type(modifiers) is not int or not 0 <= modifiers < 2**31:
+            raise ValueError(f"an input event's modifiers are a whole number of bits, got {shown(modifiers)}")
+        return cls(kind, _json_key(kind, key), _coordinate(x, "x"), _coordinate(y, "y"), modifiers,  # type: ignore[arg-type]
+                   _coordinate(scroll_x, "scroll_x"), _coordinate(scroll_y, "scroll_y"))
+
+
+def _coordinate(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1e9 <= value <= 1e9:
+        raise ValueError(f"an input event's {name} is a finite number, got {shown(value)}")
+    return float(value)
+
+
+def _json_key(kind: str, key: Any) -> Any:
+    """The key of a ``kind`` event read from a file: a code for keys and buttons, ``None`` for motion and scroll."""
+    if kind in ("mouse_motion", "mouse_scroll"):
+        if key is not None:
+            raise ValueError(f"a {kind} event has no key (null), got {shown(key)}")
+        return None
+    if isinstance(key, str) and kind in ("key_press", "key_release"):
+        code = key_code(key)
+        if code is None:
+            raise ValueError(f"{shown(key)} is not a key: use a name from engine.keys (\"LEFT\", \"SPACE\", \"A\") "
+                             "or a key code")
+        return code
+    if type(key) is not int or not -(2**63) <= key < 2**63:
+        what = "a key code or a key's name" if kind.startswith("key") else "a mouse button number"
+        raise ValueError(f"a {kind} event's key is {what}, got {shown(key)}")
+    return key
+
+
+def key_code(name: str) -> int | None:
+    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case), or None."""
+    from engine import keys
+
+    text = "_" + name if name.isdigit() and len(name) == 1 else name.upper()
+    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
+        return None
+    code = getattr(keys, text, None)
+    return code if type(code) is int else None
 
 
 class TickInput:

@@ -21,7 +21,20 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.messages import shown
+
 __all__ = ["Look"]
+
+MAX_SIZE = 100_000.0
+"""The largest side of a look, in pixels: far beyond any window, far below what breaks a vertex buffer."""
+MAX_FONT_SIZE = 1000.0
+"""The largest font size of a text look."""
+
+
+def _pixels(value: object, largest: float) -> bool:
+    """Whether ``value`` is a size in pixels: a real number (not a bool), finite, above 0, at most ``largest``."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and 0 < value <= largest)
 
 Shape = Literal["square", "circle", "diamond", "image", "text"]
 _SHAPES = ("square", "circle", "diamond", "image", "text")
@@ -49,47 +62,50 @@ class Look:
 
     def __post_init__(self) -> None:
         if isinstance(self.layer, bool) or not isinstance(self.layer, int):
-            raise TypeError(f"Look layer must be an int (higher layers draw on top), got {self.layer!r}")
+            raise TypeError(f"Look layer must be an int (higher layers draw on top), got {shown(self.layer)}")
         if self.text is not None:
             if not isinstance(self.text, str):
-                raise TypeError(f"Look text must be a string, got {self.text!r}")
+                raise TypeError(f"Look text must be a string, got {shown(self.text)}")
             if self.image is not None:
                 raise ValueError("a Look is a picture or a text, not both")
             object.__setattr__(self, "shape", "text")
             font_size = 16.0 if self.size is None else self.size
-            if (isinstance(font_size, bool) or not isinstance(font_size, (int, float))
-                    or not math.isfinite(font_size) or font_size <= 0):
-                raise ValueError(f"a text Look's size is its font size, a positive number, got {self.size!r}")
+            if isinstance(font_size, tuple) or not _pixels(font_size, MAX_FONT_SIZE):
+                raise ValueError(f"a text Look's size is its font size, a number above 0, up to {MAX_FONT_SIZE:g}, "
+                                 f"got {shown(self.size)}")
             object.__setattr__(self, "size", float(font_size))
             self._check_color()
             return
         if self.shape == "text":
             raise ValueError("Look shape 'text' needs text='what to write'")
         if self.image is not None:
-            if not isinstance(self.image, str) or not self.image:
-                raise ValueError(f"Look image must be the path of a picture, got {self.image!r}")
+            if not isinstance(self.image, str) or not self.image or "\0" in self.image:
+                raise ValueError(f"Look image must be the path of a picture, got {shown(self.image)}")
             object.__setattr__(self, "shape", "image")
         elif self.shape == "image":
             raise ValueError("Look shape 'image' needs image='path/to/picture.png'")
         if self.shape not in _SHAPES:
-            raise ValueError(f"Look shape must be one of {', '.join(_SHAPES)}, got {self.shape!r}")
+            raise ValueError(f"Look shape must be one of {', '.join(_SHAPES)}, got {shown(self.shape)}")
         if self.size is None and self.image is None:
             object.__setattr__(self, "size", (8.0, 8.0))
         size = self.size
-        if isinstance(size, (int, float)) and not isinstance(size, bool):
+        if isinstance(size, (int, float)) and _pixels(size, MAX_SIZE):
             size = (float(size), float(size))
-            object.__setattr__(self, "size", size)
-        if size is not None and (not isinstance(size, tuple) or len(size) != 2
-                or not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in size)):
-            raise ValueError(f"Look size must be a positive number or (width, height), got {self.size!r}")
+        if size is not None and not (isinstance(size, tuple) and len(size) == 2
+                                     and all(_pixels(side, MAX_SIZE) for side in size)):
+            raise ValueError(f"Look size must be a number of pixels up to {MAX_SIZE:g} or (width, height) of them, "
+                             f"got {shown(self.size)}")
+        if size is not None:
+            object.__setattr__(self, "size", (float(size[0]), float(size[1])))
         self._check_color()
 
     def _check_color(self) -> None:
-        color = tuple(self.color)
-        if len(color) == 3:
-            color = (*color, 255)
-        if len(color) != 4 or not all(isinstance(c, int) and 0 <= c <= 255 for c in color):
-            raise ValueError(f"Look color must be 3 or 4 ints from 0 to 255, got {self.color!r}")
+        color = self.color
+        # Strict types: True is not 1, 254.9 is not a colour component, a string is not a colour.
+        if not (isinstance(color, (tuple, list)) and len(color) in (3, 4)
+                and all(type(part) is int and 0 <= part <= 255 for part in color)):
+            raise ValueError(f"Look color must be 3 or 4 whole numbers from 0 to 255, got {shown(self.color)}")
+        color = tuple(color) if len(color) == 4 else (*color, 255)
         object.__setattr__(self, "color", color)
 
     @property

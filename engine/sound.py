@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 
 from engine.files.reading import file_kind
-from engine.files.schema import display_name
+from engine.messages import shown, shown_name
 
 __all__ = ["SoundRequest", "SoundRequests", "missing_sound"]
 
@@ -60,14 +60,14 @@ class SoundRequests:
         and a replay asks for it again at the same tick. Asked for outside a tick (in
         ``build``), it is played with the next tick's sounds.
         """
-        if not isinstance(sound, (str, os.PathLike)) or not os.fspath(sound):
-            raise TypeError(f"world.play takes the path of a sound file, got {sound!r}")
-        path = os.fspath(sound)
+        path = os.fspath(sound) if isinstance(sound, (str, os.PathLike)) else None
+        if not isinstance(path, str) or not path or "\0" in path:
+            raise TypeError(f"world.play takes the path of a sound file, got {shown(sound)}")
         if not path.lower().endswith(_SUFFIXES):
-            raise ValueError(f"world.play({path!r}): a sound is a {', '.join(_SUFFIXES)} file")
+            raise ValueError(f"world.play({shown(path)}): a sound is a {', '.join(_SUFFIXES)} file")
         if isinstance(volume, bool) or not isinstance(volume, (int, float)) or not math.isfinite(volume) \
                 or not 0.0 <= volume <= 1.0:
-            raise ValueError(f"world.play({path!r}, volume={volume!r}): volume goes from 0.0 to 1.0")
+            raise ValueError(f"world.play({shown(path)}, volume={shown(volume)}): volume goes from 0.0 to 1.0")
         if self.ticking:
             if self._sound_tick_requests is None:
                 self._sound_tick_requests = []
@@ -124,9 +124,9 @@ def missing_sound(request: SoundRequest, reported: set[str]) -> bool:
         kind = ""
     if kind:
         # A FIFO or a device is never opened (it could block the game); it is said as what it is.
-        print(f"tickswap: the sound {display_name(request.sound)} is {kind}, not a file; going on without it",
+        print(f"tickswap: the sound {shown_name(request.sound)} is {kind}, not a file; going on without it",
               file=sys.stderr)
         return True
-    print(f"tickswap: no sound file {request.sound!r} (a relative path is looked up from {os.getcwd()}; "
+    print(f"tickswap: no sound file {shown(request.sound)} (a relative path is looked up from {os.getcwd()}; "
           "build it from __file__); going on without it", file=sys.stderr)
     return True

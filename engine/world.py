@@ -30,6 +30,7 @@ from engine.ecs import EsperWorld
 from engine.entity import Entity, _no_world
 from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.input import InputQueue, TickInput
+from engine.interrupts import TICK
 from engine.snapshot import snapshot, state_hash
 from engine.sound import SoundRequests
 from engine.spatial import CollisionQueries
@@ -327,10 +328,12 @@ class World(SoundRequests, CollisionQueries):
         else:
             self.elapsed_ms = _ms("elapsed_ms", elapsed_ms, zero_allowed=True)
             self.speed_factor = self.elapsed_ms / self.ms_per_update
-        try:
-            self._attempt()
-        except ForeignWrites as refused:
-            raise self._explain(refused.written) from None
+        # Held to the end, rollback and diagnosis included: a signal waits for the tick (engine.interrupts).
+        with TICK:
+            try:
+                self._attempt()
+            except ForeignWrites as refused:
+                raise self._explain(refused.written) from None
 
     def _update_order(self) -> list[Entity]:
         order = self._update_list

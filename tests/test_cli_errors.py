@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -75,7 +76,7 @@ def test_ctrl_c_is_130_with_one_line_in_replay_lab_and_bench(tmp_path, capsys, m
     def interrupted(self: World) -> None:
         calls["n"] += 1
         if calls["n"] == 30:
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C: only a signal is 130
         real_tick(self)
 
     monkeypatch.setattr(World, "tick", interrupted)
@@ -88,7 +89,7 @@ def test_ctrl_c_is_130_with_one_line_in_replay_lab_and_bench(tmp_path, capsys, m
     import engine.tools.lab
 
     def ctrl_c(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(engine.tools.lab, "run_lab", ctrl_c)
     assert main(["lab"]) == 130

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pyglet
 import pytest
 
@@ -34,15 +37,16 @@ def test_ctrl_c_exits_cleanly_with_status_130(capsys, monkeypatch):
     def interrupted(self, elapsed_ms=None):
         ticks["n"] += 1
         if ticks["n"] == 50:
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of tick 50
         real_tick(self, elapsed_ms)
 
     monkeypatch.setattr(World, "tick", interrupted)
+    # The signal waits for the tick it landed in: tick 50 happens completely (engine.interrupts).
     assert main(["run", "patrol", "--ticks", "1000"]) == 130
-    assert "interrupted at tick 49" in capsys.readouterr().err
+    assert "interrupted at tick 50" in capsys.readouterr().err
     ticks["n"] = 0
     assert main(["run", "patrol", "--headless", "--frames", "200"]) == 130
-    assert "interrupted at tick 49" in capsys.readouterr().err
+    assert "interrupted at tick 50" in capsys.readouterr().err
 
 
 def test_a_ctrl_c_in_the_middle_of_a_tick_rolls_it_back():
@@ -85,20 +89,17 @@ def test_the_soak_script_judges_its_own_run(capsys):
 
 
 def test_sigterm_stops_like_ctrl_c_keeps_the_recording_and_exits_143(tmp_path, capsys, monkeypatch):
-    import signal
-
-    from engine.tools import cli
-
     real_tick = World.tick
+    before = signal.getsignal(signal.SIGTERM)
 
     def terminated(self, elapsed_ms=None):
         if self.tick_count == 40:
-            cli._terminate(signal.SIGTERM, None)  # what the SIGTERM handler does
+            os.kill(os.getpid(), signal.SIGTERM)  # lands in tick 41, which happens completely
         real_tick(self, elapsed_ms)
 
     monkeypatch.setattr(World, "tick", terminated)
     record = tmp_path / "r.jsonl"
     assert main(["run", "patrol", "--ticks", "1000", "--record", str(record)]) == 143
-    assert "terminated at tick 40" in capsys.readouterr().err
-    assert '"end":40' in record.read_text().splitlines()[-1]
-    assert signal.getsignal(signal.SIGTERM) is not cli._terminate, "the handler is put back"
+    assert "terminated at tick 41" in capsys.readouterr().err
+    assert '"end":41' in record.read_text().splitlines()[-1]
+    assert signal.getsignal(signal.SIGTERM) is before, "the handler is put back"

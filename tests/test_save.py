@@ -8,7 +8,7 @@ import os
 import esper
 import pytest
 
-from engine import Entity, World, buffered, signal
+from engine import Entity, World, buffered, keys, signal
 from engine.files.game import load_game, sample_games
 from engine.files.save import SaveError
 from engine.tools.cli import main
@@ -70,7 +70,7 @@ def test_saved_attributes_round_trip_and_undeclared_ones_do_not(tmp_path):
         keeper.slap()
         world.random.random()
         world.tick()
-        world.input_queue.press("a")
+        world.input_queue.press(keys.A)  # a file holds key codes (InputEvent.to_json)
         world.save(tmp_path / "k.json")
         loaded = World.load(tmp_path / "k.json")
         copy = loaded.entities_of(Keeper)[0]

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from engine.files.reading import file_kind
-from engine.files.schema import display_name
+from engine.messages import shown_name
 
 __all__ = ["AtomicFile", "OutputError", "check_output", "output_path", "same_output"]
 
@@ -79,16 +79,16 @@ def check_output(path: str | os.PathLike[str], option: str = "the output") -> Pa
     directory, a link to one of them), a directory that does not exist or can't be written.
     A full disk can only be found when writing; that too leaves the old file intact.
     """
-    display = f"{option} {display_name(path)}" if option else display_name(path)
+    display = f"{option} {shown_name(path)}" if option else shown_name(path)
     if not os.fspath(path):
         raise OutputError(f"{option}: an output file name is empty")
     target = output_path(path)
     _refuse_special(target, display)
     parent = target.parent
     if not parent.is_dir():
-        raise OutputError(f"cannot write {display}: the directory {display_name(parent)} does not exist")
+        raise OutputError(f"cannot write {display}: the directory {shown_name(parent)} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot write {display}: the directory {display_name(parent)} is not writable")
+        raise OutputError(f"cannot write {display}: the directory {shown_name(parent)} is not writable")
     return target
 
 
@@ -146,7 +146,7 @@ class AtomicFile:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, suffix: str = ".tmp") -> None:
-        self.display = display_name(path)
+        self.display = shown_name(path)
         self.target = output_path(path)
         _refuse_special(self.target, self.display)
         remove_stale_temporaries(self.target)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.files.schema import FieldError, expect_number, expect_str, expect_whole, show_value
+from engine.files.schema import FieldError, expect_number, expect_str, expect_whole
 from engine.input import InputEvent
+from engine.messages import shown
 
 __all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
 
@@ -86,7 +87,7 @@ def named_keys(value: Any, where: str) -> Any:
         if isinstance(item, list) and len(item) >= 2 and (type(item[1]) is bool or isinstance(item[1], list) or (
                 item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
             # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
-            raise FieldError(f"{where}[{index}] key {show_value(item[1])} is not a key: use a name from engine.keys "
+            raise FieldError(f"{where}[{index}] key {shown(item[1])} is not a key: use a name from engine.keys "
                              "(\"LEFT\", \"SPACE\", \"A\") or a key code")
         if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
             code = _key_code(item[1])

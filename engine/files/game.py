@@ -32,10 +32,13 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import inspect
+import io
 import os
 import re
 import stat
 import sys
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
@@ -45,7 +48,8 @@ from typing import Any
 
 from engine.errors import where
 from engine.files.reading import NotAFile, file_kind, read_bounded
-from engine.files.schema import display_name
+from engine.interrupts import Interrupted
+from engine.messages import capped, shown, shown_name
 
 __all__ = ["ENTRY_POINT_GROUP", "GAME_MODULE", "Game", "GameError", "adopt_main", "file_digest", "is_game_path",
            "load_game", "public_module_name", "sample_games"]
@@ -100,8 +104,13 @@ class Game:
         systems here gets them back when a save is loaded.
         """
         systems = getattr(self.module, "systems", None)
-        if callable(systems):
-            systems(world)
+        if systems is None:
+            return
+        returned = systems(world)
+        if returned is not None:
+            # ``return [Gravity()]`` looks like it adds systems, and would silently add none.
+            raise TypeError(f"systems(world) returned {shown(returned)}; it adds each system itself with "
+                            "world.add_processor(system, priority) and returns nothing")
 
     def setup(self, world: Any) -> None:
         """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""
@@ -180,16 +189,16 @@ def _package_files(directory: Path) -> list[tuple[str, Path]]:
         directories[:] = sorted(name for name in directories if name != "__pycache__")
         for name in directories:
             if (Path(root) / name).is_symlink():
-                raise GameError(f"{display_name(Path(root) / name)}: a link to a directory in a game package "
+                raise GameError(f"{shown_name(Path(root) / name)}: a link to a directory in a game package "
                                 "(its digest can't cover it)")
         for name in files:
             path = Path(root) / name
             mode = path.stat().st_mode
             if not stat.S_ISREG(mode):
-                raise GameError(f"{display_name(path)} in the game package is {file_kind(mode)}, not a file")
+                raise GameError(f"{shown_name(path)} in the game package is {file_kind(mode)}, not a file")
             found.append((path.relative_to(directory).as_posix(), path))
             if len(found) > MAX_PACKAGE_FILES:
-                raise GameError(f"{display_name(directory)} holds more than {MAX_PACKAGE_FILES} files: not a game")
+                raise GameError(f"{shown_name(directory)} holds more than {MAX_PACKAGE_FILES} files: not a game")
     return sorted(found)
 
 
@@ -276,10 +285,16 @@ def load_game(name: str, *, expect_digest: str | None = None) -> Game:
     return Game(name, module)
 
 
-def _check_build(module: ModuleType, where: str) -> None:
+def _check_build(module: ModuleType, where: str, own: str | None = None) -> None:
+    where = shown_name(where)
     if not callable(getattr(module, "build", None)):
         raise GameError(f"{where} has no build(world) function to set up the game")
+    systems = getattr(module, "systems", None)
+    if systems is not None and not callable(systems):
+        raise GameError(f"{where}: systems must be a function systems(world) that adds them with "
+                        f"world.add_processor(...), got {shown(systems)}")
     _check_settings(module, where)
+    check_updates(own or module.__name__, where)
 
 
 MAX_WINDOW_SIDE = 16384
@@ -292,20 +307,20 @@ def _check_settings(module: ModuleType, where: str) -> None:
         value = getattr(module, name, 1)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WINDOW_SIDE:
             raise GameError(f"{where}: {name} must be a whole number of pixels from 1 to {MAX_WINDOW_SIDE}, "
-                            f"got {value!r:.40}" + (" (use // to divide)" if isinstance(value, float) else ""))
-    step = getattr(module, "MS_PER_UPDATE", 15.625)
+                            f"got {shown(value)}" + (" (use // to divide)" if isinstance(value, float) else ""))
+    step = getattr(module, "MS_PER_UPDATE", 15.625)  # NaN and inf fail the range check below
     low, high = 0.001, 60_000.0  # the range a replay's step may have (engine.files.replay)
     if isinstance(step, bool) or not isinstance(step, (int, float)) or not low <= step <= high:
         raise GameError(f"{where}: MS_PER_UPDATE must be a number of milliseconds from {low:g} to {high:g}, "
-                        f"got {step!r:.40}")
+                        f"got {shown(step)}")
     background = getattr(module, "BACKGROUND", (0, 0, 0))
-    if not (isinstance(background, (tuple, list)) and len(background) in (3, 4) and all(
-            isinstance(part, int) and not isinstance(part, bool) and 0 <= part <= 255 for part in background)):
+    if not (type(background) in (tuple, list) and len(background) in (3, 4) and all(
+            type(part) is int and 0 <= part <= 255 for part in background)):
         raise GameError(f"{where}: BACKGROUND must be a colour (red, green, blue), each a whole number from 0 to "
-                        f"255, got {background!r:.40}")
+                        f"255, got {shown(background)}")
     description = getattr(module, "DESCRIPTION", None)
-    if description is not None and not isinstance(description, str):
-        raise GameError(f"{where}: DESCRIPTION must be a string, got {description!r:.40}")
+    if description is not None and (not isinstance(description, str) or len(description) > 10_000):
+        raise GameError(f"{where}: DESCRIPTION must be a string (a line or a few), got {shown(description)}")
 
 
 def _load_path(name: str, expect_digest: str | None) -> Game:
@@ -324,7 +339,7 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     except NotAFile as error:
         raise GameError(str(error)) from None
     except OSError as error:
-        raise GameError(f"cannot read the game {display_name(name)}: {error.strerror or error}") from None
+        raise GameError(f"cannot read the game {shown_name(name)}: {error.strerror or error}") from None
     if expect_digest is not None and digest != expect_digest:
         raise GameError(f"{name} is not the game file that was recorded: its content changed "
                         f"(digest {digest[:12]}, recorded {expect_digest[:12]})")
@@ -351,19 +366,82 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
             spec.loader.exec_module(module)
         else:
             # Run exactly the bytes that were digested: the file can't change in between.
-            exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
+            exec(compile(_source_text(source, name), str(path), "exec", dont_inherit=True), module.__dict__)
     except SyntaxError as error:
         _forget(module_name)
-        raise GameError(f"{error.filename or name}:{error.lineno}: syntax error: {error.msg}") from None
-    except (Exception, SystemExit) as error:
+        file = shown_name(error.filename or name)
+        raise GameError(f"{file}:{error.lineno}: syntax error: {capped(error.msg, 200)}") from None
+    except GameError:
         _forget(module_name)
-        raise GameError(f"{name} failed to import: {type(error).__name__}: {error}{_where(error)}") from None
+        raise
+    except Interrupted:  # a real Ctrl-C while importing: not the game's error
+        _forget(module_name)
+        raise
+    except BaseException as error:  # the game's own KeyboardInterrupt, GeneratorExit...: one line, like any
+        _forget(module_name)
+        raise GameError(f"{shown_name(name)} failed to import: {type(error).__name__}: {capped(str(error), 200)}"
+                        f"{_where(error)}") from None
     try:
         _check_build(module, name)
     except GameError:
         _forget(module_name)
         raise
     return Game(path.name, module, path, digest)
+
+
+def _source_text(source: bytes, name: str) -> str:
+    """The game file's text, decoded as ``python game.py`` does: UTF-8, or the PEP 263 coding cookie's encoding.
+
+    ``compile`` of bytes lets invalid UTF-8 through in comments, where ``python`` refuses
+    the file: the game must not run here and fail there.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError as error:
+        encoding = "utf-8"  # a line 1 or 2 that is not UTF-8 fails here: said below, with its byte
+        cookie = capped(str(error), 200)
+        try:
+            source.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise GameError(f"{shown_name(name)}: {cookie}") from None
+    try:
+        return source.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = source[:error.start].count(b"\n") + 1
+        raise GameError(f"{shown_name(name)}:{line}: not valid {encoding} text (byte {source[error.start]:#04x}); "
+                        "save it as UTF-8, or declare its encoding (# -*- coding: latin-1 -*-), as python requires") \
+            from None
+    except LookupError:  # a cookie naming an unknown codec is caught by detect_encoding; kept for safety
+        raise GameError(f"{shown_name(name)}: unknown encoding {shown(encoding)}") from None
+
+
+def check_updates(own: str, where: str) -> None:
+    """Refuse an entity class of the game whose ``update`` is a generator or ``async def``.
+
+    Calling one returns a generator or a coroutine without running a line of it: the
+    entity would silently never update.
+    """
+    from engine.entity import Entity
+
+    pending = list(Entity.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__ != own and not cls.__module__.startswith(own + "."):
+            continue
+        update = cls.__dict__.get("update")
+        if update is None:
+            continue
+        kind = ("a generator function (it has yield)" if inspect.isgeneratorfunction(update)
+                else "an async def" if inspect.iscoroutinefunction(update) or inspect.isasyncgenfunction(update)
+                else None)
+        if kind is not None:
+            code = getattr(update, "__code__", None)
+            at = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+            raise GameError(f"{where}: {cls.__qualname__}.update is {kind}{at}: calling it would run none of it, "
+                            "so the entity would never update; write a plain def update(self, world)")
 
 
 def _forget(module_name: str) -> None:
@@ -394,7 +472,7 @@ def adopt_main(module: ModuleType) -> Game:
     for value in list(vars(module).values()):
         if isinstance(value, type) and value.__module__ == module.__name__:
             _retag(value, module.__name__, module_name)
-    _check_build(module, path.name)
+    _check_build(module, path.name, module_name)
     return Game(path.name, module, path, digest, module_name)
 
 

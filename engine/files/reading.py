@@ -16,7 +16,7 @@ import os
 import stat
 from typing import BinaryIO
 
-from engine.files.schema import display_name
+from engine.messages import shown_name
 
 __all__ = ["NotAFile", "file_kind", "open_regular", "read_bounded"]
 
@@ -37,7 +37,7 @@ def file_kind(mode: int) -> str:
 
 def _refuse_special(mode: int, path: str, what: str) -> None:
     if not stat.S_ISREG(mode):
-        raise NotAFile(f"{what} {display_name(path)} is {file_kind(mode)}, not a file")
+        raise NotAFile(f"{what} {shown_name(path)} is {file_kind(mode)}, not a file")
 
 
 def open_regular(path: str | os.PathLike[str], what: str = "the file") -> BinaryIO:
@@ -53,7 +53,7 @@ def open_regular(path: str | os.PathLike[str], what: str = "the file") -> Binary
     except NotAFile:
         raise
     except OSError as error:
-        raise NotAFile(f"cannot read {what} {display_name(name)}: {error.strerror or error}") from None
+        raise NotAFile(f"cannot read {what} {shown_name(name)}: {error.strerror or error}") from None
     try:
         # What was opened, not what the name pointed to a moment before: a swap in between is caught here.
         _refuse_special(os.fstat(descriptor).st_mode, name, what)
@@ -70,7 +70,7 @@ def read_bounded(path: str | os.PathLike[str], limit: int, what: str = "the file
         try:
             data = file.read(limit + 1)
         except OSError as error:
-            raise NotAFile(f"cannot read {what} {display_name(path)}: {error.strerror or error}") from None
+            raise NotAFile(f"cannot read {what} {shown_name(path)}: {error.strerror or error}") from None
     if len(data) > limit:
-        raise NotAFile(f"{what} {display_name(path)} is larger than {limit:,} bytes")
+        raise NotAFile(f"{what} {shown_name(path)} is larger than {limit:,} bytes")
     return data

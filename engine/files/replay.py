@@ -45,17 +45,17 @@ from engine.files.reading import NotAFile, open_regular
 from engine.files.schema import (
     HEX_DIGEST,
     FieldError,
-    display_name,
     expect_keys,
     expect_number,
     expect_str,
     expect_whole,
     is_whole,
     parse_json,
-    show_value,
     version_matches,
 )
 from engine.input import InputEvent
+from engine.interrupts import Interrupted
+from engine.messages import shown, shown_name
 from engine.world import World
 
 __all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError", "ReplayResult",
@@ -94,7 +94,7 @@ class Recorder:
 
     def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float,
                  game_digest: str | None = None) -> None:
-        self.path = display_name(path)
+        self.path = shown_name(path)
         header = {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
                   "ms_per_update": ms_per_update, "engine": engine.__version__}
         # The reader's own check of a header, before anything is written: what it would refuse is refused now.
@@ -201,7 +201,7 @@ _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick,
 
 def _lines(path: str) -> Iterator[tuple[int, str]]:
     """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding)."""
-    shown = display_name(path)
+    shown = shown_name(path)
     try:
         # A FIFO, a device or a directory is refused by name, never opened in a way that blocks.
         file = open_regular(path, "the file")
@@ -242,7 +242,7 @@ def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
     if record.get("format") != FORMAT:
         raise ReplayError(f"{path}:1: not a tickswap replay (the header has no format {FORMAT!r})")
     if not (is_whole(record.get("version")) and record["version"] == VERSION):
-        raise ReplayError(f"{path}:1: replay format version {show_value(record.get('version'))} is not supported; "
+        raise ReplayError(f"{path}:1: replay format version {shown(record.get('version'))} is not supported; "
                           f"this tickswap reads version {VERSION}")
     try:
         expect_keys(record, "the header", ("format", "version", "game", "game_digest", "seed", "ms_per_update",
@@ -274,7 +274,7 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
     This is the one place the format is checked; reading and playback both go through it.
     """
     lines = _lines(path)
-    name = display_name(path)
+    name = shown_name(path)
     first = next(lines, None)
     if first is None:
         raise ReplayError(f"{name}: the file is empty (no header line)")
@@ -296,7 +296,7 @@ def _scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 if "crashed" in record:
                     expect_whole(record["crashed"], "crashed (the tick the game crashed at)", 1, MAX_TICKS + 1)
                 if "crashed" in record and record["crashed"] != end + 1:
-                    raise FieldError(f"the end line says the game crashed at tick {show_value(record['crashed'])}; "
+                    raise FieldError(f"the end line says the game crashed at tick {shown(record['crashed'])}; "
                                      f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
                 if end < last_tick and not ("crashed" in record and last_tick == end + 1):
                     raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
@@ -425,7 +425,9 @@ def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) 
         playback.feed(world)
         try:
             step()
-        except Exception as error:
+        except Interrupted:
+            raise
+        except BaseException as error:  # a game's GeneratorExit or own KeyboardInterrupt is a crash too
             return ReplayResult(True, world.tick_count, playback.checked, crash=error)
         return ReplayResult(False, world.tick_count, playback.checked)
     return ReplayResult(True, world.tick_count, playback.checked)
@@ -444,7 +446,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     where = os.fspath(path)
     if not where:
         raise ReplayError("the input file name is empty")
-    shown = display_name(where)
+    shown = shown_name(where)
     script: dict[int, list[InputEvent]] = {}
     last = 0
     total = 0

@@ -51,9 +51,10 @@ from engine.files.save_format import (
     check_world,
     entity_classes,
 )
-from engine.files.schema import FieldError, display_name, is_whole, parse_json, show_value, version_matches
+from engine.files.schema import FieldError, is_whole, parse_json, version_matches
 from engine.files.values import NotSaveable, decode, encode
 from engine.input import InputEvent
+from engine.messages import shown, shown_name
 from engine.world import World
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ def save_world(world: World, path: str | os.PathLike[str], meta: dict[str, Any] 
     except NotSaveable as error:
         raise SaveError(str(error)) from None
     except (TypeError, ValueError, RecursionError) as error:
-        raise SaveError(f"cannot save the world to {display_name(path)}: {type(error).__name__}: "
+        raise SaveError(f"cannot save the world to {shown_name(path)}: {type(error).__name__}: "
                         f"{error}") from None
     try:
         with AtomicFile(path) as output:
@@ -189,7 +190,7 @@ def save_world(world: World, path: str | os.PathLike[str], meta: dict[str, Any] 
     except OutputError as error:
         raise SaveError(f"cannot write the save: {error}") from None
     except OSError as error:
-        raise SaveError(f"cannot write the save {display_name(path)}: {error.strerror or error}") from None
+        raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
 
 
 def _check_written(world: World, data: dict[str, Any]) -> None:
@@ -215,7 +216,7 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The file parsed with bounds, with the right format, version and engine version, and a valid ``meta``."""
     if not os.fspath(path):
         raise SaveError("the save file name is empty")
-    where = display_name(path)
+    where = shown_name(path)
     try:
         # Bounded by the bytes read, not st_size (/dev/zero has none); FIFOs and devices refused by name.
         text = read_bounded(path, MAX_SAVE_BYTES, "the save").decode("utf-8")
@@ -238,7 +239,7 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveError(f"{where} is not a tickswap save (no format {FORMAT!r})")
     if not (is_whole(data.get("version")) and data["version"] == VERSION):
-        raise SaveError(f"{where} is save format version {show_value(data.get('version'))}; "
+        raise SaveError(f"{where} is save format version {shown(data.get('version'))}; "
                         f"this tickswap reads version {VERSION}")
     try:
         written = check_document(data)["engine"]
@@ -273,7 +274,7 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     this process. Nothing is ever imported. A save of a game file whose content changed
     since is loaded when everything in it fits; a line saying so is appended to ``notes``.
     """
-    where = display_name(path)
+    where = shown_name(path)
     data = _read(path)
     damaged, note = f"{where} is damaged", None
     try:

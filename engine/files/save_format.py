@@ -28,9 +28,9 @@ from engine.files.schema import (
     expect_str,
     expect_whole,
     is_whole,
-    show_value,
 )
 from engine.files.values import MAX_ID, DeadReference, check_like_default, check_value, decode
+from engine.messages import shown
 
 if TYPE_CHECKING:
     from engine.files.game import Game
@@ -146,7 +146,7 @@ def check_document(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise FieldError(f"not a tickswap save (no format {FORMAT!r})")
     if not (is_whole(data.get("version")) and data["version"] == VERSION):
-        raise FieldError(f"save format version {show_value(data.get('version'))}; this tickswap reads version "
+        raise FieldError(f"save format version {shown(data.get('version'))}; this tickswap reads version "
                          f"{VERSION}")
     expect_keys(data, "the save", ("format", "version", "engine", "world", "entities", "meta"))
     expect_str(data["engine"], "engine", 64, _VERSION)

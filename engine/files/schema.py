@@ -14,24 +14,22 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Iterable
 from typing import Any
 
+from engine.messages import shown
+
 __all__ = [
     "MAX_DEPTH",
-    "MAX_SHOWN",
     "FieldError",
     "check_depth",
-    "display_name",
     "expect_keys",
     "expect_number",
     "expect_str",
     "expect_whole",
     "is_whole",
     "parse_json",
-    "show_value",
     "version_matches",
 ]
 
@@ -40,8 +38,6 @@ MAX_DEPTH = 32
 MAX_INT_DIGITS = 40
 """The longest integer literal accepted (2**128 has 39 digits)."""
 HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
-MAX_SHOWN = 80
-"""The most characters of a value or a file name a message shows (an error is one short line)."""
 
 
 class FieldError(ValueError):
@@ -90,7 +86,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
 def expect_keys(record: Any, where: str, required: Iterable[str], optional: Iterable[str] = ()) -> dict[str, Any]:
     """``record`` as an object with every ``required`` key, and no key outside ``required`` and ``optional``."""
     if not isinstance(record, dict):
-        raise FieldError(f"{where} must be an object, got {show_value(record)}")
+        raise FieldError(f"{where} must be an object, got {shown(record)}")
     needed = list(required)
     missing = [key for key in needed if key not in record]
     if missing:
@@ -110,62 +106,33 @@ def is_whole(value: Any) -> bool:
 def expect_whole(value: Any, where: str, low: int, high: int) -> int:
     """An integer (not a bool, a float or a string) with ``low <= value <= high``."""
     if not is_whole(value):
-        raise FieldError(f"{where} must be a whole number, got {show_value(value)}")
+        raise FieldError(f"{where} must be a whole number, got {shown(value)}")
     whole: int = value
     if not low <= whole <= high:
-        raise FieldError(f"{where} must be from {low} to {high}, got {show_value(value)}")
+        raise FieldError(f"{where} must be from {low} to {high}, got {shown(value)}")
     return whole
 
 
 def expect_number(value: Any, where: str, low: float, high: float) -> float:
     """A finite number (int or float, not a bool) with ``low <= value <= high``."""
     if type(value) not in (int, float):
-        raise FieldError(f"{where} must be a number, got {show_value(value)}")
+        raise FieldError(f"{where} must be a number, got {shown(value)}")
     if not (math.isfinite(value) and low <= value <= high):
-        raise FieldError(f"{where} must be a finite number from {low:g} to {high:g}, got {show_value(value)}")
+        raise FieldError(f"{where} must be a finite number from {low:g} to {high:g}, got {shown(value)}")
     return float(value)
 
 
 def expect_str(value: Any, where: str, max_length: int = 256, pattern: re.Pattern[str] | None = None) -> str:
     """A string of at most ``max_length`` characters, matching ``pattern`` in full when given."""
     if not isinstance(value, str):
-        raise FieldError(f"{where} must be a string, got {show_value(value)}")
+        raise FieldError(f"{where} must be a string, got {shown(value)}")
     if len(value) > max_length:
         raise FieldError(f"{where} is longer than {max_length} characters")
     if pattern is not None and not pattern.fullmatch(value):
-        raise FieldError(f"{where} is not valid: {show_value(value)}")
+        raise FieldError(f"{where} is not valid: {shown(value)}")
     return value
 
 
 def version_matches(written: str, ours: str) -> bool:
     """Whether a file written by tickswap ``written`` may be read by ``ours`` (same major.minor)."""
     return written.split(".")[:2] == ours.split(".")[:2]
-
-
-def show_value(value: Any) -> str:
-    """A value as a message shows it: its repr, at most ``MAX_SHOWN`` characters (a 5 MB string is not echoed)."""
-    if isinstance(value, (dict, list)):
-        return type(value).__name__
-    if isinstance(value, int) and not isinstance(value, bool) and len(str(abs(value))) > MAX_SHOWN:
-        return f"an integer of {len(str(abs(value)))} digits"
-    text = repr(value[: MAX_SHOWN + 2] if isinstance(value, str) else value)
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
-
-
-def display_name(path: Any) -> str:
-    """A file name as a one-line message shows it: control characters escaped, at most ~``MAX_SHOWN`` characters.
-
-    A name with a newline must not break the one-line rule, and a 10,000-character name
-    must not fill the screen: the middle is cut, since the start (the directory) and the
-    end (the file) are what identify it.
-    """
-    try:
-        text = os.fsdecode(path)
-    except (TypeError, ValueError):
-        text = repr(path)
-    if any(not character.isprintable() for character in text):
-        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
-    if len(text) > MAX_SHOWN:
-        half = (MAX_SHOWN - 1) // 2
-        text = text[:half] + "…" + text[-half:]
-    return text

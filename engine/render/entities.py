@@ -36,8 +36,8 @@ from engine.buffering.access import motion
 from engine.camera import Camera
 from engine.crowd import Crowd
 from engine.entity import Entity
-from engine.files.reading import read_bounded
 from engine.look import Look, resolved
+from engine.render.picture import read_png
 from engine.world import World
 
 __all__ = ["EntityRenderer", "gather_motion"]
@@ -187,8 +187,6 @@ def _look_size(look: Look) -> tuple[float, float]:
 
 
 _pictures: dict[str, Any] = {}
-MAX_PICTURE_BYTES = 256 * 1024 * 1024
-"""The largest picture file a look may name."""
 
 
 def _picture(look: Look) -> Any:
@@ -196,9 +194,10 @@ def _picture(look: Look) -> Any:
     assert look.image is not None
     texture = _pictures.get(look.image)
     if texture is None:
+        # Read bounded, as a regular file (a FIFO never blocks the game), and checked whole:
+        # pyglet draws a damaged PNG without a word.
+        data = read_png(look.image)
         try:
-            # Read as a regular file, bounded: a FIFO or a device named as a picture never blocks the game.
-            data = read_bounded(look.image, MAX_PICTURE_BYTES, "the picture")
             texture = pyglet.image.load(look.image, file=io.BytesIO(data)).get_texture()
         except Exception as error:
             raise ValueError(f"cannot load the picture {look.image!r} of {look}: {error}") from error

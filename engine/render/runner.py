@@ -26,6 +26,7 @@ from engine import keys
 from engine.clock import RealClock, VirtualClock
 from engine.files.game import Game, load_game
 from engine.input import InputEvent
+from engine.interrupts import TICK
 from engine.loops import (
     ConstantRateLoop,
     FixedStepLoop,
@@ -34,6 +35,7 @@ from engine.loops import (
 )
 from engine.loops.base import _Loop
 from engine.loops.names import LOOPS
+from engine.messages import shown
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer
 from engine.render.hud import Hud
@@ -109,8 +111,13 @@ class GameRunner:
         background = getattr(view_module, "BACKGROUND", (0, 0, 0))
         self._background = (background[0] / 255, background[1] / 255, background[2] / 255)
         make_view = getattr(view_module, "make_view", None)
-        self.view: View = (make_view(self.world) if make_view is not None
-                           else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {}), window=self.window))
+        view = (make_view(self.world) if make_view is not None
+                else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {}), window=self.window))
+        if not isinstance(view, View):  # refused here by name, not as an AttributeError in the first frame
+            self.window.close()
+            raise ValueError(f"{game.name}: make_view(world) returned {shown(view)}; it must return a View "
+                             "(an object with draw(alpha) and delete())")
+        self.view: View = view
         self.interpolate = True
         """F4 toggles it: without it every frame draws the latest state (alpha 1)."""
         self.sound = SoundPlayer(silent=headless)
@@ -217,11 +224,12 @@ class GameRunner:
         self._run_tick(elapsed_ms)
 
     def _run_tick(self, elapsed_ms: float | None = None) -> None:
-        if self.before_tick is not None:
-            self.before_tick(self.world)
-        self.world.tick(elapsed_ms)
-        if self.after_tick is not None:
-            self.after_tick(self.world)
+        with TICK:  # a signal waits for the tick and its hooks: a recording always ends where the world is
+            if self.before_tick is not None:
+                self.before_tick(self.world)
+            self.world.tick(elapsed_ms)
+            if self.after_tick is not None:
+                self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.
         self.sound.play(self.world.take_sounds())
 

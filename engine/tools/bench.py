@@ -17,7 +17,6 @@ both sides alike. These are figures to read, never assertions: timing tests are 
 
 from __future__ import annotations
 
-import argparse
 import gc
 import itertools
 import json
@@ -28,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.entity import Entity
+from engine.messages import shown
 from engine.world import World
 
 __all__ = ["BENCHMARKS", "Patroller", "bench_frame", "main", "measure", "tick_path"]
@@ -548,14 +548,16 @@ def _print_table(title: str, rows: list[tuple[str, float, float, str]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the named benchmarks and print their tables."""
-    parser = argparse.ArgumentParser(prog="tickswap bench", description=__doc__.splitlines()[0])
+    from engine.tools.options import Parser  # its mistakes are one line, as every command's
+
+    parser = Parser(prog="tickswap bench", description=__doc__.splitlines()[0])
     parser.add_argument("which", nargs="*", help=f"which benchmarks to run: {', '.join(BENCHMARKS)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="few rounds, small counts: checks that it runs")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
     args = parser.parse_args(argv)
     unknown = [name for name in args.which if name not in BENCHMARKS]
     if unknown:
-        parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}")
+        parser.error(f"unknown benchmark {shown(unknown[0])}; choose from {', '.join(BENCHMARKS)}")
     results = {}
     path = tick_path()
     for name in args.which or list(BENCHMARKS):

@@ -1,13 +1,10 @@
 """The ``tickswap`` command: list, run, record, replay and compare the games; and ``engine.run(build)``.
 
-Every way a run can end has one status and one line, never a traceback:
-
-- 0: done;
-- 1: the game crashed (an ``update()``, ``build()``, a system or drawing raised): the line
-  names the entity, its id, the tick, and the file and line that raised;
-- 2: the user's mistake: an unknown game, a bad number, a damaged or hostile file, a game
-  file that does not import, an output that can't be written, no display;
-- 130: Ctrl-C.
+Every way a run can end has one status and one line, never a traceback
+(``engine.tools.errors``): 0 done, 1 the game crashed, 2 the user's mistake (an unknown
+game, a bad number, a damaged or hostile file, a game file that does not import, an
+output that can't be written, no display), 130/143 Ctrl-C/SIGTERM, which take effect
+between ticks (``engine.interrupts``), 141 a closed pipe.
 
 All checks that can be made before a run are made before it starts: the outputs
 (``--record``, ``--save-at``, ``--screenshot``) must be distinct files and never the file
@@ -20,11 +17,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
 import time
-import traceback
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -42,37 +36,27 @@ from engine.files.replay import (
     verify,
 )
 from engine.files.save import SaveError, load_world, save_world
-from engine.files.schema import display_name
+from engine.interrupts import TICK, Interrupted
 from engine.sound import missing_sound
+from engine.tools.errors import (
+    GameCrashed,
+    UsageError,
+    crash_line,
+    exception_summary,
+    failed_function,
+    guarded,
+    say,
+    shown,
+    shown_name,
+)
 from engine.tools.options import Parser, add_run_options, build_parser, count
-from engine.world import BufferedWriteError, EntityUpdateError, World
+from engine.world import World
 
 __all__ = ["main", "run_game"]
 
-
-class UsageError(Exception):
-    """A mistake of the user's: printed as one line, exit status 2."""
-
-
-class GameCrashed(Exception):
-    """The game itself failed: printed as one line, exit status 1."""
-
-
-
-def _where(error: BaseException) -> str:
-    return where(error)
-
-
-def _crash_line(game: str, error: BaseException) -> str:
-    if isinstance(error, BufferedWriteError):
-        return f"{game} stopped: {error}"  # it names the writer's file and line itself
-    if isinstance(error, EntityUpdateError):
-        cause = error.__cause__ or error
-        return f"{game} stopped: {error} (at {_where(cause)})"
-    if isinstance(error, SystemExit):
-        return (f"{game} stopped: the game raised SystemExit({error.code!r}) (at {_where(error)}); "
-                "a game ends by stopping its loop, not by exiting")
-    return f"{game} failed: {type(error).__name__}: {error} (at {_where(error)})"
+_crash_line = crash_line
+MAX_LAB_UPDATES = 1_000_000
+"""The most updates ``tickswap lab`` simulates per loop (its traces are kept whole, for the table)."""
 
 
 # -- run ---------------------------------------------------------------------------------
@@ -88,7 +72,7 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
     if getattr(args, "screenshot", None):
         option = getattr(args, "screenshot_option", "--screenshot")
         if not args.screenshot.lower().endswith(".png"):
-            raise UsageError(f"{option} {args.screenshot}: the image is a PNG file; name it something.png")
+            raise UsageError(f"{option} {shown_name(args.screenshot)}: the image is a PNG file; name it something.png")
         outputs.append((option, args.screenshot))
     inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
                                                    ("--input", getattr(args, "input", None)),
@@ -97,14 +81,14 @@ def _check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
               if name]
     try:
         # Only a regular file is ever replaced (never /dev/null, a FIFO, a directory), in a writable directory.
-        resolved = [(option, display_name(name), check_output(name, option)) for option, name in outputs]
-        sources = [(option, display_name(name), output_path(name)) for option, name in inputs]
+        resolved = [(option, name, check_output(name, option)) for option, name in outputs]
+        sources = [(option, name, output_path(name)) for option, name in inputs]
     except OutputError as error:
         raise UsageError(str(error)) from None
     for index, (option, name, path) in enumerate(resolved):
         for other, other_name, other_path in resolved[index + 1:] + sources:
             if path == other_path:
-                raise UsageError(f"{option} {name} and {other} {other_name} are the same file; "
+                raise UsageError(f"{option} {shown_name(name)} and {other} {shown_name(other_name)} are the same file; "
                                  "each output needs its own file, and no output may replace an input")
 
 
@@ -148,20 +132,18 @@ def _build(game: Game, seed: int, saves: str | None = None) -> World:
         game.build(world)
         added = world.system_count
         game.add_systems(world)
-    except (Exception, SystemExit) as error:
+    except Interrupted:
         world.close()
-        raise GameCrashed(f"{game.name}: {_failed_function(error)} failed: {type(error).__name__}: {error} "
-                          f"(at {_where(error)})") from None
+        raise
+    except BaseException as error:  # whatever the game raises, KeyboardInterrupt and GeneratorExit included
+        world.close()
+        raise GameCrashed(f"{game.name}: {failed_function(error)} failed: {exception_summary(error)} "
+                          f"(at {where(error)})") from None
     if saves and added:
         world.close()
         raise UsageError(f"{saves}: {game.name}'s build(world) adds {added} system{'s' if added != 1 else ''}, "
                          "which a save can't hold (systems are code): add them in systems(world) instead")
     return world
-
-
-def _failed_function(error: BaseException) -> str:
-    names = [frame.name for frame in traceback.extract_tb(error.__traceback__)]
-    return "systems(world)" if "systems" in names and "build" not in names else "build(world)"
 
 
 def _load(game: Game, args: argparse.Namespace) -> World:
@@ -170,13 +152,16 @@ def _load(game: Game, args: argparse.Namespace) -> World:
     notes: list[str] = []
     world = load_world(args.load, game, notes)
     for note in notes:
-        print(f"tickswap: {note}", file=sys.stderr)
+        say(note)
     try:
         game.add_systems(world)
-    except (Exception, SystemExit) as error:
+    except Interrupted:
         world.close()
-        raise GameCrashed(f"{game.name}: systems(world) failed: {type(error).__name__}: {error} "
-                          f"(at {_where(error)})") from None
+        raise
+    except BaseException as error:
+        world.close()
+        raise GameCrashed(f"{game.name}: systems(world) failed: {exception_summary(error)} "
+                          f"(at {where(error)})") from None
     return world
 
 
@@ -225,14 +210,16 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     status = 0
     runner: Any = None
     finished = False
+    report: str | None = None
     try:
         if args.ticks is not None:
             start = time.perf_counter()
             missing: set[str] = set()
             for _ in range(args.ticks):
-                before_tick(world)
-                world.tick()
-                after_tick(world)
+                with TICK:  # a signal waits until the tick is recorded: the recording ends where the world is
+                    before_tick(world)
+                    world.tick()
+                    after_tick(world)
                 for request in world.take_sounds():  # nobody plays them; a missing file is still said
                     missing_sound(request, missing)
             seconds = time.perf_counter() - start
@@ -241,33 +228,29 @@ def _run(args: argparse.Namespace, game: Game) -> int:
                        f"({args.ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {entities}")
         else:
             runner = _make_runner(args, game, world, before_tick=before_tick, after_tick=after_tick)
-            shown = runner.run(frames=args.frames if args.frames or not args.headless else 180)
+            drawn = runner.run(frames=args.frames if args.frames or not args.headless else 180)
             if args.screenshot:
                 _screenshot(runner, args.screenshot)
-            summary = f"{shown} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__})"
+            summary = f"{drawn} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__})"
         finished = True
         if recorder is not None:
             recorder.close(world)
-        print(f"{game.name}: {summary}, state {world.state_hash()[:16]}"
-              + (f", screenshot {args.screenshot}" if args.screenshot else "")
-              + (f", recorded {args.record}" if args.record else "")
-              + "".join(f", saved {path} at tick {tick}" for tick, path in written))
+        report = (f"{game.name}: {summary}, state {world.state_hash()[:16]}"
+                  + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
+                  + (f", recorded {shown_name(args.record)}" if args.record else "")
+                  + "".join(f", saved {shown_name(path)} at tick {tick}" for tick, path in written))
         missed = sorted(tick for tick in saves if world.tick_count < tick)
         if missed:
-            print(f"tickswap: the run ended at tick {world.tick_count}, before --save-at "
-                  f"{', '.join(map(str, missed))}: {'nothing was' if len(missed) == len(saves) else 'not all were'} "
-                  "saved", file=sys.stderr)
+            say(f"the run ended at tick {world.tick_count}, before --save-at {', '.join(map(str, missed))}: "
+                f"{'nothing was' if len(missed) == len(saves) else 'not all were'} saved")
             status = 1
-    except KeyboardInterrupt as interrupt:
-        print(f"tickswap: {game.name} {_stopped(interrupt)} at tick {world.tick_count}", file=sys.stderr)
-        status = _interrupted_status(interrupt)
-    except (EntityUpdateError, SystemExit) as error:
-        print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
-        status = 1
+    except Interrupted as interrupt:
+        say(f"{game.name} {interrupt.verb} at tick {world.tick_count}")
+        status = interrupt.status
     except (_DisplayError, SaveError, ReplayError, OutputError) as error:
         status = _error(str(error))
-    except Exception as error:
-        print(f"tickswap: {_crash_line(game.name, error)}", file=sys.stderr)
+    except BaseException as error:  # anything the game raised (its own KeyboardInterrupt too) is its crash
+        say(_crash_line(game.name, error))
         status = 1
     finally:
         if recorder is not None and not finished:
@@ -282,6 +265,8 @@ def _run(args: argparse.Namespace, game: Game) -> int:
             runner.close()
         else:
             world.close()
+    if report is not None:
+        print(report)  # after the run: a closed stdout is not the game's crash (engine.tools.errors)
     return status
 
 
@@ -335,13 +320,13 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
     a matching digest shows only that the file fits the header, not that the user chose
     to run it. The refusal says which ``--game`` to pass.
     """
-    shown = display_name(replay.path)
+    recording = shown_name(replay.path)
     if replay.game_digest is None:
         if chosen is not None:
-            raise UsageError(f"{shown} is a recording of the game {replay.game!r}; --game is for game files")
+            raise UsageError(f"{recording} is a recording of the game {replay.game!r}; --game is for game files")
         if replay.game not in sample_games():
             # Only a registered game by name: never a file or directory the header happens to name.
-            raise UsageError(f"{shown}:1: the replay's game {replay.game!r} is not an installed game; "
+            raise UsageError(f"{recording}:1: the replay's game {replay.game!r} is not an installed game; "
                              f"installed: {', '.join(sorted(sample_games()))}")
         return load_game(replay.game)
     if chosen is not None:
@@ -349,9 +334,9 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
         return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
     relative = os.path.relpath(beside)
-    suggestion = display_name((beside if relative.startswith("..") else relative) if os.path.lexists(beside)
+    suggestion = shown_name((beside if relative.startswith("..") else relative) if os.path.lexists(beside)
                               else replay.game)
-    raise UsageError(f"{shown} is a recording of the game file {display_name(replay.game)}, which a replay never "
+    raise UsageError(f"{recording} is a recording of the game file {shown_name(replay.game)}, which a replay never "
                      f"runs by itself: to run that game, pass --game {suggestion}")
 
 
@@ -391,53 +376,57 @@ def _replay(args: argparse.Namespace) -> int:
             finished = world.tick_count >= replay.end or bool(mismatch)
             if finished and not mismatch and not playback.matches_end(world):
                 mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
-            crash: Exception | None = None
+            crash: BaseException | None = None
             if finished and not mismatch and replay.crashed is not None:
                 try:  # the recorded run crashed in the next tick: does this one?
                     playback.feed(world)
                     world.tick()
-                except Exception as error:
+                except Interrupted:
+                    raise
+                except BaseException as error:
                     crash = error
             result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
                                   world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
             if not finished:
-                print(f"tickswap: replay stopped at tick {world.tick_count} of {replay.end}", file=sys.stderr)
-    except KeyboardInterrupt as interrupt:
-        print(f"tickswap: replay of {args.file} {_stopped(interrupt)} at tick {world.tick_count}", file=sys.stderr)
-        return _interrupted_status(interrupt)
-    except (EntityUpdateError, SystemExit) as error:
-        print(f"tickswap: the replay crashed: {_crash_line(game.name, error)}" + (f"; {changed}" if changed else ""),
-              file=sys.stderr)
+                say(f"replay stopped at tick {world.tick_count} of {replay.end}")
+    except Interrupted as interrupt:
+        say(f"replay of {shown_name(args.file)} {interrupt.verb} at tick {world.tick_count}")
+        return interrupt.status
+    except (_DisplayError, OutputError) as error:
+        return _error(str(error))
+    except BaseException as error:
+        say(f"the replay crashed: {_crash_line(game.name, error)}" + (f"; {changed}" if changed else ""))
         return 1
     finally:
         if runner is not None:
             runner.close()
         else:
             world.close()
+    name = shown_name(args.file)
     if result.ok and result.crash is not None:
-        print(f"replay {args.file}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
+        print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
               f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
               f"{_crash_line(game.name, result.crash)})")
         return 0
     if replay.crashed is not None and result.first_mismatch is None and result.ticks >= replay.end:
-        print(f"replay {args.file}: the recorded game crashed at tick {replay.crashed}, but this one does not")
+        print(f"replay {name}: the recorded game crashed at tick {replay.crashed}, but this one does not")
         return 1
     if result.ok:
         hashes = "hash" if result.checked == 1 else "hashes"
-        print(f"replay {args.file}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
+        print(f"replay {name}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
         if changed:
-            print(f"tickswap: note: {changed}, but it replays the same", file=sys.stderr)
+            say(f"note: {changed}, but it replays the same")
         return 0
     if result.first_mismatch is not None:
         matched = max(0, result.checked - 1)
-        print(f"replay {args.file}: the state differs at tick {result.first_mismatch} "
+        print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
               + (f"; {changed}" if changed else ""))
     return 1
 
 
 def _error(message: str) -> int:
-    print(f"tickswap: {message}", file=sys.stderr)
+    say(message)
     return 2
 
 
@@ -458,13 +447,17 @@ def _lab(args: argparse.Namespace) -> int:
         try:
             load_game(args.scenario)
         except GameError as error:
-            raise UsageError(f"unknown scenario {args.scenario!r}; use 'ball' or a game ({error})") from None
+            raise UsageError(f"unknown scenario {shown(args.scenario)}; use 'ball' or a game ({error})") from None
     try:
         machine = machine_from_args(
             args.machine, update_ms=args.update_ms, render_ms=args.render_ms, jitter_ms=args.jitter_ms,
             stall_at_ms=args.stall_at_ms, stall_ms=args.stall_ms, seed=args.seed)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    updates = args.seconds * args.ups
+    if updates > MAX_LAB_UPDATES:  # each value in range, the product not: refused before it eats the memory
+        raise UsageError(f"--seconds {args.seconds:g} at --ups {args.ups:g} is {updates:,.0f} updates per loop; "
+                         f"the lab simulates at most {MAX_LAB_UPDATES:,}: shorten --seconds or lower --ups")
     if args.png:
         # The chart is an output like a screenshot: a PNG, into a directory that exists.
         _check_outputs(argparse.Namespace(record=None, save_at=None, screenshot=args.png, screenshot_option="--png"))
@@ -509,56 +502,9 @@ def _list() -> int:
 # -- entry points ------------------------------------------------------------------------
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, ``timeout``, a cancelled CI job), handled like Ctrl-C: the run stops
-    cleanly and keeps its recording; the exit status is 143, as for a process it ended."""
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated
-
-
-def _stopped(interrupt: KeyboardInterrupt) -> str:
-    return "terminated" if isinstance(interrupt, Terminated) else "interrupted"
-
-
-def _interrupted_status(interrupt: KeyboardInterrupt) -> int:
-    return 143 if isinstance(interrupt, Terminated) else 130
-
-
 def _guarded(work: Callable[[], int]) -> int:
-    """Run a command: user mistakes, Ctrl-C, SIGTERM and a closed pipe end in one line (or none), never a traceback."""
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        return _run_guarded(work)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _run_guarded(work: Callable[[], int]) -> int:
-    try:
-        status = work()
-        sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's last flush
-        return status
-    except (UsageError, GameError, SaveError, ReplayError, OutputError, _DisplayError) as error:
-        return _error(str(error))
-    except GameCrashed as error:
-        print(f"tickswap: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as interrupt:
-        print(f"tickswap: {_stopped(interrupt)}", file=sys.stderr)
-        return _interrupted_status(interrupt)
-    except BrokenPipeError:
-        # `tickswap list | head`: the reader left; say nothing more, to anyone.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return 141
+    """Run a command: mistakes, crashes, Ctrl-C, SIGTERM and a lost stdout end in one line (or none)."""
+    return guarded(work, (GameError, SaveError, ReplayError, OutputError, _DisplayError))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -572,8 +518,11 @@ def _check(args: argparse.Namespace) -> int:
     try:
         result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                           inputs=inputs)
-    except Exception as error:  # build(world) itself failed (a failing tick is in the result)
-        raise GameCrashed(f"{args.game} failed: {type(error).__name__}: {error} (at {_where(error)})") from error
+    except Interrupted:
+        raise
+    except BaseException as error:  # build(world) itself failed (a failing tick is in the result)
+        raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
+            from None
     print(f"{args.game}: {result.describe()}")
     return 0 if result.ok else 1
 
@@ -633,7 +582,7 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
 
     def work() -> int:
         if not callable(build) or module is None:
-            raise UsageError(f"run(build): expected a game's build(world) function, got {build!r:.60}")
+            raise UsageError(f"run(build): expected a game's build(world) function, got {shown(build)}")
         game = game_of_module(module)
         if game.module.build is not build:
             raise UsageError(f"run(build): {game.name}'s build is not the function given; pass the module's build")

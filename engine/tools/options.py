@@ -15,6 +15,7 @@ import sys
 from typing import NoReturn
 
 from engine.loops.names import LOOPS
+from engine.messages import one_line, shown
 
 __all__ = ["Parser", "add_run_options", "build_parser", "count"]
 
@@ -28,7 +29,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        print(one_line(f"{self.prog}: {message} (see {self.prog} --help)"), file=sys.stderr)
         raise SystemExit(2)
 
 def count(text: str) -> int:
@@ -36,9 +37,9 @@ def count(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
     if not 1 <= value <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_COUNT}, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_COUNT}, got {shown(value)}")
     return value
 
 
@@ -46,9 +47,9 @@ def _number(text: str, low: float, high: float, unit: str, zero_allowed: bool) -
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number{unit}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number{unit}, got {shown(text)}") from None
     if not math.isfinite(value) or not (low <= value <= high) or (value == 0 and not zero_allowed):
-        raise argparse.ArgumentTypeError(f"expected a finite number{unit} from {low:g} to {high:g}, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a finite number{unit} from {low:g} to {high:g}, got {shown(text)}")
     return value
 
 
@@ -72,10 +73,10 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
     if not 0 <= value < 2**64:
         # random.seed(-3) is random.seed(3): a negative seed would silently be another one.
-        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, got {shown(value)}")
     return value
 
 
@@ -122,9 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", type=_file_name, help="a replay written by `tickswap run GAME --record FILE`")
     replay.add_argument("--game", metavar="PATH", type=_file_name,
                         help="the game file to replay it with (if it changed since the recording, the replay says so)")
-    shown = replay.add_mutually_exclusive_group()
-    shown.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
-    shown.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
+    display = replay.add_mutually_exclusive_group()
+    display.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
+    display.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
     replay.add_argument("--screenshot", metavar="PNG", type=_file_name,
                         help="with --headless: save the last frame as a PNG")
     replay.add_argument("--no-hud", action="store_true", help="hide the HUD")

@@ -1,0 +1,103 @@
+"""Ctrl-C and SIGTERM take effect between ticks, never inside one.
+
+A tick either happens completely or not at all (a failed tick is rolled back). A
+``KeyboardInterrupt`` that Python raises at an arbitrary bytecode could land in the
+middle of the commit, after the world moved but before ``tick_count`` did: a recording
+would end on that torn state, and its replay would say the state differs.
+
+So the command line installs ``deferring_handlers()``: while a tick is running (the
+``TICK`` gate is held), a signal is only *recorded*; it is raised as ``Interrupted``
+(or ``Terminated``) when the outermost hold ends, the tick done or rolled back. Between
+ticks it is raised at once. A second signal during one tick is raised at once too: a
+tick that never ends (an ``update`` in an endless loop) must still be stoppable, and a
+tick interrupted in its update is rolled back whole.
+
+Only signals become ``Interrupted``: a ``KeyboardInterrupt`` a game raises itself is the
+game's error, reported as a crash like any other. Without the handlers (a library user,
+pytest), the gate costs a counter and Python's own handler behaves as it always has.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType, TracebackType
+
+__all__ = ["TICK", "Interrupted", "Terminated", "TickGate", "deferring_handlers"]
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) delivered between ticks: the run stops cleanly, exit status 130."""
+
+    status = 130
+    verb = "interrupted"
+
+
+class Terminated(Interrupted):
+    """SIGTERM (``kill``, ``timeout``, a cancelled CI job), handled like Ctrl-C; exit status 143."""
+
+    status = 143
+    verb = "terminated"
+
+
+class TickGate:
+    """Held (re-entrantly, by the main thread) for as long as one tick and its hooks run.
+
+    ``World.tick`` holds it; so do the command line and the runner around a tick and the
+    hooks that record it, so the recording and the world always agree.
+    """
+
+    __slots__ = ("_depth", "_main", "pending")
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._main = threading.main_thread().ident
+        self.pending: type[Interrupted] | None = None
+        """A signal that arrived while the gate was held, raised when it is released."""
+
+    @property
+    def held(self) -> bool:
+        """Whether a tick is running in the main thread now."""
+        return self._depth > 0
+
+    def __enter__(self) -> None:
+        if threading.get_ident() == self._main:  # signals reach the main thread only
+            self._depth += 1
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if threading.get_ident() != self._main:
+            return
+        self._depth -= 1
+        if self._depth == 0 and self.pending is not None:
+            pending, self.pending = self.pending, None
+            raise pending
+
+    def _deliver(self, signum: int, frame: FrameType | None) -> None:
+        kind = Terminated if signum == signal.SIGTERM else Interrupted
+        if self._depth > 0 and self.pending is None:
+            self.pending = kind
+            return
+        self.pending = None
+        raise kind
+
+
+TICK = TickGate()
+"""The one gate: signals are delivered to the main thread, so one is enough."""
+
+
+@contextmanager
+def deferring_handlers() -> Iterator[None]:
+    """Install the deferring SIGINT and SIGTERM handlers for a block (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, TICK._deliver) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        TICK.pending = None

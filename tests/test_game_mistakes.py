@@ -1,0 +1,183 @@
+"""A game's mistakes and a lost stdout: refused by name, in one line, never a traceback nor silence."""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from engine import InputEvent, Look, keys
+from engine.render.picture import check_png
+from engine.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def one_line(err: str) -> bool:
+    return err.count("\n") == 1 and "Traceback" not in err
+
+
+def game(tmp_path: Path, body: str, name: str = "g.py") -> Path:
+    path = tmp_path / name
+    path.write_text("from engine import Entity\n" + body)
+    return path
+
+
+RAISES = {
+    "BaseException": "raise BaseException('odd')",
+    "custom": "raise Odd('odd')",
+    "GeneratorExit": "raise GeneratorExit('odd')",
+    "KeyboardInterrupt": "raise KeyboardInterrupt('odd')",
+}
+PRELUDE = "class Odd(BaseException):\n    pass\n"
+
+
+@pytest.mark.parametrize("kind", list(RAISES))
+def test_any_exception_an_update_raises_is_one_line_naming_entity_tick_and_line(tmp_path, capsys, kind):
+    path = game(tmp_path, PRELUDE + "class Boom(Entity):\n    def update(self, world):\n"
+                f"        {RAISES[kind]}\ndef build(world):\n    world.spawn(Boom())\n")
+    assert main(["run", str(path), "--ticks", "3", "--record", str(tmp_path / "r.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "Boom (id 1)" in err and "tick 1" in err and f"{path}:6" in err, err
+    assert main(["replay", str(tmp_path / "r.jsonl"), "--game", str(path)]) == 0, "the crash is reproduced"
+
+
+@pytest.mark.parametrize("kind", list(RAISES))
+def test_any_exception_at_a_game_files_top_level_is_one_line_not_130(tmp_path, capsys, kind):
+    path = game(tmp_path, PRELUDE + RAISES[kind] + "\ndef build(world):\n    pass\n")
+    assert main(["run", str(path), "--ticks", "3"]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and "failed to import" in err and f"{path}:4" in err, err
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ("systems = [1, 2]\n", 2, "systems must be a function"),
+    ("class S:\n    def process(self):\n        pass\ndef systems(world):\n    return [S()]\n", 1, "returned [<"),
+    ("class G(Entity):\n    def update(self, world):\n        yield\n", 2, "G.update is a generator function"),
+    ("class A(Entity):\n    async def update(self, world):\n        pass\n", 2, "A.update is an async def"),
+], ids=["systems-list", "systems-returns", "generator-update", "async-update"])
+def test_game_mistakes_are_refused_by_name_before_the_run(tmp_path, capsys, body, status, words):
+    path = game(tmp_path, body + "def build(world):\n    pass\n")
+    assert main(["run", str(path), "--ticks", "3"]) == status
+    err = capsys.readouterr().err
+    assert one_line(err) and words in err, err
+
+
+def test_a_game_file_python_would_not_decode_is_refused_and_a_coding_cookie_is_honoured(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(b"# caf\xe9\ndef build(world):\n    pass\n")
+    assert subprocess.run([sys.executable, str(bad)], capture_output=True, check=False).returncode == 1
+    assert main(["run", str(bad), "--ticks", "1"]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and "bad.py:1: not valid utf-8" in err, err
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\nNAME = '\xe9'\ndef build(world):\n    pass\n")
+    assert main(["run", str(latin), "--ticks", "1"]) == 0
+
+
+@pytest.mark.parametrize("arguments", [
+    {"size": True}, {"size": (True, True)}, {"size": float("nan")}, {"size": float("inf")}, {"size": -1},
+    {"size": 1e300}, {"size": (1, 2, 3)}, {"color": (True, 0, 0)}, {"color": (256, 0, 0)}, {"color": (-1, 0, 0)},
+    {"color": (1, 2)}, {"color": (1, 2, 3, 4, 5)}, {"color": "red"}, {"color": (1.5, 2, 3)}, {"color": 7},
+    {"text": "x", "size": True}, {"text": "x", "size": 1e9}, {"layer": True}, {"image": "a\0.png"},
+])
+def test_bad_look_arguments_are_refused_by_name(arguments):
+    with pytest.raises((TypeError, ValueError), match="Look"):
+        Look(**arguments)
+
+
+def _png(width: int, height: int) -> bytes:
+    raw = b"".join(b"\x00" + b"\xff\x00\x00\xff" * width for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (lambda: _png(16, 16)[:60], "cut short"),
+    (lambda: b"GIF89a" + b"\0" * 100, "not a PNG"),
+    (lambda: _png(16, 16).replace(b"IDAT", b"IDAT", 1)[:-20] + _png(1, 1)[-12:], "damaged"),
+    (lambda: _png(9000, 1), "at most 8192x8192"),
+    (lambda: None, "No such file"),
+])
+def test_a_damaged_missing_or_huge_picture_is_refused_by_name(tmp_path, content, words):
+    path = tmp_path / "p.png"
+    data = content()
+    if data is not None:
+        path.write_bytes(data)
+    with pytest.raises(ValueError, match=words):
+        check_png(str(path))
+    path.write_bytes(_png(16, 16))
+    assert check_png(str(path)) == (16, 16)
+
+
+def test_make_view_returning_none_is_refused_by_name(tmp_path, capsys):
+    pytest.importorskip("pyglet")
+    path = game(tmp_path, "def make_view(world):\n    return None\ndef build(world):\n    pass\n")
+    status = main(["run", str(path), "--headless", "--frames", "2"])
+    err = capsys.readouterr().err
+    if "EGL" in err or "unavailable" in err:
+        pytest.skip("no off-screen rendering here")
+    assert status == 2 and one_line(err) and "make_view(world) returned None" in err, err
+
+
+@pytest.mark.parametrize("key", ["true", "false", "null", '["LEFT"]', '"NOPE"', "1.5", '"12"'])
+def test_an_input_script_key_of_the_wrong_type_is_refused_by_name(tmp_path, capsys, key):
+    script = tmp_path / "in.jsonl"
+    script.write_text('{"tick": 1, "input": [["key_press", ' + key + ', 0, 0]]}\n')
+    assert main(["run", "patrol", "--ticks", "3", "--input", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and "in.jsonl:1" in err, err
+
+
+def test_an_input_event_from_json_resolves_a_key_name_or_refuses_it():
+    assert InputEvent.from_json(["key_press", "RIGHT", 0, 0]).key == keys.RIGHT
+    for bad in (["key_press", "NOPE", 0, 0], ["key_press", True, 0, 0], ["mouse_motion", 1, 0, 0],
+                ["key_press", 1, "12", 0], ["key_press", 1, float("nan"), 0]):
+        with pytest.raises(ValueError):
+            InputEvent.from_json(bad)
+    with pytest.raises(ValueError, match="key codes"):
+        InputEvent("key_press", "a").to_json()
+
+
+@pytest.mark.parametrize(("shell", "status", "words"), [
+    ("list > /dev/full", 1, "the device is full"),
+    ("list >&-", 1, "it is closed"),
+    ("run patrol --ticks 5 >&-", 1, "it is closed"),
+    ("run patrol --ticks 5 > /dev/full", 1, "the device is full"),
+    ("run patrol --ticks 5 | true", 141, ""),
+])
+def test_a_lost_stdout_ends_quietly_and_is_never_a_game_crash(shell, status, words):
+    command = f"set -o pipefail; {sys.executable} -m engine.tools.cli {shell}"
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, check=False, env=ENV)
+    assert result.returncode == status, result.stderr
+    assert (result.stderr == "") if not words else (one_line(result.stderr) and words in result.stderr)
+    assert "failed" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_messy_refusals_are_one_short_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        main(["run", "patrol", "--ticks", "x" * 5_000_000])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and len(err) < 300, len(err)
+    assert main(["run", "patrol", "--headless", "--frames", "1", "--screenshot", "a\nb.gif"]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and "a\\nb.gif" in err, err
+    with pytest.raises(SystemExit) as exit:
+        main(["bench", "no-such-bench"])
+    assert exit.value.code == 2
+    assert one_line(capsys.readouterr().err)
+    assert main(["lab", "--seconds", "86400", "--ups", "100000"]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and "8,640,000,000 updates" in err, err

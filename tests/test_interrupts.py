@@ -1,0 +1,229 @@
+"""Ctrl-C and SIGTERM take effect between ticks: a stopped run's recording always replays."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import World
+from engine.files.replay import Recorder
+from engine.interrupts import TICK, Interrupted, Terminated, deferring_handlers
+from engine.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A churning game: spawns and despawns every tick, systems before and after the entities,
+# an entity whose finalizer runs while a despawn is committed. ``stop(point)`` sends the
+# process a real signal at the chosen point of the chosen tick (TICKSWAP_TEST_STOP=point:tick).
+CHURN = '''\
+import os
+import signal
+
+from engine import Entity
+
+WORLD = []
+
+
+def stop(point):
+    tick = WORLD[0].tick_count + 1 if WORLD else 0
+    if os.environ.get("TICKSWAP_TEST_STOP") == f"{point}:{tick}":
+        number = signal.SIGTERM if os.environ.get("TICKSWAP_TEST_SIGNAL") == "TERM" else signal.SIGINT
+        os.kill(os.getpid(), number)
+
+
+class Spark(Entity):
+    def __init__(self, x, life):
+        super().__init__(x=x, y=0)
+        self.life = life
+
+    def update(self, world):
+        self.x += 1.5
+        self.life -= 1
+        if self.life <= 0:
+            world.despawn(self)
+
+    def __del__(self):
+        if WORLD:  # None once the interpreter is shutting down
+            stop("finalizer")
+
+
+class Spawner(Entity):
+    def update(self, world):
+        stop("update-first")
+        self.x += 1
+        world.spawn(Spark(self.x + self.random.random(), 2))
+
+
+class Last(Entity):
+    def update(self, world):
+        self.angle = (self.angle + 10) % 360
+        stop("update-last")
+
+
+class Probe:
+    def __init__(self, point):
+        self.point = point
+
+    def process(self):
+        stop(self.point)
+
+
+def build(world):
+    WORLD[:] = [world]
+    world.spawn(Spawner())
+    world.spawn(Last())
+
+
+def systems(world):
+    world.add_processor(Probe("system-before"), 1)
+    world.add_processor(Probe("system-after"), -1)
+'''
+
+GAME_POINTS = ["update-first", "update-last", "system-before", "system-after", "finalizer"]
+ENGINE_POINTS = ["buffers-finish", "join", "remove", "recorder", "between"]
+
+
+def _stop(point: str, tick: int | None = None) -> None:
+    world = cli_world[0] if cli_world else None
+    if tick is None:
+        tick = world.tick_count + 1 if world is not None else 0
+    if os.environ.get("TICKSWAP_TEST_STOP") == f"{point}:{tick}":
+        number = signal.SIGTERM if os.environ.get("TICKSWAP_TEST_SIGNAL") == "TERM" else signal.SIGINT
+        os.kill(os.getpid(), number)
+
+
+cli_world: list[World] = []
+
+
+def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The points inside the engine's own part of a tick, where a raw KeyboardInterrupt used to tear it."""
+    real_init, real_join, real_remove = World.__init__, World._join, World._remove
+
+    def init(self: World, *args: object, **kwargs: object) -> None:
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        cli_world[:] = [self]
+        buffers = type(self._buffers)
+        if not getattr(buffers, "_test_patched", False):
+            real_finish = buffers.finish
+
+            def finish(inner: object, *args: object) -> None:
+                real_finish(inner, *args)
+                _stop("buffers-finish")  # committed, swapped: tick_count not yet counted
+
+            monkeypatch.setattr(buffers, "finish", finish)
+            monkeypatch.setattr(buffers, "_test_patched", True, raising=False)
+
+    def join(self: World, *args: object) -> None:
+        _stop("join")
+        real_join(self, *args)  # type: ignore[arg-type]
+
+    def remove(self: World, *args: object) -> None:
+        real_remove(self, *args)  # type: ignore[arg-type]
+        _stop("remove")
+
+    real_after = Recorder.after_tick
+
+    def after_tick(self: Recorder, world: World) -> None:
+        _stop("recorder", world.tick_count)  # the tick ran, its input is not recorded yet
+        real_after(self, world)
+
+    real_sounds = World.take_sounds
+
+    def take_sounds(self: World) -> object:
+        _stop("between", self.tick_count)
+        return real_sounds(self)
+
+    monkeypatch.setattr(World, "__init__", init)
+    monkeypatch.setattr(World, "_join", join)
+    monkeypatch.setattr(World, "_remove", remove)
+    monkeypatch.setattr(Recorder, "after_tick", after_tick)
+    monkeypatch.setattr(World, "take_sounds", take_sounds)
+
+
+def _end_of(recording: Path) -> dict[str, object]:
+    record: dict[str, object] = json.loads(recording.read_text().splitlines()[-1])
+    return record
+
+
+@pytest.mark.parametrize("tick", [3, 60])
+@pytest.mark.parametrize("point", GAME_POINTS + ENGINE_POINTS)
+def test_a_run_stopped_anywhere_in_a_tick_keeps_a_recording_that_replays(tmp_path, monkeypatch, capsys, point, tick):
+    game = tmp_path / "churn.py"
+    game.write_text(CHURN)
+    recording = tmp_path / "r.jsonl"
+    _patch_engine_points(monkeypatch)
+    monkeypatch.setenv("TICKSWAP_TEST_STOP", f"{point}:{tick}")
+    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted at tick" in err and err.count("\n") == 1, err
+    end = _end_of(recording)
+    # The tick the signal landed in happened completely (or, between ticks, the one before it).
+    assert end["end"] == tick, end
+    monkeypatch.delenv("TICKSWAP_TEST_STOP")
+    assert main(["replay", str(recording), "--game", str(game)]) == 0
+    out = capsys.readouterr().out
+    assert "all match" in out, out
+
+
+@pytest.mark.parametrize("point", ["update-last", "buffers-finish"])
+def test_sigterm_in_a_tick_is_143_and_the_recording_replays(tmp_path, monkeypatch, capsys, point):
+    game = tmp_path / "churn.py"
+    game.write_text(CHURN)
+    recording = tmp_path / "r.jsonl"
+    _patch_engine_points(monkeypatch)
+    monkeypatch.setenv("TICKSWAP_TEST_STOP", f"{point}:7")
+    monkeypatch.setenv("TICKSWAP_TEST_SIGNAL", "TERM")
+    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) == 143
+    assert "terminated at tick 7" in capsys.readouterr().err
+    monkeypatch.delenv("TICKSWAP_TEST_STOP")
+    assert main(["replay", str(recording), "--game", str(game)]) == 0
+
+
+def test_a_game_file_run_by_python_defers_a_signal_to_the_end_of_the_tick(tmp_path):
+    game = tmp_path / "churn.py"
+    game.write_text(CHURN + "\nif __name__ == '__main__':\n    from engine import run\n    run(build)\n")
+    recording = tmp_path / "r.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TICKSWAP_TEST_STOP": "system-after:5"}
+    stopped = subprocess.run([sys.executable, str(game), "--ticks", "50", "--record", str(recording)],
+                             capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert stopped.returncode == 130 and "Traceback" not in stopped.stderr, stopped.stderr
+    assert _end_of(recording)["end"] == 5
+    del env["TICKSWAP_TEST_STOP"]
+    replayed = subprocess.run([sys.executable, "-m", "engine.tools.cli", "replay", str(recording), "--game",
+                               str(game)], capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert replayed.returncode == 0 and "all match" in replayed.stdout, replayed.stderr
+
+
+def test_check_stopped_in_a_tick_is_130_in_one_line(tmp_path, monkeypatch, capsys):
+    game = tmp_path / "churn.py"
+    game.write_text(CHURN)
+    monkeypatch.setenv("TICKSWAP_TEST_STOP", "update-last:4")
+    assert main(["check", str(game), "--ticks", "20", "--orders", "1"]) == 130
+    err = capsys.readouterr().err
+    assert err == "tickswap: interrupted\n"
+
+
+def test_a_signal_waits_for_the_gate_and_a_second_one_does_not():
+    with deferring_handlers():
+        with pytest.raises(Interrupted), TICK:
+            os.kill(os.getpid(), signal.SIGINT)
+            reached = True  # the first signal only recorded: the held block goes on
+        assert reached
+        with pytest.raises(Terminated), TICK:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)  # the user insists: an endless tick must still stop
+            pytest.fail("the second signal was not raised at once")
+    assert TICK.pending is None and not TICK.held
+
+
+def test_without_the_handlers_a_tick_is_interrupted_as_python_always_did():
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt) as caught, TICK:
+        os.kill(os.getpid(), signal.SIGINT)
+    assert not isinstance(caught.value, Interrupted)
