@@ -3,14 +3,18 @@
 esper 3 keeps its worlds in module globals and works on whichever is *current*, so a
 ``World`` switches esper to its own context for every call that touches it and back
 afterwards; that is what lets any number of worlds live in one process without seeing
-each other. Everything the engine needs from esper goes through this module, including
-the one private attribute it must set (the id counter, so a loaded world and a
-rolled-back tick hand out the same ids as the original): esper is pinned below 4 for it.
+each other. Since that current world is one for the whole process, the switch and the
+block it covers (a whole tick) hold one process-wide lock: worlds ticked in several
+threads at once take turns, a tick at a time, and each gets the hashes it gets alone.
+Everything the engine needs from esper goes through this module, including the one private
+attribute it must set (the id counter, so a loaded world and a rolled-back tick hand out
+the same ids as the original): esper is pinned below 4 for it.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,13 +25,18 @@ import esper
 __all__ = ["EsperWorld"]
 
 _world_numbers = itertools.count(1)
+_lock = threading.RLock()
+"""Held while esper's current world is switched to a ``World``'s: one thread at a time."""
+_held = threading.local()
+"""How deep this thread is inside ``context()`` blocks (``depth``)."""
 
 
 def _release(name: str) -> None:
-    if name in esper.list_worlds():
-        if esper.current_world == name:
-            esper.switch_world("default")
-        esper.delete_world(name)
+    with _lock:
+        if name in esper.list_worlds():
+            if esper.current_world == name:
+                esper.switch_world("default")
+            esper.delete_world(name)
 
 
 class EsperWorld:
@@ -47,19 +56,24 @@ class EsperWorld:
         """Make this esper world current for the block (cheap when it already is)."""
         if self.closed:
             raise RuntimeError("this World is closed")
-        previous = esper.current_world
-        if previous == self.name:
-            yield
-            return
-        esper.switch_world(self.name)
-        try:
-            yield
-        finally:
-            esper.switch_world(previous if previous in esper.list_worlds() else "default")
+        with _lock:
+            _held.depth = getattr(_held, "depth", 0) + 1
+            try:
+                previous = esper.current_world
+                if previous == self.name:
+                    yield
+                    return
+                esper.switch_world(self.name)
+                try:
+                    yield
+                finally:
+                    esper.switch_world(previous if previous in esper.list_worlds() else "default")
+            finally:
+                _held.depth -= 1
 
     def create(self, components: tuple[Any, ...], entity: Any, alias: type) -> int:
         """Create an esper entity holding ``components`` and ``entity`` (under type ``alias``)."""
-        if esper.current_world == self.name:  # mid-tick: skip the context switch
+        if getattr(_held, "depth", 0) and esper.current_world == self.name:  # mid-tick: skip the switch
             entity_id: int = esper.create_entity(*components)
             esper.add_component(entity_id, entity, type_alias=alias)
             return entity_id

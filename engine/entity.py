@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from engine.buffering import access as _access
 from engine.buffering import buffers as _buffers
 from engine.buffering.fields import Layout, buffered, register, signal
+from engine.buffering.slots import SLOT_NAMES
 from engine.look import Look
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ class Entity(_buffers.BufferSlots):
             raise TypeError(f"{cls.__name__}.saved must be a tuple of attribute names, got {saved!r}"
                             + (f": write saved = ({saved!r},)" if isinstance(saved, str) else ""))
         if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
+            _refuse_attribute_hooks(cls)
             cls._layout = register(cls, cls.__mro__[1:])
 
     def __init__(self, x: float = 0.0, y: float = 0.0) -> None:
@@ -221,6 +223,29 @@ class Entity(_buffers.BufferSlots):
     def __repr__(self) -> str:
         state = "alive" if self.alive else ("despawned" if self.id is not None else "unspawned")
         return f"<{type(self).__name__} id={self.id} x={self.x!r} y={self.y!r} {state}>"
+
+
+_ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__setattr__", "__delattr__")
+# What the buffers keep on every entity besides x, y and angle (which ``register`` guards).
+_RESERVED = frozenset(SLOT_NAMES) - {"x", "y", "angle", "__dict__", "__weakref__"}
+
+
+def _refuse_attribute_hooks(cls: type) -> None:
+    """Refuse what would make the two paths of the double buffer read different values.
+
+    The compiled core reads and writes an entity's buffered values in its slots, the pure
+    path through ordinary attribute access: an attribute hook or a property over one of
+    the buffers' own attributes would be seen by one path and not the other.
+    """
+    for name in _ATTRIBUTE_HOOKS:
+        if name in vars(cls):
+            raise TypeError(
+                f"{cls.__name__} overrides {name}: the double buffer reads and writes an entity's "
+                f"attributes directly, so an Entity subclass may not override {', '.join(_ATTRIBUTE_HOOKS)}; "
+                "use a method or a property with a name of its own")
+    for name in sorted(_RESERVED & set(vars(cls))):
+        raise TypeError(f"{cls.__name__}.{name} replaces the engine's own attribute {name!r}, which the double "
+                        "buffer keeps on every entity; choose another name")
 
 
 def _no_world() -> None:

@@ -9,8 +9,10 @@ step.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -58,6 +60,8 @@ class Walker(Entity):
         self.plan: list[tuple[Any, ...]] = []
 
     def update(self, world: World) -> None:
+        if type(self.x) not in (float, int):  # an odd value a plan put there: back to a number
+            self.x = 0.0
         self.x += 0.1 * self.label
         self.angle = (self.angle + 37.5) % 360.0
         _act(self, world)
@@ -72,6 +76,8 @@ class Actor(Walker):
     gifts = signal(sum)
 
     def update(self, world: World) -> None:
+        if type(self.hp) is not int:
+            self.hp = 100
         self.hp -= 1 + (1 if self.hit else 0)
         self.y += self.gifts.value
         _act(self, world)
@@ -105,7 +111,60 @@ def _act(self: Walker, world: World) -> None:
             self.x -= 0.1 * self.label  # back to an equal value: a new object, a harmless swap
         elif action == "fail":
             raise RuntimeError(f"planned failure {value}")
+        # Hostile but ordinary code: odd values, ==, finalizers, re-entrant ticks, lists emptied.
+        elif action == "odd":
+            self.x = ODD_VALUES[value % len(ODD_VALUES)]
+        elif action == "fickle" and isinstance(self, Actor):
+            self.hp = Fickle(world, raises=value % 2 == 0)
+        elif action == "doomed":
+            self.y = Doomed(self.y, world)
+        elif action == "reenter":
+            world.tick()
+        elif action == "clear":
+            world._update_order().clear()
     self.plan = []
+
+
+ODD_VALUES: tuple[Any, ...] = ("1.5", None, Decimal("1.5"), True, 10**30, float("nan"))
+
+
+def _walk(world: World) -> int:
+    """Touch every entry of the buffers' lists, as a profiler's hook would: a NULL crashes here."""
+    buffers = world._buffers
+    return sum(entity is None for found in (buffers._order, buffers._moved, buffers._changed) for entity in found)
+
+
+class Fickle:
+    """A buffered value whose ``==`` raises, or walks the buffers' lists and says 'different'."""
+
+    def __init__(self, world: World, raises: bool) -> None:
+        self.world, self.raises = world, raises
+
+    def __eq__(self, other: object) -> bool:
+        if self.raises:
+            raise ValueError("fickle ==")
+        _walk(self.world)
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Fickle()"
+
+
+class Doomed(float):
+    """A y whose finalizer walks the buffers' lists (released at a different moment on each path)."""
+
+    def __new__(cls, value: float, world: World) -> Doomed:
+        made = super().__new__(cls, value)
+        made.world = world  # type: ignore[attr-defined]
+        return made
+
+    def __del__(self) -> None:
+        _walk(self.world)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return repr(float(self))
 
 
 class Script:
@@ -152,19 +211,21 @@ class Early:
 _tick = st.tuples(st.just("tick"), st.just(0), st.just(0))
 _plan = st.tuples(st.just("plan"), st.integers(0, 50),
                   st.tuples(st.sampled_from(["spawn", "despawn", "slap", "send", "write", "same", "snap", "still",
-                                             "fail"]), st.integers(0, 50), st.integers(-2, 3)))
+                                             "fail", "odd", "fickle", "doomed", "reenter", "clear"]),
+                            st.integers(0, 50), st.integers(-2, 5)))
 steps = st.one_of(
     _tick, _plan, _tick, _plan,
     st.tuples(st.just("spawn"), st.integers(0, 3), st.just(0)),
     st.tuples(st.just("despawn"), st.integers(0, 50), st.just(0)),
     st.tuples(st.just("write"), st.integers(0, 50), st.integers(-3, 3)),
     st.tuples(st.just("shuffle"), st.integers(0, 1000), st.just(0)),
+    st.tuples(st.just("gc"), st.just(0), st.just(0)),
 )
 
 
 def _observe(script: Script, error: BaseException | None) -> list[Any]:
     world = script.world
-    seen: list[Any] = [world.state_hash(), world.tick_count,
+    seen: list[Any] = [_outcome(world.state_hash), world.tick_count,
                        None if error is None else (type(error).__name__, str(error))]
     for entity in script.made:
         names = layout_of(entity).names
@@ -174,14 +235,22 @@ def _observe(script: Script, error: BaseException | None) -> list[Any]:
     return seen
 
 
-def _gathered(script: Script, kind: type) -> bytes:
+def _outcome(call: Any) -> Any:
+    try:
+        return call()
+    except Exception as error:
+        return type(error).__name__, str(error)
+
+
+def _gathered(script: Script, kind: type) -> tuple[Any, bytes]:
     live = script.world.entities
     out = np.full((len(live), 3), np.nan, dtype=np.float32)
-    if kind is CompiledBuffers:
-        compiled._core.gather_motion(live, script.world.tick_count, 0.375, out, False)
-    else:
-        compiled._gather_motion_numpy(live, script.world.tick_count, 0.375, out, False)
-    return out.tobytes()
+    gather = _core_gather if kind is CompiledBuffers else compiled._gather_motion_numpy
+    return _outcome(lambda: gather(live, script.world.tick_count, 0.375, out, False)), out.tobytes()
+
+
+def _core_gather(*args: Any) -> None:
+    compiled._core.gather_motion(*args)
 
 
 def _run(kind: type, systems: int, program: list[tuple[Any, ...]], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -194,6 +263,7 @@ def _run(kind: type, systems: int, program: list[tuple[Any, ...]], monkeypatch: 
     if systems & 2:
         world.add_processor(Early(world), priority=3)
     trace: list[Any] = []
+    threshold = gc.get_threshold()
     try:
         for _ in range(3):
             world.spawn(script.make(_))
@@ -216,10 +286,18 @@ def _run(kind: type, systems: int, program: list[tuple[Any, ...]], monkeypatch: 
                 if found is not None:
                     found.plan.append(value)
             else:
+                hooked = step == "gc"  # a profiler's hook, set off often, walking the buffers' lists
+                if hooked:
+                    gc.callbacks.append(lambda phase, info: _walk(world))
+                    gc.set_threshold(20)
                 try:
                     world.tick()
                 except Exception as failed:
                     error = failed
+                finally:
+                    if hooked:
+                        gc.callbacks.pop()
+                        gc.set_threshold(*threshold)
                 for entity in script.made:
                     entity.plan = []
             trace.append((step, _observe(script, error), _gathered(script, kind)))

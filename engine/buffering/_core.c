@@ -19,6 +19,16 @@
  *
  * The semantics are those of the pure-Python path in buffers.py, line for line: the
  * differential test runs both on the same random worlds and compares everything.
+ *
+ * Every call that can run Python code (a layout getter, ``__eq__``, ``__bool__``, the
+ * release of a value whose finalizer runs, any allocation that starts the collector and
+ * its ``gc.callbacks``) may change every list, entity and tuple in reach. So: whatever
+ * is used after such a call is held by a strong reference, lengths are read again after
+ * it, and the commit is two passes, a check that may call out and a commit that never
+ * does (no allocation, no release that could free anything), so no list anyone can reach
+ * ever holds a NULL and nothing needs undoing. References are released last, once the
+ * state is consistent. tests/test_core_adversarial.py has a case for each rule and runs
+ * under ASAN and ``PYTHONMALLOC=debug`` (.ci/sanitize).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -46,6 +56,7 @@ static PyObject *str_get = NULL;          /* "get" */
 static PyObject *str_set = NULL;          /* "set" */
 
 #define SLOT(obj, s) (*(PyObject **)((char *)(obj) + offsets[s]))
+#define SLOT_AT(obj, s) ((PyObject **)((char *)(obj) + offsets[s]))
 
 /* Entities are reached through a list of pointers, which the hardware cannot prefetch:
  * ask for the one a few places ahead, and for the line of its baseline slots. */
@@ -107,25 +118,48 @@ slot_get(PyObject *obj, int s)
     return value;
 }
 
-static PyTypeObject *checked_type = NULL;  /* the last subclass that passed (held strongly) */
+/* The last class that passed the check, and its version tag. Not a reference: releasing
+ * one could free a class and run its finalizers in the middle of a pass. A class that is
+ * freed, or changed (its ``__bases__`` reassigned), loses its tag, and a class created
+ * at the same address later gets a new one, so a stale entry can never match. */
+static PyTypeObject *checked_type = NULL;
+static unsigned int checked_tag = 0;
+
+/* 1 if ``obj`` is an instance of the slots class, 0 if not; never calls out. */
+static inline int
+is_entity(PyObject *obj)
+{
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type == checked_type && checked_tag != 0 && type->tp_version_tag == checked_tag) {
+        return 1;
+    }
+    if (slots_type == NULL || (type != slots_type && !PyType_IsSubtype(type, slots_type))) {
+        return 0;
+    }
+    checked_type = type;
+    checked_tag = type->tp_version_tag;
+    return 1;
+}
+
+/* The last part of a class's name, as ``type(obj).__name__`` reads for classes written in C too. */
+static const char *
+short_name(PyTypeObject *type)
+{
+    const char *dot = strrchr(type->tp_name, '.');
+    return dot == NULL ? type->tp_name : dot + 1;
+}
 
 static inline int
 check_entity(PyObject *obj)
 {
-    PyTypeObject *type = Py_TYPE(obj);
-    if (type == checked_type) {
+    if (is_entity(obj)) {
         return 0;
     }
     if (slots_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core is not configured");
         return -1;
     }
-    if (type == slots_type || PyType_IsSubtype(type, slots_type)) {
-        Py_INCREF(type);
-        Py_XSETREF(checked_type, type);
-        return 0;
-    }
-    PyErr_Format(PyExc_TypeError, "expected an Entity, got %.200s", Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError, "expected an Entity, got %.200s", short_name(Py_TYPE(obj)));
     return -1;
 }
 
@@ -143,7 +177,10 @@ motion_only(PyObject *obj)
     if (flag == Py_False) {
         return 0;
     }
-    return PyObject_IsTrue(flag);
+    Py_INCREF(flag);   /* its __bool__ may replace it */
+    int only = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    return only;
 }
 
 /* type(entity)._layout.get(entity): every buffered value as a tuple (new reference). */
@@ -216,6 +253,9 @@ core_configure(PyObject *module, PyObject *cls)
         found[s] = member->offset;
     }
     memcpy(offsets, found, sizeof(offsets));
+    /* A class checked against the old slots class has its slots at the old offsets. */
+    checked_type = NULL;
+    checked_tag = 0;
     Py_INCREF(type);
     Py_XSETREF(slots_type, type);
     Py_RETURN_NONE;
@@ -223,61 +263,80 @@ core_configure(PyObject *module, PyObject *cls)
 
 /* -- stash, check, commit, previous ------------------------------------------------------ */
 
+/* An object whose release can run no Python code (no finalizer, not tracked by the collector). */
+static inline int
+inert(PyObject *obj)
+{
+    return obj == NULL || PyFloat_CheckExact(obj) || PyLong_CheckExact(obj);
+}
+
+/* Set one entity's committed values aside, in the pure path's order: ``_bx = x``,
+ * ``_by = y``, ``_ba = angle``, then ``_bfull`` for an entity with fields of its own.
+ * Each baseline slot is read again after the one before it was set, since releasing the
+ * value it held may have run a finalizer; the entity is held only once something is
+ * released that could. */
+static int
+stash_one(PyObject *entity)
+{
+    int held = 0, failed = 0;
+    for (int k = 0; k < 3 && !failed; k++) {
+        PyObject **base = SLOT_AT(entity, S_BX + k), *value = SLOT(entity, S_X + k);
+        if (value == NULL) {
+            missing(entity, S_X + k);
+            failed = 1;
+            break;
+        }
+        PyObject *old = *base;
+        if (old == value) {
+            continue;
+        }
+        Py_INCREF(value);
+        *base = value;
+        if (!inert(old)) {
+            if (!held) {
+                Py_INCREF(entity);
+                held = 1;
+            }
+        }
+        Py_XDECREF(old);
+    }
+    if (!failed && SLOT(entity, S_MOTION_ONLY) != Py_True) {
+        if (!held) {
+            Py_INCREF(entity);
+            held = 1;
+        }
+        int only = motion_only(entity);
+        if (only < 0) {
+            failed = 1;
+        }
+        else if (only == 0) {
+            PyObject *values = layout_get(entity);
+            if (values == NULL) {
+                failed = 1;
+            }
+            else {
+                slot_set(entity, S_BFULL, values);
+                Py_DECREF(values);
+            }
+        }
+    }
+    if (held) {
+        Py_DECREF(entity);
+    }
+    return failed ? -1 : 0;
+}
+
 static PyObject *
 core_stash(PyObject *module, PyObject *order)
 {
     if (check_list(order, "order") < 0) {
         return NULL;
     }
+    /* The length is read at every step: a finalizer run by a release may change the list. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
         PyObject *entity = PyList_GET_ITEM(order, i);
         prefetch_entity(order, i + AHEAD);
-        if (check_entity(entity) < 0) {
-            return NULL;
-        }
-        if (SLOT(entity, S_MOTION_ONLY) == Py_True && SLOT(entity, S_X) != NULL && SLOT(entity, S_Y) != NULL
-                && SLOT(entity, S_ANGLE) != NULL) {
-            /* The common case, with no call out: the list's reference keeps the entity,
-             * and what the baseline slots held is released once it is done with. The
-             * same object again (a value that did not change) needs no reference. */
-            PyObject *spent[3] = {NULL, NULL, NULL};
-            for (int k = 0; k < 3; k++) {
-                PyObject **base = (PyObject **)((char *)entity + offsets[S_BX + k]);
-                PyObject *value = SLOT(entity, S_X + k);
-                if (*base != value) {
-                    Py_INCREF(value);
-                    spent[k] = *base;
-                    *base = value;
-                }
-            }
-            Py_XDECREF(spent[0]);
-            Py_XDECREF(spent[1]);
-            Py_XDECREF(spent[2]);
-            continue;
-        }
-        Py_INCREF(entity);
-        int only = motion_only(entity);
-        if (only == 1) {
-            PyObject *x = slot_get(entity, S_X), *y, *angle;
-            if (x == NULL || (y = slot_get(entity, S_Y)) == NULL || (angle = slot_get(entity, S_ANGLE)) == NULL) {
-                Py_DECREF(entity);
-                return NULL;
-            }
-            slot_set(entity, S_BX, x);
-            slot_set(entity, S_BY, y);
-            slot_set(entity, S_BA, angle);
-        }
-        else if (only == 0) {
-            PyObject *values = layout_get(entity);
-            if (values == NULL) {
-                Py_DECREF(entity);
-                return NULL;
-            }
-            slot_set(entity, S_BFULL, values);
-            Py_DECREF(values);
-        }
-        Py_DECREF(entity);
-        if (only < 0) {
+        if (check_entity(entity) < 0 || stash_one(entity) < 0) {
             return NULL;
         }
     }
@@ -285,59 +344,52 @@ core_stash(PyObject *module, PyObject *order)
 }
 
 /* 1 if an entity's committed values differ from its baseline (another entity wrote
- * them), 0 if not, -1 on error. */
+ * them), 0 if not, -1 on error. The caller holds the entity. */
 static int
 differs_from_baseline(PyObject *entity)
 {
-    int only = motion_only(entity), differs = -1;
+    int only = motion_only(entity);
     if (only == 1) {
-        PyObject *x = slot_get(entity, S_X), *y, *angle, *bx, *by, *ba;
-        if (x != NULL && (y = slot_get(entity, S_Y)) != NULL && (angle = slot_get(entity, S_ANGLE)) != NULL
-                && (bx = slot_get(entity, S_BX)) != NULL && (by = slot_get(entity, S_BY)) != NULL
-                && (ba = slot_get(entity, S_BA)) != NULL) {
-            differs = x != bx || y != by || angle != ba;
+        for (int k = 0; k < 3; k++) {
+            if (SLOT(entity, S_X + k) == NULL) {
+                missing(entity, S_X + k);
+                return -1;
+            }
+            if (SLOT(entity, S_BX + k) == NULL) {
+                missing(entity, S_BX + k);
+                return -1;
+            }
         }
+        return SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
+               || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA);
     }
-    else if (only == 0) {
-        PyObject *values = layout_get(entity);
-        PyObject *base = values == NULL ? NULL : slot_get(entity, S_BFULL);
-        if (base != NULL) {
-            differs = PyObject_RichCompareBool(values, base, Py_NE);
-        }
-        Py_XDECREF(values);
+    if (only < 0) {
+        return -1;
     }
+    PyObject *values = layout_get(entity);
+    if (values == NULL) {
+        return -1;
+    }
+    PyObject *base = SLOT(entity, S_BFULL);
+    if (base == NULL) {
+        Py_DECREF(values);
+        missing(entity, S_BFULL);
+        return -1;
+    }
+    Py_INCREF(base);   /* an element's __eq__ may replace the baseline, freeing it */
+    int differs = PyObject_RichCompareBool(values, base, Py_NE);
+    Py_DECREF(base);
+    Py_DECREF(values);
     return differs;
 }
-
-/* The check for foreign writes and the commit, in one pass over ``order``.
- *
- * Every entity is compared with its baseline (identity for x, y, angle; ``!=`` for the
- * tuple of an entity with fields of its own): those that differ were written by another
- * entity's update, and are returned, with nothing committed. Otherwise (and unless
- * ``refuse``) the pending values of the ``moved`` entities (a subsequence of ``order``,
- * in the same order, as the settler found them) move into place and the old committed
- * ones into the pending slots, by exchanging pointers. With ``tick`` not None (no system
- * runs after the Update Method system), the same pass records previous values (see
- * commit_and_record) and empties ``moved``, which ``record_previous`` would otherwise do
- * after every system.
- *
- * The commit of an entity happens as the pass reaches it, while it is in the cache; a
- * foreign write found later undoes the commits already made (exchanges are their own
- * inverse; the replaced previous ticks are kept until the pass ends). */
-typedef struct {
-    PyObject *entity;
-    PyObject *prev_tick;   /* owned: put back if the commit is undone */
-} Committed;
-
-#define SLOT_AT(obj, s) ((PyObject **)((char *)(obj) + offsets[s]))
 
 /* Commit one of x, y, angle (``k``) and record its previous value, for an entity whose
  * committed value is its baseline (C), with its pending value (P) and its previous one
  * (O): the three references rotate, committed <- P, previous <- C, pending <- O (spent,
  * released when the entity next moves: right after its update has made a new value, so
  * the allocator gets it straight back), and the baseline becomes P, so that the next
- * stash finds it in place. Nothing is released here that could be freed: C stays
- * referenced by the previous slot. */
+ * stash finds it in place. Nothing is released that could be freed: C stays referenced
+ * by the previous slot (the caller checked that committed and baseline are one object). */
 static inline void
 commit_and_record(PyObject *entity, int k)
 {
@@ -352,21 +404,37 @@ commit_and_record(PyObject *entity, int k)
     Py_DECREF(was);   /* the baseline's reference; ``previous`` keeps it alive */
 }
 
-/* The exact inverse of commit_and_record. */
+/* Commit one of x, y, angle without recording: committed <- pending, as the pure path's
+ * ``entity.x = entity._nx``. The value let go of is the baseline too: never freed here. */
 static inline void
-undo_commit_and_record(PyObject *entity, int k)
+commit_only(PyObject *entity, int k)
 {
-    PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
-    PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
-    PyObject *was = *previous, *now = *committed;
-    *previous = *pending;
-    *pending = now;
-    *committed = was;
-    Py_INCREF(was);
-    *baseline = was;
-    Py_DECREF(now);   /* the baseline's reference; ``pending`` keeps it alive */
+    PyObject **committed = SLOT_AT(entity, S_X + k), *now = SLOT(entity, S_NX + k);
+    PyObject *was = *committed;
+    Py_INCREF(now);
+    *committed = now;
+    Py_DECREF(was);
 }
 
+/* Scratch space for the commit's releases, kept from tick to tick (a fresh block of this
+ * size would be mapped and faulted in anew every tick), unless a commit runs inside
+ * another one (a finalizer released at the end of one ticks another world). */
+static PyObject **kept = NULL;
+static Py_ssize_t kept_size = 0;
+static int kept_in_use = 0;
+
+/* The check for foreign writes, then the commit, in two passes.
+ *
+ * The check compares every entity of ``order`` with its baseline (identity for x, y,
+ * angle; ``!=`` for the tuple of an entity with fields of its own, which may call user
+ * code): those that differ were written by another entity's update, and are returned
+ * with nothing committed (an empty list when ``refuse``). Then every entity of ``moved``
+ * is checked again without calling out: an Entity, with every slot set, its committed
+ * values its baseline. Only then does the commit pass run, which calls no Python code,
+ * allocates nothing and releases nothing that could be freed: the pending values of
+ * ``moved`` become committed. With ``tick`` not None (no system runs after the Update
+ * Method system) the same pass records previous values (see commit_and_record) and
+ * ``moved`` is emptied, the references it held released last. */
 static PyObject *
 core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -380,151 +448,141 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     int record = tick != Py_None;
-    Py_ssize_t moved_count = PyList_GET_SIZE(moved), next_moved = 0, committed = 0;
-    /* The log is kept from tick to tick (a fresh one of this size would be mapped and
-     * faulted in anew every tick), unless a commit runs inside another one (a getter of
-     * a buffered field ticking a world): that one gets a log of its own. */
-    static Committed *kept = NULL;
-    static Py_ssize_t kept_size = 0;
-    static int kept_in_use = 0;
-    Committed *log;
-    int own_log = kept_in_use;
-    if (own_log) {
-        log = PyMem_Malloc(sizeof(Committed) * (size_t)(moved_count > 0 ? moved_count : 1));
-        if (log == NULL) {
-            return PyErr_NoMemory();
+    PyObject *found = NULL;
+
+    /* The check: may call user code. */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
+        PyObject *entity = PyList_GET_ITEM(order, i);
+        prefetch_entity(order, i + AHEAD);
+        int differs = -2;   /* not known yet */
+        if (is_entity(entity) && SLOT(entity, S_MOTION_ONLY) == Py_True && SLOT(entity, S_X) != NULL
+                && SLOT(entity, S_Y) != NULL && SLOT(entity, S_ANGLE) != NULL) {
+            /* The common case, with no call out: the list's reference is enough. */
+            differs = SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
+                      || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA);
+            if (!differs) {
+                continue;
+            }
+        }
+        else if (check_entity(entity) < 0) {
+            Py_XDECREF(found);
+            return NULL;
+        }
+        Py_INCREF(entity);
+        if (differs == -2) {
+            differs = differs_from_baseline(entity);
+        }
+        if (differs == 1 && found == NULL) {
+            found = PyList_New(0);
+            differs = found == NULL ? -1 : 1;
+        }
+        if (differs == 1 && PyList_Append(found, entity) < 0) {
+            differs = -1;
+        }
+        Py_DECREF(entity);
+        if (differs < 0) {
+            Py_XDECREF(found);
+            return NULL;
         }
     }
-    else {
-        if (moved_count > kept_size) {
-            Committed *larger = PyMem_Realloc(kept, sizeof(Committed) * (size_t)moved_count);
+    if (found != NULL || refuse) {
+        return found != NULL ? found : PyList_New(0);
+    }
+
+    /* Everything the commit pass relies on, checked without calling out. */
+    Py_ssize_t count = PyList_GET_SIZE(moved), odd_ticks = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entity = PyList_GET_ITEM(moved, i);
+        if (check_entity(entity) < 0) {
+            return NULL;
+        }
+        for (int k = 0; k < 3; k++) {
+            int s = S_X + k;
+            if (SLOT(entity, s) == NULL || SLOT(entity, (s = S_NX + k)) == NULL
+                    || (record && SLOT(entity, (s = S_PX + k)) == NULL)) {
+                return missing(entity, s);
+            }
+            if (SLOT(entity, S_X + k) != SLOT(entity, S_BX + k)) {
+                PyErr_Format(PyExc_RuntimeError, "commit: a moved %.200s was changed after its update",
+                             short_name(Py_TYPE(entity)));
+                return NULL;
+            }
+        }
+        if (record) {
+            if (SLOT(entity, S_PREV_TICK) == NULL) {
+                return missing(entity, S_PREV_TICK);
+            }
+            odd_ticks += !inert(SLOT(entity, S_PREV_TICK));
+        }
+    }
+    /* Room for what the pass lets go of (the entities of ``moved``, previous ticks that
+     * are not plain ints), to release once everything is in place. No Python code runs
+     * from here to the end of the pass. */
+    Py_ssize_t room = record ? count + odd_ticks : 0;
+    PyObject **spent = NULL;
+    int own = 0;
+    if (room > 0) {
+        if (kept_in_use || room > kept_size) {
+            own = kept_in_use;
+            PyObject **larger = own ? PyMem_Malloc(sizeof(PyObject *) * (size_t)room)
+                                    : PyMem_Realloc(kept, sizeof(PyObject *) * (size_t)room);
             if (larger == NULL) {
                 return PyErr_NoMemory();
             }
-            kept = larger;
-            kept_size = moved_count;
-        }
-        log = kept;
-        kept_in_use = 1;
-    }
-    PyObject *found = PyList_New(0);
-    if (found == NULL) {
-        if (own_log) {
-            PyMem_Free(log);
+            if (!own) {
+                kept = larger;
+                kept_size = room;
+            }
+            spent = larger;
         }
         else {
-            kept_in_use = 0;
+            spent = kept;
         }
-        return NULL;
-    }
-    int failed = 0;
-    Py_INCREF(order);
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order) && !failed; i++) {
-        PyObject *entity = PyList_GET_ITEM(order, i);
-        prefetch_entity(order, i + AHEAD);
-        if (check_entity(entity) < 0) {
-            failed = 1;
-            break;
-        }
-        /* Only an entity with fields of its own calls out (its layout's getter): only it
-         * needs a reference of its own while it is checked. */
-        int plain = SLOT(entity, S_MOTION_ONLY) == Py_True;
-        if (!plain) {
-            Py_INCREF(entity);
-        }
-        int differs = differs_from_baseline(entity);
-        if (differs < 0 || (differs == 1 && PyList_Append(found, entity) < 0)) {
-            failed = 1;
-        }
-        else if (next_moved < PyList_GET_SIZE(moved) && PyList_GET_ITEM(moved, next_moved) == entity) {
-            next_moved++;
-            if (!refuse && PyList_GET_SIZE(found) == 0 && committed < moved_count) {
-                if (SLOT(entity, S_NX) == NULL || SLOT(entity, S_NY) == NULL || SLOT(entity, S_NA) == NULL
-                        || SLOT(entity, S_PX) == NULL || SLOT(entity, S_PY) == NULL || SLOT(entity, S_PA) == NULL
-                        || SLOT(entity, S_PREV_TICK) == NULL) {
-                    missing(entity, S_NX);
-                    failed = 1;
-                }
-                else {
-                    log[committed].entity = entity;
-                    log[committed].prev_tick = NULL;
-                    if (!record) {
-                        slot_swap(entity, S_X, S_NX);
-                        slot_swap(entity, S_Y, S_NY);
-                        slot_swap(entity, S_ANGLE, S_NA);
-                    }
-                    else {
-                        for (int k = 0; k < 3; k++) {
-                            commit_and_record(entity, k);
-                        }
-                        PyObject **where = (PyObject **)((char *)entity + offsets[S_PREV_TICK]);
-                        log[committed].prev_tick = *where;   /* the slot's reference moves to the log */
-                        Py_INCREF(tick);
-                        *where = tick;
-                        /* Empty ``moved`` as the pass goes, while the entity is in the cache
-                         * (``order`` still holds it). */
-                        PyList_SET_ITEM(moved, next_moved - 1, NULL);
-                        Py_DECREF(entity);
-                    }
-                    committed++;
-                }
-            }
-        }
-        if (!plain) {
-            Py_DECREF(entity);
+        if (!own) {
+            kept_in_use = 1;
         }
     }
-    int keep = !failed && PyList_GET_SIZE(found) == 0 && !refuse;
-    if (!keep) {
-        /* Undo, last first: every exchange again, and the previous ticks put back. */
-        for (Py_ssize_t k = committed - 1; k >= 0; k--) {
-            PyObject *entity = log[k].entity;
-            if (!record) {
-                slot_swap(entity, S_X, S_NX);
-                slot_swap(entity, S_Y, S_NY);
-                slot_swap(entity, S_ANGLE, S_NA);
+
+    /* The commit: no call out, no allocation, nothing freed. */
+    Py_ssize_t released = 0;
+    PyObject **items = ((PyListObject *)moved)->ob_item;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entity = items[i];
+        prefetch_entity(moved, i + AHEAD);
+        if (record) {
+            commit_and_record(entity, 0);
+            commit_and_record(entity, 1);
+            commit_and_record(entity, 2);
+            PyObject **where = SLOT_AT(entity, S_PREV_TICK), *old = *where;
+            Py_INCREF(tick);
+            *where = tick;
+            if (inert(old)) {
+                Py_DECREF(old);
             }
             else {
-                for (int k = 2; k >= 0; k--) {
-                    undo_commit_and_record(entity, k);
-                }
-                PyObject **where = (PyObject **)((char *)entity + offsets[S_PREV_TICK]);
-                PyObject *spent = *where;
-                *where = log[k].prev_tick;
-                Py_DECREF(spent);
+                spent[released++] = old;
             }
         }
-    }
-    else {
-        for (Py_ssize_t k = 0; k < committed; k++) {
-            Py_XDECREF(log[k].prev_tick);
+        else {
+            commit_only(entity, 0);
+            commit_only(entity, 1);
+            commit_only(entity, 2);
         }
     }
-    Py_DECREF(order);   /* held until now: it keeps the entities of the log alive */
-    if (record && committed > 0) {
-        /* The emptied places are the first ``committed``: drop them, keep the rest. */
-        PyObject **items = ((PyListObject *)moved)->ob_item;
-        Py_ssize_t left = PyList_GET_SIZE(moved) - committed;
-        memmove(items, items + committed, (size_t)left * sizeof(PyObject *));
-        Py_SET_SIZE(moved, left);
+    if (record && count > 0) {
+        /* ``moved`` is emptied (keeping its memory for the next tick); its references go last. */
+        memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
+        released += count;
+        Py_SET_SIZE(moved, 0);
     }
-    if (own_log) {
-        PyMem_Free(log);
+    for (Py_ssize_t i = 0; i < released; i++) {
+        Py_DECREF(spent[i]);
     }
-    else {
+    if (own) {
+        PyMem_Free(spent);
+    }
+    else if (spent != NULL) {
         kept_in_use = 0;
-    }
-    if (failed) {
-        Py_DECREF(found);
-        return NULL;
-    }
-    if (!keep) {
-        return found;
-    }
-    Py_DECREF(found);
-    if (next_moved != moved_count || PyList_GET_SIZE(moved) != (record ? 0 : moved_count)) {
-        PyErr_SetString(PyExc_RuntimeError, "commit: moved is not a subsequence of order");
-        return NULL;
     }
     Py_RETURN_NONE;
 }
@@ -555,7 +613,7 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         slot_swap(entity, S_PA, S_BA);
         if (SLOT(entity, S_PREV_TICK) != tick) {
             Py_INCREF(entity);
-            slot_set(entity, S_PREV_TICK, tick);
+            slot_set(entity, S_PREV_TICK, tick);   /* the old value's release may call out */
             Py_DECREF(entity);
         }
     }
@@ -566,12 +624,13 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 typedef struct {
     PyObject_HEAD
-    PyObject *order;      /* list of entities, in update order */
+    PyObject *order;      /* list of entities, in update order; NULL once spent */
     PyObject *moved;      /* list: motion-only entities whose values changed */
     PyObject *changed;    /* list: entities with fields of their own whose values changed */
     Py_ssize_t index;
-    PyObject *current;    /* the entity handed out last (updating now), or NULL */
+    PyObject *current;    /* the entity handed out last (updating now, or failed), or NULL */
     int current_motion_only;
+    int busy;             /* inside __next__: a finalizer or __eq__ calling it again is refused */
     PyObject *before[3];  /* its committed x, y, angle, set aside */
     PyObject *before_full;
 } Settler;
@@ -590,15 +649,21 @@ settler_forget(Settler *self)
 static int
 settle(Settler *self)
 {
-    PyObject *entity = self->current;
+    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
+    int failed = 0;
     if (self->current_motion_only) {
-        PyObject *x = slot_get(entity, S_X), *y, *angle;
-        if (x == NULL || (y = slot_get(entity, S_Y)) == NULL || (angle = slot_get(entity, S_ANGLE)) == NULL) {
-            return -1;
+        for (int k = 0; k < 3; k++) {
+            if (SLOT(entity, S_X + k) == NULL) {
+                missing(entity, S_X + k);
+                Py_DECREF(entity);
+                return -1;
+            }
         }
         /* Identity, not equality: an unchanged attribute is the same object. */
-        if (x != self->before[0] || y != self->before[1] || angle != self->before[2]) {
+        if (SLOT(entity, S_X) != self->before[0] || SLOT(entity, S_Y) != self->before[1]
+                || SLOT(entity, S_ANGLE) != self->before[2]) {
             if (PyList_Append(self->moved, entity) < 0) {
+                Py_DECREF(entity);
                 return -1;
             }
             /* Move references, don't copy them: the values written go to the pending
@@ -606,8 +671,7 @@ settle(Settler *self)
              * slots held (spent) is released last. */
             PyObject *spent[3];
             for (int k = 0; k < 3; k++) {
-                PyObject **committed = (PyObject **)((char *)entity + offsets[S_X + k]);
-                PyObject **pending = (PyObject **)((char *)entity + offsets[S_NX + k]);
+                PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
                 spent[k] = *pending;
                 *pending = *committed;
                 *committed = self->before[k];
@@ -619,49 +683,66 @@ settle(Settler *self)
         }
     }
     else {
-        PyObject *after = layout_get(entity);
-        if (after == NULL) {
-            return -1;
-        }
-        int differs = PyObject_RichCompareBool(after, self->before_full, Py_NE);
+        PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
+        int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
         if (differs == 1) {
             slot_set(entity, S_NFULL, after);
-            if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, self->before_full) < 0) {
+            if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
                 differs = -1;
             }
         }
-        Py_DECREF(after);
-        if (differs < 0) {
-            return -1;
-        }
+        Py_XDECREF(after);
+        Py_DECREF(before);
+        failed = differs < 0;
     }
-    settler_forget(self);
-    Py_CLEAR(self->current);
-    return 0;
+    if (!failed) {
+        settler_forget(self);
+        Py_CLEAR(self->current);
+    }
+    Py_DECREF(entity);
+    return failed ? -1 : 0;
 }
 
+/* Something failed: the settler is spent. ``current`` still names the entity it failed
+ * on, for the error; nothing set aside is kept, and nothing is handed out again. */
 static PyObject *
-settler_next(Settler *self)
+settler_failed(Settler *self)
+{
+    self->busy = 0;
+    Py_CLEAR(self->order);
+    settler_forget(self);
+    return NULL;
+}
+
+/* Hand out the next live entity, its committed values set aside; NULL at the end. */
+static PyObject *
+settler_step(Settler *self)
 {
     if (self->current != NULL && settle(self) < 0) {
-        return NULL;
+        return settler_failed(self);
     }
     while (self->order != NULL && self->index < PyList_GET_SIZE(self->order)) {
-        PyObject *entity = PyList_GET_ITEM(self->order, self->index);
+        PyObject *entity = Py_NewRef(PyList_GET_ITEM(self->order, self->index));
         self->index++;
         prefetch_entity(self->order, self->index + AHEAD);
         if (check_entity(entity) < 0) {
-            return NULL;
+            Py_DECREF(entity);
+            return settler_failed(self);
         }
-        Py_INCREF(entity);
         Py_XSETREF(self->current, entity);   /* named by the error if anything below fails */
-        PyObject *alive = slot_get(entity, S_ALIVE);
+        PyObject *alive = SLOT(entity, S_ALIVE);
         if (alive == NULL) {
-            return NULL;
+            missing(entity, S_ALIVE);
+            return settler_failed(self);
         }
-        int live = alive == Py_True ? 1 : alive == Py_False ? 0 : PyObject_IsTrue(alive);
+        int live = alive == Py_True ? 1 : alive == Py_False ? 0 : -2;
+        if (live == -2) {
+            Py_INCREF(alive);
+            live = PyObject_IsTrue(alive);
+            Py_DECREF(alive);
+        }
         if (live < 0) {
-            return NULL;
+            return settler_failed(self);
         }
         if (!live) {
             Py_CLEAR(self->current);
@@ -669,32 +750,46 @@ settler_next(Settler *self)
         }
         int only = motion_only(entity);
         if (only < 0) {
-            return NULL;
+            return settler_failed(self);
         }
         self->current_motion_only = only;
         if (only) {
-            PyObject *x = slot_get(entity, S_X), *y, *angle;
-            if (x == NULL || (y = slot_get(entity, S_Y)) == NULL || (angle = slot_get(entity, S_ANGLE)) == NULL) {
-                return NULL;
+            for (int k = 0; k < 3; k++) {
+                if (SLOT(entity, S_X + k) == NULL) {
+                    missing(entity, S_X + k);
+                    return settler_failed(self);
+                }
             }
-            Py_INCREF(x);
-            Py_INCREF(y);
-            Py_INCREF(angle);
-            self->before[0] = x;
-            self->before[1] = y;
-            self->before[2] = angle;
+            for (int k = 0; k < 3; k++) {
+                self->before[k] = Py_NewRef(SLOT(entity, S_X + k));
+            }
         }
         else {
             self->before_full = layout_get(entity);
             if (self->before_full == NULL) {
-                return NULL;
+                return settler_failed(self);
             }
         }
-        Py_INCREF(entity);
-        return entity;
+        return Py_NewRef(entity);
     }
     Py_CLEAR(self->order);
     return NULL;
+}
+
+static PyObject *
+settler_next(Settler *self)
+{
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the settler was advanced from inside itself");
+        return NULL;
+    }
+    if (self->order == NULL) {
+        return NULL;
+    }
+    self->busy = 1;
+    PyObject *entity = settler_step(self);
+    self->busy = 0;
+    return entity;
 }
 
 static PyObject *
@@ -788,15 +883,40 @@ static PyTypeObject SettlerType = {
 
 /* -- the renderer's gather ---------------------------------------------------------------- */
 
-static inline int
-as_double(PyObject *value, double *out)
+static const char *gather_fields[6] = {"x", "y", "angle", "previous x", "previous y", "previous angle"};
+
+#define GATHER_OUT "gather_motion: out must be a writable, contiguous, native float32 buffer of at least " \
+                   "len(entities) * 3 values"
+
+/* A value as a double, with no call into Python: floats and ints (subclasses read as
+ * what they are, never through an overridden ``__float__``); anything else is refused,
+ * naming the entity and the field, as the numpy path does. */
+static int
+as_number(PyObject *value, double *out, PyObject *entity, int field)
 {
-    if (PyFloat_CheckExact(value)) {
+    if (PyFloat_Check(value)) {
         *out = PyFloat_AS_DOUBLE(value);
         return 0;
     }
-    *out = PyFloat_AsDouble(value);
-    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+    if (PyLong_Check(value)) {
+        *out = PyLong_AsDouble(value);
+        return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+    }
+    /* The message reads the entity's id: hold both, the lookup may call out. */
+    Py_INCREF(entity);
+    Py_INCREF(value);
+    PyObject *id = PyObject_GetAttrString(entity, "id");
+    if (id == NULL) {
+        PyErr_Clear();
+        id = Py_NewRef(Py_None);
+    }
+    PyErr_Format(PyExc_TypeError, "gather_motion: %s %R's %s is a %s, not a number: x, y and angle must be "
+                 "floats or ints", short_name(Py_TYPE(entity)), id, gather_fields[field],
+                 short_name(Py_TYPE(value)));
+    Py_DECREF(id);
+    Py_DECREF(value);
+    Py_DECREF(entity);
+    return -1;
 }
 
 /* Python's float % (the result takes the sign of the divisor), as numpy.remainder. */
@@ -815,61 +935,96 @@ py_mod(double a, double b)
     return mod;
 }
 
+static int
+native_float32(const char *format)
+{
+#if PY_BIG_ENDIAN
+    const char *explicit = ">f";
+#else
+    const char *explicit = "<f";
+#endif
+    return format != NULL && (strcmp(format, "f") == 0 || strcmp(format, "@f") == 0 || strcmp(format, "=f") == 0
+                              || strcmp(format, explicit) == 0);
+}
+
+/* The gather calls no Python code on its way (numbers are read, never converted by a
+ * method; the previous tick is compared only when it is an int): the entities are the
+ * list's, borrowed, and nothing can change them under it. Only a refusal's message
+ * calls out, after which nothing is read. */
 static PyObject *
 core_gather_motion(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    PyObject *entities, *tick;
+    PyObject *entities, *tick, *out_object;
     double alpha;
-    Py_buffer view;
     int extrapolate = 0;
     static char *keywords[] = {"entities", "tick", "alpha", "out", "extrapolate", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!Odw*|p:gather_motion", keywords, &PyList_Type, &entities,
-                                     &tick, &alpha, &view, &extrapolate)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OdO|p:gather_motion", keywords, &PyList_Type, &entities,
+                                     &tick, &alpha, &out_object, &extrapolate)) {
         return NULL;
     }
+    if (!PyLong_CheckExact(tick)) {
+        PyErr_Format(PyExc_TypeError, "gather_motion: tick must be an int, got %s", short_name(Py_TYPE(tick)));
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(out_object, &view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError)
+                || PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_SetString(PyExc_TypeError, GATHER_OUT);
+        }
+        return NULL;
+    }
+    /* Read after the buffer: asking for it may have run Python code. */
     Py_ssize_t count = PyList_GET_SIZE(entities);
     PyObject *result = NULL;
-    if (view.itemsize != 4 || view.len < count * 3 * 4
-            || (view.format != NULL && strcmp(view.format, "f") != 0 && strcmp(view.format, "<f") != 0
-                && strcmp(view.format, "=f") != 0)) {
-        PyErr_SetString(PyExc_TypeError, "gather_motion: out must be a writable float32 buffer of at least "
-                                         "len(entities) * 3 values");
+    if (view.readonly || view.itemsize != 4 || !native_float32(view.format) || view.len / 12 < count) {
+        PyErr_SetString(PyExc_TypeError, GATHER_OUT);
         goto done;
     }
     float *out = (float *)view.buf;
-    for (Py_ssize_t i = 0; i < count; i++) {
+    for (Py_ssize_t i = 0; i < count && i < PyList_GET_SIZE(entities); i++) {
         PyObject *entity = PyList_GET_ITEM(entities, i);
-        if (check_entity(entity) < 0) {
+        if (!is_entity(entity)) {
+            if (slots_type == NULL) {
+                PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core is not configured");
+            }
+            else {
+                PyErr_Format(PyExc_TypeError, "gather_motion: expected an Entity, got %s",
+                             short_name(Py_TYPE(entity)));
+            }
             goto done;
         }
-        PyObject *values[3], *previous[3];
+        PyObject *values[6];
         for (int k = 0; k < 3; k++) {
-            if ((values[k] = slot_get(entity, S_X + k)) == NULL) {
+            if ((values[k] = SLOT(entity, S_X + k)) == NULL) {
+                missing(entity, S_X + k);
                 goto done;
             }
         }
-        PyObject *prev_tick = slot_get(entity, S_PREV_TICK);
+        PyObject *prev_tick = SLOT(entity, S_PREV_TICK);
         if (prev_tick == NULL) {
+            missing(entity, S_PREV_TICK);
             goto done;
         }
-        int same = prev_tick == tick ? 1 : PyObject_RichCompareBool(prev_tick, tick, Py_EQ);
-        if (same < 0) {
-            goto done;
-        }
+        /* Only ever an int the buffers set; anything else has not moved (and is not compared). */
+        int same = prev_tick == tick || (PyLong_CheckExact(prev_tick) && PyObject_RichCompareBool(prev_tick, tick,
+                                                                                                   Py_EQ) == 1);
         for (int k = 0; k < 3; k++) {
             if (!same) {
-                previous[k] = values[k];
+                values[3 + k] = values[k];
             }
-            else if ((previous[k] = slot_get(entity, S_PX + k)) == NULL) {
+            else if ((values[3 + k] = SLOT(entity, S_PX + k)) == NULL) {
+                missing(entity, S_PX + k);
                 goto done;
             }
         }
-        double x, y, angle, px, py, pa;
-        if (as_double(values[0], &x) < 0 || as_double(values[1], &y) < 0 || as_double(values[2], &angle) < 0
-                || as_double(previous[0], &px) < 0 || as_double(previous[1], &py) < 0
-                || as_double(previous[2], &pa) < 0) {
-            goto done;
+        double number[6];
+        for (int k = 0; k < 6; k++) {
+            if (as_number(values[k], &number[k], entity, k) < 0) {
+                goto done;
+            }
         }
+        double x = number[0], y = number[1], angle = number[2], px = number[3], py = number[4], pa = number[5];
         double turn = py_mod(angle - pa + 180.0, 360.0) - 180.0;
         float *row = out + 3 * i;
         if (extrapolate) {

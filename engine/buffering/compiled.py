@@ -9,11 +9,12 @@ or with numpy. ``Buffers`` is the class worlds use: this one where the core runs
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from engine.buffering.buffers import ForeignWrites, PureBuffers, _differences
 from engine.buffering.fields import layout_of
-from engine.buffering.slots import ACCELERATED, _core
+from engine.buffering.slots import ACCELERATED, BufferSlots, _core
 from engine.errors import EntityUpdateError
 
 if TYPE_CHECKING:
@@ -110,30 +111,91 @@ def gather_motion(entities: list[Entity], tick: int, alpha: float, out: Any, ext
         _gather_motion_numpy(entities, tick, alpha, out, extrapolate)
 
 
-def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
-    import numpy as np  # only the renderer gathers: ``import engine`` stays free of numpy
+_OUT = ("gather_motion: out must be a writable, contiguous, native float32 buffer of at least "
+        "len(entities) * 3 values")
+_FLOAT32 = frozenset(("f", "@f", "=f", "<f" if sys.byteorder == "little" else ">f"))
+_FIELDS = ("x", "y", "angle", "previous x", "previous y", "previous angle")
+_PLAIN = frozenset((float, int, bool))
 
+
+def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
+    """The numpy gather: the compiled core's rules, refusals and bits, without it.
+
+    Like the core it calls no user code on the way: numbers are floats or ints, read as
+    what they are (never through an overridden ``__float__``); a ``_prev_tick`` that is
+    not an int has not moved. On a refusal, the rows before the refused entity are written,
+    as the core writes them.
+    """
+    if type(tick) is not int:
+        raise TypeError(f"gather_motion: tick must be an int, got {type(tick).__name__}")
+    try:
+        view = memoryview(out)
+    except TypeError:
+        raise TypeError(_OUT) from None
     count = len(entities)
-    view = memoryview(out)
-    if view.itemsize != 4 or view.format not in ("f", "<f", "=f") or view.nbytes < count * 12:
-        raise TypeError("gather_motion: out must be a writable float32 buffer of at least len(entities) * 3 values")
+    if view.readonly or not view.c_contiguous or view.format not in _FLOAT32 or view.nbytes // 12 < count:
+        raise TypeError(_OUT)
     if count == 0:
         return
+    import numpy as np  # only the renderer gathers: ``import engine`` stays free of numpy
+
     target = np.frombuffer(view.cast("B"), dtype=np.float32)
+    fast = all(issubclass(kind, BufferSlots) for kind in set(map(type, entities)))
+    if fast:
+        try:
+            # One comprehension per column: numpy builds arrays from nested lists (and
+            # attrgetter reads slotted attributes) several times more slowly.
+            moved = [type(mark := entity._prev_tick) is int and mark == tick for entity in entities]
+            columns = [[entity.x for entity in entities], [entity.y for entity in entities],
+                       [entity.angle for entity in entities]]
+            columns += [[entity._px if was else now for entity, now, was in zip(entities, columns[0], moved)],
+                        [entity._py if was else now for entity, now, was in zip(entities, columns[1], moved)],
+                        [entity._pa if was else now for entity, now, was in zip(entities, columns[2], moved)]]
+        except AttributeError:
+            fast = False
+    if fast and set(map(type, [value for column in columns for value in column])) <= _PLAIN:
+        try:
+            numbers = np.array(columns, dtype=np.float64).T
+        except OverflowError:  # an int too large for a float: refused below, in the core's words
+            pass
+        else:
+            _write_rows(target, numbers, alpha, extrapolate)
+            return
+    rows: list[list[float]] = []
+    try:
+        for entity in entities:  # entity by entity, in the core's order, for the same refusal
+            rows.append(_numbers(entity, tick))
+    finally:
+        if rows:
+            _write_rows(target, np.array(rows, dtype=np.float64), alpha, extrapolate)
+
+
+def _numbers(entity: Any, tick: int) -> list[float]:
+    if not issubclass(type(entity), BufferSlots):
+        raise TypeError(f"gather_motion: expected an Entity, got {type(entity).__name__}")
+    now = (entity.x, entity.y, entity.angle)
+    mark = entity._prev_tick
+    values = now + ((entity._px, entity._py, entity._pa) if type(mark) is int and mark == tick else now)
+    numbers = []
+    for field, value in zip(_FIELDS, values):
+        if issubclass(type(value), float):
+            numbers.append(float.__float__(value))
+        elif issubclass(type(value), int):
+            numbers.append(int.__float__(value))
+        else:
+            raise TypeError(f"gather_motion: {type(entity).__name__} {getattr(entity, 'id', None)!r}'s {field} is a "
+                            f"{type(value).__name__}, not a number: x, y and angle must be floats or ints")
+    return numbers
+
+
+def _write_rows(target: Any, numbers: Any, alpha: float, extrapolate: bool) -> None:
+    """Rows of ``(x, y, angle)`` from columns x, y, angle, previous x, y, angle, as the core computes them."""
+    import numpy as np
+
+    now, before = numbers[:, :3], numbers[:, 3:]
     with np.errstate(all="ignore"):  # NaN and infinity go through as in C, silently
-        # One comprehension per column: numpy builds arrays from nested lists (and
-        # attrgetter reads slotted attributes) several times more slowly.
-        moved = [entity._prev_tick == tick for entity in entities]
-        now = np.empty((count, 3), dtype=np.float64)
-        before = np.empty((count, 3), dtype=np.float64)
-        now[:, 0] = [entity.x for entity in entities]
-        now[:, 1] = [entity.y for entity in entities]
-        now[:, 2] = [entity.angle for entity in entities]
-        before[:, 0] = [entity._px if was else entity.x for entity, was in zip(entities, moved, strict=True)]
-        before[:, 1] = [entity._py if was else entity.y for entity, was in zip(entities, moved, strict=True)]
-        before[:, 2] = [entity._pa if was else entity.angle for entity, was in zip(entities, moved, strict=True)]
         turn = np.remainder(now[:, 2] - before[:, 2] + 180.0, 360.0) - 180.0
-        rows = np.empty((count, 3), dtype=np.float64)
+        rows = np.empty((len(numbers), 3), dtype=np.float64)
         if extrapolate:
             rows[:, :2] = now[:, :2] + (now[:, :2] - before[:, :2]) * alpha
             rows[:, 2] = now[:, 2] + turn * alpha
@@ -141,7 +203,7 @@ def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: A
             rows[:, :2] = before[:, :2] + (now[:, :2] - before[:, :2]) * alpha
             rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
         rows[np.isnan(rows)] = np.nan  # one canonical NaN, as the core writes
-        target[: count * 3] = rows.reshape(-1)
+        target[: rows.size] = rows.reshape(-1)
 
 
 def _baseline(entity: Entity) -> tuple[Any, ...]:

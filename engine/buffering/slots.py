@@ -14,7 +14,7 @@ import random
 import sys
 from typing import Any
 
-__all__ = ["ACCELERATED", "BufferSlots"]
+__all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots"]
 
 
 def _import_core() -> Any:
@@ -41,6 +41,8 @@ _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx"
 # in a base class costs every instance CPython's inline attribute storage (a user's
 # ``self.patrolling_left`` gets about a third slower). ``TICKSWAP_LAYOUT=slots|dict``
 # overrides the choice for the pure path (to measure it).
+SLOT_NAMES = _SLOTS
+"""Every attribute the buffers keep on an entity (slots or not: see ``_LAYOUT``)."""
 _LAYOUT = "slots" if ACCELERATED else os.environ.get(
     "TICKSWAP_LAYOUT", "slots" if sys.version_info < (3, 13) else "dict")
 

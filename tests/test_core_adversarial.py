@@ -1,0 +1,582 @@
+"""Hostile user code against the Double Buffer: the compiled core never crashes, and both paths agree.
+
+Every case here once crashed the compiled core (a use-after-free, a NULL in a live list, a
+negative ``memmove``) or made the two paths disagree. Each test runs its case on every
+path this build has (the pure path always, the compiled core where it is built) and asserts
+one outcome: the same hashes and values, or the same exception type and message. CI runs
+this file under ASAN/UBSAN and under ``python -X dev`` with ``PYTHONMALLOC=debug``
+(``.ci/sanitize``), where a use-after-free is a crash, not a silent misread: keep it fast.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pytest
+
+import engine.world
+from engine import Entity, World, buffered
+from engine.buffering import ACCELERATED, CompiledBuffers, PureBuffers, compiled
+
+PATHS: list[type] = [PureBuffers, *([CompiledBuffers] if ACCELERATED else [])]
+needs_core = pytest.mark.skipif(not ACCELERATED, reason="the compiled core is not built here (or TICKSWAP_PURE is set)")
+
+
+def _gather_core(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool = False) -> None:
+    compiled._core.gather_motion(entities, tick, alpha, out, extrapolate)
+
+
+GATHERS: list[Callable[..., None]] = [compiled._gather_motion_numpy, *([_gather_core] if ACCELERATED else [])]
+
+
+def _outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
+    try:
+        return ("ok", call())
+    except Exception as error:
+        return ("error", type(error).__name__, str(error))
+
+
+def _on_every_path(scenario: Callable[[], Any]) -> Any:
+    """Run ``scenario`` once with each path's buffers; assert one outcome, and return it."""
+    outcomes = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for kind in PATHS:
+            monkeypatch.setattr(engine.world, "Buffers", kind)
+            outcomes.append(_outcome(scenario))
+    for other in outcomes[1:]:
+        assert other == outcomes[0]
+    return outcomes[0]
+
+
+def _every_gather(make: Callable[[], tuple[list[Entity], Any]], tick: int = 1) -> tuple[Any, ...]:
+    """Gather with each path; assert one outcome (rows or error) and return it."""
+    outcomes = []
+    for gather in GATHERS:
+        entities, out = make()
+
+        def run(entities: list[Entity] = entities, out: Any = out, gather: Callable[..., None] = gather) -> bytes:
+            gather(entities, tick, 0.25, out, False)
+            return bytes(memoryview(out).cast("B"))
+
+        outcomes.append(_outcome(run))
+    for other in outcomes[1:]:
+        assert other == outcomes[0]
+    return outcomes[0]
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_gc_hooks() -> Iterator[None]:
+    callbacks = list(gc.callbacks)
+    threshold = gc.get_threshold()
+    yield
+    gc.callbacks[:] = callbacks
+    gc.set_threshold(*threshold)
+
+
+class Walker(Entity):
+    """Only x, y and angle: moves every tick."""
+
+    def update(self, world: World) -> None:
+        self.x += 1.0
+
+
+class Keeper(Entity):
+    """A buffered field of its own: the tuple path."""
+
+    hp = buffered(10)
+
+    def update(self, world: World) -> None:
+        self.hp = 10 if type(self.hp) is not int else self.hp + 1
+
+
+def _walk_every_list() -> int:
+    """What a memory profiler's hook does: visit every item of every list the collector tracks."""
+    seen = 0
+    for found in gc.get_objects():
+        if type(found) is list:
+            for item in found:
+                seen += item is None
+    return seen
+
+
+# -- the renderer's gather ------------------------------------------------------------------------
+
+
+class _Sneaky:
+    """A number that, when asked for its float, empties the list being gathered and frees y."""
+
+    calls = 0
+
+    def __init__(self, entities: list[Entity], entity: Entity) -> None:
+        self.entities, self.entity = entities, entity
+
+    def __float__(self) -> float:
+        _Sneaky.calls += 1
+        self.entities.clear()
+        self.entity.y = 0.0
+        return 1.0
+
+
+def test_a_position_whose_float_empties_the_list_is_refused_by_name_and_never_called():
+    def make() -> tuple[list[Entity], Any]:
+        entity = Entity()
+        entities = [entity, Entity()]
+        entity.y = float(sum(range(1000)))  # a float of its own: freed if the slot lets go of it
+        entity.x = _Sneaky(entities, entity)
+        return entities, np.zeros((2, 3), dtype=np.float32)
+
+    _Sneaky.calls = 0
+    found = _every_gather(make)
+    assert found[:2] == ("error", "TypeError")
+    assert "Entity None's x is a _Sneaky" in found[2]
+    assert _Sneaky.calls == 0
+
+
+class _Tick:
+    """A previous tick whose comparison frees x (``_prev_tick`` is only ever an int the buffers set)."""
+
+    compared = 0
+
+    def __init__(self, entity: Entity) -> None:
+        self.entity = entity
+
+    def __eq__(self, other: object) -> bool:
+        _Tick.compared += 1
+        self.entity.x = 0.0
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_previous_tick_that_is_not_an_int_is_not_compared_and_gathers_the_current_values():
+    def make() -> tuple[list[Entity], Any]:
+        entity = Entity(x=float(sum(range(100))), y=2.0)
+        entity._prev_tick = _Tick(entity)
+        return [entity], np.zeros((1, 3), dtype=np.float32)
+
+    _Tick.compared = 0
+    found = _every_gather(make)
+    assert found[0] == "ok"
+    assert np.frombuffer(found[1], dtype=np.float32).tolist() == [4950.0, 2.0, 0.0]
+    assert _Tick.compared == 0
+
+
+@pytest.mark.parametrize("value", ["1.5", None, Decimal("1.5"), np.float32(1.5), 1j])
+def test_an_x_that_is_not_a_float_or_an_int_is_refused_the_same_way_on_both_paths(value):
+    def make() -> tuple[list[Entity], Any]:
+        entities = [Entity(x=1.0), Entity(x=2.0)]
+        entities[1].x = value
+        return entities, np.full((2, 3), 7.0, dtype=np.float32)
+
+    found = _every_gather(make)
+    assert found[:2] == ("error", "TypeError")
+    assert f"Entity None's x is a {type(value).__name__}, not a number" in found[2]
+
+
+@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf")])
+def test_ints_bools_and_every_float_gather_to_the_same_bits(value):
+    def make() -> tuple[list[Entity], Any]:
+        return [Entity(x=value, y=-1.0)], np.zeros((1, 3), dtype=np.float32)
+
+    assert _every_gather(make)[0] == "ok"
+
+
+def test_an_int_too_large_for_a_float_is_the_same_overflow_on_both_paths():
+    def make() -> tuple[list[Entity], Any]:
+        return [Entity(x=10**400)], np.zeros((1, 3), dtype=np.float32)
+
+    assert _every_gather(make)[:2] == ("error", "OverflowError")
+
+
+@pytest.mark.parametrize("out", [
+    np.zeros((2, 3), dtype=np.int32),
+    np.zeros((2, 3), dtype=np.uint32),
+    np.zeros((2, 3), dtype=">f4"),
+    np.zeros((2, 3), dtype="U1"),
+    np.zeros((2, 3), dtype=np.float64),
+    np.zeros((2, 6), dtype=np.float32)[:, ::2],
+    np.zeros((1, 3), dtype=np.float32),
+    bytearray(24),
+    b"\0" * 24,
+], ids=["int32", "uint32", "big-endian", "string", "float64", "strided", "short", "bytes", "read-only bytes"])
+def test_gather_refuses_every_buffer_that_is_not_writable_native_float32_in_one_message(out):
+    def make() -> tuple[list[Entity], Any]:
+        return [Entity(), Entity()], out
+
+    found = _every_gather(make)
+    assert found == ("error", "TypeError", "gather_motion: out must be a writable, contiguous, native float32 "
+                                           "buffer of at least len(entities) * 3 values")
+
+
+def test_a_read_only_array_is_the_same_type_error_on_both_paths():
+    out = np.zeros((1, 3), dtype=np.float32)
+    out.setflags(write=False)
+    found = _every_gather(lambda: ([Entity()], out))
+    assert found[:2] == ("error", "TypeError")
+    assert not out.any()
+
+
+def test_something_that_is_not_an_entity_is_refused_after_the_rows_before_it():
+    def make() -> tuple[list[Entity], Any]:
+        return [Entity(x=5.0), object()], np.zeros((2, 3), dtype=np.float32)  # type: ignore[list-item]
+
+    found = _every_gather(make)
+    assert found == ("error", "TypeError", "gather_motion: expected an Entity, got object")
+
+
+# -- the commit -----------------------------------------------------------------------------------
+
+
+class _Equal:
+    """A value equal to ``target``, whose ``==`` runs ``action`` first (the commit compares tuples)."""
+
+    def __init__(self, target: Any, action: Callable[[], Any]) -> None:
+        self.target, self.action = target, action
+
+    def __eq__(self, other: object) -> bool:
+        self.action()
+        return other == self.target
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.target)
+
+
+class _Writer(Entity):
+    """Writes an equal, new object into another entity's field: the commit must call ``==``."""
+
+    def __init__(self, target: Keeper, action: Callable[[], Any]) -> None:
+        super().__init__()
+        self.target, self.action = target, action
+
+    def update(self, world: World) -> None:
+        self.x += 1.0
+        if world.tick_count == 1:
+            self.target.hp = _Equal(self.target.hp, self.action)
+
+
+def _scene(action: Callable[[World], Callable[[], Any]], late_system: bool = False) -> Callable[[], Any]:
+    def scenario() -> Any:
+        world = World(seed=3)
+        try:
+            walkers = [world.spawn(Walker(x=float(i))) for i in range(5)]
+            keeper = world.spawn(Keeper())
+            world.spawn(_Writer(keeper, action(world)))
+            walkers += [world.spawn(Walker(x=10.0 + i)) for i in range(5)]
+            if late_system:
+                world.add_processor(_Nothing(), priority=-1)
+            hashes = []
+            for _ in range(4):
+                world.tick()
+                hashes.append(_outcome(world.state_hash))  # the _Equal itself is not saveable
+            return hashes, [(w.x, w.prev_x) for w in walkers]
+        finally:
+            world.close()
+
+    return scenario
+
+
+class _Nothing:
+    def process(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("late_system", [False, True])
+def test_an_eq_that_walks_every_list_mid_commit_never_sees_a_hole(late_system):
+    found = _on_every_path(_scene(lambda world: _walk_every_list, late_system))
+    assert found[0] == "ok"
+
+
+@pytest.mark.parametrize("late_system", [False, True])
+def test_an_eq_that_empties_the_moved_list_mid_commit_gives_the_same_world(late_system):
+    def action(world: World) -> Callable[[], Any]:
+        return lambda: world._buffers._moved.clear()
+
+    assert _on_every_path(_scene(action, late_system))[0] == "ok"
+
+
+@pytest.mark.parametrize("late_system", [False, True])
+def test_an_eq_that_frees_the_baseline_it_is_compared_with_gives_the_same_world(late_system):
+    def action(world: World) -> Callable[[], Any]:
+        def free() -> None:
+            for entity in world.entities_of(Keeper):
+                entity._bfull = tuple(entity._bfull)  # a new tuple: the one being compared is freed
+        return free
+
+    assert _on_every_path(_scene(action, late_system))[0] == "ok"
+
+
+def test_a_gc_hook_that_walks_every_list_during_ticks_never_sees_a_hole():
+    def scenario() -> Any:
+        world = World(seed=1)
+        try:
+            for i in range(30):
+                world.spawn((Keeper if i % 3 == 0 else Walker)(x=float(i)))
+            gc.callbacks.append(lambda phase, info: _walk_every_list() if phase == "start" else None)
+            gc.set_threshold(5)
+            try:
+                for _ in range(4):
+                    world.tick()
+            finally:
+                gc.callbacks.pop()
+                gc.set_threshold(700)
+            return world.state_hash()
+        finally:
+            world.close()
+
+    assert _on_every_path(scenario)[0] == "ok"
+
+
+class _Trespasser(Entity):
+    """Moves, and on tick 2 writes another entity's x: the tick is refused and rolled back."""
+
+    def __init__(self, victim: Entity) -> None:
+        super().__init__()
+        self.victim = victim
+
+    def update(self, world: World) -> None:
+        self.x += 1.0
+        if world.tick_count == 1:
+            self.victim.x = 99.0
+
+
+@pytest.mark.parametrize("late_system", [False, True])
+def test_a_foreign_write_after_committed_movers_rolls_back_exactly(late_system):
+    def scenario() -> Any:
+        world = World(seed=2)
+        try:
+            movers = [world.spawn(Walker(x=float(i))) for i in range(8)]
+            victim = world.spawn(Walker(x=50.0))
+            world.spawn(_Trespasser(victim))
+            if late_system:
+                world.add_processor(_Nothing(), priority=-1)
+            world.tick()
+            before = world.state_hash()
+            try:
+                world.tick()
+            except Exception as error:
+                refused = (type(error).__name__, str(error))
+            after = world.state_hash()
+            return refused, before == after, [(m.x, m.prev_x) for m in movers], victim.x
+        finally:
+            world.close()
+
+    found = _on_every_path(scenario)
+    assert found[0] == "ok"
+    refused, unchanged, _movers, victim_x = found[1]
+    assert refused[0] == "BufferedWriteError"
+    assert unchanged and victim_x == 51.0
+
+
+class _Doomed:
+    """A value whose finalizer rewrites its entity's y (the old ``_bx`` is released by the stash)."""
+
+    def __init__(self, entity: Entity) -> None:
+        self.entity = entity
+
+    def __del__(self) -> None:
+        self.entity.y = 1.0
+
+
+def test_a_finalizer_run_by_the_stash_rewriting_y_gives_the_same_world():
+    def scenario() -> Any:
+        world = World()
+        try:
+            entity = world.spawn(Walker(x=1.0, y=float(sum(range(77)))))
+            entity._motion_only = 1  # not the bool True: the stash's careful path
+            entity._bx = _Doomed(entity)
+            world.tick()
+            return entity.x, entity.y, world.state_hash()
+        finally:
+            world.close()
+
+    assert _on_every_path(scenario)[0] == "ok"
+
+
+class _Eraser(Entity):
+    """Empties the world's update list from its update (reaching into a private list)."""
+
+    def update(self, world: World) -> None:
+        self.x += 1.0
+        world._update_order().clear()
+
+
+def test_an_update_that_empties_the_update_list_gives_the_same_world_and_no_raw_error():
+    def scenario() -> Any:
+        world = World()
+        try:
+            first = world.spawn(Walker())
+            world.spawn(_Eraser())
+            last = world.spawn(Walker())
+            seen = []
+            for _ in range(3):
+                world.tick()
+                seen.append((world.tick_count, first.x, last.x, world.state_hash()))
+            return seen
+        finally:
+            world.close()
+
+    found = _on_every_path(scenario)
+    assert found[0] == "ok"
+    assert [tick for tick, *_ in found[1]] == [1, 2, 3]
+
+
+class _Reentrant(Entity):
+    """Ticks its own world from its update: refused, and the tick leaves nothing behind."""
+
+    def update(self, world: World) -> None:
+        self.x += 1.0
+        world.tick()
+
+
+def test_a_reentrant_tick_is_refused_the_same_way_and_leaves_nothing_behind():
+    def scenario() -> Any:
+        world = World()
+        try:
+            world.spawn(Walker())
+            world.spawn(_Reentrant())
+            before = world.state_hash()
+            try:
+                world.tick()
+            except Exception as error:
+                return type(error).__name__, str(error), world.state_hash() == before, world.tick_count
+            return None
+        finally:
+            world.close()
+
+    found = _on_every_path(scenario)
+    assert found[1][0] == "EntityUpdateError" and found[1][2:] == (True, 0)
+
+
+class _Nested(Entity):
+    """Ticks another world from its update: a commit inside a commit."""
+
+    def __init__(self, inner: World) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def update(self, world: World) -> None:
+        self.x += 1.0
+        self.inner.tick()
+
+
+def test_a_world_ticked_inside_another_worlds_update_gives_the_same_hashes():
+    def scenario() -> Any:
+        outer, inner = World(), World()
+        try:
+            for i in range(4):
+                inner.spawn(Walker(x=float(i)))
+                outer.spawn(Walker(x=float(-i)))
+            outer.spawn(_Nested(inner))
+            for _ in range(3):
+                outer.tick()
+            return outer.state_hash(), inner.state_hash()
+        finally:
+            inner.close()
+            outer.close()
+
+    assert _on_every_path(scenario)[0] == "ok"
+
+
+# -- dunder overrides, refused by name ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["__getattribute__", "__getattr__", "__setattr__", "__delattr__"])
+def test_an_entity_class_overriding_attribute_access_is_refused_by_name(name):
+    with pytest.raises(TypeError, match=f"Odd overrides {name}: the double buffer reads and writes"):
+        type("Odd", (Entity,), {name: lambda self, *args: None})
+
+
+@pytest.mark.parametrize("name", ["alive", "_bx", "_prev_tick", "_signals"])
+def test_an_entity_class_shadowing_the_buffers_own_attributes_is_refused_by_name(name):
+    with pytest.raises(TypeError, match=f"Odd.{name} replaces the engine's own attribute {name!r}"):
+        type("Odd", (Entity,), {name: property(lambda self: True)})
+
+
+# -- the compiled core's own objects ---------------------------------------------------------------
+
+
+class _Other:
+    """Another class with the slot names, at other offsets."""
+
+    # In this order on purpose: two slots first, so every slot name sits at another offset.
+    __slots__ = ("pad0", "pad1", "x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
+                 "_nx", "_ny", "_na", "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull")
+
+
+@needs_core
+def test_configure_forgets_the_classes_it_had_checked():
+    core = compiled._core
+    entity = Walker()
+    core.stash([entity])  # Walker is now the class that passed last
+    try:
+        core.configure(_Other)
+        with pytest.raises(TypeError, match="expected an Entity, got Walker"):
+            core.stash([entity])
+    finally:
+        core.configure(engine.buffering.slots.BufferSlots)
+    core.stash([entity])
+
+
+@needs_core
+@pytest.mark.parametrize("field", ["x", "hp"])
+def test_a_settler_that_failed_is_spent_and_names_the_entity(field):
+    entity = Keeper() if field == "hp" else Walker()
+    entity.alive = True
+    saved = getattr(entity, field)
+    delattr(entity, field)
+    settler = compiled._core.Settler([entity, Walker()], [], [])
+    with pytest.raises(AttributeError):
+        next(settler)
+    assert settler.current is entity
+    setattr(entity, field, saved)
+    with pytest.raises(StopIteration):
+        next(settler)
+    assert getattr(entity, field) == saved
+
+
+# -- threads ---------------------------------------------------------------------------------------
+
+
+def _ticked_hashes(ticks: int, seed: int) -> list[str]:
+    world = World(seed=seed)
+    try:
+        for i in range(20):
+            world.spawn((Keeper if i % 4 == 0 else Walker)(x=float(i + seed)))
+        hashes = []
+        for _ in range(ticks):
+            world.tick()
+            hashes.append(world.state_hash())
+        return hashes
+    finally:
+        world.close()
+
+
+def test_two_worlds_ticked_in_two_threads_give_the_hashes_they_give_alone():
+    alone = [_ticked_hashes(60, seed) for seed in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as CPython will
+    try:
+        results: dict[int, Any] = {}
+
+        def run(seed: int) -> None:
+            results[seed] = _outcome(lambda: _ticked_hashes(60, seed))
+
+        threads = [threading.Thread(target=run, args=(seed,)) for seed in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert [results.get(seed) for seed in range(4)] == [("ok", hashes) for hashes in alone]
