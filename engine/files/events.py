@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.files.schema import FieldError, expect_number, expect_str, expect_whole
-from engine.input import InputEvent
+from engine.input import InputEvent, key_code
 from engine.messages import shown
 
 __all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
@@ -67,17 +67,6 @@ def check_key(key: Any, where: str, nested: bool = False) -> None:
         raise FieldError(f"{where} must be a key code, a short string or a short list of them")
 
 
-def _key_code(key_name: str) -> int | None:
-    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case)."""
-    from engine import keys
-
-    text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
-    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
-        return None
-    code = getattr(keys, text, None)
-    return code if isinstance(code, int) and not isinstance(code, bool) else None
-
-
 def named_keys(value: Any, where: str) -> Any:
     """An input line's events with key names (``"LEFT"``) turned into codes; an unknown name is refused."""
     if not isinstance(value, list):
@@ -90,7 +79,7 @@ def named_keys(value: Any, where: str) -> Any:
             raise FieldError(f"{where}[{index}] key {shown(item[1])} is not a key: use a name from engine.keys "
                              "(\"LEFT\", \"SPACE\", \"A\") or a key code")
         if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
-            code = _key_code(item[1])
+            code = key_code(item[1])
             if code is None:
                 raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
                                  "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")
