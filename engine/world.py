@@ -350,6 +350,7 @@ class World(SoundRequests, CollisionQueries):
         self._ticking = True
         try:
             self._ecs.process()
+            self._buffers.combine_signals(self.tick_count + 1)  # the game's combine functions, still undoable
         except BaseException:
             self._ticking = False
             self._abandon(random_state)

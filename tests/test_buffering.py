@@ -370,3 +370,38 @@ def test_a_tick_that_fails_after_a_system_before_the_update_method_wrote_is_roll
     Breaker.armed = False
     world.tick()
     assert (breaker.x, breaker.prev_x, breaker.y, breaker.prev_y) == (20.0, 10.0, 2.0, 1.0)
+
+
+class Sender(Entity):
+    """Moves, and at tick 4 sends its neighbour a value ``sum`` cannot add."""
+
+    hp = buffered(3)
+    hits = signal(sum)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.neighbour: Sender | None = None
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        self.hp += 1
+        if self.neighbour is not None:
+            self.neighbour.hits.send("oops" if world.tick_count == 3 else 1)
+
+
+@pytest.mark.parametrize("late_system", [False, True], ids=["alone", "with a system after the updates"])
+def test_a_signal_that_cannot_combine_fails_its_tick_and_leaves_nothing_behind(late_system):
+    world = World()
+    first, second = world.spawn(Sender()), world.spawn(Sender())
+    first.neighbour = second
+    if late_system:
+        world.add_processor(type("Late", (esper.Processor,), {"process": lambda self: None})(), priority=-1)
+    for _ in range(3):
+        world.tick()
+    before = (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in world.entities])
+    with pytest.raises(EntityUpdateError, match=r"Sender \(id 2\)'s signal 'hits' could not combine .* in tick 4: "
+                                                r"TypeError") as refused:
+        world.tick()
+    assert isinstance(refused.value.__cause__, TypeError)
+    assert (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in world.entities]) == before
+    assert world.tick_count == 3

@@ -122,6 +122,7 @@ class PureBuffers:
         self._pending: list[tuple[Entity, str, int, Any]] = []
         self._pending_mark = 0
         self._signalled: list[Entity] = []
+        self._combined_signals: list[tuple[Entity, dict[str, Any]]] = []
         self._snapped: list[Entity] = []
         self._randoms: list[tuple[Entity, Any]] = []
         self._system_written: list[tuple[Entity, tuple[Any, ...]]] = []
@@ -337,6 +338,7 @@ class PureBuffers:
         self._changed.clear()
         self._snapped.clear()
         del self._pending[self._pending_mark:]
+        self._combined_signals = []
         for entity, state in reversed(self._randoms):
             if state is None:
                 entity._random = None
@@ -356,25 +358,48 @@ class PureBuffers:
         sender_id = -1 if sender is None or sender.id is None else sender.id
         self._pending.append((target, name, sender_id, value))
 
-    def _swap_signals(self) -> None:
-        for entity in self._signalled:
-            entity._signals = NO_SIGNALS
-        self._signalled = []
+    def combine_signals(self, tick: int) -> None:
+        """Combine this tick's valued signals, before anything is committed for good.
+
+        A combine function is the game's code (``signal(sum)`` given a string raises), so
+        it runs while the tick can still be abandoned: called by the world inside the
+        tick's guarded part, it raises ``EntityUpdateError`` naming the receiver, the
+        signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
+        in what it prepared and calls no game code for signals.
+        """
+        self._combined_signals = []
         pending = self._pending
         if not pending:
             return
         # A stable sort by sender id puts contributions in spawn order of their senders, and
         # keeps each sender's own order: the canonical order, whatever the update order.
-        pending.sort(key=_SENDER)
+        # Sorted as a copy: an abandoned tick puts the pending list back as it was.
         received: dict[Entity, dict[str, list[Any]]] = {}
-        for target, name, _sender, value in pending:
+        for target, name, _sender, value in sorted(pending, key=_SENDER):
             if target.alive:
                 received.setdefault(target, {}).setdefault(name, []).append(value)
-        self._pending = []
         for target, signals in received.items():
             declared = layout_of(target).signals
-            target._signals = {name: _combined(declared[name].combine, values) for name, values in signals.items()}
+            combined = {}
+            for name, values in signals.items():
+                try:
+                    combined[name] = _combined(declared[name].combine, values)
+                except Exception as error:
+                    raise EntityUpdateError(
+                        target, tick, error,
+                        f"{type(target).__name__} (id {target.id})'s signal {name!r} could not combine what it "
+                        f"received in tick {tick}: {type(error).__name__}: {error}; the tick was rolled back") from error
+            self._combined_signals.append((target, combined))
+
+    def _swap_signals(self) -> None:
+        for entity in self._signalled:
+            entity._signals = NO_SIGNALS
+        self._signalled = []
+        self._pending = []
+        for target, combined in self._combined_signals:
+            target._signals = combined
             self._signalled.append(target)
+        self._combined_signals = []
 
     def committed_signals(self, entity: Entity, signals: dict[str, Any]) -> None:
         """Set an entity's committed signals (a loaded save)."""

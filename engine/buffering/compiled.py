@@ -67,11 +67,12 @@ class CompiledBuffers(PureBuffers):
         self._commit()
 
     def _commit(self) -> None:
-        # With no system after the Update Method system (the common case), the previous
-        # values are recorded in the same pass: nothing can change them before ``finish``,
-        # and nothing can fail after this point. (Entities that systems before it wrote get
-        # theirs in ``finish``.)
-        tick = self._tick if not self._late_systems else None
+        # With no system after the Update Method system and no signal waiting to be combined
+        # (the common case), the previous values are recorded in the same pass: nothing can
+        # change them before ``finish``, and nothing can fail after this point. (A combine
+        # function is the game's code and may fail the tick; entities that systems before
+        # the Update Method system wrote get their previous values in ``finish``.)
+        tick = self._tick if not self._late_systems and not self._pending else None
         suspects: list[Entity] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
         if suspects is not None:
             raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
