@@ -385,10 +385,9 @@ class PureBuffers:
                 try:
                     combined[name] = _combined(declared[name].combine, values)
                 except Exception as error:
-                    raise EntityUpdateError(
-                        target, tick, error,
-                        f"{type(target).__name__} (id {target.id})'s signal {name!r} could not combine what it "
-                        f"received in tick {tick}: {type(error).__name__}: {error}; the tick was rolled back") from error
+                    message = (f"{type(target).__name__} (id {target.id})'s signal {name!r} could not combine what "
+                               f"it received in tick {tick}: {type(error).__name__}: {error}; the tick was rolled back")
+                    raise EntityUpdateError(target, tick, error, message) from error
             self._combined_signals.append((target, combined))
 
     def _swap_signals(self) -> None:
