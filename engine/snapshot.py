@@ -15,11 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 from engine.buffering.access import signals_of
 from engine.files.game import public_module_name
+from engine.messages import shown
 
 if TYPE_CHECKING:
     from engine.world import World
 
-__all__ = ["jsonable", "snapshot", "state_hash"]
+__all__ = ["UnhashableState", "jsonable", "snapshot", "state_hash"]
+
+
+class UnhashableState(TypeError):
+    """A value in an entity's state that no snapshot can hold, so no hash, save or replay can.
+
+    Raised by ``snapshot``, ``state_hash`` and saves; the message names the entity, the
+    attribute and the value. It is the game's mistake (an ``object()`` kept in a ``saved``
+    attribute, say), not the engine's, so the command line reports it as such, in one line.
+    """
 
 
 def jsonable(value: Any, where: str) -> Any:
@@ -38,7 +48,8 @@ def jsonable(value: Any, where: str) -> Any:
         # Sorted by their JSON text: set order is per process (string hashing), never a hash's.
         items = [jsonable(item, where) for item in value]
         return {"set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
-    raise TypeError(f"{where} holds {value!r}, which is not JSON-serialisable (use numbers, strings, tuples)")
+    raise UnhashableState(f"{where} holds {shown(value)}, which a snapshot cannot hold (a buffered field or a saved "
+                          "attribute holds numbers, strings, tuples, lists, dicts with string keys, sets and entities)")
 
 
 _MISSING = "<not set>"

@@ -181,3 +181,42 @@ def test_messy_refusals_are_one_short_line(tmp_path, capsys, monkeypatch):
     assert main(["lab", "--seconds", "86400", "--ups", "100000"]) == 2
     err = capsys.readouterr().err
     assert one_line(err) and "8,640,000,000 updates" in err, err
+
+
+UNHASHABLE = """
+class Thing(Entity):
+    saved = ("thing",)
+
+    def __init__(self):
+        super().__init__()
+        self.thing = 0
+
+    def update(self, world):
+        self.x += 1
+        if world.tick_count == AT:
+            self.thing = object()
+
+
+def build(world):
+    world.spawn(Thing())
+"""
+
+
+@pytest.mark.parametrize(("at", "ends"), [(70, 60), (5, 0)])
+def test_a_saved_attribute_no_snapshot_can_hold_stops_the_run_in_one_line_and_keeps_a_replayable_recording(
+        tmp_path, capsys, at, ends):
+    path = game(tmp_path, UNHASHABLE.replace("AT", str(at)))
+    record = tmp_path / "r.jsonl"
+    assert main(["run", str(path), "--ticks", "100", "--record", str(record)]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "Thing (id 1).thing holds <object object" in err, err
+    assert f"the recording {record} ends at tick {ends}" in err
+    assert main(["replay", str(record), "--game", str(path)]) == 0
+    assert f"{ends} ticks of g.py" in capsys.readouterr().out
+
+
+def test_a_saved_attribute_no_snapshot_can_hold_is_the_games_mistake_without_a_recording(tmp_path, capsys):
+    path = game(tmp_path, UNHASHABLE.replace("AT", "5"))
+    assert main(["run", str(path), "--ticks", "10"]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "g.py stopped: Thing (id 1).thing holds" in err and "snapshot.py" not in err, err

@@ -56,6 +56,7 @@ from engine.files.schema import (
 from engine.input import InputEvent
 from engine.interrupts import Interrupted
 from engine.messages import shown, shown_name
+from engine.snapshot import UnhashableState
 from engine.world import World
 
 __all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError", "ReplayResult",
@@ -109,6 +110,45 @@ class Recorder:
         except OutputError as error:
             raise ReplayError(f"cannot write the replay: {error}") from None
         self._write(header)
+        self._good: tuple[int, str, int] | None = None  # the last tick whose hash is written: (tick, hash, offset)
+
+    def start(self, world: World) -> None:
+        """Hash the state the recording starts from: if a later state cannot be hashed, it ends here at least.
+
+        ``UnhashableState`` if even this state cannot be hashed (nothing is recorded then).
+        """
+        try:
+            self._good = (world.tick_count, world.state_hash(), self._tell())
+        except UnhashableState:
+            self.abandon()
+            raise
+
+    def _tell(self) -> int:
+        assert self._file is not None
+        self._file.flush()
+        return self._file.tell()
+
+    def _hash(self, world: World) -> str:
+        """The state hash of ``world``; if it cannot be hashed, the recording ends at the last tick that could."""
+        try:
+            return world.state_hash()
+        except UnhashableState as error:
+            good = self._good
+            if self._file is None or good is None:
+                self.abandon()
+                raise
+            tick, digest, offset = good
+            self._file.flush()
+            self._file.truncate(offset)
+            self._file.seek(offset)
+            self._write({"end": tick, "hash": digest})
+            self._file = None
+            try:
+                self._output.commit()
+            except OutputError as failed:
+                raise ReplayError(f"cannot write the replay: {failed}") from None
+            raise UnhashableState(f"{error}; the recording {self.path} ends at tick {tick}, the last one whose state "
+                                  "was hashed") from None
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is None:
@@ -144,7 +184,10 @@ class Recorder:
         if world.input.events:
             self._write_input(tick, world.input.events)
         if tick % HASH_EVERY == 0:
-            self._write({"tick": tick, "hash": world.state_hash()})
+            digest = self._hash(world)
+            self._write({"tick": tick, "hash": digest})
+            if self._file is not None:
+                self._good = (tick, digest, self._tell())
 
     def close(self, world: World, crashed: bool = False) -> None:
         """Write the end line (the final tick and hash), then put the file in place atomically.
@@ -154,7 +197,7 @@ class Recorder:
         """
         if self._file is None:
             return
-        end: dict[str, Any] = {"end": world.tick_count, "hash": world.state_hash()}
+        end: dict[str, Any] = {"end": world.tick_count, "hash": self._hash(world)}
         if crashed:
             # The crashed tick was rolled back and its input put back in the queue: record it,
             # or a replay could not run the tick that crashed with what it saw.

@@ -37,6 +37,7 @@ from engine.files.replay import (
 )
 from engine.files.save import SaveError, load_world, save_world
 from engine.interrupts import TICK, Interrupted
+from engine.snapshot import UnhashableState
 from engine.sound import missing_sound
 from engine.tools.errors import (
     GameCrashed,
@@ -174,7 +175,9 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     try:
         recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
                              ms_per_update=ms_per_update) if args.record else None)
-    except ReplayError:
+        if recorder is not None:
+            recorder.start(world)
+    except (ReplayError, UnhashableState):
         world.close()
         raise
     saves: dict[int, list[str]] = {}
@@ -261,6 +264,9 @@ def _run(args: argparse.Namespace, game: Game) -> int:
             except ReplayError as error:
                 _error(str(error))
                 status = status or 2
+            except UnhashableState as error:
+                say(crash_line(game.name, error))
+                status = status or 1
         if runner is not None:
             runner.close()
         else:

@@ -63,9 +63,10 @@ def _raiser(error: BaseException) -> tuple[Any, int | None]:
 def crash_line(game: str, error: BaseException) -> str:
     """The one line that reports a crash of ``game``: the entity, its id, the tick, the game's file and line."""
     from engine.errors import BufferedWriteError
+    from engine.snapshot import UnhashableState
 
-    if isinstance(error, BufferedWriteError):
-        return f"{game} stopped: {error}"  # it names the writer's file and line itself
+    if isinstance(error, (BufferedWriteError, UnhashableState)):
+        return f"{game} stopped: {error}"  # it names the writer's file and line, or the entity and attribute, itself
     if isinstance(error, EntityUpdateError):
         cause = error.__cause__ or error
         return f"{game} stopped: {error} (at {where(cause)})"
