@@ -278,3 +278,37 @@ def test_the_assertion_runs_the_games_systems_when_given():
     assert check_order_independence(two_spawners, ticks=3, orders=2, inputs=None).ok
     result = check_order_independence(two_spawners, ticks=3, orders=2, inputs=None, systems=systems)
     assert "system ran" in result.note
+
+
+class Lost(Entity):
+    """Sets its own position to NaN: the same state in every order, though NaN != NaN."""
+
+    def update(self, world: World) -> None:
+        self.x = float("nan")
+
+
+def test_nan_is_the_same_state_in_every_order():
+    def lost(world: World) -> None:
+        for _ in range(3):
+            world.spawn(Lost())
+
+    result = check_order_independence(lost, ticks=5, orders=3)
+    assert result.ok and not result.differences, result.describe()
+
+
+class Doomed(Entity):
+    """Every one raises at tick 4: which raises first depends on the order, that the tick fails does not."""
+
+    def update(self, world: World) -> None:
+        if world.tick_count == 3:
+            raise ValueError("doomed")
+
+
+def test_a_tick_that_fails_in_every_order_is_said_so_whichever_entity_fails_first():
+    def doomed(world: World) -> None:
+        for _ in range(6):
+            world.spawn(Doomed())
+
+    result = check_order_independence(doomed, ticks=6, orders=4)
+    assert "the game failed at tick 4 in every order" in result.describe(), result.describe()
+    assert "differs" not in result.describe() and "dependent" not in result.describe()
