@@ -112,7 +112,7 @@ def _json_key(kind: str, key: Any) -> Any:
             raise ValueError(f"{shown(key)} is not a key: use a name from engine.keys (\"LEFT\", \"SPACE\", \"A\") "
                              "or a key code")
         return code
-    if type(key) is not int or not -(2**63) <= key < 2**63:
+    if type(key) is not int or not 0 <= key < 2**63:  # pyglet's key codes and mouse buttons are never negative
         what = "a key code or a key's name" if kind.startswith("key") else "a mouse button number"
         raise ValueError(f"a {kind} event's key is {what}, got {shown(key)}")
     return key

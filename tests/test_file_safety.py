@@ -409,3 +409,22 @@ def test_a_picture_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match="FIFO"):
         entities._picture(Look("square", 10, (255, 255, 255), image=str(fifo)))
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ('{"tick": 5, "input": [["key_press", -1, 0, 0]]}', "key must be from 0"),
+    ('{"tick": 5, "tick": 7, "input": [["key_press", "LEFT", 0, 0]]}', "the key 'tick' appears twice"),
+    ('{"tick": 5, "input": [["mouse_press", "LEFT", 10, 10]]}', "mouse_press event's key is a mouse button"),
+], ids=["negative key code", "a key twice", "a key name as a mouse button"])
+def test_input_script_lines_a_reader_would_misread_are_refused_by_name(tmp_path, line, words):
+    script = tmp_path / "s.jsonl"
+    script.write_text(line + "\n")
+    with pytest.raises(ReplayError, match=words):
+        read_input_script(script)
+
+
+def test_a_save_or_replay_saying_a_key_twice_is_refused(tmp_path):
+    from engine.files.schema import FieldError, parse_json
+
+    with pytest.raises(FieldError, match="'end' appears twice"):
+        parse_json('{"end": 1, "hash": "a", "end": 2}')

@@ -57,7 +57,7 @@ def check_key(key: Any, where: str, nested: bool = False) -> None:
     if key is None or isinstance(key, bool):
         return
     if isinstance(key, int):
-        expect_whole(key, where, -(2**63), 2**63 - 1)
+        expect_whole(key, where, 0, 2**63 - 1)
     elif isinstance(key, str):
         expect_str(key, where, _KEY_TEXT)
     elif isinstance(key, list) and not nested and len(key) <= 8:
@@ -78,7 +78,8 @@ def named_keys(value: Any, where: str) -> Any:
             # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
             raise FieldError(f"{where}[{index}] key {shown(item[1])} is not a key: use a name from engine.keys "
                              "(\"LEFT\", \"SPACE\", \"A\") or a key code")
-        if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str):
+        if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str) and item[0] in ("key_press",
+                                                                                                  "key_release"):
             code = key_code(item[1])
             if code is None:
                 raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "

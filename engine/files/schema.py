@@ -61,10 +61,22 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # JSON allows a key twice and json.loads keeps the last: a hand-edited file that says
+    # "tick" twice is a mistake to name, not a value to pick.
+    record: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in record:
+            raise FieldError(f"the key {shown(key)} appears twice in one object")
+        record[key] = value
+    return record
+
+
 def parse_json(text: str) -> Any:
     """Parse JSON with bounds (see the module docstring); problems raise ``FieldError`` or ``ValueError``."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float,
+                           object_pairs_hook=_unique_keys)
     except RecursionError:
         raise FieldError(f"nested deeper than {MAX_DEPTH} levels") from None
     check_depth(value)
