@@ -148,6 +148,14 @@ def test_a_save_of_another_game_file_says_so(comet, tmp_path, capsys):
     assert "is a save of another game, comet.py" in err and "changed" not in err
 
 
+def test_a_save_of_a_game_file_loaded_into_a_registered_game_names_both(comet, capsys):
+    assert main(["run", str(comet), "--ticks", "10", "--save-at", "5", str(comet.parent / "s.json")]) == 0
+    capsys.readouterr()
+    assert main(["run", "patrol", "--ticks", "5", "--load", str(comet.parent / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert "is a save of the game file 'comet.py', not of the registered game 'patrol'" in err, err
+
+
 def test_loading_a_replay_as_a_save_says_it_is_a_replay(comet, capsys):
     assert main(["run", str(comet), "--ticks", "10", "--record", str(comet.parent / "r.jsonl")]) == 0
     capsys.readouterr()

@@ -322,8 +322,11 @@ def _check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str 
                         "belongs to is unknown")
     digest = meta.get("game_digest")
     if not game.is_file:
-        if digest is not None or saved != game.name:
-            raise SaveError(f"{where} is a save of another game, {saved!r}, not of {game.name!r}")
+        if digest is not None:
+            raise SaveError(f"{where} is a save of the game file {shown(saved)}, not of the registered game "
+                            f"{game.name!r}")
+        if saved != game.name:
+            raise SaveError(f"{where} is a save of another game, {shown(saved)}, not of {game.name!r}")
         return f"{where} is damaged", None
     if digest is None:
         raise SaveError(f"{where} is a save of another game, the registered game {saved!r}, not of the game file "
