@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -428,3 +429,26 @@ def test_a_save_or_replay_saying_a_key_twice_is_refused(tmp_path):
 
     with pytest.raises(FieldError, match="'end' appears twice"):
         parse_json('{"end": 1, "hash": "a", "end": 2}')
+
+
+@pytest.mark.parametrize(("text", "words", "not_words"), [
+    ('{"tick": 1, "input": [["key_press", "LEFT", 0, 0]]}\n# a note\n', ":2: a comment", "cut short"),
+    ('{"tick": 1, "input": [["key_press", "LEFT", 0, 0]', ":1: not valid JSON", "comment"),
+    ('{"tick": 1 x}\n', ":1: not valid JSON (Expecting ',' delimiter)", "cut short"),
+], ids=["comment", "cut", "edited"])
+def test_a_line_that_is_no_json_says_what_it_looks_like(tmp_path, text, words, not_words):
+    script = tmp_path / "s.jsonl"
+    script.write_text(text)
+    with pytest.raises(ReplayError, match=re.escape(words)) as refused:
+        read_input_script(script)
+    assert not_words not in str(refused.value)
+
+
+def test_a_blank_line_in_a_replay_is_called_a_blank_line(tmp_path, capsys):
+    record = tmp_path / "r.jsonl"
+    assert main(["run", "patrol", "--ticks", "3", "--record", str(record)]) == 0
+    lines = record.read_text().splitlines()
+    record.write_text("\n".join([lines[0], "", *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(record)]) == 2
+    assert ":2: a blank line, where a JSON object was expected" in capsys.readouterr().err

@@ -274,8 +274,16 @@ def _parse(path: str, number: int, text: str) -> dict[str, Any]:
     except FieldError as error:
         raise ReplayError(f"{path}:{number}: {error}") from None
     except ValueError as error:
+        if not text.strip():
+            raise ReplayError(f"{path}:{number}: a blank line, where a JSON object was expected "
+                              "(only an input script may have blank lines)") from None
+        if text.lstrip().startswith("#"):
+            raise ReplayError(f"{path}:{number}: a comment, where a JSON object was expected (these files have none)") \
+                from None
         reason = getattr(error, "msg", str(error))
-        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}); the file may be cut short") from None
+        # Cut short is what a line that stops mid-value most likely is; anything else is an edit.
+        cut = "; the file may be cut short" if getattr(error, "pos", -1) >= len(text.rstrip()) else ""
+        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}){cut}") from None
     if not isinstance(record, dict):
         raise ReplayError(f"{path}:{number}: expected a JSON object, got {text[:40]!r}")
     return record
