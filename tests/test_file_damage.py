@@ -203,7 +203,7 @@ REPLAY_DAMAGE: list[tuple[str, Callable[[list[str]], list[str]], str]] = [
     ("a duplicated line", lambda lines: lines[:2] + [lines[1]] + lines[2:], "out of order or repeated"),
     ("reordered lines", lambda lines: [lines[0], lines[2], lines[1]] + lines[3:], "comes after"),
     ("a hash line missing", lambda lines: [line for line in lines if '"tick":60,"hash"' not in line], "was due"),
-    ("a blank line", lambda lines: lines[:2] + [""] + lines[2:], "not valid JSON"),
+    ("a blank line", lambda lines: lines[:2] + [""] + lines[2:], "a blank line, where a JSON object was expected"),
     ("a line that is a list", lambda lines: lines[:2] + ["[1, 2]"] + lines[2:], "expected a JSON object"),
     ("NaN", lambda lines: lines[:1] + ['{"tick": 5, "input": [["key_press", 1, NaN, 0]]}'] + lines[2:], "NaN"),
     ("1e400", lambda lines: lines[:1] + ['{"tick": 5, "input": [["key_press", 1, 1e400, 0]]}'] + lines[2:],
