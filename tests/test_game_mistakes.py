@@ -58,7 +58,7 @@ def test_any_exception_at_a_game_files_top_level_is_one_line_not_130(tmp_path, c
 
 @pytest.mark.parametrize(("body", "status", "words"), [
     ("systems = [1, 2]\n", 2, "systems must be a function"),
-    ("class S:\n    def process(self):\n        pass\ndef systems(world):\n    return [S()]\n", 1, "returned [<"),
+    ("class S:\n    def process(self):\n        pass\ndef systems(world):\n    return [S()]\n", 2, "g.py: systems(world) returned [<"),
     ("class G(Entity):\n    def update(self, world):\n        yield\n", 2, "G.update is a generator function"),
     ("class A(Entity):\n    async def update(self, world):\n        pass\n", 2, "A.update is an async def"),
 ], ids=["systems-list", "systems-returns", "generator-update", "async-update"])

@@ -109,8 +109,8 @@ class Game:
         returned = systems(world)
         if returned is not None:
             # ``return [Gravity()]`` looks like it adds systems, and would silently add none.
-            raise TypeError(f"systems(world) returned {shown(returned)}; it adds each system itself with "
-                            "world.add_processor(system, priority) and returns nothing")
+            raise GameError(f"{self.name}: systems(world) returned {shown(returned)}; it adds each system itself "
+                            "with world.add_processor(system, priority) and returns nothing")
 
     def setup(self, world: Any) -> None:
         """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""

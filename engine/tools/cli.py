@@ -133,6 +133,9 @@ def _build(game: Game, seed: int, saves: str | None = None) -> World:
         game.build(world)
         added = world.system_count
         game.add_systems(world)
+    except GameError as error:  # the game's mistake, found before the run
+        world.close()
+        raise UsageError(str(error)) from None
     except Interrupted:
         world.close()
         raise
@@ -526,6 +529,8 @@ def _check(args: argparse.Namespace) -> int:
                                           inputs=inputs)
     except Interrupted:
         raise
+    except GameError as error:  # the game's mistake, found before the first tick
+        raise UsageError(str(error)) from None
     except BaseException as error:  # build(world) itself failed (a failing tick is in the result)
         raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
             from None
