@@ -146,3 +146,21 @@ def test_a_mistake_the_engine_refuses_names_the_games_line_not_the_engines(tmp_p
     assert main(["run", str(game), "--ticks", "3"]) == status
     err = capsys.readouterr().err
     assert f"(at {game}:{where})" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--ticks", "5", "--loop", "variable"], "can't be combined with --loop"),
+    (["--ticks", "5", "--max-fps", "30"], "can't be combined with --loop, --max-fps"),
+    (["--ticks", "5", "--no-vsync"], "--max-fps or --no-vsync"),
+], ids=["loop", "max-fps", "no-vsync"])
+def test_options_a_ticks_run_would_ignore_are_refused(argv, words, capsys):
+    assert main(["run", "patrol", *argv]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_a_seed_for_a_loaded_save_is_refused_since_the_save_keeps_its_own(tmp_path, capsys):
+    save = tmp_path / "s.json"
+    assert main(["run", "patrol", "--ticks", "10", "--save-at", "5", str(save)]) == 0
+    assert main(["run", "patrol", "--ticks", "5", "--load", str(save), "--seed", "3"]) == 2
+    assert "--load continues the saved world with its own seed" in capsys.readouterr().err
+    assert main(["run", "patrol", "--ticks", "5", "--load", str(save)]) == 0

@@ -104,8 +104,16 @@ def _check_run_args(args: argparse.Namespace, game: Game) -> None:
     if args.ticks is not None and (args.screenshot or args.headless or args.frames or args.no_hud):
         raise UsageError("--ticks runs the logic only; it can't be combined with --headless, --frames, "
                          "--screenshot or --no-hud")
+    if args.ticks is not None and (args.loop != "fixed" or args.max_fps is not None or args.no_vsync):
+        # No loop runs with --ticks: these would be accepted and change nothing.
+        raise UsageError("--ticks runs the ticks back to back with no loop; it can't be combined with --loop, "
+                         "--max-fps or --no-vsync")
     if args.record and args.load:
         raise UsageError("--record replays from the game's start; it can't be combined with --load")
+    if args.load and args.seed is not None:
+        raise UsageError("--load continues the saved world with its own seed; it can't be combined with --seed")
+    if args.seed is None:
+        args.seed = 0
     if args.input and args.ticks is None and not args.headless:
         raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
     _check_outputs(args, game)

@@ -100,7 +100,7 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                      help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
     run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
                      help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
-    run.add_argument("--seed", type=_seed, default=0, help="seed for world.random (default 0)")
+    run.add_argument("--seed", type=_seed, help="seed for world.random (default 0; a loaded save keeps its own)")
     run.add_argument("--record", metavar="FILE", type=_file_name,
                      help="record every tick's input and state hashes as a replay")
     run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str, action="append",
