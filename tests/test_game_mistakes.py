@@ -220,3 +220,21 @@ def test_a_saved_attribute_no_snapshot_can_hold_is_the_games_mistake_without_a_r
     assert main(["run", str(path), "--ticks", "10"]) == 1
     err = capsys.readouterr().err
     assert one_line(err) and "g.py stopped: Thing (id 1).thing holds" in err and "snapshot.py" not in err, err
+
+
+def test_a_failing_system_is_reported_with_the_tick_it_failed(tmp_path, capsys):
+    path = game(tmp_path, "import esper\nclass P(esper.Processor):\n    ticks = 0\n"
+                          "    def process(self):\n        P.ticks += 1\n        if P.ticks == 3:\n"
+                          "            {}['p']\ndef systems(world):\n    world.add_processor(P(), priority=-1)\n"
+                          "def build(world):\n    pass\n")
+    assert main(["run", str(path), "--ticks", "10"]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "g.py failed in tick 3, which was rolled back: KeyError: 'p'" in err, err
+
+
+def test_an_exception_without_a_message_leaves_no_empty_slot(tmp_path, capsys):
+    path = game(tmp_path, "class W(Entity):\n    def update(self, world):\n        raise KeyboardInterrupt()\n"
+                          "def build(world):\n    world.spawn(W())\n")
+    assert main(["run", str(path), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "raised KeyboardInterrupt in tick 1; the tick was rolled back" in err, err

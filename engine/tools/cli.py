@@ -264,7 +264,7 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     except (_DisplayError, SaveError, ReplayError, OutputError) as error:
         status = _error(str(error))
     except BaseException as error:  # anything the game raised (its own KeyboardInterrupt too) is its crash
-        say(_crash_line(game.name, error))
+        say(_crash_line(game.name, error, in_tick[0] if in_tick else None))
         status = 1
     finally:
         if recorder is not None and not finished:

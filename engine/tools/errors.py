@@ -60,8 +60,12 @@ def _raiser(error: BaseException) -> tuple[Any, int | None]:
     return found, (world.tick_count + 1 if world is not None else None)
 
 
-def crash_line(game: str, error: BaseException) -> str:
-    """The one line that reports a crash of ``game``: the entity, its id, the tick, the game's file and line."""
+def crash_line(game: str, error: BaseException, tick: int | None = None) -> str:
+    """The one line that reports a crash of ``game``: the entity, its id, the tick, the game's file and line.
+
+    ``tick``: the tick that was running, if any, for an error that does not name it itself
+    (a system's, say).
+    """
     from engine.errors import BufferedWriteError
     from engine.snapshot import UnhashableState
 
@@ -76,11 +80,13 @@ def crash_line(game: str, error: BaseException) -> str:
     if not isinstance(error, Exception):
         # KeyboardInterrupt, GeneratorExit, a BaseException of the game's: the engine wraps only
         # Exception in EntityUpdateError, so the entity is found in the traceback.
-        entity, tick = _raiser(error)
+        entity, raised_in = _raiser(error)
         if entity is not None:
+            said = f": {capped(str(error))}" if str(error) else ""
             return (f"{game} stopped: {type(entity).__name__} (id {entity.id}) raised {type(error).__name__} in "
-                    f"tick {tick}: {capped(str(error))}; the tick was rolled back (at {where(error)})")
-    return f"{game} failed: {exception_summary(error)} (at {where(error)})"
+                    f"tick {raised_in}{said}; the tick was rolled back (at {where(error)})")
+    during = f" in tick {tick}, which was rolled back" if tick is not None else ""
+    return f"{game} failed{during}: {exception_summary(error)} (at {where(error)})"
 
 
 def _failed_output(error: OSError) -> int:
