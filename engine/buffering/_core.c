@@ -449,6 +449,14 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     int record = tick != Py_None;
     PyObject *found = NULL;
+    /* While nothing has called out, ``moved`` is matched against ``order`` as the check goes
+     * (the settler builds it as a subsequence) and each matched entity's commit slots are
+     * checked while it is in the cache. If the whole check called out to nothing, what it
+     * saw still holds for the commit, and every entity of ``moved`` is also held by
+     * ``order`` (another list): the commit may then drop ``moved``'s references as it goes,
+     * none of them the last. Anything else takes the full check below. */
+    int quiet = moved != order;
+    Py_ssize_t matched = 0, odd_ticks = 0;
 
     /* The check: may call user code. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
@@ -461,6 +469,17 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             differs = SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
                       || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA);
             if (!differs) {
+                if (quiet && matched < PyList_GET_SIZE(moved) && PyList_GET_ITEM(moved, matched) == entity) {
+                    if (SLOT(entity, S_NX) != NULL && SLOT(entity, S_NY) != NULL && SLOT(entity, S_NA) != NULL
+                            && (!record || (SLOT(entity, S_PX) != NULL && SLOT(entity, S_PY) != NULL
+                                            && SLOT(entity, S_PA) != NULL && SLOT(entity, S_PREV_TICK) != NULL))) {
+                        matched++;
+                        odd_ticks += record && !inert(SLOT(entity, S_PREV_TICK));
+                    }
+                    else {
+                        quiet = 0;   /* the full check names what is missing */
+                    }
+                }
                 continue;
             }
         }
@@ -468,6 +487,7 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_XDECREF(found);
             return NULL;
         }
+        quiet = 0;
         Py_INCREF(entity);
         if (differs == -2) {
             differs = differs_from_baseline(entity);
@@ -489,9 +509,11 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return found != NULL ? found : PyList_New(0);
     }
 
-    /* Everything the commit pass relies on, checked without calling out. */
-    Py_ssize_t count = PyList_GET_SIZE(moved), odd_ticks = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
+    /* Everything the commit pass relies on, checked without calling out (unless the check
+     * above already saw it all). */
+    Py_ssize_t count = PyList_GET_SIZE(moved);
+    int lent = quiet && matched == count;   /* ``order`` holds every entity of ``moved`` */
+    for (Py_ssize_t i = 0; i < count && !lent; i++) {
         PyObject *entity = PyList_GET_ITEM(moved, i);
         if (check_entity(entity) < 0) {
             return NULL;
@@ -515,10 +537,10 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             odd_ticks += !inert(SLOT(entity, S_PREV_TICK));
         }
     }
-    /* Room for what the pass lets go of (the entities of ``moved``, previous ticks that
-     * are not plain ints), to release once everything is in place. No Python code runs
-     * from here to the end of the pass. */
-    Py_ssize_t room = record ? count + odd_ticks : 0;
+    /* Room for what the pass lets go of (the entities of ``moved`` unless ``order`` holds
+     * them too, previous ticks that are not plain ints), to release once everything is in
+     * place. No Python code runs from here to the end of the pass. */
+    Py_ssize_t room = record ? (lent ? 0 : count) + odd_ticks : 0;
     PyObject **spent = NULL;
     int own = 0;
     if (room > 0) {
@@ -562,6 +584,9 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             else {
                 spent[released++] = old;
             }
+            if (lent) {
+                Py_DECREF(entity);   /* ``order`` holds it too: never the last reference */
+            }
         }
         else {
             commit_only(entity, 0);
@@ -570,9 +595,12 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     if (record && count > 0) {
-        /* ``moved`` is emptied (keeping its memory for the next tick); its references go last. */
-        memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
-        released += count;
+        /* ``moved`` is emptied (keeping its memory for the next tick); its references go
+         * last, unless they went already. */
+        if (!lent) {
+            memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
+            released += count;
+        }
         Py_SET_SIZE(moved, 0);
     }
     for (Py_ssize_t i = 0; i < released; i++) {
