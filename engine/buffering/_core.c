@@ -677,58 +677,62 @@ settler_forget(Settler *self)
 static int
 settle(Settler *self)
 {
-    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
-    int failed = 0;
     if (self->current_motion_only) {
-        for (int k = 0; k < 3; k++) {
-            if (SLOT(entity, S_X + k) == NULL) {
-                missing(entity, S_X + k);
-                Py_DECREF(entity);
-                return -1;
-            }
+        /* The settler's reference keeps the entity; it is let go of last, and nothing
+         * touches the entity after the first release (which may run a finalizer). */
+        PyObject *entity = self->current;
+        PyObject *x = SLOT(entity, S_X), *y = SLOT(entity, S_Y), *angle = SLOT(entity, S_ANGLE);
+        if (x == NULL || y == NULL || angle == NULL) {
+            missing(entity, x == NULL ? S_X : y == NULL ? S_Y : S_ANGLE);
+            return -1;
         }
+        PyObject *spent[3];
         /* Identity, not equality: an unchanged attribute is the same object. */
-        if (SLOT(entity, S_X) != self->before[0] || SLOT(entity, S_Y) != self->before[1]
-                || SLOT(entity, S_ANGLE) != self->before[2]) {
-            if (PyList_Append(self->moved, entity) < 0) {
-                Py_DECREF(entity);
+        if (x != self->before[0] || y != self->before[1] || angle != self->before[2]) {
+            if (PyList_Append(self->moved, entity) < 0) {   /* calls no Python code */
                 return -1;
             }
             /* Move references, don't copy them: the values written go to the pending
              * slots, the ones set aside back to the committed slots; what the pending
              * slots held (spent) is released last. */
-            PyObject *spent[3];
             for (int k = 0; k < 3; k++) {
                 PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
                 spent[k] = *pending;
                 *pending = *committed;
                 *committed = self->before[k];
-                self->before[k] = NULL;
-            }
-            Py_XDECREF(spent[0]);
-            Py_XDECREF(spent[1]);
-            Py_XDECREF(spent[2]);
-        }
-    }
-    else {
-        PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
-        int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
-        if (differs == 1) {
-            slot_set(entity, S_NFULL, after);
-            if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
-                differs = -1;
             }
         }
-        Py_XDECREF(after);
-        Py_DECREF(before);
-        failed = differs < 0;
+        else {
+            /* The slots still hold what was set aside: these releases free nothing. */
+            spent[0] = self->before[0];
+            spent[1] = self->before[1];
+            spent[2] = self->before[2];
+        }
+        self->before[0] = self->before[1] = self->before[2] = NULL;
+        Py_XDECREF(spent[0]);
+        Py_XDECREF(spent[1]);
+        Py_XDECREF(spent[2]);
+        Py_CLEAR(self->current);
+        return 0;
     }
-    if (!failed) {
+    /* With fields of its own: the layout's getter, setter and ``!=`` may run anything. */
+    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
+    PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
+    int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
+    if (differs == 1) {
+        slot_set(entity, S_NFULL, after);
+        if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
+            differs = -1;
+        }
+    }
+    Py_XDECREF(after);
+    Py_DECREF(before);
+    if (differs >= 0) {
         settler_forget(self);
         Py_CLEAR(self->current);
     }
     Py_DECREF(entity);
-    return failed ? -1 : 0;
+    return differs < 0 ? -1 : 0;
 }
 
 /* Something failed: the settler is spent. ``current`` still names the entity it failed
@@ -758,7 +762,17 @@ settler_step(Settler *self)
             return settler_failed(self);
         }
         Py_XSETREF(self->current, entity);   /* named by the error if anything below fails */
-        PyObject *alive = SLOT(entity, S_ALIVE);
+        PyObject *alive = SLOT(entity, S_ALIVE), *x = SLOT(entity, S_X), *y = SLOT(entity, S_Y),
+                 *angle = SLOT(entity, S_ANGLE);
+        if (alive == Py_True && SLOT(entity, S_MOTION_ONLY) == Py_True && x != NULL && y != NULL
+                && angle != NULL) {
+            /* The common case: a live entity that keeps only x, y and angle, read with no call out. */
+            self->current_motion_only = 1;
+            self->before[0] = Py_NewRef(x);
+            self->before[1] = Py_NewRef(y);
+            self->before[2] = Py_NewRef(angle);
+            return Py_NewRef(entity);
+        }
         if (alive == NULL) {
             missing(entity, S_ALIVE);
             return settler_failed(self);
