@@ -605,6 +605,19 @@ def test_a_commit_commits_every_moved_entity_whatever_the_shape_of_its_lists(sha
     assert [(e.x, e._px, e._prev_tick) for e in entities] == [(i + 1.0, float(i), 7) for i in range(40)]
 
 
+@needs_core
+@pytest.mark.parametrize("lists", ["two", "one"])
+def test_a_commit_listing_an_entity_twice_with_a_tick_that_is_not_an_int_keeps_every_reference(lists):
+    entity = _movers(1)[0]
+    tick = ("tick", entity.id)  # not a constant; released by the second commit of the entity: room must be kept for it
+    order = [entity, entity]
+    moved = order if lists == "one" else list(order)
+    count = sys.getrefcount(tick)
+    compiled._core.commit(order, moved, tick, False)
+    held = sys.getrefcount(tick) - count  # the entity's _prev_tick, and nothing else
+    assert held == 1 and entity._prev_tick is tick and moved == []
+
+
 # -- threads ---------------------------------------------------------------------------------------
 
 

@@ -578,11 +578,11 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyObject **where = SLOT_AT(entity, S_PREV_TICK), *old = *where;
             Py_INCREF(tick);
             *where = tick;
-            if (inert(old)) {
-                Py_DECREF(old);
+            if (inert(old) || old == tick) {
+                Py_DECREF(old);   /* ``tick`` too is never the last: the caller holds it */
             }
             else {
-                spent[released++] = old;
+                spent[released++] = old;   /* counted above: a value the check saw there */
             }
             if (lent) {
                 Py_DECREF(entity);   /* ``order`` holds it too: never the last reference */
