@@ -430,11 +430,13 @@ static int kept_in_use = 0;
  * code): those that differ were written by another entity's update, and are returned
  * with nothing committed (an empty list when ``refuse``). Then every entity of ``moved``
  * is checked again without calling out: an Entity, with every slot set, its committed
- * values its baseline. Only then does the commit pass run, which calls no Python code,
- * allocates nothing and releases nothing that could be freed: the pending values of
- * ``moved`` become committed. With ``tick`` not None (no system runs after the Update
- * Method system) the same pass records previous values (see commit_and_record) and
- * ``moved`` is emptied, the references it held released last. */
+ * values its baseline (in the common case, where the check called out to nothing, it was
+ * checked by the check itself: see ``quiet``). Only then does the commit pass run, which
+ * calls no Python code, allocates nothing and releases nothing that could be freed: the
+ * pending values of ``moved`` become committed. With ``tick`` not None (no system runs
+ * after the Update Method system) the same pass records previous values (see
+ * commit_and_record) and ``moved`` is emptied, the references it held released last (or
+ * as the pass goes, where ``order`` holds them too). */
 static PyObject *
 core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
