@@ -541,7 +541,12 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     /* Room for what the pass lets go of (the entities of ``moved`` unless ``order`` holds
      * them too, previous ticks that are not plain ints), to release once everything is in
-     * place. No Python code runs from here to the end of the pass. */
+     * place. No Python code runs from here to the end of the pass. An entity listed twice
+     * lets go of ``tick`` itself the second time, which the check did not see there: with
+     * a ``tick`` that is not a plain int, every entry gets room. */
+    if (record && !inert(tick)) {
+        odd_ticks = count;
+    }
     Py_ssize_t room = record ? (lent ? 0 : count) + odd_ticks : 0;
     PyObject **spent = NULL;
     int own = 0;
@@ -580,11 +585,11 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyObject **where = SLOT_AT(entity, S_PREV_TICK), *old = *where;
             Py_INCREF(tick);
             *where = tick;
-            if (inert(old) || old == tick) {
-                Py_DECREF(old);   /* ``tick`` too is never the last: the caller holds it */
+            if (inert(old)) {
+                Py_DECREF(old);
             }
             else {
-                spent[released++] = old;   /* counted above: a value the check saw there */
+                spent[released++] = old;
             }
             if (lent) {
                 Py_DECREF(entity);   /* ``order`` holds it too: never the last reference */
