@@ -545,6 +545,79 @@ def test_a_settler_that_failed_is_spent_and_names_the_entity(field):
     assert getattr(entity, field) == saved
 
 
+class _Mortal(Walker):
+    """Records, when freed, how long the lists in ``lists`` still are."""
+
+    lists: list[list[Entity]] = []
+    seen: list[int] = []
+
+    def __del__(self) -> None:
+        _Mortal.seen.extend(len(found) for found in _Mortal.lists)
+
+
+def _movers(count: int, kind: type[Walker] = Walker) -> list[Walker]:
+    """Entities as the settler leaves them: baseline set, a pending x one further on."""
+    entities = [kind(x=float(i)) for i in range(count)]
+    compiled._core.stash(entities)
+    for entity in entities:
+        entity._nx = entity.x + 1.0
+    return entities
+
+
+@needs_core
+def test_a_commit_given_one_list_as_order_and_moved_frees_its_entities_only_once_done():
+    # The commit lets go of moved's references as it goes when order holds them too; one
+    # list as both holds them once, and the last reference must not go mid-pass.
+    entities = _movers(40, _Mortal)
+    _Mortal.lists[:] = [entities]
+    _Mortal.seen.clear()
+    try:
+        assert compiled._core.commit(entities, entities, 1, False) is None
+    finally:
+        _Mortal.lists.clear()
+    assert entities == [] and _Mortal.seen == [0] * 40
+
+
+@needs_core
+def test_a_commit_whose_moved_entity_lost_a_slot_refuses_it_by_name_and_commits_nothing():
+    entities = _movers(40)
+    del entities[17]._nx
+    moved = list(entities)
+    with pytest.raises(AttributeError, match="'Walker' object has no attribute '_nx'"):
+        compiled._core.commit(entities, moved, 1, False)
+    assert [entity.x for entity in entities] == [float(i) for i in range(40)] and moved == entities
+
+
+@needs_core
+@pytest.mark.parametrize("shape", ["in order", "reversed", "order in a new list", "with a Keeper"])
+def test_a_commit_commits_every_moved_entity_whatever_the_shape_of_its_lists(shape):
+    entities = _movers(40)
+    order = list(entities)
+    moved = list(entities)
+    if shape == "reversed":
+        moved.reverse()
+    elif shape == "with a Keeper":
+        keeper = Keeper()
+        compiled._core.stash([keeper])
+        order.insert(20, keeper)
+    assert compiled._core.commit(order, moved, 7, False) is None
+    assert moved == []
+    assert [(e.x, e._px, e._prev_tick) for e in entities] == [(i + 1.0, float(i), 7) for i in range(40)]
+
+
+@needs_core
+@pytest.mark.parametrize("lists", ["two", "one"])
+def test_a_commit_listing_an_entity_twice_with_a_tick_that_is_not_an_int_keeps_every_reference(lists):
+    entity = _movers(1)[0]
+    tick = ("tick", entity.id)  # not a constant; released by the second commit of the entity: room must be kept for it
+    order = [entity, entity]
+    moved = order if lists == "one" else list(order)
+    count = sys.getrefcount(tick)
+    compiled._core.commit(order, moved, tick, False)
+    held = sys.getrefcount(tick) - count  # the entity's _prev_tick, and nothing else
+    assert held == 1 and entity._prev_tick is tick and moved == []
+
+
 # -- threads ---------------------------------------------------------------------------------------
 
 

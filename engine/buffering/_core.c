@@ -430,11 +430,13 @@ static int kept_in_use = 0;
  * code): those that differ were written by another entity's update, and are returned
  * with nothing committed (an empty list when ``refuse``). Then every entity of ``moved``
  * is checked again without calling out: an Entity, with every slot set, its committed
- * values its baseline. Only then does the commit pass run, which calls no Python code,
- * allocates nothing and releases nothing that could be freed: the pending values of
- * ``moved`` become committed. With ``tick`` not None (no system runs after the Update
- * Method system) the same pass records previous values (see commit_and_record) and
- * ``moved`` is emptied, the references it held released last. */
+ * values its baseline (in the common case, where the check called out to nothing, it was
+ * checked by the check itself: see ``quiet``). Only then does the commit pass run, which
+ * calls no Python code, allocates nothing and releases nothing that could be freed: the
+ * pending values of ``moved`` become committed. With ``tick`` not None (no system runs
+ * after the Update Method system) the same pass records previous values (see
+ * commit_and_record) and ``moved`` is emptied, the references it held released last (or
+ * as the pass goes, where ``order`` holds them too). */
 static PyObject *
 core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -449,6 +451,14 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     int record = tick != Py_None;
     PyObject *found = NULL;
+    /* While nothing has called out, ``moved`` is matched against ``order`` as the check goes
+     * (the settler builds it as a subsequence) and each matched entity's commit slots are
+     * checked while it is in the cache. If the whole check called out to nothing, what it
+     * saw still holds for the commit, and every entity of ``moved`` is also held by
+     * ``order`` (another list): the commit may then drop ``moved``'s references as it goes,
+     * none of them the last. Anything else takes the full check below. */
+    int quiet = moved != order;
+    Py_ssize_t matched = 0, odd_ticks = 0;
 
     /* The check: may call user code. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
@@ -461,6 +471,17 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             differs = SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
                       || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA);
             if (!differs) {
+                if (quiet && matched < PyList_GET_SIZE(moved) && PyList_GET_ITEM(moved, matched) == entity) {
+                    if (SLOT(entity, S_NX) != NULL && SLOT(entity, S_NY) != NULL && SLOT(entity, S_NA) != NULL
+                            && (!record || (SLOT(entity, S_PX) != NULL && SLOT(entity, S_PY) != NULL
+                                            && SLOT(entity, S_PA) != NULL && SLOT(entity, S_PREV_TICK) != NULL))) {
+                        matched++;
+                        odd_ticks += record && !inert(SLOT(entity, S_PREV_TICK));
+                    }
+                    else {
+                        quiet = 0;   /* the full check names what is missing */
+                    }
+                }
                 continue;
             }
         }
@@ -468,6 +489,7 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_XDECREF(found);
             return NULL;
         }
+        quiet = 0;
         Py_INCREF(entity);
         if (differs == -2) {
             differs = differs_from_baseline(entity);
@@ -489,9 +511,11 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return found != NULL ? found : PyList_New(0);
     }
 
-    /* Everything the commit pass relies on, checked without calling out. */
-    Py_ssize_t count = PyList_GET_SIZE(moved), odd_ticks = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
+    /* Everything the commit pass relies on, checked without calling out (unless the check
+     * above already saw it all). */
+    Py_ssize_t count = PyList_GET_SIZE(moved);
+    int lent = quiet && matched == count;   /* ``order`` holds every entity of ``moved`` */
+    for (Py_ssize_t i = 0; i < count && !lent; i++) {
         PyObject *entity = PyList_GET_ITEM(moved, i);
         if (check_entity(entity) < 0) {
             return NULL;
@@ -515,10 +539,15 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             odd_ticks += !inert(SLOT(entity, S_PREV_TICK));
         }
     }
-    /* Room for what the pass lets go of (the entities of ``moved``, previous ticks that
-     * are not plain ints), to release once everything is in place. No Python code runs
-     * from here to the end of the pass. */
-    Py_ssize_t room = record ? count + odd_ticks : 0;
+    /* Room for what the pass lets go of (the entities of ``moved`` unless ``order`` holds
+     * them too, previous ticks that are not plain ints), to release once everything is in
+     * place. No Python code runs from here to the end of the pass. An entity listed twice
+     * lets go of ``tick`` itself the second time, which the check did not see there: with
+     * a ``tick`` that is not a plain int, every entry gets room. */
+    if (record && !inert(tick)) {
+        odd_ticks = count;
+    }
+    Py_ssize_t room = record ? (lent ? 0 : count) + odd_ticks : 0;
     PyObject **spent = NULL;
     int own = 0;
     if (room > 0) {
@@ -562,6 +591,9 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             else {
                 spent[released++] = old;
             }
+            if (lent) {
+                Py_DECREF(entity);   /* ``order`` holds it too: never the last reference */
+            }
         }
         else {
             commit_only(entity, 0);
@@ -570,9 +602,12 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     if (record && count > 0) {
-        /* ``moved`` is emptied (keeping its memory for the next tick); its references go last. */
-        memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
-        released += count;
+        /* ``moved`` is emptied (keeping its memory for the next tick); its references go
+         * last, unless they went already. */
+        if (!lent) {
+            memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
+            released += count;
+        }
         Py_SET_SIZE(moved, 0);
     }
     for (Py_ssize_t i = 0; i < released; i++) {
@@ -649,58 +684,62 @@ settler_forget(Settler *self)
 static int
 settle(Settler *self)
 {
-    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
-    int failed = 0;
     if (self->current_motion_only) {
-        for (int k = 0; k < 3; k++) {
-            if (SLOT(entity, S_X + k) == NULL) {
-                missing(entity, S_X + k);
-                Py_DECREF(entity);
-                return -1;
-            }
+        /* The settler's reference keeps the entity; it is let go of last, and nothing
+         * touches the entity after the first release (which may run a finalizer). */
+        PyObject *entity = self->current;
+        PyObject *x = SLOT(entity, S_X), *y = SLOT(entity, S_Y), *angle = SLOT(entity, S_ANGLE);
+        if (x == NULL || y == NULL || angle == NULL) {
+            missing(entity, x == NULL ? S_X : y == NULL ? S_Y : S_ANGLE);
+            return -1;
         }
+        PyObject *spent[3];
         /* Identity, not equality: an unchanged attribute is the same object. */
-        if (SLOT(entity, S_X) != self->before[0] || SLOT(entity, S_Y) != self->before[1]
-                || SLOT(entity, S_ANGLE) != self->before[2]) {
-            if (PyList_Append(self->moved, entity) < 0) {
-                Py_DECREF(entity);
+        if (x != self->before[0] || y != self->before[1] || angle != self->before[2]) {
+            if (PyList_Append(self->moved, entity) < 0) {   /* calls no Python code */
                 return -1;
             }
             /* Move references, don't copy them: the values written go to the pending
              * slots, the ones set aside back to the committed slots; what the pending
              * slots held (spent) is released last. */
-            PyObject *spent[3];
             for (int k = 0; k < 3; k++) {
                 PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
                 spent[k] = *pending;
                 *pending = *committed;
                 *committed = self->before[k];
-                self->before[k] = NULL;
-            }
-            Py_XDECREF(spent[0]);
-            Py_XDECREF(spent[1]);
-            Py_XDECREF(spent[2]);
-        }
-    }
-    else {
-        PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
-        int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
-        if (differs == 1) {
-            slot_set(entity, S_NFULL, after);
-            if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
-                differs = -1;
             }
         }
-        Py_XDECREF(after);
-        Py_DECREF(before);
-        failed = differs < 0;
+        else {
+            /* The slots still hold what was set aside: these releases free nothing. */
+            spent[0] = self->before[0];
+            spent[1] = self->before[1];
+            spent[2] = self->before[2];
+        }
+        self->before[0] = self->before[1] = self->before[2] = NULL;
+        Py_XDECREF(spent[0]);
+        Py_XDECREF(spent[1]);
+        Py_XDECREF(spent[2]);
+        Py_CLEAR(self->current);
+        return 0;
     }
-    if (!failed) {
+    /* With fields of its own: the layout's getter, setter and ``!=`` may run anything. */
+    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
+    PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
+    int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
+    if (differs == 1) {
+        slot_set(entity, S_NFULL, after);
+        if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
+            differs = -1;
+        }
+    }
+    Py_XDECREF(after);
+    Py_DECREF(before);
+    if (differs >= 0) {
         settler_forget(self);
         Py_CLEAR(self->current);
     }
     Py_DECREF(entity);
-    return failed ? -1 : 0;
+    return differs < 0 ? -1 : 0;
 }
 
 /* Something failed: the settler is spent. ``current`` still names the entity it failed
@@ -730,7 +769,17 @@ settler_step(Settler *self)
             return settler_failed(self);
         }
         Py_XSETREF(self->current, entity);   /* named by the error if anything below fails */
-        PyObject *alive = SLOT(entity, S_ALIVE);
+        PyObject *alive = SLOT(entity, S_ALIVE), *x = SLOT(entity, S_X), *y = SLOT(entity, S_Y),
+                 *angle = SLOT(entity, S_ANGLE);
+        if (alive == Py_True && SLOT(entity, S_MOTION_ONLY) == Py_True && x != NULL && y != NULL
+                && angle != NULL) {
+            /* The common case: a live entity that keeps only x, y and angle, read with no call out. */
+            self->current_motion_only = 1;
+            self->before[0] = Py_NewRef(x);
+            self->before[1] = Py_NewRef(y);
+            self->before[2] = Py_NewRef(angle);
+            return Py_NewRef(entity);
+        }
         if (alive == NULL) {
             missing(entity, S_ALIVE);
             return settler_failed(self);
