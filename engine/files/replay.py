@@ -36,7 +36,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import engine
 from engine.files.atomic import AtomicFile, OutputError
@@ -125,8 +125,11 @@ class Recorder:
 
     def _tell(self) -> int:
         assert self._file is not None
-        self._file.flush()
-        return self._file.tell()
+        try:
+            self._file.flush()
+            return self._file.tell()
+        except OSError as error:
+            self._failed(error)
 
     def _hash(self, world: World) -> str:
         """The state hash of ``world``; if it cannot be hashed, the recording ends at the last tick that could."""
@@ -156,10 +159,13 @@ class Recorder:
         try:
             self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
         except OSError as error:
-            self._output.abort()
-            self._file = None
-            raise ReplayError(f"cannot write the replay {self.path}: {error.strerror or error}; "
-                              "the previous file, if any, is intact") from None
+            self._failed(error)
+
+    def _failed(self, error: OSError) -> NoReturn:
+        self._output.abort()
+        self._file = None
+        raise ReplayError(f"cannot write the replay {self.path}: {error.strerror or error}; "
+                          "the previous file, if any, is intact") from None
 
     def _refuse(self, problem: str) -> None:
         self._output.abort()
