@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -106,6 +107,8 @@ class World(SoundRequests, CollisionQueries):
         self._order: dict[int, Entity] = {}
         self._update_list: list[Entity] | None = None
         self._ticking = False
+        self._ticker: int | None = None  # the thread whose tick() is running, start to end
+        self._tick_lock = threading.Lock()
         self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
         self._despawns: list[Entity] = []
         self._early_systems = 0
@@ -319,9 +322,22 @@ class World(SoundRequests, CollisionQueries):
         tick's input (back in the queue). An ``update()`` failure is raised as
         ``EntityUpdateError``; a write to another entity's buffered state as
         ``BufferedWriteError``. The world can tick again afterwards.
+
+        A world ticked from several threads ticks one tick at a time (the others wait);
+        a tick started from inside a tick of the same world (an ``update()``, a system, a
+        finalizer) is refused with ``RuntimeError``.
         """
-        if self._ticking:
-            raise RuntimeError("World.tick() was called from inside a tick")
+        me = threading.get_ident()
+        if self._ticker == me:
+            raise RuntimeError("World.tick() was called from inside a tick of the same world")
+        with self._tick_lock:
+            self._ticker = me
+            try:
+                self._tick(elapsed_ms)
+            finally:
+                self._ticker = None
+
+    def _tick(self, elapsed_ms: float | None) -> None:
         if elapsed_ms is None:
             self.elapsed_ms = self.ms_per_update
             self.speed_factor = 1.0

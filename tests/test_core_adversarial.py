@@ -653,3 +653,41 @@ def test_two_worlds_ticked_in_two_threads_give_the_hashes_they_give_alone():
     finally:
         sys.setswitchinterval(interval)
     assert [results.get(seed) for seed in range(4)] == [("ok", hashes) for hashes in alone]
+
+
+class Counter(Entity):
+    hp = buffered(0)
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        self.hp += 1
+
+
+def test_one_world_ticked_from_four_threads_ticks_one_tick_at_a_time():
+    world = World()
+    counters = [world.spawn(Counter()) for _ in range(50)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            for _ in range(100):
+                world.tick()
+        except BaseException as error:  # pragma: no cover - the assertion below names it
+            errors.append(error)
+
+    try:
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert world.tick_count == 400
+    assert {(counter.x, counter.hp) for counter in counters} == {(400.0, 400)}
+    world.tick()
+    assert world.tick_count == 401
+    world.close()
