@@ -29,10 +29,18 @@ __all__ = ["TICK", "Interrupted", "Terminated", "TickGate", "deferring_handlers"
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) delivered between ticks: the run stops cleanly, exit status 130."""
+    """Ctrl-C (SIGINT) delivered between ticks: the run stops cleanly, exit status 130.
+
+    ``inside_tick`` is true for a second signal that stopped a tick by force: the world
+    may then be half-way through that tick, and a recording ends at its last hash.
+    """
 
     status = 130
     verb = "interrupted"
+
+    def __init__(self, *args: object, inside_tick: bool = False) -> None:
+        super().__init__(*args)
+        self.inside_tick = inside_tick
 
 
 class Terminated(Interrupted):
@@ -80,8 +88,9 @@ class TickGate:
         if self._depth > 0 and self.pending is None:
             self.pending = kind
             return
+        inside_tick = self._depth > 0
         self.pending = None
-        raise kind
+        raise kind(inside_tick=inside_tick)
 
 
 TICK = TickGate()

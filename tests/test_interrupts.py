@@ -96,6 +96,8 @@ def _stop(point: str, tick: int | None = None) -> None:
     if os.environ.get("TICKSWAP_TEST_STOP") == f"{point}:{tick}":
         number = signal.SIGTERM if os.environ.get("TICKSWAP_TEST_SIGNAL") == "TERM" else signal.SIGINT
         os.kill(os.getpid(), number)
+        if os.environ.get("TICKSWAP_TEST_TWICE"):
+            os.kill(os.getpid(), number)  # the second stops the tick by force, where it is
 
 
 cli_world: list[World] = []
@@ -227,3 +229,23 @@ def test_without_the_handlers_a_tick_is_interrupted_as_python_always_did():
     with pytest.raises(KeyboardInterrupt) as caught, TICK:
         os.kill(os.getpid(), signal.SIGINT)
     assert not isinstance(caught.value, Interrupted)
+
+
+@pytest.mark.parametrize(("tick", "last_hash"), [(30, 0), (70, 60)])
+@pytest.mark.parametrize("point", ["buffers-finish", "remove", "recorder"])
+def test_a_second_signal_inside_a_tick_ends_the_recording_at_its_last_hash(tmp_path, monkeypatch, capsys, point,
+                                                                            tick, last_hash):
+    game = tmp_path / "churn.py"
+    game.write_text(CHURN)
+    recording = tmp_path / "r.jsonl"
+    _patch_engine_points(monkeypatch)
+    monkeypatch.setenv("TICKSWAP_TEST_STOP", f"{point}:{tick}")
+    monkeypatch.setenv("TICKSWAP_TEST_TWICE", "1")
+    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "by force, in a tick" in err, err
+    assert f"the recording ends at tick {last_hash}, its last hash before the stop" in err, err
+    assert _end_of(recording)["end"] == last_hash
+    monkeypatch.delenv("TICKSWAP_TEST_STOP")
+    assert main(["replay", str(recording), "--game", str(game)]) == 0
+    assert "all match" in capsys.readouterr().out

@@ -136,22 +136,37 @@ class Recorder:
         try:
             return world.state_hash()
         except UnhashableState as error:
-            good = self._good
-            if self._file is None or good is None:
+            if self._file is None or self._good is None:
                 self.abandon()
                 raise
-            tick, digest, offset = good
+            tick = self.end_at_last_hash()
+            raise UnhashableState(f"{error}; the recording {self.path} ends at tick {tick}, the last one whose state "
+                                  "was hashed") from None
+
+    def end_at_last_hash(self) -> int:
+        """End the recording at the last tick whose hash it holds, dropping what came after; returns that tick.
+
+        For a world whose state can't be trusted or hashed (a tick torn by a forced stop, a
+        value no snapshot holds): what the file then holds replays and verifies.
+        """
+        assert self._file is not None and self._good is not None
+        tick, digest, offset = self._good
+        try:
             self._file.flush()
             self._file.truncate(offset)
             self._file.seek(offset)
-            self._write({"end": tick, "hash": digest})
-            self._file = None
-            try:
-                self._output.commit()
-            except OutputError as failed:
-                raise ReplayError(f"cannot write the replay: {failed}") from None
-            raise UnhashableState(f"{error}; the recording {self.path} ends at tick {tick}, the last one whose state "
-                                  "was hashed") from None
+        except OSError as error:
+            self._failed(error)
+        self._write({"end": tick, "hash": digest})
+        self._commit()
+        return tick
+
+    def _commit(self) -> None:
+        self._file = None
+        try:
+            self._output.commit()
+        except OutputError as error:
+            raise ReplayError(f"cannot write the replay: {error}") from None
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is None:
@@ -195,14 +210,19 @@ class Recorder:
             if self._file is not None:
                 self._good = (tick, digest, self._tell())
 
-    def close(self, world: World, crashed: bool = False) -> None:
+    def close(self, world: World, crashed: bool = False, torn: bool = False) -> int:
         """Write the end line (the final tick and hash), then put the file in place atomically.
 
         ``crashed``: the game crashed in the tick after the last one (rolled back): the end
         line says so (``"crashed": N``), and replay checks that the crash comes back there.
+        ``torn``: the run was stopped inside a tick by force (a second Ctrl-C), so the world
+        may be half-way through it: the recording ends at its last hash instead. Returns
+        the tick the recording ends at.
         """
         if self._file is None:
-            return
+            return world.tick_count
+        if torn and self._good is not None:
+            return self.end_at_last_hash()
         end: dict[str, Any] = {"end": world.tick_count, "hash": self._hash(world)}
         if crashed:
             # The crashed tick was rolled back and its input put back in the queue: record it,
@@ -212,11 +232,8 @@ class Recorder:
                 self._write_input(world.tick_count + 1, events)
             end["crashed"] = world.tick_count + 1
         self._write(end)
-        self._file = None
-        try:
-            self._output.commit()
-        except OutputError as error:
-            raise ReplayError(f"cannot write the replay: {error}") from None
+        self._commit()
+        return world.tick_count
 
     def abandon(self) -> None:
         """Drop the recording; whatever was at ``path`` stays."""

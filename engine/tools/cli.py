@@ -206,6 +206,8 @@ def _run(args: argparse.Namespace, game: Game) -> int:
     written: list[tuple[int, str]] = []
     meta = {"game": game.name, "game_digest": game.digest}
 
+    stopped = ""  # how an interrupted run stopped, said once its recording is in place
+    torn = False  # stopped by force inside a tick (a second Ctrl-C): the world may be half-way through it
     in_tick: list[int] = []  # the tick running now: an exception while it is set is a crash of that tick
 
     def before_tick(world: World) -> None:
@@ -248,7 +250,8 @@ def _run(args: argparse.Namespace, game: Game) -> int:
             summary = f"{drawn} frames, {runner.loop.ticks} ticks ({type(runner.loop).__name__})"
         finished = True
         if recorder is not None:
-            recorder.close(world)
+            with TICK:  # a signal now waits for the recording to be in place
+                recorder.close(world)
         report = (f"{game.name}: {summary}, state {world.state_hash()[:16]}"
                   + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
                   + (f", recorded {shown_name(args.record)}" if args.record else "")
@@ -259,7 +262,8 @@ def _run(args: argparse.Namespace, game: Game) -> int:
                 f"{'nothing was' if len(missed) == len(saves) else 'not all were'} saved")
             status = 1
     except Interrupted as interrupt:
-        say(f"{game.name} {interrupt.verb} at tick {world.tick_count}")
+        torn = interrupt.inside_tick
+        stopped = f"{game.name} {interrupt.verb} at tick {world.tick_count}" + (" by force, in a tick" if torn else "")
         status = interrupt.status
     except (_DisplayError, SaveError, ReplayError, OutputError) as error:
         status = _error(str(error))
@@ -270,14 +274,22 @@ def _run(args: argparse.Namespace, game: Game) -> int:
         if recorder is not None and not finished:
             # The recording of a run that crashed or was interrupted is kept: it reproduces it,
             # and says at which tick the game crashed (a crash outside a tick, say in drawing, is not one).
+            # A tick stopped by force may be half done: the recording then ends at its last hash.
             try:
-                recorder.close(world, crashed=bool(in_tick) and status == 1)
+                with TICK:
+                    ends = recorder.close(world, crashed=bool(in_tick) and status == 1, torn=torn)
+                if stopped and ends != world.tick_count:
+                    stopped += f"; the recording ends at tick {ends}, its last hash before the stop"
+            except Interrupted as late:  # a signal while the recording was put in place: it is in place all the same
+                status = status or late.status
             except ReplayError as error:
                 _error(str(error))
                 status = status or 2
             except UnhashableState as error:
                 say(crash_line(game.name, error))
                 status = status or 1
+        if stopped:
+            say(stopped)
         if runner is not None:
             runner.close()
         else:
