@@ -452,3 +452,15 @@ def test_a_blank_line_in_a_replay_is_called_a_blank_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["replay", str(record)]) == 2
     assert ":2: a blank line, where a JSON object was expected" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("held", [[True], [None], ["nonsense"], [-5]], ids=["true", "null", "a word", "negative"])
+def test_a_saves_held_keys_are_key_codes_only(tmp_path, capsys, held):
+    save = tmp_path / "s.json"
+    assert main(["run", "patrol", "--ticks", "10", "--save-at", "5", str(save)]) == 0
+    data = json.loads(save.read_text())
+    data["world"]["input"]["held"] = {"$set": held}
+    save.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["run", "patrol", "--ticks", "3", "--load", str(save)]) == 2
+    assert "world.input.held holds" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.crowd import Crowd
 from engine.entity import Entity
-from engine.files.events import check_events, check_key, listed
+from engine.files.events import check_events, listed
 from engine.files.game import public_module_name
 from engine.files.schema import (
     FieldError,
@@ -258,7 +258,9 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     if not isinstance(held, frozenset):
         raise FieldError("world.input.held must be a $set of keys")
     for key in held:
-        check_key(listed(key), "world.input.held")
+        # A held key is a code, as the queue keeps it: never a name, a flag or null (True == 1, the left button).
+        if type(key) is not int or not 0 <= key < 2**63:
+            raise FieldError(f"world.input.held holds {shown(key)}, which is not a key code")
     classes = entity_classes() if classes is None else classes
     kinds = []
     dead: list[DeadReference] = []
