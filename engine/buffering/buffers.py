@@ -367,10 +367,10 @@ class PureBuffers:
         signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
         in what it prepared and calls no game code for signals.
         """
-        self._combined_signals = []
         pending = self._pending
-        if not pending:
+        if not pending:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
             return
+        self._combined_signals = []
         # A stable sort by sender id puts contributions in spawn order of their senders, and
         # keeps each sender's own order: the canonical order, whatever the update order.
         # Sorted as a copy: an abandoned tick puts the pending list back as it was.

@@ -29,21 +29,21 @@ def read_png(path: str) -> bytes:
 
     A FIFO, a device or a directory is refused without blocking (``engine.files.reading``).
     """
-    try:
-        data = read_bounded(path, MAX_PICTURE_BYTES, "the picture")
-    except OSError as error:
-        raise ValueError(str(error)) from None
+    data = _read(path)
     _check(data, path)
     return data
 
 
 def check_png(path: str) -> tuple[int, int]:
     """The (width, height) of the PNG at ``path``; ``ValueError`` naming the file and the problem otherwise."""
+    return _check(_read(path), path)
+
+
+def _read(path: str) -> bytes:
     try:
-        data = read_bounded(path, MAX_PICTURE_BYTES, "the picture")
+        return read_bounded(path, MAX_PICTURE_BYTES, "the picture")
     except OSError as error:
         raise ValueError(str(error)) from None
-    return _check(data, path)
 
 
 def _check(data: bytes, path: str) -> tuple[int, int]:
