@@ -8,6 +8,8 @@ the line before a block, say what else a block is:
   is written there (importable, as it would be beside the reader's game) and run.
 - ``<!-- prints -->`` before a ```text block: what the python block before it prints,
   compared exactly.
+- ``<!-- command-output -->`` before a ```text block: its first line is ``$ tickswap ...``,
+  run (in the page's directory, after the blocks before it) and compared with the rest.
 - ``<!-- not-run -->``: a fragment (a method without its class); it is only compiled.
 
 Functions named ``test_*`` that a block defines are called, as pytest would call them.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shlex
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -67,6 +70,11 @@ def run_page(page: Path, directory: Path) -> int:
             assert printed == block.code, f"{where}: the block before prints something else:\n{printed}"
             printed = None
             continue
+        if block.marker == "command-output":
+            command, _, expected = block.code.partition("\n")
+            assert command.startswith("$ tickswap "), f"{where}: a command-output block starts with $ tickswap"
+            assert run_command(command[len("$ tickswap "):]) == expected, f"{where}: the command prints something else"
+            continue
         if block.language != "python":
             continue
         if block.marker == "not-run":
@@ -86,6 +94,16 @@ def run_page(page: Path, directory: Path) -> int:
         printed = out.getvalue()
         ran += 1
     return ran
+
+
+def run_command(arguments: str) -> str:
+    """What ``tickswap ARGUMENTS`` prints (standard output and error, in order)."""
+    from engine.tools.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        main(shlex.split(arguments))
+    return out.getvalue()
 
 
 @pytest.fixture
