@@ -1,23 +1,30 @@
-"""Docs that match the code: README's example prints what README says it prints."""
+"""Docs that match the code: README and the pages under docs/ say what the engine does.
+
+Every python block of every page runs in tests/test_docs_site.py; this module checks what
+a block alone can't: that the games the pages describe run from the command line, that
+README stays a first page whose links resolve, and that the commands the pages name exist.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import io
+import importlib.util
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
 
 
-def test_readme_example_prints_what_readme_shows():
-    text = README.read_text()
-    section = text.split("## Testing a game headless", 1)[1]
-    code, expected = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "README example", "exec"), {"__name__": "readme_example"})
-    assert out.getvalue() == expected
+def section(path: Path, heading: str, until: str | None = None) -> str:
+    """The text of a page after ``heading`` (up to ``until``, when given)."""
+    text = path.read_text().split(heading, 1)[1]
+    return text.split(until, 1)[0] if until else text
+
+
+def first_python_block(text: str) -> str:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
 
 
 def test_readme_names_a_test_command_that_ci_runs():
@@ -26,12 +33,13 @@ def test_readme_names_a_test_command_that_ci_runs():
     assert "pytest" in text.split("<!-- test-command", 1)[1].split("```", 3)[1]
 
 
-def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys, offscreen):
-    text = README.read_text()
-    section = text.split("## Your first game", 1)[1]
-    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+def test_readme_is_a_first_page_of_at_most_250_lines():
+    assert len(README.read_text().splitlines()) <= 250
+
+
+def test_readme_first_game_runs_as_the_readme_says(tmp_path, capsys, offscreen):
     game = tmp_path / "comet.py"
-    game.write_text(code)
+    game.write_text(first_python_block(section(README, "## Your first game")))
     from engine.tools.cli import main
 
     assert main(["run", str(game), "--ticks", "1000"]) == 0
@@ -39,43 +47,32 @@ def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys, offscree
     shot = tmp_path / "comet.png"
     assert main(["run", str(game), "--headless", "--frames", "120", "--screenshot", str(shot)]) == 0
     assert shot.stat().st_size > 0
+    assert main(["check", str(game)]) == 0
 
 
-def test_every_command_readme_lists_exists():
-    from engine.tools.options import build_parser
+def test_tutorial_game_runs_as_the_tutorial_says(tmp_path, capsys, offscreen):
+    game = tmp_path / "comet.py"
+    game.write_text(first_python_block(section(DOCS / "tutorial.md", "## The game")))
+    from engine.tools.cli import main
 
-    commands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
-    text = README.read_text()
-    for command in ("list", "run", "lab", "bench"):
-        assert f"tickswap {command}" in text
-        assert command in commands
+    assert main(["run", str(game), "--ticks", "1000"]) == 0
+    assert "1000 ticks" in capsys.readouterr().out
+    shot = tmp_path / "comet.png"
+    assert main(["run", str(game), "--headless", "--frames", "120", "--screenshot", str(shot)]) == 0
+    assert shot.stat().st_size > 0
+    # The tutorial's record, replay, save and load, from the command line.
+    record, save = tmp_path / "c.jsonl", tmp_path / "game.json"
+    assert main(["run", str(game), "--ticks", "600", "--record", str(record), "--save-at", "600", str(save)]) == 0
+    assert main(["replay", str(record), "--game", str(game)]) == 0
+    assert main(["run", str(game), "--ticks", "100", "--load", str(save)]) == 0
 
 
-def test_readme_crowd_example_runs():
+def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
     from engine import World
 
-    section = README.read_text().split("## Many entities: crowds", 1)[1]
-    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
-    with World(seed=1) as world:
-        namespace = {"world": world}
-        exec(compile(code, "README crowd example", "exec"), namespace)
-        rain = namespace["rain"]
-        before = rain.current("position")[:, 1].copy()
-        world.tick()
-        assert rain.count == 100_000
-        assert (rain.current("position")[:, 1] == before - 3.0).all()
-
-
-def test_readme_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
-    import importlib.util
-
-    from engine import World
-
-    section = README.read_text().split("## Your first game", 1)[1]
-    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     path = tmp_path / "comet.py"
-    path.write_text(code)
-    spec = importlib.util.spec_from_file_location("readme_comet", path)
+    path.write_text(first_python_block(section(DOCS / "tutorial.md", "## The game")))
+    spec = importlib.util.spec_from_file_location("tutorial_comet", path)
     assert spec is not None and spec.loader is not None
     game = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(game)
@@ -91,18 +88,80 @@ def test_readme_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_p
         assert len(sounds) == score.points and sounds[0].sound == str(tmp_path / "chime.wav")
 
 
-def test_readme_camera_example_follows_a_player():
-    from engine import Entity, World
+def test_every_command_the_cli_reference_lists_exists():
+    from engine.tools.options import build_parser
 
-    section = README.read_text().split("## Drawing", 1)[1].split("## Input", 1)[0]
-    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
-    code = "\n".join(line[2:] for line in code.splitlines())  # the block is indented in a list
+    commands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    usage = re.findall(r"```text\n(.*?)```", (DOCS / "cli.md").read_text(), flags=re.S)[0]
+    listed = set(re.findall(r"^tickswap (\w+)", usage, flags=re.M))
+    assert listed == commands
+
+
+def test_crowd_guide_example_moves_every_member():
+    section_text = (DOCS / "guides" / "crowds.md").read_text()
+    code = first_python_block(section_text).replace("world.close()", "")
     namespace: dict = {}
-    exec(compile(code, "README camera example", "exec"), namespace)
-    with World() as world:
-        player = world.spawn(Entity(x=100, y=0))
-        camera = world.spawn(namespace["Follow"](player))
-        player.x = 200
-        for _ in range(30):
-            world.tick()
-        assert 190 < camera.x < 200
+    exec(compile(code, "crowd guide", "exec"), namespace)
+    world, rain = namespace["world"], namespace["rain"]
+    before = rain.current("position")[:, 1].copy()
+    world.tick()
+    assert rain.count == 100_000
+    assert (rain.current("position")[:, 1] == before - 3.0).all()
+    world.close()
+
+
+def test_input_guide_script_example_is_a_script_the_reader_accepts(tmp_path):
+    from engine.files.replay import read_input_script
+
+    text = section(DOCS / "guides" / "input.md", "## Input scripts")
+    script = tmp_path / "input.jsonl"
+    script.write_text(re.findall(r"```text\n(.*?)```", text, flags=re.S)[0])
+    events = read_input_script(script)
+    assert sorted(events) == [12, 30]
+    assert [event.type for event in events[30]] == ["key_release", "mouse_press"]
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as GitHub and MyST make them."""
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", page.read_text(), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", "")).replace(" ", "-")
+        anchors.add(slug)
+    return anchors
+
+
+def _relative_links(page: Path) -> list[str]:
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)  # code is not links
+    return [target for target in re.findall(r"\]\(([^)\s]+)\)", text) if "://" not in target]
+
+
+def broken_links(pages: list[Path], root: Path) -> list[str]:
+    """Each relative link of ``pages`` to a file that does not exist or a heading it lacks."""
+    broken = []
+    for page in pages:
+        for target in _relative_links(page):
+            path, _, anchor = target.partition("#")
+            resolved = (page.parent / path).resolve() if path else page
+            if not resolved.exists():
+                broken.append(f"{page.relative_to(root)}: {target} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+                broken.append(f"{page.relative_to(root)}: {target} (no such heading)")
+    return broken
+
+
+def test_every_relative_link_of_readme_and_the_docs_resolves():
+    assert broken_links(PAGES, ROOT) == []
+
+
+def test_readme_links_into_the_docs_and_shows_the_samples():
+    links = _relative_links(README)
+    assert "docs/tutorial.md" in links and "docs/api.md" in links
+    pictures = [link for link in links if link.endswith(".png")]
+    assert len(pictures) >= 5
+
+
+def test_the_link_check_finds_a_broken_link(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Title\n\n[fine](#title) [gone](missing.md) [no heading](page.md#nowhere)\n")
+    assert broken_links([page], tmp_path) == ["page.md: missing.md (no such file)",
+                                              "page.md: page.md#nowhere (no such heading)"]
