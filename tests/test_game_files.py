@@ -16,13 +16,13 @@ from engine.files.game import GameError, load_game, sample_games
 from engine.files.save import SaveError
 from engine.tools.cli import main
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-ROOT = README.parent
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL = ROOT / "docs" / "tutorial.md"
 
 
 def comet_source() -> str:
-    """README's tutorial game, exactly as README shows it."""
-    section = README.read_text().split("## Your first game", 1)[1]
+    """The tutorial's game, exactly as docs/tutorial.md shows it."""
+    section = TUTORIAL.read_text().split("## The game", 1)[1]
     return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0]
 
 
@@ -48,7 +48,7 @@ def comet(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     (home / "comet.py").write_text(comet_source())
-    _chime(home / "chime.wav")  # README: "any short chime.wav beside it"
+    _chime(home / "chime.wav")  # the tutorial: "any short chime.wav beside it"
     return home / "comet.py"
 
 
