@@ -45,7 +45,7 @@ html_title = "tickswap"
 
 
 def _plural_literals(app: object, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
-    """Let a docstring's plural of an inline literal (````TraceEvent````s) read as it does in the source.
+    """Let a docstring's plural of an inline literal (a literal followed by "s") build as it reads.
 
     reStructuredText wants a break after an inline literal; an escaped space (rendered as
     nothing) is put there. Only a closing pair follows a non-space and precedes a letter.
