@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Entity, InputEvent, World, buffered
-from engine.files.game import load_game
+from engine.files.importer import load_game
 from engine.testing import (
     assert_order_independent,
     check_order_independence,
