@@ -42,7 +42,7 @@ def test_readme_tutorial_game_runs_as_the_readme_says(tmp_path, capsys, offscree
 
 
 def test_every_command_readme_lists_exists():
-    from engine.tools.options import build_parser
+    from engine.tools.cli.options import build_parser
 
     commands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     text = README.read_text()

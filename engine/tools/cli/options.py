@@ -14,7 +14,7 @@ import math
 import sys
 from typing import NoReturn
 
-from engine.loops.names import LOOPS
+from engine.loops import LOOPS
 from engine.messages import one_line, shown
 
 __all__ = ["Parser", "add_run_options", "build_parser", "count"]
@@ -93,7 +93,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
     run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
-    run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
+    run.add_argument("--loop", choices=list(LOOPS), default="fixed",
+                     help="which game loop drives the game (default fixed)")
     run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
     run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
     run.add_argument("--max-fps", type=_fps,
