@@ -7,9 +7,9 @@ import argparse
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.game import GameError
 from engine.files.importer import load_game
+from engine.tools import lab
 from engine.tools.cli.outputs import check_outputs
 from engine.tools.errors import UsageError, shown
-from engine.tools.lab import BallScenario, GameScenario, Scenario, format_report, machine_from_args, run_lab
 
 __all__ = ["MAX_LAB_UPDATES", "lab_command"]
 
@@ -25,7 +25,7 @@ def lab_command(args: argparse.Namespace) -> int:
         except GameError as error:
             raise UsageError(f"unknown scenario {shown(args.scenario)}; use 'ball' or a game ({error})") from None
     try:
-        machine = machine_from_args(
+        machine = lab.machine_from_args(
             args.machine, update_ms=args.update_ms, render_ms=args.render_ms, jitter_ms=args.jitter_ms,
             stall_at_ms=args.stall_at_ms, stall_ms=args.stall_ms, seed=args.seed)
     except ValueError as error:
@@ -38,15 +38,15 @@ def lab_command(args: argparse.Namespace) -> int:
         # The chart is an output like a screenshot: a PNG, into a directory that exists.
         check_outputs(argparse.Namespace(record=None, save_at=None, screenshot=args.png, screenshot_option="--png"))
 
-    def scenario() -> Scenario:
-        return BallScenario() if args.scenario == "ball" else GameScenario(args.scenario, seed=args.seed)
+    def scenario() -> lab.Scenario:
+        return lab.BallScenario() if args.scenario == "ball" else lab.GameScenario(args.scenario, seed=args.seed)
 
-    reports = run_lab(scenario, machine, seconds=args.seconds, ms_per_update=1000 / args.ups)
+    reports = lab.run_lab(scenario, machine, seconds=args.seconds, ms_per_update=1000 / args.ups)
     print(f"scenario {args.scenario}, {args.seconds:g} s at {args.ups:g} updates/s, machine: update "
           f"{machine.update_ms:g} ms, render {machine.render_ms:g} ms, jitter ±{machine.jitter_ms:g} ms"
           + (f", stall {machine.stall_ms:g} ms at {machine.stall_at_ms:g} ms"
              if machine.stall_at_ms is not None else ""))
-    print(format_report(reports))
+    print(lab.format_report(reports))
     if args.png:
         try:
             from engine.render.chart import draw_timelines
