@@ -133,9 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check", help="check that a game comes out the same in every update order",
-        description="Run a game in spawn order and in shuffled update orders (reshuffled every tick) with the "
-                    "same seeded random input, and report the first tick whose state differs, naming the "
-                    "entities and fields. Exit 0 when every order agrees, 1 when they differ.")
+        description="Run a game in spawn order and in shuffled update orders (reshuffled every tick, systems of "
+                    "one priority permuted too) with the same seeded random input, and report the first tick whose "
+                    "state differs, naming the entities and fields (and the systems' order). Exit 0 when every "
+                    "order agrees, 1 when they differ.")
     check.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
     check.add_argument("--ticks", type=count, default=300, help="ticks to run (default 300)")
     check.add_argument("--orders", type=count, default=4, help="shuffled orders besides spawn order (default 4)")
