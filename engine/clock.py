@@ -126,9 +126,9 @@ class VirtualClock:
     to zero.
 
     >>> clock = VirtualClock()
-    >>> clock.advance(15.625)
+    >>> clock.advance(12.5)
     >>> clock.now_ms()
-    15.625
+    12.5
     """
 
     def __init__(self, start_ms: float = 0.0) -> None:

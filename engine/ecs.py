@@ -6,9 +6,10 @@ afterwards; that is what lets any number of worlds live in one process without s
 each other. Since that current world is one for the whole process, the switch and the
 block it covers (a whole tick) hold one process-wide lock: worlds ticked in several
 threads at once take turns, a tick at a time, and each gets the hashes it gets alone.
-Everything the engine needs from esper goes through this module, including the one private
-attribute it must set (the id counter, so a loaded world and a rolled-back tick hand out
-the same ids as the original): esper is pinned below 4 for it.
+Everything the engine needs from esper goes through this module, including the two private
+attributes it must use (the id counter, so a loaded world and a rolled-back tick hand out
+the same ids as the original; the processor list, which ``tickswap check`` reorders within
+a priority): esper is pinned below 4 for them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -97,6 +98,20 @@ class EsperWorld:
         """Add a processor; esper runs them by priority, higher first."""
         with self.context():
             esper.add_processor(processor, priority)
+
+    def processors(self) -> list[esper.Processor]:
+        """The processors in the order ``process()`` runs them (a copy: ``reorder`` changes the order)."""
+        with self.context():
+            return list(esper._processors)
+
+    def reorder(self, processors: Sequence[esper.Processor]) -> None:
+        """Run the same processors in another order that keeps them by priority, highest first."""
+        with self.context():
+            current = esper._processors
+            same = sorted(map(id, processors)) == sorted(map(id, current))  # the same objects, each once
+            if not same or any(a.priority < b.priority for a, b in itertools.pairwise(processors)):
+                raise ValueError("reorder takes this world's processors, each once, highest priority first")
+            current[:] = processors
 
     def process(self) -> None:
         """Run every processor once, in priority order."""

@@ -30,6 +30,7 @@ from engine.buffering import Buffers, ForeignWrites, restore_state
 from engine.ecs import EsperWorld
 from engine.entity import Entity, _no_world
 from engine.errors import BufferedWriteError, EntityUpdateError
+from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.snapshot import snapshot, state_hash
@@ -40,7 +41,6 @@ __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
 E = TypeVar("E", bound=Entity)
 _SPAWNER = itemgetter(0)
-DEFAULT_MS_PER_UPDATE = 15.625
 
 
 class _UpdateSystem(esper.Processor):

@@ -1,5 +1,5 @@
 """Shared fixtures. ``world`` and ``clock`` come from tickswap's own pytest plugin
-(``engine.tools.pytest_plugin``, registered by the package's ``pytest11`` entry point), so
+(``engine.testing.plugin``, registered by the package's ``pytest11`` entry point), so
 the whole suite exercises it; only the drawing fixture is the suite's own."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Entity, InputEvent, World, buffered
-from engine.files.game import load_game
+from engine.files.importer import load_game
 from engine.testing import (
     assert_order_independent,
     check_order_independence,
@@ -312,3 +312,79 @@ def test_a_tick_that_fails_in_every_order_is_said_so_whichever_entity_fails_firs
     result = check_order_independence(doomed, ticks=6, orders=4)
     assert "the game failed at tick 4 in every order" in result.describe(), result.describe()
     assert "differs" not in result.describe() and "dependent" not in result.describe()
+
+
+class Still(Entity):
+    """Moves only when a system moves it."""
+
+
+class AddOne:
+    """Adds 1 to every Still's x (or y)."""
+
+    def __init__(self, world: World, field: str = "x") -> None:
+        self.world, self.field = world, field
+
+    def process(self) -> None:
+        for entity in self.world.entities_of(Still):
+            setattr(entity, self.field, getattr(entity, self.field) + 1)
+
+
+class Triple(AddOne):
+    """Triples every Still's x (or y): after AddOne or before it, x comes out different."""
+
+    def process(self) -> None:
+        for entity in self.world.entities_of(Still):
+            setattr(entity, self.field, getattr(entity, self.field) * 3)
+
+
+def two_systems_on_one_field(world: World) -> None:
+    world.spawn(Still(x=1.0))
+    world.add_processor(AddOne(world), priority=1)
+    world.add_processor(Triple(world), priority=1)
+
+
+def two_systems_on_two_fields(world: World) -> None:
+    world.spawn(Still(x=1.0, y=1.0))
+    world.add_processor(AddOne(world, "x"), priority=1)
+    world.add_processor(Triple(world, "y"), priority=1)
+
+
+def test_two_systems_of_one_priority_that_depend_on_their_order_are_caught_and_named():
+    result = check_order_independence(two_systems_on_one_field, ticks=10, orders=4, inputs=None)
+    assert not result.ok
+    assert result.systems == ("AddOne, Triple at priority 1",)
+    assert result.system_order == "systems at priority 1 ran as Triple, AddOne (added as AddOne, Triple)"
+    report = result.describe()
+    assert "Still (id" in report and "ran as Triple, AddOne (added as AddOne, Triple)" in report
+
+
+def test_two_systems_of_one_priority_that_do_not_depend_on_their_order_pass_and_are_named():
+    result = check_order_independence(two_systems_on_two_fields, ticks=20, orders=4, inputs=None)
+    assert result.ok, result.describe()
+    assert result.describe().endswith("; systems permuted: AddOne, Triple at priority 1")
+
+
+def test_systems_of_different_priorities_are_never_permuted():
+    def ordered(world: World) -> None:
+        world.spawn(Still(x=1.0))
+        world.add_processor(AddOne(world), priority=2)
+        world.add_processor(Triple(world), priority=1)
+
+    result = check_order_independence(ordered, ticks=10, orders=4, inputs=None)
+    assert result.ok and result.systems == ()
+
+
+def test_tickswap_check_names_two_systems_of_one_priority_that_depend_on_their_order(tmp_path, capsys):
+    path = tmp_path / "systems.py"
+    path.write_text(
+        "from engine import Entity\n\n"
+        "class Still(Entity):\n    pass\n\n"
+        "class Halve:\n    def __init__(self, world):\n        self.world = world\n"
+        "    def process(self):\n        for e in self.world.entities_of(Still):\n            e.x = e.x / 2\n\n"
+        "class Shift(Halve):\n    def process(self):\n        for e in self.world.entities_of(Still):\n"
+        "            e.x = e.x + 8\n\n"
+        "def build(world):\n    world.spawn(Still(x=4.0))\n\n"
+        "def systems(world):\n    world.add_processor(Halve(world))\n    world.add_processor(Shift(world))\n")
+    assert main(["check", str(path), "--ticks", "10", "--orders", "2", "--no-input"]) == 1
+    out = capsys.readouterr().out
+    assert "order dependent" in out and "systems at priority 0 ran as Shift, Halve (added as Halve, Shift)" in out

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from engine import ConstantRateLoop, FixedStepLoop, FrameRate, RenderGatedLoop, Trace, VariableStepLoop, VirtualClock
-from engine.tools.lab import BallScenario, Machine, make_loop
+from engine.tools.lab import BallScenario, Machine, lab_loop
 
 
 def costly(clock: VirtualClock, update_ms: float, render_ms: float):
@@ -193,7 +193,7 @@ def test_render_gated_update_that_overruns_grows_the_interval_as_soon_as_it_does
 def test_render_gated_presents_frames_at_even_intervals_when_update_cost_jitters(clock):
     machine = Machine(update_ms=1.0, render_ms=2.0, jitter_ms=0.9, seed=4)
     trace = Trace()
-    loop = make_loop("gated", BallScenario(), machine, clock, trace)
+    loop = lab_loop("gated", BallScenario(), machine, clock, trace)
     loop.run(until=2000)
     presented = [e.at_ms for e in trace if e.kind == "render"][1:]
     gaps = [b - a for a, b in itertools.pairwise(presented)]
@@ -272,7 +272,7 @@ def test_no_loop_hangs_on_a_wait_that_rounds_to_zero(index):
 @pytest.mark.parametrize("kind", ["constant", "variable", "max-fps", "fixed", "gated"])
 def test_stop_and_until_end_run_for_every_loop(kind):
     clock = VirtualClock()
-    loop = make_loop(kind, BallScenario(), Machine(), clock, None)
+    loop = lab_loop(kind, BallScenario(), Machine(), clock, None)
     loop.run(until=500)
     assert 500 <= clock.now_ms() < 600
     frames_before = loop.frames

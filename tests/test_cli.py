@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.files.game import sample_games
+from engine.files.importer import sample_games
 from engine.tools.cli import main
 
 

@@ -130,7 +130,7 @@ def test_crowd_mistakes_are_refused_by_name():
 
 
 def test_the_swarm_saves_and_continues_hash_for_hash(tmp_path):
-    from engine.files.game import load_game
+    from engine.files.importer import load_game
 
     game = load_game("swarm").module
     straight = World(seed=2)
@@ -149,7 +149,7 @@ def test_the_swarm_saves_and_continues_hash_for_hash(tmp_path):
 
 
 def test_the_swarm_is_deterministic_and_order_independent():
-    from engine.files.game import load_game
+    from engine.files.importer import load_game
 
     hashes = set()
     for shuffle in (False, True):

@@ -89,7 +89,7 @@ def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
 
 
 def test_every_command_the_cli_reference_lists_exists():
-    from engine.tools.options import build_parser
+    from engine.tools.cli.options import build_parser
 
     commands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     usage = re.findall(r"```text\n(.*?)```", (DOCS / "cli.md").read_text(), flags=re.S)[0]

@@ -230,7 +230,7 @@ def test_a_game_beside_its_replay_with_the_recorded_digest_is_still_not_run(tmp_
         game = tmp_path / "evil"
         game.mkdir()
         (game / "__init__.py").write_text(MARKER.format(marker=str(marker)))
-    from engine.files.game import file_digest
+    from engine.files.importer import file_digest
 
     header = {"format": "tickswap-replay", "version": 2, "game": game.name, "game_digest": file_digest(game),
               "seed": 0, "ms_per_update": 15.625, "engine": __import__("engine").__version__}
@@ -254,7 +254,7 @@ def test_a_swapped_bytecode_cache_in_a_game_package_never_runs(tmp_path):
     import importlib.util
     from importlib._bootstrap_external import _code_to_timestamp_pyc  # type: ignore[import-not-found]
 
-    from engine.files.game import load_game
+    from engine.files.importer import load_game
 
     package = _package(tmp_path, 1)
     source = package / "things.py"
@@ -269,7 +269,7 @@ def test_a_swapped_bytecode_cache_in_a_game_package_never_runs(tmp_path):
 
 
 def test_a_game_packages_digest_covers_every_file_but_its_caches(tmp_path):
-    from engine.files.game import file_digest
+    from engine.files.importer import file_digest
 
     package = _package(tmp_path, 1)
     first = file_digest(package)
@@ -291,7 +291,7 @@ def test_a_game_packages_digest_covers_every_file_but_its_caches(tmp_path):
 
 def _patrol_replay(tmp_path: Path, ticks: int) -> Path:
     """A recording of patrol that ends at tick ``ticks`` (0: no tick at all, which the command line never runs)."""
-    from engine.files.game import load_game
+    from engine.files.importer import load_game
     from engine.files.replay import Recorder
 
     path = tmp_path / "r.jsonl"

@@ -134,7 +134,7 @@ def originals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def watch(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> Any:
     directory = tmp_path_factory.mktemp("fuzz")
     with World(seed=5) as world:
-        from engine.files.game import load_game
+        from engine.files.importer import load_game
 
         load_game("patrol").build(world)
         world.tick()
@@ -275,7 +275,7 @@ def test_fuzzed_replays_are_refused_cleanly_and_never_run_a_game_they_name(watch
         except ReplayError:
             pass
         else:  # a well-formed file naming a game that is not installed: refused by the command, not the reader
-            from engine.files.game import sample_games
+            from engine.files.importer import sample_games
 
             assert replay.game not in sample_games() or replay.game_digest is not None, replay
 

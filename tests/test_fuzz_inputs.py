@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from engine import InputEvent, Look, World
-from engine.files.game import GameError, _check_settings
+from engine.files.game import GameError, check_settings
 from engine.files.replay import ReplayError, read_input_script
-from engine.tools.options import MAX_COUNT, build_parser
+from engine.tools.cli.options import MAX_COUNT, build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,7 +150,7 @@ def test_every_game_setting(tally):
             module = types.ModuleType("fuzzed_game")
             module.build = lambda world: None  # type: ignore[attr-defined]
             setattr(module, name, value)
-            tally.attempt(name, value, lambda module=module, value=value: (_check_settings(module, "g.py"), value)[1],
+            tally.attempt(name, value, lambda module=module, value=value: (check_settings(module, "g.py"), value)[1],
                           (GameError,), rule)
     assert not tally.bad, tally.bad
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from engine import World
-from engine.files.game import GameError, load_game, sample_games
+from engine.files.game import GameError
+from engine.files.importer import load_game, sample_games
 from engine.files.save import SaveError
 from engine.tools.cli import main
 
@@ -294,7 +295,7 @@ def test_run_input_feeds_scripted_input_per_tick(tmp_path, capsys):
     with_input = capsys.readouterr().out.split("state ")[1]
     assert main(["run", str(game), "--ticks", "10"]) == 0
     assert capsys.readouterr().out.split("state ")[1] != with_input
-    from engine.files.game import load_game as load
+    from engine.files.importer import load_game as load
 
     module = load(str(game)).module
     with World() as world:

@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 from engine import World, keys
-from engine.files.game import load_game, sample_games
+from engine.files.importer import load_game, sample_games
 from engine.tools.cli import main
 
 

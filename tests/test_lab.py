@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from engine.loops import LOOPS
 from engine.tools.cli import main
-from engine.tools.lab import LOOP_NAMES, MACHINES, BallScenario, GameScenario, Machine, format_report, run_lab
+from engine.tools.lab import MACHINES, BallScenario, GameScenario, Machine, format_report, run_lab
 
 
 def test_the_lab_table_has_every_loop_and_a_timeline_for_each(capsys):
@@ -13,8 +14,8 @@ def test_the_lab_table_has_every_loop_and_a_timeline_for_each(capsys):
     out = capsys.readouterr().out
     table, timelines = out.split("first 100 ms")
     rows = [line.split()[0] for line in table.splitlines()[3:] if line.strip()]
-    assert rows == list(LOOP_NAMES)
-    assert [line.split()[0] for line in timelines.splitlines()[1:] if line.strip()] == list(LOOP_NAMES)
+    assert rows == list(LOOPS)
+    assert [line.split()[0] for line in timelines.splitlines()[1:] if line.strip()] == list(LOOPS)
     assert "R0" in timelines
 
 
@@ -128,21 +129,39 @@ def test_the_lab_command_prints_game_time_for_a_game_file(comet, capsys):
     assert not rows["variable"].endswith("identical")
 
 
-@pytest.mark.usefixtures("offscreen")  # engine.render.runner imports pyglet's GL: only where there is some
-def test_make_game_loop_hands_the_variable_loop_elapsed_time_to_a_tick_that_takes_it(clock):
-    from engine.render.runner import make_game_loop
+def test_make_loop_hands_the_variable_loop_elapsed_time_to_a_tick_that_takes_it(clock):
+    from engine.loops import make_loop
 
     handed: list[object] = []
-    loop = make_game_loop("variable", lambda elapsed_ms=None: handed.append(elapsed_ms),
-                          lambda alpha: clock.advance(10), ms_per_update=15.625, clock=clock,
-                          process_input=lambda: None)
+    loop = make_loop("variable", lambda elapsed_ms=None: handed.append(elapsed_ms),
+                     lambda alpha: clock.advance(10), ms_per_update=15.625, clock=clock,
+                     process_input=lambda: None)
     loop.run(frames=3)
     assert handed == [0.0, 10.0, 10.0]
     ticked: list[str] = []
-    loop = make_game_loop("variable", lambda: ticked.append("tick"), lambda alpha: clock.advance(10),
-                          ms_per_update=15.625, clock=clock, process_input=lambda: None)
+    loop = make_loop("variable", lambda: ticked.append("tick"), lambda alpha: clock.advance(10),
+                     ms_per_update=15.625, clock=clock, process_input=lambda: None)
     loop.run(frames=2)
     assert ticked == ["tick", "tick"], "a tick that takes no elapsed time still ticks once a frame"
+
+
+def test_make_loop_refuses_an_unknown_name_and_a_max_fps_the_loop_does_not_take(clock):
+    from engine.loops import make_loop
+
+    with pytest.raises(ValueError, match="unknown loop 'turbo'; the loops are constant, variable, max-fps, fixed, gated"):
+        make_loop("turbo", lambda: None, lambda alpha: None, ms_per_update=10, clock=clock)
+    with pytest.raises(ValueError, match="max_fps paces the fixed-step loops; the 'gated' loop"):
+        make_loop("gated", lambda: None, lambda alpha: None, ms_per_update=10, clock=clock, max_fps=30)
+    assert make_loop("max-fps", lambda: None, lambda alpha: None, ms_per_update=10, clock=clock, max_fps=30).alpha == 0
+
+
+def test_the_command_line_offers_exactly_the_loops_of_the_table():
+    from engine.loops import LOOPS
+    from engine.tools.cli.options import build_parser
+
+    run = build_parser()._subparsers._group_actions[0].choices["run"]
+    loop_option = next(action for action in run._actions if "--loop" in action.option_strings)
+    assert list(loop_option.choices) == list(LOOPS)
 
 
 @pytest.mark.parametrize(("argv", "words"), [

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.files.game import sample_games
+from engine.files.importer import sample_games
 from engine.files.replay import ReplayError, read_replay
 from engine.tools.cli import main
 

@@ -9,7 +9,7 @@ import esper
 import pytest
 
 from engine import Entity, World, buffered, keys, signal
-from engine.files.game import load_game, sample_games
+from engine.files.importer import load_game, sample_games
 from engine.files.save import SaveError
 from engine.tools.cli import main
 

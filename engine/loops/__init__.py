@@ -16,16 +16,24 @@ the same game (``tickswap lab`` does exactly that):
    ``alpha = lag / ms_per_update`` to draw between the last two logic states.
 5. ``RenderGatedLoop``: renders on a steady cadence, stepping the simulation just past
    each frame's presentation time and adapting the interval to the machine.
+
+``LOOPS`` names them (``tickswap run --loop NAME``) and ``make_loop(name, update, render)``
+builds one by name; every loop is a ``Loop``.
 """
 
 from __future__ import annotations
 
+from engine.loops.base import Loop as Loop
 from engine.loops.base import Until as Until
 from engine.loops.constant import ConstantRateLoop as ConstantRateLoop
 from engine.loops.fixed import FixedStepLoop as FixedStepLoop
 from engine.loops.fixed import GameLoop as GameLoop
 from engine.loops.gated import RenderGatedLoop as RenderGatedLoop
+from engine.loops.registry import LOOPS as LOOPS
+from engine.loops.registry import LoopKind as LoopKind
+from engine.loops.registry import make_loop as make_loop
 from engine.loops.variable import FrameRate as FrameRate
 from engine.loops.variable import VariableStepLoop as VariableStepLoop
 
-__all__ = ["ConstantRateLoop", "FixedStepLoop", "FrameRate", "GameLoop", "RenderGatedLoop", "Until", "VariableStepLoop"]
+__all__ = ["LOOPS", "ConstantRateLoop", "FixedStepLoop", "FrameRate", "GameLoop", "Loop", "LoopKind", "RenderGatedLoop",
+           "Until", "VariableStepLoop", "make_loop"]

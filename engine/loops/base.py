@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
 from engine.clock import MAX_MS, NS_PER_MS, Clock, RealClock
 from engine.trace import Trace
 
-__all__ = ["Until"]
+__all__ = ["Loop", "Until"]
 
 Until = Union[float, int, Callable[[], bool], None]  # noqa: UP007 - a runtime alias, read on 3.10
 """What ``run(until=...)`` accepts: a clock time in ms, a predicate, or ``None``."""
@@ -89,6 +89,36 @@ def _read_clock(clock: Clock) -> int:
     if isinstance(now, int):  # an int subclass, such as numpy's integers
         return int(now)
     raise ValueError(f"{clock!r}.now_ns() returned {now!r}; a clock must return finite integer nanoseconds")
+
+
+class Loop(Protocol):
+    """What any game loop offers the code that drives and shows it (the runner, the HUD, the lab).
+
+    Every loop in ``engine.loops`` is one; ``engine.loops.make_loop`` builds them by name.
+    """
+
+    ticks: int
+    """Logic updates run so far."""
+    frames: int
+    """Passes of the main loop so far."""
+    alpha: float
+    """What the latest render was handed."""
+    frame_updates: int
+    """How many updates the latest frame ran."""
+    trace: Trace | None
+
+    @property
+    def clock(self) -> Clock:
+        """The clock the loop reads."""
+
+    def frame(self) -> None:
+        """Run one pass of the main loop: input, updates, render."""
+
+    def run(self, frames: int | None = None, until: Until = None) -> int:
+        """Run frames until ``frames`` have run, ``until`` is reached, or ``stop()`` is called."""
+
+    def stop(self) -> None:
+        """Ask ``run()`` to return after the frame in progress."""
 
 
 class _Loop:
@@ -230,8 +260,6 @@ class _Loop:
                         f"{stalled} frames; advance a VirtualClock from update/render, or pass frames="
                     )
         return count
-
-
 
 
 class _SteppedLoop(_Loop):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.clock import NS_PER_MS, Clock
+from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.loops.base import _positive_rate, _read_clock, _SteppedLoop
 from engine.trace import Trace
 
@@ -30,9 +31,9 @@ class FixedStepLoop(_SteppedLoop):
     networked game passes ``keep_time_debt=True`` and works the debt off over the
     following frames instead, since every peer must simulate the same ticks.
 
-    The default step, 15.625 ms (64 updates a second), is exact in binary floating point
-    and in integer nanoseconds, and is not a multiple of a 60 Hz display's frame, so
-    frames don't alternate between two updates and none.
+    The default step (``DEFAULT_MS_PER_UPDATE``, 64 updates a second) is exact in binary
+    floating point and in integer nanoseconds, and is not a multiple of a 60 Hz display's
+    frame, so frames don't alternate between two updates and none.
 
     ``interpolate=False`` gives the "fixed step, max fps" loop: ``render`` always gets
     1.0 and draws the latest state. ``on_frame(frame_ms)`` runs once per frame after the
@@ -46,7 +47,7 @@ class FixedStepLoop(_SteppedLoop):
         update: Callable[[], Any],
         render: Callable[[float], Any],
         *,
-        ms_per_update: float = 15.625,
+        ms_per_update: float = DEFAULT_MS_PER_UPDATE,
         max_updates_per_frame: int | None = 5,
         keep_time_debt: bool = False,
         interpolate: bool = True,

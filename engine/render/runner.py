@@ -24,17 +24,11 @@ import pyglet
 
 from engine import keys
 from engine.clock import RealClock, VirtualClock
-from engine.files.game import Game, load_game
+from engine.files.game import Game
+from engine.files.importer import load_game
 from engine.input import InputEvent
 from engine.interrupts import TICK
-from engine.loops import (
-    ConstantRateLoop,
-    FixedStepLoop,
-    RenderGatedLoop,
-    VariableStepLoop,
-)
-from engine.loops.base import _Loop
-from engine.loops.names import LOOPS
+from engine.loops import LOOPS, FixedStepLoop, make_loop
 from engine.messages import shown
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer
@@ -43,46 +37,13 @@ from engine.render.sound import SoundPlayer
 from engine.render.view import View
 from engine.world import World
 
-__all__ = ["LOOPS", "GameRunner"]
+__all__ = ["GameRunner"]
 
 
 DISPLAY_HZ = 60.0
 """The refresh rate a headless run pretends to have."""
 HEADLESS_RENDER_MS = 1.0
 """What a headless render costs loops that pace themselves (constant rate, render-gated)."""
-
-
-def make_game_loop(kind: str, tick: Callable[..., Any], render: Callable[[float], Any], *, ms_per_update: float,
-                   clock: Any, process_input: Callable[[], Any], on_frame: Callable[[float], Any] | None = None,
-                   max_fps: float | None = None) -> _Loop:
-    """Build loop ``kind`` (one of ``LOOPS``) calling ``tick()`` for each update.
-
-    The variable-step loop calls ``tick(elapsed_ms)`` with the frame's real elapsed time
-    when ``tick`` accepts it, so that it can pass it on to ``world.tick(elapsed_ms)``:
-    the tick then covers that much game time and ``world.speed_factor`` scales motion
-    to it. A ``tick`` that takes no argument gets one tick per frame, whatever the
-    frame's length (the game then runs as fast as frames come).
-    """
-    import inspect
-
-    common: dict[str, Any] = {"process_input": process_input, "clock": clock, "on_frame": on_frame}
-    if kind == "fixed":
-        return FixedStepLoop(tick, render, ms_per_update=ms_per_update, max_fps=max_fps, **common)
-    if kind == "max-fps":
-        return FixedStepLoop(tick, render, ms_per_update=ms_per_update, interpolate=False, max_fps=max_fps, **common)
-    if kind == "constant":
-        return ConstantRateLoop(tick, render, fps=1000 / ms_per_update, **common)
-    if kind == "variable":
-        try:
-            inspect.signature(tick).bind(0.0)
-            update: Callable[[float], Any] = tick
-        except (TypeError, ValueError):  # takes no elapsed time (ValueError: no signature to read)
-            def update(elapsed_ms: float) -> None:
-                tick()
-        return VariableStepLoop(update, render, target_fps=1000 / ms_per_update, **common)
-    if kind == "gated":
-        return RenderGatedLoop(tick, render, ms_per_update=ms_per_update, **common)
-    raise ValueError(f"unknown loop {kind!r}; the loops are {', '.join(LOOPS)}")
 
 
 class GameRunner:
@@ -122,20 +83,18 @@ class GameRunner:
         """F4 toggles it: without it every frame draws the latest state (alpha 1)."""
         self.sound = SoundPlayer(silent=headless)
         """Plays what the world asks for after each tick; headless it only keeps the log (``sound.played``)."""
-        if max_fps is not None and loop not in ("fixed", "max-fps"):
-            raise ValueError(f"max_fps paces the fixed-step loops; the {loop!r} loop paces itself or not at all")
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
         # because an OS sleep alone overshoots by up to a millisecond or more.
         self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
-        ms_per_update = 1000 / ups if ups else game.setting("MS_PER_UPDATE", 15.625)
+        ms_per_update = 1000 / ups if ups else game.ms_per_update
         self.ms_per_update = ms_per_update
         self.world.ms_per_update = ms_per_update  # speed_factor is 1.0 exactly at this step
-        self.loop = make_game_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
-                                   clock=self.clock, process_input=self._pump, max_fps=max_fps)
+        self.loop = make_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
+                              clock=self.clock, process_input=self._pump, max_fps=max_fps)
         # Headless, a loop that renders as often as it can would never let virtual time
         # pass: its flip stands in for a vsync'd 60 Hz one. Loops that wait for their own
         # deadlines just pay a small render cost, or two pacers would fight.
-        self._render_ms = 1000 / DISPLAY_HZ if loop in ("fixed", "max-fps", "variable") else HEADLESS_RENDER_MS
+        self._render_ms = 1000 / DISPLAY_HZ if LOOPS[loop].renders_freely else HEADLESS_RENDER_MS
         self.hud = Hud(self.window, self.loop, self.world,
                        entity_count=lambda: getattr(self.view, "entity_count", len(self.world)))
         self.hud.visible = show_hud

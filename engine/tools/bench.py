@@ -548,7 +548,7 @@ def _print_table(title: str, rows: list[tuple[str, float, float, str]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the named benchmarks and print their tables."""
-    from engine.tools.options import Parser  # its mistakes are one line, as every command's
+    from engine.tools.cli.options import Parser  # its mistakes are one line, as every command's
 
     parser = Parser(prog="tickswap bench", description=__doc__.splitlines()[0])
     parser.add_argument("which", nargs="*", help=f"which benchmarks to run: {', '.join(BENCHMARKS)} (default: all)")

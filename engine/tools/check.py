@@ -18,6 +18,13 @@ decide the update order of the newcomers), and the check reports it, saying when
 entities are otherwise the same so the cause is plain. Spawn from one entity (a
 spawner, a system) when the ids must not depend on order.
 
+Systems get the same treatment. esper runs systems of one priority in the order they
+were added, and nothing else says that order is meant (Bevy calls such pairs
+ambiguities): in every shuffled world, the systems that share a priority are permuted
+before every tick too (the engine's own Update Method system keeps its place). The
+report names the systems it permuted and, when a world differs, the order its systems
+ran in at that tick beside the order they were added in.
+
 ``tickswap check GAME`` runs this from the command line; ``engine.testing`` offers it
 as ``assert_order_independent`` for pytest.
 """
@@ -31,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.ecs import EsperWorld
 from engine.input import InputEvent
 from engine.world import World
 
@@ -110,6 +118,10 @@ class CheckResult:
     differences: list[EntityDifference] = field(default_factory=list)
     note: str = ""
     """What else differed, or why the check stopped (a crash, a permutation of ids)."""
+    systems: tuple[str, ...] = ()
+    """The systems that share a priority, which were permuted: ``"Gravity, Drag at priority 0"``."""
+    system_order: str = ""
+    """How the differing world ran those systems at the differing tick (empty if in the order added)."""
 
     @property
     def ok(self) -> bool:
@@ -118,8 +130,10 @@ class CheckResult:
 
     def describe(self) -> str:
         """The report: one line when all agree, else the tick, the order, and one line per entity."""
+        permuted = f"; systems permuted: {'; '.join(self.systems)}" if self.systems else ""
         if self.ok:
-            return f"order independent: {self.orders} shuffled orders agreed with spawn order for {self.ticks} ticks"
+            return (f"order independent: {self.orders} shuffled orders agreed with spawn order for {self.ticks} ticks"
+                    + permuted)
         if self.tick is None:
             return self.note
         lines = [f"order dependent: after tick {self.tick}, shuffled order {self.order} differs from spawn order"
@@ -130,6 +144,8 @@ class CheckResult:
             lines.append(f"  ... and {len(self.differences) - 20} more")
         if self.note:
             lines.append("  " + self.note)
+        if self.system_order:
+            lines.append("  " + self.system_order)
         return "\n".join(lines)
 
 
@@ -151,19 +167,27 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
     events_for = _events_for(random_input(seed) if inputs == "random" else inputs)
     with contextlib.ExitStack() as stack:
         worlds: list[World] = []
+        permuters: list[_SystemPermuter] = []
         for _ in range(orders + 1):
             world = stack.enter_context(World(seed=seed))
+            permuters.append(_SystemPermuter(world))
             build(world)
             if systems is not None:
                 systems(world)
             worlds.append(world)
         shufflers = [random.Random(f"{seed}:{order}") for order in range(orders)]
+        # Their own generators: the entity shuffles are those of a game without systems.
+        system_shufflers = [random.Random(f"{seed}:{order}:systems") for order in range(orders)]
+        permuted: tuple[str, ...] = ()
         for tick in range(1, ticks + 1):
             events = list(events_for(tick))
             outcomes: list[str | None] = []
             for index, world in enumerate(worlds):
                 if index:
                     world.shuffle_order(shufflers[index - 1])
+                    permuters[index].permute(system_shufflers[index - 1])
+                else:
+                    permuted = _union(permuted, permuters[0].groups())
                 for event in events:
                     world.input_queue.push(event)
                 try:
@@ -172,7 +196,7 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
                 except Exception as error:
                     outcomes.append(f"{type(error).__name__}: {error}")
             if any(outcomes):
-                return _failed(tick, orders, outcomes)
+                return _with_systems(_failed(tick, orders, outcomes), permuted, permuters)
             reference = worlds[0].snapshot()
             for order, world in enumerate(worlds[1:]):
                 differences = compare_snapshots(reference, world.snapshot())
@@ -180,8 +204,62 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
                 if not differences and world.random.getstate() != worlds[0].random.getstate():
                     note = "world.random was drawn a different number of times"
                 if differences or note:
-                    return CheckResult(tick, orders, tick, order, differences, note)
-    return CheckResult(ticks, orders)
+                    return _with_systems(CheckResult(tick, orders, tick, order, differences, note), permuted,
+                                         permuters)
+    return CheckResult(ticks, orders, systems=permuted)
+
+
+class _SystemPermuter:
+    """Permutes a world's systems of equal priority; the processors the engine itself adds keep their places."""
+
+    def __init__(self, world: World) -> None:
+        # A world's own esper world: the one module that touches esper (engine.ecs) reorders it.
+        self._ecs: EsperWorld = world._ecs
+        self._engine_own = self._ecs.processors()  # before build(world): the Update Method system
+        self.ran_as = ""
+        """The permuted groups as they ran in the latest permuted tick: ``"Drag, Gravity (added as ...)"``."""
+
+    def _user_groups(self) -> dict[int, list[Any]]:
+        groups: dict[int, list[Any]] = {}
+        for processor in self._ecs.processors():
+            if not any(processor is own for own in self._engine_own):
+                groups.setdefault(processor.priority, []).append(processor)
+        return {priority: members for priority, members in groups.items() if len(members) > 1}
+
+    def groups(self) -> tuple[str, ...]:
+        """Each group of systems sharing a priority, in the order they were added."""
+        return tuple(f"{_names(members)} at priority {priority}" for priority, members in self._user_groups().items())
+
+    def permute(self, rng: random.Random) -> None:
+        """Shuffle each group within the slots it holds; remember how they will run."""
+        groups = self._user_groups()
+        if not groups:
+            return
+        shuffled = {priority: rng.sample(members, len(members)) for priority, members in groups.items()}
+        order, taken = [], {priority: iter(members) for priority, members in shuffled.items()}
+        for processor in self._ecs.processors():
+            members = groups.get(processor.priority, ())
+            order.append(next(taken[processor.priority]) if any(processor is m for m in members) else processor)
+        self._ecs.reorder(order)
+        self.ran_as = "; ".join(
+            f"systems at priority {priority} ran as {_names(shuffled[priority])} (added as {_names(members)})"
+            for priority, members in groups.items() if shuffled[priority] != members)
+
+
+def _names(systems: Sequence[Any]) -> str:
+    return ", ".join(type(system).__name__ for system in systems)
+
+
+def _union(seen: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, ...]:
+    return seen + tuple(group for group in groups if group not in seen)
+
+
+def _with_systems(result: CheckResult, permuted: tuple[str, ...], permuters: list[_SystemPermuter]) -> CheckResult:
+    """The result, naming the permuted systems and how the differing world ran them at the differing tick."""
+    result.systems = permuted
+    if result.order is not None:
+        result.system_order = permuters[result.order + 1].ran_as
+    return result
 
 
 def _events_for(inputs: Inputs | str) -> Callable[[int], Iterable[InputEvent]]:

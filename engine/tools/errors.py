@@ -29,7 +29,7 @@ from engine.errors import EntityUpdateError, where
 from engine.interrupts import Interrupted, deferring_handlers
 from engine.messages import capped, one_line, shown, shown_name
 
-__all__ = ["GameCrashed", "UsageError", "capped", "crash_line", "guarded", "say", "shown", "shown_name"]
+__all__ = ["GameCrashed", "UsageError", "capped", "crash_line", "guarded", "refused", "say", "shown", "shown_name"]
 
 class UsageError(Exception):
     """A mistake of the user's: printed as one line, exit status 2."""
@@ -43,6 +43,12 @@ def say(message: str) -> None:
     """Print ``tickswap: message`` on stderr as one line (stderr itself may be gone: then nothing)."""
     with contextlib.suppress(OSError, ValueError):
         print(f"tickswap: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+def refused(message: str) -> int:
+    """Say ``message`` and return 2, the status of the user's mistake (a run ends with it, rather than raising)."""
+    say(message)
+    return 2
 
 
 def _raiser(error: BaseException) -> tuple[Any, int | None]:

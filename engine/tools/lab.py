@@ -21,16 +21,14 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from engine.clock import VirtualClock
-from engine.loops import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VariableStepLoop
-from engine.loops.base import _Loop
+from engine.files.game import DEFAULT_MS_PER_UPDATE
+from engine.files.importer import load_game
+from engine.loops import LOOPS, Loop, VariableStepLoop, make_loop
 from engine.trace import Trace
 from engine.world import World
 
-__all__ = ["LOOP_NAMES", "MACHINES", "BallScenario", "GameScenario", "LoopReport", "Machine", "Scenario",
-           "format_report", "make_loop", "run_lab"]
-
-LOOP_NAMES = ("constant", "variable", "max-fps", "fixed", "gated")
-"""The loops the lab compares, in the order of the Background section of DESIGN.md."""
+__all__ = ["MACHINES", "BallScenario", "GameScenario", "LoopReport", "Machine", "Scenario", "format_report",
+           "lab_loop", "run_lab"]
 
 
 @dataclass(frozen=True)
@@ -111,7 +109,7 @@ class Scenario(Protocol):
 class BallScenario:
     """A ball moving at a constant 0.125 units per ms: the classic interpolation demo.
 
-    The speed and the default step (15.625 ms) are exact in binary, so fixed steps land
+    The speed and the default step (``DEFAULT_MS_PER_UPDATE``) are exact in binary, so fixed steps land
     exactly on the true position; variable steps accumulate rounding error.
     """
 
@@ -160,9 +158,7 @@ class GameScenario:
 
     steps_are_ticks = False
 
-    def __init__(self, name: str, seed: int = 0, ms_per_update: float = 15.625) -> None:
-        from engine.files.game import load_game
-
+    def __init__(self, name: str, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE) -> None:
         self.name = name
         self.seed = seed
         self.ms_per_update = ms_per_update
@@ -216,20 +212,17 @@ class GameScenario:
             return "identical" if reference.state_hash() == self.state() else "differs"
 
 
-def make_loop(kind: str, scenario: Scenario, machine: Machine, clock: VirtualClock, trace: Trace | None,
-              ms_per_update: float = 15.625, lags: dict[bool, list[float]] | None = None) -> _Loop:
-    """Build loop ``kind`` (one of ``LOOP_NAMES``) driving ``scenario`` on a simulated machine.
+def lab_loop(kind: str, scenario: Scenario, machine: Machine, clock: VirtualClock, trace: Trace | None,
+             ms_per_update: float = DEFAULT_MS_PER_UPDATE, lags: dict[bool, list[float]] | None = None) -> Loop:
+    """Build loop ``kind`` (a name in ``engine.loops.LOOPS``) driving ``scenario`` on a simulated machine.
 
     If ``lags`` is given, every render appends to ``lags[False]`` / ``lags[True]`` how far
     (in ms of motion) the interpolated / extrapolated drawing trails the true position.
     """
     costs = _Costs(machine, clock)
 
-    def update() -> None:
-        costs.spend(machine.update_ms)
-        scenario.step(ms_per_update)
-
-    def update_elapsed(elapsed_ms: float) -> None:
+    def update(elapsed_ms: float = ms_per_update) -> None:
+        # A fixed-step loop calls update(): one step. The variable-step loop hands the frame's elapsed time.
         costs.spend(machine.update_ms)
         scenario.step(elapsed_ms)
 
@@ -242,18 +235,7 @@ def make_loop(kind: str, scenario: Scenario, machine: Machine, clock: VirtualClo
                 lags[extrapolate].append((true - drawn) / BallScenario.SPEED)
         costs.spend(machine.render_ms)
 
-    common: dict[str, Any] = {"clock": clock, "trace": trace}
-    if kind == "constant":
-        return ConstantRateLoop(update, render, fps=1000 / ms_per_update, **common)
-    if kind == "variable":
-        return VariableStepLoop(update_elapsed, render, target_fps=1000 / ms_per_update, **common)
-    if kind == "max-fps":
-        return FixedStepLoop(update, render, ms_per_update=ms_per_update, interpolate=False, **common)
-    if kind == "fixed":
-        return FixedStepLoop(update, render, ms_per_update=ms_per_update, **common)
-    if kind == "gated":
-        return RenderGatedLoop(update, render, ms_per_update=ms_per_update, **common)
-    raise ValueError(f"unknown loop {kind!r}; the loops are {', '.join(LOOP_NAMES)}")
+    return make_loop(kind, update, render, ms_per_update=ms_per_update, clock=clock, trace=trace)
 
 
 @dataclass
@@ -287,7 +269,7 @@ def _updates_per_frame(trace: Trace) -> list[int]:
 
 
 def run_lab(scenario_factory: Callable[[], Scenario], machine: Machine, seconds: float = 2.0,
-            ms_per_update: float = 15.625, loops: tuple[str, ...] = LOOP_NAMES) -> list[LoopReport]:
+            ms_per_update: float = DEFAULT_MS_PER_UPDATE, loops: tuple[str, ...] = tuple(LOOPS)) -> list[LoopReport]:
     """Run the scenario under each loop for ``seconds`` of simulated real time."""
     reports = []
     for kind in loops:
@@ -299,7 +281,7 @@ def run_lab(scenario_factory: Callable[[], Scenario], machine: Machine, seconds:
             raise ValueError(f"the scenario steps {own_step!r} ms per update but the lab runs {ms_per_update!r}; "
                              "build it with the same ms_per_update")
         lags: dict[bool, list[float]] = {False: [], True: []}
-        loop = make_loop(kind, scenario, machine, clock, trace, ms_per_update, lags)
+        loop = lab_loop(kind, scenario, machine, clock, trace, ms_per_update, lags)
         loop.run(until=seconds * 1000)
         if isinstance(loop, VariableStepLoop) and not scenario.steps_are_ticks:
             exact_game_ms = Fraction(loop.sim_ns, 1_000_000)
@@ -324,7 +306,7 @@ def run_lab(scenario_factory: Callable[[], Scenario], machine: Machine, seconds:
 def _lag_cell(report: LoopReport) -> str:
     if not report.draw_lag_ms:
         return "-"
-    if report.loop in ("fixed", "gated"):
+    if LOOPS[report.loop].interpolates:
         return " | ".join("{:.1f}±{:.1f}".format(*report.draw_lag_ms[mode]) for mode in (False, True))
     # The other loops render the latest state (alpha 1.0): there is one way to draw it.
     return "{:.1f}±{:.1f}".format(*report.draw_lag_ms[False]) + " | same"

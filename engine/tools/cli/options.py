@@ -14,7 +14,7 @@ import math
 import sys
 from typing import NoReturn
 
-from engine.loops.names import LOOPS
+from engine.loops import LOOPS
 from engine.messages import one_line, shown
 
 __all__ = ["Parser", "add_run_options", "build_parser", "count"]
@@ -93,7 +93,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
     run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
-    run.add_argument("--loop", choices=LOOPS, default="fixed", help="which game loop drives the game (default fixed)")
+    run.add_argument("--loop", choices=list(LOOPS), default="fixed",
+                     help="which game loop drives the game (default fixed)")
     run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
     run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
     run.add_argument("--max-fps", type=_fps,
@@ -132,9 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check", help="check that a game comes out the same in every update order",
-        description="Run a game in spawn order and in shuffled update orders (reshuffled every tick) with the "
-                    "same seeded random input, and report the first tick whose state differs, naming the "
-                    "entities and fields. Exit 0 when every order agrees, 1 when they differ.")
+        description="Run a game in spawn order and in shuffled update orders (reshuffled every tick, systems of "
+                    "one priority permuted too) with the same seeded random input, and report the first tick whose "
+                    "state differs, naming the entities and fields (and the systems' order). Exit 0 when every "
+                    "order agrees, 1 when they differ.")
     check.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
     check.add_argument("--ticks", type=count, default=300, help="ticks to run (default 300)")
     check.add_argument("--orders", type=count, default=4, help="shuffled orders besides spawn order (default 4)")

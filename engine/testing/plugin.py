@@ -1,7 +1,8 @@
 """tickswap's pytest plugin: the ``world`` and ``clock`` fixtures, for your game's tests.
 
 Registered through the ``pytest11`` entry point, so installing tickswap is enough. The
-order-independence assertion lives in ``engine.testing`` (``assert_order_independent``).
+rest of the testing namespace (``assert_order_independent``, ``load_game``) is
+``engine.testing``, which never imports pytest: only this module does.
 """
 
 from __future__ import annotations

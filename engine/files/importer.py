@@ -1,0 +1,367 @@
+"""Finding and importing games: a sample by name, a game file by path, always under one stable module name.
+
+Two kinds of game exist:
+
+- **Sample games** (and third-party ones) are registered as entry points in the
+  ``tickswap.games`` group (``patrol = "games.patrol.logic"``) and imported by their
+  module name. The engine itself imports no game: it asks the installed metadata.
+- **Game files**: a ``.py`` file, or a directory with an ``__init__.py``, named by path.
+
+A game file is imported under a module name that is the same in every process:
+``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content (so
+two versions of a file never share a module). Snapshots, hashes and saves write its
+classes as ``game:Qualname`` instead (``engine.files.game.public_module_name``). Replays
+and saves still record the digest, to say "the game file changed" when that explains a
+difference. Registered games keep their real module names (``games.patrol.logic``).
+
+When a game file runs itself (``if __name__ == "__main__": run(build)``), its module is
+``__main__``. ``adopt_main`` registers that very module under the stable name and
+retags its classes, so the runner uses the classes the user's code already holds
+(never a second copy of the file) and their hashes match ``tickswap run game.py``.
+Every game that loads has its settings checked (``engine.files.game.check_settings``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import inspect
+import io
+import os
+import re
+import stat
+import sys
+import tokenize
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from engine.errors import where
+from engine.files.game import _MODULE_PREFIX, Game, GameError, check_settings
+from engine.files.reading import NotAFile, file_kind, read_bounded
+from engine.interrupts import Interrupted
+from engine.messages import capped, shown, shown_name
+
+__all__ = ["ENTRY_POINT_GROUP", "adopt_main", "check_updates", "file_digest", "game_of_module", "is_game_path",
+           "load_game", "sample_games"]
+
+ENTRY_POINT_GROUP = "tickswap.games"
+"""The entry-point group that registers games: ``name = "package.module"``."""
+MAX_GAME_FILE_BYTES = 16 * 1024 * 1024
+"""A game file larger than this is refused before it is read."""
+
+
+def sample_games() -> dict[str, metadata.EntryPoint]:
+    """The registered games, by name (``tickswap list``), from the ``tickswap.games`` entry points."""
+    return {entry.name: entry for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def is_game_path(name: str) -> bool:
+    """Whether ``name`` is the path of a game file or package rather than a registered game's name."""
+    return name.endswith(".py") or "/" in name or "\\" in name or (Path(name).is_dir() and name not in sample_games())
+
+
+MAX_PACKAGE_FILES = 10_000
+"""The most files a game package may hold (each one is read for its digest)."""
+
+
+def _package_files(directory: Path) -> list[tuple[str, Path]]:
+    """Every file under a game package that an import could read, by relative name in a stable order.
+
+    Not only ``.py``: a sourceless ``.pyc``, an extension module (``.so``) or a data file
+    the game opens can change what runs as well. ``__pycache__`` is left out, because the
+    package is loaded with ``_SourceOnlyLoader``, which never reads a bytecode cache (the
+    interpreter writes those caches itself, so counting them would make a game "change"
+    by being run). A FIFO, a device or a link to a directory is refused: it can't be digested.
+    """
+    found: list[tuple[str, Path]] = []
+    for root, directories, files in os.walk(directory):
+        directories[:] = sorted(name for name in directories if name != "__pycache__")
+        for name in directories:
+            if (Path(root) / name).is_symlink():
+                raise GameError(f"{shown_name(Path(root) / name)}: a link to a directory in a game package "
+                                "(its digest can't cover it)")
+        for name in files:
+            path = Path(root) / name
+            mode = path.stat().st_mode
+            if not stat.S_ISREG(mode):
+                raise GameError(f"{shown_name(path)} in the game package is {file_kind(mode)}, not a file")
+            found.append((path.relative_to(directory).as_posix(), path))
+            if len(found) > MAX_PACKAGE_FILES:
+                raise GameError(f"{shown_name(directory)} holds more than {MAX_PACKAGE_FILES} files: not a game")
+    return sorted(found)
+
+
+def file_digest(path: str | Path) -> str:
+    """The content digest of a game file, or of every file under a game package (names and contents)."""
+    file = Path(path)
+    if file.is_dir():
+        digest = hashlib.sha256()
+        for name, part in _package_files(file):
+            digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+            try:
+                digest.update(hashlib.sha256(read_bounded(part, MAX_GAME_FILE_BYTES, "the game's file")).digest())
+            except NotAFile as error:
+                raise GameError(str(error)) from None
+        return digest.hexdigest()
+    try:
+        return hashlib.sha256(read_bounded(file, MAX_GAME_FILE_BYTES, "the game")).hexdigest()
+    except NotAFile as error:
+        raise GameError(str(error)) from None
+
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Loads a game package's modules from their source only, never from a ``__pycache__`` file.
+
+    A ``.pyc`` whose header matches the source's size and time would otherwise run instead
+    of the source, and the package's digest (which leaves caches out) would not show it.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+class _GamePackageFinder(importlib.abc.MetaPathFinder):
+    """Finds the submodules of one loaded game package: sources through ``_SourceOnlyLoader``."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if not fullname.startswith(self.package + ".") or path is None:
+            return None
+        loaders = [(_SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
+                   (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+                   (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES)]
+        for entry in path:
+            spec = importlib.machinery.FileFinder(str(entry), *loaders).find_spec(fullname)
+            if spec is not None and spec.loader is not None:
+                return spec
+        return None  # a namespace portion: the default finders build it, and find its modules here again
+
+
+def _module_name(path: Path, digest: str) -> str:
+    stem = re.sub(r"\W", "_", path.stem if path.suffix == ".py" else path.name)[:40] or "game"
+    return f"{_MODULE_PREFIX}{stem}_{digest[:16]}"
+
+
+def _where(error: BaseException) -> str:
+    return f" (at {where(error)})" if error.__traceback__ is not None else ""
+
+
+def load_game(name: str, *, expect_digest: str | None = None) -> Game:
+    """Load a registered game by name, or a game file or package by path.
+
+    An unknown name, a missing file, a syntax error, an import that fails or a missing
+    ``build(world)`` raises ``GameError`` with one line naming the file and line. With
+    ``expect_digest``, a game file whose content differs is refused *before* it is run.
+    """
+    if not isinstance(name, str) or not name:
+        raise GameError("no game given: name a sample game (tickswap list) or a game's .py file")
+    if is_game_path(name):
+        return _load_path(name, expect_digest)
+    samples = sample_games()
+    if name not in samples:
+        known = ", ".join(sorted(samples)) or "none installed"
+        raise GameError(f"unknown game {name!r}; known games: {known} (or a path to a .py file)")
+    try:
+        module = samples[name].load()
+    except Exception as error:
+        raise GameError(f"game {name!r} failed to import: {type(error).__name__}: {error}{_where(error)}") from error
+    if not isinstance(module, ModuleType):
+        raise GameError(f"game {name!r} is registered as {samples[name].value!r}, which is not a module")
+    _check_build(module, name)
+    return Game(name, module)
+
+
+def _check_build(module: ModuleType, where: str, own: str | None = None) -> None:
+    where = shown_name(where)
+    if not callable(getattr(module, "build", None)):
+        raise GameError(f"{where} has no build(world) function to set up the game")
+    systems = getattr(module, "systems", None)
+    if systems is not None and not callable(systems):
+        raise GameError(f"{where}: systems must be a function systems(world) that adds them with "
+                        f"world.add_processor(...), got {shown(systems)}")
+    check_settings(module, where)
+    check_updates(own or module.__name__, where)
+
+
+def _load_path(name: str, expect_digest: str | None) -> Game:
+    path = Path(name).expanduser().resolve()
+    package = path.is_dir()
+    source_file = path / "__init__.py" if package else path
+    if not source_file.is_file():
+        what = "game package (a directory with __init__.py)" if package else "game file"
+        raise GameError(f"no {what} at {name}")
+    if not package and path.suffix != ".py":
+        raise GameError(f"{name} is not a .py file")
+    try:
+        # Bounded by the bytes read (a FIFO or a device is refused by name, never opened to block).
+        source = b"" if package else read_bounded(path, MAX_GAME_FILE_BYTES, "the game")
+        digest = file_digest(path) if package else hashlib.sha256(source).hexdigest()
+    except NotAFile as error:
+        raise GameError(str(error)) from None
+    except OSError as error:
+        raise GameError(f"cannot read the game {shown_name(name)}: {error.strerror or error}") from None
+    if expect_digest is not None and digest != expect_digest:
+        raise GameError(f"{name} is not the game file that was recorded: its content changed "
+                        f"(digest {digest[:12]}, recorded {expect_digest[:12]})")
+    module_name = _module_name(path, digest)
+    loaded = sys.modules.get(module_name)
+    if loaded is not None:
+        return Game(path.name, loaded, path, digest)
+    if package:
+        spec = importlib.util.spec_from_file_location(module_name, source_file,
+                                                      loader=_SourceOnlyLoader(module_name, str(source_file)),
+                                                      submodule_search_locations=[str(path)])
+        if not any(isinstance(finder, _GamePackageFinder) and finder.package == module_name
+                   for finder in sys.meta_path):
+            sys.meta_path.insert(0, _GamePackageFinder(module_name))
+    else:
+        spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path))
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__file__ = str(source_file)
+    sys.modules[module_name] = module  # dataclasses and pickling look modules up by name
+    try:
+        if package:
+            assert spec.loader is not None
+            spec.loader.exec_module(module)
+        else:
+            # Run exactly the bytes that were digested: the file can't change in between.
+            exec(compile(_source_text(source, name), str(path), "exec", dont_inherit=True), module.__dict__)
+    except SyntaxError as error:
+        _forget(module_name)
+        file = shown_name(error.filename or name)
+        raise GameError(f"{file}:{error.lineno}: syntax error: {capped(error.msg, 200)}") from None
+    except GameError:
+        _forget(module_name)
+        raise
+    except Interrupted:  # a real Ctrl-C while importing: not the game's error
+        _forget(module_name)
+        raise
+    except BaseException as error:  # the game's own KeyboardInterrupt, GeneratorExit...: one line, like any
+        _forget(module_name)
+        raise GameError(f"{shown_name(name)} failed to import: {type(error).__name__}: {capped(str(error), 200)}"
+                        f"{_where(error)}") from None
+    try:
+        _check_build(module, name)
+    except GameError:
+        _forget(module_name)
+        raise
+    return Game(path.name, module, path, digest)
+
+
+def _source_text(source: bytes, name: str) -> str:
+    """The game file's text, decoded as ``python game.py`` does: UTF-8, or the PEP 263 coding cookie's encoding.
+
+    ``compile`` of bytes lets invalid UTF-8 through in comments, where ``python`` refuses
+    the file: the game must not run here and fail there.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError as error:
+        encoding = "utf-8"  # a line 1 or 2 that is not UTF-8 fails here: said below, with its byte
+        cookie = capped(str(error), 200)
+        try:
+            source.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise GameError(f"{shown_name(name)}: {cookie}") from None
+    try:
+        return source.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = source[:error.start].count(b"\n") + 1
+        raise GameError(f"{shown_name(name)}:{line}: not valid {encoding} text (byte {source[error.start]:#04x}); "
+                        "save it as UTF-8, or declare its encoding (# -*- coding: latin-1 -*-), as python requires") \
+            from None
+    except LookupError:  # a cookie naming an unknown codec is caught by detect_encoding; kept for safety
+        raise GameError(f"{shown_name(name)}: unknown encoding {shown(encoding)}") from None
+
+
+def check_updates(own: str, where: str) -> None:
+    """Refuse an entity class of the game whose ``update`` is a generator or ``async def``.
+
+    Calling one returns a generator or a coroutine without running a line of it: the
+    entity would silently never update.
+    """
+    from engine.entity import Entity
+
+    pending = list(Entity.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__ != own and not cls.__module__.startswith(own + "."):
+            continue
+        update = cls.__dict__.get("update")
+        if update is None:
+            continue
+        kind = ("a generator function (it has yield)" if inspect.isgeneratorfunction(update)
+                else "an async def" if inspect.iscoroutinefunction(update) or inspect.isasyncgenfunction(update)
+                else None)
+        if kind is not None:
+            code = getattr(update, "__code__", None)
+            at = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+            raise GameError(f"{where}: {cls.__qualname__}.update is {kind}{at}: calling it would run none of it, "
+                            "so the entity would never update; write a plain def update(self, world)")
+
+
+def _forget(module_name: str) -> None:
+    for loaded in [key for key in sys.modules if key == module_name or key.startswith(module_name + ".")]:
+        del sys.modules[loaded]
+
+
+def adopt_main(module: ModuleType) -> Game:
+    """Make a game file that runs itself (module ``__main__``, or imported) the game, under its stable name.
+
+    The module is registered in ``sys.modules`` under the same name ``load_game`` would
+    give the file, and the classes it defines are retagged with that name: its snapshots,
+    hashes, recordings and saves are then those of ``tickswap run FILE``. It is the very
+    module already running, never a second import of the file.
+    """
+    file = getattr(module, "__file__", None)
+    if file is None:
+        raise GameError("run(build): the game has no file (an interactive session?); save it as a .py file")
+    path = Path(file).resolve()
+    path = path.parent if path.name == "__init__.py" else path
+    try:
+        digest = file_digest(path)
+    except OSError as error:
+        raise GameError(f"cannot read the game {path}: {error.strerror or error}") from None
+    module_name = _module_name(path, digest)
+    # The module running now is the game, even if the same file was loaded before under this name.
+    sys.modules[module_name] = module
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            _retag(value, module.__name__, module_name)
+    _check_build(module, path.name, module_name)
+    return Game(path.name, module, path, digest, module_name)
+
+
+def _retag(cls: type, old: str, new: str) -> None:
+    cls.__module__ = new
+    for inner in vars(cls).values():
+        if isinstance(inner, type) and inner.__module__ == old:
+            _retag(inner, old, new)
+
+
+def game_of_module(module: ModuleType) -> Game:
+    """The game whose ``build`` lives in ``module`` (``engine.run(build)``): a sample, a file, or ``__main__``."""
+    if module.__name__ == "__main__":
+        return adopt_main(module)
+    for name, entry in sample_games().items():
+        if entry.value == module.__name__:
+            return Game(name, module)
+    file = getattr(module, "__file__", None)
+    if module.__name__.startswith(_MODULE_PREFIX) and file:
+        path = Path(file).resolve()
+        path = path.parent if path.name == "__init__.py" else path
+        return Game(path.name, module, path, file_digest(path))
+    # A game file the user imported as a plain module (``import comet; run(comet.build)``):
+    # adopted like __main__, so its hashes are those of ``tickswap run comet.py``.
+    return adopt_main(module)

@@ -1,0 +1,96 @@
+"""The ``tickswap`` command: list, run, record, replay, check and compare the games; and ``engine.run(build)``.
+
+Every way a run can end has one status and one line, never a traceback
+(``engine.tools.errors``): 0 done, 1 the game crashed, 2 the user's mistake (an unknown
+game, a bad number, a damaged or hostile file, a game file that does not import, an
+output that can't be written, no display), 130/143 Ctrl-C/SIGTERM, which take effect
+between ticks (``engine.interrupts``), 141 a closed pipe.
+
+All checks that can be made before a run are made before it starts: the outputs
+(``--record``, ``--save-at``, ``--screenshot``) must be distinct files and never the file
+being read, a screenshot must be a ``.png``, every input file is checked in full.
+
+One module per command: ``run`` (a ``RunSession``), ``replay``, ``check``, ``lab``,
+``listing`` (``list``); ``bench`` parses its own options (``engine.tools.bench``). The parser is
+``options``. A game file that runs itself with ``run(build)`` takes the same options,
+through the same code, as ``tickswap run FILE``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from engine.files.atomic import OutputError
+from engine.files.game import GameError
+from engine.files.importer import game_of_module, load_game
+from engine.files.replay import ReplayError
+from engine.files.save import SaveError
+from engine.tools.cli.check import check_command
+from engine.tools.cli.display import DisplayError
+from engine.tools.cli.lab import lab_command
+from engine.tools.cli.listing import list_command
+from engine.tools.cli.options import Parser, add_run_options, build_parser
+from engine.tools.cli.replay import replay_command
+from engine.tools.cli.run import module_of, run_command
+from engine.tools.errors import UsageError, guarded, shown
+from engine.world import World
+
+__all__ = ["guarded_command", "main", "run_game"]
+
+
+def guarded_command(work: Callable[[], int]) -> int:
+    """Run a command: mistakes, crashes, Ctrl-C, SIGTERM and a lost stdout end in one line (or none)."""
+    return guarded(work, (GameError, SaveError, ReplayError, OutputError, DisplayError))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``tickswap`` console script; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:
+        # The benchmarks have their own parser; argparse's REMAINDER would drop "--quick".
+        from engine.tools.bench import main as bench_main
+
+        return guarded_command(lambda: bench_main(argv[1:]))
+    args = build_parser().parse_args(argv)
+
+    def work() -> int:
+        if args.command == "lab":
+            return lab_command(args)
+        if args.command == "list":
+            return list_command()
+        if args.command == "replay":
+            return replay_command(args)
+        if args.command == "check":
+            return check_command(args)
+        return run_command(args, load_game(args.game))
+
+    return guarded_command(work)
+
+
+def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> int:
+    """``engine.run(build)``: run the game whose ``build`` this is with ``tickswap run``'s options.
+
+    The game is the module ``build`` lives in: the very module already running when a
+    game file runs itself (``__main__``), registered under its stable name so its hashes,
+    recordings and saves are those of ``tickswap run FILE``.
+    """
+    program = "game"
+    module = module_of(build)
+    if module is not None and getattr(module, "__file__", None):
+        program = os.path.basename(str(module.__file__))
+    parser = Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
+    add_run_options(parser)
+    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+
+    def work() -> int:
+        if not callable(build) or module is None:
+            raise UsageError(f"run(build): expected a game's build(world) function, got {shown(build)}")
+        game = game_of_module(module)
+        if game.module.build is not build:
+            raise UsageError(f"run(build): {game.name}'s build is not the function given; pass the module's build")
+        return run_command(args, game)
+
+    return guarded_command(work)

@@ -1,0 +1,36 @@
+"""``tickswap check GAME``: does the game come out the same in every update order? (``engine.tools.check``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.errors import where
+from engine.files.game import GameError
+from engine.files.importer import load_game
+from engine.files.replay import read_input_script
+from engine.interrupts import Interrupted
+from engine.tools.check import check_order_independence
+from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
+
+__all__ = ["check_command"]
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """``tickswap check GAME``: exit 0 when every update order agrees, 1 naming the first difference."""
+    game = load_game(args.game)
+    inputs: Any = None if args.no_input else "random"
+    if args.input:
+        inputs = read_input_script(args.input)
+    try:
+        result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
+                                          inputs=inputs)
+    except Interrupted:
+        raise
+    except GameError as error:  # the game's mistake, found before the first tick
+        raise UsageError(str(error)) from None
+    except BaseException as error:  # build(world) itself failed (a failing tick is in the result)
+        raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
+            from None
+    print(f"{args.game}: {result.describe()}")
+    return 0 if result.ok else 1

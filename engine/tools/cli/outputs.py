@@ -1,0 +1,57 @@
+"""What a command writes, checked before it starts, and written whole or not at all.
+
+The outputs (``--record``, ``--save-at``, ``--screenshot``, the lab's ``--png``) must be
+distinct files and never a file being read; a picture must be a ``.png``; only a regular
+file in a writable directory is ever replaced.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.files.atomic import AtomicFile, OutputError, check_output, output_path
+from engine.files.game import Game
+from engine.tools.errors import UsageError, shown_name
+
+__all__ = ["check_outputs", "write_screenshot"]
+
+
+def check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
+    """Refuse, before the run, outputs that collide with each other or with an input, and bad formats."""
+    outputs: list[tuple[str, str]] = []
+    if args.record:
+        outputs.append(("--record", args.record))
+    for _, path in args.save_at or ():
+        outputs.append(("--save-at", path))
+    if getattr(args, "screenshot", None):
+        option = getattr(args, "screenshot_option", "--screenshot")
+        if not args.screenshot.lower().endswith(".png"):
+            raise UsageError(f"{option} {shown_name(args.screenshot)}: the image is a PNG file; name it something.png")
+        outputs.append((option, args.screenshot))
+    inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
+                                                   ("--input", getattr(args, "input", None)),
+                                                   ("the replay", getattr(args, "file", None)),
+                                                   ("the game", str(game.path) if game and game.path else None))
+              if name]
+    try:
+        # Only a regular file is ever replaced (never /dev/null, a FIFO, a directory), in a writable directory.
+        resolved = [(option, name, check_output(name, option)) for option, name in outputs]
+        sources = [(option, name, output_path(name)) for option, name in inputs]
+    except OutputError as error:
+        raise UsageError(str(error)) from None
+    for index, (option, name, path) in enumerate(resolved):
+        for other, other_name, other_path in resolved[index + 1:] + sources:
+            if path == other_path:
+                raise UsageError(f"{option} {shown_name(name)} and {other} {shown_name(other_name)} are the same file; "
+                                 "each output needs its own file, and no output may replace an input")
+
+
+def write_screenshot(runner: Any, path: str) -> None:
+    """Save the last frame atomically: drawn to a temporary PNG beside ``path``, then renamed."""
+    with AtomicFile(path, suffix=".png") as output:
+        try:
+            runner.screenshot(path, output.open("wb"))
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+        output.commit()

@@ -1,0 +1,139 @@
+"""``tickswap replay FILE``: play a recording back and verify every state hash it holds.
+
+Without a window the replay is verified as fast as the ticks run; with ``--headless`` or
+``--window`` it is drawn while verifying. Its game is a registered one by name, or the
+game file the user names with ``--game``: a replay never runs a file by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from engine.files.atomic import OutputError
+from engine.files.game import Game
+from engine.files.importer import load_game, sample_games
+from engine.files.replay import Playback, ReplayResult, read_replay, verify
+from engine.interrupts import Interrupted
+from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.outputs import check_outputs, write_screenshot
+from engine.tools.cli.worlds import build_world
+from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
+from engine.world import World
+
+__all__ = ["replay_command"]
+
+
+def _replay_game(replay: Any, chosen: str | None) -> Game:
+    """The replay's game: a registered one by name, or the game file the user names with ``--game``.
+
+    A game file is never run because a replay names it, not even one lying beside the
+    replay with the recorded digest: whoever sent the replay can send that file too, so
+    a matching digest shows only that the file fits the header, not that the user chose
+    to run it. The refusal says which ``--game`` to pass.
+    """
+    recording = shown_name(replay.path)
+    if replay.game_digest is None:
+        if chosen is not None:
+            raise UsageError(f"{recording} is a recording of the game {replay.game!r}; --game is for game files")
+        if replay.game not in sample_games():
+            # Only a registered game by name: never a file or directory the header happens to name.
+            raise UsageError(f"{recording}:1: the replay's game {replay.game!r} is not an installed game; "
+                             f"installed: {', '.join(sorted(sample_games()))}")
+        return load_game(replay.game)
+    if chosen is not None:
+        # The user named this file: it may be run whatever its content; hashes say whether it still fits.
+        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
+    beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
+    relative = os.path.relpath(beside)
+    suggestion = shown_name((beside if relative.startswith("..") else relative) if os.path.lexists(beside)
+                              else replay.game)
+    raise UsageError(f"{recording} is a recording of the game file {shown_name(replay.game)}, which a replay never "
+                     f"runs by itself: to run that game, pass --game {suggestion}")
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
+    if args.screenshot and not (args.headless or args.window):
+        raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
+    args.record, args.save_at = None, None
+    check_outputs(args)
+    replay = read_replay(args.file)
+    game = _replay_game(replay, args.game)
+    check_outputs(args, game)
+    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
+               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
+    world = build_world(game, replay.seed)
+    runner: Any = None
+    try:
+        if not (args.headless or args.window):
+            result = verify(replay, world)
+        else:
+            playback = Playback(replay)
+            mismatch: list[int] = []
+
+            def check(world: World) -> None:
+                if playback.check(world) is False:
+                    mismatch.append(world.tick_count)
+                    runner.stop()
+                if world.tick_count >= replay.end:
+                    runner.stop()
+
+            args.ups = 1000 / replay.ms_per_update
+            runner = make_runner(args, game, world, before_tick=playback.feed, after_tick=check,
+                                  forward_input=False)
+            if replay.end > 0:
+                runner.run()
+            if args.screenshot:
+                write_screenshot(runner, args.screenshot)
+            finished = world.tick_count >= replay.end or bool(mismatch)
+            if finished and not mismatch and not playback.matches_end(world):
+                mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
+            crash: BaseException | None = None
+            if finished and not mismatch and replay.crashed is not None:
+                try:  # the recorded run crashed in the next tick: does this one?
+                    playback.feed(world)
+                    world.tick()
+                except Interrupted:
+                    raise
+                except BaseException as error:
+                    crash = error
+            result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
+                                  world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
+            if not finished:
+                say(f"replay stopped at tick {world.tick_count} of {replay.end}")
+    except Interrupted as interrupt:
+        say(f"replay of {shown_name(args.file)} {interrupt.verb} at tick {world.tick_count}")
+        return interrupt.status
+    except (DisplayError, OutputError) as error:
+        return refused(str(error))
+    except BaseException as error:
+        say(f"the replay crashed: {crash_line(game.name, error)}" + (f"; {changed}" if changed else ""))
+        return 1
+    finally:
+        if runner is not None:
+            runner.close()
+        else:
+            world.close()
+    name = shown_name(args.file)
+    if result.ok and result.crash is not None:
+        print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
+              f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
+              f"{crash_line(game.name, result.crash)})")
+        return 0
+    if replay.crashed is not None and result.first_mismatch is None and result.ticks >= replay.end:
+        print(f"replay {name}: the recorded game crashed at tick {replay.crashed}, but this one does not")
+        return 1
+    if result.ok:
+        hashes = "hash" if result.checked == 1 else "hashes"
+        print(f"replay {name}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
+        if changed:
+            say(f"note: {changed}, but it replays the same")
+        return 0
+    if result.first_mismatch is not None:
+        matched = max(0, result.checked - 1)
+        print(f"replay {name}: the state differs at tick {result.first_mismatch} "
+              f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
+              + (f"; {changed}" if changed else ""))
+    return 1

@@ -1,0 +1,235 @@
+"""``tickswap run`` and ``engine.run(build)``: everything checked first, then one run, one status.
+
+A run is a ``RunSession``: opening it checks the options, reads the input script, builds
+(or loads) the world and starts the recording; ``run()`` then ticks or draws, saves at the
+ticks asked for, and however the run ends (done, crashed, interrupted) puts the recording
+in place, says how it stopped and releases the world. A game file that runs itself with
+``run(build)`` (``engine.tools.cli.run_game``) takes the same options, through the same
+session, as ``tickswap run FILE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from types import ModuleType
+from typing import Any
+
+from engine.files.atomic import OutputError
+from engine.files.game import Game
+from engine.files.replay import Recorder, ReplayError, read_input_script
+from engine.files.save import SaveError, save_world
+from engine.interrupts import TICK, Interrupted
+from engine.snapshot import UnhashableState
+from engine.sound import missing_sound
+from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.options import count
+from engine.tools.cli.outputs import check_outputs, write_screenshot
+from engine.tools.cli.worlds import build_world, load_saved_world
+from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
+from engine.world import World
+
+__all__ = ["RunSession", "check_run_args", "module_of", "run_command"]
+
+
+def check_run_args(args: argparse.Namespace, game: Game) -> None:
+    """Refuse, before anything runs, options that don't fit together or outputs that collide."""
+    for save_at in args.save_at or ():
+        try:
+            save_at[0] = count(save_at[0])
+        except argparse.ArgumentTypeError as error:
+            raise UsageError(f"--save-at N FILE: {error}") from None
+        if not save_at[1]:
+            raise UsageError("--save-at N FILE: expected a file name, got ''")
+    if args.ticks is not None and (args.screenshot or args.headless or args.frames or args.no_hud):
+        raise UsageError("--ticks runs the logic only; it can't be combined with --headless, --frames, "
+                         "--screenshot or --no-hud")
+    if args.ticks is not None and (args.loop != "fixed" or args.max_fps is not None or args.no_vsync):
+        # No loop runs with --ticks: these would be accepted and change nothing.
+        raise UsageError("--ticks runs the ticks back to back with no loop; it can't be combined with --loop, "
+                         "--max-fps or --no-vsync")
+    if args.record and args.load:
+        raise UsageError("--record replays from the game's start; it can't be combined with --load")
+    if args.load and args.seed is not None:
+        raise UsageError("--load continues the saved world with its own seed; it can't be combined with --seed")
+    if args.seed is None:
+        args.seed = 0
+    if args.input and args.ticks is None and not args.headless:
+        raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
+    check_outputs(args, game)
+
+
+class RunSession:
+    """One run of a game: its world, its recording and saves, and how it stopped.
+
+    Made only after ``check_run_args``; the world it opens is released by ``run()``
+    (or here, when opening fails half-way).
+    """
+
+    def __init__(self, args: argparse.Namespace, game: Game) -> None:
+        self.args = args
+        self.game = game
+        self.script = read_input_script(args.input) if args.input else {}
+        self.ms_per_update = 1000 / args.ups if args.ups else game.ms_per_update
+        self.world = (load_saved_world(game, args) if args.load
+                      else build_world(game, args.seed, "--save-at" if args.save_at else None))
+        try:
+            self.recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
+                                      ms_per_update=self.ms_per_update) if args.record else None)
+            if self.recorder is not None:
+                self.recorder.start(self.world)
+        except (ReplayError, UnhashableState):
+            self.world.close()
+            raise
+        self.saves: dict[int, list[str]] = {}
+        for tick, path in args.save_at or ():
+            self.saves.setdefault(tick, []).append(path)
+        self._refuse_unreachable_saves()
+        self.written: list[tuple[int, str]] = []
+        self.meta = {"game": game.name, "game_digest": game.digest}
+        self.stopped = ""
+        """How an interrupted run stopped, said once its recording is in place."""
+        self.torn = False
+        """Stopped by force inside a tick (a second Ctrl-C): the world may be half-way through it."""
+        self.in_tick: int | None = None
+        """The tick running now: an exception while it is set is a crash of that tick."""
+        self.runner: Any = None
+        self.finished = False
+
+    def _refuse_unreachable_saves(self) -> None:
+        # Refused before the run, not found missing after it: a tick already past (after --load),
+        # or one a --ticks run never reaches.
+        first = self.world.tick_count
+        last = first + self.args.ticks if self.args.ticks is not None else None
+        unreachable = sorted(tick for tick in self.saves if tick <= first or (last is not None and tick > last))
+        if unreachable:
+            self.world.close()
+            span = f"goes from tick {first} to {last}" if last is not None else f"starts at tick {first}"
+            raise UsageError(f"--save-at {unreachable[0]}: this run {span}, so it never saves at tick {unreachable[0]}")
+
+    def before_tick(self, world: World) -> None:
+        """Mark the tick as running and hand it its scripted input."""
+        self.in_tick = world.tick_count + 1
+        for event in self.script.get(world.tick_count + 1, ()):
+            world.input_queue.push(event)
+
+    def after_tick(self, world: World) -> None:
+        """Record the tick, and save the world if this is a tick to save at."""
+        self.in_tick = None
+        if self.recorder is not None:
+            self.recorder.after_tick(world)
+        for path in self.saves.get(world.tick_count, ()):
+            save_world(world, path, meta=self.meta)
+            self.written.append((world.tick_count, path))
+
+    def _run_ticks(self) -> str:
+        """``--ticks N``: the ticks back to back, no loop and no window; returns the summary."""
+        world, ticks = self.world, self.args.ticks
+        start = time.perf_counter()
+        missing: set[str] = set()
+        for _ in range(ticks):
+            with TICK:  # a signal waits until the tick is recorded: the recording ends where the world is
+                self.before_tick(world)
+                world.tick()
+                self.after_tick(world)
+            for request in world.take_sounds():  # nobody plays them; a missing file is still said
+                missing_sound(request, missing)
+        seconds = time.perf_counter() - start
+        entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
+        return (f"{ticks} ticks in {seconds * 1000:.1f} ms "
+                f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {entities}")
+
+    def _run_frames(self) -> str:
+        """A loop in a window (or off-screen); returns the summary."""
+        args = self.args
+        self.runner = make_runner(args, self.game, self.world, before_tick=self.before_tick,
+                                  after_tick=self.after_tick)
+        drawn = self.runner.run(frames=args.frames if args.frames or not args.headless else 180)
+        if args.screenshot:
+            write_screenshot(self.runner, args.screenshot)
+        return f"{drawn} frames, {self.runner.loop.ticks} ticks ({type(self.runner.loop).__name__})"
+
+    def run(self) -> int:
+        """Run, then close everything; print the report line and return the status."""
+        args, game, world = self.args, self.game, self.world
+        status = 0
+        report: str | None = None
+        try:
+            summary = self._run_ticks() if args.ticks is not None else self._run_frames()
+            self.finished = True
+            if self.recorder is not None:
+                with TICK:  # a signal now waits for the recording to be in place
+                    self.recorder.close(world)
+            report = (f"{game.name}: {summary}, state {world.state_hash()[:16]}"
+                      + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
+                      + (f", recorded {shown_name(args.record)}" if args.record else "")
+                      + "".join(f", saved {shown_name(path)} at tick {tick}" for tick, path in self.written))
+            missed = sorted(tick for tick in self.saves if world.tick_count < tick)
+            if missed:
+                say(f"the run ended at tick {world.tick_count}, before --save-at {', '.join(map(str, missed))}: "
+                    f"{'nothing was' if len(missed) == len(self.saves) else 'not all were'} saved")
+                status = 1
+        except Interrupted as interrupt:
+            self.torn = interrupt.inside_tick
+            self.stopped = (f"{game.name} {interrupt.verb} at tick {world.tick_count}"
+                            + (" by force, in a tick" if self.torn else ""))
+            status = interrupt.status
+        except (DisplayError, SaveError, ReplayError, OutputError) as error:
+            status = refused(str(error))
+        except BaseException as error:  # anything the game raised (its own KeyboardInterrupt too) is its crash
+            say(crash_line(game.name, error, self.in_tick))
+            status = 1
+        finally:
+            status = self._close(status)
+        if report is not None:
+            print(report)  # after the run: a closed stdout is not the game's crash (engine.tools.errors)
+        return status
+
+    def _close(self, status: int) -> int:
+        """Put an unfinished recording in place, say how the run stopped, release the world; the final status."""
+        if self.recorder is not None and not self.finished:
+            # The recording of a run that crashed or was interrupted is kept: it reproduces it,
+            # and says at which tick the game crashed (a crash outside a tick, say in drawing, is not one).
+            # A tick stopped by force may be half done: the recording then ends at its last hash.
+            try:
+                with TICK:
+                    ends = self.recorder.close(self.world, crashed=self.in_tick is not None and status == 1,
+                                               torn=self.torn)
+                if self.stopped and ends != self.world.tick_count:
+                    self.stopped += f"; the recording ends at tick {ends}, its last hash before the stop"
+            except Interrupted as late:  # a signal while the recording was put in place: it is in place all the same
+                status = status or late.status
+            except ReplayError as error:
+                refused(str(error))
+                status = status or 2
+            except UnhashableState as error:
+                say(crash_line(self.game.name, error))
+                status = status or 1
+        if self.stopped:
+            say(self.stopped)
+        if self.runner is not None:
+            self.runner.close()
+        else:
+            self.world.close()
+        return status
+
+
+def run_command(args: argparse.Namespace, game: Game) -> int:
+    """``tickswap run`` and ``engine.run(build)``: everything checked first, then one run, one status."""
+    check_run_args(args, game)
+    return RunSession(args, game).run()
+
+
+def module_of(build: Any) -> ModuleType | None:
+    """The module whose namespace ``build`` was defined in (by identity, whatever it is named now)."""
+    namespace = getattr(build, "__globals__", None)
+    if namespace is None:
+        return None
+    named = sys.modules.get(str(namespace.get("__name__")))
+    if named is not None and vars(named) is namespace:
+        return named
+    for module in list(sys.modules.values()):
+        if getattr(module, "__dict__", None) is namespace:
+            return module
+    return None

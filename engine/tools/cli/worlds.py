@@ -1,0 +1,61 @@
+"""The world a command runs: a fresh one from the game's ``build`` and ``systems``, or a save's."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.errors import where
+from engine.files.game import Game, GameError
+from engine.files.save import load_world
+from engine.interrupts import Interrupted
+from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say
+from engine.world import World
+
+__all__ = ["build_world", "load_saved_world"]
+
+
+def build_world(game: Game, seed: int, saves: str | None = None) -> World:
+    """A fresh world: ``build(world)``, then ``systems(world)``.
+
+    With ``saves`` (the option that saves or loads), a ``build`` that adds systems is
+    refused: a save can't hold systems, so they would be silently lost on ``--load``.
+    """
+    world = World(seed=seed)
+    try:
+        game.build(world)
+        added = world.system_count
+        game.add_systems(world)
+    except GameError as error:  # the game's mistake, found before the run
+        world.close()
+        raise UsageError(str(error)) from None
+    except Interrupted:
+        world.close()
+        raise
+    except BaseException as error:  # whatever the game raises, KeyboardInterrupt and GeneratorExit included
+        world.close()
+        raise GameCrashed(f"{game.name}: {failed_function(error)} failed: {exception_summary(error)} "
+                          f"(at {where(error)})") from None
+    if saves and added:
+        world.close()
+        raise UsageError(f"{saves}: {game.name}'s build(world) adds {added} system{'s' if added != 1 else ''}, "
+                         "which a save can't hold (systems are code): add them in systems(world) instead")
+    return world
+
+
+def load_saved_world(game: Game, args: argparse.Namespace) -> World:
+    """The world of the save ``args.load``, with the game's ``systems(world)`` added again."""
+    build_world(game, args.seed, "--load").close()  # refuses a build() whose systems the save would lose
+    notes: list[str] = []
+    world = load_world(args.load, game, notes)
+    for note in notes:
+        say(note)
+    try:
+        game.add_systems(world)
+    except Interrupted:
+        world.close()
+        raise
+    except BaseException as error:
+        world.close()
+        raise GameCrashed(f"{game.name}: systems(world) failed: {exception_summary(error)} "
+                          f"(at {where(error)})") from None
+    return world
