@@ -14,8 +14,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from engine.buffering.access import signals_of
-from engine.files.game import public_module_name
 from engine.messages import shown
+from engine.names import public_module_name
 
 if TYPE_CHECKING:
     from engine.world import World

@@ -50,27 +50,15 @@ from engine.errors import where
 from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
+from engine.names import GAME_MODULE, GAME_MODULE_PREFIX
 
-__all__ = ["ENTRY_POINT_GROUP", "GAME_MODULE", "Game", "GameError", "adopt_main", "file_digest", "is_game_path",
-           "load_game", "public_module_name", "sample_games"]
+__all__ = ["ENTRY_POINT_GROUP", "Game", "GameError", "adopt_main", "file_digest", "is_game_path", "load_game",
+           "sample_games"]
 
 ENTRY_POINT_GROUP = "tickswap.games"
 """The entry-point group that registers games: ``name = "package.module"``."""
 MAX_GAME_FILE_BYTES = 16 * 1024 * 1024
 """A game file larger than this is refused before it is read."""
-_MODULE_PREFIX = "tickswap_game_"
-GAME_MODULE = "game"
-"""How a game file's module is named in snapshots, hashes and saves, whatever the file is called."""
-
-
-def public_module_name(module: str) -> str:
-    """The module name that snapshots and saves record: ``game`` (``game.sub``) for a game file's modules.
-
-    A game file's import name carries its content digest; recording that would make a
-    renamed or re-commented file a different game. Other modules keep their own names.
-    """
-    head, dot, rest = module.partition(".")
-    return GAME_MODULE + dot + rest if head.startswith(_MODULE_PREFIX) else module
 
 
 class GameError(ValueError):
@@ -253,7 +241,7 @@ class _GamePackageFinder(importlib.abc.MetaPathFinder):
 
 def _module_name(path: Path, digest: str) -> str:
     stem = re.sub(r"\W", "_", path.stem if path.suffix == ".py" else path.name)[:40] or "game"
-    return f"{_MODULE_PREFIX}{stem}_{digest[:16]}"
+    return f"{GAME_MODULE_PREFIX}{stem}_{digest[:16]}"
 
 
 def _where(error: BaseException) -> str:
@@ -491,7 +479,7 @@ def game_of_module(module: ModuleType) -> Game:
         if entry.value == module.__name__:
             return Game(name, module)
     file = getattr(module, "__file__", None)
-    if module.__name__.startswith(_MODULE_PREFIX) and file:
+    if module.__name__.startswith(GAME_MODULE_PREFIX) and file:
         path = Path(file).resolve()
         path = path.parent if path.name == "__init__.py" else path
         return Game(path.name, module, path, file_digest(path))

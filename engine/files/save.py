@@ -36,12 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import esper
 
-import engine
 from engine.buffering.access import committed_values, saved_state
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.atomic import AtomicFile, OutputError
-from engine.files.game import public_module_name
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.save_format import (
     FORMAT,
@@ -55,6 +53,7 @@ from engine.files.schema import FieldError, is_whole, parse_json, version_matche
 from engine.files.values import NotSaveable, decode, encode
 from engine.input import InputEvent
 from engine.messages import shown, shown_name
+from engine.names import __version__, public_module_name
 from engine.world import World
 
 if TYPE_CHECKING:
@@ -151,7 +150,7 @@ def _world_data(world: World) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "engine": engine.__version__,
+        "engine": __version__,
         "world": {
             "tick_count": world.tick_count,
             "seed": encode(world.seed, "World.seed"),
@@ -245,8 +244,8 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
         written = check_document(data)["engine"]
     except FieldError as error:
         raise SaveError(f"{where} is damaged: {error}") from None
-    if not version_matches(written, engine.__version__):
-        raise SaveError(f"{where} was saved by tickswap {written}; this is tickswap {engine.__version__}")
+    if not version_matches(written, __version__):
+        raise SaveError(f"{where} was saved by tickswap {written}; this is tickswap {__version__}")
     return data
 
 

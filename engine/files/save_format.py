@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.files.events import check_events, listed
-from engine.files.game import public_module_name
 from engine.files.schema import (
     FieldError,
     check_depth,
@@ -31,6 +30,7 @@ from engine.files.schema import (
 )
 from engine.files.values import MAX_ID, DeadReference, check_like_default, check_value, decode
 from engine.messages import shown
+from engine.names import public_module_name
 
 if TYPE_CHECKING:
     from engine.files.game import Game
