@@ -162,7 +162,7 @@ def _load(game: Game, args: argparse.Namespace) -> World:
     """The world of a save, with the game's ``systems(world)`` added again."""
     _build(game, args.seed, "--load").close()  # refuses a build() whose systems the save would lose
     notes: list[str] = []
-    world = load_world(args.load, game, notes)
+    world = load_world(args.load, game, notes, world_class=World)
     for note in notes:
         say(note)
     try:
