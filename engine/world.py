@@ -1,10 +1,12 @@
-"""World: spawning, and the schedule of a tick.
+"""World: the entities of a game, and the schedule of a tick.
 
 The Update Method pattern gives each game object an ``update()``; the world calls them
 all, once per tick, in a fixed order (spawn order), as one esper processor at
 priority 0. Other systems are plain esper processors added with ``add_processor``. Each
 ``World`` owns a private esper world (``engine.ecs``) and a Double Buffer
-(``engine.buffering``); this module only decides *when* things happen.
+(``engine.buffering``); this module only decides *when* things happen. Spawning and
+despawning (which ids, joining after a tick) are in ``engine.spawning``, collision
+queries in ``engine.spatial``, sound requests in ``engine.sound``: ``World`` inherits them.
 
 esper is the place for components and queries. The update path never queries esper:
 esper rebuilds its whole query cache after any structural change (tens of ms at
