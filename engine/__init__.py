@@ -6,21 +6,24 @@ touches OpenGL. Drawing lives in ``engine.render``, imported only by code that d
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import keys as keys
-from engine.buffer import DoubleBuffer as DoubleBuffer
-from engine.buffer import Framebuffer as Framebuffer
-from engine.buffer import Scene as Scene
 from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
+from engine.double_buffer import DoubleBuffer as DoubleBuffer
+from engine.double_buffer import Framebuffer as Framebuffer
+from engine.double_buffer import Scene as Scene
 from engine.entity import Entity as Entity
 from engine.entity import buffered as buffered
 from engine.entity import signal as signal
 from engine.errors import BufferedWriteError as BufferedWriteError
 from engine.errors import EntityUpdateError as EntityUpdateError
+from engine.files.replay import ReplayError as ReplayError
+from engine.files.save import SaveError as SaveError
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -31,14 +34,26 @@ from engine.loops import FrameRate as FrameRate
 from engine.loops import GameLoop as GameLoop
 from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
+from engine.names import __version__ as __version__
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
 from engine.world import World as World
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from engine.crowd import Crowd as Crowd
 
 
-def run(build: Any, argv: list[str] | None = None) -> NoReturn:
+def __getattr__(name: str) -> Any:
+    # ``Crowd`` is made of numpy arrays: it (and numpy) load when a game first names it,
+    # so that ``import engine`` stays light.
+    if name == "Crowd":
+        from engine.crowd import Crowd
+
+        return Crowd
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")
+
+
+def run(build: Callable[[World], object], argv: list[str] | None = None) -> NoReturn:
     """Run the game whose ``build(world)`` this is, with ``tickswap run``'s options, and exit.
 
     A game file is a whole program: ``if __name__ == "__main__": run(build)`` makes
@@ -59,6 +74,7 @@ __all__ = [
     "Camera",
     "Clock",
     "ConstantRateLoop",
+    "Crowd",
     "DoubleBuffer",
     "Entity",
     "EntityUpdateError",
@@ -71,6 +87,8 @@ __all__ = [
     "Look",
     "RealClock",
     "RenderGatedLoop",
+    "ReplayError",
+    "SaveError",
     "Scene",
     "TickInput",
     "Trace",

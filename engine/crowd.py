@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.look import Look
 
@@ -39,12 +40,13 @@ __all__ = ["Crowd"]
 Array = np.ndarray[Any, Any]
 
 
-class Crowd(Entity):
+class Crowd(Entity, OwnBuffers):
     """A fixed-capacity crowd whose members are rows of float32 numpy arrays.
 
     Subclasses declare ``fields`` (name -> columns per member; ``position`` with 2
     columns is required, for drawing) and override ``update(world)`` with vectorized
-    code. ``look`` is how each member is drawn.
+    code. ``look`` is how each member is drawn. The engine drives it through the
+    ``OwnBuffers`` protocol (``engine.buffering.own``): commit, abort, save, restore, draw.
     """
 
     fields: ClassVar[dict[str, int]] = {"position": 2, "velocity": 2}
@@ -165,7 +167,7 @@ class Crowd(Entity):
 
     # -- the world's swap -------------------------------------------------------------------
 
-    def commit_buffers(self, tick: int) -> None:
+    def _commit_own(self, tick: int) -> None:
         """After a tick: rotate written fields (by reference), then apply member changes."""
         for name in self._written:
             previous, current, upcoming = self._arrays[name]
@@ -179,7 +181,7 @@ class Crowd(Entity):
             self._join(batch)
         self._spawns.clear()
 
-    def abort_buffers(self) -> None:
+    def _abort_own(self) -> None:
         """The tick failed: forget what it wrote and what it asked to join or leave."""
         self._written.clear()
         self._spawns.clear()
@@ -214,14 +216,15 @@ class Crowd(Entity):
             state[f"{name}_sha256"] = hashlib.sha256(buffers[1][: self.count].tobytes()).hexdigest()
         return state
 
-    def arrays_for_save(self) -> dict[str, Any]:
-        """The committed members, for ``world.save``: each field's rows as base64 bytes."""
-        return {"count": self.count,
+    def _saved_own(self) -> dict[str, Any]:
+        """The capacity and committed members, for ``world.save``: each field's rows as base64 bytes."""
+        return {"capacity": self.capacity, "count": self.count,
                 "fields": {name: base64.b64encode(buffers[1][: self.count].tobytes()).decode()
                            for name, buffers in self._arrays.items()}}
 
-    def restore_arrays(self, data: dict[str, Any]) -> None:
-        """Put back what ``arrays_for_save`` returned (used by ``World.load``)."""
+    def _restore_own(self, data: dict[str, Any]) -> None:
+        """Build a crowd made with ``__new__`` (by ``World.load``) from what ``_saved_own`` returned."""
+        Crowd.__init__(self, data["capacity"])
         count = int(data["count"])
         for name, encoded in data["fields"].items():
             values = np.frombuffer(base64.b64decode(encoded), dtype=np.float32).reshape(count, self.fields[name])

@@ -23,7 +23,7 @@ from typing import Any
 
 import esper
 
-__all__ = ["EsperWorld"]
+__all__ = ["EsperWorld", "current_components"]
 
 _world_numbers = itertools.count(1)
 _lock = threading.RLock()
@@ -128,3 +128,9 @@ class EsperWorld:
         if not self.closed:
             self._finalizer()
             self.closed = True
+
+
+def current_components(entity_id: int) -> tuple[Any, ...]:
+    """Every component of an esper entity in the current esper world (inside a ``World.esper_context()`` block)."""
+    found: tuple[Any, ...] = esper.components_for_entity(entity_id)
+    return found

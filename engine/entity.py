@@ -31,21 +31,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from engine.buffering import access as _access
-from engine.buffering import buffers as _buffers
+from engine.buffering.buffers import init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
-from engine.buffering.slots import SLOT_NAMES
+from engine.buffering.slots import SLOT_NAMES, BufferSlots
 from engine.look import Look
-
-if TYPE_CHECKING:
-    from engine.world import World
 
 __all__ = ["Entity", "buffered", "signal"]
 
 
-class Entity(_buffers.BufferSlots):
+class Entity(BufferSlots):
     """A game object in the Update Method pattern: override ``update(world)``.
 
     ``x``, ``y`` and ``angle`` (degrees, counter-clockwise) are buffered (see the module
@@ -56,6 +53,10 @@ class Entity(_buffers.BufferSlots):
     ``alive`` is False before the entity is spawned and from the moment it is despawned;
     ``id`` is its esper entity id (``None`` before spawn); ``world`` the world it lives in.
     Reading or slapping a despawned entity is harmless.
+
+    The world is typed ``Any`` here (``update(world)``, ``on_load(world)``, ``world``), and
+    is always a ``World``: the entity sits below the world in the import graph, and an
+    override annotated ``world: World`` stays a valid override.
     """
 
     _layout: ClassVar[Layout]
@@ -97,12 +98,12 @@ class Entity(_buffers.BufferSlots):
         self.x = x
         self.y = y
         self.id: int | None = None
-        self._world: Callable[[], World | None] = _no_world
+        self._world: Callable[[], Any] = _no_world
         self.alive = False
-        _buffers.init_entity(self, layout)
+        init_entity(self, layout)
 
     @property
-    def world(self) -> World | None:
+    def world(self) -> Any:
         """The world this entity was spawned into (``None`` before spawn).
 
         Held weakly: esper keeps components in module globals, and an entity holding its
@@ -110,28 +111,14 @@ class Entity(_buffers.BufferSlots):
         """
         return self._world()
 
-    def update(self, world: World) -> None:
+    def update(self, world: Any) -> None:
         """Advance this entity by one tick. Override it; the default does nothing."""
 
-    def on_load(self, world: World) -> None:
+    def on_load(self, world: Any) -> None:
         """Called on every entity after ``World.load()``: rebuild what was not saved.
 
         By then every entity exists with its buffered and ``saved`` attributes; the
         constructor was not called. The default does nothing.
-        """
-
-    def commit_buffers(self, tick: int) -> None:
-        """Hook for an entity with buffers of its own: swap them after tick ``tick``.
-
-        Called after every successful tick, once the engine's buffers are swapped, for
-        entities whose class overrides it (a ``Crowd`` rotates its arrays here). The
-        default does nothing and is never called.
-        """
-
-    def abort_buffers(self) -> None:
-        """Hook for an entity with buffers of its own: the tick failed, forget its writes.
-
-        Called for entities whose class overrides it, as ``commit_buffers``.
         """
 
     # -- buffered state -------------------------------------------------------------
@@ -179,11 +166,7 @@ class Entity(_buffers.BufferSlots):
         Inside the entity's own ``update()`` it applies to the values that tick commits:
         after the swap, previous = current = the new position.
         """
-        world = self.world
-        if world is None:
-            self._prev_tick = -1
-        else:
-            world._buffers.snap(self, world.ticking)
+        _access.snap(self)
 
     def buffered_state(self) -> dict[str, Any]:
         """Return every buffered value, by name, as other entities currently see them."""
@@ -199,11 +182,11 @@ class Entity(_buffers.BufferSlots):
         and rolled back with the entity; made on first use, so an entity that never draws
         pays nothing. Only after spawn.
         """
-        world = self.world
-        if world is None or self.id is None:
+        generator = _access.random_of(self)
+        if generator is None:
             raise RuntimeError(f"{self!r} has no random generator before it is spawned (or, spawned during a "
                                "tick, before it joins after the tick): its seed comes from the world's seed and its id")
-        return world._buffers.random_for(self, world.seed, world.ticking)
+        return generator
 
     # -- signals ----------------------------------------------------------------------
 
@@ -213,7 +196,7 @@ class Entity(_buffers.BufferSlots):
 
     def was_slapped(self) -> bool:
         """Whether this entity was slapped during the previous tick (the committed buffer)."""
-        return "slapped" in self._signals
+        return "slapped" in _access.signals_of(self)
 
     @classmethod
     def buffered_fields(cls) -> dict[str, Any]:

@@ -1,13 +1,15 @@
-"""The errors a tick can end in: an entity's update failed, or it wrote another entity's state."""
+"""The errors a tick can end in: an entity's update failed, or it wrote another entity's state.
+
+A leaf of the import graph (it imports nothing from the engine), so that the Double
+Buffer, which raises them, stays below the entity and the world that it serves: the
+entities here are typed ``Any`` for that reason, and are always ``Entity`` instances.
+"""
 
 from __future__ import annotations
 
 import os
 import traceback
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from engine.entity import Entity
+from typing import Any
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "where"]
 
@@ -38,7 +40,7 @@ class EntityUpdateError(RuntimeError):
     the world can tick again.
     """
 
-    def __init__(self, entity: Entity, tick: int, error: BaseException | None, message: str | None = None) -> None:
+    def __init__(self, entity: Any, tick: int, error: BaseException | None, message: str | None = None) -> None:
         self.entity = entity
         self.entity_class = type(entity).__name__
         self.entity_id = entity.id
@@ -61,7 +63,7 @@ class BufferedWriteError(EntityUpdateError):
     file and line when known. The tick was rolled back.
     """
 
-    def __init__(self, writer: Entity | None, written: Entity, field: str, tick: int, where: str | None = None) -> None:
+    def __init__(self, writer: Any, written: Any, field: str, tick: int, where: str | None = None) -> None:
         self.writer = writer
         self.field = field
         self.where = where

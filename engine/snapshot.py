@@ -11,16 +11,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from engine.buffering.access import signals_of
-from engine.files.game import public_module_name
+from engine.entity import Entity
 from engine.messages import shown
+from engine.names import public_module_name
 
-if TYPE_CHECKING:
-    from engine.world import World
+__all__ = ["Snapshotted", "UnhashableState", "jsonable", "snapshot", "state_hash"]
 
-__all__ = ["UnhashableState", "jsonable", "snapshot", "state_hash"]
+
+class Snapshotted(Protocol):
+    """What a snapshot reads of a world (``World`` has it; ``World.snapshot`` delegates here)."""
+
+    @property
+    def tick_count(self) -> int:
+        """Ticks completed so far."""
+
+    @property
+    def entities(self) -> Sequence[Entity]:
+        """Live entities."""
 
 
 class UnhashableState(TypeError):
@@ -59,7 +70,7 @@ def _entity_id(entity: Any) -> int:
     return entity.id  # type: ignore[no-any-return]
 
 
-def snapshot(world: World) -> dict[str, Any]:
+def snapshot(world: Snapshotted) -> dict[str, Any]:
     """All buffered state, the ``saved`` attributes, and the tick count (see ``World.snapshot``)."""
     entities = []
     # By id, not update order: shuffling the update order must not change the hash.
@@ -78,7 +89,7 @@ def snapshot(world: World) -> dict[str, Any]:
     return {"tick": world.tick_count, "entities": entities}
 
 
-def state_hash(world: World) -> str:
+def state_hash(world: Snapshotted) -> str:
     """SHA-256 of the snapshot written canonically (sorted keys, no spaces)."""
     text = json.dumps(snapshot(world), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()

@@ -13,7 +13,8 @@ entity with neither (no look, a text look) has no box and overlaps nothing, thou
 ``near`` still finds it by its position. Boxes that only touch do not overlap. Results
 come in update order: during a tick, every entity live when the tick began (one despawned
 earlier in the tick still collides, so both sides see the hit in every update order);
-crowds are left out (their members are rows of numpy arrays: query those with numpy).
+crowds (entities with buffers of their own, ``OwnBuffers``) are left out (their members
+are rows of numpy arrays: query those with numpy).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from engine.buffering.access import committed_positions
+from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.look import resolved
 
@@ -53,13 +55,11 @@ class SpatialIndex:
     """
 
     def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
-        # numpy and crowds load only when a game asks for collisions: import engine stays light.
+        # numpy loads only when a game asks for collisions: import engine stays light.
         import numpy as np
 
-        from engine.crowd import Crowd
-
         # A crowd's members are rows of arrays, not entities: its own position means nothing here.
-        kept = [slot for slot, entity in enumerate(entities) if not isinstance(entity, Crowd)]
+        kept = [slot for slot, entity in enumerate(entities) if not isinstance(entity, OwnBuffers)]
         self.entities = [entities[slot] for slot in kept]
         """The entities indexed, in update order (crowds left out)."""
         count = len(self.entities)

@@ -1,10 +1,12 @@
-"""World: spawning, and the schedule of a tick.
+"""World: the entities of a game, and the schedule of a tick.
 
 The Update Method pattern gives each game object an ``update()``; the world calls them
 all, once per tick, in a fixed order (spawn order), as one esper processor at
 priority 0. Other systems are plain esper processors added with ``add_processor``. Each
 ``World`` owns a private esper world (``engine.ecs``) and a Double Buffer
-(``engine.buffering``); this module only decides *when* things happen.
+(``engine.buffering``); this module only decides *when* things happen. Spawning and
+despawning (which ids, joining after a tick) are in ``engine.spawning``, collision
+queries in ``engine.spatial``, sound requests in ``engine.sound``: ``World`` inherits them.
 
 esper is the place for components and queries. The update path never queries esper:
 esper rebuilds its whole query cache after any structural change (tens of ms at
@@ -21,14 +23,14 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from operator import itemgetter
 from typing import Any, TypeVar
 
 import esper
 
-from engine.buffering import Buffers, ForeignWrites, restore_state
+from engine.buffering import Buffers, ForeignWrites
+from engine.buffering.slots import BufferSlots
 from engine.ecs import EsperWorld
-from engine.entity import Entity, _no_world
+from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input import InputQueue, TickInput
@@ -36,11 +38,11 @@ from engine.interrupts import TICK
 from engine.snapshot import snapshot, state_hash
 from engine.sound import SoundRequests
 from engine.spatial import CollisionQueries
+from engine.spawning import Spawning
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
 E = TypeVar("E", bound=Entity)
-_SPAWNER = itemgetter(0)
 
 
 class _UpdateSystem(esper.Processor):
@@ -71,7 +73,7 @@ def _ms(name: str, value: float, zero_allowed: bool = False) -> float:
     return float(value)
 
 
-class World(SoundRequests, CollisionQueries):
+class World(Spawning, SoundRequests, CollisionQueries):
     """A game world: spawns and despawns entities and runs them, tick by tick.
 
     ``tick()`` is the whole of game logic for one step; drive it from a loop
@@ -164,106 +166,6 @@ class World(SoundRequests, CollisionQueries):
     def system_count(self) -> int:
         """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
         return self._early_systems + self._late_systems
-
-    # -- spawning ---------------------------------------------------------------------
-
-    def spawn(self, entity: E, *components: Any) -> E:
-        """Add ``entity`` (with optional esper components) and return it.
-
-        Outside a tick the entity is live at once and gets its ``id`` (its esper entity
-        id). Spawned during a tick it is ``alive`` at once but not updated in that tick:
-        it joins after the tick, with previous = committed = its initial state, and gets
-        its id then. Ids of the entities spawned in one tick are handed out in a canonical
-        order (their spawners' ids, then the order each spawner spawned them), so ids, and
-        everything seeded from them, never depend on the update order.
-        """
-        if not isinstance(entity, Entity):
-            raise TypeError(f"World.spawn takes an Entity, got {entity!r}")
-        if not hasattr(entity, "_signals"):
-            raise TypeError(
-                f"{type(entity).__name__} was not initialised as an Entity: call super().__init__() in its __init__"
-            )
-        if entity.world is not None:
-            if entity.world is self and entity.alive:
-                raise ValueError(f"{entity!r} is already spawned in this world")
-            if entity.world is self:
-                raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
-            raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
-        if entity.id is not None:
-            raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
-        entity._world = weakref.ref(self)
-        entity.alive = True
-        self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
-        if self._ticking:
-            sender = self._buffers.sender
-            self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]
-        else:
-            self._join(entity, components)
-            self._update_list = None
-            self.structure_version += 1
-        return entity
-
-    def _join(self, entity: Entity, components: tuple[Any, ...]) -> None:
-        entity_id = self._ecs.create(components, entity, Entity)
-        entity.id = entity_id
-        self._last_id = entity_id
-        self._order[entity_id] = entity
-        if type(entity).commit_buffers is not Entity.commit_buffers:
-            self._buffers.hook(entity)
-
-    def despawn(self, entity: Entity) -> None:
-        """Remove ``entity``: ``alive`` is False at once, and despawning twice is harmless.
-
-        During a tick the entity is not updated after this point (nobody else is
-        skipped or updated twice) and it leaves the esper world after the tick.
-        """
-        if not isinstance(entity, Entity):
-            raise TypeError(f"World.despawn takes an Entity, got {entity!r}")
-        if entity.world is not self:
-            where = "was never spawned" if entity.world is None else "belongs to another world"
-            raise ValueError(f"cannot despawn {entity!r}: it {where}")
-        if not entity.alive:
-            return
-        entity.alive = False
-        if self._ticking:
-            if entity.id is not None:  # one spawned in this tick simply never joins
-                self._despawns.append(entity)
-        else:
-            with self._ecs.context():
-                self._remove(entity)
-
-    def _remove(self, entity: Entity) -> None:
-        assert entity.id is not None
-        self._buffers.unhook(entity)
-        if self._order.pop(entity.id, None) is not None:
-            self._update_list = None
-            self.structure_version += 1
-        self._ecs.delete(entity.id)
-
-    def restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:
-        """Spawn a loaded entity under its saved id, with its buffers' saved state (for ``World.load``).
-
-        ``buffers`` is what ``engine.buffering.saved_state`` returned when it was saved:
-        committed signals, previous values, its random generator. Between ticks only.
-        """
-        if self._ticking:
-            raise RuntimeError("entities are restored between ticks")
-        self._ecs.next_id(entity_id)
-        self.spawn(entity)
-        if entity.id != entity_id:
-            raise ValueError(f"entity id {entity_id} is taken in this world")
-        restore_state(entity, buffers)
-        self._buffers.committed_signals(entity, buffers["signals"])
-
-    def restore_last_id(self, last_id: int) -> None:
-        """Make the next spawned entity get ``last_id + 1`` (a loaded save's id counter)."""
-        self._ecs.next_id(last_id + 1)
-        self._last_id = last_id
-
-    @property
-    def last_id(self) -> int:
-        """The highest id handed out so far: the next spawn gets a higher one."""
-        return self._last_id
 
     # -- reading ------------------------------------------------------------------------
 
@@ -377,36 +279,17 @@ class World(SoundRequests, CollisionQueries):
     def _finish(self) -> None:
         tick = self.tick_count + 1
         self._buffers.finish(tick, self._late_systems > 0)
-        if self._spawns or self._despawns:
-            with self._ecs.context():
-                for entity in self._despawns:
-                    if entity.id is not None:
-                        self._remove(entity)
-                # A stable sort by spawner id: the canonical order ids are handed out in.
-                self._spawns.sort(key=_SPAWNER)
-                for _spawner, entity, components in self._spawns:
-                    if entity.alive:
-                        self._join(entity, components)
-            self._spawns = []
-            self._despawns = []
-            self._update_list = None
-            self.structure_version += 1
+        self._settle()
         self.tick_count = tick
 
     def _abandon(self, random_state: tuple[Any, ...]) -> None:
         self._buffers.abort()
-        for entity in self._despawns:
-            entity.alive = True
-        self._despawns = []
-        for _spawner, entity, _components in self._spawns:
-            entity.alive = False
-            entity._world = _no_world
-        self._spawns = []
+        self._drop_deferred()
         self.random.setstate(random_state)
         self.input_queue.restore(self.input)
         self.input = TickInput()
 
-    def _explain(self, written: list[tuple[Entity, str]]) -> BufferedWriteError:
+    def _explain(self, written: list[tuple[BufferSlots, str]]) -> BufferedWriteError:
         """The tick was refused for foreign writes and rolled back: find who wrote, and where.
 
         Runs the tick once more with a trap on the written fields (then rolls it back
@@ -417,7 +300,7 @@ class World(SoundRequests, CollisionQueries):
         tick = self.tick_count + 1
         found: list[BufferedWriteError] = []
 
-        def on_write(writer: Entity, entity: Entity, field: str, where: str) -> None:
+        def on_write(writer: BufferSlots, entity: BufferSlots, field: str, where: str) -> None:
             if not found:
                 found.append(BufferedWriteError(writer, entity, field, tick, where))
             raise _Trapped
@@ -442,7 +325,7 @@ class World(SoundRequests, CollisionQueries):
 
         Saves every entity's class, id, buffered values, signals and declared ``saved``
         attributes, the tick count, the random generators and the input state. Only
-        between ticks. See ``engine.files.save``.
+        between ticks. The one way in to ``engine.files.save``, which does the work.
         """
         from engine.files.save import save_world
 
@@ -457,7 +340,7 @@ class World(SoundRequests, CollisionQueries):
         """
         from engine.files.save import load_world
 
-        return load_world(path)
+        return load_world(path, world_class=cls)
 
     def snapshot(self) -> dict[str, Any]:
         """Return all buffered state and the tick count as a plain, JSON-serialisable dict.

@@ -321,7 +321,7 @@ def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
     with pytest.raises(SaveError, match="more than one loaded game file"):
         World.load(tmp_path / "s.json")
     notes: list[str] = []
-    with load_world(tmp_path / "s.json", two, notes) as loaded:
+    with load_world(tmp_path / "s.json", two, notes, world_class=World) as loaded:
         assert type(loaded.entities[0]) is two.module.Ball
     assert len(notes) == 1 and "saved by one.py" in notes[0]
 

@@ -83,7 +83,7 @@ def round_trip(tmp_path: Path, thing: Any, anything: Any, flag: Any, x: Any = 0.
             assert not path.exists(), "a refused save writes nothing"
             return
         expected = world.state_hash()
-    with load_world(path) as loaded:  # a save tickswap wrote is never refused as damaged
+    with load_world(path, world_class=World) as loaded:  # a save tickswap wrote is never refused as damaged
         (back,) = loaded.entities
         assert isinstance(back, Keeper)
         assert same(back.thing, thing) and same(back.anything, anything) and same(back.flag, flag)
@@ -123,7 +123,7 @@ def test_the_cases_of_the_issue_are_refused_by_name_when_writing(tmp_path):
 
 def test_an_id_past_the_last_a_save_may_name_is_refused_when_writing(tmp_path):
     with World() as world:
-        world.restore_last_id(2**53)
+        world._restore_last_id(2**53)
         world.spawn(Keeper())
         try:
             world.save(tmp_path / "s.json")

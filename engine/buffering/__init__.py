@@ -2,11 +2,16 @@
 
 ``fields`` reads what entity classes declare (``buffered()``, ``signal()``) into a
 ``Layout`` per class; ``slots`` declares where the buffers keep their values on every
-entity; ``buffers`` keeps each world's committed, pending and previous values, signals
-and per-entity random generators, and runs the Update Method system over them;
-``compiled`` does the same with the compiled core, and the renderer's gather. The
-world, the renderer and saves call these; none of them touches the attributes the
-buffers keep on entities.
+entity, and ``Host``, what the buffers need of a world; ``buffers`` keeps each world's
+committed, pending and previous values and per-entity random generators, and runs the
+Update Method system over them, with ``signals`` (raised, combined, swapped) and
+``traps`` (finding who wrote another entity's state); ``compiled`` does the same with
+the compiled core, and the renderer's gather; ``own`` is the protocol of an entity with
+buffers of its own (a ``Crowd``). The world, the renderer and saves call these; none of
+them touches the attributes the buffers keep on entities.
+
+A leaf of the engine's imports: nothing here imports the entity, the world, or anything
+built on them (only ``engine.errors``, itself a leaf, for the errors a tick ends in).
 
 A compiled core (``_core``, built from ``_core.c`` where a C compiler exists) does the
 tick's per-entity bookkeeping and the renderer's gather; without it, or with the
@@ -29,8 +34,10 @@ from engine.buffering.fields import SignalInbox as SignalInbox
 from engine.buffering.fields import buffered as buffered
 from engine.buffering.fields import layout_of as layout_of
 from engine.buffering.fields import signal as signal
+from engine.buffering.own import OwnBuffers as OwnBuffers
 from engine.buffering.slots import ACCELERATED as ACCELERATED
+from engine.buffering.slots import Host as Host
 
-__all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Layout", "PureBuffers", "SignalInbox",
-           "buffered", "gather_motion", "layout_of", "previous",
-           "restore_state", "saved_state", "signal"]
+__all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Host", "Layout", "OwnBuffers", "PureBuffers",
+           "SignalInbox", "buffered", "gather_motion", "layout_of", "previous", "restore_state", "saved_state",
+           "signal"]

@@ -1,29 +1,33 @@
 """The compiled core of the Double Buffer (built from ``_core.c``; see ``engine.buffering.buffers``)."""
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from engine.entity import Entity
+from engine.buffering.slots import BufferSlots
 
 def configure(cls: type, /) -> None:
     """Read the slot offsets of the class that declares the buffer slots (``BufferSlots``)."""
 
-def stash(order: list[Entity], /) -> None:
+def stash(order: list[BufferSlots], /) -> None:
     """Set every entity's committed values aside (the baseline)."""
 
-def commit(order: list[Entity], moved: list[Entity], tick: int | None, refuse: bool, /) -> list[Entity] | None:
+def commit(
+    order: list[BufferSlots], moved: list[BufferSlots], tick: int | None, refuse: bool, /
+) -> list[BufferSlots] | None:
     """The entities written by others (nothing committed), or ``None``: pending values committed."""
 
-def record_previous(moved: list[Entity], tick: int, /) -> None:
+def record_previous(moved: list[BufferSlots], tick: int, /) -> None:
     """The baseline of the moved entities becomes their previous values."""
 
-def gather_motion(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool = False) -> None:
+def gather_motion(
+    entities: Sequence[BufferSlots], tick: int, alpha: float, out: Any, extrapolate: bool = False
+) -> None:
     """Write every entity's interpolated ``(x, y, angle)`` into the float32 buffer ``out``."""
 
-class Settler(Iterator[Entity]):
+class Settler(Iterator[BufferSlots]):
     """Iterate over the live entities of ``order`` for their updates, settling each one after it."""
 
-    current: Entity | None
-    def __init__(self, order: list[Entity], moved: list[Entity], changed: list[Entity]) -> None: ...
+    current: BufferSlots | None
+    def __init__(self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots]) -> None: ...
     def __iter__(self) -> Settler: ...
-    def __next__(self) -> Entity: ...
+    def __next__(self) -> BufferSlots: ...

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.buffering.fields import MOTION, layout_of
+from engine.buffering.slots import BufferSlots
 
-if TYPE_CHECKING:
-    from engine.entity import Entity
-
-__all__ = ["NO_SIGNALS", "committed_positions", "committed_values", "motion", "previous", "restore_state",
-           "saved_state", "signals_of"]
+__all__ = ["NO_SIGNALS", "committed_positions", "committed_values", "motion", "previous", "random_of",
+           "restore_state", "saved_state", "signals_of", "snap"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
 
 
-def previous(entity: Entity, name: str) -> Any:
+def previous(entity: BufferSlots, name: str) -> Any:
     """The value of buffered field ``name`` committed at the end of the tick before the last."""
     world = entity.world
     if world is None or entity._prev_tick != world.tick_count:
@@ -39,11 +37,24 @@ def previous(entity: Entity, name: str) -> Any:
     return entity._prest[layout.index(name) - len(MOTION)]
 
 
+def snap(entity: BufferSlots) -> None:
+    """previous = current for ``entity``; inside a tick, for the values that tick commits (``Entity.snap``)."""
+    world = entity.world
+    if world is None:
+        entity._prev_tick = -1
+    else:
+        world._buffers.snap(entity, world.ticking)
 
 
+def random_of(entity: BufferSlots) -> random.Random | None:
+    """A spawned entity's own random generator (see ``Entity.random``); ``None`` before it has an id."""
+    world = entity.world
+    if world is None or entity.id is None:
+        return None
+    return world._buffers.random_for(entity, world.seed, world.ticking)
 
 
-def motion(entities: Iterable[Entity], tick: int) -> tuple[list[float], list[float]]:
+def motion(entities: Iterable[BufferSlots], tick: int) -> tuple[list[float], list[float]]:
     """The renderer's gather: ``[px, py, pa, ...]`` and ``[x, y, angle, ...]`` for ``entities``.
 
     Previous values are those committed at the end of the tick before the last, given the
@@ -60,7 +71,7 @@ def motion(entities: Iterable[Entity], tick: int) -> tuple[list[float], list[flo
     return previous, current
 
 
-def committed_positions(entities: Iterable[Entity]) -> list[tuple[float, float]]:
+def committed_positions(entities: Iterable[BufferSlots]) -> list[tuple[float, float]]:
     """Mid-tick: every entity's ``(x, y)`` as committed when the tick began (the baseline).
 
     What collision queries read: the entity asking may already have written its own
@@ -69,18 +80,18 @@ def committed_positions(entities: Iterable[Entity]) -> list[tuple[float, float]]
     return [(entity._bx, entity._by) for entity in entities]
 
 
-def committed_values(entity: Entity) -> dict[str, Any]:
+def committed_values(entity: BufferSlots) -> dict[str, Any]:
     """Every buffered field of ``entity`` by name, as committed (between ticks)."""
     layout = layout_of(entity)
     return dict(zip(layout.names, layout.get(entity)))
 
 
-def signals_of(entity: Entity) -> dict[str, Any]:
+def signals_of(entity: BufferSlots) -> dict[str, Any]:
     """The signals an entity sees this tick (raised the tick before): name -> True or combined value."""
     return entity._signals
 
 
-def saved_state(entity: Entity) -> dict[str, Any]:
+def saved_state(entity: BufferSlots) -> dict[str, Any]:
     """What a save must keep of an entity's buffers besides its committed values."""
     generator = entity._random
     rest = entity._prest
@@ -94,7 +105,7 @@ def saved_state(entity: Entity) -> dict[str, Any]:
     }
 
 
-def restore_state(entity: Entity, state: dict[str, Any]) -> None:
+def restore_state(entity: BufferSlots, state: dict[str, Any]) -> None:
     """Put back what ``saved_state`` returned (the committed values are set by the caller)."""
     entity._bx, entity._by, entity._ba = entity.x, entity.y, entity.angle
     entity._signals = dict(state["signals"]) or NO_SIGNALS

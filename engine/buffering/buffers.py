@@ -52,24 +52,19 @@ entity's next update, where the allocator takes it straight back) rather than co
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout, layout_of
-from engine.buffering.slots import _SLOTTED, ACCELERATED, BufferSlots
+from engine.buffering.own import OwnBuffers
+from engine.buffering.signals import SignalBuffers
+from engine.buffering.slots import ACCELERATED, BufferSlots, Host
+from engine.buffering.traps import trap_writes
 from engine.errors import EntityUpdateError
 
-if TYPE_CHECKING:
-    from engine.entity import Entity
-    from engine.world import World
-
 __all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "init_entity"]
-
-_SENDER = itemgetter(2)
 
 
 class ForeignWrites(Exception):
@@ -79,12 +74,12 @@ class ForeignWrites(Exception):
     ``BufferedWriteError`` that names the writer.
     """
 
-    def __init__(self, written: list[tuple[Entity, str]]) -> None:
+    def __init__(self, written: list[tuple[BufferSlots, str]]) -> None:
         super().__init__(written)
         self.written = written
 
 
-def init_entity(entity: Entity, layout: Layout) -> None:
+def init_entity(entity: BufferSlots, layout: Layout) -> None:
     """Give a new entity the buffer slots, every one, so all instances share one layout.
 
     CPython keeps attributes of instances with the same attribute order in a shared key
@@ -104,7 +99,7 @@ def init_entity(entity: Entity, layout: Layout) -> None:
     entity._random_mark = -1
 
 
-class PureBuffers:
+class PureBuffers(SignalBuffers):
     """The Double Buffer of one world, in pure Python (see the module docstring for the protocol).
 
     ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
@@ -112,23 +107,19 @@ class PureBuffers:
     """
 
     def __init__(self) -> None:
-        self.sender: Entity | None = None
-        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+        super().__init__()
+        self.sender = None
         self.serial = 0
         """Goes up at every tick attempt: marks which entities' generators were saved this tick."""
-        self._order: list[Entity] = []
-        self._moved: list[Entity] = []
-        self._changed: list[Entity] = []
-        self._pending: list[tuple[Entity, str, int, Any]] = []
-        self._pending_mark = 0
-        self._signalled: list[Entity] = []
-        self._combined_signals: list[tuple[Entity, dict[str, Any]]] = []
-        self._snapped: list[Entity] = []
-        self._randoms: list[tuple[Entity, Any]] = []
-        self._system_written: list[tuple[Entity, tuple[Any, ...]]] = []
+        self._order: Sequence[BufferSlots] = []
+        self._moved: list[BufferSlots] = []
+        self._changed: list[BufferSlots] = []
+        self._snapped: list[BufferSlots] = []
+        self._randoms: list[tuple[BufferSlots, Any]] = []
+        self._system_written: list[tuple[BufferSlots, tuple[Any, ...]]] = []
         self._early = False
         self._stashed = False
-        self._hooked: list[Entity] = []
+        self._hooked: list[OwnBuffers] = []
         self._tick = 0
         self._late_systems = True
         self.diagnosing = False
@@ -136,17 +127,18 @@ class PureBuffers:
 
     # -- entities with buffers of their own ------------------------------------------------
 
-    def hook(self, entity: Entity) -> None:
-        """Call ``entity.commit_buffers(tick)`` after each tick and ``abort_buffers()`` on failure."""
+    def hook(self, entity: OwnBuffers) -> None:
+        """Commit an entity's own buffers after each tick, and abort them when a tick fails."""
         self._hooked.append(entity)
 
-    def unhook(self, entity: Entity) -> None:
+    def unhook(self, entity: object) -> None:
         """Stop calling an entity's buffer hooks (it left the world)."""
         self._hooked = [other for other in self._hooked if other is not entity]
 
     # -- the tick ------------------------------------------------------------------------
 
-    def begin(self, order: list[Entity], early_systems: bool, late_systems: bool = True, tick: int = 0) -> None:
+    def begin(self, order: Sequence[BufferSlots], early_systems: bool, late_systems: bool = True,
+              tick: int = 0) -> None:
         """Tick ``tick`` starts: set every entity's committed values aside (the baseline: what
         a failed tick goes back to) and remember where pending signals end."""
         self.serial += 1
@@ -158,7 +150,7 @@ class PureBuffers:
         self._stash(order)
         self._stashed = True
 
-    def _stash(self, order: list[Entity]) -> None:
+    def _stash(self, order: Sequence[BufferSlots]) -> None:
         for each in order:
             each._bx = each.x
             each._by = each.y
@@ -170,7 +162,7 @@ class PureBuffers:
         """A system after the Update Method system was added during this tick: it may run in it."""
         self._late_systems = True
 
-    def update(self, world: World) -> None:
+    def update(self, world: Host) -> None:
         """The Update Method system: stash, every live entity's ``update()``, commit.
 
         The hot path of the engine, so it is written out inline: no call or allocation
@@ -182,7 +174,7 @@ class PureBuffers:
             self._absorb_system_writes()
         moved_append = self._moved.append
         changed_append = self._changed.append
-        entity: Entity | None = None
+        entity: BufferSlots | None = None
         try:
             for entity in order:
                 if not entity.alive:
@@ -224,7 +216,7 @@ class PureBuffers:
         self._commit()
 
     def _commit(self) -> None:
-        written: list[tuple[Entity, str]] = []
+        written: list[tuple[BufferSlots, str]] = []
         for entity in self._order:
             if entity._motion_only:
                 if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
@@ -305,8 +297,8 @@ class PureBuffers:
         self._snapped.clear()
         self._randoms.clear()
         self._swap_signals()
-        for entity in self._hooked:
-            entity.commit_buffers(tick)
+        for own in self._hooked:
+            own._commit_own(tick)
         self._stashed = False
         self._order = []
 
@@ -337,85 +329,28 @@ class PureBuffers:
         self._moved.clear()
         self._changed.clear()
         self._snapped.clear()
-        del self._pending[self._pending_mark:]
-        self._combined_signals = []
+        self._drop_signals()
         for entity, state in reversed(self._randoms):
             if state is None:
                 entity._random = None
             else:
                 entity._random.setstate(state)
         self._randoms.clear()
-        for entity in self._hooked:
-            entity.abort_buffers()
+        for own in self._hooked:
+            own._abort_own()
         self._stashed = False
         self._order = []
 
-    # -- signals -----------------------------------------------------------------------------
-
-    def raise_signal(self, target: Entity, name: str, value: Any) -> None:
-        """Put a signal (or one contribution to a valued signal) into the next buffer."""
-        sender = self.sender
-        sender_id = -1 if sender is None or sender.id is None else sender.id
-        self._pending.append((target, name, sender_id, value))
-
-    def combine_signals(self, tick: int) -> None:
-        """Combine this tick's valued signals, before anything is committed for good.
-
-        A combine function is the game's code (``signal(sum)`` given a string raises), so
-        it runs while the tick can still be abandoned: called by the world inside the
-        tick's guarded part, it raises ``EntityUpdateError`` naming the receiver, the
-        signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
-        in what it prepared and calls no game code for signals.
-        """
-        pending = self._pending
-        if not pending:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
-            return
-        self._combined_signals = []
-        # A stable sort by sender id puts contributions in spawn order of their senders, and
-        # keeps each sender's own order: the canonical order, whatever the update order.
-        # Sorted as a copy: an abandoned tick puts the pending list back as it was.
-        received: dict[Entity, dict[str, list[Any]]] = {}
-        for target, name, _sender, value in sorted(pending, key=_SENDER):
-            if target.alive:
-                received.setdefault(target, {}).setdefault(name, []).append(value)
-        for target, signals in received.items():
-            declared = layout_of(target).signals
-            combined = {}
-            for name, values in signals.items():
-                try:
-                    combined[name] = _combined(declared[name].combine, values)
-                except Exception as error:
-                    message = (f"{type(target).__name__} (id {target.id})'s signal {name!r} could not combine what "
-                               f"it received in tick {tick}: {type(error).__name__}: {error}; the tick was rolled back")
-                    raise EntityUpdateError(target, tick, error, message) from error
-            self._combined_signals.append((target, combined))
-
-    def _swap_signals(self) -> None:
-        for entity in self._signalled:
-            entity._signals = NO_SIGNALS
-        self._signalled = []
-        self._pending = []
-        for target, combined in self._combined_signals:
-            target._signals = combined
-            self._signalled.append(target)
-        self._combined_signals = []
-
-    def committed_signals(self, entity: Entity, signals: dict[str, Any]) -> None:
-        """Set an entity's committed signals (a loaded save)."""
-        entity._signals = dict(signals) or NO_SIGNALS
-        if signals:
-            self._signalled.append(entity)
-
     # -- per-entity odds and ends ---------------------------------------------------------------
 
-    def snap(self, entity: Entity, ticking: bool) -> None:
+    def snap(self, entity: BufferSlots, ticking: bool) -> None:
         """previous = current; inside a tick, for the values that tick commits."""
         if ticking:
             self._snapped.append(entity)
         else:
             entity._prev_tick = -1
 
-    def random_for(self, entity: Entity, seed: Any, ticking: bool) -> random.Random:
+    def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
         """The entity's generator, made on first use from the world's seed and the entity's id.
 
         Seeded from a string, which ``random`` hashes with SHA-512, never with ``hash()``:
@@ -431,78 +366,18 @@ class PureBuffers:
             entity._random = generator
         return generator
 
-    # -- finding the writer ----------------------------------------------------------------------
-
-    @contextmanager
-    def trap_writes(self, written: list[tuple[Entity, str]],
-                    on_write: Callable[[Entity, Entity, str, str], None]) -> Iterator[None]:
-        """Within the block, a write to one of the ``written`` fields from another entity's
-        update calls ``on_write(writer, written_entity, field, "file:line")`` at the write.
-
-        Each written entity's class is swapped for a subclass whose fields are properties;
-        slow, and only ever used to explain a tick that is already refused.
-        """
-        originals = []
-        try:
-            for entity, _ in written:
-                fields = tuple(sorted({field for other, field in written if other is entity}))
-                originals.append((entity, type(entity)))
-                entity.__class__ = _trap_class(type(entity), fields)
-                vars(entity)["_trap"] = (self, on_write)
-            yield
-        finally:
-            for entity, kind in originals:
-                entity.__class__ = kind
-                del vars(entity)["_trap"]
+    def trap_writes(self, written: list[tuple[BufferSlots, str]],
+                    on_write: Callable[[BufferSlots, BufferSlots, str, str], None]) -> AbstractContextManager[None]:
+        """Report writes to the ``written`` fields from other entities' updates (see ``engine.buffering.traps``)."""
+        return trap_writes(self, written, on_write)
 
 
-def _previous_from(entity: Entity, base: tuple[Any, ...], tick: int) -> None:
+def _previous_from(entity: BufferSlots, base: tuple[Any, ...], tick: int) -> None:
     entity._px, entity._py, entity._pa = base[0], base[1], base[2]
     entity._prest = base[3:]
     entity._prev_tick = tick
 
 
-def _combined(combine: Callable[[tuple[Any, ...]], Any] | None, values: list[Any]) -> Any:
-    return True if combine is None else combine(tuple(values))
-
-
-def _differences(entity: Entity, base: tuple[Any, ...]) -> list[tuple[Entity, str]]:
+def _differences(entity: BufferSlots, base: tuple[Any, ...]) -> list[tuple[BufferSlots, str]]:
     layout = layout_of(entity)
     return [(entity, name) for name, now, was in zip(layout.names, layout.get(entity), base) if now is not was]
-
-
-_TRAPS: dict[tuple[type, tuple[str, ...]], type] = {}
-
-
-def _trap_class(kind: type, fields: tuple[str, ...]) -> type:
-    key = (kind, fields)
-    if key not in _TRAPS:
-        # Same __name__ (errors name the user's class), another __qualname__: nothing that
-        # resolves classes by module and qualname (a save) can ever pick the trap.
-        namespace: dict[str, Any] = {"__module__": kind.__module__, "__qualname__": f"{kind.__qualname__}.<trap>",
-                                     "_trap_of": kind}
-        for field in fields:
-            namespace[field] = _trap_property(field)
-        _TRAPS[key] = type(kind.__name__, (kind,), namespace)
-    return _TRAPS[key]
-
-
-def _trap_property(field: str) -> property:
-    slot = vars(BufferSlots)[field] if field in _SLOTTED else None
-
-    def get(entity: Any) -> Any:
-        return vars(entity)[field] if slot is None else slot.__get__(entity, type(entity))
-
-    def put(entity: Any, value: Any) -> None:
-        buffers, on_write = vars(entity)["_trap"]
-        sender = buffers.sender
-        if sender is not None and sender is not entity:
-            caller = sys._getframe(1)
-            on_write(sender, entity, field, f"{caller.f_code.co_filename}:{caller.f_lineno}")
-        if slot is None:
-            vars(entity)[field] = value
-        else:
-            slot.__set__(entity, value)
-
-    return property(get, put)
-

@@ -10,19 +10,23 @@ or with numpy. ``Buffers`` is the class worlds use: this one where the core runs
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 from engine.buffering.buffers import ForeignWrites, PureBuffers, _differences
 from engine.buffering.fields import layout_of
-from engine.buffering.slots import ACCELERATED, BufferSlots, _core
+from engine.buffering.slots import ACCELERATED, BufferSlots, Host, _core
 from engine.errors import EntityUpdateError
 
-if TYPE_CHECKING:
-    from engine.buffering import _core as _core_types
-    from engine.entity import Entity
-    from engine.world import World
-
 __all__ = ["Buffers", "CompiledBuffers", "gather_motion"]
+
+
+class _Settler(Protocol):
+    """The core's ``Settler`` (see ``_core.pyi``): the live entities in turn, each settled after its update."""
+
+    current: BufferSlots | None
+
+    def __iter__(self) -> Iterator[BufferSlots]: ...
 
 
 class CompiledBuffers(PureBuffers):
@@ -34,21 +38,21 @@ class CompiledBuffers(PureBuffers):
     """
 
     def __init__(self) -> None:
-        self._settler: _core_types.Settler | None = None
-        self._sender: Entity | None = None
+        self._settler: _Settler | None = None
+        self._sender: BufferSlots | None = None
         super().__init__()
 
     @property
-    def sender(self) -> Entity | None:
+    def sender(self) -> BufferSlots | None:
         """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
         settler = self._settler
         return self._sender if settler is None else settler.current
 
     @sender.setter
-    def sender(self, entity: Entity | None) -> None:
+    def sender(self, entity: BufferSlots | None) -> None:
         self._sender = entity
 
-    def update(self, world: World) -> None:
+    def update(self, world: Host) -> None:
         """The Update Method system: every live entity's ``update()``, then commit."""
         order = self._order
         if self._early:
@@ -58,7 +62,7 @@ class CompiledBuffers(PureBuffers):
             for entity in settler:
                 entity.update(world)
         except BaseException as error:
-            failed: Entity | None = settler.current
+            failed: BufferSlots | None = settler.current
             self._settler = None
             if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or failed is None:
                 raise
@@ -73,13 +77,13 @@ class CompiledBuffers(PureBuffers):
         # function is the game's code and may fail the tick; entities that systems before
         # the Update Method system wrote get their previous values in ``finish``.)
         tick = self._tick if not self._late_systems and not self._pending else None
-        suspects: list[Entity] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
+        suspects: list[BufferSlots] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
         if suspects is not None:
             raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 
-    def _stash(self, order: list[Entity]) -> None:
+    def _stash(self, order: Sequence[BufferSlots]) -> None:
         _core.stash(order)
 
     def _record_moved(self, tick: int) -> None:
@@ -95,7 +99,9 @@ Buffers: type[PureBuffers] = CompiledBuffers if ACCELERATED else PureBuffers
 """The Double Buffer class worlds use: ``CompiledBuffers`` where the core runs, else ``PureBuffers``."""
 
 
-def gather_motion(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool = False) -> None:
+def gather_motion(
+    entities: Sequence[BufferSlots], tick: int, alpha: float, out: Any, extrapolate: bool = False
+) -> None:
     """The renderer's gather: every entity's ``(x, y, angle)`` drawn ``alpha`` into the next tick.
 
     Writes ``len(entities)`` rows of three float32 values into ``out`` (a writable float32
@@ -119,7 +125,7 @@ _FIELDS = ("x", "y", "angle", "previous x", "previous y", "previous angle")
 _PLAIN = frozenset((float, int, bool))
 
 
-def _gather_motion_numpy(entities: list[Entity], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
+def _gather_motion_numpy(entities: Sequence[BufferSlots], tick: int, alpha: float, out: Any, extrapolate: bool) -> None:
     """The numpy gather: the compiled core's rules, refusals and bits, without it.
 
     Like the core it calls no user code on the way: numbers are floats or ints, read as
@@ -207,5 +213,5 @@ def _write_rows(target: Any, numbers: Any, alpha: float, extrapolate: bool) -> N
         target[: rows.size] = rows.reshape(-1)
 
 
-def _baseline(entity: Entity) -> tuple[Any, ...]:
+def _baseline(entity: BufferSlots) -> tuple[Any, ...]:
     return (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull

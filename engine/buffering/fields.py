@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import Any, TypeVar, cast, overload
 
-if TYPE_CHECKING:
-    from engine.entity import Entity
+from engine.buffering.slots import BufferSlots
 
 __all__ = ["Layout", "SignalInbox", "buffered", "signal"]
 
@@ -72,7 +71,7 @@ class SignalInbox:
 
     __slots__ = ("_entity", "_signal")
 
-    def __init__(self, entity: Entity, declared: signal) -> None:
+    def __init__(self, entity: BufferSlots, declared: signal) -> None:
         self._entity = entity
         self._signal = declared
 
@@ -133,15 +132,15 @@ class signal:
     @overload
     def __get__(self, instance: None, owner: type) -> signal: ...
     @overload
-    def __get__(self, instance: Entity, owner: type) -> Any: ...
-    def __get__(self, instance: Entity | None, owner: type) -> Any:
+    def __get__(self, instance: BufferSlots, owner: type) -> Any: ...
+    def __get__(self, instance: BufferSlots | None, owner: type) -> Any:
         if instance is None:
             return self
         if self.combine is None:
             return self.name in instance._signals
         return SignalInbox(instance, self)
 
-    def __set__(self, instance: Entity, value: Any) -> None:
+    def __set__(self, instance: BufferSlots, value: Any) -> None:
         if self.combine is not None:
             if isinstance(value, SignalInbox) and value._entity is instance and value._signal is self:
                 return  # the store half of ``target.damage += 5``; the send already happened

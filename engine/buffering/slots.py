@@ -5,16 +5,22 @@ loaded here, once, unless ``TICKSWAP_PURE=1``; ``ACCELERATED`` says whether it w
 Whether entities keep the buffers' values in fixed slots or as plain instance
 attributes depends on it and on the Python version (see ``_LAYOUT``): the choice is
 made before ``Entity`` is defined, which is why it lives in a module of its own.
+
+``engine.buffering`` is a leaf of the import graph: it imports nothing from the entity,
+the world, or anything built on them. It is typed against ``BufferSlots`` (``Entity``'s
+base class) and ``Host``, the little of a world the buffers and an entity's buffered
+state need; ``World`` implements it.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-__all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots"]
+__all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots", "Host", "WorldBuffers"]
 
 
 def _import_core() -> Any:
@@ -22,10 +28,11 @@ def _import_core() -> Any:
     if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
         return None
     try:
-        from engine.buffering import _core
+        # By its full name: the core is an extension module of its own, a leaf, and this
+        # module is imported while the package's __init__ is still running.
+        return importlib.import_module("engine.buffering._core")
     except ImportError:
         return None
-    return _core
 
 
 _core = _import_core()
@@ -84,6 +91,50 @@ class BufferSlots:
     _signals: dict[str, Any]
     _random: random.Random | None
     _random_mark: int
+
+    if TYPE_CHECKING:
+        # What the buffers read of every entity besides their slots; ``Entity`` defines them.
+        id: int | None
+
+        @property
+        def world(self) -> Host | None:
+            """The world the entity lives in (``None`` before spawn)."""
+
+        def update(self, world: Any) -> None:
+            """The entity's Update Method."""
+
+
+class WorldBuffers(Protocol):
+    """What an entity's buffered state asks of its world's buffers (``PureBuffers`` has it all)."""
+
+    def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
+        """Put a signal (or one contribution to a valued signal) into the next buffer."""
+
+    def snap(self, entity: BufferSlots, ticking: bool) -> None:
+        """previous = current; inside a tick, for the values that tick commits."""
+
+    def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
+        """The entity's random generator, made on first use."""
+
+
+class Host(Protocol):
+    """The world, as the buffers see it: ``World`` implements it (its ``_buffers`` are its Double Buffer)."""
+
+    @property
+    def tick_count(self) -> int:
+        """Ticks completed so far."""
+
+    @property
+    def ticking(self) -> bool:
+        """Whether a tick is in progress."""
+
+    @property
+    def seed(self) -> Any:
+        """The world's seed, which every entity's generator is seeded from."""
+
+    @property
+    def _buffers(self) -> WorldBuffers:
+        """The world's Double Buffer."""
 
 
 _SLOTTED = frozenset(vars(BufferSlots).get("__slots__", ()))

@@ -9,7 +9,7 @@ step of a game that names none, and of a ``World`` or a loop that is given none.
 How a game is found and imported (a registered sample by name, a game file by path,
 always under one stable module name) is ``engine.files.importer``'s job. That stable
 name never reaches a snapshot, a state hash or a save: there a game file's classes are
-written ``game:Qualname`` (``public_module_name``), so renaming a game file, moving it,
+written ``game:Qualname`` (``engine.names.public_module_name``), so renaming a game file, moving it,
 or editing a comment in it changes no hash, and a save of it still loads.
 """
 
@@ -24,9 +24,9 @@ from types import ModuleType
 from typing import Any
 
 from engine.messages import shown
+from engine.names import GAME_MODULE
 
-__all__ = ["DEFAULT_MS_PER_UPDATE", "GAME_MODULE", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_settings",
-           "check_step", "public_module_name"]
+__all__ = ["DEFAULT_MS_PER_UPDATE", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_settings", "check_step"]
 
 DEFAULT_MS_PER_UPDATE = 15.625
 """The default step: 64 updates a second. It is exact in binary floating point and in
@@ -35,19 +35,6 @@ alternate between two updates and none."""
 MS_PER_UPDATE_RANGE = (0.001, 60_000.0)
 """The steps a game (``MS_PER_UPDATE``) may have, in milliseconds: those a replay can record."""
 
-_MODULE_PREFIX = "tickswap_game_"
-GAME_MODULE = "game"
-"""How a game file's module is named in snapshots, hashes and saves, whatever the file is called."""
-
-
-def public_module_name(module: str) -> str:
-    """The module name that snapshots and saves record: ``game`` (``game.sub``) for a game file's modules.
-
-    A game file's import name carries its content digest; recording that would make a
-    renamed or re-commented file a different game. Other modules keep their own names.
-    """
-    head, dot, rest = module.partition(".")
-    return GAME_MODULE + dot + rest if head.startswith(_MODULE_PREFIX) else module
 
 
 class GameError(ValueError):

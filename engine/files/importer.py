@@ -40,10 +40,11 @@ from types import ModuleType
 from typing import Any
 
 from engine.errors import where
-from engine.files.game import _MODULE_PREFIX, Game, GameError, check_settings
+from engine.files.game import Game, GameError, check_settings
 from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
+from engine.names import GAME_MODULE_PREFIX
 
 __all__ = ["ENTRY_POINT_GROUP", "adopt_main", "check_updates", "file_digest", "game_of_module", "is_game_path",
            "load_game", "sample_games"]
@@ -146,7 +147,7 @@ class _GamePackageFinder(importlib.abc.MetaPathFinder):
 
 def _module_name(path: Path, digest: str) -> str:
     stem = re.sub(r"\W", "_", path.stem if path.suffix == ".py" else path.name)[:40] or "game"
-    return f"{_MODULE_PREFIX}{stem}_{digest[:16]}"
+    return f"{GAME_MODULE_PREFIX}{stem}_{digest[:16]}"
 
 
 def _where(error: BaseException) -> str:
@@ -358,7 +359,7 @@ def game_of_module(module: ModuleType) -> Game:
         if entry.value == module.__name__:
             return Game(name, module)
     file = getattr(module, "__file__", None)
-    if module.__name__.startswith(_MODULE_PREFIX) and file:
+    if module.__name__.startswith(GAME_MODULE_PREFIX) and file:
         path = Path(file).resolve()
         path = path.parent if path.name == "__init__.py" else path
         return Game(path.name, module, path, file_digest(path))

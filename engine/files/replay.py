@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
-import engine
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.events import MAX_EVENTS_PER_TICK, check_events, check_key, listed, named_keys
 from engine.files.reading import NotAFile, open_regular
@@ -56,6 +55,7 @@ from engine.files.schema import (
 from engine.input import InputEvent
 from engine.interrupts import Interrupted
 from engine.messages import shown, shown_name
+from engine.names import __version__
 from engine.snapshot import UnhashableState
 from engine.world import World
 
@@ -97,7 +97,7 @@ class Recorder:
                  game_digest: str | None = None) -> None:
         self.path = shown_name(path)
         header = {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
-                  "ms_per_update": ms_per_update, "engine": engine.__version__}
+                  "ms_per_update": ms_per_update, "engine": __version__}
         # The reader's own check of a header, before anything is written: what it would refuse is refused now.
         try:
             _header("", header)
@@ -336,8 +336,8 @@ def _header(path: str, record: dict[str, Any]) -> dict[str, Any]:
         written = expect_str(record["engine"], "engine", 64, _VERSION)
     except FieldError as error:
         raise ReplayError(f"{path}:1: {error}") from None
-    if not version_matches(written, engine.__version__):
-        raise ReplayError(f"{path}:1: recorded by tickswap {written}; this is tickswap {engine.__version__}, "
+    if not version_matches(written, __version__):
+        raise ReplayError(f"{path}:1: recorded by tickswap {written}; this is tickswap {__version__}, "
                           "whose games may not replay the same")
     return record
 

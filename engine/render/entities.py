@@ -33,8 +33,8 @@ from pyglet.gl import GL_POINTS
 from engine.buffering import ACCELERATED
 from engine.buffering import gather_motion as interpolated
 from engine.buffering.access import motion
+from engine.buffering.own import OwnBuffers
 from engine.camera import Camera
-from engine.crowd import Crowd
 from engine.entity import Entity
 from engine.look import Look, resolved
 from engine.render.picture import read_png
@@ -447,7 +447,7 @@ class _Texts:
 class _CrowdLayer:
     """One crowd: a vertex buffer of its capacity, filled by ``crowd.draw_positions``."""
 
-    def __init__(self, crowd: Crowd, look: Look) -> None:
+    def __init__(self, crowd: OwnBuffers, look: Look) -> None:
         if look.shape in ("image", "text"):
             raise ValueError(f"{type(crowd).__name__}: a crowd is drawn as shapes, not pictures or text; got {look}")
         self.crowd = crowd
@@ -518,13 +518,13 @@ class EntityRenderer:
         self._seen_looks: list[Any] | None = None
         self._camera: Camera | None = None
         self._plan: list[tuple[int, list[_Bucket], list[_CrowdLayer]]] = []
-        self._crowd_looks: list[tuple[Crowd, Look | None]] = []  # every crowd, hidden ones too
+        self._crowd_looks: list[tuple[OwnBuffers, Look | None]] = []  # every crowd, hidden ones too
         self._synced_tick = -1
         self._synced_version = -1
 
     # -- what to draw ------------------------------------------------------------------
 
-    def look_of(self, entity: Entity) -> Look | None:
+    def look_of(self, entity: Entity | OwnBuffers) -> Look | None:
         """The look for ``entity``: from ``looks`` by its class (or a base class), else its own; ``None`` hides it."""
         look = self._class_look(type(entity))
         if look is _MISSING:
@@ -540,10 +540,10 @@ class EntityRenderer:
 
     def _sync_structure(self) -> None:
         drawn: list[Entity] = []
-        crowds: dict[int, Crowd] = {}
+        crowds: dict[int, OwnBuffers] = {}
         self._camera = None
         for entity in self.world.entities:
-            if isinstance(entity, Crowd):
+            if isinstance(entity, OwnBuffers):
                 assert entity.id is not None
                 crowds[entity.id] = entity
                 continue

@@ -46,7 +46,7 @@ def load_saved_world(game: Game, args: argparse.Namespace) -> World:
     """The world of the save ``args.load``, with the game's ``systems(world)`` added again."""
     build_world(game, args.seed, "--load").close()  # refuses a build() whose systems the save would lose
     notes: list[str] = []
-    world = load_world(args.load, game, notes)
+    world = load_world(args.load, game, notes, world_class=World)
     for note in notes:
         say(note)
     try:

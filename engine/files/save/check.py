@@ -1,6 +1,14 @@
-"""The save format's checks, shared by the reader and the writer: one definition of a valid save.
+"""The save format and its checks, shared by the reader and the writer: the one definition of a valid save.
 
-``load_world`` runs them on a file before anything is built; ``save_world`` runs the very
+A save holds everything a world needs to continue exactly as the original would, hash for
+hash: every entity's class, esper id, buffered values, committed signals, previous values
+and declared ``saved`` attributes (references to other entities are stored as ids, and
+to despawned ones as ``$dead`` with their class: they load as despawned stubs), each
+crowd's capacity and committed member arrays, the tick count, the state of
+``world.random``, the id counter and the input queue, and ``meta``: which game it belongs
+to (its name, and for a game file the digest of its content).
+
+``load_world`` runs these checks on a file before anything is built; ``save_world`` runs the very
 same checks on what it is about to write, so a save that tickswap wrote is always one it
 reads back (a buffered ``x = 'left'``, a ``buffered(False)`` set to ``1``, a string over
 the read limit or an id past ``MAX_ID`` is refused by name when saving, not found
@@ -12,14 +20,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import os
 import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from engine.crowd import Crowd
+from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.files.events import check_events, listed
-from engine.files.game import public_module_name
+from engine.files.reading import NotAFile, read_bounded
 from engine.files.schema import (
     FieldError,
     check_depth,
@@ -28,14 +38,18 @@ from engine.files.schema import (
     expect_str,
     expect_whole,
     is_whole,
+    parse_json,
+    version_matches,
 )
 from engine.files.values import MAX_ID, DeadReference, check_like_default, check_value, decode
-from engine.messages import shown
+from engine.messages import shown, shown_name
+from engine.names import __version__, public_module_name
 
 if TYPE_CHECKING:
     from engine.files.game import Game
 
-__all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "check_document", "check_world", "entity_classes"]
+__all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "SaveError", "check_document", "check_game", "check_world",
+           "entity_classes", "read_save"]
 
 FORMAT = "tickswap-save"
 """The ``format`` field of every save file."""
@@ -49,6 +63,10 @@ MAX_CROWD_BYTES = 2 * 1024**3
 """The most memory a loaded crowd may ask for (capacity x columns x 3 buffers x 4 bytes)."""
 _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]{0,199}:[A-Za-z_][\w.<>]{0,199}")
 _VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
+
+
+class SaveError(ValueError):
+    """A world could not be saved or loaded; the message names the file and the problem."""
 
 
 _ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
@@ -113,7 +131,7 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     if record["random"] is not None:
         _check_random_state(record["random"], f"{where}.random")
     crowd = record["crowd"]
-    if not issubclass(kind, Crowd):
+    if not issubclass(kind, OwnBuffers):
         if crowd is not None:
             raise FieldError(f"{where}.crowd must be null: {kind.__name__} is not a Crowd")
         return
@@ -284,4 +302,83 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     return info, records, kinds, dead_kinds
 
 
+# -- reading a file ------------------------------------------------------------------------
 
+
+def read_save(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The file parsed with bounds, with the right format, version and engine version, and a valid ``meta``."""
+    if not os.fspath(path):
+        raise SaveError("the save file name is empty")
+    where = shown_name(path)
+    try:
+        # Bounded by the bytes read, not st_size (/dev/zero has none); FIFOs and devices refused by name.
+        text = read_bounded(path, MAX_SAVE_BYTES, "the save").decode("utf-8")
+    except NotAFile as error:
+        raise SaveError(str(error)) from None
+    except UnicodeDecodeError:
+        raise SaveError(f"cannot read the save {where}: it is not UTF-8 text") from None
+    try:
+        data = parse_json(text)
+    except FieldError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
+    except json.JSONDecodeError as error:
+        if _is_replay(text):
+            raise SaveError(f"{where} is a replay (a recording made with --record), not a save: "
+                            f"replay it with tickswap replay {where}") from None
+        raise SaveError(f"{where} is damaged: not valid JSON at line {error.lineno}, column {error.colno} "
+                        f"({error.msg}); truncated?") from None
+    except ValueError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SaveError(f"{where} is not a tickswap save (no format {FORMAT!r})")
+    if not (is_whole(data.get("version")) and data["version"] == VERSION):
+        raise SaveError(f"{where} is save format version {shown(data.get('version'))}; "
+                        f"this tickswap reads version {VERSION}")
+    try:
+        written = check_document(data)["engine"]
+    except FieldError as error:
+        raise SaveError(f"{where} is damaged: {error}") from None
+    if not version_matches(written, __version__):
+        raise SaveError(f"{where} was saved by tickswap {written}; this is tickswap {__version__}")
+    return data
+
+
+def _is_replay(text: str) -> bool:
+    """Whether ``text`` starts with a tickswap replay's header line (so a save is not what it is)."""
+    first = text.split("\n", 1)[0]
+    try:
+        header = json.loads(first) if len(first) < 4096 else None
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("format") == "tickswap-replay"
+
+
+def check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str | None]:
+    """Whether the save is ``game``'s: returns how to prefix a problem found later, and a note to print.
+
+    A game file whose content (or name) changed since the save is not refused here: its
+    classes and fields are checked like any save's, and only what does not fit is refused.
+    """
+    saved = meta.get("game")
+    if saved is None:
+        raise SaveError(f"{where}: meta names no game: this save was not written by tickswap run, so which game it "
+                        "belongs to is unknown")
+    digest = meta.get("game_digest")
+    if not game.is_file:
+        if digest is not None:
+            raise SaveError(f"{where} is a save of the game file {shown(saved)}, not of the registered game "
+                            f"{game.name!r}")
+        if saved != game.name:
+            raise SaveError(f"{where} is a save of another game, {shown(saved)}, not of {game.name!r}")
+        return f"{where} is damaged", None
+    if digest is None:
+        raise SaveError(f"{where} is a save of another game, the registered game {saved!r}, not of the game file "
+                        f"{game.name}")
+    if digest == game.digest:
+        return f"{where} is damaged", None
+    if saved != game.name:
+        return (f"{where} is a save of another game, {saved}, not of {game.name}",
+                f"{where} was saved by {saved}; its classes and fields fit {game.name}, so it is loaded into it")
+    changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
+               f"{(game.digest or '')[:12]})")
+    return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"

@@ -1,0 +1,100 @@
+"""Signals in the Double Buffer: raised during one tick, combined in a canonical order, seen the next.
+
+A signal (``hit = signal()``) or a contribution to a valued signal (``damage.send(5)``)
+goes into the *next* buffer when it is raised, with its sender. While the tick can still
+be abandoned, the world has this tick's contributions combined (``combine_signals``), in
+their senders' spawn order, so a float sum is the same bits in every update order; after
+the tick ``swap_signals`` makes them what their receivers see during the next tick, and
+clears what they saw during this one. ``SignalBuffers`` is that half of ``PureBuffers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any
+
+from engine.buffering.access import NO_SIGNALS
+from engine.buffering.fields import layout_of
+from engine.buffering.slots import BufferSlots
+from engine.errors import EntityUpdateError
+
+__all__ = ["SignalBuffers"]
+
+_SENDER = itemgetter(2)
+
+
+class SignalBuffers:
+    """The signal half of a world's Double Buffer (``PureBuffers`` runs the rest of the tick)."""
+
+    sender: BufferSlots | None
+    """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[BufferSlots, str, int, Any]] = []
+        self._pending_mark = 0
+        self._signalled: list[BufferSlots] = []
+        self._combined_signals: list[tuple[BufferSlots, dict[str, Any]]] = []
+
+    def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
+        """Put a signal (or one contribution to a valued signal) into the next buffer."""
+        sender = self.sender
+        sender_id = -1 if sender is None or sender.id is None else sender.id
+        self._pending.append((target, name, sender_id, value))
+
+    def combine_signals(self, tick: int) -> None:
+        """Combine this tick's valued signals, before anything is committed for good.
+
+        A combine function is the game's code (``signal(sum)`` given a string raises), so
+        it runs while the tick can still be abandoned: called by the world inside the
+        tick's guarded part, it raises ``EntityUpdateError`` naming the receiver, the
+        signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
+        in what it prepared and calls no game code for signals.
+        """
+        pending = self._pending
+        if not pending:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
+            return
+        self._combined_signals = []
+        # A stable sort by sender id puts contributions in spawn order of their senders, and
+        # keeps each sender's own order: the canonical order, whatever the update order.
+        # Sorted as a copy: an abandoned tick puts the pending list back as it was.
+        received: dict[BufferSlots, dict[str, list[Any]]] = {}
+        for target, name, _sender, value in sorted(pending, key=_SENDER):
+            if target.alive:
+                received.setdefault(target, {}).setdefault(name, []).append(value)
+        for target, signals in received.items():
+            declared = layout_of(target).signals
+            combined = {}
+            for name, values in signals.items():
+                try:
+                    combined[name] = _combined(declared[name].combine, values)
+                except Exception as error:
+                    message = (f"{type(target).__name__} (id {target.id})'s signal {name!r} could not combine what "
+                               f"it received in tick {tick}: {type(error).__name__}: {error}; the tick was rolled back")
+                    raise EntityUpdateError(target, tick, error, message) from error
+            self._combined_signals.append((target, combined))
+
+    def _swap_signals(self) -> None:
+        for entity in self._signalled:
+            entity._signals = NO_SIGNALS
+        self._signalled = []
+        self._pending = []
+        for target, combined in self._combined_signals:
+            target._signals = combined
+            self._signalled.append(target)
+        self._combined_signals = []
+
+    def _drop_signals(self) -> None:
+        """The tick failed: forget what it raised and what was combined of it."""
+        del self._pending[self._pending_mark:]
+        self._combined_signals = []
+
+    def committed_signals(self, entity: BufferSlots, signals: dict[str, Any]) -> None:
+        """Set an entity's committed signals (a loaded save)."""
+        entity._signals = dict(signals) or NO_SIGNALS
+        if signals:
+            self._signalled.append(entity)
+
+
+def _combined(combine: Callable[[tuple[Any, ...]], Any] | None, values: list[Any]) -> Any:
+    return True if combine is None else combine(tuple(values))

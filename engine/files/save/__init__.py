@@ -1,0 +1,21 @@
+"""Save and load whole worlds: versioned JSON, written atomically, checked before anything is built.
+
+``check`` is the one definition of a valid save (the format, and every check the reader
+and the writer share); ``write`` writes a world; ``restore`` reads a file and builds a
+new world from it. ``World.save`` and ``World.load`` are the documented way in: they
+delegate here. Nothing in this package imports ``engine.world``: it reads a world
+through ``SavedWorld`` and fills a new one through ``LoadedWorld``.
+"""
+
+from __future__ import annotations
+
+from engine.files.save.check import FORMAT as FORMAT
+from engine.files.save.check import VERSION as VERSION
+from engine.files.save.check import SaveError as SaveError
+from engine.files.save.restore import LoadedWorld as LoadedWorld
+from engine.files.save.restore import load_world as load_world
+from engine.files.save.restore import read_meta as read_meta
+from engine.files.save.write import SavedWorld as SavedWorld
+from engine.files.save.write import save_world as save_world
+
+__all__ = ["FORMAT", "VERSION", "LoadedWorld", "SaveError", "SavedWorld", "load_world", "read_meta", "save_world"]

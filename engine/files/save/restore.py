@@ -1,0 +1,159 @@
+"""Loading a save: the file checked whole, its classes resolved, and only then a new world built from it.
+
+A save may come from someone else, so loading is in three steps: the whole file is
+checked against the format (``engine.files.save.check``: types, ranges, ids, sizes,
+nesting, the engine version, ``last_id`` against the ids); each class name is resolved
+among classes that already exist (the game's own and the engine's when a game is given;
+never by importing a module, so a save naming ``antigravity:Entity`` runs nothing); only
+then is a *new* world built. Any problem raises ``SaveError`` naming the file, the field
+and the problem, and touches nothing else. (A loaded crowd's previous positions equal
+its current ones: its first frame is drawn without interpolation.)
+
+The world is made by the class the caller passes (``World.load`` passes itself) and
+filled through ``LoadedWorld``: this package never imports ``engine.world``, so that
+``World.load`` can delegate here without an import circle. All restoring of an entity's
+engine-owned state is in ``_restore_entities``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from engine.buffering.own import OwnBuffers
+from engine.entity import Entity
+from engine.files.save.check import SaveError, check_game, check_world, read_save
+from engine.files.schema import FieldError
+from engine.files.values import decode
+from engine.input import InputEvent, InputQueue
+from engine.messages import shown_name
+
+if TYPE_CHECKING:
+    from engine.files.game import Game
+
+__all__ = ["LoadedWorld", "load_world", "read_meta"]
+
+
+class LoadedWorld(Protocol):
+    """What a load does to the new world it fills (``World`` has it all; its hooks are private)."""
+
+    tick_count: int
+
+    @property
+    def random(self) -> random.Random:
+        """The world's own generator."""
+
+    @property
+    def input_queue(self) -> InputQueue:
+        """The input waiting for the next tick."""
+
+    @property
+    def entities(self) -> list[Entity]:
+        """Live entities in update order."""
+
+    def close(self) -> None:
+        """Release the world (a load that failed half-way)."""
+
+    def _restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:
+        """Spawn a loaded entity under its saved id, with its buffers' saved state."""
+
+    def _restore_last_id(self, last_id: int) -> None:
+        """Make the next spawned entity get ``last_id + 1``."""
+
+
+W = TypeVar("W", bound=LoadedWorld)
+
+
+def _despawned_stubs(kinds: dict[int, type[Entity]]) -> dict[int, Entity]:
+    """What a reference to a despawned entity loads as: an entity of its class, ``alive`` False, never spawned."""
+    stubs: dict[int, Entity] = {}
+    for entity_id, kind in kinds.items():
+        stub = kind.__new__(kind)
+        Entity.__init__(stub)
+        stub.id = entity_id
+        stubs[entity_id] = stub
+    return stubs
+
+
+def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int,
+                      dead: dict[int, Entity]) -> None:
+    """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
+    entities: dict[int, Entity] = {}
+    for record, kind in zip(records, kinds):
+        entity = kind.__new__(kind)
+        # The engine's own attributes; the game's come from the save (and on_load).
+        if isinstance(entity, OwnBuffers):
+            entity._restore_own(record["crowd"])
+        else:
+            Entity.__init__(entity)
+        entities[record["id"]] = entity
+    for record in records:
+        entity = entities[record["id"]]
+        for name, value in record["buffered"].items():
+            setattr(entity, name, decode(value, entities, dead))
+        generator = record["random"]
+        world._restore_entity(entity, record["id"], {
+            "signals": {name: decode(value, entities, dead) for name, value in record["signals"].items()},
+            "previous_tick": record["previous"]["tick"],
+            "previous": list(decode(record["previous"]["values"], entities, dead)),
+            "random": None if generator is None else [generator[0], generator[1], decode(generator[2], {})],
+        })
+    world._restore_last_id(last_id)
+    for record in records:
+        entity = entities[record["id"]]
+        for name, value in record["saved"].items():
+            setattr(entity, name, decode(value, entities, dead))
+
+
+def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``meta`` a save was written with (the file checked as ``load_world`` checks it first)."""
+    meta: dict[str, Any] = decode({"$dict": read_save(path)["meta"]}, {})
+    return meta
+
+
+def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None, *,
+               world_class: Callable[..., W]) -> W:
+    """Read a save, check all of it, and build a new world from it; any problem raises ``SaveError``.
+
+    With ``game``, the save must belong to it (``meta``) and its classes must be the
+    game's or the engine's. Without, classes resolve among those already defined in
+    this process. Nothing is ever imported. A save of a game file whose content changed
+    since is loaded when everything in it fits; a line saying so is appended to ``notes``.
+    ``world_class`` makes the new world from its seed (``World``: ``World.load`` passes itself).
+    """
+    where = shown_name(path)
+    data = read_save(path)
+    damaged, note = f"{where} is damaged", None
+    try:
+        if game is not None:
+            damaged, note = check_game(data["meta"], game, where)
+        info, records, kinds, dead_kinds = check_world(data, game)
+        queued = info["input"]
+        events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
+        held = frozenset(decode(queued["held"], {}))
+        mouse = tuple(decode(queued["mouse"], {}))
+    except SaveError:
+        raise
+    except FieldError as error:
+        raise SaveError(f"{damaged}: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise SaveError(f"{damaged}: world.input: {error}") from None
+    if note is not None and notes is not None:
+        notes.append(note)
+    world = world_class(seed=decode(info["seed"], {}))
+    try:
+        version, internal, gauss = info["random"]
+        world.random.setstate((version, tuple(internal), gauss))
+        world.tick_count = info["tick_count"]
+        _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
+        world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])))
+        for entity in world.entities:
+            entity.on_load(world)
+    except BaseException as error:
+        world.close()
+        if isinstance(error, Exception):
+            raise SaveError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from error
+        raise
+    return world

@@ -1,0 +1,178 @@
+"""Writing a save: every entity's engine-owned and declared state, the world's, checked, then written atomically.
+
+Writing goes through ``engine.files.atomic``: a temporary file beside the target, synced,
+renamed over it; a crash mid-save leaves the previous save intact, and the target's mode
+and symbolic links are kept. Anything that cannot be written *and read back* (an
+object, a NaN is fine, a 100-digit integer is not) raises ``SaveError`` before the file
+is touched: the writer runs the reader's own checks (``engine.files.save.check``) on what
+it is about to write.
+
+All reading of an entity's engine-owned state is in ``_entity_record`` (its restoring is
+in ``engine.files.save.restore``): the double buffer's owner can change how that state is
+kept without touching the rest. A save reads the world through ``SavedWorld``, never
+importing ``engine.world``, so that ``World.save`` can delegate here without an import
+circle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from engine.buffering.access import committed_values, saved_state
+from engine.buffering.own import OwnBuffers
+from engine.ecs import current_components
+from engine.entity import Entity
+from engine.files.atomic import AtomicFile, OutputError
+from engine.files.save.check import (
+    FORMAT,
+    MAX_SAVE_BYTES,
+    VERSION,
+    SaveError,
+    check_document,
+    check_world,
+    entity_classes,
+)
+from engine.files.schema import FieldError
+from engine.files.values import NotSaveable, encode
+from engine.input import InputQueue
+from engine.messages import shown_name
+from engine.names import __version__, public_module_name
+
+__all__ = ["SavedWorld", "save_world"]
+
+
+class SavedWorld(Protocol):
+    """What a save reads of a world (``World`` has it all)."""
+
+    @property
+    def ticking(self) -> bool:
+        """Whether a tick is in progress (a save is written between ticks only)."""
+
+    @property
+    def entities(self) -> list[Entity]:
+        """Live entities in update order."""
+
+    @property
+    def tick_count(self) -> int:
+        """Ticks completed so far."""
+
+    @property
+    def seed(self) -> Any:
+        """The world's seed."""
+
+    @property
+    def random(self) -> random.Random:
+        """The world's own generator."""
+
+    @property
+    def last_id(self) -> int:
+        """The highest id handed out so far."""
+
+    @property
+    def input_queue(self) -> InputQueue:
+        """The input waiting for the next tick."""
+
+    def esper_context(self) -> AbstractContextManager[None]:
+        """Make the world's esper world current for a block."""
+
+
+def _entity_record(entity: Entity) -> dict[str, Any]:
+    """Everything a save keeps of ``entity``: class, id, buffered state, the buffers' own state, crowd."""
+    kind = type(entity)
+    where = f"{kind.__name__} (id {entity.id})"
+    assert entity.id is not None
+    components = current_components(entity.id)
+    extra = [type(component).__name__ for component in components if component is not entity]
+    if extra:
+        raise SaveError(f"{where} has esper components a save cannot hold: {', '.join(extra)}")
+    missing = [name for name in kind.saved if not hasattr(entity, name)]
+    if missing:
+        raise SaveError(f"{where} declares saved attributes it does not have: {', '.join(missing)}")
+    crowd = entity._saved_own() if isinstance(entity, OwnBuffers) else None
+    buffers = saved_state(entity)
+    generator = buffers["random"]
+    return {
+        "crowd": crowd,
+        "id": entity.id,
+        "class": f"{public_module_name(kind.__module__)}:{kind.__qualname__}",
+        "buffered": {name: encode(value, f"{where}.{name}") for name, value in committed_values(entity).items()},
+        "saved": {name: encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
+        "signals": {name: encode(value, f"{where}.{name}") for name, value in sorted(buffers["signals"].items())},
+        # Each previous value encoded on its own: they sit deepest in a save, and encode's depth limit is theirs.
+        "previous": {"tick": buffers["previous_tick"],
+                     "values": {"$tuple": [encode(value, f"{where} (previous values)")
+                                           for value in buffers["previous"]]}},
+        "random": None if generator is None else [generator[0], generator[1], encode(generator[2], where)],
+    }
+
+
+def _world_data(world: SavedWorld) -> dict[str, Any]:
+    if world.ticking:
+        raise SaveError("a world can only be saved between ticks")
+    with world.esper_context():
+        entities = [_entity_record(entity) for entity in world.entities]
+    events, held, mouse = world.input_queue.state()
+    version, internal, gauss = world.random.getstate()
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "engine": __version__,
+        "world": {
+            "tick_count": world.tick_count,
+            "seed": encode(world.seed, "World.seed"),
+            "random": [version, list(internal), encode(gauss, "world.random")],
+            "last_id": world.last_id,
+            "input": {"events": [encode(event.to_json(), "a queued input event") for event in events],
+                      "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")},
+        },
+        "entities": entities,
+    }
+
+
+def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
+    """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
+
+    ``meta`` is stored as it is (the command line records the game's name and digest there).
+    """
+    try:
+        data = _world_data(world)
+        data["meta"] = encode(dict(meta or {}), "meta")["$dict"]
+        _check_written(world, data)
+        text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+        if len(text) > MAX_SAVE_BYTES:
+            raise SaveError(f"the save would be {len(text):,} bytes, more than a save may be ({MAX_SAVE_BYTES:,})")
+    except SaveError:
+        raise
+    except NotSaveable as error:
+        raise SaveError(str(error)) from None
+    except (TypeError, ValueError, RecursionError) as error:
+        raise SaveError(f"cannot save the world to {shown_name(path)}: {type(error).__name__}: "
+                        f"{error}") from None
+    try:
+        with AtomicFile(path) as output:
+            output.open("w").write(text)
+            output.commit()
+    except OutputError as error:
+        raise SaveError(f"cannot write the save: {error}") from None
+    except OSError as error:
+        raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
+
+
+def _check_written(world: SavedWorld, data: dict[str, Any]) -> None:
+    """Run the reader's own checks on what is about to be written: what it would refuse is refused now, by name.
+
+    Classes resolve to the very classes of the world's entities (a game's classes are
+    otherwise resolved against the game, which the writer is not given).
+    """
+    classes = entity_classes()
+    for record, entity in zip(data["entities"], world.entities):
+        classes[record["class"]] = type(entity)
+    try:
+        check_document(data)
+        check_world(data, None, classes, writing=True)
+    except FieldError as error:
+        raise SaveError(f"cannot save the world: {error}; a save that could not be read back is not written") from None

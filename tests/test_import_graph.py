@@ -1,0 +1,135 @@
+"""The engine's structure: no import circle, a leaf Double Buffer, and a public API without loader hooks."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import engine
+
+ENGINE = Path(engine.__file__).parent
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in ENGINE.rglob("*.py"):
+        parts = list(path.relative_to(ENGINE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports() -> dict[str, set[str]]:
+    """Every engine module each engine module imports: top level, in functions and under TYPE_CHECKING."""
+    modules = _modules()
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                           for alias in node.names]
+            for target in targets:
+                found = resolve(target) if target.startswith("engine") else None
+                if found is not None and found != name:
+                    graph[name].add(found)
+    return graph
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle, as the modules along it, or [] when there is none."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(name: str) -> list[str]:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                return path[path.index(target):] + [target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        path.pop()
+        state[name] = 2
+        return []
+
+    for name in sorted(graph):
+        if name not in state:
+            found = visit(name)
+            if found:
+                return found
+    return []
+
+
+def test_no_engine_module_imports_itself_back_through_others():
+    assert _circle(_imports()) == []
+
+
+def test_the_double_buffer_imports_nothing_it_serves():
+    graph = _imports()
+    below = {"engine.entity", "engine.world", "engine.crowd", "engine.snapshot", "engine.spatial", "engine"}
+    for name, targets in graph.items():
+        if name.startswith("engine.buffering"):
+            assert not targets & below, f"{name} imports {sorted(targets & below)}"
+
+
+def test_saves_spatial_and_render_never_name_the_crowd_class():
+    graph = _imports()
+    for name in ("engine.spatial", "engine.render.entities", "engine.files.save.write", "engine.files.save.check",
+                 "engine.files.save.restore"):
+        assert "engine.crowd" not in graph[name], name
+
+
+def test_nothing_imports_the_package_root():
+    graph = _imports()
+    assert [name for name, targets in graph.items() if "engine" in targets] == []
+
+
+def test_loader_and_tool_hooks_are_not_part_of_entity_or_world():
+    for name in ("commit_buffers", "abort_buffers", "arrays_for_save", "restore_arrays"):
+        assert not hasattr(engine.Entity, name) and not hasattr(engine.Crowd, name), name
+    for name in ("restore_entity", "restore_last_id"):
+        assert not hasattr(engine.World, name), name
+
+
+def test_the_engine_exports_crowd_and_the_file_errors():
+    from engine.crowd import Crowd
+    from engine.files.replay import ReplayError
+    from engine.files.save import SaveError
+
+    assert (engine.Crowd, engine.SaveError, engine.ReplayError) == (Crowd, SaveError, ReplayError)
+
+
+def test_run_says_what_build_is():
+    assert inspect.signature(engine.run).parameters["build"].annotation == "Callable[[World], object]"
+
+
+def test_the_double_buffer_pattern_has_one_home():
+    assert importlib.util.find_spec("engine.buffer") is None
+    assert engine.DoubleBuffer.__module__ == "engine.double_buffer"
+
+
+def test_import_engine_loads_neither_numpy_nor_pyglet():
+    code = "import sys, engine; print('numpy' in sys.modules, 'pyglet' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
