@@ -19,8 +19,9 @@ from engine import Entity, World
 from engine.files import atomic
 from engine.files.atomic import AtomicFile, OutputError, remove_stale_temporaries
 from engine.files.reading import NotAFile, read_bounded
-from engine.files.replay import ReplayError, read_input_script, read_replay
+from engine.files.replay import ReplayError, read_replay
 from engine.files.save import SaveError, load_world
+from engine.files.scripts import read_input_script
 from engine.tools.cli import main
 
 

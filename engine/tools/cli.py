@@ -31,11 +31,11 @@ from engine.files.replay import (
     Recorder,
     ReplayError,
     ReplayResult,
-    read_input_script,
     read_replay,
     verify,
 )
 from engine.files.save import SaveError, load_world, save_world
+from engine.files.scripts import read_input_script
 from engine.interrupts import TICK, Interrupted
 from engine.snapshot import UnhashableState
 from engine.sound import missing_sound
