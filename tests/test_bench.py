@@ -45,3 +45,13 @@ def test_an_unknown_benchmark_is_refused_by_name(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["bench", "speed"])
     assert caught.value.code == 2 and "'speed'" in capsys.readouterr().err
+
+
+def test_python_m_engine_tools_bench_runs_the_same_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "engine.tools.bench", "loop", "--quick"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Loop overhead: an empty frame") and "FixedStepLoop.frame()" in done.stdout

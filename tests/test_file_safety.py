@@ -19,8 +19,9 @@ from engine import Entity, World
 from engine.files import atomic
 from engine.files.atomic import AtomicFile, OutputError, remove_stale_temporaries
 from engine.files.reading import NotAFile, read_bounded
-from engine.files.replay import ReplayError, read_input_script, read_replay
+from engine.files.replay import ReplayError, read_replay
 from engine.files.save import SaveError, load_world
+from engine.files.scripts import read_input_script
 from engine.tools.cli import main
 
 
@@ -404,12 +405,12 @@ def test_a_sound_that_is_a_fifo_is_said_as_one_and_never_opened(tmp_path, capsys
 def test_a_picture_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     pytest.importorskip("pyglet")
     from engine import Look
-    from engine.render import entities
+    from engine.render import sprites
 
     fifo = tmp_path / "face.png"
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match="FIFO"):
-        entities._picture(Look("square", 10, (255, 255, 255), image=str(fifo)))
+        sprites.picture_texture(Look("square", 10, (255, 255, 255), image=str(fifo)))
 
 
 @pytest.mark.parametrize(("line", "words"), [

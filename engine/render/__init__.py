@@ -3,7 +3,9 @@
 * ``context``: a real window, or an off-screen one through EGL (``headless=True``).
 * ``entities``: ``EntityRenderer`` draws every entity at ``draw_position(alpha)``, turned
   by ``draw_angle(alpha)``, from one numpy-filled vertex buffer per ``Look`` (text as
-  batched labels), centred on a ``Camera`` if the world has one.
+  batched labels), centred on a ``Camera`` if the world has one. Its parts: ``sprites``
+  (one look's point sprites), ``shaders`` (the programs that cut their shapes), ``texts``
+  (text labels) and ``crowds`` (a crowd's layer).
 * ``view``: ``View``, the protocol of a game's own ``make_view(world)``.
 * ``sound``: ``SoundPlayer`` plays what ``world.play`` asked for, after each tick.
 * ``hud``: frames and updates per second, alpha, entity count and a frame-time graph.

@@ -1,0 +1,264 @@
+"""The replay file format: what a replay's lines are, and the one check of a whole file.
+
+This module owns the format, so the writer (``recorder``) and the two readers
+(``read_replay`` here, ``playback`` as the game runs) cannot disagree about it. A replay
+is a JSON Lines file::
+
+    {"format": "tickswap-replay", "version": 2, "game": "patrol", "game_digest": null, "seed": 0,
+     "ms_per_update": 12.5, "engine": "0.1.0"}
+    {"tick": 12, "input": [["key_press", 65363, 0.0, 0.0]]}
+    {"tick": 60, "hash": "9f2c..."}
+    ...
+    {"end": 640, "hash": "41aa..."}
+
+a header, then the input of every tick that had any, a state hash every 60 ticks, and an
+end line (so a cut file is told from a complete one). The end line of a run that crashed
+says where (``"crashed": 641``, the tick after the end), and replay checks the crash
+comes back at that tick. The header names the game: a
+registered game's name, or a game file's name with the SHA-256 of its content, so the
+replay can later check that the file it is given is the one that was recorded.
+
+A replay is data from elsewhere, so ``read_replay`` checks *every line* before anything
+is built: types (a tick is a whole number, not ``"1"`` or ``1.5``), ranges (a positive,
+finite step; a seed from 0, since ``random.seed(-3)`` is ``random.seed(3)``), order, a
+hash line at every 60th tick up to the end (so a 2 KB file can't claim a trillion
+ticks), line length and nesting. It streams (``scan``): memory stays proportional to one
+line. A malformed, cut or wrong-version file raises ``ReplayError`` naming the file, the
+line and the problem. ``read_lines`` and ``parse_record`` are shared with the ``--input``
+script reader (``engine.files.scripts``), whose lines are a replay's input lines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine.files.events import check_events
+from engine.files.game import MS_PER_UPDATE_RANGE
+from engine.files.reading import NotAFile, open_regular
+from engine.files.schema import (
+    HEX_DIGEST,
+    FieldError,
+    expect_keys,
+    expect_number,
+    expect_str,
+    expect_whole,
+    is_whole,
+    parse_json,
+    version_matches,
+)
+from engine.messages import shown, shown_name
+from engine.names import __version__
+
+__all__ = ["FORMAT", "HASH_EVERY", "MAX_LINE_BYTES", "MAX_TICKS", "VERSION", "Replay",
+           "ReplayError", "check_header", "new_header", "parse_record", "read_lines", "read_replay", "scan"]
+
+FORMAT = "tickswap-replay"
+"""The ``format`` field of a replay's header line."""
+VERSION = 2
+"""The replay format version this tickswap writes and reads (2: the header names the game file's digest)."""
+HASH_EVERY = 60
+"""A state hash is recorded every this many ticks."""
+MAX_LINE_BYTES = 1 << 20
+"""The longest line a replay may have (a tick with thousands of events fits easily)."""
+MAX_TICKS = 2**31 - 1
+"""The highest tick number a replay may name."""
+MAX_SEED = 2**64 - 1
+_SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+_FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
+_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
+
+
+class ReplayError(ValueError):
+    """A replay file can't be used; the message names the file, the line and the problem."""
+
+
+def new_header(*, game: str, seed: int, ms_per_update: float, game_digest: str | None) -> dict[str, Any]:
+    """The header line of a new recording: the game, its seed and step, and this tickswap's version."""
+    return {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
+            "ms_per_update": ms_per_update, "engine": __version__}
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A replay whose every line has been checked: the header and a summary of the rest.
+
+    The lines themselves are not kept (a replay may be long); ``Playback`` streams them.
+    """
+
+    path: str
+    game: str
+    game_digest: str | None
+    seed: int
+    ms_per_update: float
+    engine: str
+    end: int
+    end_hash: str
+    input_ticks: int
+    hash_count: int
+    crashed: int | None = None
+    """The tick at which the recorded run crashed (``end + 1``), or ``None`` when it ended cleanly."""
+
+
+_Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
+
+
+def read_lines(path: str) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding)."""
+    shown = shown_name(path)
+    try:
+        # A FIFO, a device or a directory is refused by name, never opened in a way that blocks.
+        file = open_regular(path, "the file")
+    except NotAFile as error:
+        raise ReplayError(str(error)) from None
+    with file:
+        number = 0
+        while True:
+            try:
+                raw = file.readline(MAX_LINE_BYTES + 1)
+            except OSError as error:
+                raise ReplayError(f"{shown}: cannot read it: {error.strerror or error}") from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise ReplayError(f"{shown}:{number}: the line is longer than {MAX_LINE_BYTES} bytes")
+            try:
+                yield number, raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise ReplayError(f"{shown}:{number}: not UTF-8 text") from None
+
+
+def parse_record(path: str, number: int, text: str) -> dict[str, Any]:
+    """Line ``number`` of the file ``path`` as a JSON object; anything else raises ``ReplayError`` naming it."""
+    try:
+        record = parse_json(text)
+    except FieldError as error:
+        raise ReplayError(f"{path}:{number}: {error}") from None
+    except ValueError as error:
+        if not text.strip():
+            raise ReplayError(f"{path}:{number}: a blank line, where a JSON object was expected "
+                              "(only an input script may have blank lines)") from None
+        if text.lstrip().startswith("#"):
+            raise ReplayError(f"{path}:{number}: a comment, where a JSON object was expected (these files have none)") \
+                from None
+        reason = getattr(error, "msg", str(error))
+        # Cut short is what a line that stops mid-value most likely is; anything else is an edit.
+        cut = "; the file may be cut short" if getattr(error, "pos", -1) >= len(text.rstrip()) else ""
+        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}){cut}") from None
+    if not isinstance(record, dict):
+        raise ReplayError(f"{path}:{number}: expected a JSON object, got {text[:40]!r}")
+    return record
+
+
+def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` checked as the header line of the replay ``path``; returned as it is, or ``ReplayError``."""
+    if record.get("format") != FORMAT:
+        raise ReplayError(f"{path}:1: not a tickswap replay (the header has no format {FORMAT!r})")
+    if not (is_whole(record.get("version")) and record["version"] == VERSION):
+        raise ReplayError(f"{path}:1: replay format version {shown(record.get('version'))} is not supported; "
+                          f"this tickswap reads version {VERSION}")
+    try:
+        expect_keys(record, "the header", ("format", "version", "game", "game_digest", "seed", "ms_per_update",
+                                           "engine"))
+        digest = record["game_digest"]
+        if digest is not None:
+            expect_str(digest, "game_digest", 64, HEX_DIGEST)
+            name = expect_str(record["game"], "game", 255, _FILE_NAME)
+            if name in (".", ".."):
+                raise FieldError(f"game must be a file name, got {name!r}")
+        else:
+            name = expect_str(record["game"], "game (a registered game's name)", 100, _SAMPLE_NAME)
+            if name.endswith(".py"):
+                raise FieldError(f"game {name!r} is a file name, but the header has no game_digest to check it by")
+        expect_whole(record["seed"], "seed", 0, MAX_SEED)
+        expect_number(record["ms_per_update"], "ms_per_update", *MS_PER_UPDATE_RANGE)
+        written = expect_str(record["engine"], "engine", 64, _VERSION)
+    except FieldError as error:
+        raise ReplayError(f"{path}:1: {error}") from None
+    if not version_matches(written, __version__):
+        raise ReplayError(f"{path}:1: recorded by tickswap {written}; this is tickswap {__version__}, "
+                          "whose games may not replay the same")
+    return record
+
+
+def scan(path: str) -> Iterator[tuple[int, str, Any]]:
+    """Yield ``(line, kind, value)`` for every line, checked: the header first, then the records.
+
+    This is the one place the format is checked; ``read_replay`` and ``Playback`` both go through it.
+    """
+    lines = read_lines(path)
+    name = shown_name(path)
+    first = next(lines, None)
+    if first is None:
+        raise ReplayError(f"{name}: the file is empty (no header line)")
+    yield 1, "header", check_header(name, parse_record(name, *first))
+    last_tick = 0
+    last_kind = ""
+    hashes = 0
+    number = 1
+    end: int | None = None
+    for number, text in lines:
+        if end is not None:
+            raise ReplayError(f"{name}:{number}: a line after the end line")
+        record = parse_record(name, number, text)
+        try:
+            if "end" in record:
+                expect_keys(record, "the end line", ("end", "hash"), ("crashed",))
+                end = expect_whole(record["end"], "end", 0, MAX_TICKS)
+                expect_str(record["hash"], "hash", 64, HEX_DIGEST)
+                if "crashed" in record:
+                    expect_whole(record["crashed"], "crashed (the tick the game crashed at)", 1, MAX_TICKS + 1)
+                if "crashed" in record and record["crashed"] != end + 1:
+                    raise FieldError(f"the end line says the game crashed at tick {shown(record['crashed'])}; "
+                                     f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
+                if end < last_tick and not ("crashed" in record and last_tick == end + 1):
+                    raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
+                if end // HASH_EVERY != hashes:
+                    raise FieldError(f"the end line says tick {end}, but the file has hashes for {hashes * HASH_EVERY} "
+                                     f"ticks (one every {HASH_EVERY}): lines are missing or the end is wrong")
+                yield number, "end", (end, record["hash"], record.get("crashed"))
+                continue
+            kind = "input" if "input" in record else "hash"
+            expect_keys(record, "a tick line", ("tick", kind))
+            tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
+            if tick < last_tick or (tick == last_tick and not (last_kind == "input" and kind == "hash")):
+                raise FieldError(f"tick {tick} comes after tick {last_tick}: lines are out of order or repeated")
+            if kind == "input":
+                value: Any = check_events(record["input"], "input")
+            else:
+                value = expect_str(record["hash"], "hash", 64, HEX_DIGEST)
+                if tick != (hashes + 1) * HASH_EVERY:
+                    raise FieldError(f"a hash for tick {tick}, where the hash of tick {(hashes + 1) * HASH_EVERY} "
+                                     "was due (one every 60 ticks)")
+                hashes += 1
+            last_tick, last_kind = tick, kind
+        except FieldError as error:
+            raise ReplayError(f"{name}:{number}: {error}") from None
+        yield number, kind, (tick, value)
+    if end is None:
+        raise ReplayError(f"{name}:{number}: the file stops without its end line: it was cut short")
+
+
+def read_replay(path: str | os.PathLike[str]) -> Replay:
+    """Check every line of a replay file; any problem raises ``ReplayError``. Builds nothing."""
+    where = os.fspath(path)
+    if not where:
+        raise ReplayError("the replay file name is empty")
+    header: dict[str, Any] = {}
+    end, end_hash, inputs, hashes, crashed = 0, "", 0, 0, None
+    for _, kind, value in scan(where):
+        if kind == "header":
+            header = value
+        elif kind == "input":
+            inputs += 1
+        elif kind == "hash":
+            hashes += 1
+        else:
+            end, end_hash, crashed = value
+    return Replay(where, header["game"], header["game_digest"], header["seed"], float(header["ms_per_update"]),
+                  header["engine"], end, end_hash, inputs, hashes, crashed)
+

@@ -1,0 +1,181 @@
+"""Recording a replay: the input of every tick and a hash every 60, written as the game runs.
+
+The writer of the format that ``engine.files.replay.format`` defines and checks. It
+lives apart from the readers because its concerns are a running game's: a file put in
+place only when complete (``engine.files.atomic``), a recording that still ends at a
+replayable tick when a state cannot be hashed, a crash, or a forced stop mid-tick, and
+refusing to write anything the reader would refuse later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import IO, Any, NoReturn
+
+from engine.files.atomic import AtomicFile, OutputError
+from engine.files.events import check_events, listed
+from engine.files.replay.format import HASH_EVERY, MAX_TICKS, ReplayError, check_header, new_header
+from engine.files.schema import FieldError
+from engine.messages import shown_name
+from engine.snapshot import UnhashableState
+from engine.world import World
+
+__all__ = ["Recorder"]
+
+
+class Recorder:
+    """Writes a replay while a game runs: call ``after_tick(world)`` after every tick, then ``close``.
+
+    The recording goes to a temporary file and replaces ``path`` only when ``close``
+    has written the end line and synced it (see ``engine.files.atomic``): an earlier
+    recording at ``path`` survives a crash, a full disk or a Ctrl-C. ``game_digest`` is
+    the content digest of a game file (``None`` for a registered game).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float,
+                 game_digest: str | None = None) -> None:
+        self.path = shown_name(path)
+        header = new_header(game=game, seed=seed, ms_per_update=ms_per_update, game_digest=game_digest)
+        # The reader's own check of a header, before anything is written: what it would refuse is refused now.
+        try:
+            check_header("", header)
+        except ReplayError as error:
+            raise ReplayError(f"cannot record {self.path}: {str(error).removeprefix(':1: ')}, which a replay could "
+                              "not read back; nothing was written") from None
+        try:
+            self._output = AtomicFile(path)
+            self._file: IO[str] | None = self._output.open("w")
+        except OutputError as error:
+            raise ReplayError(f"cannot write the replay: {error}") from None
+        self._write(header)
+        self._good: tuple[int, str, int] | None = None  # the last tick whose hash is written: (tick, hash, offset)
+
+    def start(self, world: World) -> None:
+        """Hash the state the recording starts from: if a later state cannot be hashed, it ends here at least.
+
+        ``UnhashableState`` if even this state cannot be hashed (nothing is recorded then).
+        """
+        try:
+            self._good = (world.tick_count, world.state_hash(), self._tell())
+        except UnhashableState:
+            self.abandon()
+            raise
+
+    def _tell(self) -> int:
+        assert self._file is not None
+        try:
+            self._file.flush()
+            return self._file.tell()
+        except OSError as error:
+            self._failed(error)
+
+    def _hash(self, world: World) -> str:
+        """The state hash of ``world``; if it cannot be hashed, the recording ends at the last tick that could."""
+        try:
+            return world.state_hash()
+        except UnhashableState as error:
+            if self._file is None or self._good is None:
+                self.abandon()
+                raise
+            tick = self.end_at_last_hash()
+            raise UnhashableState(f"{error}; the recording {self.path} ends at tick {tick}, the last one whose state "
+                                  "was hashed") from None
+
+    def end_at_last_hash(self) -> int:
+        """End the recording at the last tick whose hash it holds, dropping what came after; returns that tick.
+
+        For a world whose state can't be trusted or hashed (a tick torn by a forced stop, a
+        value no snapshot holds): what the file then holds replays and verifies.
+        """
+        assert self._file is not None and self._good is not None
+        tick, digest, offset = self._good
+        try:
+            self._file.flush()
+            self._file.truncate(offset)
+            self._file.seek(offset)
+        except OSError as error:
+            self._failed(error)
+        self._write({"end": tick, "hash": digest})
+        self._commit()
+        return tick
+
+    def _commit(self) -> None:
+        self._file = None
+        try:
+            self._output.commit()
+        except OutputError as error:
+            raise ReplayError(f"cannot write the replay: {error}") from None
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        except OSError as error:
+            self._failed(error)
+
+    def _failed(self, error: OSError) -> NoReturn:
+        self._output.abort()
+        self._file = None
+        raise ReplayError(f"cannot write the replay {self.path}: {error.strerror or error}; "
+                          "the previous file, if any, is intact") from None
+
+    def _refuse(self, problem: str) -> None:
+        self._output.abort()
+        self._file = None
+        raise ReplayError(f"cannot record {self.path}: {problem}, which a replay could not read back; "
+                          "the previous file, if any, is intact")
+
+    def _write_input(self, tick: int, events: Any) -> None:
+        line = [event.to_json() for event in events]
+        try:
+            # The reader's check of an input line (an event's key, coordinates, count per tick).
+            check_events(listed(line), f"the input of tick {tick}")
+        except FieldError as error:
+            self._refuse(str(error))
+        self._write({"tick": tick, "input": line})
+
+    def after_tick(self, world: World) -> None:
+        """Record the tick that just ran: its input, if any, and every 60th tick the hash."""
+        tick = world.tick_count
+        if tick > MAX_TICKS:
+            self._refuse(f"tick {tick} is past the last tick a replay may name ({MAX_TICKS})")
+        if world.input.events:
+            self._write_input(tick, world.input.events)
+        if tick % HASH_EVERY == 0:
+            digest = self._hash(world)
+            self._write({"tick": tick, "hash": digest})
+            if self._file is not None:
+                self._good = (tick, digest, self._tell())
+
+    def close(self, world: World, crashed: bool = False, torn: bool = False) -> int:
+        """Write the end line (the final tick and hash), then put the file in place atomically.
+
+        ``crashed``: the game crashed in the tick after the last one (rolled back): the end
+        line says so (``"crashed": N``), and replay checks that the crash comes back there.
+        ``torn``: the run was stopped inside a tick by force (a second Ctrl-C), so the world
+        may be half-way through it: the recording ends at its last hash instead. Returns
+        the tick the recording ends at.
+        """
+        if self._file is None:
+            return world.tick_count
+        if torn and self._good is not None:
+            return self.end_at_last_hash()
+        end: dict[str, Any] = {"end": world.tick_count, "hash": self._hash(world)}
+        if crashed:
+            # The crashed tick was rolled back and its input put back in the queue: record it,
+            # or a replay could not run the tick that crashed with what it saw.
+            events = world.input_queue.state()[0]
+            if events:
+                self._write_input(world.tick_count + 1, events)
+            end["crashed"] = world.tick_count + 1
+        self._write(end)
+        self._commit()
+        return world.tick_count
+
+    def abandon(self) -> None:
+        """Drop the recording; whatever was at ``path`` stays."""
+        self._file = None
+        self._output.abort()
+

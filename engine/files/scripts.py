@@ -1,0 +1,73 @@
+"""Input scripts: the ``tickswap run --input FILE`` format, per-tick input written by hand.
+
+A script is its own concept, not a replay: it has no header, no hashes and no end, a
+person writes it, and it is forgiving where a replay is strict (blank lines, keys named
+as in ``engine.keys``, several lines for one tick). Its lines are a replay's input lines,
+so the reading of one line (``read_lines``, ``parse_record``) and the check of its events
+(``engine.files.events``) are shared with the replay format; a whole replay can be used
+as a script. ``read_input_script`` is the one reader: the command line uses it, and so
+can a test or a tool that wants a script's input as ``{tick: [InputEvent, ...]}``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine.files.events import MAX_EVENTS_PER_TICK, check_events, named_keys
+from engine.files.replay.format import FORMAT, MAX_TICKS, ReplayError, parse_record, read_lines
+from engine.files.schema import FieldError, expect_keys, expect_whole
+from engine.input import InputEvent
+from engine.messages import shown_name
+
+__all__ = ["read_input_script"]
+
+
+def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
+    """Scripted input for ``tickswap run --input FILE``: lines ``{"tick": N, "input": [...]}``.
+
+    The same lines as a replay's input lines, with two conveniences for people writing
+    them by hand: a key may be named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``,
+    ``"A"``), and several lines for one tick are merged in order. A whole replay works
+    too: its header, hash and end lines are skipped. Anything else that is not an input
+    line (a save, a stray ``format``) is refused; problems raise ``ReplayError`` naming the
+    file and line. Returns the input of every tick that has any, by tick number.
+    """
+    where = os.fspath(path)
+    if not where:
+        raise ReplayError("the input file name is empty")
+    shown = shown_name(where)
+    script: dict[int, list[InputEvent]] = {}
+    last = 0
+    total = 0
+    is_replay = False
+    for number, text in read_lines(where):
+        if not text.strip():
+            continue  # a script is written by hand: blank lines are no damage
+        record = parse_record(shown, number, text)
+        if number == 1 and record.get("format") == FORMAT:
+            is_replay = True
+            continue
+        if is_replay and ("end" in record or set(record) == {"tick", "hash"}):
+            continue
+        if "format" in record:
+            what = "a tickswap save" if record.get("format") == "tickswap-save" else "not an input script"
+            raise ReplayError(f"{shown}:{number}: {what}: an input file holds lines "
+                              '{"tick": N, "input": [[type, key, x, y], ...]} (or is a replay)')
+        try:
+            expect_keys(record, "an input line", ("tick", "input"))
+            tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
+            if tick < last:
+                raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order")
+            events = check_events(named_keys(record["input"], "input"), "input")
+            total += len(events)
+            if total > 1_000_000:
+                raise FieldError("more than 1,000,000 events")
+            if len(script.get(tick, ())) + len(events) > MAX_EVENTS_PER_TICK:
+                raise FieldError(f"more than {MAX_EVENTS_PER_TICK} events for tick {tick}")
+        except FieldError as error:
+            raise ReplayError(f"{shown}:{number}: {error}") from None
+        # Two lines for one tick are one tick's input, in order (a replay never writes them).
+        script.setdefault(tick, []).extend(events)
+        last = tick
+    return script
+

@@ -1,0 +1,118 @@
+"""The shaders that draw entities as point sprites: their sources, one program per kind of look.
+
+Every entity is one point sprite; its vertex shader places and sizes it, and a fragment
+shader per kind of look (square, rectangle, circle, diamond, picture) cuts the shape out
+of the sprite's square, turned by the entity's angle. Kept apart from the buffers that
+feed them (``sprites``, ``crowds``) because GLSL is its own language with its own
+reasons, and both the renderer's buckets and the crowd layer draw with these programs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyglet
+
+__all__ = ["PointGroup", "same_attributes", "shader_program"]
+
+_VERTEX_SOURCE = """#version 330 core
+in vec2 position;
+in vec4 colors;
+in vec2 size;
+in float angle;
+flat out vec4 vertex_colors;
+flat out vec2 vertex_size;
+flat out vec2 vertex_turn;
+flat out float vertex_extent;
+uniform WindowBlock { mat4 projection; mat4 view; } window;
+void main() {
+    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
+    // A turned shape needs the sprite to cover its diagonal; an unturned one only its larger side.
+    float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
+    gl_PointSize = extent;
+    vertex_turn = angle == 0.0 ? vec2(1.0, 0.0) : vec2(cos(radians(angle)), sin(radians(angle)));
+    vertex_colors = colors;
+    vertex_size = size;
+    vertex_extent = extent;
+}
+"""
+# One point sprite per entity. Each kind of look gets a fragment shader of its own that
+# cuts its shape out of the sprite's square: on software GL (llvmpipe) one shader with a
+# branch per shape made drawing twice as slow as a plain square. ``q`` is the fragment in
+# the shape's own frame (y up, turned back by the entity's angle). Every value a fragment
+# reads is ``flat`` (one per sprite): nothing to interpolate across the sprite.
+_RECT = "if (abs(q.x) > half_size.x || abs(q.y) > half_size.y) discard;"
+_CUT = {
+    # Plain squares fill their sprite: no cut at all. A bucket of squares of which any
+    # is turned draws with "rect" instead (same vertex shader, same attributes).
+    "point": "",
+    "rect": "TURN " + _RECT,
+    "circle": "TURN vec2 r = q / half_size; if (dot(r, r) > 1.0) discard;",
+    "diamond": "TURN if (abs(q.x) / half_size.x + abs(q.y) / half_size.y > 1.0) discard;",
+    "image": "TURN " + _RECT +
+             " color *= texture(picture, vec2(q.x / vertex_size.x + 0.5, q.y / vertex_size.y + 0.5));"
+             " if (color.a == 0.0) discard;",
+}
+_TURN = ("vec2 up = vec2(p.x, -p.y);"
+         " vec2 q = vec2(vertex_turn.x * up.x + vertex_turn.y * up.y, vertex_turn.x * up.y - vertex_turn.y * up.x);")
+_FRAGMENT_SOURCE = """#version 330 core
+flat in vec4 vertex_colors;
+flat in vec2 vertex_size;
+flat in vec2 vertex_turn;
+flat in float vertex_extent;
+out vec4 final_colors;
+uniform sampler2D picture;
+void main() {
+    vec2 half_size = vertex_size * 0.5;
+    vec2 p = (gl_PointCoord - 0.5) * vertex_extent;
+    vec4 color = vertex_colors;
+    CUT
+    final_colors = color;
+}
+"""
+
+_programs: dict[str, Any] = {}
+
+
+def shader_program(kind: str) -> Any:
+    """The shader program for one kind of look (compiled once per process)."""
+    program = _programs.get(kind)
+    if program is None:
+        from pyglet.graphics.shader import Shader, ShaderProgram
+
+        fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
+        program = _programs[kind] = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(fragment, "fragment"))
+    return program
+
+
+def same_attributes(first: Any, second: Any) -> bool:
+    """Whether two programs read their vertex attributes from the same locations."""
+    def layout(program: Any) -> dict[str, Any]:
+        return {name: attribute["location"] for name, attribute in program.attributes.items()}
+    return layout(first) == layout(second)
+
+
+class PointGroup(pyglet.graphics.ShaderGroup):
+    """Binds a look's shader and lets it set the point size (drawing entities as point sprites).
+
+    Blending (for translucent colours and pictures) only where the look needs it: it
+    costs a read of every covered pixel on software GL.
+    """
+
+    def __init__(self, program: Any, blend: bool) -> None:
+        super().__init__(program)
+        self.blend = blend
+
+    def set_state(self) -> None:
+        super().set_state()
+        pyglet.gl.glEnable(pyglet.gl.GL_PROGRAM_POINT_SIZE)
+        if self.blend:
+            pyglet.gl.glEnable(pyglet.gl.GL_BLEND)
+            pyglet.gl.glBlendFunc(pyglet.gl.GL_SRC_ALPHA, pyglet.gl.GL_ONE_MINUS_SRC_ALPHA)
+
+    def unset_state(self) -> None:
+        if self.blend:
+            pyglet.gl.glDisable(pyglet.gl.GL_BLEND)
+        pyglet.gl.glDisable(pyglet.gl.GL_PROGRAM_POINT_SIZE)
+        super().unset_state()
+

@@ -1,0 +1,221 @@
+"""Point sprites: one look's entities in numpy arrays mirrored by one vertex list (a bucket).
+
+The fast path of the renderer. Per tick a ``Bucket`` copies its entities' rows of the
+gathered motion; per frame it computes every interpolated position (and angle) in one
+numpy expression straight into the pyglet buffer's memory and draws only the live
+slots. Also here: what a look costs a sprite (its size, refused past what this GL can
+draw; its picture, loaded once), shared with the crowd layer (``crowds``).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pyglet
+from pyglet.gl import GL_POINTS
+
+from engine.look import Look
+from engine.render.picture import read_png
+from engine.render.shaders import PointGroup, same_attributes, shader_program
+
+__all__ = ["Bucket", "PictureGroup", "array_view", "draw_points", "look_size", "picture_texture", "program_kind"]
+
+
+def program_kind(look: Look) -> str:
+    """The shader program for ``look``: its shape's; a square is ``point`` (equal sides, uncut) or ``rect``."""
+    if look.shape == "square":
+        width, height = look_size(look)
+        return "point" if width == height else "rect"
+    return look.shape
+
+
+class PictureGroup(pyglet.graphics.Group):
+    """Binds a look's picture for the point sprites of its bucket."""
+
+    def __init__(self, texture: Any, parent: Any) -> None:
+        super().__init__(parent=parent)
+        self.texture = texture
+
+    def set_state(self) -> None:
+        from pyglet import gl
+
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        gl.glBindTexture(self.texture.target, self.texture.id)
+
+
+_max_point_size: list[float] = []
+
+
+def look_size(look: Look) -> tuple[float, float]:
+    """A look's size in pixels, refused if this GL can't draw a point sprite that large."""
+    if isinstance(look.size, tuple):
+        width, height = look.size
+    else:
+        texture = picture_texture(look)
+        width, height = float(texture.width), float(texture.height)
+    if not _max_point_size:
+        limits = (pyglet.gl.GLfloat * 2)()
+        pyglet.gl.glGetFloatv(pyglet.gl.GL_POINT_SIZE_RANGE, limits)
+        _max_point_size.append(float(limits[1]))
+    if max(width, height) > _max_point_size[0]:
+        # GL would clamp the sprite and draw it wrong without a word: refuse instead.
+        raise ValueError(f"{look} is {max(width, height):g} pixels across; this OpenGL draws entities at most "
+                         f"{_max_point_size[0]:g} across (draw something that large in a view of its own)")
+    return float(width), float(height)
+
+
+_pictures: dict[str, Any] = {}
+
+
+def picture_texture(look: Look) -> Any:
+    """The texture of a picture look, loaded once per path."""
+    assert look.image is not None
+    texture = _pictures.get(look.image)
+    if texture is None:
+        # Read bounded, as a regular file (a FIFO never blocks the game), and checked whole:
+        # pyglet draws a damaged PNG without a word.
+        data = read_png(look.image)
+        try:
+            texture = pyglet.image.load(look.image, file=io.BytesIO(data)).get_texture()
+        except Exception as error:
+            raise ValueError(f"cannot load the picture {look.image!r} of {look}: {error}") from error
+        _pictures[look.image] = texture
+    return texture
+
+
+def array_view(vertex_list: Any, name: str, capacity: int, columns: int) -> tuple[Any, Any]:
+    """The attribute buffer ``name`` of ``vertex_list`` and a numpy view sharing its memory."""
+    buffer = vertex_list.domain.attrib_name_buffers[name]
+    start = vertex_list.start * columns
+    view = np.ctypeslib.as_array(buffer.data)[start:start + capacity * columns]
+    return buffer, view.reshape(capacity, columns) if columns > 1 else view
+
+
+def draw_points(vertex_list: Any, count: int) -> None:
+    """Draw the first ``count`` points of ``vertex_list`` (not its whole capacity)."""
+    if count == 0:
+        return
+    domain = vertex_list.domain
+    domain.vao.bind()
+    for buffer, _ in domain.buffer_attributes:
+        buffer.commit()
+    pyglet.gl.glDrawArrays(GL_POINTS, vertex_list.start, count)
+
+
+class Bucket:
+    """All drawn entities of one shape look: slots in numpy arrays mirrored by one vertex list.
+
+    Drawing one point sprite per entity (not two triangles) matters on software GL such
+    as llvmpipe, where it makes the draw call about four times cheaper at 10,000.
+    """
+
+    def __init__(self, look: Look) -> None:
+        self.look = look
+        self.layer = look.layer
+        self.size = look_size(look)
+        kind = program_kind(look)
+        blend = look.image is not None or look.color[3] < 255
+        group = PointGroup(shader_program(kind), blend)
+        # Squares that fill their sprite need cutting once turned: the same buffers, drawn
+        # with the rectangle's program (both programs come from the same vertex shader, so
+        # the attributes sit at the same locations; checked, else always cut).
+        self._turned_group = group
+        if kind == "point":
+            turned = PointGroup(shader_program("rect"), blend)
+            if same_attributes(group.program, turned.program):
+                self._turned_group = turned
+            else:
+                group = turned
+        self._picture_group = PictureGroup(picture_texture(look), parent=group) if look.image is not None else None
+        # A batch of its own means a vertex domain of its own: the numpy views below point
+        # into the domain's buffers, which move whenever that domain grows, so no other
+        # bucket may ever make it grow behind this one's back.
+        self.batch = pyglet.graphics.Batch()
+        self.group = group
+        self.indices: np.ndarray[Any, Any] = np.zeros(0, dtype=np.intp)
+        self.count = 0
+        self.capacity = 0
+        self.vertex_list: Any = None
+        self.turning = False
+        self._allocate(64)
+
+    def _allocate(self, capacity: int) -> None:
+        if self.vertex_list is not None:
+            self.vertex_list.delete()
+        self.capacity = capacity
+        self.previous = np.zeros((capacity, 2), dtype=np.float32)
+        self.current = np.zeros((capacity, 2), dtype=np.float32)
+        self.angle = np.zeros(capacity, dtype=np.float32)
+        self.turn = np.zeros(capacity, dtype=np.float32)
+        self.vertex_list = self.group.program.vertex_list(
+            capacity, GL_POINTS, batch=self.batch, group=self.group,
+            position=("f", [0.0] * (capacity * 2)),
+            colors=("Bn", list(self.look.color) * capacity),
+            size=("f", list(self.size) * capacity),
+            angle=("f", [0.0] * capacity),
+        )
+        self._position_buffer, self._positions = array_view(self.vertex_list, "position", capacity, 2)
+        self._angle_buffer, self._angles = array_view(self.vertex_list, "angle", capacity, 1)
+        self.turning = False
+
+    def assign(self, indices: list[int]) -> None:
+        """Take the entities at ``indices`` (of the renderer's drawn list), in that order."""
+        if len(indices) > self.capacity:
+            capacity = self.capacity
+            while capacity < len(indices):
+                capacity *= 2
+            self._allocate(capacity)
+        self.indices = np.array(indices, dtype=np.intp)
+        self.count = len(indices)
+
+    def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
+        """Copy this bucket's rows of the gathered motion into its own arrays (once per tick)."""
+        count = self.count
+        if count == 0:
+            return
+        rows_previous, rows_current = previous[self.indices], current[self.indices]
+        self.previous[:count] = rows_previous[:, :2]
+        self.current[:count] = rows_current[:, :2]
+        # The short way round: turning from 350 to 10 degrees passes through 0.
+        turn = (rows_current[:, 2] - rows_previous[:, 2] + 180.0) % 360.0 - 180.0
+        self.angle[:count] = rows_current[:, 2]
+        self.turn[:count] = turn
+        turning = bool(np.any(self.angle[:count] % 360.0) or np.any(turn))
+        if self.turning and not turning:
+            self._angles[:count] = 0.0
+            self._angle_buffer.invalidate_region(self.vertex_list.start, count)
+        self.turning = turning
+
+    def write(self, alpha: float, extrapolate: bool) -> None:
+        """Compute every drawn position (and angle, if any is turned) for ``alpha`` in one go."""
+        count = self.count
+        if count == 0:
+            return
+        drawn = self._positions[:count]
+        np.subtract(self.current[:count], self.previous[:count], out=drawn)
+        drawn *= alpha
+        drawn += self.current[:count] if extrapolate else self.previous[:count]
+        self._position_buffer.invalidate_region(self.vertex_list.start, count)
+        if self.turning:
+            angles = self._angles[:count]
+            # Interpolated: current - turn * (1 - alpha); extrapolated: current + turn * alpha.
+            np.multiply(self.turn[:count], alpha if extrapolate else alpha - 1.0, out=angles)
+            angles += self.angle[:count]
+            self._angle_buffer.invalidate_region(self.vertex_list.start, count)
+
+    def draw(self) -> None:
+        """Draw the live slots only (``glDrawArrays`` over [0, count))."""
+        if not self.count:
+            return
+        group = self._turned_group if self.turning else self.group
+        group.set_state()
+        if self._picture_group is not None:
+            self._picture_group.set_state()
+        draw_points(self.vertex_list, self.count)
+        group.unset_state()
+
+    def delete(self) -> None:
+        """Release the bucket's vertex buffer."""
+        self.vertex_list.delete()

@@ -1,0 +1,104 @@
+"""Text looks: one pyglet label per entity whose look is text, in one batch per layer.
+
+Text cannot be a point sprite, so it has its own, slower path: a label is rebuilt only
+when its look changes (and restyled in place where it can be) and moved only when its
+entity's drawn position or angle changes, so text that stands still costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.look import Look
+
+__all__ = ["Texts"]
+
+
+class Texts:
+    """Every entity whose look is text: one pyglet label each, in one batch per layer.
+
+    A label is rebuilt only when its look changes and moved only when its drawn position
+    or angle changes, so unchanged text costs nothing per frame.
+    """
+
+    def __init__(self) -> None:
+        self.labels: dict[int, Any] = {}  # entity id -> label
+        self.looks: dict[int, Look] = {}
+        self.placed: dict[int, tuple[float, float, float]] = {}
+        self.batches: dict[int, Any] = {}
+        self.rows: list[tuple[int, int]] = []  # (entity id, index in the drawn list)
+        self.previous: np.ndarray[Any, Any] = np.zeros((0, 3))
+        self.current: np.ndarray[Any, Any] = np.zeros((0, 3))
+
+    def assign(self, rows: list[tuple[int, int, Look]]) -> None:
+        """Keep a label for each (entity id, index, look); make, restyle or drop labels to match."""
+        wanted = {entity_id for entity_id, _, _ in rows}
+        for entity_id in [i for i in self.labels if i not in wanted]:
+            self.labels.pop(entity_id).delete()
+            self.looks.pop(entity_id)
+            self.placed.pop(entity_id, None)
+        for entity_id, _, look in rows:
+            self.restyle(entity_id, look)
+        self.rows = [(entity_id, index) for entity_id, index, _ in rows]
+
+    def restyle(self, entity_id: int, look: Look) -> None:
+        """Give entity ``entity_id``'s label ``look``: changed in place where it can be, made where it must."""
+        import pyglet.text
+
+        old = self.looks.get(entity_id)
+        if old != look:
+            label = self.labels.get(entity_id)
+            if label is not None and old is not None and old.layer == look.layer:
+                if old.text != look.text:
+                    label.text = look.text
+                if old.size != look.size:
+                    label.font_size = look.size
+                if old.color != look.color:
+                    label.color = look.color
+            else:
+                if label is not None:
+                    label.delete()
+                batch = self.batches.get(look.layer)
+                if batch is None:
+                    batch = self.batches[look.layer] = pyglet.graphics.Batch()
+                self.labels[entity_id] = pyglet.text.Label(
+                    look.text or "", font_size=look.size, color=look.color,  # type: ignore[arg-type]
+                    anchor_x="center", anchor_y="center", batch=batch)
+                self.placed.pop(entity_id, None)
+            self.looks[entity_id] = look
+
+    def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
+        """Keep the text entities' rows of the gathered motion (once per tick)."""
+        indices = [index for _, index in self.rows]
+        self.previous, self.current = previous[indices], current[indices]
+
+    def write(self, alpha: float, extrapolate: bool) -> None:
+        """Move and turn each label to its entity's drawn place for ``alpha``, if that changed."""
+        for row, (entity_id, _) in enumerate(self.rows):
+            (px, py, pa), (cx, cy, ca) = self.previous[row], self.current[row]
+            turn = (ca - pa + 180.0) % 360.0 - 180.0
+            if extrapolate:
+                place = (cx + (cx - px) * alpha, cy + (cy - py) * alpha, ca + turn * alpha)
+            else:
+                place = (px + (cx - px) * alpha, py + (cy - py) * alpha, ca - turn * (1.0 - alpha))
+            if self.placed.get(entity_id) != place:
+                label = self.labels[entity_id]
+                label.position = (float(place[0]), float(place[1]), 0.0)
+                label.rotation = -float(place[2])  # pyglet turns labels clockwise
+                self.placed[entity_id] = place
+
+    def draw(self, layer: int) -> None:
+        """Draw the labels of one layer."""
+        batch = self.batches.get(layer)
+        if batch is not None:
+            batch.draw()
+
+    def delete(self) -> None:
+        """Delete every label."""
+        for label in self.labels.values():
+            label.delete()
+        self.labels.clear()
+        self.looks.clear()
+        self.placed.clear()

@@ -1,0 +1,37 @@
+"""Benchmarks: scripts that print figures, measured side by side in one run.
+
+``tickswap bench`` (or ``python -m engine.tools.bench``) runs them all: ``World.tick()`` on
+10,000 patrolling entities against a bare Python loop calling the same ``update()`` on
+plain objects; a tick with 100 spawns and 100 despawns against the steady tick; a
+million-member crowd tick against one ``numpy.copyto`` of its state; the renderer
+against one pyglet shape per entity, and on turning squares and changing text against
+plain squares; ``world.overlapping`` against the O(n*m) loop over ``entities_of``; an empty
+loop frame against the same lag accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
+against sleeping then spinning to the deadline; and the full frame (``frame``): a tick
+then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
+beside the bare loop and one vertex buffer drawn from numpy. Every table names the path
+that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
+interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
+both sides alike. These are figures to read, never assertions: timing tests are flaky.
+
+One module per family (``world``, ``render``, ``frame``, ``collisions``, ``loop``,
+``crowd``), so a family's setup reads in one place; ``base`` holds what they share (the
+interleaved timer, the patrolling entity, the path line) and ``suite`` the command.
+"""
+
+from engine.tools.bench.base import Patroller as Patroller
+from engine.tools.bench.base import measure as measure
+from engine.tools.bench.base import tick_path as tick_path
+from engine.tools.bench.collisions import bench_collisions as bench_collisions
+from engine.tools.bench.crowd import bench_crowd as bench_crowd
+from engine.tools.bench.frame import bench_frame as bench_frame
+from engine.tools.bench.loop import bench_loop as bench_loop
+from engine.tools.bench.loop import bench_pacing as bench_pacing
+from engine.tools.bench.render import bench_render as bench_render
+from engine.tools.bench.render import bench_render_turning as bench_render_turning
+from engine.tools.bench.suite import BENCHMARKS as BENCHMARKS
+from engine.tools.bench.suite import main as main
+from engine.tools.bench.world import bench_world as bench_world
+
+__all__ = ["BENCHMARKS", "Patroller", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
+           "bench_render", "bench_render_turning", "bench_world", "main", "measure", "tick_path"]

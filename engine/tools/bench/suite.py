@@ -1,0 +1,85 @@
+"""The ``tickswap bench`` command: the table of benchmark families, and printing their figures.
+
+``BENCHMARKS`` names every family and how to run it at full size or ``--quick``; ``main``
+parses the command line, runs the chosen families in order and prints one table each
+(or JSON), every title naming the path that ran the tick and the Python version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from engine.messages import shown
+from engine.tools.bench.base import Rows, tick_path
+from engine.tools.bench.collisions import bench_collisions
+from engine.tools.bench.crowd import bench_crowd
+from engine.tools.bench.frame import bench_frame
+from engine.tools.bench.loop import bench_loop, bench_pacing
+from engine.tools.bench.render import bench_render, bench_render_turning
+from engine.tools.bench.world import bench_world
+
+__all__ = ["BENCHMARKS", "main"]
+
+DESCRIPTION = "Benchmarks: scripts that print figures, measured side by side in one run."
+"""The first line of ``tickswap bench --help``."""
+
+
+def _print_table(title: str, rows: Rows) -> None:
+    print(title)
+    width = max(len(row[0]) for row in rows)
+    for name, ms, ratio, target in rows:
+        print(f"  {name:<{width}}  {ms:8.3f} ms  {ratio:5.2f}x  {target}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the named benchmarks and print their tables."""
+    from engine.tools.cli.options import Parser  # its mistakes are one line, as every command's
+
+    parser = Parser(prog="tickswap bench", description=DESCRIPTION)
+    parser.add_argument("which", nargs="*", help=f"which benchmarks to run: {', '.join(BENCHMARKS)} (default: all)")
+    parser.add_argument("--quick", action="store_true", help="few rounds, small counts: checks that it runs")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.which if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {shown(unknown[0])}; choose from {', '.join(BENCHMARKS)}")
+    results = {}
+    path = tick_path()
+    for name in args.which or list(BENCHMARKS):
+        title, run = BENCHMARKS[name]
+        rows = run(args.quick)
+        results[name] = rows
+        if not args.json:
+            quick = " (--quick: small and few, figures not meaningful)" if args.quick else ""
+            _print_table(f"{title} [{path}]{quick}", rows)
+            print()
+    if args.json:
+        figures = {name: [{"case": case, "ms": ms, "ratio": ratio, "target": target, "path": path}
+                          for case, ms, ratio, target in rows] for name, rows in results.items()}
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
+    "world": ("Update Method and churn: World.tick() vs a bare loop, median of interleaved rounds",
+              lambda quick: bench_world(1000, 3) if quick else bench_world(10_000, 50)),
+    "render": ("Rendering, headless: interpolated entities per frame",
+               lambda quick: bench_render(1000, 3) if quick else bench_render(10_000, 20)),
+    "render-turning": ("Rendering, headless: plain squares vs turning squares and changing text, same renderer",
+                       lambda quick: bench_render_turning(1000, 3, 10) if quick else bench_render_turning(10_000, 20)),
+    "collisions": ("Collisions: every entity asks what it overlaps, per tick",
+                   lambda quick: bench_collisions(300, 2, 300) if quick
+                   else [*bench_collisions(1000, 5, 1000), *bench_collisions(10_000, 5, 500)]),
+    "loop": ("Loop overhead: an empty frame",
+             lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
+    "crowd": ("Crowd: one tick of a vectorized crowd vs the memory-bandwidth floor",
+              lambda quick: bench_crowd(10_000, 3) if quick else bench_crowd(1_000_000, 30)),
+    "frame": ("The full frame: World.tick() then an interpolated draw, every entity moving, beside the bare loop "
+              "and the one-vertex-buffer floor (headless)",
+              lambda quick: bench_frame((1000,), 3) if quick else bench_frame()),
+    "pacing": ("Frame pacing: a real-clock FixedStepLoop at 60 fps, error of each frame interval "
+               "(the ms column is the error; the ratio is how many times smaller spinning makes it)",
+               lambda quick: bench_pacing(0.3) if quick else bench_pacing(5.0)),
+}
+"""Benchmark name -> (title, run(quick) returning rows of (case, ms, ratio, target))."""
