@@ -165,3 +165,12 @@ def test_the_link_check_finds_a_broken_link(tmp_path):
     page.write_text("# Title\n\n[fine](#title) [gone](missing.md) [no heading](page.md#nowhere)\n")
     assert broken_links([page], tmp_path) == ["page.md: missing.md (no such file)",
                                               "page.md: page.md#nowhere (no such heading)"]
+
+
+def test_every_engine_path_the_internals_page_names_exists():
+    text = (DOCS / "internals.md").read_text()
+    named = set(re.findall(r"`(engine/[\w/.]+)`", text))
+    assert len(named) >= 10  # the table names the homes; a page that names none checks nothing
+    root = DOCS.parent
+    missing = sorted(path for path in named if not (root / path).exists())
+    assert missing == []
