@@ -48,10 +48,17 @@ def _plural_literals(app: object, what: str, name: str, obj: object, options: ob
     """Let a docstring's plural of an inline literal (a literal followed by "s") build as it reads.
 
     reStructuredText wants a break after an inline literal; an escaped space (rendered as
-    nothing) is put there. Only a closing pair follows a non-space and precedes a letter.
+    nothing) is put after a closing pair that a letter follows; an opening pair is left alone.
     """
     for index, line in enumerate(lines):
-        lines[index] = re.sub(r"(?<=[^\s`])``(?=\w)", r"``\\ ", line)
+        parts = line.split("``")
+        if len(parts) < 3:
+            continue
+        # parts[1], parts[3], ... are literals; the part after each is what follows its closing pair.
+        for after in range(2, len(parts), 2):
+            if re.match(r"\w", parts[after]):
+                parts[after] = "\\ " + parts[after]
+        lines[index] = "``".join(parts)
 
 
 def setup(app: Any) -> None:

@@ -174,3 +174,12 @@ def test_every_engine_path_the_internals_page_names_exists():
     root = DOCS.parent
     missing = sorted(path for path in named if not (root / path).exists())
     assert missing == []
+
+
+def test_the_docs_plural_fix_touches_only_a_closing_literal_that_a_letter_follows():
+    import runpy
+
+    conf = runpy.run_path(str(DOCS / "conf.py"))
+    lines = ["two ``TraceEvent``s (``build``, then ``systems``)", "no literal here"]
+    conf["_plural_literals"](None, "function", "x", None, None, lines)
+    assert lines == ["two ``TraceEvent``\\ s (``build``, then ``systems``)", "no literal here"]
