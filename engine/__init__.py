@@ -22,8 +22,6 @@ from engine.entity import buffered as buffered
 from engine.entity import signal as signal
 from engine.errors import BufferedWriteError as BufferedWriteError
 from engine.errors import EntityUpdateError as EntityUpdateError
-from engine.files.replay import ReplayError as ReplayError
-from engine.files.save import SaveError as SaveError
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -41,16 +39,27 @@ from engine.world import World as World
 
 if TYPE_CHECKING:
     from engine.crowd import Crowd as Crowd
+    from engine.files.replay import ReplayError as ReplayError
+    from engine.files.save import SaveError as SaveError
+
+# Names loaded when a game first uses them, so that ``import engine`` stays light:
+# ``Crowd`` brings numpy, and the two file errors bring the save and replay packages.
+_LAZY = {"Crowd": "engine.crowd", "ReplayError": "engine.files.replay", "SaveError": "engine.files.save"}
 
 
 def __getattr__(name: str) -> Any:
-    # ``Crowd`` is made of numpy arrays: it (and numpy) load when a game first names it,
-    # so that ``import engine`` stays light.
-    if name == "Crowd":
-        from engine.crowd import Crowd
+    if name in _LAZY:
+        import importlib
 
-        return Crowd
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
     raise AttributeError(f"module 'engine' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # The lazy names are part of the API: ``dir()``, autodoc and completion must see them.
+    return sorted({*globals(), *_LAZY})
 
 
 def run(build: Callable[[World], object], argv: list[str] | None = None) -> NoReturn:

@@ -164,3 +164,18 @@ def test_a_seed_for_a_loaded_save_is_refused_since_the_save_keeps_its_own(tmp_pa
     assert main(["run", "patrol", "--ticks", "5", "--load", str(save), "--seed", "3"]) == 2
     assert "--load continues the saved world with its own seed" in capsys.readouterr().err
     assert main(["run", "patrol", "--ticks", "5", "--load", str(save)]) == 0
+
+
+def test_every_rate_ups_accepts_is_a_step_a_recording_can_hold(tmp_path, capsys):
+    from engine.files.game import MS_PER_UPDATE_RANGE
+    from engine.tools.cli import main
+    from engine.tools.cli.options import UPS_RANGE
+
+    low, high = MS_PER_UPDATE_RANGE
+    assert low <= 1000 / UPS_RANGE[1] and 1000 / UPS_RANGE[0] <= high
+    # A rate below the range is refused by the option, not later by the recorder.
+    with pytest.raises(SystemExit) as exit:
+        main(["run", "patrol", "--ups", "0.01", "--ticks", "1", "--record", str(tmp_path / "r.jsonl")])
+    assert exit.value.code == 2
+    assert "--ups" in capsys.readouterr().err
+    assert main(["run", "patrol", "--ups", str(UPS_RANGE[0]), "--ticks", "1", "--record", str(tmp_path / "r.jsonl")]) == 0

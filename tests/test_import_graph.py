@@ -24,6 +24,18 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+def _dynamic_import(node: ast.AST) -> str | None:
+    """The module an ``import_module("...")`` or ``__import__("...")`` call names, when it is a literal."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if called not in ("import_module", "__import__"):
+        return None
+    first = node.args[0]
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else "<not a literal>"
+
+
 def _imports() -> dict[str, set[str]]:
     """Every engine module each engine module imports: top level, in functions and under TYPE_CHECKING."""
     modules = _modules()
@@ -47,6 +59,8 @@ def _imports() -> dict[str, set[str]]:
                     base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                            for alias in node.names]
+            elif (dynamic := _dynamic_import(node)) is not None and dynamic in modules:
+                targets = [dynamic]  # an import by name is an import (a compiled extension is a leaf)
             for target in targets:
                 found = resolve(target) if target.startswith("engine") else None
                 if found is not None and found != name:
@@ -85,6 +99,31 @@ def test_no_engine_module_imports_itself_back_through_others():
     assert _circle(_imports()) == []
 
 
+GAME_LOADERS = {"engine.files.game", "engine.files.importer"}
+
+
+def test_every_import_by_name_is_one_the_checker_sees():
+    # A module imported by a string the checker cannot read would hide an edge: each
+    # literal must name an engine module or a compiled extension, and the one lookup
+    # by a table (the package root's lazy names) must import the same names for the type
+    # checker, where the checker counts them.
+    modules = _modules()
+    graph = _imports()
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            named = _dynamic_import(node)
+            if named is None:
+                continue
+            if named == "<not a literal>":
+                if name in GAME_LOADERS:
+                    continue  # they import a game's modules, never the engine's
+                assert name == "engine", f"{name} imports a module by a computed name"
+                assert set(engine._LAZY.values()) <= graph["engine"]
+            elif named not in modules:
+                source = ENGINE.parent / (named.replace(".", "/") + ".c")
+                assert source.exists(), f"{name} imports {named!r}, which is no engine module"
+
+
 def test_the_circle_finder_finds_a_circle_and_only_a_circle():
     assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
     assert _circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
@@ -104,12 +143,17 @@ def test_no_engine_module_is_over_400_lines():
     assert long == {}
 
 
-def test_the_double_buffer_imports_nothing_it_serves():
+def test_the_double_buffer_imports_only_leaves():
+    # buffering is typed against its own base class and protocols: beyond itself it may
+    # name only the errors it raises and the look a crowd carries (both leaves).
     graph = _imports()
-    below = {"engine.entity", "engine.world", "engine.crowd", "engine.snapshot", "engine.spatial", "engine"}
+    allowed = {"engine.errors", "engine.look", "engine.messages"}
     for name, targets in graph.items():
         if name.startswith("engine.buffering"):
-            assert not targets & below, f"{name} imports {sorted(targets & below)}"
+            outside = {t for t in targets if not t.startswith("engine.buffering")} - allowed
+            assert outside == set(), f"{name} imports {sorted(outside)}"
+    for leaf in allowed:
+        assert graph[leaf] <= {"engine.messages"}, f"{leaf} is no longer a leaf: {sorted(graph[leaf])}"
 
 
 def test_saves_spatial_and_render_never_name_the_crowd_class():
@@ -152,3 +196,15 @@ def test_import_engine_loads_neither_numpy_nor_pyglet():
     code = "import sys, engine; print('numpy' in sys.modules, 'pyglet' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_every_public_name_is_listed_by_dir_so_the_api_reference_shows_it():
+    assert set(engine.__all__) <= set(dir(engine))
+    assert all(getattr(engine, name) is not None for name in engine.__all__)
+
+
+def test_import_engine_leaves_the_save_and_replay_packages_until_their_errors_are_named():
+    code = ("import sys, engine; before = 'engine.files.save' in sys.modules; engine.SaveError; "
+            "print(before, 'engine.files.save' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

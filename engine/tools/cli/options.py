@@ -14,6 +14,7 @@ import math
 import sys
 from typing import NoReturn
 
+from engine.files.game import DEFAULT_MS_PER_UPDATE, MS_PER_UPDATE_RANGE
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
 
@@ -21,7 +22,10 @@ __all__ = ["Parser", "add_run_options", "build_parser", "count"]
 
 MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
-UPS_RANGE = (0.01, 100_000.0)
+# The rates whose step (1000 / rate) a game may have (``MS_PER_UPDATE_RANGE``): a run at
+# any accepted rate can be recorded and replayed. Rounded inwards, so every rate in the
+# range gives a step in the game's range.
+UPS_RANGE = (math.ceil(1000 / MS_PER_UPDATE_RANGE[1] * 1000) / 1000, math.floor(1000 / MS_PER_UPDATE_RANGE[0]))
 MAX_COUNT = 10**9
 
 
@@ -162,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--stall-at-ms", type=_non_negative_ms, help="one stall at this clock time")
     lab.add_argument("--stall-ms", type=_non_negative_ms, help="how long that stall lasts (default 250)")
     lab.add_argument("--seconds", type=_seconds, default=2.0, help="simulated real time per loop (default 2)")
-    lab.add_argument("--ups", type=_ups, default=64.0, help="updates per second (default 64)")
+    lab.add_argument("--ups", type=_ups, default=1000 / DEFAULT_MS_PER_UPDATE,
+                     help=f"updates per second (default {1000 / DEFAULT_MS_PER_UPDATE:g}: the default step)")
     lab.add_argument("--seed", type=_seed, default=0, help="seed for the jitter and the game (default 0)")
     lab.add_argument("--png", metavar="FILE", type=_file_name,
                      help="also draw the timelines as a chart (needs EGL or a display)")
