@@ -54,3 +54,9 @@ def test_every_public_name_of_every_engine_module_has_a_docstring(offscreen):
                     if not (doc or "").strip():
                         undocumented.append(f"{info.name}.{name}.{attribute}")
     assert undocumented == []
+
+
+def test_the_package_version_is_the_engines_own():
+    from importlib.metadata import version
+
+    assert version("tickswap") == engine.__version__

@@ -21,6 +21,7 @@ from typing import Any
 from engine.messages import shown
 
 __all__ = [
+    "ENGINE_VERSION",
     "MAX_DEPTH",
     "FieldError",
     "check_depth",
@@ -38,6 +39,9 @@ MAX_DEPTH = 32
 MAX_INT_DIGITS = 40
 """The longest integer literal accepted (2**128 has 39 digits)."""
 HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+"""A SHA-256 digest as hex: how a file names the game file it was made with."""
+ENGINE_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
+"""How a save or a replay may write the tickswap version that wrote it (checked before it is compared)."""
 
 
 class FieldError(ValueError):

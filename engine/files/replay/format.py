@@ -40,6 +40,7 @@ from engine.files.events import check_events
 from engine.files.game import MS_PER_UPDATE_RANGE
 from engine.files.reading import NotAFile, open_regular
 from engine.files.schema import (
+    ENGINE_VERSION,
     HEX_DIGEST,
     FieldError,
     expect_keys,
@@ -69,7 +70,6 @@ MAX_TICKS = 2**31 - 1
 MAX_SEED = 2**64 - 1
 _SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
-_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
 
 
 class ReplayError(ValueError):
@@ -176,7 +176,7 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
                 raise FieldError(f"game {name!r} is a file name, but the header has no game_digest to check it by")
         expect_whole(record["seed"], "seed", 0, MAX_SEED)
         expect_number(record["ms_per_update"], "ms_per_update", *MS_PER_UPDATE_RANGE)
-        written = expect_str(record["engine"], "engine", 64, _VERSION)
+        written = expect_str(record["engine"], "engine", 64, ENGINE_VERSION)
     except FieldError as error:
         raise ReplayError(f"{path}:1: {error}") from None
     if not version_matches(written, __version__):

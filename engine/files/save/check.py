@@ -31,6 +31,7 @@ from engine.entity import Entity
 from engine.files.events import check_events, listed
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.schema import (
+    ENGINE_VERSION,
     FieldError,
     check_depth,
     expect_keys,
@@ -62,7 +63,6 @@ MAX_TICKS = 2**63 - 1
 MAX_CROWD_BYTES = 2 * 1024**3
 """The most memory a loaded crowd may ask for (capacity x columns x 3 buffers x 4 bytes)."""
 _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]{0,199}:[A-Za-z_][\w.<>]{0,199}")
-_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){1,3}([.+-][A-Za-z0-9.+-]{1,40})?")
 
 
 class SaveError(ValueError):
@@ -167,7 +167,7 @@ def check_document(data: Any) -> dict[str, Any]:
         raise FieldError(f"save format version {shown(data.get('version'))}; this tickswap reads version "
                          f"{VERSION}")
     expect_keys(data, "the save", ("format", "version", "engine", "world", "entities", "meta"))
-    expect_str(data["engine"], "engine", 64, _VERSION)
+    expect_str(data["engine"], "engine", 64, ENGINE_VERSION)
     meta = data["meta"]
     if not isinstance(meta, dict):
         raise FieldError("meta must be an object")
