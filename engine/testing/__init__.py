@@ -9,7 +9,8 @@ rest, as ``trio.testing`` does for trio::
     from engine.testing import assert_order_independent, load_game
 
     def test_my_game_does_not_depend_on_update_order():
-        assert_order_independent(load_game("mygame.py").build, ticks=200)
+        game = load_game("mygame.py")
+        assert_order_independent(game.build, systems=game.add_systems, ticks=200)
 
     def test_my_game_after_a_second():
         game = load_game("mygame.py")
