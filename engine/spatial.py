@@ -58,10 +58,10 @@ class SpatialIndex:
     much larger than that are checked against every query.
     """
 
-    def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
-        # numpy loads only when a game asks for collisions: import engine stays light.
-        import numpy as np
+    SMALL = 32
+    """Up to this many entities, no grid: each query checks them all (numpy's set-up costs more)."""
 
+    def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
         # A crowd's members are rows of arrays, not entities: its own position means nothing here.
         kept = [slot for slot, entity in enumerate(entities) if not isinstance(entity, OwnBuffers)]
         self.entities = [entities[slot] for slot in kept]
@@ -69,6 +69,12 @@ class SpatialIndex:
         count = len(self.entities)
         self.slot_of = {entity.id: slot for slot, entity in enumerate(self.entities)}
         where = [(e.x, e.y) for e in self.entities] if positions is None else [positions[slot] for slot in kept]
+        if count <= self.SMALL:
+            self._small(where)
+            return
+        # numpy loads only when a game asks for collisions: import engine stays light.
+        import numpy as np
+
         positions_array = np.array(where, dtype=np.float64).reshape(count, 2)
         boxes = np.zeros((count, 2))
         boxed = np.zeros(count, dtype=bool)
@@ -100,6 +106,19 @@ class SpatialIndex:
         ends = np.append(starts[1:], len(sorted_keys))
         self.members: list[int] = small[order].tolist()
         self.cells: dict[int, tuple[int, int]] = dict(zip(unique.tolist(), zip(starts.tolist(), ends.tolist())))
+
+    def _small(self, where: list[tuple[float, float]]) -> None:
+        """A few entities: every one is a candidate for every query (the same answers as the grid's)."""
+        self.x = [float(x) for x, _ in where]
+        self.y = [float(y) for _, y in where]
+        boxes = [box_of(entity) for entity in self.entities]
+        self.boxed = [box is not None for box in boxes]
+        self.half_width = [box[0] / 2.0 if box is not None else 0.0 for box in boxes]
+        self.half_height = [box[1] / 2.0 if box is not None else 0.0 for box in boxes]
+        self.cell = 8.0
+        self.big = list(range(len(self.entities)))
+        self.members = []
+        self.cells = {}
 
     def _around(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
         """Slots of every entity whose centre is in a cell touching [x0, x1] x [y0, y1] (plus the big ones)."""
@@ -167,7 +186,7 @@ class SpatialLayers:
     def __init__(self, static: SpatialIndex | None, moving: SpatialIndex) -> None:
         self.layers = [layer for layer in (static, moving) if layer is not None and layer.entities]
 
-    def box_of(self, entity: Entity) -> tuple[float, float, float, float] | None | bool:
+    def box_of(self, entity: Entity) -> tuple[float, float, float, float] | bool | None:
         """Where ``entity`` is indexed: (x, y, half width, half height); ``None`` if it has no box there;
         ``False`` if it is not indexed at all (spawned in this tick)."""
         if entity.id is None:
@@ -222,7 +241,8 @@ class CollisionQueries:
     _spatial_index_tick = -1
     _spatial_wanted = False
     _static_layer: SpatialIndex | None = None
-    _static_key: list[tuple[Entity, tuple[Any, ...]]] | None = None
+    _static_key: list[tuple[Any, ...]] | None = None
+    _static_split: tuple[list[Entity], list[Entity], list[Entity]] | None = None
 
     @property
     def entities(self) -> list[Entity]:
@@ -256,26 +276,29 @@ class CollisionQueries:
     def _build_layers(self, entities: Sequence[Entity],
                       positions: Sequence[tuple[float, float]] | None = None) -> SpatialLayers:
         """The two layers for ``entities`` (at ``positions``, else their attributes): the static one reused if exact."""
+        moving_at: list[tuple[float, float]] | None = None
         if positions is None:
-            statics = [entity for entity in entities if entity.static]
-            moving = [entity for entity in entities if not entity.static] if statics else list(entities)
-            key = list(zip(statics, map(_STATIC_KEY, statics)))
-            moving_at = None
+            split = self._static_split
+            if split is None or split[0] != entities:  # entities compare by identity: C speed
+                statics = [entity for entity in entities if entity.static]
+                moving = [entity for entity in entities if not entity.static] if statics else list(entities)
+                split = self._static_split = (list(entities), statics, moving)
+            _, statics, moving = split
+            key = list(map(_STATIC_KEY, statics))
         else:
-            statics, moving, moving_at = [], [], []
-            key = []
+            statics, moving, moving_at, key = [], [], [], []
             for entity, (x, y) in zip(entities, positions):
                 if entity.static:
                     statics.append(entity)
-                    key.append((entity, (x, y, entity.look, entity.hitbox)))
+                    key.append((x, y, entity.look, entity.hitbox))
                 else:
                     moving.append(entity)
                     moving_at.append((x, y))
         if not statics:
             self._static_layer = self._static_key = None
-        elif key != self._static_key:
+        elif self._static_layer is None or key != self._static_key or statics != self._static_layer.entities:
             # Rebuilt from the key's own positions: the committed ones, whichever way they were read.
-            self._static_layer = SpatialIndex(statics, [(values[0], values[1]) for _, values in key])
+            self._static_layer = SpatialIndex(statics, [(values[0], values[1]) for values in key])
             self._static_key = key
         return SpatialLayers(self._static_layer, SpatialIndex(moving, moving_at))
 
