@@ -59,7 +59,7 @@ def load_game(name_or_path: str) -> Game:
 
 
 def save_game(world: World, game: Game, path: str) -> None:
-    """Save ``world``, a world of ``game``, as ``tickswap run --save-at`` does: ``tickswap run GAME --load PATH`` loads it.
+    """Save ``world``, a world of ``game``, as ``tickswap run --save-at`` does: ``--load PATH`` loads it.
 
     The save names its game (``world.save`` alone does not, so the command line would not
     know which game it belongs to).
