@@ -72,6 +72,10 @@ class Entity(BufferSlots):
     next frame shows the new one."""
     hitbox: tuple[float, float] | None = None
     """Width and height of the box ``world.overlapping`` tests; ``None``: the look's size."""
+    static: ClassVar[bool] = False
+    """``True`` for entities that never move (tiles, walls): collision queries keep them in a
+    grid of their own, built once instead of every tick. Only speed depends on it: one that
+    moves, changes its look or is despawned is still found where it is (the grid is rebuilt)."""
     saved: ClassVar[tuple[str, ...]] = ()
     """Plain attributes ``world.save()`` keeps besides the buffered ones: numbers, strings,
     tuples, lists, dicts, and references to other entities. Anything else an entity needs

@@ -1,25 +1,29 @@
-"""Collisions: which entities overlap one, or stand near a point, from one grid per tick.
+"""Collisions: which entities overlap one, or a box, or stand near a point, from one grid per tick.
 
-``world.overlapping(entity, kind=None)`` and ``world.near(x, y, radius, kind=None)`` read
-*committed* positions, the ones every entity sees during a tick, so their answers are the
-same in every update order. Committed positions do not change during a tick, so one
-``SpatialIndex`` (a uniform grid) is built per tick and serves every query of it: a game
+``world.overlapping(entity, kind=None)``, ``world.overlapping_at(x, y, size, kind=None)`` and
+``world.near(x, y, radius, kind=None)`` read *committed* positions, the ones every entity
+sees during a tick, so their answers are the same in every update order, and return
+entities sorted by id, so even the list is. Committed positions do not change during a
+tick, so one index (uniform grids) is built per tick and serves every query of it: a game
 whose 1,000 entities each ask "what do I touch?" pays for one grid and 1,000 short
-look-ups instead of a million box tests.
+look-ups instead of a million box tests. Entities whose class says ``static = True``
+(tiles) have a grid of their own, kept from tick to tick while it is exact
+(``SpatialLayers``): a level of 900 tiles is not re-gridded every tick.
 
 An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
 default its look's size; boxes are axis-aligned (they don't turn with ``angle``). An
 entity with neither (no look, a text look) has no box and overlaps nothing, though
-``near`` still finds it by its position. Boxes that only touch do not overlap. Results
-come in update order: during a tick, every entity live when the tick began (one despawned
-earlier in the tick still collides, so both sides see the hit in every update order);
-crowds (entities with buffers of their own, ``OwnBuffers``) are left out (their members
-are rows of numpy arrays: query those with numpy).
+``near`` still finds it by its position. Boxes that only touch do not overlap. During a
+tick, every entity live when the tick began is found (one despawned earlier in the tick
+still collides, so both sides see the hit in every update order); crowds (entities with
+buffers of their own, ``OwnBuffers``) are left out (their members are rows of numpy
+arrays: query those with numpy).
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -28,7 +32,7 @@ from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.look import resolved
 
-__all__ = ["CollisionQueries", "SpatialIndex", "box_of"]
+__all__ = ["CollisionQueries", "SpatialIndex", "SpatialLayers", "box_of"]
 
 E = TypeVar("E", bound=Entity)
 
@@ -54,10 +58,10 @@ class SpatialIndex:
     much larger than that are checked against every query.
     """
 
-    def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
-        # numpy loads only when a game asks for collisions: import engine stays light.
-        import numpy as np
+    SMALL = 32
+    """Up to this many entities, no grid: each query checks them all (numpy's set-up costs more)."""
 
+    def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
         # A crowd's members are rows of arrays, not entities: its own position means nothing here.
         kept = [slot for slot, entity in enumerate(entities) if not isinstance(entity, OwnBuffers)]
         self.entities = [entities[slot] for slot in kept]
@@ -65,6 +69,12 @@ class SpatialIndex:
         count = len(self.entities)
         self.slot_of = {entity.id: slot for slot, entity in enumerate(self.entities)}
         where = [(e.x, e.y) for e in self.entities] if positions is None else [positions[slot] for slot in kept]
+        if count <= self.SMALL:
+            self._small(where)
+            return
+        # numpy loads only when a game asks for collisions: import engine stays light.
+        import numpy as np
+
         positions_array = np.array(where, dtype=np.float64).reshape(count, 2)
         boxes = np.zeros((count, 2))
         boxed = np.zeros(count, dtype=bool)
@@ -96,6 +106,19 @@ class SpatialIndex:
         ends = np.append(starts[1:], len(sorted_keys))
         self.members: list[int] = small[order].tolist()
         self.cells: dict[int, tuple[int, int]] = dict(zip(unique.tolist(), zip(starts.tolist(), ends.tolist())))
+
+    def _small(self, where: list[tuple[float, float]]) -> None:
+        """A few entities: every one is a candidate for every query (the same answers as the grid's)."""
+        self.x = [float(x) for x, _ in where]
+        self.y = [float(y) for _, y in where]
+        boxes = [box_of(entity) for entity in self.entities]
+        self.boxed = [box is not None for box in boxes]
+        self.half_width = [box[0] / 2.0 if box is not None else 0.0 for box in boxes]
+        self.half_height = [box[1] / 2.0 if box is not None else 0.0 for box in boxes]
+        self.cell = 8.0
+        self.big = list(range(len(self.entities)))
+        self.members = []
+        self.cells = {}
 
     def _around(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
         """Slots of every entity whose centre is in a cell touching [x0, x1] x [y0, y1] (plus the big ones)."""
@@ -141,17 +164,85 @@ class SpatialIndex:
         return hits
 
 
+_STATIC_KEY = operator.attrgetter("x", "y", "look", "hitbox")
+"""What must be unchanged for a static entity's place in the grid to still hold."""
+
+
+def _entity_id(entity: Entity) -> int:
+    return entity.id if entity.id is not None else -1
+
+
+class SpatialLayers:
+    """One tick's index in two layers: the static entities and everyone else.
+
+    The static layer (entities whose class says ``static = True``) is kept from tick to
+    tick while it is exactly right: the same entities, each at the same position with the
+    same look and hitbox. Anything else (a tile that moved, one despawned or spawned, a
+    changed look) rebuilds it, so ``static`` is a promise for speed, never for correctness.
+    The other layer is built every tick. Every query reads both and returns entities
+    sorted by id, so the list (not only the set) is the same in every update order.
+    """
+
+    def __init__(self, static: SpatialIndex | None, moving: SpatialIndex) -> None:
+        self.layers = [layer for layer in (static, moving) if layer is not None and layer.entities]
+
+    def box_of(self, entity: Entity) -> tuple[float, float, float, float] | bool | None:
+        """Where ``entity`` is indexed: (x, y, half width, half height); ``None`` if it has no box there;
+        ``False`` if it is not indexed at all (spawned in this tick)."""
+        if entity.id is None:
+            return False
+        for layer in self.layers:
+            slot = layer.slot_of.get(entity.id, -1)
+            if slot >= 0 and layer.entities[slot] is entity:
+                if not layer.boxed[slot]:
+                    return None
+                return layer.x[slot], layer.y[slot], layer.half_width[slot], layer.half_height[slot]
+        return False
+
+    def overlapping_box(self, x: float, y: float, half_width: float, half_height: float,
+                        exclude: Entity | None = None) -> list[Entity]:
+        """The indexed entities with a box overlapping the box centred on (x, y), but ``exclude``; by id."""
+        found: list[Entity] = []
+        for layer in self.layers:
+            skip = -1
+            if exclude is not None and exclude.id is not None:
+                skip = layer.slot_of.get(exclude.id, -1)
+            entities = layer.entities
+            found.extend(entities[slot] for slot in layer.overlapping_box(x, y, half_width, half_height, skip))
+        found.sort(key=_entity_id)
+        return found
+
+    def near(self, x: float, y: float, radius: float) -> list[Entity]:
+        """The indexed entities whose position is within ``radius`` of (x, y), by id."""
+        found: list[Entity] = []
+        for layer in self.layers:
+            entities = layer.entities
+            found.extend(entities[slot] for slot in layer.near(x, y, radius))
+        found.sort(key=_entity_id)
+        return found
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"world.overlapping_at: {name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 class CollisionQueries:
-    """The collision side of ``World``: ``overlapping`` and ``near``, from one index per tick.
+    """The collision side of ``World``: ``overlapping``, ``overlapping_at`` and ``near``, from one index per tick.
 
     A mixin: the world forgets the index when a tick starts; the first query of the tick
     builds it from the committed positions, and every later query of the tick reuses it.
+    The static layer of that index outlives the tick while it is still exact.
     """
 
     tick_count: int
-    _spatial_index: SpatialIndex | None = None
+    _spatial_index: SpatialLayers | None = None
     _spatial_index_tick = -1
     _spatial_wanted = False
+    _static_layer: SpatialIndex | None = None
+    _static_key: list[tuple[Any, ...]] | None = None
+    _static_split: tuple[list[Entity], list[Entity], list[Entity]] | None = None
 
     @property
     def entities(self) -> list[Entity]:
@@ -163,7 +254,7 @@ class CollisionQueries:
         """Whether a tick is in progress (World's own property replaces this one)."""
         return False
 
-    def spatial_index(self) -> SpatialIndex:
+    def spatial_index(self) -> SpatialLayers:
         """The index of this tick (built on its first query, at most once); between ticks, a fresh one.
 
         Mid-tick it is built from the values committed when the tick began (the buffers'
@@ -171,16 +262,45 @@ class CollisionQueries:
         """
         self._spatial_wanted = True
         if not self.ticking:
-            return SpatialIndex(self.entities)
+            return self._build_layers(self.entities)
         index = self._spatial_index
         if index is None or self._spatial_index_tick != self.tick_count:
             # The first query this world ever makes: everyone live when the tick began, at
             # the positions committed then. (Looks are read now: from the next tick on, the
             # index is built before any update can change one.)
             entities = self._tick_entities()
-            index = self._spatial_index = SpatialIndex(entities, committed_positions(entities))
+            index = self._spatial_index = self._build_layers(entities, committed_positions(entities))
             self._spatial_index_tick = self.tick_count
         return index
+
+    def _build_layers(self, entities: Sequence[Entity],
+                      positions: Sequence[tuple[float, float]] | None = None) -> SpatialLayers:
+        """The two layers for ``entities`` (at ``positions``, else their attributes): the static one reused if exact."""
+        moving_at: list[tuple[float, float]] | None = None
+        if positions is None:
+            split = self._static_split
+            if split is None or split[0] != entities:  # entities compare by identity: C speed
+                statics = [entity for entity in entities if entity.static]
+                moving = [entity for entity in entities if not entity.static] if statics else list(entities)
+                split = self._static_split = (list(entities), statics, moving)
+            _, statics, moving = split
+            key = list(map(_STATIC_KEY, statics))
+        else:
+            statics, moving, moving_at, key = [], [], [], []
+            for entity, (x, y) in zip(entities, positions):
+                if entity.static:
+                    statics.append(entity)
+                    key.append((x, y, entity.look, entity.hitbox))
+                else:
+                    moving.append(entity)
+                    moving_at.append((x, y))
+        if not statics:
+            self._static_layer = self._static_key = None
+        elif self._static_layer is None or key != self._static_key or statics != self._static_layer.entities:
+            # Rebuilt from the key's own positions: the committed ones, whichever way they were read.
+            self._static_layer = SpatialIndex(statics, [(values[0], values[1]) for values in key])
+            self._static_key = key
+        return SpatialLayers(self._static_layer, SpatialIndex(moving, moving_at))
 
     def _spatial_tick_started(self) -> None:
         """The world calls this as a tick begins: a world that asks for collisions gets its
@@ -188,7 +308,7 @@ class CollisionQueries:
         any update runs, so no update can change what a later query sees."""
         self._spatial_index = None
         if self._spatial_wanted:
-            self._spatial_index = SpatialIndex(self.entities)
+            self._spatial_index = self._build_layers(self.entities)
             self._spatial_index_tick = self.tick_count
 
     def _tick_entities(self) -> list[Entity]:
@@ -196,7 +316,7 @@ class CollisionQueries:
         return self.entities
 
     def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
-        """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, in update order.
+        """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, sorted by id.
 
         Read from committed positions, so the answer is the same in every update order.
         An entity never overlaps itself; one without a box overlaps nothing.
@@ -204,33 +324,47 @@ class CollisionQueries:
         if not isinstance(entity, Entity):
             raise TypeError(f"world.overlapping takes an Entity, got {entity!r}")
         index = self.spatial_index()
-        slot = index.slot_of.get(entity.id, -1) if entity.id is not None else -1
-        if slot >= 0:
-            if not index.boxed[slot]:
-                return []
-            x, y = index.x[slot], index.y[slot]
-            half_width, half_height = index.half_width[slot], index.half_height[slot]
-        else:  # not live yet (spawned this tick): where it will start
+        where = index.box_of(entity)
+        if where is None:
+            return []
+        if where is False:  # not live yet (spawned this tick): where it will start
             box = box_of(entity)
             if box is None:
                 return []
-            x, y, half_width, half_height = float(entity.x), float(entity.y), box[0] / 2, box[1] / 2
-        return self._pick(index, index.overlapping_box(x, y, half_width, half_height, slot), kind)
+            where = float(entity.x), float(entity.y), box[0] / 2, box[1] / 2
+        assert isinstance(where, tuple)
+        return self._pick(index.overlapping_box(*where, exclude=entity), kind)
+
+    def overlapping_at(self, x: float, y: float, size: tuple[float, float],
+                       kind: type[E] | None = None) -> list[E]:
+        """The live entities (instances of ``kind``, if given) that a box of ``size`` (width, height)
+        centred at (x, y) would overlap, sorted by id.
+
+        For moving then colliding: ask where an entity *would* be before it goes there. Read
+        from committed positions, like ``overlapping``: the same answer in every update order.
+        """
+        x, y = _number("x", x), _number("y", y)
+        if (not isinstance(size, tuple) or len(size) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+                           for v in size)):
+            raise ValueError(f"world.overlapping_at: size must be (width, height), two finite numbers >= 0, "
+                             f"got {size!r}")
+        if kind is not None and not isinstance(kind, type):
+            raise TypeError(f"world.overlapping_at: kind must be a class, got {kind!r}")
+        index = self.spatial_index()
+        return self._pick(index.overlapping_box(x, y, size[0] / 2, size[1] / 2), kind)
 
     def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
         """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
 
-        In update order, from committed positions: the same in every update order.
+        Sorted by id, from committed positions: the same in every update order.
         """
         if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius >= 0:
             raise ValueError(f"world.near: radius must be a number >= 0, got {radius!r}")
-        index = self.spatial_index()
-        return self._pick(index, index.near(float(x), float(y), float(radius)), kind)
+        return self._pick(self.spatial_index().near(float(x), float(y), float(radius)), kind)
 
     @staticmethod
-    def _pick(index: SpatialIndex, slots: list[int], kind: type[Any] | None) -> list[Any]:
-        entities = index.entities
-        found = [entities[slot] for slot in slots]
+    def _pick(found: list[Entity], kind: type[Any] | None) -> list[Any]:
         # Everyone live when the tick began, even one despawned earlier in this tick: a
         # collision is seen by both sides in every update order.
         return [e for e in found if kind is None or isinstance(e, kind)]

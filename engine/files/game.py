@@ -54,6 +54,9 @@ class Game:
     """SHA-256 of the game file's content (of every file of a package but its caches); ``None`` for samples."""
     module_name: str | None = None
     """The name its classes carry, when it is not the module's own (a game file running as ``__main__``)."""
+    beside: tuple[ModuleType, ...] = ()
+    """Modules the game file imported from its own directory (``import helpers``): the game's
+    too, so a save of their entities loads with it. They keep their own names (``helpers``)."""
 
     @property
     def build(self) -> Callable[[Any], Any]:
@@ -121,8 +124,17 @@ class Game:
             return (self.module_name or self.module.__name__) + dot + rest
         return public
 
+    def beside_module(self, module_name: str) -> ModuleType | None:
+        """The module ``module_name`` if the game file imported it from beside itself, else ``None``."""
+        for module in self.beside:
+            if module.__name__ == module_name:
+                return module
+        return None
+
     def owns_module(self, module_name: str) -> bool:
-        """Whether classes of ``module_name`` belong to this game (its module, or its package's modules)."""
+        """Whether classes of ``module_name`` belong to this game (its module, its package's, or those beside it)."""
+        if self.beside_module(module_name) is not None:
+            return True
         own = self.module_name or self.module.__name__
         package = self.module.__package__ or ""
         if package and self.path is None and own != package:

@@ -40,6 +40,7 @@ from types import ModuleType
 from typing import Any
 
 from engine.errors import where
+from engine.files.beside import BESIDE, importable_beside, is_beside
 from engine.files.game import Game, GameError, check_settings
 from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.interrupts import Interrupted
@@ -214,7 +215,7 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     module_name = _module_name(path, digest)
     loaded = sys.modules.get(module_name)
     if loaded is not None:
-        return Game(path.name, loaded, path, digest)
+        return Game(path.name, loaded, path, digest, beside=BESIDE.get(module_name, ()))
     if package:
         spec = importlib.util.spec_from_file_location(module_name, source_file,
                                                       loader=_SourceOnlyLoader(module_name, str(source_file)),
@@ -227,6 +228,7 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     module.__file__ = str(source_file)
+    beside: list[ModuleType] = []
     sys.modules[module_name] = module  # dataclasses and pickling look modules up by name
     try:
         if package:
@@ -234,7 +236,9 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
             spec.loader.exec_module(module)
         else:
             # Run exactly the bytes that were digested: the file can't change in between.
-            exec(compile(_source_text(source, name), str(path), "exec", dont_inherit=True), module.__dict__)
+            code = compile(_source_text(source, name), str(path), "exec", dont_inherit=True)
+            with importable_beside(path.parent, beside):
+                exec(code, module.__dict__)
     except SyntaxError as error:
         _forget(module_name)
         file = shown_name(error.filename or name)
@@ -254,7 +258,8 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     except GameError:
         _forget(module_name)
         raise
-    return Game(path.name, module, path, digest)
+    BESIDE[module_name] = tuple(beside)
+    return Game(path.name, module, path, digest, beside=tuple(beside))
 
 
 def _source_text(source: bytes, name: str) -> str:
@@ -341,7 +346,12 @@ def adopt_main(module: ModuleType) -> Game:
         if isinstance(value, type) and value.__module__ == module.__name__:
             _retag(value, module.__name__, module_name)
     _check_build(module, path.name, module_name)
-    return Game(path.name, module, path, digest, module_name)
+    # What python game.py imported from beside the file (import helpers) is the game's too.
+    beside = () if path.is_dir() else tuple(
+        loaded for name, loaded in list(sys.modules.items())
+        if loaded is not module and name != "__main__" and isinstance(loaded, ModuleType)
+        and is_beside(loaded, path.parent))
+    return Game(path.name, module, path, digest, module_name, beside)
 
 
 def _retag(cls: type, old: str, new: str) -> None:

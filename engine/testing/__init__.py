@@ -34,6 +34,7 @@ from typing import Any
 
 from engine.files.game import Game
 from engine.files.importer import load_game as _load_game
+from engine.files.save import load_world, save_world
 from engine.tools.check import (
     CheckResult,
     EntityDifference,
@@ -44,7 +45,7 @@ from engine.tools.check import (
 from engine.world import World
 
 __all__ = ["CheckResult", "EntityDifference", "Inputs", "assert_order_independent", "check_order_independence",
-           "load_game", "random_input"]
+           "load_game", "load_save", "random_input", "save_game"]
 
 
 def load_game(name_or_path: str) -> Game:
@@ -56,6 +57,27 @@ def load_game(name_or_path: str) -> Game:
     ``tickswap run`` does. A game that can't be loaded raises ``GameError``, one line.
     """
     return _load_game(name_or_path)
+
+
+def save_game(world: World, game: Game, path: str) -> None:
+    """Save ``world``, a world of ``game``, as ``tickswap run --save-at`` does: ``--load PATH`` loads it.
+
+    The save names its game (``world.save`` alone does not, so the command line would not
+    know which game it belongs to).
+    """
+    save_world(world, path, meta={"game": game.name, "game_digest": game.digest})
+
+
+def load_save(game: Game, path: str) -> World:
+    """The world of the save at ``path`` (one of ``save_game`` or ``tickswap run --save-at``), as
+    ``tickswap run GAME --load PATH`` loads it: checked against ``game``, with its ``systems`` added."""
+    world = load_world(path, game, world_class=World)
+    try:
+        game.add_systems(world)
+    except BaseException:
+        world.close()
+        raise
+    return world
 
 
 def assert_order_independent(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,

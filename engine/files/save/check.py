@@ -212,7 +212,8 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
         raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
     if game is not None and not is_engine:
         # Looked up in the game's own module (never imported, never another copy of it).
-        found: Any = game.module if module == (game.module_name or game.module.__name__) else sys.modules.get(module)
+        found: Any = (game.module if module == (game.module_name or game.module.__name__)
+                      else game.beside_module(module) or sys.modules.get(module))
         for part in qualname.split("."):
             found = vars(found).get(part) if hasattr(found, "__dict__") else None
         if (isinstance(found, type) and issubclass(found, Entity) and found.__module__ == module

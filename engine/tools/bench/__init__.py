@@ -23,6 +23,7 @@ from engine.tools.bench.base import Patroller as Patroller
 from engine.tools.bench.base import measure as measure
 from engine.tools.bench.base import tick_path as tick_path
 from engine.tools.bench.collisions import bench_collisions as bench_collisions
+from engine.tools.bench.collisions import bench_static as bench_static
 from engine.tools.bench.crowd import bench_crowd as bench_crowd
 from engine.tools.bench.frame import bench_frame as bench_frame
 from engine.tools.bench.loop import bench_loop as bench_loop
@@ -34,4 +35,4 @@ from engine.tools.bench.suite import main as main
 from engine.tools.bench.world import bench_world as bench_world
 
 __all__ = ["BENCHMARKS", "Patroller", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
-           "bench_render", "bench_render_turning", "bench_world", "main", "measure", "tick_path"]
+           "bench_render", "bench_render_turning", "bench_static", "bench_world", "main", "measure", "tick_path"]

@@ -8,7 +8,7 @@ from engine.entity import Entity
 from engine.tools.bench.base import Rows, measure
 from engine.world import World
 
-__all__ = ["bench_collisions"]
+__all__ = ["bench_collisions", "bench_static"]
 
 
 def bench_collisions(count: int = 10_000, rounds: int = 5,
@@ -64,4 +64,66 @@ def bench_collisions(count: int = 10_000, rounds: int = 5,
         (f"O(n*m) loop over entities_of, {count} ask{scaled}", brute_ms, 1.0, ""),
         (f"world.overlapping, one grid per tick, {count} ask", times["indexed"] * 1e3,
          brute_ms / (times["indexed"] * 1e3), "the grid's build included"),
+    ]
+
+
+def bench_static(tiles: int = 900, movers: int = 5, rounds: int = 30) -> Rows:
+    """A level of ``tiles`` tiles and ``movers`` walkers asking ``overlapping_at`` where they would go.
+
+    Timed four ways, interleaved: no tiles; the tiles not static (re-gridded every tick, as
+    every entity was before the static layer); the tiles ``static = True`` (gridded once);
+    and the static level with walkers that never ask (its ticks without any collision work).
+    The static level minus the one that never asks is what collisions cost there per tick.
+    """
+    from engine.look import Look
+
+    side = max(1, round(tiles ** 0.5))
+
+    class Tile(Entity):
+        look = Look("square", 16)
+
+    class StaticTile(Tile):
+        static = True
+
+    class Walker(Entity):
+        look = Look("square", 12)
+
+        asks = True
+
+        def update(self, world: Any) -> None:
+            step = 1.0 if (world.tick_count // 200) % 2 == 0 else -1.0
+            if self.asks and not world.overlapping_at(self.x + step, self.y - 1.0, (12, 12), Tile):
+                self.y -= 1.0
+            self.x += step
+
+    class Quiet(Walker):
+        asks = False
+
+    def level(kind: type[Entity] | None, walker: type[Walker] = Walker) -> World:
+        world = World()
+        if kind is not None:
+            for n in range(tiles):
+                world.spawn(kind(x=(n % side) * 16.0, y=(n // side) * 16.0))
+        for n in range(movers):
+            world.spawn(walker(x=n * 40.0, y=side * 16.0 + 20.0))
+        return world
+
+    worlds = {"static": level(StaticTile), "regridded": level(Tile), "bare": level(None),
+              "quiet": level(StaticTile, Quiet)}
+    for world in worlds.values():
+        world.tick()  # the first tick builds the static grid: not what a tick costs afterwards
+    times = measure({name: world.tick for name, world in worlds.items()}, rounds)
+    assert ([(w.x, w.y) for w in worlds["static"].entities_of(Entity) if not isinstance(w, Tile)]
+            == [(w.x, w.y) for w in worlds["regridded"].entities_of(Entity) if not isinstance(w, Tile)]), \
+        "both find the same"
+    for world in worlds.values():
+        world.close()
+    bare, static, regridded, quiet = (times[name] * 1e3 for name in ("bare", "static", "regridded", "quiet"))
+    return [
+        (f"{movers} walkers ask overlapping_at, no tiles", bare, 1.0, ""),
+        (f"{tiles} static tiles, {movers} walkers that never ask", quiet, quiet / bare, "a tick, no collisions"),
+        (f"{tiles} tiles re-gridded every tick, {movers} walkers ask", regridded, regridded / bare,
+         f"collisions {regridded - quiet:.3f} ms a tick"),
+        (f"{tiles} static tiles (static = True), {movers} walkers ask", static, static / bare,
+         f"collisions {static - quiet:.3f} ms a tick"),
     ]
