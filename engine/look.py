@@ -38,6 +38,10 @@ def _pixels(value: object, largest: float) -> bool:
 
 Shape = Literal["square", "circle", "diamond", "image", "text"]
 _SHAPES = ("square", "circle", "diamond", "image", "text")
+AnchorX = Literal["left", "center", "right"]
+AnchorY = Literal["bottom", "center", "top"]
+_ANCHORS_X = ("left", "center", "right")
+_ANCHORS_Y = ("bottom", "center", "top")
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,12 @@ class Look:
     PNG): the shape becomes ``"image"``, ``size`` defaults to the picture's own and
     ``color`` tints it (white keeps its colours). For text, give ``text``: the shape
     becomes ``"text"``, ``size`` is the font size (default 16) and the text is centred on
-    the entity. ``layer`` orders drawing: higher layers on top (the HUD is always above).
-    Looks are values: equal looks share a vertex buffer.
+    the entity (``anchor_x``: ``"left"``, ``"center"`` or ``"right"``; ``anchor_y``:
+    ``"bottom"``, ``"center"`` or ``"top"`` say which point of the text sits there instead).
+    ``layer`` orders drawing: higher layers on top (the HUD is always above).
+    ``screen=True`` puts the entity in window coordinates (bottom-left origin) above
+    every world layer, where no camera moves it: a score, a health bar. Looks are
+    values: equal looks share a vertex buffer.
     """
 
     shape: Shape = "square"
@@ -59,10 +67,22 @@ class Look:
     image: str | None = None
     text: str | None = None
     layer: int = 0
+    screen: bool = False
+    anchor_x: AnchorX = "center"
+    anchor_y: AnchorY = "center"
 
     def __post_init__(self) -> None:
         if isinstance(self.layer, bool) or not isinstance(self.layer, int):
             raise TypeError(f"Look layer must be an int (higher layers draw on top), got {shown(self.layer)}")
+        if not isinstance(self.screen, bool):
+            raise TypeError(f"Look screen must be True (window coordinates) or False (the world), "
+                            f"got {shown(self.screen)}")
+        for name, value, allowed in (("anchor_x", self.anchor_x, _ANCHORS_X), ("anchor_y", self.anchor_y, _ANCHORS_Y)):
+            if not (isinstance(value, str) and value in allowed):
+                raise ValueError(f"Look {name} must be one of {', '.join(allowed)}, got {shown(value)}")
+        if (self.anchor_x, self.anchor_y) != ("center", "center") and self.text is None:
+            raise ValueError(f"Look anchor_x/anchor_y place text; a {self.shape} is centred on its entity "
+                             f"(got anchor_x={shown(self.anchor_x)}, anchor_y={shown(self.anchor_y)})")
         if self.text is not None:
             if not isinstance(self.text, str):
                 raise TypeError(f"Look text must be a string, got {shown(self.text)}")

@@ -55,7 +55,7 @@ def test_asking_for_a_window_without_a_display_suggests_headless(capsys, monkeyp
 
 
 def test_ticks_cannot_be_combined_with_rendering_options(capsys):
-    assert main(["run", "patrol", "--ticks", "5", "--screenshot", "x.png"]) == 2
+    assert main(["run", "patrol", "--ticks", "5", "--frames", "3"]) == 2
     assert "--ticks" in capsys.readouterr().err
 
 

@@ -400,16 +400,6 @@ def test_max_fps_is_refused_for_loops_that_pace_themselves(capsys):
     assert "max_fps" in capsys.readouterr().err
 
 
-def test_a_look_too_large_for_point_sprites_is_refused_not_clamped(window):
-    from engine.render.entities import EntityRenderer
-
-    with World() as world:
-        world.spawn(Entity())
-        renderer = EntityRenderer(world, looks={Entity: Look("square", 5000)})
-        with pytest.raises(ValueError, match="5000 pixels across"):
-            renderer.draw(1.0)
-
-
 def test_a_crowd_with_a_picture_look_is_refused_by_name(window, tmp_path):
     from engine.crowd import Crowd
     from engine.render.entities import EntityRenderer

@@ -13,7 +13,7 @@ from pyglet.gl import GL_POINTS
 from engine.buffering.own import OwnBuffers
 from engine.look import Look
 from engine.render.shaders import PointGroup, shader_program
-from engine.render.sprites import array_view, draw_points, look_size, program_kind
+from engine.render.sprites import array_view, draw_points, fits_a_point, look_size, point_limit, program_kind
 
 __all__ = ["CrowdLayer"]
 
@@ -24,9 +24,14 @@ class CrowdLayer:
     def __init__(self, crowd: OwnBuffers, look: Look) -> None:
         if look.shape in ("image", "text"):
             raise ValueError(f"{type(crowd).__name__}: a crowd is drawn as shapes, not pictures or text; got {look}")
+        if not fits_a_point(look):
+            # Members are point sprites only (a crowd's buffer is filled by the crowd itself).
+            raise ValueError(f"{type(crowd).__name__}: a crowd's look is at most {point_limit():g} pixels across "
+                             f"(its diagonal) on this OpenGL; got {look}")
         self.crowd = crowd
         self.look = look
-        self.layer = look.layer
+        self.stage = (look.screen, look.layer)
+        """Where it is drawn: world layers bottom first, then the screen's."""
         self.batch = pyglet.graphics.Batch()
         self.group = PointGroup(shader_program(program_kind(look)), look.image is not None or look.color[3] < 255)
         capacity = crowd.capacity

@@ -15,13 +15,16 @@ Looks are read every frame (one attribute read per entity), so a look changed at
 time, on the class or the instance, shows in the next frame; ``look = None`` hides the
 entity. Higher ``Look.layer`` numbers draw on top; within a layer, entities of one look
 keep update order and looks are drawn in the order their first entity comes in update
-order. A spawned ``Camera`` centres the view on its interpolated position. Rendering
-only reads: it never changes game state.
+order. A spawned ``Camera`` centres the view on its interpolated position (zoomed and
+shaken as it says); looks with ``screen=True`` are drawn after every world layer, in
+window coordinates, where no camera moves them. Rendering only reads: it never changes
+game state.
 
 This module is the renderer that composes the parts: it decides what is drawn, with
 which look, in which layer and order, and when to gather. How is elsewhere: the point
-sprites of one look (``sprites``) and the shaders that cut their shapes (``shaders``),
-text labels (``texts``), and the crowd layer (``crowds``).
+sprites of one look (``sprites``), the looks too large for a point sprite (``quads``),
+the shaders that cut their shapes (``shaders``), text labels (``texts``), and the
+crowd layer (``crowds``).
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ from engine.camera import Camera
 from engine.entity import Entity
 from engine.look import Look, resolved
 from engine.render.crowds import CrowdLayer
-from engine.render.sprites import Bucket
+from engine.render.quads import QuadBucket
+from engine.render.sprites import Bucket, fits_a_point
 from engine.render.texts import Texts
 from engine.world import World
 
@@ -96,8 +100,8 @@ class EntityRenderer:
         self.extrapolate = extrapolate
         """Draw ``current + velocity * alpha`` instead of interpolating."""
         self.window = window
-        self._buckets: dict[Look, Bucket] = {}
-        self._order: list[Bucket] = []
+        self._buckets: dict[Look, Bucket | QuadBucket] = {}
+        self._order: list[Bucket | QuadBucket] = []
         self._texts = Texts()
         self._crowds: dict[int, CrowdLayer] = {}
         self._drawn: list[Entity] = []  # every non-crowd entity, in update order
@@ -105,7 +109,8 @@ class EntityRenderer:
         self._fixed: list[Look | None] = []  # the looks of the others, by position in _drawn
         self._seen_looks: list[Any] | None = None
         self._camera: Camera | None = None
-        self._plan: list[tuple[int, list[Bucket], list[CrowdLayer]]] = []
+        self._plan: list[tuple[tuple[bool, int], list[Bucket | QuadBucket], list[CrowdLayer]]] = []
+        self._scale = 1.0  # the zoom the buckets were chosen for (points or quads)
         self._crowd_looks: list[tuple[OwnBuffers, Look | None]] = []  # every crowd, hidden ones too
         self._synced_tick = -1
         self._synced_version = -1
@@ -193,21 +198,28 @@ class EntityRenderer:
             self._buckets.pop(look).delete()
         for look, indices in members.items():
             bucket = self._buckets.get(look)
+            quads = not fits_a_point(look, self._scale)
+            if bucket is not None and bucket.quads != quads:
+                bucket.delete()
+                bucket = None
             if bucket is None:
-                bucket = self._buckets[look] = Bucket(look)
+                bucket = self._buckets[look] = QuadBucket(look) if quads else Bucket(look)
             bucket.assign(indices)
-        # Dicts keep insertion order: looks in the order their first entity comes, by layer.
-        self._order = sorted((self._buckets[look] for look in members), key=lambda bucket: bucket.layer)
+        # Dicts keep insertion order: looks in the order their first entity comes, by stage.
+        self._order = sorted((self._buckets[look] for look in members), key=lambda bucket: bucket.stage)
         self._texts.assign(texts)
         self._seen_looks = free_looks
         self._plan_layers()
 
     def _plan_layers(self) -> None:
-        """What to draw, layer by layer, bottom first: worked out when looks change, not per frame."""
-        layers = sorted({bucket.layer for bucket in self._order} | set(self._texts.batches)
-                        | {crowd.layer for crowd in self._crowds.values()})
-        self._plan = [(layer, [bucket for bucket in self._order if bucket.layer == layer],
-                       [crowd for crowd in self._crowds.values() if crowd.layer == layer]) for layer in layers]
+        """What to draw, stage by stage, bottom first: worked out when looks change, not per frame.
+
+        A stage is ``(screen, layer)``: every world layer sorts before every screen layer.
+        """
+        stages = sorted({bucket.stage for bucket in self._order} | set(self._texts.batches)
+                        | {crowd.stage for crowd in self._crowds.values()})
+        self._plan = [(stage, [bucket for bucket in self._order if bucket.stage == stage],
+                       [crowd for crowd in self._crowds.values() if crowd.stage == stage]) for stage in stages]
 
     def _restyle_texts(self, free_looks: list[Any]) -> bool:
         """Apply looks that changed from one text to another straight to their labels.
@@ -229,15 +241,22 @@ class EntityRenderer:
         self._seen_looks = free_looks
         return True
 
-    def _sync(self) -> None:
-        world = self.world
-        regather = False
+    def _sync_entities(self) -> bool:
+        """Follow spawns, despawns and crowds' looks; whether the motion must be gathered again."""
         # Crowds are few: their looks are checked every frame like everyone else's.
         crowd_look_changed = any(self.look_of(crowd) != look for crowd, look in self._crowd_looks)
-        if world.structure_version != self._synced_version or crowd_look_changed:
+        if self.world.structure_version != self._synced_version or crowd_look_changed:
             self._sync_structure()
-            self._synced_version = world.structure_version
-            regather = True
+            self._synced_version = self.world.structure_version
+            return True
+        return False
+
+    def _sync(self, scale: float, regather: bool) -> None:
+        world = self.world
+        if scale != self._scale:
+            self._scale = scale
+            if any(bucket.quads != (not fits_a_point(bucket.look, scale)) for bucket in self._order):
+                self._seen_looks = None  # a look outgrew its point sprite (or fits again): re-sort
         if self._looks_replaced():
             free_looks = self._current_looks()
             if free_looks == self._seen_looks:
@@ -264,27 +283,37 @@ class EntityRenderer:
         return None
 
     def draw(self, alpha: float) -> None:
-        """Draw every entity ``alpha`` of the way into the next tick."""
-        self._sync()
+        """Draw every entity ``alpha`` of the way into the next tick: the world's layers, then the screen's."""
+        regather = self._sync_entities()
         window = None
-        if self._camera is not None and self._camera.alive:
+        camera = self._camera
+        if camera is not None and camera.alive:
             window = self._target_window()
+        zoom = 1.0
         if window is not None:
             from pyglet.math import Mat4, Vec3
 
-            assert self._camera is not None
-            x, y = self._camera.draw_position(alpha, self.extrapolate)
+            assert camera is not None
+            x, y, zoom = camera.draw_view(alpha, self.extrapolate)
             saved_view = window.view
-            window.view = Mat4.from_translation(Vec3(round(window.width / 2 - x), round(window.height / 2 - y), 0.0))
+            # Whole pixels at zoom 1: a camera between two pixels would blur nothing but shimmer edges.
+            moved = Mat4.from_translation(Vec3(round(window.width / 2 - x * zoom),
+                                               round(window.height / 2 - y * zoom), 0.0))
+            window.view = moved if zoom == 1.0 else moved @ Mat4.from_scale(Vec3(zoom, zoom, 1.0))
+        self._sync(zoom, regather)
         self._texts.write(alpha, self.extrapolate)
-        for layer, buckets, crowds in self._plan:
+        for stage, buckets, crowds in self._plan:
+            if stage[0] and window is not None:
+                # Screen looks: window coordinates, whatever the camera did.
+                window.view = saved_view
+                window = None
             for bucket in buckets:
                 bucket.write(alpha, self.extrapolate)
                 bucket.draw()
             for crowd in crowds:
                 crowd.write(alpha, self.extrapolate)
                 crowd.draw()
-            self._texts.draw(layer)
+            self._texts.draw(stage)
         if window is not None:
             window.view = saved_view
 

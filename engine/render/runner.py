@@ -230,9 +230,12 @@ class GameRunner:
         """Run until ``frames`` have been shown, or the window closes; return frames shown."""
         return self.loop.run(frames=frames, until=lambda: bool(self.window.has_exit))
 
-    def screenshot(self, path: str, file: Any = None) -> None:
-        """Draw the current state once more (drawing changes nothing) and save it as a PNG (into ``file`` if given)."""
-        self._draw(self.loop.alpha)
+    def screenshot(self, path: str, file: Any = None, alpha: float | None = None) -> None:
+        """Draw the current state once more (drawing changes nothing) and save it as a PNG (into ``file`` if given).
+
+        ``alpha``: how far between the last two ticks to draw; by default where the last frame was.
+        """
+        self._draw(self.loop.alpha if alpha is None else alpha)
         save_screenshot(path, file)
 
     def close(self) -> None:

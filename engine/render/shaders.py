@@ -13,7 +13,7 @@ from typing import Any
 
 import pyglet
 
-__all__ = ["PointGroup", "same_attributes", "shader_program"]
+__all__ = ["PointGroup", "quad_program", "same_attributes", "shader_program"]
 
 _VERTEX_SOURCE = """#version 330 core
 in vec2 position;
@@ -29,7 +29,8 @@ void main() {
     gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
     // A turned shape needs the sprite to cover its diagonal; an unturned one only its larger side.
     float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
-    gl_PointSize = extent;
+    // A camera's zoom scales the view; the sprite must grow with it (cut in the look's own pixels).
+    gl_PointSize = extent * length(window.view[0].xyz);
     vertex_turn = angle == 0.0 ? vec2(1.0, 0.0) : vec2(cos(radians(angle)), sin(radians(angle)));
     vertex_colors = colors;
     vertex_size = size;
@@ -71,6 +72,45 @@ void main() {
 }
 """
 
+# Looks too large for a point sprite are two triangles each (``quads``): the vertex shader
+# turns each corner; the fragment gets its place in the shape's own frame (y up), so the
+# same cuts apply with nothing to turn back.
+_QUAD_VERTEX_SOURCE = """#version 330 core
+in vec2 position;
+in vec2 corner;
+in vec4 colors;
+in vec2 size;
+in float angle;
+out vec2 shape_point;
+flat out vec4 vertex_colors;
+flat out vec2 vertex_size;
+uniform WindowBlock { mat4 projection; mat4 view; } window;
+void main() {
+    vec2 local = corner * size;
+    float c = cos(radians(angle));
+    float s = sin(radians(angle));
+    vec2 turned = vec2(c * local.x - s * local.y, s * local.x + c * local.y);
+    gl_Position = window.projection * window.view * vec4(position + turned, 0.0, 1.0);
+    shape_point = local;
+    vertex_colors = colors;
+    vertex_size = size;
+}
+"""
+_QUAD_FRAGMENT_SOURCE = """#version 330 core
+in vec2 shape_point;
+flat in vec4 vertex_colors;
+flat in vec2 vertex_size;
+out vec4 final_colors;
+uniform sampler2D picture;
+void main() {
+    vec2 half_size = vertex_size * 0.5;
+    vec2 q = shape_point;
+    vec4 color = vertex_colors;
+    CUT
+    final_colors = color;
+}
+"""
+
 _programs: dict[str, Any] = {}
 
 
@@ -82,6 +122,20 @@ def shader_program(kind: str) -> Any:
 
         fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
         program = _programs[kind] = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(fragment, "fragment"))
+    return program
+
+
+def quad_program(kind: str) -> Any:
+    """The shader program for one kind of look drawn as quads (compiled once per process)."""
+    key = "quad " + kind
+    program = _programs.get(key)
+    if program is None:
+        from pyglet.graphics.shader import Shader, ShaderProgram
+
+        # A quad covers exactly its turned rectangle: squares need no cut at all.
+        cut = "" if kind in ("point", "rect") else _CUT[kind].replace("TURN", "")
+        program = _programs[key] = ShaderProgram(Shader(_QUAD_VERTEX_SOURCE, "vertex"),
+                                                 Shader(_QUAD_FRAGMENT_SOURCE.replace("CUT", cut), "fragment"))
     return program
 
 

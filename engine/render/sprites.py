@@ -3,13 +3,15 @@
 The fast path of the renderer. Per tick a ``Bucket`` copies its entities' rows of the
 gathered motion; per frame it computes every interpolated position (and angle) in one
 numpy expression straight into the pyglet buffer's memory and draws only the live
-slots. Also here: what a look costs a sprite (its size, refused past what this GL can
-draw; its picture, loaded once), shared with the crowd layer (``crowds``).
+slots. Also here: what a look costs a sprite (its size, and whether a point sprite of
+this GL can hold it; its picture, loaded once), shared with the crowd layer (``crowds``)
+and the quads that draw looks too large for a point (``quads``).
 """
 
 from __future__ import annotations
 
 import io
+import math
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,8 @@ from engine.look import Look
 from engine.render.picture import read_png
 from engine.render.shaders import PointGroup, same_attributes, shader_program
 
-__all__ = ["Bucket", "PictureGroup", "array_view", "draw_points", "look_size", "picture_texture", "program_kind"]
+__all__ = ["Bucket", "PictureGroup", "array_view", "draw_points", "fits_a_point", "look_size", "picture_texture",
+           "point_limit", "program_kind", "take_rows"]
 
 
 def program_kind(look: Look) -> str:
@@ -48,22 +51,33 @@ class PictureGroup(pyglet.graphics.Group):
 _max_point_size: list[float] = []
 
 
+def point_limit() -> float:
+    """The largest point sprite this OpenGL draws, in pixels (asked once per process)."""
+    if not _max_point_size:
+        limits = (pyglet.gl.GLfloat * 2)()
+        pyglet.gl.glGetFloatv(pyglet.gl.GL_POINT_SIZE_RANGE, limits)
+        _max_point_size.append(float(limits[1]))
+    return _max_point_size[0]
+
+
 def look_size(look: Look) -> tuple[float, float]:
-    """A look's size in pixels, refused if this GL can't draw a point sprite that large."""
+    """A look's size in pixels: its own, or its picture's."""
     if isinstance(look.size, tuple):
         width, height = look.size
     else:
         texture = picture_texture(look)
         width, height = float(texture.width), float(texture.height)
-    if not _max_point_size:
-        limits = (pyglet.gl.GLfloat * 2)()
-        pyglet.gl.glGetFloatv(pyglet.gl.GL_POINT_SIZE_RANGE, limits)
-        _max_point_size.append(float(limits[1]))
-    if max(width, height) > _max_point_size[0]:
-        # GL would clamp the sprite and draw it wrong without a word: refuse instead.
-        raise ValueError(f"{look} is {max(width, height):g} pixels across; this OpenGL draws entities at most "
-                         f"{_max_point_size[0]:g} across (draw something that large in a view of its own)")
     return float(width), float(height)
+
+
+def fits_a_point(look: Look, scale: float = 1.0) -> bool:
+    """Whether ``look`` drawn ``scale`` times its size fits one point sprite, turned any way.
+
+    GL clamps a larger sprite without a word (cutting the shape), so a larger look is
+    drawn as a quad instead (``quads``): its diagonal, because a turned look needs it.
+    """
+    width, height = look_size(look)
+    return math.hypot(width, height) * max(scale, 1.0) <= point_limit()
 
 
 _pictures: dict[str, Any] = {}
@@ -93,15 +107,26 @@ def array_view(vertex_list: Any, name: str, capacity: int, columns: int) -> tupl
     return buffer, view.reshape(capacity, columns) if columns > 1 else view
 
 
-def draw_points(vertex_list: Any, count: int) -> None:
-    """Draw the first ``count`` points of ``vertex_list`` (not its whole capacity)."""
+def draw_points(vertex_list: Any, count: int, mode: int = GL_POINTS) -> None:
+    """Draw the first ``count`` vertices of ``vertex_list`` (not its whole capacity), as points by default."""
     if count == 0:
         return
     domain = vertex_list.domain
     domain.vao.bind()
     for buffer, _ in domain.buffer_attributes:
         buffer.commit()
-    pyglet.gl.glDrawArrays(GL_POINTS, vertex_list.start, count)
+    pyglet.gl.glDrawArrays(mode, vertex_list.start, count)
+
+
+Rows = tuple["np.ndarray[Any, Any]", "np.ndarray[Any, Any]", "np.ndarray[Any, Any]", "np.ndarray[Any, Any]"]
+
+
+def take_rows(indices: np.ndarray[Any, Any], previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> Rows:
+    """The rows ``indices`` of the gathered motion: previous and current ``x, y``, the angle and its turn."""
+    rows_previous, rows_current = previous[indices], current[indices]
+    # The short way round: turning from 350 to 10 degrees passes through 0.
+    turn = (rows_current[:, 2] - rows_previous[:, 2] + 180.0) % 360.0 - 180.0
+    return rows_previous[:, :2], rows_current[:, :2], rows_current[:, 2], turn
 
 
 class Bucket:
@@ -113,7 +138,10 @@ class Bucket:
 
     def __init__(self, look: Look) -> None:
         self.look = look
-        self.layer = look.layer
+        self.stage = (look.screen, look.layer)
+        """Where it is drawn: world layers bottom first, then the screen's."""
+        self.quads = False
+        """Drawn as point sprites (``quads.QuadBucket`` draws the looks too large for them)."""
         self.size = look_size(look)
         kind = program_kind(look)
         blend = look.image is not None or look.color[3] < 255
@@ -175,12 +203,8 @@ class Bucket:
         count = self.count
         if count == 0:
             return
-        rows_previous, rows_current = previous[self.indices], current[self.indices]
-        self.previous[:count] = rows_previous[:, :2]
-        self.current[:count] = rows_current[:, :2]
-        # The short way round: turning from 350 to 10 degrees passes through 0.
-        turn = (rows_current[:, 2] - rows_previous[:, 2] + 180.0) % 360.0 - 180.0
-        self.angle[:count] = rows_current[:, 2]
+        self.previous[:count], self.current[:count], self.angle[:count], turn = take_rows(self.indices, previous,
+                                                                                          current)
         self.turn[:count] = turn
         turning = bool(np.any(self.angle[:count] % 360.0) or np.any(turn))
         if self.turning and not turning:

@@ -27,7 +27,7 @@ class Texts:
         self.labels: dict[int, Any] = {}  # entity id -> label
         self.looks: dict[int, Look] = {}
         self.placed: dict[int, tuple[float, float, float]] = {}
-        self.batches: dict[int, Any] = {}
+        self.batches: dict[tuple[bool, int], Any] = {}  # by stage: (screen, layer)
         self.rows: list[tuple[int, int]] = []  # (entity id, index in the drawn list)
         self.previous: np.ndarray[Any, Any] = np.zeros((0, 3))
         self.current: np.ndarray[Any, Any] = np.zeros((0, 3))
@@ -50,7 +50,8 @@ class Texts:
         old = self.looks.get(entity_id)
         if old != look:
             label = self.labels.get(entity_id)
-            if label is not None and old is not None and old.layer == look.layer:
+            if (label is not None and old is not None and (old.screen, old.layer, old.anchor_x, old.anchor_y)
+                    == (look.screen, look.layer, look.anchor_x, look.anchor_y)):
                 if old.text != look.text:
                     label.text = look.text
                 if old.size != look.size:
@@ -60,12 +61,13 @@ class Texts:
             else:
                 if label is not None:
                     label.delete()
-                batch = self.batches.get(look.layer)
+                stage = (look.screen, look.layer)
+                batch = self.batches.get(stage)
                 if batch is None:
-                    batch = self.batches[look.layer] = pyglet.graphics.Batch()
+                    batch = self.batches[stage] = pyglet.graphics.Batch()
                 self.labels[entity_id] = pyglet.text.Label(
                     look.text or "", font_size=look.size, color=look.color,  # type: ignore[arg-type]
-                    anchor_x="center", anchor_y="center", batch=batch)
+                    anchor_x=look.anchor_x, anchor_y=look.anchor_y, batch=batch)
                 self.placed.pop(entity_id, None)
             self.looks[entity_id] = look
 
@@ -89,9 +91,9 @@ class Texts:
                 label.rotation = -float(place[2])  # pyglet turns labels clockwise
                 self.placed[entity_id] = place
 
-    def draw(self, layer: int) -> None:
-        """Draw the labels of one layer."""
-        batch = self.batches.get(layer)
+    def draw(self, stage: tuple[bool, int]) -> None:
+        """Draw the labels of one stage: ``(screen, layer)``."""
+        batch = self.batches.get(stage)
         if batch is not None:
             batch.draw()
 

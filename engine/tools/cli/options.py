@@ -94,7 +94,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
     run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
     run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
-    run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible")
+    run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible "
+                     "(with --headless --screenshot PNG: then draw the state after tick N)")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
     run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
     run.add_argument("--loop", choices=list(LOOPS), default="fixed",

@@ -47,11 +47,11 @@ def check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
                                  "each output needs its own file, and no output may replace an input")
 
 
-def write_screenshot(runner: Any, path: str) -> None:
-    """Save the last frame atomically: drawn to a temporary PNG beside ``path``, then renamed."""
+def write_screenshot(runner: Any, path: str, alpha: float | None = None) -> None:
+    """Save the last frame (or the state drawn at ``alpha``) atomically: a temporary PNG beside ``path``, renamed."""
     with AtomicFile(path, suffix=".png") as output:
         try:
-            runner.screenshot(path, output.open("wb"))
+            runner.screenshot(path, output.open("wb"), alpha=alpha)
         except OSError as error:
             raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
         output.commit()

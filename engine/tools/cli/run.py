@@ -43,9 +43,13 @@ def check_run_args(args: argparse.Namespace, game: Game) -> None:
             raise UsageError(f"--save-at N FILE: {error}") from None
         if not save_at[1]:
             raise UsageError("--save-at N FILE: expected a file name, got ''")
-    if args.ticks is not None and (args.screenshot or args.headless or args.frames or args.no_hud):
-        raise UsageError("--ticks runs the logic only; it can't be combined with --headless, --frames, "
-                         "--screenshot or --no-hud")
+    if args.ticks is not None and args.frames:
+        raise UsageError("--ticks runs the logic only, with no frames; it can't be combined with --frames")
+    if args.ticks is not None and args.screenshot and not args.headless:
+        raise UsageError("--ticks N --screenshot PNG draws the state after tick N off-screen: add --headless")
+    if args.ticks is not None and not args.screenshot and (args.headless or args.no_hud):
+        raise UsageError("--ticks runs the logic only; --headless and --no-hud go with it only to take a "
+                         "--screenshot of the last tick")
     if args.ticks is not None and (args.loop != "fixed" or args.max_fps is not None or args.no_vsync):
         # No loop runs with --ticks: these would be accepted and change nothing.
         raise UsageError("--ticks runs the ticks back to back with no loop; it can't be combined with --loop, "
@@ -137,6 +141,12 @@ class RunSession:
             for request in world.take_sounds():  # nobody plays them; a missing file is still said
                 missing_sound(request, missing)
         seconds = time.perf_counter() - start
+        if self.args.screenshot:
+            # The state after exactly tick N, drawn once at alpha 1 (the latest state), with no HUD:
+            # a picture of the game, the same on every machine.
+            self.args.no_hud = True
+            self.runner = make_runner(self.args, self.game, world)
+            write_screenshot(self.runner, self.args.screenshot, alpha=1.0)
         entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
         return (f"{ticks} ticks in {seconds * 1000:.1f} ms "
                 f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {entities}")
