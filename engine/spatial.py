@@ -15,22 +15,21 @@ come in update order: during a tick, every entity live when the tick began (one 
 earlier in the tick still collides, so both sides see the hit in every update order);
 crowds (entities with buffers of their own, ``OwnBuffers``) are left out (their members
 are rows of numpy arrays: query those with numpy).
+
+This module is the mechanism (the grid and its look-ups); which index serves a query,
+and when it is built, is the world's part ``engine.world.collisions``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, TypeVar
 
-from engine.buffering.access import committed_positions
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.look import resolved
 
-__all__ = ["CollisionQueries", "SpatialIndex", "box_of"]
-
-E = TypeVar("E", bound=Entity)
+__all__ = ["SpatialIndex", "box_of"]
 
 
 def box_of(entity: Entity) -> tuple[float, float] | None:
@@ -139,98 +138,3 @@ class SpatialIndex:
                 if math.hypot(xs[slot] - x, ys[slot] - y) <= radius]
         hits.sort()
         return hits
-
-
-class CollisionQueries:
-    """The collision side of ``World``: ``overlapping`` and ``near``, from one index per tick.
-
-    A mixin: the world forgets the index when a tick starts; the first query of the tick
-    builds it from the committed positions, and every later query of the tick reuses it.
-    """
-
-    tick_count: int
-    _spatial_index: SpatialIndex | None = None
-    _spatial_index_tick = -1
-    _spatial_wanted = False
-
-    @property
-    def entities(self) -> list[Entity]:
-        """Live entities in update order (World's own property replaces this one)."""
-        raise NotImplementedError
-
-    @property
-    def ticking(self) -> bool:
-        """Whether a tick is in progress (World's own property replaces this one)."""
-        return False
-
-    def spatial_index(self) -> SpatialIndex:
-        """The index of this tick (built on its first query, at most once); between ticks, a fresh one.
-
-        Mid-tick it is built from the values committed when the tick began (the buffers'
-        baseline), not from the attributes: the entity asking may have moved already.
-        """
-        self._spatial_wanted = True
-        if not self.ticking:
-            return SpatialIndex(self.entities)
-        index = self._spatial_index
-        if index is None or self._spatial_index_tick != self.tick_count:
-            # The first query this world ever makes: everyone live when the tick began, at
-            # the positions committed then. (Looks are read now: from the next tick on, the
-            # index is built before any update can change one.)
-            entities = self._tick_entities()
-            index = self._spatial_index = SpatialIndex(entities, committed_positions(entities))
-            self._spatial_index_tick = self.tick_count
-        return index
-
-    def _spatial_tick_started(self) -> None:
-        """The world calls this as a tick begins: a world that asks for collisions gets its
-        index built now, from committed positions and the looks every entity has before
-        any update runs, so no update can change what a later query sees."""
-        self._spatial_index = None
-        if self._spatial_wanted:
-            self._spatial_index = SpatialIndex(self.entities)
-            self._spatial_index_tick = self.tick_count
-
-    def _tick_entities(self) -> list[Entity]:
-        """Everyone live when the tick began, in update order (World's own method replaces this one)."""
-        return self.entities
-
-    def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
-        """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, in update order.
-
-        Read from committed positions, so the answer is the same in every update order.
-        An entity never overlaps itself; one without a box overlaps nothing.
-        """
-        if not isinstance(entity, Entity):
-            raise TypeError(f"world.overlapping takes an Entity, got {entity!r}")
-        index = self.spatial_index()
-        slot = index.slot_of.get(entity.id, -1) if entity.id is not None else -1
-        if slot >= 0:
-            if not index.boxed[slot]:
-                return []
-            x, y = index.x[slot], index.y[slot]
-            half_width, half_height = index.half_width[slot], index.half_height[slot]
-        else:  # not live yet (spawned this tick): where it will start
-            box = box_of(entity)
-            if box is None:
-                return []
-            x, y, half_width, half_height = float(entity.x), float(entity.y), box[0] / 2, box[1] / 2
-        return self._pick(index, index.overlapping_box(x, y, half_width, half_height, slot), kind)
-
-    def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
-        """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
-
-        In update order, from committed positions: the same in every update order.
-        """
-        if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius >= 0:
-            raise ValueError(f"world.near: radius must be a number >= 0, got {radius!r}")
-        index = self.spatial_index()
-        return self._pick(index, index.near(float(x), float(y), float(radius)), kind)
-
-    @staticmethod
-    def _pick(index: SpatialIndex, slots: list[int], kind: type[Any] | None) -> list[Any]:
-        entities = index.entities
-        found = [entities[slot] for slot in slots]
-        # Everyone live when the tick began, even one despawned earlier in this tick: a
-        # collision is seen by both sides in every update order.
-        return [e for e in found if kind is None or isinstance(e, kind)]

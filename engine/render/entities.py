@@ -43,7 +43,7 @@ from engine.look import Look, resolved
 from engine.render.crowds import CrowdLayer
 from engine.render.sprites import Bucket
 from engine.render.texts import Texts
-from engine.world import World
+from engine.world import World, spawner_of
 
 __all__ = ["EntityRenderer", "gather_motion"]
 
@@ -234,9 +234,10 @@ class EntityRenderer:
         regather = False
         # Crowds are few: their looks are checked every frame like everyone else's.
         crowd_look_changed = any(self.look_of(crowd) != look for crowd, look in self._crowd_looks)
-        if world.structure_version != self._synced_version or crowd_look_changed:
+        version = spawner_of(world).structure_version
+        if version != self._synced_version or crowd_look_changed:
             self._sync_structure()
-            self._synced_version = world.structure_version
+            self._synced_version = version
             regather = True
         if self._looks_replaced():
             free_looks = self._current_looks()
