@@ -30,6 +30,7 @@ Plain attributes are the entity's own and are not buffered or rolled back: an
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -39,7 +40,7 @@ from engine.buffering.fields import Layout, buffered, register, signal
 from engine.buffering.slots import SLOT_NAMES, BufferSlots
 from engine.look import Look
 
-__all__ = ["Entity", "buffered", "signal"]
+__all__ = ["Entity", "attach", "buffered", "detach", "signal"]
 
 
 class Entity(BufferSlots):
@@ -237,6 +238,19 @@ def _refuse_attribute_hooks(cls: type) -> None:
 
 def _no_world() -> None:
     return None
+
+
+def attach(entity: Entity, world: object) -> None:
+    """Make ``world`` the world ``entity.world`` names (the world's spawner calls this on spawn).
+
+    Held weakly (see ``Entity.world``).
+    """
+    entity._world = weakref.ref(world)
+
+
+def detach(entity: Entity) -> None:
+    """Make ``entity.world`` ``None`` again: a spawn its failed tick took back never happened."""
+    entity._world = _no_world
 
 
 Entity._layout = register(Entity, ())

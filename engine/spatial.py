@@ -18,23 +18,21 @@ tick, every entity live when the tick began is found (one despawned earlier in t
 still collides, so both sides see the hit in every update order); crowds (entities with
 buffers of their own, ``OwnBuffers``) are left out (their members are rows of numpy
 arrays: query those with numpy).
+
+This module is the mechanism (the grid, its static layer and its look-ups); which index
+serves a query, and when it is built, is the world's part ``engine.world.collisions``.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
-from typing import Any, TypeVar
 
-from engine.buffering.access import committed_positions
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.look import resolved
 
-__all__ = ["CollisionQueries", "SpatialIndex", "SpatialLayers", "box_of"]
-
-E = TypeVar("E", bound=Entity)
+__all__ = ["SpatialIndex", "SpatialLayers", "box_of"]
 
 
 def box_of(entity: Entity) -> tuple[float, float] | None:
@@ -164,10 +162,6 @@ class SpatialIndex:
         return hits
 
 
-_STATIC_KEY = operator.attrgetter("x", "y", "look", "hitbox")
-"""What must be unchanged for a static entity's place in the grid to still hold."""
-
-
 def _entity_id(entity: Entity) -> int:
     return entity.id if entity.id is not None else -1
 
@@ -221,150 +215,3 @@ class SpatialLayers:
         found.sort(key=_entity_id)
         return found
 
-
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"world.overlapping_at: {name} must be a finite number, got {value!r}")
-    return float(value)
-
-
-class CollisionQueries:
-    """The collision side of ``World``: ``overlapping``, ``overlapping_at`` and ``near``, from one index per tick.
-
-    A mixin: the world forgets the index when a tick starts; the first query of the tick
-    builds it from the committed positions, and every later query of the tick reuses it.
-    The static layer of that index outlives the tick while it is still exact.
-    """
-
-    tick_count: int
-    _spatial_index: SpatialLayers | None = None
-    _spatial_index_tick = -1
-    _spatial_wanted = False
-    _static_layer: SpatialIndex | None = None
-    _static_key: list[tuple[Any, ...]] | None = None
-    _static_split: tuple[list[Entity], list[Entity], list[Entity]] | None = None
-
-    @property
-    def entities(self) -> list[Entity]:
-        """Live entities in update order (World's own property replaces this one)."""
-        raise NotImplementedError
-
-    @property
-    def ticking(self) -> bool:
-        """Whether a tick is in progress (World's own property replaces this one)."""
-        return False
-
-    def spatial_index(self) -> SpatialLayers:
-        """The index of this tick (built on its first query, at most once); between ticks, a fresh one.
-
-        Mid-tick it is built from the values committed when the tick began (the buffers'
-        baseline), not from the attributes: the entity asking may have moved already.
-        """
-        self._spatial_wanted = True
-        if not self.ticking:
-            return self._build_layers(self.entities)
-        index = self._spatial_index
-        if index is None or self._spatial_index_tick != self.tick_count:
-            # The first query this world ever makes: everyone live when the tick began, at
-            # the positions committed then. (Looks are read now: from the next tick on, the
-            # index is built before any update can change one.)
-            entities = self._tick_entities()
-            index = self._spatial_index = self._build_layers(entities, committed_positions(entities))
-            self._spatial_index_tick = self.tick_count
-        return index
-
-    def _build_layers(self, entities: Sequence[Entity],
-                      positions: Sequence[tuple[float, float]] | None = None) -> SpatialLayers:
-        """The two layers for ``entities`` (at ``positions``, else their attributes): the static one reused if exact."""
-        moving_at: list[tuple[float, float]] | None = None
-        if positions is None:
-            split = self._static_split
-            if split is None or split[0] != entities:  # entities compare by identity: C speed
-                statics = [entity for entity in entities if entity.static]
-                moving = [entity for entity in entities if not entity.static] if statics else list(entities)
-                split = self._static_split = (list(entities), statics, moving)
-            _, statics, moving = split
-            key = list(map(_STATIC_KEY, statics))
-        else:
-            statics, moving, moving_at, key = [], [], [], []
-            for entity, (x, y) in zip(entities, positions):
-                if entity.static:
-                    statics.append(entity)
-                    key.append((x, y, entity.look, entity.hitbox))
-                else:
-                    moving.append(entity)
-                    moving_at.append((x, y))
-        if not statics:
-            self._static_layer = self._static_key = None
-        elif self._static_layer is None or key != self._static_key or statics != self._static_layer.entities:
-            # Rebuilt from the key's own positions: the committed ones, whichever way they were read.
-            self._static_layer = SpatialIndex(statics, [(values[0], values[1]) for values in key])
-            self._static_key = key
-        return SpatialLayers(self._static_layer, SpatialIndex(moving, moving_at))
-
-    def _spatial_tick_started(self) -> None:
-        """The world calls this as a tick begins: a world that asks for collisions gets its
-        index built now, from committed positions and the looks every entity has before
-        any update runs, so no update can change what a later query sees."""
-        self._spatial_index = None
-        if self._spatial_wanted:
-            self._spatial_index = self._build_layers(self.entities)
-            self._spatial_index_tick = self.tick_count
-
-    def _tick_entities(self) -> list[Entity]:
-        """Everyone live when the tick began, in update order (World's own method replaces this one)."""
-        return self.entities
-
-    def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
-        """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, sorted by id.
-
-        Read from committed positions, so the answer is the same in every update order.
-        An entity never overlaps itself; one without a box overlaps nothing.
-        """
-        if not isinstance(entity, Entity):
-            raise TypeError(f"world.overlapping takes an Entity, got {entity!r}")
-        index = self.spatial_index()
-        where = index.box_of(entity)
-        if where is None:
-            return []
-        if where is False:  # not live yet (spawned this tick): where it will start
-            box = box_of(entity)
-            if box is None:
-                return []
-            where = float(entity.x), float(entity.y), box[0] / 2, box[1] / 2
-        assert isinstance(where, tuple)
-        return self._pick(index.overlapping_box(*where, exclude=entity), kind)
-
-    def overlapping_at(self, x: float, y: float, size: tuple[float, float],
-                       kind: type[E] | None = None) -> list[E]:
-        """The live entities (instances of ``kind``, if given) that a box of ``size`` (width, height)
-        centred at (x, y) would overlap, sorted by id.
-
-        For moving then colliding: ask where an entity *would* be before it goes there. Read
-        from committed positions, like ``overlapping``: the same answer in every update order.
-        """
-        x, y = _number("x", x), _number("y", y)
-        if (not isinstance(size, tuple) or len(size) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-                           for v in size)):
-            raise ValueError(f"world.overlapping_at: size must be (width, height), two finite numbers >= 0, "
-                             f"got {size!r}")
-        if kind is not None and not isinstance(kind, type):
-            raise TypeError(f"world.overlapping_at: kind must be a class, got {kind!r}")
-        index = self.spatial_index()
-        return self._pick(index.overlapping_box(x, y, size[0] / 2, size[1] / 2), kind)
-
-    def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
-        """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
-
-        Sorted by id, from committed positions: the same in every update order.
-        """
-        if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius >= 0:
-            raise ValueError(f"world.near: radius must be a number >= 0, got {radius!r}")
-        return self._pick(self.spatial_index().near(float(x), float(y), float(radius)), kind)
-
-    @staticmethod
-    def _pick(found: list[Entity], kind: type[Any] | None) -> list[Any]:
-        # Everyone live when the tick began, even one despawned earlier in this tick: a
-        # collision is seen by both sides in every update order.
-        return [e for e in found if kind is None or isinstance(e, kind)]

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.world
+import engine.world.world
 from engine import Entity, World, buffered, signal
 from engine.buffering import (
     ACCELERATED,
@@ -121,7 +121,7 @@ def _act(self: Walker, world: World) -> None:
         elif action == "reenter":
             world.tick()
         elif action == "clear":
-            world._update_order().clear()
+            engine.world.spawner_of(world).update_order().clear()
     self.plan = []
 
 
@@ -254,7 +254,7 @@ def _core_gather(*args: Any) -> None:
 
 
 def _run(kind: type, systems: int, program: list[tuple[Any, ...]], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    monkeypatch.setattr(engine.world, "Buffers", kind)
+    monkeypatch.setattr(engine.world.world, "Buffers", kind)
     world = World(seed=5)
     assert type(world._buffers) is kind
     script = Script(world)
@@ -384,7 +384,7 @@ def test_a_system_added_during_a_tick_gives_the_same_previous_values_on_both_pat
 
     results = []
     for kind in (PureBuffers, CompiledBuffers):
-        monkeypatch.setattr(engine.world, "Buffers", kind)
+        monkeypatch.setattr(engine.world.world, "Buffers", kind)
         world = World()
         adder = world.spawn(Adder(x=1.0))
         seen: list[Any] = []

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import engine.world
+import engine.world.world
 from engine import Entity, World, buffered
 from engine.buffering import ACCELERATED, CompiledBuffers, PureBuffers, compiled
 
@@ -47,7 +47,7 @@ def _on_every_path(scenario: Callable[[], Any]) -> Any:
     outcomes = []
     with pytest.MonkeyPatch.context() as monkeypatch:
         for kind in PATHS:
-            monkeypatch.setattr(engine.world, "Buffers", kind)
+            monkeypatch.setattr(engine.world.world, "Buffers", kind)
             outcomes.append(_outcome(scenario))
     for other in outcomes[1:]:
         assert other == outcomes[0]
@@ -404,11 +404,11 @@ def test_a_finalizer_run_by_the_stash_rewriting_y_gives_the_same_world():
 
 
 class _Eraser(Entity):
-    """Empties the world's update list from its update (reaching into a private list)."""
+    """Empties the world's update list from its update (reaching into the engine's own list)."""
 
     def update(self, world: World) -> None:
         self.x += 1.0
-        world._update_order().clear()
+        engine.world.spawner_of(world).update_order().clear()
 
 
 def test_an_update_that_empties_the_update_list_gives_the_same_world_and_no_raw_error():

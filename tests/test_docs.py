@@ -69,6 +69,7 @@ def test_tutorial_game_runs_as_the_tutorial_says(tmp_path, capsys, offscreen):
 
 def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
     from engine import World
+    from engine.world import take_sounds
 
     path = tmp_path / "comet.py"
     path.write_text(first_python_block(section(DOCS / "tutorial.md", "## The game")))
@@ -81,7 +82,7 @@ def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
         sounds = []
         for _ in range(1000):
             world.tick()
-            sounds.extend(world.take_sounds())
+            sounds.extend(take_sounds(world))
         comet, score = world.entities_of(game.Comet)[0], world.entities_of(game.Score)[0]
         assert comet.angle == 6000.0
         assert score.points >= 1 and score.look.text == f"Score {score.points}"

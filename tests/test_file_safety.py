@@ -394,7 +394,7 @@ def test_an_input_script_key_that_is_no_key_is_refused_by_name(tmp_path, key):
 
 
 def test_a_sound_that_is_a_fifo_is_said_as_one_and_never_opened(tmp_path, capsys):
-    from engine.sound import SoundRequest, missing_sound
+    from engine.world.sounds import SoundRequest, missing_sound
 
     fifo = tmp_path / "boom.wav"
     os.mkfifo(fifo)

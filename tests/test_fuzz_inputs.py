@@ -29,6 +29,7 @@ from engine.files.game import GameError, check_settings
 from engine.files.replay import ReplayError
 from engine.files.scripts import read_input_script
 from engine.tools.cli.options import MAX_COUNT, build_parser
+from engine.world import take_sounds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -235,7 +236,7 @@ def test_every_sound_path_and_volume(tally):
                               (TypeError, ValueError),
                               lambda _, path=path, volume=volume: isinstance(path, (str, os.PathLike))
                               and "\0" not in os.fspath(path) and type(volume) in (int, float) and 0 <= volume <= 1)
-        world.take_sounds()
+        take_sounds(world)
     assert not tally.bad, tally.bad
 
 

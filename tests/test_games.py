@@ -9,6 +9,7 @@ import pytest
 from engine import World, keys
 from engine.files.importer import load_game, sample_games
 from engine.tools.cli import main
+from engine.world import take_sounds
 
 
 @pytest.mark.parametrize("name", sorted(sample_games()))
@@ -93,7 +94,7 @@ def test_comet_bullets_break_rocks_score_shows_as_text_and_hits_ask_for_sounds()
         heard = []
         for _ in range(20):
             world.tick()
-            heard.extend(request.sound for request in world.take_sounds())
+            heard.extend(request.sound for request in take_sounds(world))
         assert not rock.alive and score.points >= 10
         assert score.look.text.startswith(f"Score {score.points}")
         assert SHOT in heard and BANG in heard
@@ -124,6 +125,6 @@ def test_explorer_the_camera_follows_the_player_and_gems_chime():
         heard = []
         for _ in range(60):
             world.tick()
-            heard.extend(request.sound for request in world.take_sounds())
+            heard.extend(request.sound for request in take_sounds(world))
         assert player.x - 40 < camera.x < player.x, "the camera eases after the player"
         assert not gem.alive and PICKUP in heard

@@ -175,6 +175,15 @@ def test_loader_and_tool_hooks_are_not_part_of_entity_or_world():
         assert not hasattr(engine.World, name), name
 
 
+def test_the_world_is_composed_of_its_parts_and_keeps_the_engines_hooks_out_of_its_namespace():
+    # Spawning, sounds and collisions are parts the world holds, not mixins it inherits.
+    assert engine.World.__mro__ == (engine.World, object)
+    with engine.World() as world:
+        for name in ("_restore_entity", "_restore_last_id", "take_sounds", "spatial_index", "structure_version",
+                     "system_count", "_update_order", "_settle"):
+            assert not hasattr(world, name), name
+
+
 def test_the_engine_exports_crowd_and_the_file_errors():
     from engine.crowd import Crowd
     from engine.files.replay import ReplayError

@@ -15,6 +15,8 @@ from engine import World
 from engine.files.replay import Recorder
 from engine.interrupts import TICK, Interrupted, Terminated, deferring_handlers
 from engine.tools.cli import main
+from engine.world import Spawner
+from engine.world.sounds import SoundRequests
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +107,7 @@ cli_world: list[World] = []
 
 def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
     """The points inside the engine's own part of a tick, where a raw KeyboardInterrupt used to tear it."""
-    real_init, real_join, real_remove = World.__init__, World._join, World._remove
+    real_init, real_join, real_remove = World.__init__, Spawner._join, Spawner._remove
 
     def init(self: World, *args: object, **kwargs: object) -> None:
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
@@ -121,11 +123,11 @@ def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(buffers, "finish", finish)
             monkeypatch.setattr(buffers, "_test_patched", True, raising=False)
 
-    def join(self: World, *args: object) -> None:
+    def join(self: Spawner, *args: object) -> None:
         _stop("join")
         real_join(self, *args)  # type: ignore[arg-type]
 
-    def remove(self: World, *args: object) -> None:
+    def remove(self: Spawner, *args: object) -> None:
         real_remove(self, *args)  # type: ignore[arg-type]
         _stop("remove")
 
@@ -135,17 +137,17 @@ def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
         _stop("recorder", world.tick_count)  # the tick ran, its input is not recorded yet
         real_after(self, world)
 
-    real_sounds = World.take_sounds
+    real_take = SoundRequests.take
 
-    def take_sounds(self: World) -> object:
-        _stop("between", self.tick_count)
-        return real_sounds(self)
+    def take(self: SoundRequests, ticking: bool, tick_count: int) -> object:
+        _stop("between", tick_count)
+        return real_take(self, ticking, tick_count)
 
     monkeypatch.setattr(World, "__init__", init)
-    monkeypatch.setattr(World, "_join", join)
-    monkeypatch.setattr(World, "_remove", remove)
+    monkeypatch.setattr(Spawner, "_join", join)
+    monkeypatch.setattr(Spawner, "_remove", remove)
     monkeypatch.setattr(Recorder, "after_tick", after_tick)
-    monkeypatch.setattr(World, "take_sounds", take_sounds)
+    monkeypatch.setattr(SoundRequests, "take", take)
 
 
 def _end_of(recording: Path) -> dict[str, object]:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from engine import Entity, World, buffered
 from engine.files.save import SaveError, load_world
 from engine.files.values import MAX_TEXT
+from engine.world import spawner_of
 
 
 class Keeper(Entity):
@@ -123,7 +124,7 @@ def test_the_cases_of_the_issue_are_refused_by_name_when_writing(tmp_path):
 
 def test_an_id_past_the_last_a_save_may_name_is_refused_when_writing(tmp_path):
     with World() as world:
-        world._restore_last_id(2**53)
+        spawner_of(world).restore_last_id(2**53)
         world.spawn(Keeper())
         try:
             world.save(tmp_path / "s.json")

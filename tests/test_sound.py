@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Entity, World
+from engine.world import take_sounds
 
 
 class Drummer(Entity):
@@ -35,9 +36,9 @@ def test_sounds_are_handed_over_after_their_tick_with_its_number(world):
     heard = []
     for _ in range(7):
         world.tick()
-        heard.extend((request.tick, request.sound, request.volume) for request in world.take_sounds())
+        heard.extend((request.tick, request.sound, request.volume) for request in take_sounds(world))
     assert heard == [(1, "drum.wav", 0.1), (4, "drum.wav", 0.4), (7, "drum.wav", 0.7)]
-    assert world.take_sounds() == []
+    assert take_sounds(world) == []
 
 
 def test_a_failing_tick_drops_its_sounds_and_the_retry_asks_once(world):
@@ -52,10 +53,10 @@ def test_a_failing_tick_drops_its_sounds_and_the_retry_asks_once(world):
     world.spawn(Flaky())
     with pytest.raises(Exception, match="not yet"):
         world.tick()
-    assert world.take_sounds() == []
+    assert take_sounds(world) == []
     Flaky.fail = False
     world.tick()
-    assert [(r.tick, r.sound) for r in world.take_sounds()] == [(1, "boom.ogg")]
+    assert [(r.tick, r.sound) for r in take_sounds(world)] == [(1, "boom.ogg")]
 
 
 def test_bad_requests_are_refused_by_name(world):
@@ -117,7 +118,7 @@ def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys, 
     import pyglet.media
 
     from engine.render.sound import SoundPlayer
-    from engine.sound import SoundRequest
+    from engine.world.sounds import SoundRequest
 
     def no_device(*args, **kwargs):
         raise pyglet.media.exceptions.MediaException("no audio device")
@@ -133,7 +134,7 @@ def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys, 
 
 def test_a_missing_sound_file_is_said_once_even_headless(capsys, tmp_path):
     from engine.render.sound import SoundPlayer
-    from engine.sound import SoundRequest
+    from engine.world.sounds import SoundRequest
 
     player = SoundPlayer(silent=True)
     missing = str(tmp_path / "nope.wav")
@@ -143,7 +144,7 @@ def test_a_missing_sound_file_is_said_once_even_headless(capsys, tmp_path):
 
 
 def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):
-    from engine.sound import KEPT
+    from engine.world.sounds import KEPT
 
     class Noisy(Entity):
         def update(self, world: World) -> None:
@@ -153,7 +154,7 @@ def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):
     world.spawn(Noisy())
     for _ in range(KEPT):
         world.tick()
-    taken = world.take_sounds()
+    taken = take_sounds(world)
     assert len(taken) == KEPT and taken[-1].tick == KEPT and taken[-1].sound == "b.wav"
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Entity, EntityUpdateError, World, buffered
+from engine.world import esper_of
 
 
 class Actor(Entity):
@@ -283,7 +284,7 @@ def test_worlds_are_isolated_from_each_other_and_from_esper_default():
         with second.esper_context():
             assert len(list(esper.get_entities())) == 1
         assert esper.current_world == "default"
-        name = first._ecs.name
+        name = esper_of(first).name
     assert name not in esper.list_worlds()
 
 
@@ -292,7 +293,7 @@ def test_a_collected_world_releases_its_esper_world():
 
     world = World()
     world.spawn(Entity())
-    name = world._ecs.name
+    name = esper_of(world).name
     del world
     gc.collect()
     assert name not in esper.list_worlds()

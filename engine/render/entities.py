@@ -47,7 +47,7 @@ from engine.render.crowds import CrowdLayer
 from engine.render.quads import QuadBucket
 from engine.render.sprites import Bucket, fits_a_point
 from engine.render.texts import Texts
-from engine.world import World
+from engine.world import World, spawner_of
 
 __all__ = ["EntityRenderer", "gather_motion"]
 
@@ -245,9 +245,10 @@ class EntityRenderer:
         """Follow spawns, despawns and crowds' looks; whether the motion must be gathered again."""
         # Crowds are few: their looks are checked every frame like everyone else's.
         crowd_look_changed = any(self.look_of(crowd) != look for crowd, look in self._crowd_looks)
-        if self.world.structure_version != self._synced_version or crowd_look_changed:
+        version = spawner_of(self.world).structure_version
+        if version != self._synced_version or crowd_look_changed:
             self._sync_structure()
-            self._synced_version = self.world.structure_version
+            self._synced_version = version
             return True
         return False
 

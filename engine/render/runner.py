@@ -35,7 +35,7 @@ from engine.render.entities import EntityRenderer
 from engine.render.hud import Hud
 from engine.render.sound import SoundPlayer
 from engine.render.view import View
-from engine.world import World
+from engine.world import World, take_sounds
 
 __all__ = ["GameRunner"]
 
@@ -190,7 +190,7 @@ class GameRunner:
             if self.after_tick is not None:
                 self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.
-        self.sound.play(self.world.take_sounds())
+        self.sound.play(take_sounds(self.world))
 
     def step(self) -> None:
         """Run exactly one tick while paused (F3)."""

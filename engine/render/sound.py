@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from engine.sound import SoundRequest, missing_sound
+from engine.world.sounds import SoundRequest, missing_sound
 
 __all__ = ["SoundPlayer"]
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from engine.ecs import EsperWorld
 from engine.input import InputEvent
-from engine.world import World
+from engine.world import World, esper_of
 
 __all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "random_input"]
 
@@ -214,7 +214,7 @@ class _SystemPermuter:
 
     def __init__(self, world: World) -> None:
         # A world's own esper world: the one module that touches esper (engine.ecs) reorders it.
-        self._ecs: EsperWorld = world._ecs
+        self._ecs: EsperWorld = esper_of(world)
         self._engine_own = self._ecs.processors()  # before build(world): the Update Method system
         self.ran_as = ""
         """The permuted groups as they ran in the latest permuted tick: ``"Drag, Gravity (added as ...)"``."""

@@ -10,8 +10,9 @@ and the problem, and touches nothing else. (A loaded crowd's previous positions 
 its current ones: its first frame is drawn without interpolation.)
 
 The world is made by the class the caller passes (``World.load`` passes itself) and
-filled through ``LoadedWorld``: this package never imports ``engine.world``, so that
-``World.load`` can delegate here without an import circle. All restoring of an entity's
+filled through ``LoadedWorld`` and its spawner (``engine.world.spawner``, which sits below
+``World``): this package never imports ``engine.world.world``, so that ``World.load`` can
+delegate here without an import circle. All restoring of an entity's
 engine-owned state is in ``_restore_entities``.
 """
 
@@ -29,6 +30,7 @@ from engine.files.schema import FieldError
 from engine.files.values import decode
 from engine.input import InputEvent, InputQueue
 from engine.messages import shown_name
+from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:
     from engine.files.game import Game
@@ -37,7 +39,7 @@ __all__ = ["LoadedWorld", "load_world", "read_meta"]
 
 
 class LoadedWorld(Protocol):
-    """What a load does to the new world it fills (``World`` has it all; its hooks are private)."""
+    """What a load does to the new world it fills (``World`` has it all; the rest is its ``spawner_of``)."""
 
     tick_count: int
 
@@ -55,12 +57,6 @@ class LoadedWorld(Protocol):
 
     def close(self) -> None:
         """Release the world (a load that failed half-way)."""
-
-    def _restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:
-        """Spawn a loaded entity under its saved id, with its buffers' saved state."""
-
-    def _restore_last_id(self, last_id: int) -> None:
-        """Make the next spawned entity get ``last_id + 1``."""
 
 
 W = TypeVar("W", bound=LoadedWorld)
@@ -80,6 +76,7 @@ def _despawned_stubs(kinds: dict[int, type[Entity]]) -> dict[int, Entity]:
 def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int,
                       dead: dict[int, Entity]) -> None:
     """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
+    spawner = spawner_of(world)
     entities: dict[int, Entity] = {}
     for record, kind in zip(records, kinds):
         entity = kind.__new__(kind)
@@ -94,13 +91,13 @@ def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: 
         for name, value in record["buffered"].items():
             setattr(entity, name, decode(value, entities, dead))
         generator = record["random"]
-        world._restore_entity(entity, record["id"], {
+        spawner.restore_entity(entity, record["id"], {
             "signals": {name: decode(value, entities, dead) for name, value in record["signals"].items()},
             "previous_tick": record["previous"]["tick"],
             "previous": list(decode(record["previous"]["values"], entities, dead)),
             "random": None if generator is None else [generator[0], generator[1], decode(generator[2], {})],
         })
-    world._restore_last_id(last_id)
+    spawner.restore_last_id(last_id)
     for record in records:
         entity = entities[record["id"]]
         for name, value in record["saved"].items():

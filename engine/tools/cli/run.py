@@ -23,13 +23,13 @@ from engine.files.save import SaveError, save_world
 from engine.files.scripts import read_input_script
 from engine.interrupts import TICK, Interrupted
 from engine.snapshot import UnhashableState
-from engine.sound import missing_sound
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import build_world, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
-from engine.world import World
+from engine.world import World, take_sounds
+from engine.world.sounds import missing_sound
 
 __all__ = ["RunSession", "check_run_args", "module_of", "run_command"]
 
@@ -138,7 +138,7 @@ class RunSession:
                 self.before_tick(world)
                 world.tick()
                 self.after_tick(world)
-            for request in world.take_sounds():  # nobody plays them; a missing file is still said
+            for request in take_sounds(world):  # nobody plays them; a missing file is still said
                 missing_sound(request, missing)
         seconds = time.perf_counter() - start
         if self.args.screenshot:

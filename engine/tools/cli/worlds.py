@@ -9,7 +9,7 @@ from engine.files.game import Game, GameError
 from engine.files.save import load_world
 from engine.interrupts import Interrupted
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say
-from engine.world import World
+from engine.world import World, system_count
 
 __all__ = ["build_world", "load_saved_world"]
 
@@ -23,7 +23,7 @@ def build_world(game: Game, seed: int, saves: str | None = None) -> World:
     world = World(seed=seed)
     try:
         game.build(world)
-        added = world.system_count
+        added = system_count(world)
         game.add_systems(world)
     except GameError as error:  # the game's mistake, found before the run
         world.close()

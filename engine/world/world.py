@@ -4,9 +4,12 @@ The Update Method pattern gives each game object an ``update()``; the world call
 all, once per tick, in a fixed order (spawn order), as one esper processor at
 priority 0. Other systems are plain esper processors added with ``add_processor``. Each
 ``World`` owns a private esper world (``engine.ecs``) and a Double Buffer
-(``engine.buffering``); this module only decides *when* things happen. Spawning and
-despawning (which ids, joining after a tick) are in ``engine.spawning``, collision
-queries in ``engine.spatial``, sound requests in ``engine.sound``: ``World`` inherits them.
+(``engine.buffering``); this module only decides *when* things happen. ``World`` is
+composed of parts that decide the rest, each in its own module of this package: a
+``Spawner`` (which ids, the update order, joining after a tick), ``SoundRequests`` and
+``Collisions`` (one spatial index per tick). Its public methods delegate to them; the
+engine's loader, renderer and tools reach the parts through this package's functions
+(``spawner_of``, ``esper_of``, ``take_sounds``, ``system_count``), never through ``World``.
 
 esper is the place for components and queries. The update path never queries esper:
 esper rebuilds its whole query cache after any structural change (tens of ms at
@@ -28,7 +31,6 @@ from typing import Any, TypeVar
 import esper
 
 from engine.buffering import Buffers, ForeignWrites
-from engine.buffering.slots import BufferSlots
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
@@ -36,11 +38,12 @@ from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.snapshot import snapshot, state_hash
-from engine.sound import SoundRequests
-from engine.spatial import CollisionQueries
-from engine.spawning import Spawning
+from engine.world.collisions import Collisions
+from engine.world.diagnosis import explain
+from engine.world.sounds import SoundRequest, SoundRequests
+from engine.world.spawner import Spawner
 
-__all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
+__all__ = ["BufferedWriteError", "EntityUpdateError", "World", "esper_of", "system_count", "take_sounds"]
 
 E = TypeVar("E", bound=Entity)
 
@@ -61,10 +64,6 @@ class _UpdateSystem(esper.Processor):
             world._buffers.update(world)
 
 
-class _Trapped(Exception):
-    """The write trap fired while explaining a refused tick."""
-
-
 def _ms(name: str, value: float, zero_allowed: bool = False) -> float:
     if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
             or value < 0 or (value == 0 and not zero_allowed)):
@@ -73,7 +72,7 @@ def _ms(name: str, value: float, zero_allowed: bool = False) -> float:
     return float(value)
 
 
-class World(Spawning, SoundRequests, CollisionQueries):
+class World:
     """A game world: spawns and despawns entities and runs them, tick by tick.
 
     ``tick()`` is the whole of game logic for one step; drive it from a loop
@@ -86,6 +85,9 @@ class World(Spawning, SoundRequests, CollisionQueries):
     def __init__(self, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE) -> None:
         self._ecs = EsperWorld(self)
         self._buffers = Buffers()
+        self._spawner = Spawner(self, self._ecs, self._buffers)
+        self._sounds = SoundRequests()
+        self._collisions = Collisions(self._spawner)
         self.seed = seed
         self.random = random.Random(seed)
         """For code outside entities (``build``, systems): entities use their own ``random``,
@@ -104,18 +106,11 @@ class World(Spawning, SoundRequests, CollisionQueries):
         """Where input events wait for the next tick (the window, tests and replays push here)."""
         self.input = TickInput()
         """The input of the tick in progress (or the last one): see ``TickInput``."""
-        self.structure_version = 0
-        """Goes up whenever the set of live entities changes (renderers re-sync on it)."""
-        self._order: dict[int, Entity] = {}
-        self._update_list: list[Entity] | None = None
         self._ticking = False
         self._ticker: int | None = None  # the thread whose tick() is running, start to end
         self._tick_lock = threading.Lock()
-        self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
-        self._despawns: list[Entity] = []
         self._early_systems = 0
         self._late_systems = 0
-        self._last_id = 0
         self._ecs.add_processor(_UpdateSystem(self), 0)
 
     # -- esper ----------------------------------------------------------------------------
@@ -162,29 +157,44 @@ class World(Spawning, SoundRequests, CollisionQueries):
             if self._ticking:  # added mid-tick: the buffers must not fold the previous values into the commit
                 self._buffers.late_system_added()
 
-    @property
-    def system_count(self) -> int:
-        """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
-        return self._early_systems + self._late_systems
+    # -- spawning and reading (the Spawner) ---------------------------------------------------
 
-    # -- reading ------------------------------------------------------------------------
+    def spawn(self, entity: E, *components: Any) -> E:
+        """Add ``entity`` (with optional esper components) and return it.
+
+        Outside a tick the entity is live at once and gets its ``id`` (its esper entity
+        id). Spawned during a tick it is ``alive`` at once but not updated in that tick:
+        it joins after the tick, with previous = committed = its initial state, and gets
+        its id then. Ids of the entities spawned in one tick are handed out in a canonical
+        order (their spawners' ids, then the order each spawner spawned them), so ids, and
+        everything seeded from them, never depend on the update order.
+        """
+        return self._spawner.spawn(entity, components, self._ticking)
+
+    def despawn(self, entity: Entity) -> None:
+        """Remove ``entity``: ``alive`` is False at once, and despawning twice is harmless.
+
+        During a tick the entity is not updated after this point (nobody else is
+        skipped or updated twice) and it leaves the esper world after the tick.
+        """
+        self._spawner.despawn(entity, self._ticking)
+
+    @property
+    def last_id(self) -> int:
+        """The highest id handed out so far: the next spawn gets a higher one."""
+        return self._spawner.last_id
 
     @property
     def entities(self) -> list[Entity]:
         """Live entities in update (spawn) order; a new list, safe to keep while spawning."""
-        return [entity for entity in self._order.values() if entity.alive]
+        return self._spawner.live()
 
     def entities_of(self, kind: type[E]) -> list[E]:
         """Live entities that are instances of ``kind``, in update order."""
-        return [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
-
-    def _tick_entities(self) -> list[Entity]:
-        # Despawns take effect at once, but a despawned entity leaves the update order only
-        # after the tick: the order is everyone who was live when the tick began.
-        return list(self._update_order())
+        return self._spawner.live_of(kind)
 
     def __len__(self) -> int:
-        return sum(1 for entity in self._order.values() if entity.alive)
+        return self._spawner.count()
 
     def shuffle_order(self, rng: random.Random) -> None:
         """Permute the update order of the live entities, from the next tick on.
@@ -193,15 +203,49 @@ class World(Spawning, SoundRequests, CollisionQueries):
         buffered state, shuffling changes nothing a player can see. Entities spawned
         later still join at the end.
         """
-        entities = list(self._order.values())
-        rng.shuffle(entities)
-        self._order = {entity.id: entity for entity in entities if entity.id is not None}
-        self._update_list = None
+        self._spawner.shuffle(rng)
 
     @property
     def ticking(self) -> bool:
         """Whether a tick is in progress (spawns and despawns are then deferred)."""
         return self._ticking
+
+    # -- effects and queries (SoundRequests, Collisions) ---------------------------------------
+
+    def play(self, sound: str | os.PathLike[str], volume: float = 1.0) -> None:
+        """Ask for ``sound`` (the path of a WAV or OGG file) to be played after this tick.
+
+        ``volume`` is from 0.0 (silent) to 1.0 (as recorded). It changes no game state:
+        the runner plays it after the tick (nothing headless, or without an audio device),
+        and a replay asks for it again at the same tick. Asked for outside a tick (in
+        ``build``), it is played with the next tick's sounds.
+        """
+        self._sounds.ask(sound, volume, self._ticking, self.tick_count)
+
+    def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
+        """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, sorted by id.
+
+        Read from committed positions, so the answer is the same in every update order.
+        An entity never overlaps itself; one without a box overlaps nothing.
+        """
+        return self._collisions.overlapping(entity, kind, self._ticking, self.tick_count)
+
+    def overlapping_at(self, x: float, y: float, size: tuple[float, float],
+                       kind: type[E] | None = None) -> list[E]:
+        """The live entities (instances of ``kind``, if given) that a box of ``size`` (width, height)
+        centred at (x, y) would overlap, sorted by id.
+
+        For moving then colliding: ask where an entity *would* be before it goes there. Read
+        from committed positions, like ``overlapping``: the same answer in every update order.
+        """
+        return self._collisions.overlapping_at(x, y, size, kind, self._ticking, self.tick_count)
+
+    def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
+        """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
+
+        Sorted by id, from committed positions: the same in every update order.
+        """
+        return self._collisions.near(x, y, radius, kind, self._ticking, self.tick_count)
 
     # -- the tick -----------------------------------------------------------------------
 
@@ -251,20 +295,15 @@ class World(Spawning, SoundRequests, CollisionQueries):
             try:
                 self._attempt()
             except ForeignWrites as refused:
-                raise self._explain(refused.written) from None
-
-    def _update_order(self) -> list[Entity]:
-        order = self._update_list
-        if order is None:
-            order = self._update_list = list(self._order.values())
-        return order
+                raise explain(self._buffers, self._attempt, self.tick_count + 1, refused.written) from None
 
     def _attempt(self) -> None:
         self.input = self.input_queue.take()
         random_state = self.random.getstate()
-        self._buffers.begin(self._update_order(), self._early_systems > 0, self._late_systems > 0, self.tick_count + 1)
-        self._sounds_tick_started()
-        self._spatial_tick_started()
+        self._buffers.begin(self._spawner.update_order(), self._early_systems > 0, self._late_systems > 0,
+                            self.tick_count + 1)
+        self._sounds.tick_started(self.tick_count)
+        self._collisions.tick_started(self.tick_count)
         self._ticking = True
         try:
             self._ecs.process()
@@ -279,44 +318,15 @@ class World(Spawning, SoundRequests, CollisionQueries):
     def _finish(self) -> None:
         tick = self.tick_count + 1
         self._buffers.finish(tick, self._late_systems > 0)
-        self._settle()
+        self._spawner.settle()
         self.tick_count = tick
 
     def _abandon(self, random_state: tuple[Any, ...]) -> None:
         self._buffers.abort()
-        self._drop_deferred()
+        self._spawner.drop_deferred()
         self.random.setstate(random_state)
         self.input_queue.restore(self.input)
         self.input = TickInput()
-
-    def _explain(self, written: list[tuple[BufferSlots, str]]) -> BufferedWriteError:
-        """The tick was refused for foreign writes and rolled back: find who wrote, and where.
-
-        Runs the tick once more with a trap on the written fields (then rolls it back
-        again), so the error can name the writer and its file and line. Plain attributes
-        an update changes are therefore changed twice on this path: it only happens for a
-        tick that is refused anyway.
-        """
-        tick = self.tick_count + 1
-        found: list[BufferedWriteError] = []
-
-        def on_write(writer: BufferSlots, entity: BufferSlots, field: str, where: str) -> None:
-            if not found:
-                found.append(BufferedWriteError(writer, entity, field, tick, where))
-            raise _Trapped
-
-        self._buffers.diagnosing = True
-        try:
-            with self._buffers.trap_writes(written, on_write):
-                self._attempt()
-        except BaseException:  # the trap, the check at commit, or anything else: all rolled back
-            pass
-        finally:
-            self._buffers.diagnosing = False
-        if found:
-            return found[0]
-        entity, field = written[0]
-        return BufferedWriteError(None, entity, field, tick)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -362,3 +372,24 @@ class World(Spawning, SoundRequests, CollisionQueries):
 
     def __repr__(self) -> str:
         return f"<World tick={self.tick_count} entities={len(self)}>"
+
+
+# -- the engine's ways in to a world's parts (runner, tools, tests; not games) -------------------
+
+
+def esper_of(world: World) -> EsperWorld:
+    """The esper adapter a world is composed of: for the engine's tools (``tickswap check`` reorders its systems)."""
+    return world._ecs
+
+
+def take_sounds(world: World) -> list[SoundRequest]:
+    """Every sound ``world`` was asked to play by completed ticks (and between ticks) since the last call, in order.
+
+    The runner plays them; a test of a game's sounds reads them here.
+    """
+    return world._sounds.take(world._ticking, world.tick_count)
+
+
+def system_count(world: World) -> int:
+    """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
+    return world._early_systems + world._late_systems

@@ -1,0 +1,14 @@
+"""The world: ``World`` (the tick's schedule) and the parts it is composed of.
+
+``World`` is the one name games use (exported from ``engine``). The functions beside it
+are the engine's ways in to a world's parts, for its loader, renderer, runner and tools
+and for tests; they are not part of ``World``'s namespace, so no game subclass sees them:
+``spawner_of`` (restoring saved entities, ``structure_version``), ``esper_of`` (the esper
+adapter), ``take_sounds`` (the sounds completed ticks asked for), ``system_count``.
+"""
+
+from engine.world.spawner import Spawner, spawner_of
+from engine.world.world import BufferedWriteError, EntityUpdateError, World, esper_of, system_count, take_sounds
+
+__all__ = ["BufferedWriteError", "EntityUpdateError", "Spawner", "World", "esper_of", "spawner_of", "system_count",
+           "take_sounds"]

@@ -1,0 +1,219 @@
+"""The Spawner: when an entity joins or leaves a world, which id it gets, and the update order.
+
+Outside a tick an entity joins (or leaves) at once. During a tick, a spawn or a despawn
+is deferred: the entity is ``alive`` (or not) at once, but joins the update order and
+the esper world, or leaves them, only after the tick, when ``settle`` hands out ids in
+a canonical order (their spawners' ids, then the order each spawner spawned them), so
+ids, and everything seeded from them, never depend on the update order. A tick that
+fails drops what it deferred (``drop_deferred``).
+
+``World`` is composed of one ``Spawner``: its ``spawn``, ``despawn``, ``entities`` and
+``shuffle_order`` delegate here, and its schedule calls ``settle`` and ``drop_deferred``.
+The loader (``engine.files.save``) and the renderer reach a world's spawner through
+``spawner_of(world)``, for what is theirs and no user's: restoring saved entities under
+their ids, and ``structure_version``. This module never imports ``World`` (the loader,
+which ``World.load`` delegates to, imports it).
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from operator import itemgetter
+from typing import Any, Protocol, TypeVar
+
+from engine.buffering import PureBuffers, restore_state
+from engine.buffering.own import OwnBuffers
+from engine.ecs import EsperWorld
+from engine.entity import Entity, attach, detach
+
+__all__ = ["Spawner", "spawner_of"]
+
+E = TypeVar("E", bound=Entity)
+_SPAWNER = itemgetter(0)
+
+
+class Owner(Protocol):
+    """The world a spawner serves, as the spawner sees it."""
+
+    @property
+    def ticking(self) -> bool:
+        """Whether a tick is in progress."""
+
+
+class Spawner:
+    """One world's entities: the update order, the deferred spawns and despawns, the id counter."""
+
+    def __init__(self, owner: Owner, ecs: EsperWorld, buffers: PureBuffers) -> None:
+        # Weakly: entities and esper's globals must never keep a world alive through its parts.
+        self._owner = weakref.ref(owner)
+        self._ecs = ecs
+        self._buffers = buffers
+        self._order: dict[int, Entity] = {}
+        self._update_list: list[Entity] | None = None
+        self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
+        self._despawns: list[Entity] = []
+        self.last_id = 0
+        """The highest id handed out so far: the next spawn gets a higher one."""
+        self.structure_version = 0
+        """Goes up whenever the set of live entities changes (renderers re-sync on it)."""
+
+    # -- reading ------------------------------------------------------------------------
+
+    def live(self) -> list[Entity]:
+        """Live entities in update (spawn) order; a new list."""
+        return [entity for entity in self._order.values() if entity.alive]
+
+    def live_of(self, kind: type[E]) -> list[E]:
+        """Live entities that are instances of ``kind``, in update order."""
+        return [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
+
+    def count(self) -> int:
+        """How many entities are live."""
+        return sum(1 for entity in self._order.values() if entity.alive)
+
+    def update_order(self) -> list[Entity]:
+        """Everyone in the update order: live when the tick began (the list is kept until it changes).
+
+        Despawns take effect at once, but a despawned entity leaves the update order only
+        after the tick.
+        """
+        order = self._update_list
+        if order is None:
+            order = self._update_list = list(self._order.values())
+        return order
+
+    def shuffle(self, rng: random.Random) -> None:
+        """Permute the update order of the live entities, from the next tick on (``World.shuffle_order``)."""
+        entities = list(self._order.values())
+        rng.shuffle(entities)
+        self._order = {entity.id: entity for entity in entities if entity.id is not None}
+        self._update_list = None
+
+    # -- spawning and despawning ------------------------------------------------------------
+
+    def spawn(self, entity: E, components: tuple[Any, ...], ticking: bool) -> E:
+        """``World.spawn``: add ``entity`` at once, or, during a tick, after it (see ``World.spawn``)."""
+        if not isinstance(entity, Entity):
+            raise TypeError(f"World.spawn takes an Entity, got {entity!r}")
+        if not hasattr(entity, "_signals"):
+            raise TypeError(
+                f"{type(entity).__name__} was not initialised as an Entity: call super().__init__() in its __init__"
+            )
+        owner = self._owner()
+        if entity.world is not None:
+            if entity.world is owner and entity.alive:
+                raise ValueError(f"{entity!r} is already spawned in this world")
+            if entity.world is owner:
+                raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
+            raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
+        if entity.id is not None:
+            raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
+        attach(entity, owner)
+        entity.alive = True
+        self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
+        if ticking:
+            sender = self._buffers.sender
+            self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]
+        else:
+            self._join(entity, components)
+            self._update_list = None
+            self.structure_version += 1
+        return entity
+
+    def _join(self, entity: Entity, components: tuple[Any, ...]) -> None:
+        entity_id = self._ecs.create(components, entity, Entity)
+        entity.id = entity_id
+        self.last_id = entity_id
+        self._order[entity_id] = entity
+        if isinstance(entity, OwnBuffers):
+            self._buffers.hook(entity)
+
+    def despawn(self, entity: Entity, ticking: bool) -> None:
+        """``World.despawn``: ``alive`` is False at once; during a tick it leaves after the tick."""
+        if not isinstance(entity, Entity):
+            raise TypeError(f"World.despawn takes an Entity, got {entity!r}")
+        if entity.world is not self._owner():
+            where = "was never spawned" if entity.world is None else "belongs to another world"
+            raise ValueError(f"cannot despawn {entity!r}: it {where}")
+        if not entity.alive:
+            return
+        entity.alive = False
+        if ticking:
+            if entity.id is not None:  # one spawned in this tick simply never joins
+                self._despawns.append(entity)
+        else:
+            with self._ecs.context():
+                self._remove(entity)
+
+    def _remove(self, entity: Entity) -> None:
+        assert entity.id is not None
+        self._buffers.unhook(entity)
+        if self._order.pop(entity.id, None) is not None:
+            self._update_list = None
+            self.structure_version += 1
+        self._ecs.delete(entity.id)
+
+    # -- the tick's end -----------------------------------------------------------------
+
+    def settle(self) -> None:
+        """After a tick: despawned entities leave, and spawned ones join in the canonical order."""
+        if not (self._spawns or self._despawns):
+            return
+        with self._ecs.context():
+            for entity in self._despawns:
+                if entity.id is not None:
+                    self._remove(entity)
+            # A stable sort by spawner id: the canonical order ids are handed out in.
+            self._spawns.sort(key=_SPAWNER)
+            for _spawner, entity, components in self._spawns:
+                if entity.alive:
+                    self._join(entity, components)
+        self._spawns = []
+        self._despawns = []
+        self._update_list = None
+        self.structure_version += 1
+
+    def drop_deferred(self) -> None:
+        """The tick failed: its despawned entities are alive again, and its spawned ones never were."""
+        for entity in self._despawns:
+            entity.alive = True
+        self._despawns = []
+        for _spawner, entity, _components in self._spawns:
+            entity.alive = False
+            detach(entity)
+        self._spawns = []
+
+    # -- loading ------------------------------------------------------------------------
+
+    def restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:
+        """Spawn a loaded entity under its saved id, with its buffers' saved state (for ``World.load``).
+
+        ``buffers`` is what ``engine.buffering.saved_state`` returned when it was saved:
+        committed signals, previous values, its random generator. Between ticks only.
+        """
+        owner = self._owner()
+        if owner is not None and owner.ticking:
+            raise RuntimeError("entities are restored between ticks")
+        self._ecs.next_id(entity_id)
+        self.spawn(entity, (), False)
+        if entity.id != entity_id:
+            raise ValueError(f"entity id {entity_id} is taken in this world")
+        restore_state(entity, buffers)
+        self._buffers.committed_signals(entity, buffers["signals"])
+
+    def restore_last_id(self, last_id: int) -> None:
+        """Make the next spawned entity get ``last_id + 1`` (a loaded save's id counter)."""
+        self._ecs.next_id(last_id + 1)
+        self.last_id = last_id
+
+
+def spawner_of(world: object) -> Spawner:
+    """The ``Spawner`` a ``World`` is composed of: for the engine's loader and renderer, not for games.
+
+    Takes ``object`` because this module sits below ``World`` (see the module docstring).
+    """
+    spawner = getattr(world, "_spawner", None)
+    if not isinstance(spawner, Spawner):
+        raise TypeError(f"spawner_of takes a World, got {world!r}")
+    return spawner
