@@ -405,3 +405,42 @@ def test_a_signal_that_cannot_combine_fails_its_tick_and_leaves_nothing_behind(l
     assert isinstance(refused.value.__cause__, TypeError)
     assert (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in world.entities]) == before
     assert world.tick_count == 3
+
+
+class Sheet(Entity):
+    hp = buffered(100)
+    mana = buffered(5)
+
+
+class ManyWriter(Entity):
+    """Writes several buffered fields of its target in one update, in a given order."""
+
+    def __init__(self, target: Sheet, fields: tuple[str, ...]) -> None:
+        super().__init__()
+        self.target = target
+        self.fields = fields
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        for field in self.fields:
+            setattr(self.target, field, 7)
+
+
+@pytest.mark.parametrize("fields", [
+    written for count in (2, 3) for written in itertools.permutations(("hp", "y", "mana"), count)
+])
+def test_a_refused_write_of_several_fields_leaves_the_world_exactly_as_before_in_every_order(fields):
+    for order in itertools.permutations(("target", "writer", "walker")):
+        with World() as world:
+            target = Sheet()
+            made = {"target": target, "writer": ManyWriter(target, fields), "walker": Entity(x=3.0)}
+            for name in order:
+                world.spawn(made[name])
+            before = (world.snapshot(), world.state_hash(), [type(each) for each in world.entities])
+            for _ in range(2):  # refused twice alike: nothing of the first refusal is left behind
+                with pytest.raises(BufferedWriteError) as raised:
+                    world.tick()
+                assert raised.value.written is target and raised.value.field == fields[0]
+                after = (world.snapshot(), world.state_hash(), [type(each) for each in world.entities])
+                assert after == before, f"fields {fields}, order {order}"
+                assert type(target) is Sheet and "_trap" not in vars(target)
