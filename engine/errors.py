@@ -33,7 +33,8 @@ def missing_after_load(error: BaseException) -> str | None:
     """
     if not isinstance(error, AttributeError):
         return None
-    entity, name = getattr(error, "obj", None), getattr(error, "name", None)
+    entity: Any = getattr(error, "obj", None)
+    name = getattr(error, "name", None)
     if entity is None or not isinstance(name, str) or _RESTORED.get(id(entity)) is not entity:
         return None
     if hasattr(type(entity), name):  # a property or method that failed inside: not a lost attribute
