@@ -35,12 +35,13 @@ def missing_after_load(error: BaseException) -> str | None:
         return None
     entity: Any = getattr(error, "obj", None)
     name = getattr(error, "name", None)
-    if entity is None or not isinstance(name, str) or _RESTORED.get(id(entity)) is not entity:
+    restored = _RESTORED.get(id(entity))
+    if restored is None or restored is not entity or not isinstance(name, str):
         return None
-    if hasattr(type(entity), name):  # a property or method that failed inside: not a lost attribute
+    if hasattr(type(restored), name):  # a property or method that failed inside: not a lost attribute
         return None
-    kind = type(entity).__name__
-    return (f"{kind} (id {entity.id}) has no attribute {name!r} after loading a save: a save keeps only the plain "
+    kind = type(restored).__name__
+    return (f"{kind} (id {restored.id}) has no attribute {name!r} after loading a save: a save keeps only the plain "
             f"attributes a class lists, so list it in {kind}.saved (saved = (..., {name!r})) or set it in "
             "on_load(world)")
 
