@@ -14,7 +14,7 @@ import weakref
 from operator import itemgetter
 from typing import Any, TypeVar
 
-from engine.buffering import PureBuffers, restore_state
+from engine.buffering import PureBuffers, layout_of, restore_state
 from engine.buffering.own import OwnBuffers
 from engine.ecs import EsperWorld
 from engine.entity import Entity, _no_world
@@ -62,6 +62,7 @@ class Spawning:
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
         if entity.id is not None:
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
+        layout_of(entity).check_immutable(entity)  # its __init__ may have set a list where a tuple belongs
         entity._world = weakref.ref(self)
         entity.alive = True
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet

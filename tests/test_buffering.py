@@ -444,3 +444,37 @@ def test_a_refused_write_of_several_fields_leaves_the_world_exactly_as_before_in
                 after = (world.snapshot(), world.state_hash(), [type(each) for each in world.entities])
                 assert after == before, f"fields {fields}, order {order}"
                 assert type(target) is Sheet and "_trap" not in vars(target)
+
+
+class Bag(Entity):
+    items = buffered(())
+    count = buffered(0)
+
+
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, {1}, bytearray(b"x")])
+def test_a_mutable_value_written_to_a_buffered_field_is_refused_by_name(value):
+    class Packer(Bag):
+        def update(self, world: World) -> None:
+            self.count += 1
+            self.items = value
+
+    with World() as world:
+        packer = world.spawn(Packer())
+        world.spawn(Bag())
+        before = world.snapshot()
+        with pytest.raises(EntityUpdateError) as raised:
+            world.tick()
+        message = str(raised.value)
+        assert f"Packer.items is buffered and was set to a {type(value).__name__}" in message
+        assert "tuple" in message and "\n" not in message and raised.value.entity is packer
+        assert world.snapshot() == before and packer.items == () and packer.count == 0
+
+
+def test_an_entity_spawned_with_a_mutable_buffered_value_is_refused_by_name(world):
+    bag = Bag()
+    bag.items = [1]
+    with pytest.raises(TypeError, match=r"Bag.items is buffered and was set to a list"):
+        world.spawn(bag)
+    assert world.entities == []
+    bag.items = (1,)
+    assert world.spawn(bag).items == (1,)
