@@ -37,6 +37,8 @@ class Spawning:
     _despawns: list[Entity]
     _last_id: int
     structure_version: int
+    _restoring = False
+    """Set while a save's entities are spawned: they hold what the save held, unchecked."""
 
     def spawn(self, entity: E, *components: Any) -> E:
         """Add ``entity`` (with optional esper components) and return it.
@@ -62,7 +64,8 @@ class Spawning:
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
         if entity.id is not None:
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
-        layout_of(entity).check_immutable(entity)  # its __init__ may have set a list where a tuple belongs
+        if not self._restoring:  # a save restores what it held; a new entity's __init__ may set a list
+            layout_of(entity).check_immutable(entity)
         entity._world = weakref.ref(self)
         entity.alive = True
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
@@ -121,7 +124,11 @@ class Spawning:
         if self._ticking:
             raise RuntimeError("entities are restored between ticks")
         self._ecs.next_id(entity_id)
-        self.spawn(entity)
+        self._restoring = True
+        try:
+            self.spawn(entity)
+        finally:
+            self._restoring = False
         if entity.id != entity_id:
             raise ValueError(f"entity id {entity_id} is taken in this world")
         restore_state(entity, buffers)
