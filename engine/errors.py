@@ -9,9 +9,41 @@ from __future__ import annotations
 
 import os
 import traceback
+import weakref
 from typing import Any
 
-__all__ = ["BufferedWriteError", "EntityUpdateError", "where"]
+__all__ = ["BufferedWriteError", "EntityUpdateError", "mark_restored", "missing_after_load", "where"]
+
+# By id, the entity itself as the value: a game's class may define __eq__ and so be unhashable.
+_RESTORED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def mark_restored(entity: Any) -> None:
+    """Note that ``entity`` was built from a save (its ``__init__`` never ran): a plain attribute
+    missing from it later is most likely one its class did not list in ``saved``."""
+    _RESTORED[id(entity)] = entity
+
+
+def missing_after_load(error: BaseException) -> str | None:
+    """The one-line explanation of an ``AttributeError`` on an entity a save built, or None.
+
+    Only a failure pays for this (nothing on the tick's path): the error names the
+    object and the attribute, and a restored entity that lacks a plain attribute its class
+    does not define lost it because ``saved`` does not list it.
+    """
+    if not isinstance(error, AttributeError):
+        return None
+    entity: Any = getattr(error, "obj", None)
+    name = getattr(error, "name", None)
+    restored = _RESTORED.get(id(entity))
+    if restored is None or restored is not entity or not isinstance(name, str):
+        return None
+    if hasattr(type(restored), name):  # a property or method that failed inside: not a lost attribute
+        return None
+    kind = type(restored).__name__
+    return (f"{kind} (id {restored.id}) has no attribute {name!r} after loading a save: a save keeps only the plain "
+            f"attributes a class lists, so list it in {kind}.saved (saved = (..., {name!r})) or set it in "
+            "on_load(world)")
 
 _ENGINE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -45,6 +77,8 @@ class EntityUpdateError(RuntimeError):
         self.entity_class = type(entity).__name__
         self.entity_id = entity.id
         self.tick = tick
+        if message is None and error is not None and (missing := missing_after_load(error)) is not None:
+            message = f"{missing}; tick {tick} was rolled back"
         if message is None:
             message = (f"{self.entity_class} (id {self.entity_id}) raised {type(error).__name__} in tick {tick}: "
                        f"{error}; the tick was rolled back")

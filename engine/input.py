@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine import keys
 from engine.messages import shown
 
 __all__ = ["InputEvent", "InputQueue", "TickInput"]
@@ -107,7 +108,7 @@ def _json_key(kind: str, key: Any) -> Any:
             raise ValueError(f"a {kind} event has no key (null), got {shown(key)}")
         return None
     if isinstance(key, str) and kind in ("key_press", "key_release"):
-        code = key_code(key)
+        code = keys.code(key)
         if code is None:
             raise ValueError(f"{shown(key)} is not a key: use a name from engine.keys (\"LEFT\", \"SPACE\", \"A\") "
                              "or a key code")
@@ -116,17 +117,6 @@ def _json_key(kind: str, key: Any) -> Any:
         what = "a key code or a key's name" if kind.startswith("key") else "a mouse button number"
         raise ValueError(f"a {kind} event's key is {what}, got {shown(key)}")
     return key
-
-
-def key_code(name: str) -> int | None:
-    """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case), or None."""
-    from engine import keys
-
-    text = "_" + name if name.isdigit() and len(name) == 1 else name.upper()
-    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
-        return None
-    code = getattr(keys, text, None)
-    return code if type(code) is int else None
 
 
 class TickInput:

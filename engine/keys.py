@@ -9,8 +9,8 @@ Letters are ``A`` to ``Z``; the digit keys ``_0`` to ``_9`` (a name can't start 
 digit); the keypad ``NUM_0`` ...; modifier keys ``LSHIFT``, ``RCTRL`` ...; and the
 modifier *bits* of ``world.input.modifiers``: ``MOD_SHIFT``, ``MOD_CTRL``, ``MOD_ALT``,
 ``MOD_COMMAND``, ... (``MOD_ACCEL`` is Ctrl, or Command on macOS). ``name(code)`` gives
-a key's name back. The engine keeps Esc (quit) and F1 to F5 for itself; every other
-key reaches the game.
+a key's name back, and ``code(name)`` a name's code (the one reading of key names). The
+engine keeps Esc (quit) and F1 to F5 for itself; every other key reaches the game.
 """
 
 from __future__ import annotations
@@ -244,6 +244,20 @@ for _name, _code in list(globals().items()):
 def name(code: int) -> str:
     """The name of key ``code`` (``name(keys.LEFT) == "LEFT"``); unknown codes as ``"KEY_<code>"``."""
     return _NAMES.get(code, f"KEY_{code}")
+
+
+def code(key_name: str) -> int | None:
+    """The code of the key named ``key_name``, or None: ``code("LEFT") == keys.LEFT``.
+
+    The one reading of key names, for every place a person writes one (input scripts,
+    ``InputEvent.from_json``): any case, and a single digit for the digit keys (``"1"``
+    is ``keys._1``). Modifier bits and text motions are not keys.
+    """
+    text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
+    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
+        return None
+    found = globals().get(text)
+    return found if type(found) is int else None
 
 
 RESERVED = frozenset({ESCAPE, F1, F2, F3, F4, F5})

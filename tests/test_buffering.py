@@ -405,3 +405,76 @@ def test_a_signal_that_cannot_combine_fails_its_tick_and_leaves_nothing_behind(l
     assert isinstance(refused.value.__cause__, TypeError)
     assert (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in world.entities]) == before
     assert world.tick_count == 3
+
+
+class Sheet(Entity):
+    hp = buffered(100)
+    mana = buffered(5)
+
+
+class ManyWriter(Entity):
+    """Writes several buffered fields of its target in one update, in a given order."""
+
+    def __init__(self, target: Sheet, fields: tuple[str, ...]) -> None:
+        super().__init__()
+        self.target = target
+        self.fields = fields
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        for field in self.fields:
+            setattr(self.target, field, 7)
+
+
+@pytest.mark.parametrize("fields", [
+    written for count in (2, 3) for written in itertools.permutations(("hp", "y", "mana"), count)
+])
+def test_a_refused_write_of_several_fields_leaves_the_world_exactly_as_before_in_every_order(fields):
+    for order in itertools.permutations(("target", "writer", "walker")):
+        with World() as world:
+            target = Sheet()
+            made = {"target": target, "writer": ManyWriter(target, fields), "walker": Entity(x=3.0)}
+            for name in order:
+                world.spawn(made[name])
+            before = (world.snapshot(), world.state_hash(), [type(each) for each in world.entities])
+            for _ in range(2):  # refused twice alike: nothing of the first refusal is left behind
+                with pytest.raises(BufferedWriteError) as raised:
+                    world.tick()
+                assert raised.value.written is target and raised.value.field == fields[0]
+                after = (world.snapshot(), world.state_hash(), [type(each) for each in world.entities])
+                assert after == before, f"fields {fields}, order {order}"
+                assert type(target) is Sheet and "_trap" not in vars(target)
+
+
+class Bag(Entity):
+    items = buffered(())
+    count = buffered(0)
+
+
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, {1}, bytearray(b"x")])
+def test_a_mutable_value_written_to_a_buffered_field_is_refused_by_name(value):
+    class Packer(Bag):
+        def update(self, world: World) -> None:
+            self.count += 1
+            self.items = value
+
+    with World() as world:
+        packer = world.spawn(Packer())
+        world.spawn(Bag())
+        before = world.snapshot()
+        with pytest.raises(EntityUpdateError) as raised:
+            world.tick()
+        message = str(raised.value)
+        assert f"Packer.items is buffered and was set to a {type(value).__name__}" in message
+        assert "tuple" in message and "\n" not in message and raised.value.entity is packer
+        assert world.snapshot() == before and packer.items == () and packer.count == 0
+
+
+def test_an_entity_spawned_with_a_mutable_buffered_value_is_refused_by_name(world):
+    bag = Bag()
+    bag.items = [1]
+    with pytest.raises(TypeError, match=r"Bag.items is buffered and was set to a list"):
+        world.spawn(bag)
+    assert world.entities == []
+    bag.items = (1,)
+    assert world.spawn(bag).items == (1,)

@@ -388,3 +388,48 @@ def test_tickswap_check_names_two_systems_of_one_priority_that_depend_on_their_o
     assert main(["check", str(path), "--ticks", "10", "--orders", "2", "--no-input"]) == 1
     out = capsys.readouterr().out
     assert "order dependent" in out and "systems at priority 0 ran as Shift, Halve (added as Halve, Shift)" in out
+
+
+PAUSE_GAME = '''
+from engine import Entity, buffered, keys
+
+KEYS = (keys.P, keys.R)
+
+
+class Gambler(Entity):
+    roll = buffered(0.0)
+
+    def update(self, world):
+        if world.input.just_pressed(keys.P):   # only the game's own key reaches the mistake
+            self.roll = world.random.random()
+
+
+def build(world):
+    world.spawn(Gambler())
+    world.spawn(Gambler())
+'''
+
+
+def test_tickswap_check_presses_the_keys_a_game_lists_in_KEYS(tmp_path, capsys):
+    path = tmp_path / "pausing.py"
+    path.write_text(PAUSE_GAME)
+    assert main(["check", str(path), "--ticks", "200", "--orders", "2"]) == 1
+    assert "roll" in capsys.readouterr().out
+    path.write_text(PAUSE_GAME.replace("KEYS = (keys.P, keys.R)", ""))
+    assert main(["check", str(path), "--ticks", "200", "--orders", "2"]) == 0, "without KEYS, P is never pressed"
+
+
+@pytest.mark.parametrize(("keys", "words"), [
+    ("()", "KEYS must be a tuple of 1 to 256 keys"),
+    ("keys.P", "KEYS must be a tuple"),
+    ("('P',)", "KEYS must hold key codes such as keys.P"),
+    ("(True,)", "KEYS must hold key codes"),
+    ("(keys.P, keys.ESCAPE)", "KEYS lists ESCAPE, which the engine keeps"),
+])
+def test_a_malformed_KEYS_is_refused_in_one_line(tmp_path, capsys, keys, words):
+    path = tmp_path / "keyed.py"
+    path.write_text(PAUSE_GAME.replace("KEYS = (keys.P, keys.R)", f"KEYS = {keys}"))
+    for command in ("check", "run"):
+        assert main([command, str(path), "--ticks", "3"]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "keyed.py" in err and len(err.strip().splitlines()) == 1, err

@@ -469,3 +469,65 @@ def test_sample_games_keep_their_module_names_in_snapshots():
         load_game("patrol").build(world)
         classes = {entity["class"] for entity in world.snapshot()["entities"]}
     assert classes and all(name.startswith("games.patrol.") for name in classes), classes
+
+
+BELOW_RUN = '''
+from engine import Entity, run
+
+
+def build(world):
+    world.spawn(Walker())          # Walker is defined below run(build)
+
+
+if __name__ == "__main__":
+    run(build)
+
+
+class Walker(Entity):
+    def update(self, world):
+        self.x += STEP
+
+
+STEP = 3
+
+
+def systems(world):
+    world.add_processor(Nudge())
+
+
+class Nudge:
+    def process(self):
+        for walker in self.world.entities:
+            walker.y += 1
+
+
+def make_view(world):
+    import sys
+    print("make_view found", file=sys.stderr)
+    from engine.render.view import View
+
+    class Nothing(View):
+        def draw(self, alpha):
+            pass
+
+        def delete(self):
+            pass
+
+    return Nothing()
+'''
+
+
+def test_python_game_py_finds_what_the_file_defines_below_run_build(tmp_path):
+    game = tmp_path / "below.py"
+    game.write_text(BELOW_RUN.replace("self.world.entities", "WORLD[0].entities").replace(
+        "world.add_processor(Nudge())", "WORLD.append(world); world.add_processor(Nudge())") + "\nWORLD = []\n")
+    straight = python(str(game), "--ticks", "5", cwd=tmp_path, hashseed="0")
+    assert straight.returncode == 0, straight.stderr
+    assert state(straight) == state(tickswap("run", str(game), "--ticks", "5", cwd=tmp_path, hashseed="1"))
+
+
+def test_python_game_py_uses_a_make_view_defined_below_run_build(tmp_path, offscreen):
+    game = tmp_path / "viewed.py"
+    game.write_text(BELOW_RUN.replace("world.add_processor(Nudge())", "pass"))
+    result = python(str(game), "--headless", "--frames", "2", cwd=tmp_path, hashseed="0")
+    assert result.returncode == 0 and "make_view found" in result.stderr, result.stderr

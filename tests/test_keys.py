@@ -32,3 +32,15 @@ def test_names_come_back_and_the_engine_keeps_only_esc_and_f1_to_f5():
 
     assert keys.name(keys.LEFT) == "LEFT" and keys.name(keys._1) == "_1" and keys.name(123456789) == "KEY_123456789"
     assert {keys.ESCAPE, keys.F1, keys.F2, keys.F3, keys.F4, keys.F5} == keys.RESERVED
+
+
+def test_every_key_name_reads_back_as_its_code_in_one_place():
+    from engine import InputEvent, keys
+
+    named = [each for each in dir(keys) if each.isupper() and not each.startswith(("MOD_", "MOTION_", "_N"))]
+    for code in {getattr(keys, each) for each in named if type(getattr(keys, each)) is int}:
+        name = keys.name(code)
+        assert keys.code(name) == code and keys.code(name.lower()) == code, name
+        assert InputEvent.from_json(["key_press", name, 0, 0]).key == code
+    assert keys.code("1") == keys._1 and keys.code("MOD_SHIFT") is None and keys.code("LEFTT") is None
+    assert keys.code("name") is None and keys.code("RESERVED") is None

@@ -336,3 +336,68 @@ def test_a_save_at_a_tick_the_run_never_reaches_is_refused_before_it_starts(tmp_
     assert not (tmp_path / "e.json").exists()
     assert main(["run", "patrol", "--load", str(save), "--ticks", "10", "--save-at", "25", str(tmp_path / "e.json")]) == 0
     assert "saved" in capsys.readouterr().out and (tmp_path / "e.json").exists()
+
+
+FORGETFUL_GAME = '''
+from engine import Entity
+
+
+class Walker(Entity):
+    saved = ("steps",)
+
+    def __init__(self):
+        super().__init__()
+        self.steps = 0
+        self.stride = 2          # a plain attribute that saved does not list
+
+    def update(self, world):
+        self.steps += 1
+        self.x += self.stride
+
+
+def build(world):
+    world.spawn(Walker())
+'''
+
+
+def test_a_plain_attribute_left_out_of_saved_is_named_with_the_fix_after_loading(tmp_path, capsys):
+    game = tmp_path / "forgetful.py"
+    game.write_text(FORGETFUL_GAME)
+    save = tmp_path / "f.json"
+    assert main(["run", str(game), "--ticks", "10", "--save-at", "5", str(save)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(game), "--ticks", "10", "--load", str(save)]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Walker (id 1) has no attribute 'stride' after loading a save" in err
+    assert "list it in Walker.saved" in err and "on_load(world)" in err and "Traceback" not in err
+
+
+def test_an_attribute_missing_in_on_load_or_in_a_fresh_entity_is_explained_accordingly(tmp_path):
+    from engine import EntityUpdateError
+
+    class Sleeper(Entity):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dream = 1
+
+        def update(self, world: World) -> None:
+            self.nap += 1  # never set anywhere: not a save's doing
+
+    with World() as world:
+        sleeper = world.spawn(Sleeper())
+        with pytest.raises(EntityUpdateError) as raised:
+            world.tick()
+        assert "raised AttributeError" in str(raised.value) and "saved" not in str(raised.value)
+        world.save(tmp_path / "s.json")
+
+    class Dreamer(Sleeper):
+        def on_load(self, world: World) -> None:
+            self.shown = self.dream * 2
+
+    with World() as world:
+        world.spawn(Dreamer())
+        world.save(tmp_path / "d.json")
+    with pytest.raises(SaveError, match=r"Dreamer \(id 1\) has no attribute 'dream' after loading a save.*saved"):
+        World.load(tmp_path / "d.json")
+    assert sleeper.dream == 1

@@ -679,6 +679,23 @@ settler_forget(Settler *self)
     Py_CLEAR(self->before_full);
 }
 
+/* Whether a tuple of buffered values holds a list, dict, set or bytearray (exactly those
+ * types, as fields.MUTABLE_TYPES): a pointer comparison per value, no Python code. */
+static int
+holds_mutable(PyObject *values)
+{
+    if (!PyTuple_CheckExact(values)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(values); i++) {
+        PyTypeObject *kind = Py_TYPE(PyTuple_GET_ITEM(values, i));
+        if (kind == &PyList_Type || kind == &PyDict_Type || kind == &PySet_Type || kind == &PyByteArray_Type) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The current entity has returned from update(): keep what it wrote aside, put back what
  * was committed. */
 static int
@@ -726,6 +743,18 @@ settle(Settler *self)
     PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
     PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
     int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
+    if (differs == 1 && holds_mutable(after)) {
+        /* Refused with the pure path's words: the layout names the field. */
+        PyObject *layout = PyObject_GetAttr((PyObject *)Py_TYPE(entity), str_layout);
+        PyObject *result = layout == NULL ? NULL
+            : PyObject_CallMethod(layout, "refuse_mutable", "OO", entity, after);
+        Py_XDECREF(layout);
+        Py_XDECREF(result);
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "a buffered value is mutable");
+        }
+        differs = -1;
+    }
     if (differs == 1) {
         slot_set(entity, S_NFULL, after);
         if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {

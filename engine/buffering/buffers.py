@@ -57,7 +57,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
-from engine.buffering.fields import Layout, layout_of
+from engine.buffering.fields import MUTABLE_TYPES, Layout, layout_of
 from engine.buffering.own import OwnBuffers
 from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host
@@ -204,6 +204,8 @@ class PureBuffers(SignalBuffers):
                     entity.update(world)
                     after = get(entity)
                     if after != before:
+                        if not MUTABLE_TYPES.isdisjoint(map(type, after)):
+                            layout_of(entity).refuse_mutable(entity, after)
                         entity._nfull = after
                         changed_append(entity)
                         layout_of(entity).set(entity, before)

@@ -19,6 +19,9 @@ __all__ = ["Layout", "SignalInbox", "buffered", "signal"]
 
 T = TypeVar("T")
 _MUTABLE = (list, dict, set, bytearray)
+MUTABLE_TYPES = frozenset(_MUTABLE)
+"""The mutable built-in types a buffered field refuses (exactly these: the check costs one
+set lookup per value of an entity that changed, on both paths)."""
 MOTION = ("x", "y", "angle")
 """The buffered fields every entity has, first in every layout."""
 
@@ -187,6 +190,26 @@ class Layout:
             # attrgetter of one name returns the value itself, not a 1-tuple.
             self.get_rest = getter if len(self.rest) > 1 else (lambda entity: (getter(entity),))
             self.set_rest = _make_setter(self.rest)
+
+    def check_immutable(self, entity: Any) -> None:
+        """Refuse (``TypeError``, by name) an entity whose buffered values hold a mutable one: at spawn."""
+        if self.rest:
+            values = self.get(entity)
+            if not MUTABLE_TYPES.isdisjoint(map(type, values)):
+                self.refuse_mutable(entity, values)
+
+    def refuse_mutable(self, entity: Any, values: tuple[Any, ...]) -> None:
+        """Raise ``TypeError`` naming the first of ``values`` (the entity's, in layout order) that is mutable.
+
+        A buffered value is shared by the committed, pending and previous buffers, so one
+        mutated in place would change all three: only immutable values may be buffered.
+        Called, on both paths, only for an entity whose new values hold one of ``MUTABLE_TYPES``.
+        """
+        for name, value in zip(self.names, values):
+            if type(value) in MUTABLE_TYPES:
+                kind = type(value).__name__
+                raise TypeError(f"{type(entity).__name__}.{name} is buffered and was set to a {kind}: buffered "
+                                f"values are immutable, so use a tuple or a frozenset (tuple(...) of the {kind})")
 
     def index(self, name: str) -> int:
         """Position of buffered field ``name``; ``KeyError`` naming the fields if it is not one."""

@@ -36,18 +36,22 @@ def trap_writes(buffers: _Updating, written: list[tuple[BufferSlots, str]],
     swapped for a subclass whose fields are properties; slow, and only ever used to
     explain a tick that is already refused.
     """
-    originals = []
+    # One swap per entity, however many of its fields were written: swapping an entity
+    # twice would remember its first trap class as the "original" and leave it behind.
+    fields_of: dict[int, tuple[BufferSlots, set[str]]] = {}
+    for entity, field in written:
+        fields_of.setdefault(id(entity), (entity, set()))[1].add(field)
+    originals: list[tuple[BufferSlots, type]] = []
     try:
-        for entity, _ in written:
-            fields = tuple(sorted({field for other, field in written if other is entity}))
+        for entity, fields in fields_of.values():
             originals.append((entity, type(entity)))
-            entity.__class__ = _trap_class(type(entity), fields)
+            entity.__class__ = _trap_class(type(entity), tuple(sorted(fields)))
             vars(entity)["_trap"] = (buffers, on_write)
         yield
     finally:
-        for entity, kind in originals:
+        for entity, kind in reversed(originals):
             entity.__class__ = kind
-            del vars(entity)["_trap"]
+            vars(entity).pop("_trap", None)
 
 
 _TRAPS: dict[tuple[type, tuple[str, ...]], type] = {}

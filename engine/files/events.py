@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import keys
 from engine.files.schema import FieldError, expect_number, expect_str, expect_whole
-from engine.input import InputEvent, key_code
+from engine.input import InputEvent
 from engine.messages import shown
 
 __all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
@@ -80,7 +81,7 @@ def named_keys(value: Any, where: str) -> Any:
                              "(\"LEFT\", \"SPACE\", \"A\") or a key code")
         if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str) and item[0] in ("key_press",
                                                                                                   "key_release"):
-            code = key_code(item[1])
+            code = keys.code(item[1])
             if code is None:
                 raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
                                  "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")

@@ -2,9 +2,10 @@
 
 A game is a module with a ``build(world)`` function (and optionally ``systems(world)``,
 which adds its esper processors after ``build`` and again after a save is loaded), and
-the settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE`` and ``DESCRIPTION``,
-checked here when the game loads (``check_settings``). ``DEFAULT_MS_PER_UPDATE`` is the
-step of a game that names none, and of a ``World`` or a loop that is given none.
+the settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION`` and
+``KEYS`` (the keys ``tickswap check``'s random input presses), checked here when the game
+loads (``check_settings``). ``DEFAULT_MS_PER_UPDATE`` is the step of a game that names
+none, and of a ``World`` or a loop that is given none.
 
 How a game is found and imported (a registered sample by name, a game file by path,
 always under one stable module name) is ``engine.files.importer``'s job. That stable
@@ -23,10 +24,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from engine.keys import RESERVED
+from engine.keys import name as key_name
 from engine.messages import shown
 from engine.names import GAME_MODULE
 
-__all__ = ["DEFAULT_MS_PER_UPDATE", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_settings", "check_step"]
+__all__ = ["DEFAULT_MS_PER_UPDATE", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_keys", "check_settings",
+           "check_step"]
 
 DEFAULT_MS_PER_UPDATE = 15.625
 """The default step: 64 updates a second. It is exact in binary floating point and in
@@ -100,6 +104,12 @@ class Game:
         return getattr(self.module, name, default)
 
     @property
+    def keys(self) -> tuple[int, ...] | None:
+        """The game's ``KEYS`` (checked): the keys ``tickswap check``'s random input presses; ``None`` if unset."""
+        keys = self.setting("KEYS", None)
+        return None if keys is None else check_keys(keys, self.name)
+
+    @property
     def ms_per_update(self) -> float:
         """The game's step: its ``MS_PER_UPDATE`` (checked), or ``DEFAULT_MS_PER_UPDATE``."""
         return check_step(self.setting("MS_PER_UPDATE", DEFAULT_MS_PER_UPDATE), self.name)
@@ -162,6 +172,32 @@ def check_settings(module: ModuleType, where: str) -> None:
     description = getattr(module, "DESCRIPTION", None)
     if description is not None and (not isinstance(description, str) or len(description) > 10_000):
         raise GameError(f"{where}: DESCRIPTION must be a string (a line or a few), got {shown(description)}")
+    keys = getattr(module, "KEYS", None)
+    if keys is not None:
+        check_keys(keys, where)
+
+
+MAX_KEYS = 256
+"""The most keys a game's ``KEYS`` may list."""
+
+
+def check_keys(keys: Any, where: str) -> tuple[int, ...]:
+    """A game's ``KEYS``, checked: a tuple or list of 1 to ``MAX_KEYS`` key codes from ``engine.keys``.
+
+    ``GameError`` otherwise, naming ``where`` and the bad value. Esc and F1 to F5 are the
+    engine's, never the game's, so a game can't list them.
+    """
+    if type(keys) not in (tuple, list) or not 1 <= len(keys) <= MAX_KEYS:
+        raise GameError(f"{where}: KEYS must be a tuple of 1 to {MAX_KEYS} keys such as (keys.P, keys.R), "
+                        f"got {shown(keys)}")
+    for key in keys:
+        if type(key) is not int or not 0 <= key < 2**63:
+            raise GameError(f"{where}: KEYS must hold key codes such as keys.P (from engine import keys), "
+                            f"got {shown(key)}")
+        if key in RESERVED:
+            raise GameError(f"{where}: KEYS lists {key_name(key)}, which the engine keeps (Esc quits, F1 to F5 "
+                            "drive the HUD): leave it out")
+    return tuple(keys)
 
 
 def check_step(step: Any, where: str) -> float:

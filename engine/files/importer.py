@@ -43,6 +43,7 @@ from engine.errors import where
 from engine.files.beside import BESIDE, importable_beside, is_beside
 from engine.files.game import Game, GameError, check_settings
 from engine.files.reading import NotAFile, file_kind, read_bounded
+from engine.files.unfinished import run_rest
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
 from engine.names import GAME_MODULE_PREFIX
@@ -342,6 +343,7 @@ def adopt_main(module: ModuleType) -> Game:
     module_name = _module_name(path, digest)
     # The module running now is the game, even if the same file was loaded before under this name.
     sys.modules[module_name] = module
+    _run_rest(module, path, Path(file).resolve())
     for value in list(vars(module).values()):
         if isinstance(value, type) and value.__module__ == module.__name__:
             _retag(value, module.__name__, module_name)
@@ -352,6 +354,20 @@ def adopt_main(module: ModuleType) -> Game:
         if loaded is not module and name != "__main__" and isinstance(loaded, ModuleType)
         and is_beside(loaded, path.parent))
     return Game(path.name, module, path, digest, module_name, beside)
+
+
+def _run_rest(module: ModuleType, path: Path, source_file: Path) -> None:
+    """What the file defines below ``run(build)`` (``engine.files.unfinished``), reported as an import is."""
+    try:
+        text = _source_text(read_bounded(source_file, MAX_GAME_FILE_BYTES, "the game"), path.name)
+        run_rest(module, str(source_file), text)
+    except (GameError, Interrupted):
+        raise
+    except OSError as error:
+        raise GameError(f"cannot read the game {path}: {error.strerror or error}") from None
+    except BaseException as error:
+        raise GameError(f"{path.name} failed to import: {type(error).__name__}: {capped(str(error), 200)}"
+                        f"{_where(error)}") from None
 
 
 def _retag(cls: type, old: str, new: str) -> None:

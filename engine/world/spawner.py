@@ -22,7 +22,7 @@ import weakref
 from operator import itemgetter
 from typing import Any, Protocol, TypeVar
 
-from engine.buffering import PureBuffers, restore_state
+from engine.buffering import PureBuffers, layout_of, restore_state
 from engine.buffering.own import OwnBuffers
 from engine.ecs import EsperWorld
 from engine.entity import Entity, attach, detach
@@ -57,6 +57,7 @@ class Spawner:
         """The highest id handed out so far: the next spawn gets a higher one."""
         self.structure_version = 0
         """Goes up whenever the set of live entities changes (renderers re-sync on it)."""
+        self._restoring = False  # set while a save's entities are spawned: they hold what the save held
 
     # -- reading ------------------------------------------------------------------------
 
@@ -109,6 +110,8 @@ class Spawner:
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
         if entity.id is not None:
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
+        if not self._restoring:  # a save restores what it held; a new entity's __init__ may set a list
+            layout_of(entity).check_immutable(entity)
         attach(entity, owner)
         entity.alive = True
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
@@ -196,7 +199,11 @@ class Spawner:
         if owner is not None and owner.ticking:
             raise RuntimeError("entities are restored between ticks")
         self._ecs.next_id(entity_id)
-        self.spawn(entity, (), False)
+        self._restoring = True
+        try:
+            self.spawn(entity, (), False)
+        finally:
+            self._restoring = False
         if entity.id != entity_id:
             raise ValueError(f"entity id {entity_id} is taken in this world")
         restore_state(entity, buffers)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
+from engine.errors import mark_restored, missing_after_load
 from engine.files.save.check import SaveError, check_game, check_world, read_save
 from engine.files.schema import FieldError
 from engine.files.values import decode
@@ -85,6 +86,7 @@ def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: 
             entity._restore_own(record["crowd"])
         else:
             Entity.__init__(entity)
+        mark_restored(entity)
         entities[record["id"]] = entity
     for record in records:
         entity = entities[record["id"]]
@@ -151,6 +153,8 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     except BaseException as error:
         world.close()
         if isinstance(error, Exception):
-            raise SaveError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from error
+            missing = missing_after_load(error)  # on_load read an attribute the save did not keep
+            said = f"{type(error).__name__}: {error}" if missing is None else missing
+            raise SaveError(f"{where} cannot be loaded: {said}") from error
         raise
     return world

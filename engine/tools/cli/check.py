@@ -10,7 +10,7 @@ from engine.files.game import GameError
 from engine.files.importer import load_game
 from engine.files.scripts import read_input_script
 from engine.interrupts import Interrupted
-from engine.tools.check import check_order_independence
+from engine.tools.check import check_order_independence, random_input
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
 
 __all__ = ["check_command"]
@@ -20,6 +20,8 @@ def check_command(args: argparse.Namespace) -> int:
     """``tickswap check GAME``: exit 0 when every update order agrees, 1 naming the first difference."""
     game = load_game(args.game)
     inputs: Any = None if args.no_input else "random"
+    if inputs == "random" and game.keys is not None:
+        inputs = random_input(args.seed, keys=game.keys)  # the game's own keys (its KEYS), not the defaults
     if args.input:
         inputs = read_input_script(args.input)
     try:
