@@ -21,7 +21,7 @@ from engine.files.atomic import AtomicFile, OutputError, remove_stale_temporarie
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.replay import ReplayError, read_replay
 from engine.files.save import SaveError, load_world
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.tools.cli import main
 
 

@@ -32,3 +32,11 @@ def test_names_come_back_and_the_engine_keeps_only_esc_and_f1_to_f5():
 
     assert keys.name(keys.LEFT) == "LEFT" and keys.name(keys._1) == "_1" and keys.name(123456789) == "KEY_123456789"
     assert {keys.ESCAPE, keys.F1, keys.F2, keys.F3, keys.F4, keys.F5} == keys.RESERVED
+
+
+def test_engine_keys_is_the_input_packages_keys_module():
+    # Games write `from engine import keys` and docs name `engine.keys.LEFT`: both reach engine/input/keys.py.
+    import engine
+    from engine.input import keys
+
+    assert engine.keys is keys and engine.keys.LEFT == keys.LEFT == 65361

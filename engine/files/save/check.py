@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
-from engine.files.events import check_events, listed
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.schema import (
     FieldError,
@@ -42,6 +41,7 @@ from engine.files.schema import (
     version_matches,
 )
 from engine.files.values import MAX_ID, DeadReference, check_like_default, check_value, decode
+from engine.input.checks import check_events, listed
 from engine.messages import shown, shown_name
 from engine.names import __version__, public_module_name
 

@@ -27,7 +27,7 @@ from engine.entity import Entity
 from engine.files.save.check import SaveError, check_game, check_world, read_save
 from engine.files.schema import FieldError
 from engine.files.values import decode
-from engine.input import InputEvent, InputQueue
+from engine.input.events import InputEvent, InputQueue
 from engine.messages import shown_name
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from engine.files.save.check import (
 )
 from engine.files.schema import FieldError
 from engine.files.values import NotSaveable, encode
-from engine.input import InputQueue
+from engine.input.events import InputQueue
 from engine.messages import shown_name
 from engine.names import __version__, public_module_name
 

@@ -20,7 +20,7 @@ from engine.files.atomic import OutputError
 from engine.files.game import Game
 from engine.files.replay import Recorder, ReplayError
 from engine.files.save import SaveError, save_world
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.interrupts import TICK, Interrupted
 from engine.snapshot import UnhashableState
 from engine.sound import missing_sound

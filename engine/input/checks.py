@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.files.schema import FieldError, expect_number, expect_str, expect_whole
-from engine.input import InputEvent, key_code
+from engine.input.events import InputEvent, key_code
 from engine.messages import shown
 
 __all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]

@@ -120,7 +120,7 @@ def _json_key(kind: str, key: Any) -> Any:
 
 def key_code(name: str) -> int | None:
     """The code of a key named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``, ``"A"``, ``"1"``; any case), or None."""
-    from engine import keys
+    from engine.input import keys
 
     text = "_" + name if name.isdigit() and len(name) == 1 else name.upper()
     if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
