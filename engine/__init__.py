@@ -34,7 +34,7 @@ from engine.loops import FrameRate as FrameRate
 from engine.loops import GameLoop as GameLoop
 from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
-from engine.names import __version__ as __version__
+from engine.state.names import __version__ as __version__
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
 from engine.world import World as World

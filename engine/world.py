@@ -35,10 +35,10 @@ from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
-from engine.snapshot import snapshot, state_hash
 from engine.sound import SoundRequests
 from engine.spatial import CollisionQueries
 from engine.spawning import Spawning
+from engine.state.snapshot import snapshot, state_hash
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 

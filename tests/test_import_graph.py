@@ -106,10 +106,29 @@ def test_no_engine_module_is_over_400_lines():
 
 def test_the_double_buffer_imports_nothing_it_serves():
     graph = _imports()
-    below = {"engine.entity", "engine.world", "engine.crowd", "engine.snapshot", "engine.spatial", "engine"}
+    below = {"engine.entity", "engine.world", "engine.crowd", "engine.state.snapshot", "engine.spatial", "engine"}
     for name, targets in graph.items():
         if name.startswith("engine.buffering"):
             assert not targets & below, f"{name} imports {sorted(targets & below)}"
+
+
+def _files_imported_by_state(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each engine.state module that imports a module of engine.files, with what it imports there."""
+    found = {name: sorted(t for t in targets if t == "engine.files" or t.startswith("engine.files."))
+             for name, targets in graph.items() if name == "engine.state" or name.startswith("engine.state.")}
+    return {name: targets for name, targets in found.items() if targets}
+
+
+def test_the_state_package_never_imports_files():
+    # Saves and replays are built on snapshots, names and saved values, never the other way.
+    graph = _imports()
+    assert {"engine.state", "engine.state.snapshot", "engine.state.names", "engine.state.values"} <= set(graph)
+    assert _files_imported_by_state(graph) == {}
+
+
+def test_an_import_of_files_from_state_is_found():
+    graph = {"engine.state.values": {"engine.files.schema", "engine.entity"}, "engine.files.save": {"engine.state.values"}}
+    assert _files_imported_by_state(graph) == {"engine.state.values": ["engine.files.schema"]}
 
 
 def test_saves_spatial_and_render_never_name_the_crowd_class():

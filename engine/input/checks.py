@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.files.schema import FieldError, expect_number, expect_str, expect_whole
 from engine.input.events import InputEvent, key_code
 from engine.messages import shown
+from engine.schema import FieldError, expect_number, expect_str, expect_whole
 
 __all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 
 from engine.files.replay.format import FORMAT, MAX_TICKS, ReplayError, parse_record, read_lines
-from engine.files.schema import FieldError, expect_keys, expect_whole
 from engine.input.checks import MAX_EVENTS_PER_TICK, check_events, named_keys
 from engine.input.events import InputEvent
 from engine.messages import shown_name
+from engine.schema import FieldError, expect_keys, expect_whole
 
 __all__ = ["read_input_script"]
 

@@ -38,7 +38,9 @@ from typing import Any
 
 from engine.files.game import MS_PER_UPDATE_RANGE
 from engine.files.reading import NotAFile, open_regular
-from engine.files.schema import (
+from engine.input.checks import check_events
+from engine.messages import shown, shown_name
+from engine.schema import (
     HEX_DIGEST,
     FieldError,
     expect_keys,
@@ -49,9 +51,7 @@ from engine.files.schema import (
     parse_json,
     version_matches,
 )
-from engine.input.checks import check_events
-from engine.messages import shown, shown_name
-from engine.names import __version__
+from engine.state.names import __version__
 
 __all__ = ["FORMAT", "HASH_EVERY", "MAX_LINE_BYTES", "MAX_TICKS", "VERSION", "Replay",
            "ReplayError", "check_header", "new_header", "parse_record", "read_lines", "read_replay", "scan"]

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.files.save.check import SaveError, check_game, check_world, read_save
-from engine.files.schema import FieldError
-from engine.files.values import decode
 from engine.input.events import InputEvent, InputQueue
 from engine.messages import shown_name
+from engine.schema import FieldError
+from engine.state.values import decode
 
 if TYPE_CHECKING:
     from engine.files.game import Game
