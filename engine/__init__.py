@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from engine import keys as keys
 from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
@@ -25,6 +24,7 @@ from engine.errors import EntityUpdateError as EntityUpdateError
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
+from engine.input import keys as keys
 from engine.look import Look as Look
 from engine.loops import ConstantRateLoop as ConstantRateLoop
 from engine.loops import FixedStepLoop as FixedStepLoop
@@ -32,7 +32,7 @@ from engine.loops import FrameRate as FrameRate
 from engine.loops import GameLoop as GameLoop
 from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
-from engine.names import __version__ as __version__
+from engine.state.names import __version__ as __version__
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
 from engine.world import World as World

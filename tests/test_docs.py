@@ -112,7 +112,7 @@ def test_crowd_guide_example_moves_every_member():
 
 
 def test_input_guide_script_example_is_a_script_the_reader_accepts(tmp_path):
-    from engine.files.scripts import read_input_script
+    from engine.input.scripts import read_input_script
 
     text = section(DOCS / "guides" / "input.md", "## Input scripts")
     script = tmp_path / "input.jsonl"

@@ -21,7 +21,7 @@ from engine.files.atomic import AtomicFile, OutputError, remove_stale_temporarie
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.replay import ReplayError, read_replay
 from engine.files.save import SaveError, load_world
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.tools.cli import main
 
 
@@ -426,7 +426,7 @@ def test_input_script_lines_a_reader_would_misread_are_refused_by_name(tmp_path,
 
 
 def test_a_save_or_replay_saying_a_key_twice_is_refused(tmp_path):
-    from engine.files.schema import FieldError, parse_json
+    from engine.schema import FieldError, parse_json
 
     with pytest.raises(FieldError, match="'end' appears twice"):
         parse_json('{"end": 1, "hash": "a", "end": 2}')

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from engine import World
 from engine.files.replay import ReplayError, read_replay
 from engine.files.save import SaveError
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.tools.cli import main
 
 FIGURES = {"inputs tried": 0, "clear errors": 0, "accepted (still valid)": 0, "tracebacks": 0,

@@ -27,7 +27,7 @@ import pytest
 from engine import InputEvent, Look, World
 from engine.files.game import GameError, check_settings
 from engine.files.replay import ReplayError
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.tools.cli.options import MAX_COUNT, build_parser
 from engine.world import take_sounds
 

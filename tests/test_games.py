@@ -64,7 +64,7 @@ def test_patrol_a_bolt_hitting_the_player_stuns_it_and_vanishes():
 
 
 def test_patrol_player_moves_with_the_arrow_keys():
-    from engine.keys import RIGHT
+    from engine.input.keys import RIGHT
     from games.patrol.logic import Player
 
     with World() as world:

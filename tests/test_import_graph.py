@@ -156,6 +156,25 @@ def test_the_double_buffer_imports_only_leaves():
         assert graph[leaf] <= {"engine.messages"}, f"{leaf} is no longer a leaf: {sorted(graph[leaf])}"
 
 
+def _files_imported_by_state(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each engine.state module that imports a module of engine.files, with what it imports there."""
+    found = {name: sorted(t for t in targets if t == "engine.files" or t.startswith("engine.files."))
+             for name, targets in graph.items() if name == "engine.state" or name.startswith("engine.state.")}
+    return {name: targets for name, targets in found.items() if targets}
+
+
+def test_the_state_package_never_imports_files():
+    # Saves and replays are built on snapshots, names and saved values, never the other way.
+    graph = _imports()
+    assert {"engine.state", "engine.state.snapshot", "engine.state.names", "engine.state.values"} <= set(graph)
+    assert _files_imported_by_state(graph) == {}
+
+
+def test_an_import_of_files_from_state_is_found():
+    graph = {"engine.state.values": {"engine.files.schema", "engine.entity"}, "engine.files.save": {"engine.state.values"}}
+    assert _files_imported_by_state(graph) == {"engine.state.values": ["engine.files.schema"]}
+
+
 def test_saves_spatial_and_render_never_name_the_crowd_class():
     graph = _imports()
     for name in ("engine.spatial", "engine.render.entities", "engine.render.crowds", "engine.files.save.write", "engine.files.save.check",

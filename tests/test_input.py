@@ -131,3 +131,13 @@ def test_scroll_drag_and_modifiers_add_up_per_tick_and_survive_json():
     assert tick.modifiers == keys.MOD_CTRL | keys.MOD_SHIFT
     assert InputEvent("key_press", 1).to_json() == ["key_press", 1, 0.0, 0.0], "old replays read the same"
     assert queue.take().scroll_y == 0.0, "scrolling is per tick"
+
+
+def test_the_input_script_reader_is_public_in_engine_input(tmp_path):
+    import engine.input
+    from engine.input.scripts import read_input_script
+
+    path = tmp_path / "moves.jsonl"
+    path.write_text('{"tick": 2, "input": [["key_press", "LEFT", 0, 0]]}\n')
+    assert engine.input.read_input_script is read_input_script
+    assert engine.input.read_input_script(path) == {2: [InputEvent("key_press", 65361, 0, 0)]}

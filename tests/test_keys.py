@@ -44,3 +44,11 @@ def test_every_key_name_reads_back_as_its_code_in_one_place():
         assert InputEvent.from_json(["key_press", name, 0, 0]).key == code
     assert keys.code("1") == keys._1 and keys.code("MOD_SHIFT") is None and keys.code("LEFTT") is None
     assert keys.code("name") is None and keys.code("RESERVED") is None
+
+
+def test_engine_keys_is_the_input_packages_keys_module():
+    # Games write `from engine import keys` and docs name `engine.keys.LEFT`: both reach engine/input/keys.py.
+    import engine
+    from engine.input import keys
+
+    assert engine.keys is keys and engine.keys.LEFT == keys.LEFT == 65361

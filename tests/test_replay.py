@@ -108,7 +108,7 @@ def write_script(tmp_path, *lines: str):
 
 def test_an_input_script_takes_key_names_modifiers_and_merges_lines_of_one_tick(tmp_path):
     from engine import keys
-    from engine.files.scripts import read_input_script
+    from engine.input.scripts import read_input_script
 
     script = read_input_script(write_script(
         tmp_path,
@@ -137,7 +137,7 @@ def test_what_is_not_an_input_line_is_refused_by_file_and_line(tmp_path, capsys,
 
 
 def test_a_replay_is_still_an_input_script(tmp_path, capsys):
-    from engine.files.scripts import read_input_script
+    from engine.input.scripts import read_input_script
     from engine.tools.cli import main
 
     record_with_scripted_input("slapstick", tmp_path / "r.jsonl")
@@ -233,7 +233,7 @@ def test_a_crash_on_a_tick_with_input_is_recorded_with_that_input_and_reproduced
 
 
 def test_an_input_script_may_have_blank_lines(tmp_path):
-    from engine.files.scripts import read_input_script
+    from engine.input.scripts import read_input_script
 
     script = tmp_path / "in.jsonl"
     script.write_text('\n{"tick": 3, "input": [["key_press", "LEFT", 0, 0]]}\n\n   \n')

@@ -301,8 +301,8 @@ def test_messages_say_an_int_and_one_entity(tmp_path, capsys):
 
 
 def test_a_wrong_kind_of_value_says_an_int():
-    from engine.files.schema import FieldError
-    from engine.files.values import check_like_default
+    from engine.schema import FieldError
+    from engine.state.values import check_like_default
 
     with pytest.raises(FieldError, match="lives must be an int like its default 3"):
         check_like_default("3", 3, "lives")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from engine import Entity, World, buffered
 from engine.files.save import SaveError, load_world
-from engine.files.values import MAX_TEXT
+from engine.state.values import MAX_TEXT
 from engine.world import spawner_of
 
 

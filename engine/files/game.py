@@ -10,7 +10,7 @@ none, and of a ``World`` or a loop that is given none.
 How a game is found and imported (a registered sample by name, a game file by path,
 always under one stable module name) is ``engine.files.importer``'s job. That stable
 name never reaches a snapshot, a state hash or a save: there a game file's classes are
-written ``game:Qualname`` (``engine.names.public_module_name``), so renaming a game file, moving it,
+written ``game:Qualname`` (``engine.state.names.public_module_name``), so renaming a game file, moving it,
 or editing a comment in it changes no hash, and a save of it still loads.
 """
 
@@ -24,10 +24,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from engine.keys import RESERVED
-from engine.keys import name as key_name
+from engine.input.keys import RESERVED
+from engine.input.keys import name as key_name
 from engine.messages import shown
-from engine.names import GAME_MODULE
+from engine.state.names import GAME_MODULE
 
 __all__ = ["DEFAULT_MS_PER_UPDATE", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_keys", "check_settings",
            "check_step"]

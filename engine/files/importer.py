@@ -46,7 +46,7 @@ from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.files.unfinished import run_rest
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
-from engine.names import GAME_MODULE_PREFIX
+from engine.state.names import GAME_MODULE_PREFIX
 
 __all__ = ["ENTRY_POINT_GROUP", "adopt_main", "check_updates", "file_digest", "game_of_module", "is_game_path",
            "load_game", "sample_games"]

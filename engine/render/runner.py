@@ -22,11 +22,11 @@ from typing import Any
 
 import pyglet
 
-from engine import keys
 from engine.clock import RealClock, VirtualClock
 from engine.files.game import Game
 from engine.files.importer import load_game
-from engine.input import InputEvent
+from engine.input import keys
+from engine.input.events import InputEvent
 from engine.interrupts import TICK
 from engine.loops import LOOPS, FixedStepLoop, make_loop
 from engine.messages import shown

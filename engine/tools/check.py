@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.ecs import EsperWorld
-from engine.input import InputEvent
+from engine.input.events import InputEvent
 from engine.world import World, esper_of
 
 __all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "random_input"]

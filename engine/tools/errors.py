@@ -73,7 +73,7 @@ def crash_line(game: str, error: BaseException, tick: int | None = None) -> str:
     (a system's, say).
     """
     from engine.errors import BufferedWriteError
-    from engine.snapshot import UnhashableState
+    from engine.state.snapshot import UnhashableState
 
     if isinstance(error, (BufferedWriteError, UnhashableState)):
         return f"{game} stopped: {error}"  # it names the writer's file and line, or the entity and attribute, itself

@@ -35,9 +35,9 @@ from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.files.game import DEFAULT_MS_PER_UPDATE
-from engine.input import InputQueue, TickInput
+from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
-from engine.snapshot import snapshot, state_hash
+from engine.state.snapshot import snapshot, state_hash
 from engine.world.collisions import Collisions
 from engine.world.diagnosis import explain
 from engine.world.sounds import SoundRequest, SoundRequests

@@ -14,7 +14,7 @@ One module per job, because each changes for its own reasons:
 * ``playback``: ``Playback``, ``verify`` and ``ReplayResult``.
 
 The ``--input`` script format, which shares the replay's input lines but is written by
-hand, is ``engine.files.scripts``.
+hand, is ``engine.input.scripts``.
 """
 
 from engine.files.replay.format import FORMAT as FORMAT

@@ -25,7 +25,7 @@ hash line at every 60th tick up to the end (so a 2 KB file can't claim a trillio
 ticks), line length and nesting. It streams (``scan``): memory stays proportional to one
 line. A malformed, cut or wrong-version file raises ``ReplayError`` naming the file, the
 line and the problem. ``read_lines`` and ``parse_record`` are shared with the ``--input``
-script reader (``engine.files.scripts``), whose lines are a replay's input lines.
+script reader (``engine.input.scripts``), whose lines are a replay's input lines.
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.files.events import check_events
 from engine.files.game import MS_PER_UPDATE_RANGE
 from engine.files.reading import NotAFile, open_regular
-from engine.files.schema import (
+from engine.input.checks import check_events
+from engine.messages import shown, shown_name
+from engine.schema import (
     ENGINE_VERSION,
     HEX_DIGEST,
     FieldError,
@@ -51,8 +52,7 @@ from engine.files.schema import (
     parse_json,
     version_matches,
 )
-from engine.messages import shown, shown_name
-from engine.names import __version__
+from engine.state.names import __version__
 
 __all__ = ["FORMAT", "HASH_EVERY", "MAX_LINE_BYTES", "MAX_TICKS", "VERSION", "Replay",
            "ReplayError", "check_header", "new_header", "parse_record", "read_lines", "read_replay", "scan"]

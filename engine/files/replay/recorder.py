@@ -14,11 +14,11 @@ import os
 from typing import IO, Any, NoReturn
 
 from engine.files.atomic import AtomicFile, OutputError
-from engine.files.events import check_events, listed
 from engine.files.replay.format import HASH_EVERY, MAX_TICKS, ReplayError, check_header, new_header
-from engine.files.schema import FieldError
+from engine.input.checks import check_events, listed
 from engine.messages import shown_name
-from engine.snapshot import UnhashableState
+from engine.schema import FieldError
+from engine.state.snapshot import UnhashableState
 from engine.world import World
 
 __all__ = ["Recorder"]

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
-from engine.files.events import check_events, listed
 from engine.files.reading import NotAFile, read_bounded
-from engine.files.schema import (
+from engine.input.checks import check_events, listed
+from engine.messages import shown, shown_name
+from engine.schema import (
     ENGINE_VERSION,
     FieldError,
     check_depth,
@@ -42,9 +43,8 @@ from engine.files.schema import (
     parse_json,
     version_matches,
 )
-from engine.files.values import MAX_ID, DeadReference, check_like_default, check_value, decode
-from engine.messages import shown, shown_name
-from engine.names import __version__, public_module_name
+from engine.state.names import __version__, public_module_name
+from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value, decode
 
 if TYPE_CHECKING:
     from engine.files.game import Game

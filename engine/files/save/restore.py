@@ -27,10 +27,10 @@ from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.errors import mark_restored, missing_after_load
 from engine.files.save.check import SaveError, check_game, check_world, read_save
-from engine.files.schema import FieldError
-from engine.files.values import decode
-from engine.input import InputEvent, InputQueue
+from engine.input.events import InputEvent, InputQueue
 from engine.messages import shown_name
+from engine.schema import FieldError
+from engine.state.values import decode
 from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:

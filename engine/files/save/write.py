@@ -36,11 +36,11 @@ from engine.files.save.check import (
     check_world,
     entity_classes,
 )
-from engine.files.schema import FieldError
-from engine.files.values import NotSaveable, encode
-from engine.input import InputQueue
+from engine.input.events import InputQueue
 from engine.messages import shown_name
-from engine.names import __version__, public_module_name
+from engine.schema import FieldError
+from engine.state.names import __version__, public_module_name
+from engine.state.values import NotSaveable, encode
 
 __all__ = ["SavedWorld", "save_world"]
 

@@ -8,7 +8,7 @@ from typing import Any
 from engine.errors import where
 from engine.files.game import GameError
 from engine.files.importer import load_game
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.interrupts import Interrupted
 from engine.tools.check import check_order_independence, random_input
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name

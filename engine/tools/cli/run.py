@@ -20,9 +20,9 @@ from engine.files.atomic import OutputError
 from engine.files.game import Game
 from engine.files.replay import Recorder, ReplayError
 from engine.files.save import SaveError, save_world
-from engine.files.scripts import read_input_script
+from engine.input.scripts import read_input_script
 from engine.interrupts import TICK, Interrupted
-from engine.snapshot import UnhashableState
+from engine.state.snapshot import UnhashableState
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, write_screenshot

@@ -18,8 +18,8 @@ import math
 from typing import Any
 
 from engine.entity import Entity
-from engine.files.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_str, expect_whole
-from engine.names import public_module_name
+from engine.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_str, expect_whole
+from engine.state.names import public_module_name
 
 __all__ = ["MAX_ID", "VALUE_DEPTH", "DeadReference", "NotSaveable", "check_like_default", "check_value", "decode",
            "encode"]

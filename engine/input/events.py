@@ -16,7 +16,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine import keys
+from engine.input import keys
 from engine.messages import shown
 
 __all__ = ["InputEvent", "InputQueue", "TickInput"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import keys
-from engine.files.schema import FieldError, expect_number, expect_str, expect_whole
-from engine.input import InputEvent
+from engine.input import keys
+from engine.input.events import InputEvent
 from engine.messages import shown
+from engine.schema import FieldError, expect_number, expect_str, expect_whole
 
 __all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
 

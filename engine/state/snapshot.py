@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from engine.buffering.access import signals_of
 from engine.entity import Entity
 from engine.messages import shown
-from engine.names import public_module_name
+from engine.state.names import public_module_name
 
 __all__ = ["Snapshotted", "UnhashableState", "jsonable", "snapshot", "state_hash"]
 

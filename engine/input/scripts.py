@@ -4,7 +4,7 @@ A script is its own concept, not a replay: it has no header, no hashes and no en
 person writes it, and it is forgiving where a replay is strict (blank lines, keys named
 as in ``engine.keys``, several lines for one tick). Its lines are a replay's input lines,
 so the reading of one line (``read_lines``, ``parse_record``) and the check of its events
-(``engine.files.events``) are shared with the replay format; a whole replay can be used
+(``engine.input.checks``) are shared with the replay format; a whole replay can be used
 as a script. ``read_input_script`` is the one reader: the command line uses it, and so
 can a test or a tool that wants a script's input as ``{tick: [InputEvent, ...]}``.
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 
-from engine.files.events import MAX_EVENTS_PER_TICK, check_events, named_keys
 from engine.files.replay.format import FORMAT, MAX_TICKS, ReplayError, parse_record, read_lines
-from engine.files.schema import FieldError, expect_keys, expect_whole
-from engine.input import InputEvent
+from engine.input.checks import MAX_EVENTS_PER_TICK, check_events, named_keys
+from engine.input.events import InputEvent
 from engine.messages import shown_name
+from engine.schema import FieldError, expect_keys, expect_whole
 
 __all__ = ["read_input_script"]
 

@@ -1,0 +1,32 @@
+"""Input: events queued per tick, every key by name, and ``--input`` scripts with their one reader.
+
+``events`` holds ``InputEvent``, ``InputQueue`` and ``TickInput``; ``keys`` the key codes
+(``engine.keys`` is this module too); ``checks`` the checks of events as files hold them
+(replays, scripts, saves); ``scripts`` the ``--input`` format and its public reader,
+``read_input_script``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.input import keys as keys
+from engine.input.events import InputEvent as InputEvent
+from engine.input.events import InputQueue as InputQueue
+from engine.input.events import TickInput as TickInput
+
+if TYPE_CHECKING:
+    from engine.input.scripts import read_input_script as read_input_script
+
+
+def __getattr__(name: str) -> Any:
+    # The script reader shares the replay format's line reader, which loads the world: it
+    # loads when first named, so that the world can import this package's events.
+    if name == "read_input_script":
+        from engine.input.scripts import read_input_script
+
+        return read_input_script
+    raise AttributeError(f"module 'engine.input' has no attribute {name!r}")
+
+
+__all__ = ["InputEvent", "InputQueue", "TickInput", "keys", "read_input_script"]
