@@ -19,7 +19,7 @@ from pyglet.gl import GL_TRIANGLES
 
 from engine.look import Look
 from engine.render.shaders import PointGroup, quad_program
-from engine.render.sprites import PictureGroup, array_view, draw_points, look_size, picture_texture, take_rows
+from engine.render.sprites import PictureGroup, Slots, array_view, draw_points, look_size, picture_texture, take_rows
 
 __all__ = ["QuadBucket"]
 
@@ -28,7 +28,7 @@ _CORNERS = (-0.5, -0.5, 0.5, -0.5, 0.5, 0.5, -0.5, -0.5, 0.5, 0.5, -0.5, 0.5)
 _VERTICES = 6
 
 
-class QuadBucket:
+class QuadBucket(Slots):
     """All drawn entities of one large look: six vertices each, in one vertex list.
 
     The same interface as ``sprites.Bucket`` (``assign``, ``take``, ``write``, ``draw``,
@@ -72,16 +72,6 @@ class QuadBucket:
         self._positions = positions.reshape(capacity, _VERTICES, 2)
         self._angle_buffer, angles = array_view(self.vertex_list, "angle", vertices, 1)
         self._angles = angles.reshape(capacity, _VERTICES)
-
-    def assign(self, indices: list[int]) -> None:
-        """Take the entities at ``indices`` (of the renderer's drawn list), in that order."""
-        if len(indices) > self.capacity:
-            capacity = self.capacity
-            while capacity < len(indices):
-                capacity *= 2
-            self._allocate(capacity)
-        self.indices = np.array(indices, dtype=np.intp)
-        self.count = len(indices)
 
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
         """Copy this bucket's rows of the gathered motion into its own arrays (once per tick)."""

@@ -10,6 +10,7 @@ and the quads that draw looks too large for a point (``quads``).
 
 from __future__ import annotations
 
+import abc
 import io
 import math
 from typing import Any
@@ -22,8 +23,8 @@ from engine.look import Look
 from engine.render.picture import read_png
 from engine.render.shaders import PointGroup, same_attributes, shader_program
 
-__all__ = ["Bucket", "PictureGroup", "array_view", "draw_points", "fits_a_point", "look_size", "picture_texture",
-           "point_limit", "program_kind", "take_rows"]
+__all__ = ["Bucket", "PictureGroup", "Slots", "array_view", "draw_points", "fits_a_point", "look_size",
+           "picture_texture", "point_limit", "program_kind", "take_rows"]
 
 
 def program_kind(look: Look) -> str:
@@ -129,7 +130,32 @@ def take_rows(indices: np.ndarray[Any, Any], previous: np.ndarray[Any, Any], cur
     return rows_previous[:, :2], rows_current[:, :2], rows_current[:, 2], turn
 
 
-class Bucket:
+class Slots(abc.ABC):
+    """Rows of a bucket's arrays, one per drawn entity: what point and quad buckets share.
+
+    A subclass sets ``capacity`` and ``_allocate(capacity)`` (its arrays and vertex list).
+    """
+
+    capacity: int
+    indices: np.ndarray[Any, Any]
+    count: int
+
+    @abc.abstractmethod
+    def _allocate(self, capacity: int) -> None:
+        """Make room for ``capacity`` entities (arrays and vertex list)."""
+
+    def assign(self, indices: list[int]) -> None:
+        """Take the entities at ``indices`` (of the renderer's drawn list), in that order."""
+        if len(indices) > self.capacity:
+            capacity = self.capacity
+            while capacity < len(indices):
+                capacity *= 2
+            self._allocate(capacity)
+        self.indices = np.array(indices, dtype=np.intp)
+        self.count = len(indices)
+
+
+class Bucket(Slots):
     """All drawn entities of one shape look: slots in numpy arrays mirrored by one vertex list.
 
     Drawing one point sprite per entity (not two triangles) matters on software GL such
@@ -187,16 +213,6 @@ class Bucket:
         self._position_buffer, self._positions = array_view(self.vertex_list, "position", capacity, 2)
         self._angle_buffer, self._angles = array_view(self.vertex_list, "angle", capacity, 1)
         self.turning = False
-
-    def assign(self, indices: list[int]) -> None:
-        """Take the entities at ``indices`` (of the renderer's drawn list), in that order."""
-        if len(indices) > self.capacity:
-            capacity = self.capacity
-            while capacity < len(indices):
-                capacity *= 2
-            self._allocate(capacity)
-        self.indices = np.array(indices, dtype=np.intp)
-        self.count = len(indices)
 
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
         """Copy this bucket's rows of the gathered motion into its own arrays (once per tick)."""
