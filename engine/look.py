@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from engine.messages import shown
+from engine.files.png import png_size
+from engine.messages import shown, shown_name
 
 __all__ = ["Look"]
 
 MAX_SIZE = 100_000.0
 """The largest side of a look, in pixels: far beyond any window, far below what breaks a vertex buffer."""
+MAX_PICTURE_SIDE = 8192
+"""The widest and tallest picture a look may name, in pixels (a texture larger than this fails on many GPUs)."""
 MAX_FONT_SIZE = 1000.0
 """The largest font size of a text look."""
 
@@ -57,8 +60,11 @@ class Look:
     ``"bottom"``, ``"center"`` or ``"top"`` say which point of the text sits there instead).
     ``layer`` orders drawing: higher layers on top (the HUD is always above).
     ``screen=True`` puts the entity in window coordinates (bottom-left origin) above
-    every world layer, where no camera moves it: a score, a health bar. Looks are
-    values: equal looks share a vertex buffer.
+    every world layer, where no camera moves it: a score, a health bar. ``region=(left,
+    top, width, height)`` draws only that part of the picture, in its pixels from its
+    top-left corner as an image editor shows them (``size`` then defaults to the
+    region's); ``Look.frames`` cuts a whole sprite sheet into such looks. Looks are
+    values: equal looks (the region included) share a vertex buffer.
     """
 
     shape: Shape = "square"
@@ -70,8 +76,11 @@ class Look:
     screen: bool = False
     anchor_x: AnchorX = "center"
     anchor_y: AnchorY = "center"
+    region: tuple[int, int, int, int] | None = None
 
     def __post_init__(self) -> None:
+        if self.region is not None:
+            self._check_region()
         if isinstance(self.layer, bool) or not isinstance(self.layer, int):
             raise TypeError(f"Look layer must be an int (higher layers draw on top), got {shown(self.layer)}")
         if not isinstance(self.screen, bool):
@@ -118,6 +127,56 @@ class Look:
         if size is not None:
             object.__setattr__(self, "size", (float(size[0]), float(size[1])))
         self._check_color()
+
+    def _check_region(self) -> None:
+        region = self.region
+        if self.image is None:
+            raise ValueError(f"Look region cuts a part of a picture; give image='sheet.png' too "
+                             f"(got region={shown(region)})")
+        if not (isinstance(region, (tuple, list)) and len(region) == 4
+                and all(type(part) is int for part in region)):
+            raise ValueError(f"Look region must be (left, top, width, height) in whole pixels, got {shown(region)}")
+        left, top, width, height = region
+        if left < 0 or top < 0 or width <= 0 or height <= 0 or max(left + width, top + height) > MAX_PICTURE_SIDE:
+            raise ValueError(f"Look region (left, top, width, height) must lie inside a picture (left and top "
+                             f"from 0, width and height above 0), got {shown(region)}")
+        object.__setattr__(self, "region", (left, top, width, height))
+        if self.size is None:
+            object.__setattr__(self, "size", (float(width), float(height)))
+
+    @classmethod
+    def frames(cls, image: str, frame_size: tuple[int, int], **look_options: Any) -> list[Look]:
+        """The frames of the sprite sheet ``image``, each ``frame_size=(width, height)`` pixels.
+
+        Left to right, top row first, as a sheet is read: an animation is
+        ``self.look = WALK[(world.tick_count // 6) % len(WALK)]``. ``look_options`` are
+        the Look's own (``color``, ``layer``, ``size``, ``screen``...); the size defaults
+        to the frame's. Only the sheet's PNG header is read (headless, no pyglet); a sheet
+        that is not a whole number of frames is refused in one line naming it and both sizes.
+        """
+        for option in ("image", "region", "text"):
+            if option in look_options:
+                raise TypeError(f"Look.frames sets each frame's {option} itself; "
+                                f"got {option}={shown(look_options[option])}")
+        if not (isinstance(frame_size, (tuple, list)) and len(frame_size) == 2
+                and all(type(side) is int for side in frame_size)):
+            raise ValueError(f"Look.frames frame_size must be (width, height) in whole pixels, got {shown(frame_size)}")
+        frame_width, frame_height = frame_size
+        if not isinstance(image, str) or not image or "\0" in image:
+            raise ValueError(f"Look.frames image must be the path of a PNG sprite sheet, got {shown(image)}")
+        name = shown_name(image)
+        if frame_width <= 0 or frame_height <= 0:
+            raise ValueError(f"the sprite sheet {name}: a frame must be at least 1x1 pixels, "
+                             f"got {frame_width}x{frame_height}")
+        width, height = png_size(image, "the sprite sheet")
+        if frame_width > width or frame_height > height:
+            raise ValueError(f"the sprite sheet {name} is {width}x{height}, smaller than one "
+                             f"{frame_width}x{frame_height} frame")
+        if width % frame_width or height % frame_height:
+            raise ValueError(f"the sprite sheet {name} is {width}x{height}, not a whole number of "
+                             f"{frame_width}x{frame_height} frames")
+        return [cls(image=image, region=(left, top, frame_width, frame_height), **look_options)
+                for top in range(0, height, frame_height) for left in range(0, width, frame_width)]
 
     def _check_color(self) -> None:
         color = self.color

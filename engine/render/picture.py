@@ -12,14 +12,13 @@ import struct
 import zlib
 
 from engine.files.reading import read_bounded
+from engine.look import MAX_PICTURE_SIDE
 from engine.messages import shown_name
 
 __all__ = ["MAX_PICTURE_BYTES", "MAX_PICTURE_SIDE", "check_png", "read_png"]
 
 MAX_PICTURE_BYTES = 64 * 1024 * 1024
 """The largest picture file a look may name."""
-MAX_PICTURE_SIDE = 8192
-"""The widest and tallest picture a look may name, in pixels (a texture larger than this fails on many GPUs)."""
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
 

@@ -19,7 +19,7 @@ from pyglet.gl import GL_TRIANGLES
 
 from engine.look import Look
 from engine.render.shaders import PointGroup, quad_program
-from engine.render.sprites import PictureGroup, Slots, array_view, draw_points, look_size, picture_texture, take_rows
+from engine.render.sprites import PictureGroup, Slots, array_view, draw_points, look_size, take_rows
 
 __all__ = ["QuadBucket"]
 
@@ -43,7 +43,7 @@ class QuadBucket(Slots):
         self.size = look_size(look)
         kind = "point" if look.shape == "square" else look.shape
         self.group = PointGroup(quad_program(kind), look.image is not None or look.color[3] < 255)
-        self._picture_group = PictureGroup(picture_texture(look), parent=self.group) if look.image is not None else None
+        self._picture_group = PictureGroup(look, parent=self.group) if look.image is not None else None
         self.batch = pyglet.graphics.Batch()  # a domain of its own: the numpy views point into it
         self.indices: np.ndarray[Any, Any] = np.zeros(0, dtype=np.intp)
         self.count = 0

@@ -51,7 +51,11 @@ _CUT = {
     "circle": "TURN vec2 r = q / half_size; if (dot(r, r) > 1.0) discard;",
     "diamond": "TURN if (abs(q.x) / half_size.x + abs(q.y) / half_size.y > 1.0) discard;",
     "image": "TURN " + _RECT +
-             " color *= texture(picture, vec2(q.x / vertex_size.x + 0.5, q.y / vertex_size.y + 0.5));"
+             # ``region`` is the part of the texture drawn (a sprite sheet's frame; all of it
+             # otherwise), kept half a texel inside so a scaled frame never shows its neighbour.
+             " vec2 uv = region.xy + vec2(q.x / vertex_size.x + 0.5, q.y / vertex_size.y + 0.5) * region.zw;"
+             " vec2 half_texel = 0.5 / vec2(textureSize(picture, 0));"
+             " color *= texture(picture, clamp(uv, region.xy + half_texel, region.xy + region.zw - half_texel));"
              " if (color.a == 0.0) discard;",
 }
 _TURN = ("vec2 up = vec2(p.x, -p.y);"
@@ -63,6 +67,7 @@ flat in vec2 vertex_turn;
 flat in float vertex_extent;
 out vec4 final_colors;
 uniform sampler2D picture;
+uniform vec4 region;
 void main() {
     vec2 half_size = vertex_size * 0.5;
     vec2 p = (gl_PointCoord - 0.5) * vertex_extent;
@@ -102,6 +107,7 @@ flat in vec4 vertex_colors;
 flat in vec2 vertex_size;
 out vec4 final_colors;
 uniform sampler2D picture;
+uniform vec4 region;
 void main() {
     vec2 half_size = vertex_size * 0.5;
     vec2 q = shape_point;

@@ -24,7 +24,7 @@ from engine.render.picture import read_png
 from engine.render.shaders import PointGroup, same_attributes, shader_program
 
 __all__ = ["Bucket", "PictureGroup", "Slots", "array_view", "draw_points", "fits_a_point", "look_size",
-           "picture_texture", "point_limit", "program_kind", "take_rows"]
+           "picture_region", "picture_texture", "point_limit", "program_kind", "take_rows"]
 
 
 def program_kind(look: Look) -> str:
@@ -36,17 +36,41 @@ def program_kind(look: Look) -> str:
 
 
 class PictureGroup(pyglet.graphics.Group):
-    """Binds a look's picture for the point sprites of its bucket."""
+    """Binds a look's picture, and the part of it drawn, for the sprites of its bucket (or crowd)."""
 
-    def __init__(self, texture: Any, parent: Any) -> None:
+    def __init__(self, look: Look, parent: Any) -> None:
         super().__init__(parent=parent)
-        self.texture = texture
+        self.texture = picture_texture(look)
+        self.region = picture_region(look, self.texture)
+        self.program = parent.program
 
     def set_state(self) -> None:
         from pyglet import gl
 
         gl.glActiveTexture(gl.GL_TEXTURE0)
         gl.glBindTexture(self.texture.target, self.texture.id)
+        # Programs are shared by every picture look; each says which part of its texture is drawn.
+        self.program["region"] = self.region
+
+
+def picture_region(look: Look, texture: Any) -> tuple[float, float, float, float]:
+    """The part of ``texture`` that ``look`` draws, as (u, v, width, height) in texture coordinates.
+
+    A look's region counts from the picture's top-left corner, as an image editor does;
+    pyglet's textures start at the bottom row, so the region is turned upside down here.
+    """
+    coordinates = texture.tex_coords
+    u_low, v_low, u_high, v_high = coordinates[0], coordinates[1], coordinates[6], coordinates[7]
+    if look.region is None:
+        return u_low, v_low, u_high - u_low, v_high - v_low
+    left, top, width, height = look.region
+    if left + width > texture.width or top + height > texture.height:
+        raise ValueError(f"the region {look.region} (left, top, width, height) of the picture {look.image!r} "
+                         f"goes past its {texture.width}x{texture.height} pixels")
+    u_scale = (u_high - u_low) / texture.width
+    v_scale = (v_high - v_low) / texture.height
+    bottom = texture.height - top - height
+    return u_low + left * u_scale, v_low + bottom * v_scale, width * u_scale, height * v_scale
 
 
 _max_point_size: list[float] = []
@@ -182,7 +206,7 @@ class Bucket(Slots):
                 self._turned_group = turned
             else:
                 group = turned
-        self._picture_group = PictureGroup(picture_texture(look), parent=group) if look.image is not None else None
+        self._picture_group = PictureGroup(look, parent=group) if look.image is not None else None
         # A batch of its own means a vertex domain of its own: the numpy views below point
         # into the domain's buffers, which move whenever that domain grows, so no other
         # bucket may ever make it grow behind this one's back.
