@@ -400,7 +400,7 @@ def test_max_fps_is_refused_for_loops_that_pace_themselves(capsys):
     assert "max_fps" in capsys.readouterr().err
 
 
-def test_a_crowd_with_a_picture_look_is_refused_by_name(window, tmp_path):
+def test_a_crowd_with_a_picture_look_draws_the_picture_and_one_with_text_is_refused_by_name(window, tmp_path):
     from engine.crowd import Crowd
     from engine.render.entities import EntityRenderer
 
@@ -411,10 +411,19 @@ def test_a_crowd_with_a_picture_look_is_refused_by_name(window, tmp_path):
         look = Look(image=str(picture))
 
     with World() as world:
-        world.spawn(Flock(4))
+        flock = world.spawn(Flock(4))
+        flock.spawn_members(position=[[30, 20], [90, 20]])
+        world.tick()
         renderer = EntityRenderer(world)
-        with pytest.raises(ValueError, match="Flock: a crowd is drawn as shapes"):
+        draw(renderer, window, 1.0)
+        at = pixels(120, 40)
+        # Each member is the 16x8 picture: red on its left half, transparent on its right.
+        assert at(24, 20) == (255, 0, 0) and at(84, 20) == (255, 0, 0)
+        assert at(34, 20) == (0, 0, 0) and at(94, 20) == (0, 0, 0)
+        flock.look = Look(text="no")
+        with pytest.raises(ValueError, match="Flock: a crowd is drawn as shapes or pictures, not text"):
             renderer.draw(1.0)
+        renderer.delete()
 
 
 @pytest.mark.skipif(__import__("shutil").which("xvfb-run") is None,

@@ -394,3 +394,58 @@ def test_a_shaking_zooming_camera_replays_hash_by_hash(tmp_path, capsys):
     assert main(["run", str(path), "--ticks", "40", "--record", str(recording)]) == 0
     assert main(["replay", str(recording), "--game", str(path)]) == 0
     assert "all match" in capsys.readouterr().out
+
+
+# -- crowds of large looks -----------------------------------------------------------------------
+
+def test_a_crowd_too_large_for_a_point_is_drawn_whole_as_quads(window, tiny_points):
+    import numpy as np
+
+    from engine.crowd import Crowd
+    from engine.render.entities import EntityRenderer
+
+    class Boulders(Crowd):
+        look = Look("circle", 30, (255, 0, 0))
+
+        def update(self, world: World) -> None:
+            np.add(self.current("position"), [10.0, 0.0], out=self.next("position"))
+
+    with World() as world:
+        boulders = world.spawn(Boulders(4))
+        boulders.spawn_members(position=[[40, 50], [130, 50]])
+        world.tick()
+        renderer = EntityRenderer(world)
+        data = frame(renderer, window, 0.5)
+        layers = list(renderer._crowds.values())
+        renderer.delete()
+    assert [layer.quads for layer in layers] == [True]
+    # Each 30 px circle, halfway between 40 and 50 (and 130 and 140), drawn whole: 30 px across, not 16.
+    for centre in (45, 135):
+        assert [x for x in range(200) if colour(data, 200, x, 50) == (255, 0, 0)
+                if abs(x - centre) < 40] == list(range(centre - 15, centre + 15))
+        assert [y for y in range(100) if colour(data, 200, centre, y) == (255, 0, 0)] == list(range(35, 65))
+    assert colour(data, 200, 45 + 13, 50 + 13) == (0, 0, 0), "cut to its circle"
+
+
+def test_a_crowd_switches_to_quads_when_the_zoom_outgrows_the_point_limit(window, tiny_points):
+    from engine.crowd import Crowd
+    from engine.render.entities import EntityRenderer
+
+    class Pebbles(Crowd):
+        look = Look("square", 10, (255, 0, 0))
+
+    with World() as world:
+        pebbles = world.spawn(Pebbles(2))
+        pebbles.spawn_members(position=[[100, 50]])
+        camera = world.spawn(Camera(x=100, y=50))
+        renderer = EntityRenderer(world)
+        small = frame(renderer, window)
+        points = [layer.quads for layer in renderer._crowds.values()]
+        camera.zoom = 3.0
+        world.tick()
+        large = frame(renderer, window)
+        quads = [layer.quads for layer in renderer._crowds.values()]
+        renderer.delete()
+    assert points == [False] and quads == [True]
+    assert [x for x in range(200) if colour(small, 200, x, 50) == (255, 0, 0)] == list(range(95, 105))
+    assert [x for x in range(200) if colour(large, 200, x, 50) == (255, 0, 0)] == list(range(85, 115))

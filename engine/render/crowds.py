@@ -2,18 +2,24 @@
 
 A crowd holds its members in arrays, not entities, so the renderer does not gather it:
 each frame ``crowd.draw_positions`` writes every member's interpolated position straight
-into this layer's buffer, which is drawn with the same point-sprite shaders as any look.
+into this layer's buffer, which is drawn with the same shaders as any look: one point
+sprite per member, or, for a look too large for a point sprite of this GL (at the
+camera's zoom), two triangles per member as ``quads`` draws entities.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pyglet
-from pyglet.gl import GL_POINTS
+from pyglet.gl import GL_POINTS, GL_TRIANGLES
 
 from engine.buffering.own import OwnBuffers
 from engine.look import Look
-from engine.render.shaders import PointGroup, shader_program
-from engine.render.sprites import array_view, draw_points, fits_a_point, look_size, point_limit, program_kind
+from engine.render.quads import CORNERS, VERTICES
+from engine.render.shaders import PointGroup, quad_program, shader_program
+from engine.render.sprites import PictureGroup, array_view, draw_points, look_size, program_kind
 
 __all__ = ["CrowdLayer"]
 
@@ -21,40 +27,54 @@ __all__ = ["CrowdLayer"]
 class CrowdLayer:
     """One crowd: a vertex buffer of its capacity, filled by ``crowd.draw_positions``."""
 
-    def __init__(self, crowd: OwnBuffers, look: Look) -> None:
-        if look.shape in ("image", "text"):
-            raise ValueError(f"{type(crowd).__name__}: a crowd is drawn as shapes, not pictures or text; got {look}")
-        if not fits_a_point(look):
-            # Members are point sprites only (a crowd's buffer is filled by the crowd itself).
-            raise ValueError(f"{type(crowd).__name__}: a crowd's look is at most {point_limit():g} pixels across "
-                             f"(its diagonal) on this OpenGL; got {look}")
+    def __init__(self, crowd: OwnBuffers, look: Look, quads: bool = False) -> None:
+        if look.shape == "text":
+            raise ValueError(f"{type(crowd).__name__}: a crowd is drawn as shapes or pictures, not text; got {look}")
         self.crowd = crowd
         self.look = look
+        self.quads = quads
+        """Drawn as two triangles per member (a look too large for a point sprite)."""
         self.stage = (look.screen, look.layer)
         """Where it is drawn: world layers bottom first, then the screen's."""
         self.batch = pyglet.graphics.Batch()
-        self.group = PointGroup(shader_program(program_kind(look)), look.image is not None or look.color[3] < 255)
+        kind = program_kind(look)
+        blend = look.image is not None or look.color[3] < 255
+        self.group = PointGroup(quad_program(kind) if quads else shader_program(kind), blend)
+        self._picture_group = PictureGroup(look, parent=self.group) if look.image is not None else None
         capacity = crowd.capacity
-        self.vertex_list = self.group.program.vertex_list(
-            capacity, GL_POINTS, batch=self.batch, group=self.group,
-            position=("f", [0.0] * (capacity * 2)),
-            colors=("Bn", list(look.color) * capacity),
-            size=("f", list(look_size(look)) * capacity),
-            angle=("f", [0.0] * capacity),
-        )
-        self._buffer, self._positions = array_view(self.vertex_list, "position", capacity, 2)
+        per_member = VERTICES if quads else 1
+        vertices = capacity * per_member
+        attributes: dict[str, Any] = {
+            "position": ("f", [0.0] * (vertices * 2)),
+            "colors": ("Bn", list(look.color) * vertices),
+            "size": ("f", list(look_size(look)) * vertices),
+            "angle": ("f", [0.0] * vertices),
+        }
+        if quads:
+            attributes["corner"] = ("f", list(CORNERS) * capacity)
+        self.vertex_list = self.group.program.vertex_list(vertices, GL_TRIANGLES if quads else GL_POINTS,
+                                                          batch=self.batch, group=self.group, **attributes)
+        self._buffer, positions = array_view(self.vertex_list, "position", vertices, 2)
+        # Quads: the crowd writes one position per member, copied to its six corners' vertices.
+        self._positions = np.zeros((capacity, 2), dtype=np.float32) if quads else positions
+        self._corners = positions.reshape(capacity, VERTICES, 2) if quads else positions
+        self._per_member = per_member
         self._count = 0
 
     def write(self, alpha: float, extrapolate: bool) -> None:
         """Have the crowd write its members' drawn positions for ``alpha`` into this layer's buffer."""
-        self._count = self.crowd.draw_positions(alpha, self._positions, extrapolate)
-        self._buffer.invalidate_region(self.vertex_list.start, self._count)
+        count = self._count = self.crowd.draw_positions(alpha, self._positions, extrapolate)
+        if self.quads:
+            self._corners[:count] = self._positions[:count, None, :]
+        self._buffer.invalidate_region(self.vertex_list.start, count * self._per_member)
 
     def draw(self) -> None:
         """Draw the members written last (none if the crowd is empty)."""
         if self._count:
             self.group.set_state()
-            draw_points(self.vertex_list, self._count)
+            if self._picture_group is not None:
+                self._picture_group.set_state()
+            draw_points(self.vertex_list, self._count * self._per_member, GL_TRIANGLES if self.quads else GL_POINTS)
             self.group.unset_state()
 
     def delete(self) -> None:

@@ -149,11 +149,12 @@ class EntityRenderer:
         for entity_id, crowd in crowds.items():
             look = self.look_of(crowd)
             layer = self._crowds.get(entity_id)
-            if layer is not None and layer.look != look:
+            quads = look is not None and look.shape != "text" and not fits_a_point(look, self._scale)
+            if layer is not None and (layer.look != look or layer.quads != quads):
                 layer.delete()
                 del self._crowds[entity_id]
             if look is not None and entity_id not in self._crowds:
-                self._crowds[entity_id] = CrowdLayer(crowd, look)
+                self._crowds[entity_id] = CrowdLayer(crowd, look, quads)
         self._drawn = drawn
         by_class: dict[type, Any] = {}
         fixed = []
@@ -258,6 +259,9 @@ class EntityRenderer:
             self._scale = scale
             if any(bucket.quads != (not fits_a_point(bucket.look, scale)) for bucket in self._order):
                 self._seen_looks = None  # a look outgrew its point sprite (or fits again): re-sort
+            if any(layer.quads != (not fits_a_point(layer.look, scale)) for layer in self._crowds.values()):
+                self._sync_structure()  # a crowd's look too: its layer is made again, as quads or points
+                regather = True
         if self._looks_replaced():
             free_looks = self._current_looks()
             if free_looks == self._seen_looks:

@@ -21,11 +21,11 @@ from engine.look import Look
 from engine.render.shaders import PointGroup, quad_program
 from engine.render.sprites import PictureGroup, Slots, array_view, draw_points, look_size, take_rows
 
-__all__ = ["QuadBucket"]
+__all__ = ["CORNERS", "VERTICES", "QuadBucket"]
 
 # Two triangles covering the look's box, as fractions of its size around the entity.
-_CORNERS = (-0.5, -0.5, 0.5, -0.5, 0.5, 0.5, -0.5, -0.5, 0.5, 0.5, -0.5, 0.5)
-_VERTICES = 6
+CORNERS = (-0.5, -0.5, 0.5, -0.5, 0.5, 0.5, -0.5, -0.5, 0.5, 0.5, -0.5, 0.5)
+VERTICES = 6
 
 
 class QuadBucket(Slots):
@@ -59,19 +59,19 @@ class QuadBucket(Slots):
         self.current = np.zeros((capacity, 2), dtype=np.float32)
         self.angle = np.zeros(capacity, dtype=np.float32)
         self.turn = np.zeros(capacity, dtype=np.float32)
-        vertices = capacity * _VERTICES
+        vertices = capacity * VERTICES
         self.vertex_list = self.group.program.vertex_list(
             vertices, GL_TRIANGLES, batch=self.batch, group=self.group,
             position=("f", [0.0] * (vertices * 2)),
-            corner=("f", list(_CORNERS) * capacity),
+            corner=("f", list(CORNERS) * capacity),
             colors=("Bn", list(self.look.color) * vertices),
             size=("f", list(self.size) * vertices),
             angle=("f", [0.0] * vertices),
         )
         self._position_buffer, positions = array_view(self.vertex_list, "position", vertices, 2)
-        self._positions = positions.reshape(capacity, _VERTICES, 2)
+        self._positions = positions.reshape(capacity, VERTICES, 2)
         self._angle_buffer, angles = array_view(self.vertex_list, "angle", vertices, 1)
-        self._angles = angles.reshape(capacity, _VERTICES)
+        self._angles = angles.reshape(capacity, VERTICES)
 
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
         """Copy this bucket's rows of the gathered motion into its own arrays (once per tick)."""
@@ -90,8 +90,8 @@ class QuadBucket(Slots):
         self._positions[:count] = drawn[:, None, :]
         angles = self.angle[:count] + self.turn[:count] * (alpha if extrapolate else alpha - 1.0)
         self._angles[:count] = angles[:, None]
-        self._position_buffer.invalidate_region(self.vertex_list.start, count * _VERTICES)
-        self._angle_buffer.invalidate_region(self.vertex_list.start, count * _VERTICES)
+        self._position_buffer.invalidate_region(self.vertex_list.start, count * VERTICES)
+        self._angle_buffer.invalidate_region(self.vertex_list.start, count * VERTICES)
 
     def draw(self) -> None:
         """Draw the live quads only."""
@@ -100,7 +100,7 @@ class QuadBucket(Slots):
         self.group.set_state()
         if self._picture_group is not None:
             self._picture_group.set_state()
-        draw_points(self.vertex_list, self.count * _VERTICES, GL_TRIANGLES)
+        draw_points(self.vertex_list, self.count * VERTICES, GL_TRIANGLES)
         self.group.unset_state()
 
     def delete(self) -> None:
