@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from test_sheets import write_sheet
+
 from engine import World
 from engine.input import read_input_script
 from engine.testing import load_game
 from engine.tools.cli import main
-from test_sheets import write_sheet
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "guides" / "scenes.md"
 SCRIPT = ('{"tick": 3, "input": [["key_press", "SPACE", 0, 0]]}\n'
