@@ -53,7 +53,7 @@ def status_of(argv: list[str]) -> int:
     ["lab", "--ups", "1e-300"],
     ["lab", "--seconds", "1e300"],
     ["lab", "--render-ms", "-1"],
-    ["lab", "pong"],
+    ["lab", "tennis"],
     ["lab", "--png", ""],
     ["nothing"],
     [],
