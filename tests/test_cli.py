@@ -33,9 +33,9 @@ def test_the_seed_changes_the_game(capsys):
 
 
 def test_an_unknown_game_lists_the_known_ones_and_exits_2(capsys):
-    assert main(["run", "pong", "--ticks", "3"]) == 2
+    assert main(["run", "tennis", "--ticks", "3"]) == 2
     err = capsys.readouterr().err
-    assert "'pong'" in err and "patrol" in err and "Traceback" not in err
+    assert "'tennis'" in err and "patrol" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("bad", ["0", "-3", "many"])

@@ -24,7 +24,7 @@ def status_of(argv: list[str]) -> int:
 
 
 @pytest.mark.parametrize("argv", [
-    ["run", "pong"],
+    ["run", "tennis"],
     ["run", "patrol", "--ups", "1e-300"],
     ["run", "patrol", "--ups", "nan"],
     ["run", "patrol", "--ups", "0"],
@@ -53,7 +53,7 @@ def status_of(argv: list[str]) -> int:
     ["lab", "--ups", "1e-300"],
     ["lab", "--seconds", "1e300"],
     ["lab", "--render-ms", "-1"],
-    ["lab", "pong"],
+    ["lab", "tennis"],
     ["lab", "--png", ""],
     ["nothing"],
     [],

@@ -79,7 +79,7 @@ def test_patrol_player_moves_with_the_arrow_keys():
 
 
 def test_the_samples_are_found_through_their_entry_points():
-    assert {"bouncy", "comet", "explorer", "framebuffer", "patrol", "slapstick", "swarm"} <= set(sample_games())
+    assert {"bouncy", "comet", "explorer", "framebuffer", "patrol", "pong", "slapstick", "swarm"} <= set(sample_games())
 
 
 def test_comet_bullets_break_rocks_score_shows_as_text_and_hits_ask_for_sounds():
@@ -128,3 +128,95 @@ def test_explorer_the_camera_follows_the_player_and_gems_chime():
             heard.extend(request.sound for request in take_sounds(world))
         assert player.x - 40 < camera.x < player.x, "the camera eases after the player"
         assert not gem.alive and PICKUP in heard
+
+
+def test_the_pong_art_on_disk_is_what_its_script_draws(tmp_path, monkeypatch):
+    import games.pong.make_art as art
+
+    committed = {path.name: path.read_bytes() for path in art.HERE.iterdir() if path.suffix in (".png", ".wav")}
+    monkeypatch.setattr(art, "HERE", tmp_path)
+    art.main()
+    drawn = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    assert drawn == committed and len(drawn) == 8
+
+
+def pong_world(seed: int = 1):
+    from games.pong.logic import Ball, Match, Paddle, build
+
+    world = World(seed=seed)
+    build(world)
+    return world, world.entities_of(Match)[0], world.entities_of(Ball)[0], world.entities_of(Paddle)
+
+
+def test_pong_the_title_screen_plays_itself_in_silence_until_space_serves():
+    world, match, ball, _ = pong_world()
+    with world:
+        heard = []
+        for _ in range(400):
+            world.tick()
+            heard.extend(take_sounds(world))
+        assert match.phase == "title" and heard == [] and ball.x != 320
+        world.input_queue.press(keys.SPACE)
+        world.tick()
+        world.tick()
+        assert match.phase == "play" and (match.left_score, match.right_score) == (0, 0)
+        assert (ball.x, ball.y, ball.wait) == (320, 240, 48), "a new match serves from the centre after a pause"
+
+
+def test_pong_paddles_move_with_their_own_keys_and_stop_at_the_rails():
+    from games.pong.logic import BOTTOM, PADDLE_SIZE, TOP
+
+    world, match, _, (left, right) = pong_world()
+    with world:
+        world.input_queue.press(keys.SPACE)
+        world.tick()
+        world.input_queue.release(keys.SPACE)
+        world.input_queue.press(keys.W)
+        world.input_queue.press(keys.DOWN)
+        for _ in range(5):
+            world.tick()
+        assert match.phase == "play"
+        assert (left.y, right.y) == (240 + 5 * 6, 240 - 5 * 6)
+        for _ in range(100):
+            world.tick()
+        assert (left.y, right.y) == (TOP - PADDLE_SIZE[1] / 2, BOTTOM + PADDLE_SIZE[1] / 2)
+
+
+def test_pong_a_paddle_sends_the_ball_back_faster_with_a_hit_sound():
+    from games.pong.logic import HIT
+
+    world, match, ball, (left, _) = pong_world()
+    with world:
+        world.input_queue.press(keys.SPACE)
+        world.tick()
+        world.tick()
+        ball.x, ball.y, ball.dx, ball.dy, ball.wait = left.x + 30, left.y, -5.0, 0.0, 0
+        heard = []
+        for _ in range(4):
+            world.tick()
+            heard.extend(request.sound for request in take_sounds(world))
+        assert ball.dx == 5.5 and HIT in heard
+
+
+def test_pong_seven_points_end_the_match_and_r_starts_another():
+    from games.pong.logic import SCORE, WIN
+
+    world, match, ball, _ = pong_world()
+    with world:
+        world.input_queue.press(keys.SPACE)
+        world.tick()
+        world.input_queue.release(keys.SPACE)
+        world.tick()
+        heard = []
+        for point in range(7):
+            ball.x, ball.y, ball.dx, ball.dy, ball.wait = 636.0, 240.0, 5.0, 0.0, 0  # about to leave on the right
+            world.tick()
+            world.tick()
+            heard.extend(request.sound for request in take_sounds(world))
+            assert match.left_score == point + 1
+        assert match.phase == "over" and match.right_score == 0
+        assert heard.count(SCORE) == 7 and WIN in heard
+        world.input_queue.press(keys.R)
+        world.tick()
+        world.tick()
+        assert match.phase == "play" and (match.left_score, match.right_score) == (0, 0)

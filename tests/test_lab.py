@@ -165,7 +165,7 @@ def test_the_command_line_offers_exactly_the_loops_of_the_table():
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["lab", "pong"], "unknown scenario 'pong'"),
+    (["lab", "tennis"], "unknown scenario 'tennis'"),
     (["lab", "--update-ms", "0", "--render-ms", "0"], "never lets time pass"),
 ])
 def test_lab_user_errors_exit_2_without_a_traceback(capsys, argv, words):

@@ -94,10 +94,10 @@ def test_a_broken_replay_is_refused_naming_file_line_and_problem(tmp_path, capsy
 def test_a_replay_of_an_unknown_game_is_refused(tmp_path, capsys):
     path = tmp_path / "r.jsonl"
     main(["run", "patrol", "--ticks", "10", "--record", str(path)])
-    path.write_text(path.read_text().replace('"game":"patrol"', '"game":"pong"'))
+    path.write_text(path.read_text().replace('"game":"patrol"', '"game":"tennis"'))
     capsys.readouterr()
     assert main(["replay", str(path)]) == 2
-    assert "pong" in capsys.readouterr().err
+    assert "tennis" in capsys.readouterr().err
 
 
 def write_script(tmp_path, *lines: str):
