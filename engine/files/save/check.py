@@ -30,6 +30,7 @@ from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.files.reading import NotAFile, read_bounded
 from engine.input.checks import check_events, listed
+from engine.input.events import STICKS
 from engine.messages import shown, shown_name
 from engine.schema import (
     ENGINE_VERSION,
@@ -260,7 +261,14 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         ids.add(entity_id)
     if ids and last_id < max(ids):
         raise FieldError(f"world.last_id is {last_id}, below entity id {max(ids)}: new entities would reuse ids")
-    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"))
+    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"), ("sticks",))
+    sticks = queued.get("sticks", [[0.0, 0.0]] * STICKS)
+    if not (isinstance(sticks, list) and len(sticks) == STICKS
+            and all(isinstance(stick, list) and len(stick) == 2 for stick in sticks)):
+        raise FieldError(f"world.input.sticks must be {STICKS} [x, y] pairs")
+    for stick in sticks:
+        for value in stick:
+            expect_number(value, "world.input.sticks", -1.0, 1.0)
     if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
         raise FieldError("world.input.events must be a list")
     for value in (queued["events"], queued["held"], queued["mouse"]):

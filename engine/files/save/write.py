@@ -115,7 +115,11 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
         raise SaveError("a world can only be saved between ticks")
     with world.esper_context():
         entities = [_entity_record(entity) for entity in world.entities]
-    events, held, mouse = world.input_queue.state()
+    events, held, mouse, sticks = world.input_queue.state()
+    queued = {"events": [encode(event.to_json(), "a queued input event") for event in events],
+              "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")}
+    if any(stick != (0.0, 0.0) for stick in sticks):  # written only when moved: saves of games without pads unchanged
+        queued["sticks"] = [[float(x), float(y)] for x, y in sticks]
     version, internal, gauss = world.random.getstate()
     return {
         "format": FORMAT,
@@ -126,8 +130,7 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
             "seed": encode(world.seed, "World.seed"),
             "random": [version, list(internal), encode(gauss, "world.random")],
             "last_id": world.last_id,
-            "input": {"events": [encode(event.to_json(), "a queued input event") for event in events],
-                      "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")},
+            "input": queued,
         },
         "entities": entities,
     }
