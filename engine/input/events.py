@@ -163,7 +163,7 @@ class TickInput:
         self.events: tuple[InputEvent, ...] = tuple(events)
         """Every event handed to this tick, in arrival order."""
         self._start = (held, mouse, sticks)
-        sticks_now = list(sticks)
+        sticks_now: list[tuple[float, float]] = list(sticks)
         held_now = set(held)
         down: set[Hashable] = set()
         up: set[Hashable] = set()
@@ -181,7 +181,7 @@ class TickInput:
                 self.scroll_x += event.scroll_x
                 self.scroll_y += event.scroll_y
             elif event.type == "stick":
-                sticks_now[event.key] = (event.x, event.y)  # type: ignore[index]
+                sticks_now[event.key] = (event.x, event.y)  # type: ignore[call-overload]
                 continue  # a controller has no modifier keys: a stick leaves the keyboard's alone
             if event.type in _MOUSE_AT:
                 self.mouse_x, self.mouse_y = event.x, event.y

@@ -31,6 +31,7 @@ from engine.input.events import STICKS, InputEvent, InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.values import decode
+from engine.world.music import music_of
 from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:
@@ -149,6 +150,9 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         world.tick_count = info["tick_count"]
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
         world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])), sticks)
+        if "music" in info:  # an effect, asked for again: the runner resumes it after the load
+            track, loop, volume = info["music"]
+            music_of(world).resume(track, loop, volume, world.tick_count)
         for entity in world.entities:
             entity.on_load(world)
     except BaseException as error:

@@ -41,6 +41,7 @@ from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.names import __version__, public_module_name
 from engine.state.values import NotSaveable, encode
+from engine.world.music import music_of
 
 __all__ = ["SavedWorld", "save_world"]
 
@@ -110,6 +111,12 @@ def _entity_record(entity: Entity) -> dict[str, Any]:
     }
 
 
+def _music(world: SavedWorld) -> dict[str, Any]:
+    # An effect, not state (no hash holds it), but a load resumes it: written only when some plays.
+    current = music_of(world).current
+    return {} if current is None else {"music": [current.path, current.loop, current.volume]}
+
+
 def _world_data(world: SavedWorld) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
@@ -131,6 +138,7 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
             "random": [version, list(internal), encode(gauss, "world.random")],
             "last_id": world.last_id,
             "input": queued,
+            **_music(world),
         },
         "entities": entities,
     }
