@@ -16,11 +16,23 @@ import time
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-__all__ = ["Clock", "RealClock", "VirtualClock", "ms_to_ns"]
+__all__ = ["Clock", "RealClock", "VirtualClock", "checked_ms", "ms_to_ns"]
 
 NS_PER_MS = 1_000_000
 MAX_MS = 1e15
 """The longest duration a clock accepts, in ms (about 31,700 years): beyond it nanoseconds overflow a float."""
+
+
+def checked_ms(name: str, value: float, zero_allowed: bool = False) -> float:
+    """``value`` as a float number of milliseconds, > 0 (or >= 0): a world's step and a tick's elapsed time.
+
+    ``ValueError`` otherwise, naming ``name`` and the value (a bool, NaN or infinity is no duration).
+    """
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0 or (value == 0 and not zero_allowed)):
+        bound = ">= 0" if zero_allowed else "> 0"
+        raise ValueError(f"{name} must be a finite number of milliseconds {bound}, got {value!r}")
+    return float(value)
 
 
 def ms_to_ns(ms: float, name: str = "ms") -> int:

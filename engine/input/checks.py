@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.input import keys
-from engine.input.events import InputEvent
+from engine.input.events import STICKS, InputEvent
 from engine.messages import shown
 from engine.schema import FieldError, expect_number, expect_str, expect_whole
 
-__all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "listed", "named_keys"]
+__all__ = ["MAX_EVENTS_PER_TICK", "check_events", "check_key", "check_saved_sticks", "listed", "named_keys"]
 
 MAX_EVENTS_PER_TICK = 10_000
 """The most input events one tick may have in a file."""
@@ -51,6 +51,16 @@ def check_events(value: Any, where: str) -> list[InputEvent]:
         except (TypeError, ValueError) as error:
             raise FieldError(f"{at}: {error}") from None
     return events
+
+
+def check_saved_sticks(value: Any, where: str) -> None:
+    """The sticks' positions as a save holds them: one ``[x, y]`` per stick, each from -1.0 to 1.0."""
+    if not (isinstance(value, list) and len(value) == STICKS
+            and all(isinstance(stick, list) and len(stick) == 2 for stick in value)):
+        raise FieldError(f"{where} must be {STICKS} [x, y] pairs, got {shown(value)}")
+    for stick in value:
+        for number in stick:
+            expect_number(number, where, -1.0, 1.0)
 
 
 def check_key(key: Any, where: str, nested: bool = False) -> None:

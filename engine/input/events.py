@@ -7,7 +7,8 @@ as it arrives (from the window, a test, or a replay), and each tick takes everyt
 queued since the previous tick as one ``TickInput``: the first tick of a frame gets
 the events, later ticks of the same frame get none, and nothing is lost. Key and button
 codes are plain values (pyglet's integer key codes, or strings in tests), so this
-module needs no window.
+module needs no window. A game controller's buttons are keys (``keys.PAD_A`` ...) and its
+sticks ``"stick"`` events, whose position carries over from tick to tick like held keys.
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ from engine.messages import shown
 __all__ = ["InputEvent", "InputQueue", "TickInput"]
 
 EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
-                    "mouse_scroll"]
+                    "mouse_scroll", "stick"]
 _TYPES = frozenset(("key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
-                    "mouse_scroll"))
+                    "mouse_scroll", "stick"))
+STICKS = 2
+"""A controller's sticks: 0 the left, 1 the right."""
+Sticks = tuple[tuple[float, float], ...]
+_CENTRED: Sticks = ((0.0, 0.0),) * STICKS
 _MOUSE_AT = frozenset(("mouse_press", "mouse_release", "mouse_motion", "mouse_drag", "mouse_scroll"))
 
 
@@ -34,7 +39,9 @@ class InputEvent:
 
     ``modifiers`` holds the modifier bits held at the event (``keys.MOD_SHIFT`` ...);
     a ``"mouse_scroll"`` carries how far the wheel turned in ``scroll_x``/``scroll_y``;
-    a ``"mouse_drag"`` is a move with buttons held (``key``: the buttons' bits).
+    a ``"mouse_drag"`` is a move with buttons held (``key``: the buttons' bits); a
+    ``"stick"`` is a controller stick moved (``key``: the stick, 0 left or 1 right; ``x``,
+    ``y`` from -1.0 to 1.0, y up).
     """
 
     type: EventType
@@ -55,6 +62,8 @@ class InputEvent:
         except TypeError:
             # Keys are looked up in sets every tick: refuse one that can't be, here, by name.
             raise TypeError(f"InputEvent key must be hashable (an int, a string, a tuple), got {self.key!r}") from None
+        if self.type == "stick":
+            _check_stick(self.key, self.x, self.y)
 
     def to_json(self) -> list[Any]:
         """A compact JSON form, for replays and saves: ``[type, key, x, y]``, then ``modifiers, scroll_x,
@@ -78,9 +87,10 @@ class InputEvent:
         """Rebuild an event from ``to_json()`` output; a malformed value raises ``ValueError``, by name.
 
         Types are strict, as everywhere a file says a number: a key is a key code (an int,
-        never ``true``), or a key's name as in ``engine.keys`` (``"RIGHT"``), which becomes
-        its code; mouse buttons are ints; motion and scroll events carry no key (``null``);
-        positions are finite numbers, never ``"12"``.
+        never ``true``), or a key's name as in ``engine.keys`` (``"RIGHT"``, ``"PAD_A"``), which
+        becomes its code; mouse buttons are ints; motion and scroll events carry no key
+        (``null``); positions are finite numbers, never ``"12"``; a stick event is
+        ``["stick", 0 or 1, x, y]`` with x and y from -1.0 to 1.0.
         """
         if not isinstance(data, list) or len(data) not in (4, 7):
             raise ValueError(f"an input event is [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, "
@@ -101,8 +111,20 @@ def _coordinate(value: Any, name: str) -> float:
     return float(value)
 
 
+def _check_stick(stick: Any, x: Any, y: Any) -> None:
+    """A stick event's fields: the stick 0 or 1, each axis a number from -1.0 to 1.0 (refused by name)."""
+    if type(stick) is not int or not 0 <= stick < STICKS:
+        raise ValueError(f"a stick event's key is the stick, 0 (left) or 1 (right), got {shown(stick)}")
+    for name, value in (("x", x), ("y", y)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
+            raise ValueError(f"a stick event's {name} goes from -1.0 to 1.0, got {shown(value)}")
+
+
 def _json_key(kind: str, key: Any) -> Any:
     """The key of a ``kind`` event read from a file: a code for keys and buttons, ``None`` for motion and scroll."""
+    if kind == "stick":
+        _check_stick(key, 0.0, 0.0)
+        return key
     if kind in ("mouse_motion", "mouse_scroll"):
         if key is not None:
             raise ValueError(f"a {kind} event has no key (null), got {shown(key)}")
@@ -130,16 +152,18 @@ class TickInput:
     is where the mouse was at the latest mouse event; ``scroll_x``/``scroll_y`` add up
     the wheel's turns during this tick; ``modifiers`` are the modifier bits
     (``keys.MOD_SHIFT`` ...) held at this tick's latest key or mouse event (0 if none).
+    ``stick(n)`` is where a controller's stick is, as of this tick's latest stick event.
     """
 
-    __slots__ = ("_down", "_held", "_start", "_up", "events", "modifiers", "mouse_x", "mouse_y", "scroll_x",
-                 "scroll_y")
+    __slots__ = ("_down", "_held", "_start", "_sticks", "_up", "events", "modifiers", "mouse_x", "mouse_y",
+                 "scroll_x", "scroll_y")
 
     def __init__(self, events: Iterable[InputEvent] = (), held: frozenset[Hashable] = frozenset(),
-                 mouse: tuple[float, float] = (0.0, 0.0)) -> None:
+                 mouse: tuple[float, float] = (0.0, 0.0), sticks: Sticks = _CENTRED) -> None:
         self.events: tuple[InputEvent, ...] = tuple(events)
         """Every event handed to this tick, in arrival order."""
-        self._start = (held, mouse)
+        self._start = (held, mouse, sticks)
+        sticks_now: list[tuple[float, float]] = list(sticks)
         held_now = set(held)
         down: set[Hashable] = set()
         up: set[Hashable] = set()
@@ -156,10 +180,14 @@ class TickInput:
             elif event.type == "mouse_scroll":
                 self.scroll_x += event.scroll_x
                 self.scroll_y += event.scroll_y
+            elif event.type == "stick":
+                sticks_now[event.key] = (event.x, event.y)  # type: ignore[call-overload]
+                continue  # a controller has no modifier keys: a stick leaves the keyboard's alone
             if event.type in _MOUSE_AT:
                 self.mouse_x, self.mouse_y = event.x, event.y
             if event.type != "mouse_motion":
                 self.modifiers = event.modifiers
+        self._sticks: Sticks = tuple(sticks_now)
         self._held = frozenset(held_now)
         self._down = frozenset(down)
         self._up = frozenset(up)
@@ -175,6 +203,21 @@ class TickInput:
     def just_released(self, key: Hashable) -> bool:
         """Whether ``key`` went up during this tick's events."""
         return key in self._up
+
+    def stick(self, n: int) -> tuple[float, float]:
+        """Where stick ``n`` (0 the left, 1 the right) is: ``(x, y)``, each from -1.0 to 1.0, y up.
+
+        ``(0.0, 0.0)`` when centred (a controller's dead zone reads as centred) or when no
+        controller is connected; the position holds from tick to tick until the stick moves.
+        """
+        if type(n) is not int or not 0 <= n < STICKS:
+            raise ValueError(f"world.input.stick(n) takes 0 (the left stick) or 1 (the right), got {shown(n)}")
+        return self._sticks[n]
+
+    @property
+    def sticks(self) -> Sticks:
+        """Every stick's ``(x, y)``, after this tick's events (a save and the next tick start from it)."""
+        return self._sticks
 
     @property
     def held(self) -> frozenset[Hashable]:
@@ -192,6 +235,7 @@ class InputQueue:
         self._events: list[InputEvent] = []
         self._held: frozenset[Hashable] = frozenset()
         self._mouse = (0.0, 0.0)
+        self._sticks = _CENTRED
 
     def push(self, event: InputEvent) -> None:
         """Queue one event for the next tick."""
@@ -219,28 +263,35 @@ class InputQueue:
         """Queue a mouse move to ``(x, y)``."""
         self._events.append(InputEvent("mouse_motion", None, x, y))
 
+    def stick(self, n: int, x: float, y: float) -> None:
+        """Queue a move of controller stick ``n`` (0 left, 1 right) to ``(x, y)``, each from -1.0 to 1.0, y up."""
+        self._events.append(InputEvent("stick", n, x, y))
+
     def __len__(self) -> int:
         return len(self._events)
 
     def take(self) -> TickInput:
         """Hand every queued event to one tick, in order, and empty the queue."""
         events, self._events = self._events, []
-        tick_input = TickInput(events, self._held, self._mouse)
+        tick_input = TickInput(events, self._held, self._mouse, self._sticks)
         self._held = tick_input.held
         self._mouse = (tick_input.mouse_x, tick_input.mouse_y)
+        self._sticks = tick_input.sticks
         return tick_input
 
-    def state(self) -> tuple[list[InputEvent], frozenset[Hashable], tuple[float, float]]:
-        """What the queue holds: waiting events, keys held, and the mouse position (for saves)."""
-        return list(self._events), self._held, self._mouse
+    def state(self) -> tuple[list[InputEvent], frozenset[Hashable], tuple[float, float], Sticks]:
+        """What the queue holds: waiting events, keys held, the mouse and the sticks' positions (for saves)."""
+        return list(self._events), self._held, self._mouse, self._sticks
 
-    def set_state(self, events: list[InputEvent], held: frozenset[Hashable], mouse: tuple[float, float]) -> None:
+    def set_state(self, events: list[InputEvent], held: frozenset[Hashable], mouse: tuple[float, float],
+                  sticks: Sticks = _CENTRED) -> None:
         """Replace what the queue holds (a loaded save)."""
         self._events = list(events)
         self._held = frozenset(held)
         self._mouse = mouse
+        self._sticks = tuple(sticks)
 
     def restore(self, tick_input: TickInput) -> None:
         """Put an abandoned tick's events back at the front of the queue, as if never taken."""
         self._events[:0] = tick_input.events
-        self._held, self._mouse = tick_input._start
+        self._held, self._mouse, self._sticks = tick_input._start

@@ -8,7 +8,8 @@ checks they still match), so ``world.input`` holds exactly what the window sends
 Letters are ``A`` to ``Z``; the digit keys ``_0`` to ``_9`` (a name can't start with a
 digit); the keypad ``NUM_0`` ...; modifier keys ``LSHIFT``, ``RCTRL`` ...; and the
 modifier *bits* of ``world.input.modifiers``: ``MOD_SHIFT``, ``MOD_CTRL``, ``MOD_ALT``,
-``MOD_COMMAND``, ... (``MOD_ACCEL`` is Ctrl, or Command on macOS). ``name(code)`` gives
+``MOD_COMMAND``, ... (``MOD_ACCEL`` is Ctrl, or Command on macOS); a game controller's
+buttons ``PAD_A``, ``PAD_START``, ``PAD_UP`` ... (triggers are ``PAD_LT``/``PAD_RT``). ``name(code)`` gives
 a key's name back, and ``code(name)`` a name's code (the one reading of key names). The
 engine keeps Esc (quit) and F1 to F5 for itself; every other key reaches the game.
 """
@@ -233,6 +234,25 @@ MOTION_DELETE = 0xffff
 MOTION_COPY = 0x7
 MOTION_PASTE = 0x8
 
+# Game controller buttons (engine.render.pads sends them): codes above every keyboard code pyglet
+# sends (below 0x10000, or a scancode shifted 32 bits up), so a pad never reads as a key.
+PAD_A = 0x100000
+PAD_B = 0x100001
+PAD_X = 0x100002
+PAD_Y = 0x100003
+PAD_LB = 0x100004
+PAD_RB = 0x100005
+PAD_LT = 0x100006
+PAD_RT = 0x100007
+PAD_BACK = 0x100008
+PAD_START = 0x100009
+PAD_GUIDE = 0x10000a
+PAD_LSTICK = 0x10000b
+PAD_RSTICK = 0x10000c
+PAD_UP = 0x10000d
+PAD_DOWN = 0x10000e
+PAD_LEFT = 0x10000f
+PAD_RIGHT = 0x100010
 
 _NAMES: dict[int, str] = {}
 for _name, _code in list(globals().items()):

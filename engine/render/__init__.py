@@ -7,7 +7,9 @@
   (one look's point sprites), ``shaders`` (the programs that cut their shapes), ``texts``
   (text labels) and ``crowds`` (a crowd's layer).
 * ``view``: ``View``, the protocol of a game's own ``make_view(world)``.
-* ``sound``: ``SoundPlayer`` plays what ``world.play`` asked for, after each tick.
+* ``sound``: ``SoundPlayer`` plays what ``world.play`` asked for, after each tick;
+  ``music``: ``MusicPlayer`` streams what ``world.music`` asked for, one track at a time.
+* ``pads``: ``PadReader``, the first connected game controller as input events.
 * ``hud``: frames and updates per second, alpha, entity count and a frame-time graph.
 * ``runner``: ``GameRunner`` wires a sample game, a loop, a window and input together.
 * ``chart``: the loop lab's timelines as a PNG.

@@ -11,7 +11,9 @@ the same on every machine.
 The engine keeps only Esc (quit) and F1 to F5: F1 toggles the HUD, F2 pauses, F3 runs
 one tick while paused, F4 toggles interpolation, F5 extrapolation. Every other key,
 mouse drags, the wheel and the modifiers go to the game (``world.input``), untouched.
-Sounds the world asked for during a tick are played right after it (silent headless).
+Sounds and music the world asked for during a tick are played right after it (silent
+headless). The first connected game controller (``engine.render.pads``) reaches the game
+as ``keys.PAD_*`` buttons and ``"stick"`` events, like keys; headless there are none.
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from engine.messages import shown
 from engine.render.context import create_window, save_screenshot
 from engine.render.entities import EntityRenderer
 from engine.render.hud import Hud
+from engine.render.music import MusicPlayer
+from engine.render.pads import PadReader
 from engine.render.sound import SoundPlayer
 from engine.render.view import View
-from engine.world import World, take_sounds
+from engine.world import World, take_music, take_sounds
 
 __all__ = ["GameRunner"]
 
@@ -83,6 +87,10 @@ class GameRunner:
         """F4 toggles it: without it every frame draws the latest state (alpha 1)."""
         self.sound = SoundPlayer(silent=headless)
         """Plays what the world asks for after each tick; headless it only keeps the log (``sound.played``)."""
+        self.music = MusicPlayer(silent=headless)
+        """Streams the music the world asks for (headless it only keeps the log, ``music.asked``)."""
+        self.pads = None if headless else PadReader(self._forward)
+        """The game controller, read with the window's events (none headless)."""
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
         # because an OS sleep alone overshoots by up to a millisecond or more.
         self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
@@ -112,6 +120,8 @@ class GameRunner:
 
     def _pump(self) -> None:
         self.window.dispatch_events()
+        if self.pads is not None:
+            self.pads.poll()
 
     def _on_key_press(self, symbol: int, modifiers: int) -> bool:
         # The engine's own keys never reach the game; every other key only reaches it.
@@ -191,6 +201,7 @@ class GameRunner:
                 self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.
         self.sound.play(take_sounds(self.world))
+        self.music.play(take_music(self.world))
 
     def step(self) -> None:
         """Run exactly one tick while paused (F3)."""
@@ -241,5 +252,8 @@ class GameRunner:
     def close(self) -> None:
         """Close the window and release the world's esper world."""
         self.view.delete()
+        self.music.stop()
+        if self.pads is not None:
+            self.pads.close()
         self.window.close()
         self.world.close()

@@ -40,6 +40,7 @@ from typing import Any
 
 from engine.ecs import EsperWorld
 from engine.input.events import InputEvent
+from engine.input.keys import name as key_name
 from engine.world import World, esper_of
 
 __all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "random_input"]
@@ -59,11 +60,13 @@ def random_input(seed: int = 0, *, keys: Sequence[Any] = DEFAULT_KEYS, width: fl
 
     Returns a function of the tick number giving that tick's events; the same seed gives
     the same events, whichever world asks and however often (it is a pure function of
-    ``(seed, tick)``). ``rate`` is the chance, per tick, of each kind of event.
+    ``(seed, tick)``). ``rate`` is the chance, per tick, of each kind of event. When
+    ``keys`` holds a game controller's buttons (``keys.PAD_A`` ...), its sticks move too.
     """
     if not keys:
         raise ValueError("random_input needs at least one key to press")
     keys = tuple(keys)
+    pads = any(type(key) is int and key_name(key).startswith("PAD_") for key in keys)
 
     def events(tick: int) -> list[InputEvent]:
         rng = random.Random(f"{seed}:{tick}")
@@ -78,6 +81,9 @@ def random_input(seed: int = 0, *, keys: Sequence[Any] = DEFAULT_KEYS, width: fl
             x, y = rng.uniform(0, width), rng.uniform(0, height)
             pressed = rng.random() < 0.5
             made.append(InputEvent("mouse_press", 1, x, y) if pressed else InputEvent("mouse_release", 1, x, y))
+        if pads and rng.random() < rate:  # drawn last: games without pads get the same input as before
+            made.append(InputEvent("stick", rng.randrange(2), rng.randint(-256, 256) / 256,
+                                   rng.randint(-256, 256) / 256))
         return made
 
     return events

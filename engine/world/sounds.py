@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from engine.files.reading import file_kind
 from engine.messages import shown, shown_name
 
-__all__ = ["SoundRequest", "SoundRequests", "missing_sound"]
+__all__ = ["SoundRequest", "SoundRequests", "missing_file", "missing_sound"]
 
 KEPT = 4096
 """The most finished requests a world keeps for ``take_sounds``: a run that never plays
@@ -102,20 +102,25 @@ def missing_sound(request: SoundRequest, reported: set[str]) -> bool:
     Checked wherever sounds are handed out (the runner's player, ``--ticks`` runs), headless
     too: a missing file is the game's bug, to be found before a player hears silence.
     """
-    if request.sound in reported:
+    return missing_file(request.sound, reported, "sound")
+
+
+def missing_file(path: str, reported: set[str], what: str) -> bool:
+    """Whether the ``what`` file (a sound, music) at ``path`` does not exist; said once per file on stderr."""
+    if path in reported:
         return True
-    if os.path.isfile(request.sound):
+    if os.path.isfile(path):
         return False
-    reported.add(request.sound)
+    reported.add(path)
     try:
-        kind = file_kind(os.stat(request.sound).st_mode)
+        kind = file_kind(os.stat(path).st_mode)
     except OSError:
         kind = ""
     if kind:
         # A FIFO or a device is never opened (it could block the game); it is said as what it is.
-        print(f"tickswap: the sound {shown_name(request.sound)} is {kind}, not a file; going on without it",
+        print(f"tickswap: the {what} {shown_name(path)} is {kind}, not a file; going on without it",
               file=sys.stderr)
         return True
-    print(f"tickswap: no sound file {shown(request.sound)} (a relative path is looked up from {os.getcwd()}; "
+    print(f"tickswap: no {what} file {shown(path)} (a relative path is looked up from {os.getcwd()}; "
           "build it from __file__); going on without it", file=sys.stderr)
     return True

@@ -6,8 +6,8 @@ priority 0. Other systems are plain esper processors added with ``add_processor`
 ``World`` owns a private esper world (``engine.ecs``) and a Double Buffer
 (``engine.buffering``); this module only decides *when* things happen. ``World`` is
 composed of parts that decide the rest, each in its own module of this package: a
-``Spawner`` (which ids, the update order, joining after a tick), ``SoundRequests`` and
-``Collisions`` (one spatial index per tick). Its public methods delegate to them; the
+``Spawner`` (which ids, the update order, joining after a tick), ``SoundRequests``,
+``MusicRequests`` and ``Collisions`` (one spatial index per tick). Its public methods delegate to them; the
 engine's loader, renderer and tools reach the parts through this package's functions
 (``spawner_of``, ``esper_of``, ``take_sounds``, ``system_count``), never through ``World``.
 
@@ -19,7 +19,6 @@ its entities. The world keeps its own spawn-ordered table instead.
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import threading
@@ -31,6 +30,7 @@ from typing import Any, TypeVar
 import esper
 
 from engine.buffering import Buffers, ForeignWrites
+from engine.clock import checked_ms
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
@@ -40,6 +40,7 @@ from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
 from engine.world.collisions import Collisions
 from engine.world.diagnosis import explain
+from engine.world.music import MusicRequests
 from engine.world.sounds import SoundRequest, SoundRequests
 from engine.world.spawner import Spawner
 
@@ -64,14 +65,6 @@ class _UpdateSystem(esper.Processor):
             world._buffers.update(world)
 
 
-def _ms(name: str, value: float, zero_allowed: bool = False) -> float:
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or value < 0 or (value == 0 and not zero_allowed)):
-        bound = ">= 0" if zero_allowed else "> 0"
-        raise ValueError(f"{name} must be a finite number of milliseconds {bound}, got {value!r}")
-    return float(value)
-
-
 class World:
     """A game world: spawns and despawns entities and runs them, tick by tick.
 
@@ -87,6 +80,7 @@ class World:
         self._buffers = Buffers()
         self._spawner = Spawner(self, self._ecs, self._buffers)
         self._sounds = SoundRequests()
+        self._music = MusicRequests()
         self._collisions = Collisions(self._spawner)
         self.seed = seed
         self.random = random.Random(seed)
@@ -94,7 +88,7 @@ class World:
         since draws from a shared generator follow the update order."""
         self.tick_count = 0
         """Ticks completed so far."""
-        self.ms_per_update = _ms("ms_per_update", ms_per_update)
+        self.ms_per_update = checked_ms("ms_per_update", ms_per_update)
         """The game time one fixed step covers."""
         self.elapsed_ms = self.ms_per_update
         """The game time the current (or last) tick covers: ``ms_per_update`` under fixed-step
@@ -210,7 +204,7 @@ class World:
         """Whether a tick is in progress (spawns and despawns are then deferred)."""
         return self._ticking
 
-    # -- effects and queries (SoundRequests, Collisions) ---------------------------------------
+    # -- effects and queries (SoundRequests, MusicRequests, Collisions) ------------------------
 
     def play(self, sound: str | os.PathLike[str], volume: float = 1.0) -> None:
         """Ask for ``sound`` (the path of a WAV or OGG file) to be played after this tick.
@@ -221,6 +215,15 @@ class World:
         ``build``), it is played with the next tick's sounds.
         """
         self._sounds.ask(sound, volume, self._ticking, self.tick_count)
+
+    def music(self, path: str | os.PathLike[str] | None, loop: bool = True, volume: float = 1.0) -> None:
+        """Start (or switch to) the music at ``path``, streamed, after this tick; ``None`` stops it.
+
+        An effect like ``play``: no game state changes, a replay asks again at the same tick,
+        and a save keeps the current track, so a load resumes it (from its start). Asking for
+        the track already playing changes nothing. See ``engine.world.music``.
+        """
+        self._music.ask(path, loop, volume, self._ticking, self.tick_count)
 
     def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
         """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, sorted by id.
@@ -288,7 +291,7 @@ class World:
             self.elapsed_ms = self.ms_per_update
             self.speed_factor = 1.0
         else:
-            self.elapsed_ms = _ms("elapsed_ms", elapsed_ms, zero_allowed=True)
+            self.elapsed_ms = checked_ms("elapsed_ms", elapsed_ms, zero_allowed=True)
             self.speed_factor = self.elapsed_ms / self.ms_per_update
         # Held to the end, rollback and diagnosis included: a signal waits for the tick (engine.interrupts).
         with TICK:
@@ -303,6 +306,7 @@ class World:
         self._buffers.begin(self._spawner.update_order(), self._early_systems > 0, self._late_systems > 0,
                             self.tick_count + 1)
         self._sounds.tick_started(self.tick_count)
+        self._music.tick_started(self.tick_count)
         self._collisions.tick_started(self.tick_count)
         self._ticking = True
         try:

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.files.reading import NotAFile, read_bounded
-from engine.input.checks import check_events, listed
+from engine.input.checks import check_events, check_saved_sticks, listed
+from engine.input.events import STICKS
 from engine.messages import shown, shown_name
 from engine.schema import (
     ENGINE_VERSION,
@@ -45,6 +46,7 @@ from engine.schema import (
 )
 from engine.state.names import __version__, public_module_name
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value, decode
+from engine.world.music import check_saved_music
 
 if TYPE_CHECKING:
     from engine.files.game import Game
@@ -239,7 +241,9 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     ``writing``: the writer's own check, where a despawned entity's class need only be a
     class name (the reader resolves it against the game, which the writer is not given).
     """
-    info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"))
+    info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"), ("music",))
+    if "music" in info:
+        check_saved_music(info["music"], "world.music")
     tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
     seed = info["seed"]
     if isinstance(seed, str):
@@ -260,7 +264,8 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         ids.add(entity_id)
     if ids and last_id < max(ids):
         raise FieldError(f"world.last_id is {last_id}, below entity id {max(ids)}: new entities would reuse ids")
-    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"))
+    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"), ("sticks",))
+    check_saved_sticks(queued.get("sticks", [[0.0, 0.0]] * STICKS), "world.input.sticks")
     if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
         raise FieldError("world.input.events must be a list")
     for value in (queued["events"], queued["held"], queued["mouse"]):

@@ -27,10 +27,11 @@ from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.errors import mark_restored, missing_after_load
 from engine.files.save.check import SaveError, check_game, check_world, read_save
-from engine.input.events import InputEvent, InputQueue
+from engine.input.events import STICKS, InputEvent, InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.values import decode
+from engine.world.music import music_of
 from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
         held = frozenset(decode(queued["held"], {}))
         mouse = tuple(decode(queued["mouse"], {}))
+        sticks = tuple((float(x), float(y)) for x, y in queued.get("sticks", [[0.0, 0.0]] * STICKS))
     except SaveError:
         raise
     except FieldError as error:
@@ -147,7 +149,10 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
-        world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])))
+        world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])), sticks)
+        if "music" in info:  # an effect, asked for again: the runner resumes it after the load
+            track, loop, volume = info["music"]
+            music_of(world).resume(track, loop, volume, world.tick_count)
         for entity in world.entities:
             entity.on_load(world)
     except BaseException as error:

@@ -41,6 +41,7 @@ from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.names import __version__, public_module_name
 from engine.state.values import NotSaveable, encode
+from engine.world.music import music_of
 
 __all__ = ["SavedWorld", "save_world"]
 
@@ -110,12 +111,22 @@ def _entity_record(entity: Entity) -> dict[str, Any]:
     }
 
 
+def _music(world: SavedWorld) -> dict[str, Any]:
+    # An effect, not state (no hash holds it), but a load resumes it: written only when some plays.
+    current = music_of(world).current
+    return {} if current is None else {"music": [current.path, current.loop, current.volume]}
+
+
 def _world_data(world: SavedWorld) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
     with world.esper_context():
         entities = [_entity_record(entity) for entity in world.entities]
-    events, held, mouse = world.input_queue.state()
+    events, held, mouse, sticks = world.input_queue.state()
+    queued = {"events": [encode(event.to_json(), "a queued input event") for event in events],
+              "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")}
+    if any(stick != (0.0, 0.0) for stick in sticks):  # written only when moved: saves of games without pads unchanged
+        queued["sticks"] = [[float(x), float(y)] for x, y in sticks]
     version, internal, gauss = world.random.getstate()
     return {
         "format": FORMAT,
@@ -126,8 +137,8 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
             "seed": encode(world.seed, "World.seed"),
             "random": [version, list(internal), encode(gauss, "world.random")],
             "last_id": world.last_id,
-            "input": {"events": [encode(event.to_json(), "a queued input event") for event in events],
-                      "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")},
+            "input": queued,
+            **_music(world),
         },
         "entities": entities,
     }

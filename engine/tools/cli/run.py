@@ -28,8 +28,8 @@ from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import build_world, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
-from engine.world import World, take_sounds
-from engine.world.sounds import missing_sound
+from engine.world import World, take_music, take_sounds
+from engine.world.sounds import missing_file, missing_sound
 
 __all__ = ["RunSession", "check_run_args", "module_of", "run_command"]
 
@@ -140,6 +140,9 @@ class RunSession:
                 self.after_tick(world)
             for request in take_sounds(world):  # nobody plays them; a missing file is still said
                 missing_sound(request, missing)
+            for music in take_music(world):
+                if music.path is not None:
+                    missing_file(music.path, missing, "music")
         seconds = time.perf_counter() - start
         if self.args.screenshot:
             # The state after exactly tick N, drawn once at alpha 1 (the latest state), with no HUD:

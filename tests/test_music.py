@@ -1,0 +1,213 @@
+"""world.music: streamed music is an effect, asked for during a tick, played after it, kept by saves."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+
+import pytest
+
+from engine import Entity, SaveError, World
+from engine.world import music_of, take_music
+
+
+class DJ(Entity):
+    """Switches tracks at ticks 2 and 5, asks again for the same track (nothing changes), stops at 7."""
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        tick = world.tick_count + 1
+        if tick in (2, 3):
+            world.music("a.ogg", volume=0.5)
+        elif tick == 5:
+            world.music("b.ogg", loop=False)
+        elif tick in (7, 8):
+            world.music(None)
+
+
+def _asked(world: World, ticks: int) -> list[tuple[int, str | None, bool, float]]:
+    asked = []
+    for _ in range(ticks):
+        world.tick()
+        asked += [(request.tick, request.path, request.loop, request.volume) for request in take_music(world)]
+    return asked
+
+
+def test_music_changes_are_handed_over_after_their_tick_once_and_change_no_state(world):
+    world.spawn(DJ())
+    assert _asked(world, 9) == [(2, "a.ogg", True, 0.5), (5, "b.ogg", False, 1.0), (7, None, True, 1.0)]
+    assert take_music(world) == [] and music_of(world).current is None
+    with World() as silent:
+        silent.spawn(Entity()).update = lambda w, e=None: None  # type: ignore[method-assign]
+        for _ in range(9):
+            silent.tick()
+    with World() as quiet:
+        dj = quiet.spawn(DJ())
+        dj.update = lambda w, d=dj: setattr(d, "x", d.x + 1)  # type: ignore[method-assign]
+        for _ in range(9):
+            quiet.tick()
+        assert quiet.state_hash() == world.state_hash()
+
+
+def test_a_failing_tick_drops_its_music_and_the_retry_asks_once(world):
+    class Flaky(Entity):
+        fail = True
+
+        def update(self, world: World) -> None:
+            world.music("theme.ogg")
+            if Flaky.fail:
+                raise RuntimeError("not yet")
+
+    world.spawn(Flaky())
+    with pytest.raises(Exception, match="not yet"):
+        world.tick()
+    assert take_music(world) == [] and music_of(world).current is None
+    Flaky.fail = False
+    world.tick()
+    world.tick()
+    assert [(r.tick, r.path) for r in take_music(world)] == [(1, "theme.ogg")]
+
+
+@pytest.mark.parametrize(("args", "error", "said"), [
+    ((42,), TypeError, "world.music takes the path of a music file, or None to stop, got 42"),
+    (("",), TypeError, "got ''"),
+    (("song.txt",), ValueError, r"world.music\('song.txt'\): music is a .wav"),
+    (("song.ogg", "yes"), TypeError, "loop='yes'\\): loop is True or False"),
+    (("song.ogg", True, 1.5), ValueError, "volume=1.5\\): volume goes from 0.0 to 1.0"),
+    (("song.ogg", True, float("nan")), ValueError, "volume=nan"),
+])
+def test_bad_music_requests_are_refused_in_one_line_by_value(world, args, error, said):
+    with pytest.raises(error, match=said):
+        world.music(*args)
+    assert take_music(world) == []
+
+
+def test_a_load_resumes_the_music_a_save_kept(tmp_path, world):
+    world.spawn(DJ())
+    _asked(world, 6)
+    path = tmp_path / "save.json"
+    world.save(path)
+    assert json.loads(path.read_text())["world"]["music"] == ["b.ogg", False, 1.0]
+    with World.load(path) as loaded:
+        assert loaded.state_hash() == world.state_hash(), "music is an effect, never in the hash"
+        assert [(r.tick, r.path, r.loop) for r in take_music(loaded)] == [(6, "b.ogg", False)]
+        assert _asked(loaded, 3) == [(7, None, True, 1.0)]
+
+
+def test_a_save_without_music_says_nothing_of_it_and_bad_saved_music_is_refused_in_one_line(tmp_path, world):
+    path = tmp_path / "save.json"
+    world.save(path)
+    data = json.loads(path.read_text())
+    assert "music" not in data["world"]
+    with World.load(path) as loaded:
+        assert take_music(loaded) == []
+    for bad, said in ((["a.ogg", True, 3], r"world.music: world.music\('a.ogg', volume=3\): volume goes"),
+                      (["a.exe", True, 1.0], "music is a .wav"), ("a.ogg", "must be \\[path, loop, volume\\]")):
+        data["world"]["music"] = bad
+        path.write_text(json.dumps(data))
+        with pytest.raises(SaveError, match=said) as caught:
+            World.load(path)
+        assert "\n" not in str(caught.value)
+
+
+def test_the_player_switches_tracks_streams_them_and_stops_the_old_one(monkeypatch, tmp_path, capsys):
+    from engine.render.music import MusicPlayer
+    from engine.world.music import MusicRequest
+
+    media = importlib.import_module("pyglet.media")  # after engine.render, which picks pyglet's backend
+
+    loaded, players = [], []
+
+    class FakePlayer:
+        def __init__(self):
+            self.state = "new"
+            players.append(self)
+
+        def queue(self, source):
+            self.source = source
+
+        def play(self):
+            self.state = "playing"
+
+        def pause(self):
+            self.state = "paused"
+
+        def delete(self):
+            self.state = "deleted"
+
+    monkeypatch.setattr(media, "load", lambda path, streaming: loaded.append((path, streaming)) or path)
+    monkeypatch.setattr(media, "Player", FakePlayer)
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.ogg", "b.ogg"):
+        (tmp_path / name).write_bytes(b"OggS")
+    player = MusicPlayer(silent=False)
+    player.play([MusicRequest("a.ogg", True, 0.5, 1)])
+    assert loaded == [("a.ogg", True)] and players[0].state == "playing"
+    assert players[0].loop is True and players[0].volume == 0.5
+    player.play([MusicRequest("nope.ogg", True, 1.0, 2), MusicRequest("b.ogg", False, 1.0, 2)])
+    assert players[0].state == "deleted" and players[1].state == "playing" and players[1].loop is False
+    assert loaded[-1] == ("b.ogg", True) and len(player.asked) == 3
+    player.play([MusicRequest("nope.ogg", True, 1.0, 3), MusicRequest("nope.ogg", True, 1.0, 4)])
+    player.play([MusicRequest("nope.ogg", True, 1.0, 5)])
+    assert players[1].state == "deleted" and player.playing is None
+    assert capsys.readouterr().err.count("no music file 'nope.ogg'") == 1, "said once, never raised"
+    player.play([MusicRequest("a.ogg", True, 1.0, 6)])
+    player.play([MusicRequest(None, True, 1.0, 7)])
+    assert players[-1].state == "deleted" and player.playing is None
+
+
+def test_a_player_without_an_audio_device_goes_on_silently(monkeypatch, capsys, tmp_path):
+    from engine.render.music import MusicPlayer
+    from engine.world.music import MusicRequest
+
+    media = importlib.import_module("pyglet.media")  # after engine.render, which picks pyglet's backend
+
+    def no_device(*args, **kwargs):
+        raise media.exceptions.MediaException("no audio device")
+
+    monkeypatch.setattr(media, "load", no_device)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.ogg").write_bytes(b"OggS")
+    (tmp_path / "b.ogg").write_bytes(b"OggS")
+    player = MusicPlayer(silent=False)
+    player.play([MusicRequest("a.ogg", True, 1.0, 1)])
+    player.play([MusicRequest("b.ogg", True, 1.0, 2)])
+    assert player.playing is None and len(player.asked) == 2
+    assert capsys.readouterr().err.count("cannot play the music") == 1
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_a_headless_run_is_silent_and_logs_the_music_at_its_ticks(tmp_path):
+    from engine.render.runner import GameRunner
+
+    game = tmp_path / "dj.py"
+    game.write_text("from engine import Entity\n"
+                    "class DJ(Entity):\n"
+                    "    def update(self, world):\n"
+                    "        if world.tick_count == 3:\n"
+                    "            world.music('theme.ogg')\n"
+                    "def build(world):\n"
+                    "    world.spawn(DJ())\n")
+    media_before = "pyglet.media" in sys.modules
+    runner = GameRunner(str(game), headless=True)
+    runner.run(frames=10)
+    assert [(r.tick, r.path) for r in runner.music.asked] == [(4, "theme.ogg")]
+    assert runner.pads is None and runner.music.playing is None
+    assert media_before or "pyglet.media" not in sys.modules, "headless never touches the audio system"
+    runner.close()
+
+
+def test_a_ticks_run_says_once_that_a_music_file_is_missing(tmp_path, capsys):
+    from engine.tools.cli import main
+
+    game = tmp_path / "dj.py"
+    game.write_text("from engine import Entity\n"
+                    "class DJ(Entity):\n"
+                    "    def update(self, world):\n"
+                    "        world.music('nope.ogg' if world.tick_count % 2 else 'gone.ogg')\n"
+                    "def build(world):\n"
+                    "    world.spawn(DJ())\n")
+    assert main(["run", str(game), "--ticks", "20"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("no music file 'nope.ogg'") == 1 and err.count("no music file 'gone.ogg'") == 1
