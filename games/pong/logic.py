@@ -6,7 +6,8 @@ entity reads the same phase in any update order; the ball tells the match who sc
 signals; the score is text fixed on the screen (``screen=True``). The court, paddles and
 ball are PNGs drawn by ``make_art.py`` beside this file, and every bounce asks for a sound.
 On the title screen the paddles play each other. W/S move the left paddle, Up/Down the
-right; Space (or R) serves a new match, R restarts after a win.
+right (a gamepad plays the left paddle: its d-pad or left stick, Start serves); Space (or R)
+serves a new match, R restarts after a win.
 
     tickswap run pong --ticks 640
 """
@@ -22,7 +23,8 @@ DESCRIPTION = "two-player Pong with pixel art, sounds, a title and a restart (W/
 WIDTH, HEIGHT = 640, 480
 TOP, BOTTOM = HEIGHT - 16, 16  # the inner edges of the rails drawn on the court
 WINNING_SCORE = 7
-KEYS = (keys.W, keys.S, keys.UP, keys.DOWN, keys.SPACE, keys.R)  # what `tickswap check` presses
+KEYS = (keys.W, keys.S, keys.UP, keys.DOWN, keys.SPACE, keys.R,  # what `tickswap check` presses
+        keys.PAD_UP, keys.PAD_DOWN, keys.PAD_START)
 
 HERE = Path(__file__).parent
 COURT, BALL = str(HERE / "court.png"), str(HERE / "ball.png")
@@ -40,7 +42,8 @@ class Match(Entity):
     right_point = signal(sum)
 
     def update(self, world: World) -> None:
-        starts = world.input.just_pressed(keys.SPACE) or world.input.just_pressed(keys.R)
+        pressed = world.input.just_pressed
+        starts = pressed(keys.SPACE) or pressed(keys.R) or pressed(keys.PAD_START)
         if self.phase != "play":
             if starts:
                 self.phase, self.left_score, self.right_score = "play", 0, 0
@@ -73,6 +76,9 @@ class Paddle(Entity):
         else:
             held = world.input.pressed
             move = self.SPEED * (held(self.up_key) - held(self.down_key))
+            if self.up_key == keys.W and not move:  # the first gamepad plays the left paddle
+                pad = held(keys.PAD_UP) - held(keys.PAD_DOWN)
+                move = self.SPEED * (pad or world.input.stick(0)[1])
         half = PADDLE_SIZE[1] / 2
         self.y = max(BOTTOM + half, min(TOP - half, self.y + move))
 
