@@ -195,3 +195,25 @@ def test_a_game_whose_map_is_bad_is_refused_in_one_line_with_status_2(tmp_path):
     result = _tickswap("run", "game.py", "--ticks", "5", cwd=tmp_path)
     assert result.returncode == 2
     assert "level.tmj is not a valid Tiled map" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_command_line_save_of_a_game_with_a_map_loads_in_a_test_with_the_same_hash(tmp_path):
+    from engine.testing import load_game
+
+    tmj(tmp_path, ROWS)
+    (tmp_path / "game.py").write_text(GAME)
+    saved = _tickswap("run", "game.py", "--ticks", "7", "--save-at", "7", "seven.json", cwd=tmp_path)
+    assert saved.returncode == 0, saved.stderr
+    # A fresh process, as a test run is: no map read yet until load_save runs the game's build.
+    code = ("import sys; from engine.testing import load_game, load_save\n"
+            "world = load_save(load_game(sys.argv[1]), sys.argv[2]); print(world.state_hash())")
+    loaded = subprocess.run([sys.executable, "-c", code, str(tmp_path / "game.py"), str(tmp_path / "seven.json")],
+                            capture_output=True, text=True, timeout=120)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip()[:16] == saved.stdout.split("state ")[1][:16]
+    game = load_game(str(tmp_path / "game.py"))
+    with World() as world:
+        game.setup(world)
+        for _ in range(7):
+            world.tick()
+        assert world.state_hash()[:16] == saved.stdout.split("state ")[1][:16]
