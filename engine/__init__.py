@@ -41,10 +41,14 @@ if TYPE_CHECKING:
     from engine.crowd import Crowd as Crowd
     from engine.files.replay import ReplayError as ReplayError
     from engine.files.save import SaveError as SaveError
+    from engine.tiles import Tile as Tile
+    from engine.tiles import TileMap as TileMap
 
 # Names loaded when a game first uses them, so that ``import engine`` stays light:
-# ``Crowd`` brings numpy, and the two file errors bring the save and replay packages.
-_LAZY = {"Crowd": "engine.crowd", "ReplayError": "engine.files.replay", "SaveError": "engine.files.save"}
+# ``Crowd`` brings numpy, the two file errors the save and replay packages, and the tile
+# map (pytiled-parser is imported only when a map is read) its package.
+_LAZY = {"Crowd": "engine.crowd", "ReplayError": "engine.files.replay", "SaveError": "engine.files.save",
+         "Tile": "engine.tiles", "TileMap": "engine.tiles"}
 
 
 def __getattr__(name: str) -> Any:
@@ -100,6 +104,8 @@ __all__ = [
     "SaveError",
     "Scene",
     "TickInput",
+    "Tile",
+    "TileMap",
     "Trace",
     "TraceEvent",
     "VariableStepLoop",

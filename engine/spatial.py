@@ -8,7 +8,9 @@ tick, so one index (uniform grids) is built per tick and serves every query of i
 whose 1,000 entities each ask "what do I touch?" pays for one grid and 1,000 short
 look-ups instead of a million box tests. Entities whose class says ``static = True``
 (tiles) have a grid of their own, kept from tick to tick while it is exact
-(``SpatialLayers``): a level of 900 tiles is not re-gridded every tick.
+(``SpatialLayers``): a level of 900 tiles is not re-gridded every tick. A static entity
+may also carry ``solid_index``, a grid of boxes that are not entities (a ``TileMap``'s
+solid tiles), built once by it: queries read those grids as they are.
 
 An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
 default its look's size; boxes are axis-aligned (they don't turn with ``angle``). An
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
@@ -177,8 +180,11 @@ class SpatialLayers:
     sorted by id, so the list (not only the set) is the same in every update order.
     """
 
-    def __init__(self, static: SpatialIndex | None, moving: SpatialIndex) -> None:
+    def __init__(self, static: SpatialIndex | None, moving: SpatialIndex,
+                 fixed: Sequence[SpatialIndex] = ()) -> None:
         self.layers = [layer for layer in (static, moving) if layer is not None and layer.entities]
+        self.fixed = [layer for layer in fixed if layer.entities]
+        """Grids of boxes that are not entities (a tile map's solid tiles), built once by their owner."""
 
     def box_of(self, entity: Entity) -> tuple[float, float, float, float] | bool | None:
         """Where ``entity`` is indexed: (x, y, half width, half height); ``None`` if it has no box there;
@@ -204,6 +210,14 @@ class SpatialLayers:
             entities = layer.entities
             found.extend(entities[slot] for slot in layer.overlapping_box(x, y, half_width, half_height, skip))
         found.sort(key=_entity_id)
+        return found
+
+    def fixed_overlapping_box(self, x: float, y: float, half_width: float, half_height: float) -> list[Any]:
+        """The fixed boxes (tiles) overlapping the box centred on (x, y): grid by grid, each in its own order."""
+        found: list[Any] = []
+        for layer in self.fixed:
+            entities = layer.entities
+            found.extend(entities[slot] for slot in layer.overlapping_box(x, y, half_width, half_height))
         return found
 
     def near(self, x: float, y: float, radius: float) -> list[Entity]:

@@ -23,8 +23,9 @@ game state.
 This module is the renderer that composes the parts: it decides what is drawn, with
 which look, in which layer and order, and when to gather. How is elsewhere: the point
 sprites of one look (``sprites``), the looks too large for a point sprite (``quads``),
-the shaders that cut their shapes (``shaders``), text labels (``texts``), and the
-crowd layer (``crowds``).
+the shaders that cut their shapes (``shaders``), text labels (``texts``), the
+crowd layer (``crowds``), and tile maps' layers (``tiles``: drawn at world layer 0,
+below the looks of that layer).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from engine.render.crowds import CrowdLayer
 from engine.render.quads import QuadBucket
 from engine.render.sprites import Bucket, fits_a_point
 from engine.render.texts import Texts
+from engine.render.tiles import TileMapDrawing
+from engine.tiles.tilemap import TileMap
 from engine.world import World, spawner_of
 
 __all__ = ["EntityRenderer", "gather_motion"]
@@ -112,6 +115,7 @@ class EntityRenderer:
         self._plan: list[tuple[tuple[bool, int], list[Bucket | QuadBucket], list[CrowdLayer]]] = []
         self._scale = 1.0  # the zoom the buckets were chosen for (points or quads)
         self._crowd_looks: list[tuple[OwnBuffers, Look | None]] = []  # every crowd, hidden ones too
+        self._maps: dict[int, TileMapDrawing] = {}  # spawned tile maps, by entity id
         self._synced_tick = -1
         self._synced_version = -1
 
@@ -134,6 +138,7 @@ class EntityRenderer:
     def _sync_structure(self) -> None:
         drawn: list[Entity] = []
         crowds: dict[int, OwnBuffers] = {}
+        maps: dict[int, TileMap] = {}
         self._camera = None
         for entity in self.world.entities:
             if isinstance(entity, OwnBuffers):
@@ -142,7 +147,15 @@ class EntityRenderer:
                 continue
             if self._camera is None and isinstance(entity, Camera):
                 self._camera = entity
+            if isinstance(entity, TileMap):
+                assert entity.id is not None
+                maps[entity.id] = entity
             drawn.append(entity)
+        for entity_id in [i for i in self._maps if i not in maps or self._maps[i].tile_map is not maps[i]]:
+            self._maps.pop(entity_id).delete()
+        for entity_id, tile_map in maps.items():
+            if entity_id not in self._maps:
+                self._maps[entity_id] = TileMapDrawing(tile_map)
         for entity_id in [i for i in self._crowds if i not in crowds]:
             self._crowds.pop(entity_id).delete()
         self._crowd_looks = [(crowd, self.look_of(crowd)) for crowd in crowds.values()]
@@ -307,7 +320,12 @@ class EntityRenderer:
             window.view = moved if zoom == 1.0 else moved @ Mat4.from_scale(Vec3(zoom, zoom, 1.0))
         self._sync(zoom, regather)
         self._texts.write(alpha, self.extrapolate)
+        maps = list(self._maps.values())  # tile layers draw at world layer 0, below its looks
         for stage, buckets, crowds in self._plan:
+            if maps and stage >= (False, 0):
+                for drawing in maps:
+                    drawing.draw()
+                maps = []
             if stage[0] and window is not None:
                 # Screen looks: window coordinates, whatever the camera did.
                 window.view = saved_view
@@ -319,6 +337,8 @@ class EntityRenderer:
                 crowd.write(alpha, self.extrapolate)
                 crowd.draw()
             self._texts.draw(stage)
+        for drawing in maps:  # no look at layer 0 or above
+            drawing.draw()
         if window is not None:
             window.view = saved_view
 
@@ -335,6 +355,9 @@ class EntityRenderer:
         for crowd in self._crowds.values():
             crowd.delete()
         self._texts.delete()
+        for drawing in self._maps.values():
+            drawing.delete()
+        self._maps.clear()
         self._buckets.clear()
         self._order = []
         self._plan = []

@@ -70,7 +70,12 @@ def save_game(world: World, game: Game, path: str) -> None:
 
 def load_save(game: Game, path: str) -> World:
     """The world of the save at ``path`` (one of ``save_game`` or ``tickswap run --save-at``), as
-    ``tickswap run GAME --load PATH`` loads it: checked against ``game``, with its ``systems`` added."""
+    ``tickswap run GAME --load PATH`` loads it: checked against ``game``, with its ``systems`` added.
+
+    As there, the game's ``build`` runs first, into a world thrown away: a save names the
+    game's tile maps by content, and ``build`` is what reads them in this process."""
+    with World() as built:
+        game.build(built)
     world = load_world(path, game, world_class=World)
     try:
         game.add_systems(world)

@@ -22,7 +22,7 @@ from engine.world.spawner import Spawner
 
 __all__ = ["Collisions"]
 
-E = TypeVar("E", bound=Entity)
+E = TypeVar("E")
 
 _STATIC_KEY = operator.attrgetter("x", "y", "look", "hitbox")
 """What must be unchanged for a static entity's place in the grid to still hold."""
@@ -39,6 +39,7 @@ class Collisions:
         self._static_layer: SpatialIndex | None = None
         self._static_key: list[tuple[Any, ...]] | None = None
         self._static_split: tuple[list[Entity], list[Entity], list[Entity]] | None = None
+        self._fixed: list[SpatialIndex] = []
 
     def index(self, ticking: bool, tick_count: int) -> SpatialLayers:
         """The index of this tick (built on its first query, at most once); between ticks, a fresh one.
@@ -82,11 +83,15 @@ class Collisions:
                     moving_at.append((x, y))
         if not statics:
             self._static_layer = self._static_key = None
+            self._fixed = []
         elif self._static_layer is None or key != self._static_key or statics != self._static_layer.entities:
             # Rebuilt from the key's own positions: the committed ones, whichever way they were read.
             self._static_layer = SpatialIndex(statics, [(values[0], values[1]) for values in key])
             self._static_key = key
-        return SpatialLayers(self._static_layer, SpatialIndex(moving, moving_at))
+            # Tile maps' solid tiles: grids their maps built once, taken as they are (by map id).
+            self._fixed = [index for entity in sorted(statics, key=_id)
+                           if isinstance(index := getattr(entity, "solid_index", None), SpatialIndex)]
+        return SpatialLayers(self._static_layer, SpatialIndex(moving, moving_at), self._fixed)
 
     def tick_started(self, tick_count: int) -> None:
         """The world calls this as a tick begins: a world that asks for collisions gets its
@@ -111,7 +116,7 @@ class Collisions:
                 return []
             where = float(entity.x), float(entity.y), box[0] / 2, box[1] / 2
         assert isinstance(where, tuple)
-        return _pick(index.overlapping_box(*where, exclude=entity), kind)
+        return _found(index, where, kind, entity)
 
     def overlapping_at(self, x: float, y: float, size: tuple[float, float], kind: type[E] | None,
                        ticking: bool, tick_count: int) -> list[E]:
@@ -124,8 +129,7 @@ class Collisions:
                              f"got {size!r}")
         if kind is not None and not isinstance(kind, type):
             raise TypeError(f"world.overlapping_at: kind must be a class, got {kind!r}")
-        index = self.index(ticking, tick_count)
-        return _pick(index.overlapping_box(x, y, size[0] / 2, size[1] / 2), kind)
+        return _found(self.index(ticking, tick_count), (x, y, size[0] / 2, size[1] / 2), kind, None)
 
     def near(self, x: float, y: float, radius: float, kind: type[E] | None, ticking: bool,
              tick_count: int) -> list[E]:
@@ -139,6 +143,24 @@ def _number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"world.overlapping_at: {name} must be a finite number, got {value!r}")
     return float(value)
+
+
+def _id(entity: Entity) -> int:
+    return entity.id if entity.id is not None else -1
+
+
+def _found(index: SpatialLayers, box: tuple[float, float, float, float], kind: type[Any] | None,
+           exclude: Entity | None) -> list[Any]:
+    """What overlaps ``box``: the entities (by id), then the solid tiles (map by map, by layer, row, column).
+
+    ``kind=None`` asks for both, an Entity class for entities only, any other class
+    (``Tile``) for the tiles of that class only.
+    """
+    entities = kind is None or issubclass(kind, Entity)
+    found = _pick(index.overlapping_box(*box, exclude=exclude), kind) if entities else []
+    if (kind is None or not entities) and index.fixed:
+        found.extend(_pick(index.fixed_overlapping_box(*box), kind))
+    return found
 
 
 def _pick(found: list[Entity], kind: type[Any] | None) -> list[Any]:

@@ -47,6 +47,7 @@ from engine.world.spawner import Spawner
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World", "esper_of", "system_count", "take_sounds"]
 
 E = TypeVar("E", bound=Entity)
+T = TypeVar("T")
 
 
 class _UpdateSystem(esper.Processor):
@@ -225,8 +226,11 @@ class World:
         """
         self._music.ask(path, loop, volume, self._ticking, self.tick_count)
 
-    def overlapping(self, entity: Entity, kind: type[E] | None = None) -> list[E]:
+    def overlapping(self, entity: Entity, kind: type[T] | None = None) -> list[T]:
         """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, sorted by id.
+
+        With a spawned ``TileMap``, its solid tiles follow the entities (by layer, row,
+        column); ``kind=Tile`` asks for the tiles only, an Entity class for entities only.
 
         Read from committed positions, so the answer is the same in every update order.
         An entity never overlaps itself; one without a box overlaps nothing.
@@ -234,9 +238,10 @@ class World:
         return self._collisions.overlapping(entity, kind, self._ticking, self.tick_count)
 
     def overlapping_at(self, x: float, y: float, size: tuple[float, float],
-                       kind: type[E] | None = None) -> list[E]:
+                       kind: type[T] | None = None) -> list[T]:
         """The live entities (instances of ``kind``, if given) that a box of ``size`` (width, height)
-        centred at (x, y) would overlap, sorted by id.
+        centred at (x, y) would overlap, sorted by id; then the solid tiles of spawned maps
+        (``kind=Tile``: only those; an Entity class: only entities).
 
         For moving then colliding: ask where an entity *would* be before it goes there. Read
         from committed positions, like ``overlapping``: the same answer in every update order.

@@ -70,12 +70,20 @@ def bench_collisions(count: int = 10_000, rounds: int = 5,
 def bench_static(tiles: int = 900, movers: int = 5, rounds: int = 30) -> Rows:
     """A level of ``tiles`` tiles and ``movers`` walkers asking ``overlapping_at`` where they would go.
 
-    Timed four ways, interleaved: no tiles; the tiles not static (re-gridded every tick, as
+    Timed six ways, interleaved: no tiles; the tiles not static (re-gridded every tick, as
     every entity was before the static layer); the tiles ``static = True`` (gridded once);
-    and the static level with walkers that never ask (its ticks without any collision work).
-    The static level minus the one that never asks is what collisions cost there per tick.
+    the static level with walkers that never ask (its ticks without any collision work);
+    and the same level as a Tiled map's solid tile layer (``TileMap``, its grid built when
+    it is read), with walkers that ask and that never ask. The static level minus the one
+    that never asks is what collisions cost there per tick; the quiet map minus no tiles
+    at all (walkers that never ask either) is what a map's solid layer costs a tick by being there.
     """
+    import tempfile
+    from pathlib import Path
+
     from engine.look import Look
+    from engine.tiles import Tile as MapTile
+    from engine.tiles import TileMap
 
     side = max(1, round(tiles ** 0.5))
 
@@ -89,36 +97,51 @@ def bench_static(tiles: int = 900, movers: int = 5, rounds: int = 30) -> Rows:
         look = Look("square", 12)
 
         asks = True
+        ground: type = Tile
 
         def update(self, world: Any) -> None:
             step = 1.0 if (world.tick_count // 200) % 2 == 0 else -1.0
-            if self.asks and not world.overlapping_at(self.x + step, self.y - 1.0, (12, 12), Tile):
+            if self.asks and not world.overlapping_at(self.x + step, self.y - 1.0, (12, 12), self.ground):
                 self.y -= 1.0
             self.x += step
 
     class Quiet(Walker):
         asks = False
 
+    class MapWalker(Walker):
+        ground = MapTile
+
+    class QuietOnMap(MapWalker):
+        asks = False
+
+    with tempfile.TemporaryDirectory() as directory:
+        tile_map = _solid_map(Path(directory), side, -(-tiles // side), tiles)
+        read_map = tile_map.data
+
     def level(kind: type[Entity] | None, walker: type[Walker] = Walker) -> World:
         world = World()
-        if kind is not None:
+        if kind is TileMap:
+            # The map's rows are Tiled's (top first): the bottom one is full, as the entity tiles' row 0.
+            world.spawn(TileMap(read_map))
+        elif kind is not None:
             for n in range(tiles):
-                world.spawn(kind(x=(n % side) * 16.0, y=(n // side) * 16.0))
+                world.spawn(kind(x=(n % side) * 16.0 + 8.0, y=(n // side) * 16.0 + 8.0))  # centres, as a map's
         for n in range(movers):
             world.spawn(walker(x=n * 40.0, y=side * 16.0 + 20.0))
         return world
 
     worlds = {"static": level(StaticTile), "regridded": level(Tile), "bare": level(None),
-              "quiet": level(StaticTile, Quiet)}
+              "quiet": level(StaticTile, Quiet), "map": level(TileMap, MapWalker),
+              "map quiet": level(TileMap, QuietOnMap), "bare quiet": level(None, Quiet)}
     for world in worlds.values():
         world.tick()  # the first tick builds the static grid: not what a tick costs afterwards
     times = measure({name: world.tick for name, world in worlds.items()}, rounds)
-    assert ([(w.x, w.y) for w in worlds["static"].entities_of(Entity) if not isinstance(w, Tile)]
-            == [(w.x, w.y) for w in worlds["regridded"].entities_of(Entity) if not isinstance(w, Tile)]), \
-        "both find the same"
+    walkers = {name: [(w.x, w.y) for w in world.entities_of(Walker)] for name, world in worlds.items()}
+    assert walkers["static"] == walkers["regridded"] == walkers["map"], "all three find the same"
     for world in worlds.values():
         world.close()
-    bare, static, regridded, quiet = (times[name] * 1e3 for name in ("bare", "static", "regridded", "quiet"))
+    bare, static, regridded, quiet, on_map, map_quiet, bare_quiet = (
+        times[name] * 1e3 for name in ("bare", "static", "regridded", "quiet", "map", "map quiet", "bare quiet"))
     return [
         (f"{movers} walkers ask overlapping_at, no tiles", bare, 1.0, ""),
         (f"{tiles} static tiles, {movers} walkers that never ask", quiet, quiet / bare, "a tick, no collisions"),
@@ -126,4 +149,38 @@ def bench_static(tiles: int = 900, movers: int = 5, rounds: int = 30) -> Rows:
          f"collisions {regridded - quiet:.3f} ms a tick"),
         (f"{tiles} static tiles (static = True), {movers} walkers ask", static, static / bare,
          f"collisions {static - quiet:.3f} ms a tick"),
+        (f"a TileMap of {tiles} solid tiles, {movers} walkers that never ask", map_quiet, map_quiet / bare,
+         f"the map costs {map_quiet - bare_quiet:+.3f} ms a tick (vs no tiles, walkers that never ask)"),
+        (f"a TileMap of {tiles} solid tiles, {movers} walkers ask", on_map, on_map / bare,
+         f"collisions {on_map - map_quiet:.3f} ms a tick"),
     ]
+
+
+def _solid_map(directory: Any, columns: int, rows: int, tiles: int) -> Any:
+    """A Tiled map of ``tiles`` solid tiles (filled from the bottom row up), read back as a TileMap."""
+    import json
+    import struct
+    import zlib
+
+    from engine.tiles import TileMap
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    pixels = zlib.compress(b"".join(b"\0" + b"\x80\x80\x80\xff" * 16 for _ in range(16)))
+    header = struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0)
+    (directory / "tiles.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
+                                         + chunk(b"IEND", b""))
+    cells = [1 if n < tiles else 0 for n in range(columns * rows)]
+    data = [gid for row in reversed([cells[r * columns:(r + 1) * columns] for r in range(rows)]) for gid in row]
+    document = {"type": "map", "version": "1.10", "orientation": "orthogonal", "renderorder": "right-down",
+                "infinite": False, "width": columns, "height": rows, "tilewidth": 16, "tileheight": 16,
+                "nextlayerid": 2, "nextobjectid": 1, "tiledversion": "1.10.2",
+                "layers": [{"type": "tilelayer", "name": "ground", "id": 1, "width": columns, "height": rows,
+                            "x": 0, "y": 0, "opacity": 1, "visible": True, "data": data,
+                            "properties": [{"name": "solid", "type": "bool", "value": True}]}],
+                "tilesets": [{"firstgid": 1, "name": "tiles", "image": "tiles.png", "imagewidth": 16,
+                              "imageheight": 16, "tilewidth": 16, "tileheight": 16, "tilecount": 1, "columns": 1,
+                              "margin": 0, "spacing": 0}]}
+    (directory / "level.tmj").write_text(json.dumps(document))
+    return TileMap.load(directory / "level.tmj")

@@ -8,6 +8,7 @@ from engine.errors import where
 from engine.files.game import Game, GameError
 from engine.files.save import load_world
 from engine.interrupts import Interrupted
+from engine.tiles.model import MapError
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say
 from engine.world import World, system_count
 
@@ -25,7 +26,7 @@ def build_world(game: Game, seed: int, saves: str | None = None) -> World:
         game.build(world)
         added = system_count(world)
         game.add_systems(world)
-    except GameError as error:  # the game's mistake, found before the run
+    except (GameError, MapError) as error:  # the game's mistake (or its map's), found before the run
         world.close()
         raise UsageError(str(error)) from None
     except Interrupted:
