@@ -8,9 +8,10 @@ adapter), ``take_sounds`` (the sounds completed ticks asked for), ``take_music``
 ``music_of`` (the music they asked for, and the current track, for saves), ``system_count``.
 """
 
+from engine.world.access import esper_of, system_count, take_sounds
 from engine.world.music import music_of, take_music
 from engine.world.spawner import Spawner, spawner_of
-from engine.world.world import BufferedWriteError, EntityUpdateError, World, esper_of, system_count, take_sounds
+from engine.world.world import BufferedWriteError, EntityUpdateError, World
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "Spawner", "World", "esper_of", "music_of", "spawner_of",
            "system_count", "take_music", "take_sounds"]

@@ -9,7 +9,7 @@ composed of parts that decide the rest, each in its own module of this package: 
 ``Spawner`` (which ids, the update order, joining after a tick), ``SoundRequests``,
 ``MusicRequests`` and ``Collisions`` (one spatial index per tick). Its public methods delegate to them; the
 engine's loader, renderer and tools reach the parts through this package's functions
-(``spawner_of``, ``esper_of``, ``take_sounds``, ``system_count``), never through ``World``.
+(``spawner_of``, ``esper_of``, ``take_sounds``, ``system_count`` in ``access``), never through ``World``.
 
 esper is the place for components and queries. The update path never queries esper:
 esper rebuilds its whole query cache after any structural change (tens of ms at
@@ -41,10 +41,10 @@ from engine.state.snapshot import snapshot, state_hash
 from engine.world.collisions import Collisions
 from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
-from engine.world.sounds import SoundRequest, SoundRequests
+from engine.world.sounds import SoundRequests
 from engine.world.spawner import Spawner
 
-__all__ = ["BufferedWriteError", "EntityUpdateError", "World", "esper_of", "system_count", "take_sounds"]
+__all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
 E = TypeVar("E", bound=Entity)
 T = TypeVar("T")
@@ -381,24 +381,3 @@ class World:
 
     def __repr__(self) -> str:
         return f"<World tick={self.tick_count} entities={len(self)}>"
-
-
-# -- the engine's ways in to a world's parts (runner, tools, tests; not games) -------------------
-
-
-def esper_of(world: World) -> EsperWorld:
-    """The esper adapter a world is composed of: for the engine's tools (``tickswap check`` reorders its systems)."""
-    return world._ecs
-
-
-def take_sounds(world: World) -> list[SoundRequest]:
-    """Every sound ``world`` was asked to play by completed ticks (and between ticks) since the last call, in order.
-
-    The runner plays them; a test of a game's sounds reads them here.
-    """
-    return world._sounds.take(world._ticking, world.tick_count)
-
-
-def system_count(world: World) -> int:
-    """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
-    return world._early_systems + world._late_systems

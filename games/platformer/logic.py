@@ -141,9 +141,10 @@ class Hero(Entity):
         x = max(width / 2, min(self.level.width - width / 2, x))  # the map's edges are walls
 
         y = self.y + self.dy
+        falling = self.dy < 0
         self.on_ground = False
         for tile in world.overlapping_at(x, y, self.hitbox, kind=Tile):
-            if self.dy < 0:  # falling: land on top
+            if falling:  # land on top
                 y = max(y, tile.y + (tile.height + height) / 2)
                 self.on_ground = True
             else:  # rising: bump a head on the tile's underside

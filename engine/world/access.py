@@ -1,0 +1,35 @@
+"""The engine's ways in to a world's parts: for its runner, tools and tests, never for games.
+
+They live beside ``World``, not on it, so no game subclass sees them in its namespace;
+they read the parts ``World`` is composed of (``engine.world.world``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.ecs import EsperWorld
+from engine.world.sounds import SoundRequest
+
+if TYPE_CHECKING:
+    from engine.world.world import World
+
+__all__ = ["esper_of", "system_count", "take_sounds"]
+
+
+def esper_of(world: World) -> EsperWorld:
+    """The esper adapter a world is composed of: for the engine's tools (``tickswap check`` reorders its systems)."""
+    return world._ecs
+
+
+def take_sounds(world: World) -> list[SoundRequest]:
+    """Every sound ``world`` was asked to play by completed ticks (and between ticks) since the last call, in order.
+
+    The runner plays them; a test of a game's sounds reads them here.
+    """
+    return world._sounds.take(world._ticking, world.tick_count)
+
+
+def system_count(world: World) -> int:
+    """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
+    return world._early_systems + world._late_systems
