@@ -80,7 +80,9 @@ class Entity(BufferSlots):
     saved: ClassVar[tuple[str, ...]] = ()
     """Plain attributes ``world.save()`` keeps besides the buffered ones: numbers, strings,
     tuples, lists, dicts, and references to other entities. Anything else an entity needs
-    after a load, it rebuilds in ``on_load``."""
+    after a load, it rebuilds in ``on_load``. A subclass's ``saved`` adds to its base
+    classes' (as buffered fields are inherited): ``Banner(Part)`` with ``saved = ("text",)``
+    keeps ``Part``'s names too, bases first."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -88,6 +90,10 @@ class Entity(BufferSlots):
         if isinstance(saved, str) or (saved is not None and not all(isinstance(name, str) for name in saved)):
             raise TypeError(f"{cls.__name__}.saved must be a tuple of attribute names, got {saved!r}"
                             + (f": write saved = ({saved!r},)" if isinstance(saved, str) else ""))
+        # Inherited like fields: overriding `saved` must not silently drop a base's names,
+        # or a save made while a subclass lives would not load.
+        names = [name for base in reversed(cls.__mro__[1:]) for name in vars(base).get("saved", ())]
+        cls.saved = tuple(dict.fromkeys([*names, *(saved or ())]))
         if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
             _refuse_attribute_hooks(cls)
             cls._layout = register(cls, cls.__mro__[1:])

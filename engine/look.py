@@ -18,6 +18,7 @@ from one vertex buffer; higher ``layer`` numbers are drawn on top.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -70,7 +71,7 @@ class Look:
     shape: Shape = "square"
     size: tuple[float, float] | float | None = None
     color: tuple[int, ...] = (255, 255, 255, 255)
-    image: str | None = None
+    image: str | os.PathLike[str] | None = None  # kept as a str: a Path becomes its string
     text: str | None = None
     layer: int = 0
     screen: bool = False
@@ -107,6 +108,8 @@ class Look:
             return
         if self.shape == "text":
             raise ValueError("Look shape 'text' needs text='what to write'")
+        if isinstance(self.image, os.PathLike):
+            object.__setattr__(self, "image", os.fspath(self.image))  # a Path from __file__ is the usual way
         if self.image is not None:
             if not isinstance(self.image, str) or not self.image or "\0" in self.image:
                 raise ValueError(f"Look image must be the path of a picture, got {shown(self.image)}")
@@ -145,8 +148,9 @@ class Look:
             object.__setattr__(self, "size", (float(width), float(height)))
 
     @classmethod
-    def frames(cls, image: str, frame_size: tuple[int, int], **look_options: Any) -> list[Look]:
-        """The frames of the sprite sheet ``image``, each ``frame_size=(width, height)`` pixels.
+    def frames(cls, image: str | os.PathLike[str], frame_size: tuple[int, int] | int,
+               **look_options: Any) -> list[Look]:
+        """The frames of the sprite sheet ``image``, each ``frame_size=(width, height)`` pixels (or one number).
 
         Left to right, top row first, as a sheet is read: an animation is
         ``self.look = WALK[(world.tick_count // 6) % len(WALK)]``. ``look_options`` are
@@ -158,6 +162,10 @@ class Look:
             if option in look_options:
                 raise TypeError(f"Look.frames sets each frame's {option} itself; "
                                 f"got {option}={shown(look_options[option])}")
+        if type(frame_size) is int:
+            frame_size = (frame_size, frame_size)
+        if isinstance(image, os.PathLike):
+            image = os.fspath(image)
         if not (isinstance(frame_size, (tuple, list)) and len(frame_size) == 2
                 and all(type(side) is int for side in frame_size)):
             raise ValueError(f"Look.frames frame_size must be (width, height) in whole pixels, got {shown(frame_size)}")

@@ -120,6 +120,22 @@ def test_a_damaged_missing_or_huge_picture_is_refused_by_name(tmp_path, content,
     assert check_png(str(path)) == (16, 16)
 
 
+def test_a_picture_damaged_past_its_header_is_bad_input_when_drawn_not_a_crash(tmp_path, capsys):
+    pytest.importorskip("pyglet")
+    data = bytearray(_png(16, 16))
+    data[data.index(b"IDAT") + 6] ^= 0xFF  # the header is whole: only drawing reads the image data
+    (tmp_path / "p.png").write_bytes(bytes(data))
+    path = game(tmp_path, "from engine import Entity, Look\n"
+                          "class B(Entity):\n    look = Look(image=__file__.replace('g.py', 'p.png'))\n"
+                          "def build(world):\n    world.spawn(B(x=8, y=8))\n")
+    status = main(["run", str(path), "--headless", "--frames", "2"])
+    err = capsys.readouterr().err
+    if "EGL" in err or "unavailable" in err:
+        pytest.skip("no off-screen rendering here")
+    assert status == 2 and one_line(err), err
+    assert "p.png is damaged (the checksum of its IDAT chunk is wrong)" in err, err
+
+
 def test_make_view_returning_none_is_refused_by_name(tmp_path, capsys):
     pytest.importorskip("pyglet")
     path = game(tmp_path, "def make_view(world):\n    return None\ndef build(world):\n    pass\n")

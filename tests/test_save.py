@@ -85,6 +85,36 @@ def test_saved_attributes_round_trip_and_undeclared_ones_do_not(tmp_path):
         loaded.close()
 
 
+class Part(Entity):
+    saved = ("owner", "scene")
+
+    def __init__(self, owner: Entity | None = None) -> None:
+        super().__init__()
+        self.owner, self.scene = owner, "title"
+
+
+class Caption(Part):
+    saved = ("text",)  # adds to Part's names, as buffered fields are inherited
+
+    def __init__(self, owner: Entity | None = None) -> None:
+        super().__init__(owner)
+        self.text = "Press Space"
+
+
+def test_a_subclass_saved_adds_to_its_bases_and_a_save_of_it_loads(tmp_path):
+    assert Caption.saved == ("owner", "scene", "text")
+    with World() as world:
+        owner = world.spawn(Entity(x=3))
+        world.spawn(Caption(owner))
+        world.tick()
+        world.save(tmp_path / "c.json")
+        loaded = World.load(tmp_path / "c.json")
+        caption = loaded.entities_of(Caption)[0]
+        assert (caption.owner.x, caption.scene, caption.text) == (3, "title", "Press Space")
+        assert loaded.state_hash() == world.state_hash()
+        loaded.close()
+
+
 def test_a_save_is_written_atomically(tmp_path, monkeypatch):
     path = tmp_path / "game.json"
     with World() as world:

@@ -156,3 +156,15 @@ def test_a_region_past_the_picture_is_refused_when_drawn_naming_it(tmp_path):
             renderer.delete()
     finally:
         window.close()
+
+
+def test_paths_are_taken_as_paths_by_looks_sheets_and_load_game(tmp_path):
+    from pathlib import Path
+
+    from engine.testing import load_game
+
+    root = Path(__file__).resolve().parent.parent
+    assert Look(image=root / "games/pong/ball.png").image == str(root / "games/pong/ball.png")
+    coins = Look.frames(root / "games/platformer/coin.png", 16)
+    assert len(coins) == 6 and coins[1].region == (16, 0, 16, 16) and coins[1].size == (16.0, 16.0)
+    assert load_game(root / "games/pong/logic.py").path == root / "games/pong/logic.py"

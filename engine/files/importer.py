@@ -156,13 +156,17 @@ def _where(error: BaseException) -> str:
     return f" (at {where(error)})" if error.__traceback__ is not None else ""
 
 
-def load_game(name: str, *, expect_digest: str | None = None) -> Game:
+def load_game(name: str | os.PathLike[str], *, expect_digest: str | None = None) -> Game:
     """Load a registered game by name, or a game file or package by path.
 
     An unknown name, a missing file, a syntax error, an import that fails or a missing
     ``build(world)`` raises ``GameError`` with one line naming the file and line. With
     ``expect_digest``, a game file whose content differs is refused *before* it is run.
     """
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)  # a Path is a path, even one that looks like a sample's name
+        if not is_game_path(name):
+            raise GameError(f"{name!r} is not a game file: a game is a .py file or a package directory")
     if not isinstance(name, str) or not name:
         raise GameError("no game given: name a sample game (tickswap list) or a game's .py file")
     if is_game_path(name):

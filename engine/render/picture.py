@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import zlib
 
+from engine.files.png import PictureError
 from engine.files.reading import read_bounded
 from engine.look import MAX_PICTURE_SIDE
 from engine.messages import shown_name
@@ -42,13 +43,13 @@ def _read(path: str) -> bytes:
     try:
         return read_bounded(path, MAX_PICTURE_BYTES, "the picture")
     except OSError as error:
-        raise ValueError(str(error)) from None
+        raise PictureError(str(error)) from None
 
 
 def _check(data: bytes, path: str) -> tuple[int, int]:
     name = shown_name(path)
     if not data.startswith(_SIGNATURE):
-        raise ValueError(f"the picture {name} is not a PNG file (a look's picture is a PNG)")
+        raise PictureError(f"the picture {name} is not a PNG file (a look's picture is a PNG)")
     at, header, compressed, ended = len(_SIGNATURE), None, [], False
     while at < len(data) and not ended:
         if at + 12 > len(data):
@@ -59,9 +60,10 @@ def _check(data: bytes, path: str) -> tuple[int, int]:
             break
         (crc,) = struct.unpack(">I", data[at + 8 + length:at + 12 + length])
         if zlib.crc32(kind + body) != crc:
-            raise ValueError(f"the picture {name} is damaged (the {kind!r} chunk's checksum is wrong)")
+            raise PictureError(f"the picture {name} is damaged "
+                               f"(the checksum of its {kind.decode('latin-1')} chunk is wrong)")
         if header is None and kind != b"IHDR":
-            raise ValueError(f"the picture {name} is damaged (no IHDR chunk first)")
+            raise PictureError(f"the picture {name} is damaged (no IHDR chunk first)")
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", body) if length == 13 else None
         elif kind == b"IDAT":
@@ -69,13 +71,13 @@ def _check(data: bytes, path: str) -> tuple[int, int]:
         ended = kind == b"IEND"
         at += 12 + length
     if header is None or not ended:
-        raise ValueError(f"the picture {name} is cut short ({len(data)} bytes, no IEND chunk): it is damaged")
+        raise PictureError(f"the picture {name} is cut short ({len(data)} bytes, no IEND chunk): it is damaged")
     width, height, depth, colour, _, _, interlace = header
     if not (1 <= width <= MAX_PICTURE_SIDE and 1 <= height <= MAX_PICTURE_SIDE):
-        raise ValueError(f"the picture {name} is {width}x{height}; a look's picture is at most "
+        raise PictureError(f"the picture {name} is {width}x{height}; a look's picture is at most "
                          f"{MAX_PICTURE_SIDE}x{MAX_PICTURE_SIDE} pixels")
     if colour not in _CHANNELS or depth not in (1, 2, 4, 8, 16):
-        raise ValueError(f"the picture {name} has an unknown PNG colour type {colour} or depth {depth}")
+        raise PictureError(f"the picture {name} has an unknown PNG colour type {colour} or depth {depth}")
     if interlace == 0:  # interlaced pictures are laid out in passes; their size check is pyglet's
         expected = height * (1 + (width * _CHANNELS[colour] * depth + 7) // 8)
         inflater = zlib.decompressobj()
@@ -83,8 +85,8 @@ def _check(data: bytes, path: str) -> tuple[int, int]:
             # Bounded by what the header promises: a small file can't inflate to gigabytes here.
             raw = inflater.decompress(b"".join(compressed), expected + 1)
         except zlib.error as error:
-            raise ValueError(f"the picture {name} is damaged (its image data: {error})") from None
+            raise PictureError(f"the picture {name} is damaged (its image data: {error})") from None
         if len(raw) != expected or not inflater.eof:
-            raise ValueError(f"the picture {name} is damaged: its image data holds {len(raw)} of the "
+            raise PictureError(f"the picture {name} is damaged: its image data holds {len(raw)} of the "
                              f"{expected} bytes its header promises")
     return width, height

@@ -13,6 +13,7 @@ from __future__ import annotations
 import abc
 import io
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -111,16 +112,17 @@ _pictures: dict[str, Any] = {}
 def picture_texture(look: Look) -> Any:
     """The texture of a picture look, loaded once per path."""
     assert look.image is not None
-    texture = _pictures.get(look.image)
+    path = os.fspath(look.image)  # always a str already (Look keeps a Path as its string)
+    texture = _pictures.get(path)
     if texture is None:
         # Read bounded, as a regular file (a FIFO never blocks the game), and checked whole:
         # pyglet draws a damaged PNG without a word.
-        data = read_png(look.image)
+        data = read_png(path)
         try:
-            texture = pyglet.image.load(look.image, file=io.BytesIO(data)).get_texture()
+            texture = pyglet.image.load(path, file=io.BytesIO(data)).get_texture()
         except Exception as error:
-            raise ValueError(f"cannot load the picture {look.image!r} of {look}: {error}") from error
-        _pictures[look.image] = texture
+            raise ValueError(f"cannot load the picture {path!r} of {look}: {error}") from error
+        _pictures[path] = texture
     return texture
 
 

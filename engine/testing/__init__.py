@@ -29,6 +29,7 @@ exactly as ``tickswap run`` does, so a test sees the same game, hashes and saves
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +49,7 @@ __all__ = ["CheckResult", "EntityDifference", "Inputs", "assert_order_independen
            "load_game", "load_save", "random_input", "save_game"]
 
 
-def load_game(name_or_path: str) -> Game:
+def load_game(name_or_path: str | os.PathLike[str]) -> Game:
     """The game ``tickswap run NAME_OR_PATH`` would run: a registered game by name, or a game file or package.
 
     Loaded by the command line's own loader, under the same stable module name, so a

@@ -18,11 +18,13 @@ from typing import Any
 
 from engine.files.atomic import OutputError
 from engine.files.game import Game
+from engine.files.png import PictureError
 from engine.files.replay import Recorder, ReplayError
 from engine.files.save import SaveError, save_world
 from engine.input.scripts import read_input_script
 from engine.interrupts import TICK, Interrupted
 from engine.state.snapshot import UnhashableState
+from engine.tiles.model import MapError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, write_screenshot
@@ -189,8 +191,8 @@ class RunSession:
             self.stopped = (f"{game.name} {interrupt.verb} at tick {world.tick_count}"
                             + (" by force, in a tick" if self.torn else ""))
             status = interrupt.status
-        except (DisplayError, SaveError, ReplayError, OutputError) as error:
-            status = refused(str(error))
+        except (DisplayError, SaveError, ReplayError, OutputError, PictureError, MapError) as error:
+            status = refused(str(error))  # bad input found mid-run (a picture drawn, a map loaded late): exit 2
         except BaseException as error:  # anything the game raised (its own KeyboardInterrupt too) is its crash
             say(crash_line(game.name, error, self.in_tick))
             status = 1
