@@ -172,3 +172,12 @@ def test_a_ticks_run_says_once_that_a_sound_file_is_missing(tmp_path, capsys):
     )
     assert main(["run", str(game), "--ticks", "20"]) == 0
     assert capsys.readouterr().err.count("no sound file 'nope.wav'") == 1
+
+
+def test_the_working_directory_hint_is_given_only_for_a_relative_path(tmp_path, capsys):
+    from engine.world.sounds import missing_file
+
+    assert missing_file("nope.wav", set(), "sound") and missing_file(str(tmp_path / "gone.wav"), set(), "sound")
+    relative, absolute = capsys.readouterr().err.splitlines()
+    assert "relative path is looked up from" in relative
+    assert "gone.wav" in absolute and "relative path" not in absolute

@@ -121,6 +121,8 @@ def missing_file(path: str, reported: set[str], what: str) -> bool:
         print(f"tickswap: the {what} {shown_name(path)} is {kind}, not a file; going on without it",
               file=sys.stderr)
         return True
-    print(f"tickswap: no {what} file {shown(path)} (a relative path is looked up from {os.getcwd()}; "
-          "build it from __file__); going on without it", file=sys.stderr)
+    # Only a relative path can be the cwd's fault; an absolute one is simply not there.
+    hint = "" if os.path.isabs(path) else \
+        f" (a relative path is looked up from {os.getcwd()}; build it from __file__)"
+    print(f"tickswap: no {what} file {shown(path)}{hint}; going on without it", file=sys.stderr)
     return True
