@@ -23,7 +23,8 @@ from engine import Camera, Entity, Look, Tile, TileMap, World, buffered, keys, s
 
 DESCRIPTION = "a Tiled level, animated sprites, a fixed HUD, music and a pad (arrows, Space, R)"
 WIDTH, HEIGHT = 640, 480
-KEYS = (keys.LEFT, keys.RIGHT, keys.UP, keys.SPACE, keys.R, keys.A, keys.D)  # what `tickswap check` presses
+KEYS = (keys.LEFT, keys.RIGHT, keys.UP, keys.SPACE, keys.R, keys.A, keys.D,  # what `tickswap check` presses
+        keys.PAD_LEFT, keys.PAD_RIGHT, keys.PAD_A, keys.PAD_START)  # (a pad button: it moves the sticks too)
 
 HERE = Path(__file__).parent
 LEVEL = str(HERE / "level1.tmj")
