@@ -122,11 +122,10 @@ def test_platformer_a_running_jump_lands_on_every_floating_platform():
                            if (tile := level.tile_at(column * 16 + 8, row * 16 + 8)) is not None and tile.solid
                            and level.tile_at(column * 16 + 8, row * 16 - 8) is None})
         lefts = [column for column, _ in floating if (column - 1, floating[0][1]) not in floating]
-        assert lefts == [14, 39, 62, 68, 82], "the left ends of the brick and plank platforms"
+        assert lefts == [14, 39, 63, 82], "the left ends of the platforms (the bricks at 63 go on as planks)"
         for column in lefts:
             hero = hero_of(world, module)
-            # The planks at 68 start a tile after the bricks at 62-66 end: a hop from those.
-            put(hero, *((column * 16 - 24.0, STANDING) if column != 68 else (1060.0, 103.0)))
+            put(hero, column * 16 - 24.0)
             hero.safe = 1000  # no slime in the way
             run(world, 2)
             world.input_queue.press(keys.RIGHT)
@@ -211,6 +210,24 @@ def test_platformer_spikes_hurt_a_hero_walking_into_them():
         heard: list = []
         run(world, 30, heard)
         assert game.lives == 2 and module.HURT in heard and hero.x < 520.0
+
+
+def test_platformer_a_running_jump_over_the_spikes_before_the_bricks_lands_safe_from_any_take_off():
+    # Spikes at x 960-992, low bricks from x 1008: a short jump lands between them, a long one on the bricks.
+    for take_off in range(926, 958, 3):  # up to the last take-off whose first step stays clear of them
+        world, module, game = platformer_world()
+        with world:
+            hero = hero_of(world, module)
+            for slime in world.entities_of(module.Slime):
+                world.despawn(slime)  # spikes only
+            put(hero, float(take_off))
+            run(world, 2)
+            world.input_queue.press(keys.RIGHT)
+            world.input_queue.press(keys.UP)
+            run(world, 36)
+            world.input_queue.release(keys.RIGHT)
+            run(world, 30)
+            assert game.lives == 3 and hero.x > 992 and hero.on_ground, f"took off at {take_off}"
 
 
 def test_platformer_no_lives_left_is_game_over_and_r_starts_afresh():

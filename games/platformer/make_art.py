@@ -363,7 +363,7 @@ def level() -> dict[str, object]:
     for step, column in enumerate(range(52, 56)):  # stairs up, then a drop
         for row in range(SURFACE - 1 - step, SURFACE):
             put(ground, column, row, STONE_TILE)
-    for column in range(62, 67):
+    for column in range(63, 68):  # a tile clear of the spikes: a jump over them lands safe, short or long
         put(ground, column, 9, BRICK_TILE)
     for column in range(68, 75):
         put(ground, column, 9, PLANK)
@@ -388,7 +388,7 @@ def level() -> dict[str, object]:
     things += [("coin", column, 10) for column in range(21, 26)]
     things += [("coin", column, 7) for column in range(39, 44)]
     things += [("coin", column, SURFACE - 6) for column in (53, 54, 55)]
-    things += [("coin", column, 7) for column in range(62, 67)]
+    things += [("coin", column, 7) for column in range(63, 68)]
     things += [("coin", column, 7) for column in range(69, 74)]
     things += [("coin", column, 7) for column in range(82, 86)]
     things += [("slime", column, SURFACE - 1) for column in (28, 38, 58, 76, 80, 88)]
