@@ -17,6 +17,7 @@ from engine.tools.cli import main
 @pytest.mark.parametrize(("name", "ticks"), [
     # patrol's two statues first fire in the same tick at tick 120 (see the report): 100 stays before it.
     ("patrol", 100), ("slapstick", 200), ("bouncy", 200), ("framebuffer", 100), ("swarm", 40), ("pong", 300),
+    ("platformer", 300),
 ])
 def test_every_sample_game_is_order_independent(name, ticks):
     result = assert_order_independent(load_game(name).build, ticks=ticks, orders=3)

@@ -79,7 +79,7 @@ def test_patrol_player_moves_with_the_arrow_keys():
 
 
 def test_the_samples_are_found_through_their_entry_points():
-    assert {"bouncy", "comet", "explorer", "framebuffer", "patrol", "pong", "slapstick", "swarm"} <= set(sample_games())
+    assert {"bouncy", "comet", "explorer", "framebuffer", "patrol", "platformer", "pong", "slapstick", "swarm"} <= set(sample_games())
 
 
 def test_comet_bullets_break_rocks_score_shows_as_text_and_hits_ask_for_sounds():

@@ -270,7 +270,7 @@ def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path,
     assert png_colours(path) >= 3
 
 
-@pytest.mark.parametrize("name", ["comet", "explorer", "pong"])
+@pytest.mark.parametrize("name", ["comet", "explorer", "platformer", "pong"])
 def test_the_new_games_render_headless_without_the_hud(tmp_path, name):
     from engine.render.runner import GameRunner
 

@@ -23,7 +23,8 @@ from engine import Camera, Entity, Look, Tile, TileMap, World, buffered, keys, s
 
 DESCRIPTION = "a Tiled level, animated sprites, a fixed HUD, music and a pad (arrows, Space, R)"
 WIDTH, HEIGHT = 640, 480
-KEYS = (keys.LEFT, keys.RIGHT, keys.UP, keys.SPACE, keys.R, keys.A, keys.D)  # what `tickswap check` presses
+KEYS = (keys.LEFT, keys.RIGHT, keys.UP, keys.SPACE, keys.R, keys.A, keys.D,  # what `tickswap check` presses
+        keys.PAD_LEFT, keys.PAD_RIGHT, keys.PAD_A, keys.PAD_START)  # (a pad button: it moves the sticks too)
 
 HERE = Path(__file__).parent
 LEVEL = str(HERE / "level1.tmj")
@@ -153,22 +154,34 @@ class Hero(Entity):
         self.x, self.y = x, y
 
     def meet(self, world: World) -> None:
-        """Slimes, spikes and the bottom of the world."""
+        """Coins, slimes, spikes and the bottom of the world.
+
+        The hero asks once a tick what it touches and tells each coin with a signal: one
+        query, instead of every coin asking every tick whether it touches the hero. It asks
+        with its box where it has just moved to (``overlapping_at``): ``overlapping(self)``
+        would answer for where it was when the tick began, a step behind its ``y``.
+        """
+        for coin in world.overlapping_at(self.x, self.y, self.hitbox, kind=Coin):
+            coin.taken = True
         if self.safe:
             self.safe -= 1
             return
-        for slime in world.overlapping(self, Slime):
+        for slime in world.overlapping_at(self.x, self.y, self.hitbox, kind=Slime):
             if slime.squashed:
                 continue
-            if self.dy < 0 and self.y > slime.y + 4:  # coming down on it from above
+            if self.y <= slime.y + 4:  # beside or below it
+                self.hit(world)
+                return
+            if self.dy < 0:  # coming down on it from above (going up: bouncing off one just stomped)
                 slime.stomped = True
                 self.dy = JUMP_SPEED * 0.7
                 world.play(STOMP)
-            else:
-                self.hit(world)
-                return
-        feet = self.level.tile_at(self.x, self.y - self.hitbox[1] / 2 - 1)
-        if self.y < -32 or (feet is not None and feet.properties.get("hurts")):
+        # Spikes are not solid: the hero walks into them. They fill the lower half of their
+        # tile, so feet in its upper half (a jump over them) are safe.
+        bottom = self.y - self.hitbox[1] / 2
+        feet = self.level.tile_at(self.x, bottom + 1)
+        spiked = feet is not None and feet.properties.get("hurts") and bottom < feet.y
+        if self.y < -32 or spiked:
             self.hit(world)
 
     def hit(self, world: World) -> None:
@@ -233,13 +246,14 @@ class Coin(Entity):
     hitbox = (10.0, 12.0)
     look = COIN_SPIN[0]
     saved = ("game",)
+    taken = signal()  # raised by the hero touching it
 
     def __init__(self, x: float, y: float, game: Game) -> None:
         super().__init__(x=x, y=y)
         self.game = game
 
     def update(self, world: World) -> None:
-        if world.overlapping(self, Hero):
+        if self.taken:
             self.game.coins.send(1)
             world.play(COIN, volume=0.6)
             world.despawn(self)

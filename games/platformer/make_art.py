@@ -354,21 +354,22 @@ def level() -> dict[str, object]:
         put(ground, column, SURFACE, GRASS_EDGE if edge else GRASS)
         for row in range(SURFACE + 1, ROWS):
             put(ground, column, row, DIRT_TILE)
+    # Platforms float three tiles above the grass (row 9): a jump (about 3.5 tiles) lands on them.
     for column in range(14, 19):
-        put(ground, column, 8, BRICK_TILE)
-    put(ground, 16, 8, BONUS)
-    for column in range(40, 45):
-        put(ground, column, 8, PLANK)
+        put(ground, column, 9, BRICK_TILE)
+    put(ground, 16, 9, BONUS)
+    for column in range(39, 44):  # ending a tile before the gap: room to jump it from the grass
+        put(ground, column, 9, PLANK)
     for step, column in enumerate(range(52, 56)):  # stairs up, then a drop
         for row in range(SURFACE - 1 - step, SURFACE):
             put(ground, column, row, STONE_TILE)
-    for column in range(62, 67):
-        put(ground, column, 7, BRICK_TILE)
+    for column in range(63, 68):  # a tile clear of the spikes: a jump over them lands safe, short or long
+        put(ground, column, 9, BRICK_TILE)
     for column in range(68, 75):
         put(ground, column, 9, PLANK)
     for column in range(82, 86):
-        put(ground, column, 8, BRICK_TILE)
-    put(ground, 84, 8, BONUS)
+        put(ground, column, 9, BRICK_TILE)
+    put(ground, 84, 9, BONUS)
     for column in (34, 35, 60, 61, 90):
         put(ground, column, SURFACE - 1, SPIKES)
     for column, row in ((4, 3), (19, 2), (33, 4), (50, 2), (66, 3), (80, 2), (93, 4)):
@@ -383,13 +384,13 @@ def level() -> dict[str, object]:
         put(background, column, SURFACE - 1, FENCE)
 
     things: list[tuple[str, int, int]] = [("player", 3, SURFACE - 1), ("goal", 96, SURFACE - 2)]
-    things += [("coin", column, 6) for column in range(14, 19)]
+    things += [("coin", column, 7) for column in range(14, 19)]
     things += [("coin", column, 10) for column in range(21, 26)]
-    things += [("coin", column, 6) for column in range(40, 45)]
+    things += [("coin", column, 7) for column in range(39, 44)]
     things += [("coin", column, SURFACE - 6) for column in (53, 54, 55)]
-    things += [("coin", column, 5) for column in range(62, 67)]
+    things += [("coin", column, 7) for column in range(63, 68)]
     things += [("coin", column, 7) for column in range(69, 74)]
-    things += [("coin", column, 6) for column in range(82, 86)]
+    things += [("coin", column, 7) for column in range(82, 86)]
     things += [("slime", column, SURFACE - 1) for column in (28, 38, 58, 76, 80, 88)]
     objects = [{"id": index + 1, "name": kind, "type": kind, "x": column * TILE, "y": row * TILE,
                 "width": TILE, "height": TILE * (2 if kind == "goal" else 1), "rotation": 0, "visible": True}
