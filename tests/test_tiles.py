@@ -152,6 +152,18 @@ def test_a_save_never_names_a_path_and_a_changed_map_is_refused_by_name(tmp_path
         World.load(tmp_path / "changed.json")
 
 
+def test_a_save_naming_another_map_file_than_its_content_is_refused(tmp_path):
+    with World() as world:
+        world.spawn(TileMap.load(tmj(tmp_path, ROWS)))
+        world.save(tmp_path / "save.json")
+    text = (tmp_path / "save.json").read_text().replace('"level.tmj"', '"../../../etc/passwd"')
+    (tmp_path / "renamed.json").write_text(text)
+    from engine import SaveError
+
+    with pytest.raises(SaveError, match="names the map '../../../etc/passwd', but its content is that of 'level.tmj'"):
+        World.load(tmp_path / "renamed.json")
+
+
 GAME = '''
 from pathlib import Path
 from engine import Entity, TileMap, Tile
@@ -195,6 +207,14 @@ def test_a_game_whose_map_is_bad_is_refused_in_one_line_with_status_2(tmp_path):
     result = _tickswap("run", "game.py", "--ticks", "5", cwd=tmp_path)
     assert result.returncode == 2
     assert "level.tmj is not a valid Tiled map" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_check_refuses_a_bad_map_as_bad_input_too(tmp_path):
+    (tmp_path / "game.py").write_text(GAME)
+    (tmp_path / "level.tmj").write_text("{")
+    result = _tickswap("check", "game.py", "--ticks", "5", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "level.tmj" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
 def test_a_command_line_save_of_a_game_with_a_map_loads_in_a_test_with_the_same_hash(tmp_path):

@@ -63,6 +63,9 @@ class TileMap(Entity):
             raise MapError(f"the map {self.map!r} (content {str(self.digest)[:12]}) is not loaded in this process: "
                            "a save names a map by its content, never by a path; load it with TileMap.load in build "
                            "(a changed map file does not fit an older save)")
+        if self.map != data.name:
+            # The name is read back from the map itself: a save cannot make it name another file.
+            raise MapError(f"the save names the map {self.map!r}, but its content is that of {data.name!r}")
         self._use(data)
 
     def _use(self, data: MapData) -> None:

@@ -8,8 +8,10 @@ from typing import Any
 from engine.errors import where
 from engine.files.game import GameError
 from engine.files.importer import load_game
+from engine.files.png import PictureError
 from engine.input.scripts import read_input_script
 from engine.interrupts import Interrupted
+from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence, random_input
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
 
@@ -29,7 +31,7 @@ def check_command(args: argparse.Namespace) -> int:
                                           inputs=inputs)
     except Interrupted:
         raise
-    except GameError as error:  # the game's mistake, found before the first tick
+    except (GameError, MapError, PictureError) as error:  # the game's mistake (or its files'), found before a tick
         raise UsageError(str(error)) from None
     except BaseException as error:  # build(world) itself failed (a failing tick is in the result)
         raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
