@@ -76,7 +76,7 @@ class TileMap(Entity):
         self.layers: tuple[str, ...] = tuple(layer.name for layer in data.layers)
         self.properties: Mapping[str, Any] = data.properties
         self.objects: list[MapObject] = list(data.objects)
-        solid = [tile for layer in data.layers for tile in self._layer_tiles(layer) if tile.solid]
+        solid = [tile for layer in data.layers for tile in self._solid_tiles(layer)]
         # The engine's own static grid (engine.spatial), built once: it reads only a tile's
         # id, x, y and hitbox, which a Tile has.
         self.solid_index = SpatialIndex(cast(Sequence[Entity], solid), [(tile.x, tile.y) for tile in solid])
@@ -100,6 +100,27 @@ class TileMap(Entity):
             for column in range(self.columns):
                 tile = self._tile(layer, column, row)
                 if tile is not None:
+                    found.append(tile)
+        return found
+
+    def _solid_tiles(self, layer: LayerData) -> list[Tile]:
+        """The layer's solid tiles, in ``_layer_tiles``' order: only those are built (a big map has few)."""
+        if layer.solid:
+            return self._layer_tiles(layer)
+        solid_gids: dict[int, bool] = {}
+        found = []
+        for row, cells in enumerate(layer.cells):
+            for column, gid in enumerate(cells):
+                if not gid:
+                    continue
+                solid = solid_gids.get(gid)
+                if solid is None:
+                    tileset = self.data.tileset_of(gid)
+                    solid = solid_gids[gid] = \
+                        tileset.tile_properties.get(gid - tileset.first_gid, EMPTY).get("solid") is True
+                if solid:
+                    tile = self._tile(layer, column, row)
+                    assert tile is not None
                     found.append(tile)
         return found
 
