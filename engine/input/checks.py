@@ -39,6 +39,9 @@ def check_events(value: Any, where: str) -> list[InputEvent]:
             raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
         kind, key, x, y = item[:4]
         expect_str(kind, f"{at} type", 20)
+        if kind == "stick" and type(key) is not int:
+            # A stick's key is its number: 0.0 or "0" is a stick number written wrong, not a key to describe.
+            raise FieldError(f"{at}: a stick event's key is the stick, 0 (left) or 1 (right), got {shown(key)}")
         check_key(key, f"{at} key")
         expect_number(x, f"{at} x", -1e9, 1e9)
         expect_number(y, f"{at} y", -1e9, 1e9)
