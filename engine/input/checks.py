@@ -87,7 +87,9 @@ def named_keys(value: Any, where: str) -> Any:
         return value
     named = []
     for index, item in enumerate(value):
-        if isinstance(item, list) and len(item) >= 2 and (type(item[1]) is bool or isinstance(item[1], list) or (
+        stick = isinstance(item, list) and len(item) >= 2 and item[0] == "stick"  # check_events names a bad stick
+        if isinstance(item, list) and len(item) >= 2 and not stick and (
+                type(item[1]) is bool or isinstance(item[1], list) or (
                 item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
             # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
             raise FieldError(f"{where}[{index}] key {shown(item[1])} is not a key: use a name from engine.keys "
