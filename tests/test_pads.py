@@ -93,6 +93,9 @@ def test_a_bad_stick_number_is_refused_by_name(n):
     (["stick", 0, 1.5, 0], "x goes from -1.0 to 1.0, got 1.5"),
     (["stick", 1, 0, -2], "y goes from -1.0 to 1.0, got -2"),
     (["stick", None, 0, 0], "the stick, 0 (left) or 1 (right), got None"),
+    (["stick", 0.0, 0.5, 0], "the stick, 0 (left) or 1 (right), got 0.0"),
+    (["stick", 1.0, 0, 0], "the stick, 0 (left) or 1 (right), got 1.0"),
+    (["stick", True, 0, 0], "the stick, 0 (left) or 1 (right), got True"),
     (["key_press", "PAD_Z", 0, 0], "'PAD_Z' is not a key"),
 ])
 def test_a_bad_pad_line_in_a_script_is_refused_in_one_line_naming_the_line_and_value(tmp_path, event, said):

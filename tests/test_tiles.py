@@ -69,9 +69,9 @@ def test_bad_maps_are_refused_in_one_line_naming_the_file_and_the_problem(tmp_pa
     assert "is not a Tiled map" in _refused(tmp_path / "notes.txt")
     good = tmj(tmp_path, ROWS)
     (tmp_path / "damaged.tmj").write_text(good.read_text()[:100])
-    assert "not a valid Tiled map" in _refused(tmp_path / "damaged.tmj")
+    assert "damaged: not valid JSON at line 1, column 91 (Unterminated string starting at); cut short?" in _refused(tmp_path / "damaged.tmj")
     (tmp_path / "damaged.tmx").write_text("<map><layer")
-    assert "not a valid Tiled map" in _refused(tmp_path / "damaged.tmx")
+    assert "damaged: not valid XML at line 1" in _refused(tmp_path / "damaged.tmx")
     assert "infinite" in _refused(tmj(tmp_path, ROWS, name="infinite.tmj", infinite=True))
     assert "isometric" in _refused(tmj(tmp_path, ROWS, name="iso.tmj", orientation="isometric"))
     assert "tile 9, which no tileset has" in _refused(tmj(tmp_path, [[9]], name="range.tmj"))
@@ -206,7 +206,7 @@ def test_a_game_whose_map_is_bad_is_refused_in_one_line_with_status_2(tmp_path):
     (tmp_path / "level.tmj").write_text("{")
     result = _tickswap("run", "game.py", "--ticks", "5", cwd=tmp_path)
     assert result.returncode == 2
-    assert "level.tmj is not a valid Tiled map" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "level.tmj is damaged: not valid JSON at line 1, column 2" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
 def test_check_refuses_a_bad_map_as_bad_input_too(tmp_path):
@@ -237,3 +237,99 @@ def test_a_command_line_save_of_a_game_with_a_map_loads_in_a_test_with_the_same_
         for _ in range(7):
             world.tick()
         assert world.state_hash()[:16] == saved.stdout.split("state ")[1][:16]
+
+
+def _edited(tmp_path, name, edit) -> Path:
+    """The good test map with ``edit(document)`` applied, written as ``name``."""
+    document = json.loads(tmj(tmp_path, ROWS, objects=[{"id": 1, "name": "start", "type": "Player", "x": 8, "y": 0,
+                                                         "width": 8, "height": 8, "rotation": 0,
+                                                         "visible": True}]).read_text())
+    edit(document)
+    (tmp_path / name).write_text(json.dumps(document))
+    return tmp_path / name
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b"", "is empty"),
+    (b"[1,2,3]", "is not a valid Tiled map: it holds a JSON list, not a map object"),
+    (b'{"hello":1}', "is not a valid Tiled map: the map has no 'width'"),
+    (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe", "is not UTF-8 text"),
+    (b'{"a": NaN}', "is damaged: NaN is not a number"),
+])
+def test_a_damaged_map_file_is_named_in_words_never_by_a_parser_exception(tmp_path, content, said):
+    (tmp_path / "level.tmj").write_bytes(content)
+    message = _refused(tmp_path / "level.tmj")
+    assert said in message and "Error" not in message
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda d: d.pop("layers"), "the map has no 'layers'"),
+    (lambda d: d.pop("tilesets"), "the map has no 'tilesets'"),
+    (lambda d: d.update(width="4"), "the map.width must be a whole number, got '4'"),
+    (lambda d: d["layers"][1]["objects"][0].pop("x"), "layers[1].objects[0] has no 'x'"),
+    (lambda d: d["layers"][0].update(offsetx=3), "layers[0] has no 'offsety'"),
+    (lambda d: d["layers"][0].pop("data"), "layers[0] has no 'data'"),
+    (lambda d: d["layers"][0].update(data=[1, "2"]), "layers[0].data holds '2', not a tile id"),
+    (lambda d: d["layers"][0].update(type="tiles"), "layers[0].type is 'tiles': a layer type is one of"),
+    (lambda d: d["tilesets"][0].pop("tilecount"), "tilesets[0] has no 'tilecount'"),
+    (lambda d: d["layers"].append({"type": "group", "name": "g", "opacity": 1, "visible": True,
+                                   "layers": [{"type": "objectgroup", "name": "o", "opacity": 1, "visible": True,
+                                               "draworder": "topdown", "objects": [{"id": 5, "y": 1}]}]}),
+     "layers[2].layers[0].objects[0] has no 'x'"),
+])
+def test_a_map_missing_a_field_names_it_by_its_path(tmp_path, edit, said):
+    message = _refused(_edited(tmp_path, "level.tmj", edit))
+    assert f"level.tmj is not a valid Tiled map: {said}" in message and "KeyError" not in message
+
+
+def test_a_map_cut_in_half_is_named_by_line_and_column_as_cut_short(tmp_path):
+    whole = json.dumps(json.loads(tmj(tmp_path, ROWS).read_text()), indent=1)
+    (tmp_path / "half.tmj").write_text(whole[:len(whole) // 2])
+    message = _refused(tmp_path / "half.tmj")
+    assert "half.tmj is damaged: not valid JSON at line" in message and "cut short?" in message
+
+
+def test_xml_with_a_doctype_or_entities_is_refused_before_any_parser_expands_them(tmp_path):
+    good = tmx(tmp_path, ROWS).read_text()
+    laughs = good.replace('<?xml version="1.0" encoding="UTF-8"?>\n', '<?xml version="1.0"?>\n<!DOCTYPE map [\n'
+                          '<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>\n')
+    (tmp_path / "laughs.tmx").write_text(laughs.replace('value="Second"', 'value="&b;"'))
+    assert "laughs.tmx has a DOCTYPE or ENTITY declaration (line 2)" in _refused(tmp_path / "laughs.tmx")
+    external = good.replace("<map ", '<!DOCTYPE map SYSTEM "file:///etc/passwd">\n<map ', 1)
+    (tmp_path / "external.tmx").write_text(external)
+    assert "DOCTYPE" in _refused(tmp_path / "external.tmx")
+    (tmp_path / "nowidth.tmx").write_text(good.replace(' width="4"\n', "\n", 1))
+    assert "nowidth.tmx is not a valid Tiled map: <map> has no 'width' attribute" in _refused(tmp_path / "nowidth.tmx")
+    (tmp_path / "half.tmx").write_text(good[:len(good) // 2])
+    assert "half.tmx is damaged: not valid XML at line" in _refused(tmp_path / "half.tmx")
+
+
+def test_an_external_tileset_is_checked_like_the_map(tmp_path):
+    document = json.loads(tmj(tmp_path, ROWS).read_text())
+    document["tilesets"] = [{"firstgid": 1, "source": "tiles.tsx"}]
+    (tmp_path / "level.tmj").write_text(json.dumps(document))
+    (tmp_path / "tiles.tsx").write_text('<!DOCTYPE x [<!ENTITY a "b">]><tileset/>')
+    assert "level.tmj's tileset tiles.tsx has a DOCTYPE" in _refused(tmp_path / "level.tmj")
+    (tmp_path / "tiles.tsx").unlink()
+    assert "names a tileset file that does not exist: tiles.tsx" in _refused(tmp_path / "level.tmj")
+
+
+@pytest.mark.parametrize("value", ["yes", 1])
+def test_a_solid_property_that_is_not_a_bool_is_refused_naming_the_tile_or_layer(tmp_path, value):
+    kind = "string" if isinstance(value, str) else "int"
+
+    def tile(document):
+        document["tilesets"][0]["tiles"] = [{"id": 2, "properties": [{"name": "solid", "type": kind, "value": value}]}]
+
+    def layer(document):
+        document["layers"][0]["properties"] = [{"name": "solid", "type": kind, "value": value}]
+
+    message = _refused(_edited(tmp_path, "tile.tmj", tile))
+    assert f"tile 2 of tileset 'tiles' has solid = {value!r}: solid must be a bool property" in message
+    message = _refused(_edited(tmp_path, "layer.tmj", layer))
+    assert f"layer 'ground' has solid = {value!r}: solid must be a bool property" in message
+
+
+def test_a_tileset_image_is_named_without_a_doubled_quote(tmp_path):
+    message = _refused(_edited(tmp_path, "level.tmj", lambda d: d["tilesets"][0].update(image="nowhere.png")))
+    assert "the image " in message and "nowhere.png of tileset 'tiles' cannot be read" in message and "''" not in message

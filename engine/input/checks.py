@@ -39,6 +39,9 @@ def check_events(value: Any, where: str) -> list[InputEvent]:
             raise FieldError(f"{at} must be [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, scroll_y]")
         kind, key, x, y = item[:4]
         expect_str(kind, f"{at} type", 20)
+        if kind == "stick" and type(key) is not int:
+            # A stick's key is its number: 0.0 or "0" is a stick number written wrong, not a key to describe.
+            raise FieldError(f"{at}: a stick event's key is the stick, 0 (left) or 1 (right), got {shown(key)}")
         check_key(key, f"{at} key")
         expect_number(x, f"{at} x", -1e9, 1e9)
         expect_number(y, f"{at} y", -1e9, 1e9)
@@ -84,7 +87,9 @@ def named_keys(value: Any, where: str) -> Any:
         return value
     named = []
     for index, item in enumerate(value):
-        if isinstance(item, list) and len(item) >= 2 and (type(item[1]) is bool or isinstance(item[1], list) or (
+        stick = isinstance(item, list) and len(item) >= 2 and item[0] == "stick"  # check_events names a bad stick
+        if isinstance(item, list) and len(item) >= 2 and not stick and (
+                type(item[1]) is bool or isinstance(item[1], list) or (
                 item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
             # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
             raise FieldError(f"{where}[{index}] key {shown(item[1])} is not a key: use a name from engine.keys "

@@ -17,8 +17,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from engine.messages import one_line, shown_name
+from engine.messages import one_line, shown, shown_name
 from engine.tiles.model import LayerData, MapData, MapError, MapObject, TilesetData
+from engine.tiles.precheck import check_map_file
 
 __all__ = ["MAX_CELLS", "MAX_MAP_BYTES", "read_map"]
 
@@ -45,6 +46,8 @@ def read_map(path: str | Path) -> MapData:
         raise MapError(f"{where} cannot be read: {error.strerror or error}") from None
     if size > MAX_MAP_BYTES:
         raise MapError(f"{where} is {size:,} bytes, more than a map may be ({MAX_MAP_BYTES:,})")
+    # Ours first: damage named in words (line and column, the field's path), never a parser's KeyError.
+    check_map_file(file, where, MAX_MAP_BYTES)
     import pytiled_parser
 
     try:
@@ -53,16 +56,22 @@ def read_map(path: str | Path) -> MapData:
         raise
     except FileNotFoundError as error:  # an external tileset it names
         raise MapError(f"{where} names a file that does not exist: {shown_name(error.filename or '')}") from None
-    except Exception as error:  # pytiled-parser raises whatever the damage makes it raise
-        raise MapError(f"{where} is not a valid Tiled map ({type(error).__name__}: "
-                       f"{one_line(str(error))[:200]})") from None
+    except Exception as error:  # what the checks above let through, pytiled-parser raises as it likes
+        raise MapError(f"{where} is not a Tiled map pytiled-parser can read: {_reason(error)}") from None
     try:
         return _checked(parsed, file, where)
     except MapError:
         raise
     except Exception as error:
-        raise MapError(f"{where} is not a valid Tiled map ({type(error).__name__}: "
-                       f"{one_line(str(error))[:200]})") from None
+        raise MapError(f"{where} is not a Tiled map pytiled-parser can read: {_reason(error)}") from None
+
+
+def _reason(error: Exception) -> str:
+    """A parser's exception in words: its message, or for a bare KeyError the field it missed."""
+    if isinstance(error, KeyError) and error.args:
+        return f"a field {shown(error.args[0])} it needs is missing"
+    text = one_line(str(error))[:200]
+    return text or "it gave no reason"
 
 
 def _checked(parsed: Any, file: Path, where: str) -> MapData:
@@ -134,9 +143,10 @@ def _tileset(first_gid: int, tileset: Any, file: Path, where: str, tile_width: i
     needed = (margin * 2 + columns * tile_width + (columns - 1) * spacing,
               margin * 2 + rows * tile_height + (rows - 1) * spacing)
     if size[0] < needed[0] - margin or size[1] < needed[1] - margin:
-        raise MapError(f"{where}: tileset {name!r}'s image {shown_name(image.name)} is {size[0]} x {size[1]} px, "
+        raise MapError(f"{where}: the image {shown_name(image.name)} of tileset {name!r} is {size[0]} x {size[1]} px, "
                        f"too small for {count} tiles of {tile_width} x {tile_height} in {columns} columns")
-    properties = {int(tile_id): _properties(tile.properties, where, f"tile {tile_id} of tileset {name!r}")
+    properties = {int(tile_id): _properties(tile.properties, where, f"tile {tile_id} of tileset {name!r}",
+                                                 solid=True)
                   for tile_id, tile in sorted((tileset.tiles or {}).items()) if tile.properties}
     return TilesetData(name=name, image=image, image_width=size[0], image_height=size[1], first_gid=first_gid,
                        count=count, columns=columns, margin=margin, spacing=spacing, tile_width=tile_width,
@@ -149,10 +159,10 @@ def _png_size(image: Path, where: str, tileset: str) -> tuple[int, int]:
         with open(image, "rb") as stream:
             head = stream.read(24)
     except OSError as error:
-        raise MapError(f"{where}: tileset {tileset!r}'s image {shown_name(str(image))} cannot be read: "
+        raise MapError(f"{where}: the image {shown_name(str(image))} of tileset {tileset!r} cannot be read: "
                        f"{error.strerror or error}") from None
     if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        raise MapError(f"{where}: tileset {tileset!r}'s image {shown_name(image.name)} is not a PNG file")
+        raise MapError(f"{where}: the image {shown_name(image.name)} of tileset {tileset!r} is not a PNG file")
     width, height = struct.unpack(">II", head[16:24])
     return int(width), int(height)
 
@@ -179,7 +189,7 @@ def _tile_layer(layer: Any, name: str, columns: int, rows: int, tilesets: tuple[
                                f"{gid}, which no tileset has (out of range)")
         cells.append(tuple(int(gid) for gid in row))
     cells.reverse()  # Tiled's first row is the top one; ours, the bottom one (y up)
-    properties = _properties(layer.properties, where, f"layer {name!r}")
+    properties = _properties(layer.properties, where, f"layer {name!r}", solid=True)
     return LayerData(name=name, cells=tuple(cells), properties=properties, visible=bool(layer.visible),
                      solid=properties.get("solid") is True)
 
@@ -195,8 +205,14 @@ def _object(item: Any, layer: str, height: int) -> MapObject:
                      layer=layer)
 
 
-def _properties(properties: Any, where: str, what: str) -> Mapping[str, Any]:
-    return MappingProxyType({str(key): _value(value) for key, value in sorted((properties or {}).items())})
+def _properties(properties: Any, where: str, what: str, solid: bool = False) -> Mapping[str, Any]:
+    """The properties as plain data; with ``solid``, a ``solid`` property that is not a bool is refused."""
+    found = MappingProxyType({str(key): _value(value) for key, value in sorted((properties or {}).items())})
+    if solid and "solid" in found and not isinstance(found["solid"], bool):
+        # "yes" or 1 would read as not solid, silently: a bool typed as a string in Tiled is a mistake to name.
+        raise MapError(f"{where}: {what} has solid = {shown(found['solid'])}: solid must be a bool property "
+                       "(true or false; in Tiled, add it as a bool)")
+    return found
 
 
 def _value(value: Any) -> Any:
