@@ -222,6 +222,23 @@ class Crowd(Entity, OwnBuffers):
                 "fields": {name: base64.b64encode(buffers[1][: self.count].tobytes()).decode()
                            for name, buffers in self._arrays.items()}}
 
+    def _keep_own(self) -> Any:
+        """Copies of the previous and committed rows of every field, the count and when each field last changed."""
+        count = self.count
+        fields = {name: (kept[0][:count].copy(), kept[1][:count].copy()) for name, kept in self._arrays.items()}
+        return count, dict(self._rotated_at), fields
+
+    def _put_back_own(self, kept: Any) -> None:
+        """A rollback: the members as ``_keep_own`` found them (pending member changes are none between ticks)."""
+        count, rotated_at, fields = kept
+        for name, (previous, current) in fields.items():
+            buffers = self._arrays[name]
+            buffers[0][:count] = previous
+            buffers[1][:count] = current
+        self.count = count
+        self._rotated_at = dict(rotated_at)
+        self._abort_own()
+
     def _restore_own(self, data: dict[str, Any]) -> None:
         """Build a crowd made with ``__new__`` (by ``World.load``) from what ``_saved_own`` returned."""
         Crowd.__init__(self, data["capacity"])

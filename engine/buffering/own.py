@@ -59,6 +59,14 @@ class OwnBuffers:
         """
         raise NotImplementedError
 
+    def _keep_own(self) -> Any:
+        """The committed members, in memory, for a checkpoint (taken between ticks): opaque to the engine."""
+        raise NotImplementedError
+
+    def _put_back_own(self, kept: Any) -> None:
+        """Hold again what ``_keep_own`` returned (a rollback, between ticks)."""
+        raise NotImplementedError
+
     def draw_positions(self, alpha: float, out: Any, extrapolate: bool = False) -> int:
         """Write every member's drawn position into ``out`` (rows ``[0, count)``); return the count."""
         raise NotImplementedError

@@ -89,6 +89,17 @@ class SignalBuffers:
         del self._pending[self._pending_mark:]
         self._combined_signals = []
 
+    def kept_signals(self) -> list[tuple[BufferSlots, str, int, Any]]:
+        """Between ticks, for a checkpoint: the signals raised outside a tick, which the next tick's swap delivers."""
+        return list(self._pending)
+
+    def put_back_signals(self, pending: list[tuple[BufferSlots, str, int, Any]], entities: list[BufferSlots]) -> None:
+        """A rollback: ``pending`` (from ``kept_signals``) waits again, and ``entities`` with committed signals
+        are those the next swap clears."""
+        self._pending = list(pending)
+        self._combined_signals = []
+        self._signalled = [entity for entity in entities if entity._signals]
+
     def committed_signals(self, entity: BufferSlots, signals: dict[str, Any]) -> None:
         """Set an entity's committed signals (a loaded save)."""
         entity._signals = dict(signals) or NO_SIGNALS

@@ -43,10 +43,12 @@ from engine.tools.check import (
     check_order_independence,
     random_input,
 )
+from engine.tools.rollback import RollbackResult, check_rollback
 from engine.world import World
 
-__all__ = ["CheckResult", "EntityDifference", "Inputs", "assert_order_independent", "check_order_independence",
-           "load_game", "load_save", "random_input", "save_game"]
+__all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "assert_order_independent",
+           "assert_rollback_deterministic", "check_order_independence", "check_rollback", "load_game", "load_save",
+           "random_input", "save_game"]
 
 
 def load_game(name_or_path: str | os.PathLike[str]) -> Game:
@@ -84,6 +86,22 @@ def load_save(game: Game, path: str) -> World:
         world.close()
         raise
     return world
+
+
+def assert_rollback_deterministic(build: Callable[[World], Any], *, ticks: int = 300, distance: int = 8,
+                                  seed: int = 0, inputs: Inputs | str = "random",
+                                  systems: Callable[[World], Any] | None = None) -> RollbackResult:
+    """Fail (``AssertionError``) unless rolling back ``distance`` ticks and re-simulating them changes nothing.
+
+    What rollback netcode relies on (``check_rollback``): after every tick the game returns
+    to the checkpoint ``distance`` ticks back and runs those ticks again with the same
+    input. The message names the first re-simulated tick that differs, the entities and
+    their fields, and what to do. Returns the result when it passes.
+    """
+    result = check_rollback(build, ticks=ticks, distance=distance, seed=seed, inputs=inputs, systems=systems)
+    if not result.ok:
+        raise AssertionError(result.describe())
+    return result
 
 
 def assert_order_independent(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,

@@ -170,7 +170,7 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
     for name, value in (("ticks", ticks), ("orders", orders)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    events_for = _events_for(random_input(seed) if inputs == "random" else inputs)
+    events_of = events_for(random_input(seed) if inputs == "random" else inputs)
     with contextlib.ExitStack() as stack:
         worlds: list[World] = []
         permuters: list[_SystemPermuter] = []
@@ -186,7 +186,7 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
         system_shufflers = [random.Random(f"{seed}:{order}:systems") for order in range(orders)]
         permuted: tuple[str, ...] = ()
         for tick in range(1, ticks + 1):
-            events = list(events_for(tick))
+            events = list(events_of(tick))
             outcomes: list[str | None] = []
             for index, world in enumerate(worlds):
                 if index:
@@ -268,7 +268,8 @@ def _with_systems(result: CheckResult, permuted: tuple[str, ...], permuters: lis
     return result
 
 
-def _events_for(inputs: Inputs | str) -> Callable[[int], Iterable[InputEvent]]:
+def events_for(inputs: Inputs | str) -> Callable[[int], Iterable[InputEvent]]:
+    """The check's input as a function of the tick (see ``Inputs``); a wrong kind of value is refused by name."""
     if inputs is None:
         return lambda tick: ()
     if isinstance(inputs, str):  # the right type with a wrong value: a ValueError
@@ -297,8 +298,12 @@ def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:
     return CheckResult(tick, orders, tick, order, note=what)
 
 
-def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any]) -> list[EntityDifference]:
-    """The entities whose state or signals differ between two ``World.snapshot()``s, matched by id."""
+def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any],
+                      names: tuple[str, str] = ("reference", "shuffled")) -> list[EntityDifference]:
+    """The entities whose state or signals differ between two ``World.snapshot()``s, matched by id.
+
+    ``names`` are what an entity present in only one of them says it exists in.
+    """
     mine = {entity["id"]: entity for entity in reference["entities"]}
     theirs = {entity["id"]: entity for entity in other["entities"]}
     differences = []
@@ -308,7 +313,7 @@ def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any]) ->
             present = a if a is not None else b
             assert present is not None
             differences.append(EntityDifference(_short(present["class"]), entity_id,
-                                                only_in="reference" if b is None else "shuffled"))
+                                                only_in=names[0] if b is None else names[1]))
             continue
         fields: list[tuple[str, Any, Any]] = []
         if a["class"] != b["class"]:

@@ -118,6 +118,21 @@ class MusicRequests:
         self._pending = []
         self.ask(path, loop, volume, False, tick_count)
 
+    def kept(self) -> tuple[MusicRequest | None, list[MusicRequest]]:
+        """The current track and the requests of completed ticks not settled yet, for a checkpoint."""
+        return self._current, list(self._pending)
+
+    def put_back(self, kept: tuple[MusicRequest | None, list[MusicRequest]], tick_count: int) -> None:
+        """A rollback: the music is what the checkpoint's ticks left; if what plays differs, the runner is told."""
+        playing = self._pending[-1] if self._pending else self._current
+        current, pending = kept
+        wanted = pending[-1] if pending else current
+        self._current, self._pending = current, list(pending)
+        if wanted is not None and not wanted.same_track(playing):
+            self._finished.append(wanted)
+        elif wanted is None and playing is not None and playing.path is not None:
+            self._finished.append(MusicRequest(None, False, 0.0, tick_count))
+
     def _tick_done(self, ticking: bool, tick_count: int) -> None:
         if self._pending and not ticking and self._pending[0].tick <= tick_count:
             pending, self._pending = self._pending, []

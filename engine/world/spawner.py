@@ -187,6 +187,45 @@ class Spawner:
             detach(entity)
         self._spawns = []
 
+    # -- checkpoints (engine.world.checkpoints) ------------------------------------------------
+
+    def kept(self) -> tuple[dict[int, Entity], int]:
+        """The update order (live entities by id) and the id counter, for a checkpoint (between ticks)."""
+        assert not (self._spawns or self._despawns), "a checkpoint is taken between ticks"
+        return dict(self._order), self.last_id
+
+    def put_back(self, order: dict[int, Entity], last_id: int) -> list[Entity]:
+        """A rollback: exactly the entities of ``order`` are live again, in that order; ``last_id`` is the counter.
+
+        An entity spawned since leaves the world as if never spawned (no world, no id); one
+        despawned since comes back under its id, the same object. Returns those that came back.
+        """
+        owner = self._owner()
+        kept = {id(entity) for entity in order.values()}  # identity, never in any hash
+        now = {id(entity) for entity in self._order.values()}
+        back = [(entity_id, entity) for entity_id, entity in order.items() if id(entity) not in now]
+        with self._ecs.context():
+            for entity in list(self._order.values()):
+                if id(entity) not in kept:
+                    self._remove(entity)
+                    entity.alive = False
+                    entity.id = None
+                    detach(entity)
+            for entity_id, entity in back:  # by the checkpoint's ids: a later rollback may have taken the entity's
+                entity.id = entity_id
+                self._ecs.next_id(entity_id)
+                self._ecs.create((), entity, Entity)
+                attach(entity, owner)
+                if isinstance(entity, OwnBuffers):
+                    self._buffers.hook(entity)
+        for entity in order.values():
+            entity.alive = True
+        self._order = dict(order)
+        self._update_list = None
+        self.structure_version += 1
+        self.restore_last_id(last_id)
+        return [entity for _id, entity in back]
+
     # -- loading ------------------------------------------------------------------------
 
     def restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:

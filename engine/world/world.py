@@ -38,6 +38,7 @@ from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
+from engine.world.checkpoints import Checkpoint, roll_back, take_checkpoint
 from engine.world.collisions import Collisions
 from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
@@ -360,6 +361,18 @@ class World:
         from engine.files.save import load_world
 
         return load_world(path, world_class=cls)
+
+    def checkpoint(self) -> Checkpoint:
+        """Keep the whole state of the world in memory, between ticks: ``rollback`` returns to it.
+
+        Exact, as a save is (``engine.world.checkpoints`` says what is kept), and the same
+        objects come back, so references to entities stay valid. Refused during a tick.
+        """
+        return take_checkpoint(self, self._buffers)
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Return to ``checkpoint`` (this world's own): ticking on with the same input repeats the same ticks."""
+        roll_back(self, checkpoint, self._buffers)
 
     def snapshot(self) -> dict[str, Any]:
         """Return all buffered state and the tick count as a plain, JSON-serialisable dict.

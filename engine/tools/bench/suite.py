@@ -17,6 +17,7 @@ from engine.tools.bench.crowd import bench_crowd
 from engine.tools.bench.frame import bench_frame
 from engine.tools.bench.loop import bench_loop, bench_pacing
 from engine.tools.bench.render import bench_render, bench_render_turning
+from engine.tools.bench.rollback import bench_rollback
 from engine.tools.bench.world import bench_world
 
 __all__ = ["BENCHMARKS", "main"]
@@ -78,6 +79,9 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
     "frame": ("The full frame: World.tick() then an interpolated draw, every entity moving, beside the bare loop "
               "and the one-vertex-buffer floor (headless)",
               lambda quick: bench_frame((1000,), 3) if quick else bench_frame()),
+    "rollback": ("Rollback: return to a checkpoint 8 ticks back and re-simulate (a checkpoint each tick), beside "
+                 "8 plain ticks",
+                 lambda quick: bench_rollback((1000,), 3) if quick else bench_rollback()),
     "pacing": ("Frame pacing: a real-clock FixedStepLoop at 60 fps, error of each frame interval "
                "(the ms column is the error; the ratio is how many times smaller spinning makes it)",
                lambda quick: bench_pacing(0.3) if quick else bench_pacing(5.0)),

@@ -1,4 +1,7 @@
-"""``tickswap check GAME``: does the game come out the same in every update order? (``engine.tools.check``)."""
+"""``tickswap check GAME``: does the game come out the same in every update order (``engine.tools.check``)?
+
+With ``--rollback N``: after a rollback of N ticks (``engine.tools.rollback``)?
+"""
 
 from __future__ import annotations
 
@@ -14,12 +17,17 @@ from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence, random_input
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
+from engine.tools.rollback import check_rollback
 
 __all__ = ["check_command"]
 
 
 def check_command(args: argparse.Namespace) -> int:
-    """``tickswap check GAME``: exit 0 when every update order agrees, 1 naming the first difference."""
+    """``tickswap check GAME``: exit 0 when every update order agrees, 1 naming the first difference.
+
+    With ``--rollback N`` it checks rollback instead (``engine.tools.rollback``): every tick
+    rolled back N ticks and re-simulated must come out the same.
+    """
     game = load_game(args.game)
     inputs: Any = None if args.no_input else "random"
     if inputs == "random" and game.keys is not None:
@@ -27,8 +35,13 @@ def check_command(args: argparse.Namespace) -> int:
     if args.input:
         inputs = read_input_script(args.input)
     try:
-        result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
-                                          inputs=inputs)
+        result: Any
+        if args.rollback is not None:
+            result = check_rollback(game.setup, ticks=args.ticks, distance=args.rollback, seed=args.seed,
+                                    inputs=inputs)
+        else:
+            result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
+                                              inputs=inputs)
     except Interrupted:
         raise
     except (GameError, MapError, PictureError) as error:  # the game's mistake (or its files'), found before a tick

@@ -147,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--orders", type=count, default=4, help="shuffled orders besides spawn order (default 4)")
     check.add_argument("--seed", type=_seed, default=0,
                        help="seed for the worlds, the shuffles and the input (default 0)")
+    check.add_argument("--rollback", metavar="N", type=count,
+                       help="instead of update orders, check rollback: after every tick roll back N ticks and "
+                            "re-simulate them with the same input")
     given = check.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")

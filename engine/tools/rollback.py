@@ -1,0 +1,144 @@
+"""Rollback determinism, checked: every tick, roll back N ticks and re-simulate them with the same input.
+
+Rollback netcode predicts a remote player's input, and when the real input arrives it
+returns to a checkpoint (``World.checkpoint``) and runs the ticks since again. That is
+only sound if running a tick again from a checkpoint gives the same state: the game's
+state must all be in what a checkpoint keeps (buffered fields, signals, ``saved``
+attributes, the entities' and the world's ``random``). ``check_rollback(build,
+distance=N)`` tests exactly that, with no network: it runs the game tick by tick with
+seeded input, and after every tick T rolls back to the checkpoint of tick T - N and
+runs ticks T - N + 1 .. T again with the same input, comparing each re-simulated tick's
+``snapshot()`` with the one the first run gave. The first tick that differs is reported
+with the entities and fields that differ (``compare_snapshots``, as ``tickswap check``
+reports update orders). The run goes on from the re-simulated state, as a session would.
+
+What it catches is what a checkpoint cannot keep: a module-level counter, a plain
+attribute not listed in ``saved``, ``id()``, the time, the order of a set.
+``tickswap check GAME --rollback N`` runs it from the command line; ``engine.testing``
+offers it as ``assert_rollback_deterministic``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.tools.check import EntityDifference, Inputs, compare_snapshots, events_for, random_input
+from engine.world import World
+from engine.world.checkpoints import Checkpoint
+
+__all__ = ["HINT", "RollbackResult", "check_rollback"]
+
+HINT = ("state the checkpoint does not keep changed the re-simulation: keep game state in buffered fields, list a "
+        "plain attribute that is state in its class's `saved`, and use no module-level variables, id(), time or "
+        "set order")
+"""What the report tells a game to do when a re-simulated tick differs."""
+
+
+@dataclass
+class RollbackResult:
+    """What ``check_rollback`` found. ``ok`` is true when every re-simulated tick was the same."""
+
+    ticks: int
+    """Ticks run (up to and including the one whose re-simulation differed first)."""
+    distance: int
+    tick: int | None = None
+    """The first re-simulated tick whose state differed from the first run's (None if none did)."""
+    rolled_back_at: int | None = None
+    """The tick after which the check rolled back when it found the difference."""
+    differences: list[EntityDifference] = field(default_factory=list)
+    note: str = ""
+    """What else differed, or why the check stopped (a crash)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every re-simulated tick agreed with the first run."""
+        return self.tick is None and not self.note
+
+    def describe(self) -> str:
+        """The report: one line when all agree, else the tick, one line per entity, and what to do."""
+        if self.ok:
+            return (f"rollback deterministic: rolling back {self.distance} ticks and re-simulating them agreed "
+                    f"for {self.ticks} ticks")
+        if self.tick is None:
+            return self.note
+        count = len(self.differences)
+        lines = [f"not rollback deterministic: tick {self.tick}, re-simulated after rolling back {self.distance} "
+                 f"ticks at tick {self.rolled_back_at}, differs from its first run"
+                 + (f" in {count} entit{'y' if count == 1 else 'ies'}" if count else "")]
+        lines += ["  " + difference.describe() for difference in self.differences[:20]]
+        if count > 20:
+            lines.append(f"  ... and {count - 20} more")
+        if self.note:
+            lines.append("  " + self.note)
+        lines.append("  " + HINT)
+        return "\n".join(lines)
+
+
+def check_rollback(build: Callable[[World], Any], *, ticks: int = 300, distance: int = 8, seed: int = 0,
+                   inputs: Inputs | str = "random", systems: Callable[[World], Any] | None = None) -> RollbackResult:
+    """Run ``build``'s game; after every tick roll back ``distance`` ticks and re-simulate them; compare.
+
+    ``build``, ``systems``, ``seed`` and ``inputs`` are as for ``check_order_independence``.
+    Returns a ``RollbackResult``; nothing is raised for a difference. A game whose tick
+    fails stops the check, with the failure in ``note``.
+    """
+    for name, value in (("ticks", ticks), ("distance", distance)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    events_of = events_for(random_input(seed) if inputs == "random" else inputs)
+    with contextlib.ExitStack() as stack:
+        world = stack.enter_context(World(seed=seed))
+        build(world)
+        if systems is not None:
+            systems(world)
+        checkpoints: dict[int, Checkpoint] = {0: world.checkpoint()}
+        firsts: dict[int, tuple[str, dict[str, Any], Any]] = {}
+        for tick in range(1, ticks + 1):
+            failed = _run(world, events_of, tick)
+            if failed:
+                return RollbackResult(tick, distance, note=f"the game failed at tick {tick}: {failed}")
+            firsts[tick] = _state(world)
+            start = tick - distance
+            if start >= 0:
+                world.rollback(checkpoints[start])
+                for again in range(start + 1, tick + 1):
+                    failed = _run(world, events_of, again)
+                    if failed:
+                        return RollbackResult(tick, distance, again, tick,
+                                              note=f"re-simulated, tick {again} failed: {failed}")
+                    found = _compared(firsts[again], _state(world), tick, distance, again)
+                    if found is not None:
+                        return found
+                del checkpoints[start], firsts[start + 1]
+            checkpoints[tick] = world.checkpoint()
+    return RollbackResult(ticks, distance)
+
+
+def _run(world: World, events_of: Callable[[int], Any], tick: int) -> str:
+    for event in events_of(tick):
+        world.input_queue.push(event)
+    try:
+        world.tick()
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return ""
+
+
+def _state(world: World) -> tuple[str, dict[str, Any], Any]:
+    snapshot = world.snapshot()
+    return json.dumps(snapshot, sort_keys=True, separators=(",", ":")), snapshot, world.random.getstate()
+
+
+def _compared(first: tuple[str, dict[str, Any], Any], again: tuple[str, dict[str, Any], Any], tick: int,
+              distance: int, resimulated: int) -> RollbackResult | None:
+    if first[0] == again[0] and first[2] == again[2]:
+        return None
+    differences = compare_snapshots(first[1], again[1], ("first run", "re-simulated"))
+    note = "" if first[2] == again[2] else "world.random was drawn a different number of times"
+    if not differences and not note:
+        note = "the snapshots differ outside the entities (the tick count)"
+    return RollbackResult(tick, distance, resimulated, tick, differences, note)

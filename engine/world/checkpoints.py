@@ -1,0 +1,143 @@
+"""Checkpoints: ``World.checkpoint()`` keeps a world's whole state in memory; ``World.rollback`` puts it back.
+
+What rollback netcode re-simulates from, and what ``tickswap check --rollback N`` tests.
+A checkpoint is taken between ticks (a tick has nothing pending then: no deferred spawn
+or despawn, no raised signal), and keeps, exactly:
+
+* the signals raised outside a tick (in ``build``), which the next tick delivers;
+* every live entity, the same objects, in update order, with what its buffers hold
+  (``engine.buffering.kept``: committed and previous values, signals, its ``random``) and
+  a copy of the plain attributes its class lists in ``saved``;
+* the members of every entity with buffers of its own (a ``Crowd``, through ``OwnBuffers``);
+* the id counter, ``tick_count``, ``world.random``, the step's ``elapsed_ms``, the input
+  queue and the last tick's ``world.input``, and the current music.
+
+A rollback makes the world hold exactly that again: an entity despawned since comes back
+(the same object, under its id), one spawned since leaves as if never spawned. What a
+checkpoint cannot keep: plain attributes not listed in ``saved``, esper components other
+than the entity itself (a save refuses them too), module-level variables, and anything
+outside the world. A game whose outcome depends on them re-simulates differently, which
+``tickswap check --rollback N`` finds. Sounds asked for by re-simulated ticks are asked
+for again: a rollback does not take back what was heard.
+
+The world's parts each keep their own share (the spawner its order and ids, the music
+its track, the buffers an entity's slots); this module only gathers them.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from typing import Any, Protocol
+
+from engine.buffering import PureBuffers
+from engine.buffering.kept import keep_buffers, put_back_buffers
+from engine.buffering.own import OwnBuffers
+from engine.input.events import InputQueue, TickInput
+from engine.world.music import music_of
+from engine.world.spawner import spawner_of
+
+__all__ = ["Checkpoint", "roll_back", "take_checkpoint"]
+
+
+class World(Protocol):
+    """What a checkpoint keeps and puts back of a world besides its parts (``World`` has it all).
+
+    A protocol, not the class: ``engine.world.world`` imports this module.
+    """
+
+    tick_count: int
+    elapsed_ms: float
+    speed_factor: float
+    input: TickInput
+
+    @property
+    def ticking(self) -> bool:
+        """Whether a tick is in progress."""
+
+    @property
+    def random(self) -> random.Random:
+        """The world's own generator."""
+
+    @property
+    def input_queue(self) -> InputQueue:
+        """The input waiting for the next tick."""
+
+
+class Checkpoint:
+    """A world's state at the end of tick ``tick``, kept in memory by ``World.checkpoint()``.
+
+    Opaque: only ``World.rollback`` reads it, and only the world that took it. Rolling
+    back to it any number of times gives the same state each time.
+    """
+
+    __slots__ = ("_data", "_world", "tick")
+
+    def __init__(self, world: World, tick: int, data: tuple[Any, ...]) -> None:
+        self.tick = tick
+        """The ``tick_count`` the world had when the checkpoint was taken."""
+        self._world = weakref.ref(world)
+        self._data = data
+
+    def __repr__(self) -> str:
+        return f"<Checkpoint tick={self.tick}>"
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a ``saved`` value deep enough that later changes don't reach it; entities stay themselves."""
+    kind = type(value)
+    if kind is list:
+        return [_copied(item) for item in value]
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is set:
+        return {_copied(item) for item in value}
+    if kind is tuple:
+        return tuple(_copied(item) for item in value)
+    return value  # immutable (numbers, strings, frozensets of them) or an entity: kept by reference
+
+
+def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
+    """``World.checkpoint``: refused during a tick (see the module docstring for what is kept; ``buffers``: its own)."""
+    if world.ticking:
+        raise RuntimeError("World.checkpoint() is taken between ticks, not during tick "
+                           f"{world.tick_count + 1}")
+    order, last_id = spawner_of(world).kept()
+    entities = []
+    for entity in order.values():
+        saved = {name: _copied(getattr(entity, name)) for name in type(entity).saved if hasattr(entity, name)}
+        own = entity._keep_own() if isinstance(entity, OwnBuffers) else None
+        entities.append((entity, keep_buffers(entity), saved, own))
+    data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
+            world.input_queue.state(), world.input, music_of(world).kept(), buffers.kept_signals())
+    return Checkpoint(world, world.tick_count, data)
+
+
+def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> None:
+    """``World.rollback``: the world holds exactly what it held when ``checkpoint`` was taken (``buffers``: its own)."""
+    if not isinstance(checkpoint, Checkpoint):
+        raise TypeError(f"World.rollback takes a Checkpoint from World.checkpoint(), got {checkpoint!r}")
+    if checkpoint._world() is not world:
+        raise ValueError(f"{checkpoint!r} was taken of another world: a world rolls back only to its own checkpoints")
+    if world.ticking:
+        raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
+    order, last_id, entities, random_state, elapsed_ms, speed_factor, queued, tick_input, music, pending = \
+        checkpoint._data
+    spawner_of(world).put_back(order, last_id)
+    for entity, kept, saved, own in entities:
+        put_back_buffers(entity, kept)
+        for name in type(entity).saved:
+            if name in saved:
+                setattr(entity, name, _copied(saved[name]))
+            elif hasattr(entity, name):  # absent then: absent again, as the snapshot saw it
+                delattr(entity, name)
+        if own is not None:
+            entity._put_back_own(own)
+    buffers.put_back_signals(pending, [entity for entity, *_ in entities])
+    world.tick_count = checkpoint.tick
+    world.random.setstate(random_state)
+    world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor
+    world.input_queue.set_state(*queued)
+    world.input = tick_input
+    music_of(world).put_back(music, checkpoint.tick)
+
