@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import struct
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from engine.files.png import check_png
 from engine.messages import one_line, shown_name
+from engine.tiles.files import check_map_files
 from engine.tiles.model import LayerData, MapData, MapError, MapObject, TilesetData
 
 __all__ = ["MAX_CELLS", "MAX_MAP_BYTES", "read_map"]
@@ -45,6 +46,7 @@ def read_map(path: str | Path) -> MapData:
         raise MapError(f"{where} cannot be read: {error.strerror or error}") from None
     if size > MAX_MAP_BYTES:
         raise MapError(f"{where} is {size:,} bytes, more than a map may be ({MAX_MAP_BYTES:,})")
+    check_map_files(file, where, MAX_MAP_BYTES, MAX_CELLS)  # before pytiled-parser opens or inflates anything
     import pytiled_parser
 
     try:
@@ -144,17 +146,11 @@ def _tileset(first_gid: int, tileset: Any, file: Path, where: str, tile_width: i
 
 
 def _png_size(image: Path, where: str, tileset: str) -> tuple[int, int]:
-    """The size in a PNG's header (read without pyglet); ``MapError`` if it is missing or not a PNG."""
+    """The size of a tileset's PNG, checked whole as drawing checks it: a map that loads never fails when drawn."""
     try:
-        with open(image, "rb") as stream:
-            head = stream.read(24)
-    except OSError as error:
-        raise MapError(f"{where}: tileset {tileset!r}'s image {shown_name(str(image))} cannot be read: "
-                       f"{error.strerror or error}") from None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        raise MapError(f"{where}: tileset {tileset!r}'s image {shown_name(image.name)} is not a PNG file")
-    width, height = struct.unpack(">II", head[16:24])
-    return int(width), int(height)
+        return check_png(str(image))
+    except ValueError as error:
+        raise MapError(f"{where}: tileset {tileset!r}'s image: {error}") from None
 
 
 def _tile_layer(layer: Any, name: str, columns: int, rows: int, tilesets: tuple[TilesetData, ...],
