@@ -49,7 +49,8 @@ class _Checker:
     def document(self, path: Path, depth: int) -> None:
         """Read the map, tileset or template at ``path`` bounded and check what it holds and names."""
         if depth > _DEPTH:
-            raise MapError(f"{self.where}: its files name each other more than {_DEPTH} deep at {shown_name(path.name)}")
+            raise MapError(f"{self.where}: its files name each other more than {_DEPTH} deep "
+                           f"at {shown_name(path.name)}")
         try:
             data = read_bounded(path, self.max_bytes if depth == 0 else MAX_NAMED_BYTES, "the file")
         except OSError as error:
@@ -58,9 +59,10 @@ class _Checker:
             self._xml(data, path, depth)
         elif path.suffix.lower() in (".tmj", ".json", ".tsj", ".tj"):
             try:
-                self._json(json.loads(data), path, depth)
+                document = json.loads(data)
             except (ValueError, RecursionError):
                 return  # not JSON: pytiled-parser's error, which read_map words, says so
+            self._json(document, path, depth)
         else:
             raise MapError(f"{self.where} names {shown_name(path.name)}, which is neither a Tiled JSON "
                            "(.tmj/.tsj/.tj) nor XML (.tmx/.tsx/.tx) file")
@@ -163,7 +165,7 @@ class _Checker:
         except (TypeError, ValueError):
             raise MapError(f"{self.where}: layer {layer!r} has no whole width and height in tiles "
                            f"(got {one_line(str(width))[:20]} x {one_line(str(height))[:20]})") from None
-        if not (0 < columns and 0 < rows and columns * rows <= self.max_cells):
+        if not (columns > 0 and rows > 0 and columns * rows <= self.max_cells):
             raise MapError(f"{self.where}: layer {layer!r} is {columns} x {rows} tiles: a layer has 1 to "
                            f"{self.max_cells:,} cells")
         limit = columns * rows * _GID_BYTES
