@@ -22,15 +22,15 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.files.png import png_size
+from engine.files.png import MAX_PICTURE_SIDE, png_size
 from engine.messages import shown, shown_name
 
 __all__ = ["Look"]
 
 MAX_SIZE = 100_000.0
 """The largest side of a look, in pixels: far beyond any window, far below what breaks a vertex buffer."""
-MAX_PICTURE_SIDE = 8192
-"""The widest and tallest picture a look may name, in pixels (a texture larger than this fails on many GPUs)."""
+MAX_FRAMES = 65_536
+"""The most frames ``Look.frames`` cuts from one sprite sheet."""
 MAX_FONT_SIZE = 1000.0
 """The largest font size of a text look."""
 
@@ -183,6 +183,10 @@ class Look:
         if width % frame_width or height % frame_height:
             raise ValueError(f"the sprite sheet {name} is {width}x{height}, not a whole number of "
                              f"{frame_width}x{frame_height} frames")
+        if (width // frame_width) * (height // frame_height) > MAX_FRAMES:
+            raise ValueError(f"the sprite sheet {name} cut into {frame_width}x{frame_height} frames makes "
+                             f"{(width // frame_width) * (height // frame_height):,} frames, more than "
+                             f"{MAX_FRAMES:,}")
         return [cls(image=image, region=(left, top, frame_width, frame_height), **look_options)
                 for top in range(0, height, frame_height) for left in range(0, width, frame_width)]
 

@@ -69,6 +69,21 @@ def test_a_failing_tick_drops_its_music_and_the_retry_asks_once(world):
     assert [(r.tick, r.path) for r in take_music(world)] == [(1, "theme.ogg")]
 
 
+def test_a_request_between_ticks_after_a_failed_tick_is_not_taken_for_the_failed_ones(world):
+    class Failing(Entity):
+        def update(self, world: World) -> None:
+            world.music("a.ogg")
+            raise RuntimeError("broken")
+
+    failing = world.spawn(Failing())
+    with pytest.raises(Exception, match="broken"):
+        world.tick()
+    world.despawn(failing)
+    world.music("a.ogg")  # between ticks: the failed tick's request must not make this one "already playing"
+    assert [(r.tick, r.path) for r in take_music(world)] == [(0, "a.ogg")]
+    assert music_of(world).current is not None and music_of(world).current.path == "a.ogg"
+
+
 @pytest.mark.parametrize(("args", "error", "said"), [
     ((42,), TypeError, "world.music takes the path of a music file, or None to stop, got 42"),
     (("",), TypeError, "got ''"),

@@ -23,7 +23,7 @@ from engine.messages import shown, shown_name
 from engine.schema import FieldError, parse_json
 from engine.tiles.model import MapError
 
-__all__ = ["check_map_file"]
+__all__ = ["check_map_file", "refuse_declarations"]
 
 _DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _LAYER_TYPES = ("tilelayer", "objectgroup", "group", "imagelayer")
@@ -84,12 +84,20 @@ def _parsed(file: Path, where: str, limit: int) -> Any:
         raise MapError(f"{where} is damaged: {error}") from None
 
 
-def _xml(raw: bytes, text: str, where: str) -> etree.Element:
+def refuse_declarations(raw: bytes, where: str) -> None:
+    """Refuse XML with a DOCTYPE or ENTITY before any parser sees it (``where`` names the file).
+
+    Python's XML parsers expand internal entities (billion laughs); Tiled never writes one.
+    """
     found = _DOCTYPE.search(raw)
     if found:
         line = raw.count(b"\n", 0, found.start()) + 1
         raise MapError(f"{where} has a DOCTYPE or ENTITY declaration (line {line}): refused, entities are never "
                        "expanded (Tiled never writes one)")
+
+
+def _xml(raw: bytes, text: str, where: str) -> etree.Element:
+    refuse_declarations(raw, where)
     try:
         return etree.fromstring(text)
     except etree.ParseError as error:

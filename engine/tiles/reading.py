@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import struct
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from engine.files.png import check_png
 from engine.messages import one_line, shown, shown_name
+from engine.tiles.files import check_map_files
 from engine.tiles.model import LayerData, MapData, MapError, MapObject, TilesetData
 from engine.tiles.precheck import check_map_file
 
@@ -46,7 +47,10 @@ def read_map(path: str | Path) -> MapData:
         raise MapError(f"{where} cannot be read: {error.strerror or error}") from None
     if size > MAX_MAP_BYTES:
         raise MapError(f"{where} is {size:,} bytes, more than a map may be ({MAX_MAP_BYTES:,})")
-    # Ours first: damage named in words (line and column, the field's path), never a parser's KeyError.
+    # Ours first: every file it names must be a regular file beside it or below (checked before any
+    # is read), its layers' data inflates bounded; then damage named in words (line and column,
+    # the field's path), never a parser's KeyError, before pytiled-parser opens anything.
+    check_map_files(file, where, MAX_MAP_BYTES, MAX_CELLS)
     check_map_file(file, where, MAX_MAP_BYTES)
     import pytiled_parser
 
@@ -154,17 +158,11 @@ def _tileset(first_gid: int, tileset: Any, file: Path, where: str, tile_width: i
 
 
 def _png_size(image: Path, where: str, tileset: str) -> tuple[int, int]:
-    """The size in a PNG's header (read without pyglet); ``MapError`` if it is missing or not a PNG."""
+    """The size of a tileset's PNG, checked whole as drawing checks it: a map that loads never fails when drawn."""
     try:
-        with open(image, "rb") as stream:
-            head = stream.read(24)
-    except OSError as error:
-        raise MapError(f"{where}: the image {shown_name(str(image))} of tileset {tileset!r} cannot be read: "
-                       f"{error.strerror or error}") from None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        raise MapError(f"{where}: the image {shown_name(image.name)} of tileset {tileset!r} is not a PNG file")
-    width, height = struct.unpack(">II", head[16:24])
-    return int(width), int(height)
+        return check_png(str(image))
+    except ValueError as error:
+        raise MapError(f"{where}: the image of tileset {tileset!r}: {error}") from None
 
 
 def _tile_layer(layer: Any, name: str, columns: int, rows: int, tilesets: tuple[TilesetData, ...],

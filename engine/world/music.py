@@ -134,6 +134,10 @@ class MusicRequests:
             self._finished.append(MusicRequest(None, False, 0.0, tick_count))
 
     def _tick_done(self, ticking: bool, tick_count: int) -> None:
+        if self._pending and not ticking and self._pending[0].tick > tick_count:
+            # No tick runs, yet these wait for one that has not completed: it failed. Dropped here,
+            # they can no longer make a request between ticks look "already playing".
+            self._pending = []
         if self._pending and not ticking and self._pending[0].tick <= tick_count:
             pending, self._pending = self._pending, []
             self._keep(pending)
