@@ -226,3 +226,30 @@ def test_a_ticks_run_says_once_that_a_music_file_is_missing(tmp_path, capsys):
     assert main(["run", str(game), "--ticks", "20"]) == 0
     err = capsys.readouterr().err
     assert err.count("no music file 'nope.ogg'") == 1 and err.count("no music file 'gone.ogg'") == 1
+
+
+def test_a_saved_track_outside_its_games_directory_is_refused_and_one_inside_resumes(tmp_path):
+    from engine.files.save import load_world
+    from engine.testing import load_game, save_game
+
+    (tmp_path / "game").mkdir()
+    (tmp_path / "game" / "theme.ogg").write_bytes(b"")
+    (tmp_path / "game" / "g.py").write_text(
+        "from pathlib import Path\nfrom engine import Entity\n"
+        "class DJ(Entity):\n    def update(self, world):\n"
+        "        world.music(str(Path(__file__).parent / 'theme.ogg'))\n"
+        "def build(world):\n    world.spawn(DJ())\n")
+    game = load_game(tmp_path / "game" / "g.py")
+    with World() as world:
+        game.setup(world)
+        world.tick()
+        save_game(world, game, str(tmp_path / "s.json"))
+    with load_world(tmp_path / "s.json", game, world_class=World) as loaded:
+        assert [r.path for r in take_music(loaded)] == [str(tmp_path / "game" / "theme.ogg")]
+    data = json.loads((tmp_path / "s.json").read_text())
+    for elsewhere in (str(tmp_path / "secret.ogg"), "../../../../tmp/secret.ogg", "/etc/secret.wav"):
+        data["world"]["music"][0] = elsewhere
+        (tmp_path / "edited.json").write_text(json.dumps(data))
+        with pytest.raises(SaveError, match="outside its game's directory") as caught:
+            load_world(tmp_path / "edited.json", game, world_class=World)
+        assert "\n" not in str(caught.value)

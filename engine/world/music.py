@@ -100,6 +100,15 @@ class MusicRequests:
         current = self._current
         return current if current is not None and current.path is not None else None
 
+    def playing(self, tick_count: int) -> MusicRequest | None:
+        """Between ticks: the music left playing once every completed tick's requests are settled (for saves).
+
+        ``current`` alone lags until the requests are taken, so a save written right after a
+        tick that started a track would not keep it.
+        """
+        self._tick_done(False, tick_count)
+        return self.current
+
     def take(self, ticking: bool, tick_count: int) -> list[MusicRequest]:
         """Every change of music asked for by completed ticks (and between ticks) since the last call, in order."""
         self._tick_done(ticking, tick_count)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from engine.buffering.own import OwnBuffers
@@ -113,6 +114,16 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     return meta
 
 
+def _check_music_place(track: str, game_path: Path, where: str) -> None:
+    """A save of a known game resumes only music inside the game's own directory: a save is data,
+    and must not make the engine stream whatever file it names."""
+    root = (game_path if game_path.is_dir() else game_path.parent).resolve()
+    place = Path(os.path.abspath(track)).resolve()
+    if place != root and root not in place.parents:
+        raise SaveError(f"{where}: world.music names {shown_name(track)}, outside its game's directory "
+                        f"{shown_name(str(root))}: a save resumes only its own game's music")
+
+
 def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None, *,
                world_class: Callable[..., W]) -> W:
     """Read a save, check all of it, and build a new world from it; any problem raises ``SaveError``.
@@ -143,6 +154,8 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         raise SaveError(f"{damaged}: world.input: {error}") from None
     if note is not None and notes is not None:
         notes.append(note)
+    if game is not None and game.path is not None and "music" in info:
+        _check_music_place(info["music"][0], game.path, where)
     world = world_class(seed=decode(info["seed"], {}))
     try:
         version, internal, gauss = info["random"]

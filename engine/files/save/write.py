@@ -113,7 +113,7 @@ def _entity_record(entity: Entity) -> dict[str, Any]:
 
 def _music(world: SavedWorld) -> dict[str, Any]:
     # An effect, not state (no hash holds it), but a load resumes it: written only when some plays.
-    current = music_of(world).current
+    current = music_of(world).playing(world.tick_count)
     return {} if current is None else {"music": [current.path, current.loop, current.volume]}
 
 
