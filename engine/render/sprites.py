@@ -115,15 +115,21 @@ def picture_texture(look: Look) -> Any:
     path = os.fspath(look.image)  # always a str already (Look keeps a Path as its string)
     texture = _pictures.get(path)
     if texture is None:
-        # Read bounded, as a regular file (a FIFO never blocks the game), and checked whole:
-        # pyglet draws a damaged PNG without a word.
-        data = read_png(path)
-        try:
-            texture = pyglet.image.load(path, file=io.BytesIO(data)).get_texture()
-        except Exception as error:
-            raise ValueError(f"cannot load the picture {path!r} of {look}: {error}") from error
-        _pictures[path] = texture
+        texture = _pictures[path] = load_texture(path, f"the picture {path!r} of {look}")
     return texture
+
+
+def load_texture(path: str, what: str) -> Any:
+    """A new texture of the PNG at ``path`` (``what`` names it in an error): the one way pictures reach the GPU.
+
+    Read bounded, as a regular file (a FIFO never blocks the game), and checked whole:
+    pyglet draws a damaged PNG without a word. Callers cache what they load.
+    """
+    data = read_png(path)
+    try:
+        return pyglet.image.load(path, file=io.BytesIO(data)).get_texture()
+    except Exception as error:
+        raise ValueError(f"cannot load {what}: {error}") from error
 
 
 def array_view(vertex_list: Any, name: str, capacity: int, columns: int) -> tuple[Any, Any]:

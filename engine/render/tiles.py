@@ -12,13 +12,12 @@ still collide.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pyglet
 from pyglet import gl
 
-from engine.render.picture import read_png
+from engine.render.sprites import load_texture
 from engine.tiles.model import TilesetData
 from engine.tiles.tilemap import TileMap
 
@@ -61,11 +60,7 @@ def _texture(tileset: TilesetData) -> Any:
     key = str(tileset.image)
     texture = _textures.get(key)
     if texture is None:
-        data = read_png(key)
-        try:
-            texture = pyglet.image.load(key, file=io.BytesIO(data)).get_texture()
-        except Exception as error:
-            raise ValueError(f"cannot load the tileset image {key!r} of {tileset.name!r}: {error}") from error
+        texture = load_texture(key, f"the tileset image {key!r} of {tileset.name!r}")
         gl.glBindTexture(texture.target, texture.id)
         gl.glTexParameteri(texture.target, gl.GL_TEXTURE_MIN_FILTER, gl.GL_NEAREST)
         gl.glTexParameteri(texture.target, gl.GL_TEXTURE_MAG_FILTER, gl.GL_NEAREST)
