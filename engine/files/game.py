@@ -29,8 +29,8 @@ from engine.input.keys import name as key_name
 from engine.messages import shown
 from engine.state.names import GAME_MODULE
 
-__all__ = ["DEFAULT_MS_PER_UPDATE", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_keys", "check_settings",
-           "check_step"]
+__all__ = ["DEFAULT_MS_PER_UPDATE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_keys",
+           "check_players", "check_settings", "check_step"]
 
 DEFAULT_MS_PER_UPDATE = 15.625
 """The default step: 64 updates a second. It is exact in binary floating point and in
@@ -110,6 +110,11 @@ class Game:
         return None if keys is None else check_keys(keys, self.name)
 
     @property
+    def players(self) -> range:
+        """How many players the game takes: its ``PLAYERS`` (checked) as a range; ``range(1, 2)`` if unset."""
+        return check_players(self.setting("PLAYERS", 1), self.name)
+
+    @property
     def ms_per_update(self) -> float:
         """The game's step: its ``MS_PER_UPDATE`` (checked), or ``DEFAULT_MS_PER_UPDATE``."""
         return check_step(self.setting("MS_PER_UPDATE", DEFAULT_MS_PER_UPDATE), self.name)
@@ -175,6 +180,26 @@ def check_settings(module: ModuleType, where: str) -> None:
     keys = getattr(module, "KEYS", None)
     if keys is not None:
         check_keys(keys, where)
+    check_players(getattr(module, "PLAYERS", 1), where)
+
+
+MAX_PLAYERS = 8
+"""The most players a game (and a session) may have."""
+
+
+def check_players(players: Any, where: str) -> range:
+    """A game's ``PLAYERS``, checked: a whole number from 1 to ``MAX_PLAYERS``, or a ``range`` of them (step 1).
+
+    Returned as a range either way: ``PLAYERS = 2`` is ``range(2, 3)``; ``PLAYERS = range(1, 3)``
+    is a game played alone or by two.
+    """
+    if type(players) is int and 1 <= players <= MAX_PLAYERS:
+        return range(players, players + 1)
+    if type(players) is range and players.step == 1 and len(players) and players.start >= 1 and \
+            players.stop - 1 <= MAX_PLAYERS:
+        return players
+    raise GameError(f"{where}: PLAYERS must be a whole number from 1 to {MAX_PLAYERS} or a range of them such as "
+                    f"range(1, 3), got {shown(players)}")
 
 
 MAX_KEYS = 256

@@ -9,8 +9,8 @@ or despawn, no raised signal), and keeps, exactly:
   (``engine.buffering.kept``: committed and previous values, signals, its ``random``) and
   a copy of the plain attributes its class lists in ``saved``;
 * the members of every entity with buffers of its own (a ``Crowd``, through ``OwnBuffers``);
-* the id counter, ``tick_count``, ``world.random``, the step's ``elapsed_ms``, the input
-  queue and the last tick's ``world.input``, and the current music.
+* the id counter, ``tick_count``, ``world.random``, the step's ``elapsed_ms``, every
+  player's input queue and last tick's input, and the current music.
 
 A rollback makes the world hold exactly that again: an entity despawned since comes back
 (the same object, under its id), one spawned since leaves as if never spawned. What a
@@ -49,7 +49,12 @@ class World(Protocol):
     tick_count: int
     elapsed_ms: float
     speed_factor: float
-    input: TickInput
+
+    def input_state(self) -> tuple[tuple[InputQueue, ...], tuple[TickInput, ...]]:
+        """Every player's queue and last input."""
+
+    def set_inputs(self, inputs: tuple[TickInput, ...]) -> None:
+        """Make ``inputs`` the last tick's input of every player."""
 
     @property
     def ticking(self) -> bool:
@@ -58,10 +63,6 @@ class World(Protocol):
     @property
     def random(self) -> random.Random:
         """The world's own generator."""
-
-    @property
-    def input_queue(self) -> InputQueue:
-        """The input waiting for the next tick."""
 
 
 class Checkpoint:
@@ -108,8 +109,9 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
         saved = {name: _copied(getattr(entity, name)) for name in type(entity).saved if hasattr(entity, name)}
         own = entity._keep_own() if isinstance(entity, OwnBuffers) else None
         entities.append((entity, keep_buffers(entity), saved, own))
+    queues, inputs = world.input_state()
     data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
-            world.input_queue.state(), world.input, music_of(world).kept(), buffers.kept_signals())
+            tuple(queue.state() for queue in queues), inputs, music_of(world).kept(), buffers.kept_signals())
     return Checkpoint(world, world.tick_count, data)
 
 
@@ -121,7 +123,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
         raise ValueError(f"{checkpoint!r} was taken of another world: a world rolls back only to its own checkpoints")
     if world.ticking:
         raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
-    order, last_id, entities, random_state, elapsed_ms, speed_factor, queued, tick_input, music, pending = \
+    order, last_id, entities, random_state, elapsed_ms, speed_factor, queued, inputs, music, pending = \
         checkpoint._data
     spawner_of(world).put_back(order, last_id)
     for entity, kept, saved, own in entities:
@@ -137,7 +139,8 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)
     world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor
-    world.input_queue.set_state(*queued)
-    world.input = tick_input
+    for queue, state in zip(world.input_state()[0], queued):
+        queue.set_state(*state)
+    world.set_inputs(inputs)
     music_of(world).put_back(music, checkpoint.tick)
 

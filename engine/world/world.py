@@ -34,7 +34,7 @@ from engine.clock import checked_ms
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
-from engine.files.game import DEFAULT_MS_PER_UPDATE
+from engine.files.game import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
@@ -77,7 +77,9 @@ class World:
     when a tick covers exactly that).
     """
 
-    def __init__(self, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE) -> None:
+    def __init__(self, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE, players: int = 1) -> None:
+        if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
+            raise ValueError(f"World(players=...) is a whole number from 1 to {MAX_PLAYERS}, got {players!r}")
         self._ecs = EsperWorld(self)
         self._buffers = Buffers()
         self._spawner = Spawner(self, self._ecs, self._buffers)
@@ -98,16 +100,63 @@ class World:
         self.speed_factor = 1.0
         """``elapsed_ms / ms_per_update``: exactly 1.0 under fixed-step loops. Multiply motion by
         it and an entity moves at the right speed under every loop."""
-        self.input_queue = InputQueue()
-        """Where input events wait for the next tick (the window, tests and replays push here)."""
-        self.input = TickInput()
-        """The input of the tick in progress (or the last one): see ``TickInput``."""
+        self._queues = tuple(InputQueue() for _ in range(players))
+        self._inputs = [TickInput() for _ in range(players)]
         self._ticking = False
         self._ticker: int | None = None  # the thread whose tick() is running, start to end
         self._tick_lock = threading.Lock()
         self._early_systems = 0
         self._late_systems = 0
         self._ecs.add_processor(_UpdateSystem(self), 0)
+
+    # -- players and their input -------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        """How many players this world has (fixed when it is made): ``input_of`` takes 0 to ``players - 1``."""
+        return len(self._queues)
+
+    def _player(self, player: int, what: str) -> int:
+        if type(player) is not int or not 0 <= player < len(self._queues):
+            raise ValueError(f"world.{what}(player) takes a player from 0 to {len(self._queues) - 1}, got {player!r}")
+        return player
+
+    def input_of(self, player: int) -> TickInput:
+        """What player ``player`` (0 to ``players - 1``) did in the tick in progress (or the last one).
+
+        Each player's keys, mouse and sticks are their own: a key held by player 1 is not
+        held for player 0. ``world.input`` is player 0's, so a game for one player never
+        names a player.
+        """
+        return self._inputs[self._player(player, "input_of")]
+
+    def input_queue_of(self, player: int) -> InputQueue:
+        """Where player ``player``'s input events wait for the next tick (the window's go to player 0's)."""
+        return self._queues[self._player(player, "input_queue_of")]
+
+    @property
+    def input(self) -> TickInput:
+        """The input of the tick in progress (or the last one), player 0's: see ``TickInput``."""
+        return self._inputs[0]
+
+    @input.setter
+    def input(self, value: TickInput) -> None:
+        self._inputs[0] = value
+
+    @property
+    def input_queue(self) -> InputQueue:
+        """Where player 0's input events wait for the next tick (the window, tests and replays push here)."""
+        return self._queues[0]
+
+    def input_state(self) -> tuple[tuple[InputQueue, ...], tuple[TickInput, ...]]:
+        """Every player's queue and last ``TickInput``, by player (for checkpoints and saves)."""
+        return self._queues, tuple(self._inputs)
+
+    def set_inputs(self, inputs: tuple[TickInput, ...]) -> None:
+        """Make ``inputs`` (one per player) the last tick's input of every player (a rollback, a load)."""
+        if len(inputs) != len(self._queues):
+            raise ValueError(f"set_inputs takes {len(self._queues)} TickInputs, one per player, got {len(inputs)}")
+        self._inputs = list(inputs)
 
     # -- esper ----------------------------------------------------------------------------
 
@@ -263,7 +312,8 @@ class World:
 
         The order, always:
 
-        1. The input queued since the previous tick becomes ``world.input``.
+        1. The input queued since the previous tick becomes ``world.input`` (each player's
+           becomes ``world.input_of(player)``).
         2. Systems run in priority order, higher first; updating the entities is the
            system at priority 0. It updates live entities in spawn order (one spawned
            during the tick waits for the next; one despawned is not updated after that
@@ -307,7 +357,7 @@ class World:
                 raise explain(self._buffers, self._attempt, self.tick_count + 1, refused.written) from None
 
     def _attempt(self) -> None:
-        self.input = self.input_queue.take()
+        self._inputs = [queue.take() for queue in self._queues]
         random_state = self.random.getstate()
         self._buffers.begin(self._spawner.update_order(), self._early_systems > 0, self._late_systems > 0,
                             self.tick_count + 1)
@@ -335,8 +385,9 @@ class World:
         self._buffers.abort()
         self._spawner.drop_deferred()
         self.random.setstate(random_state)
-        self.input_queue.restore(self.input)
-        self.input = TickInput()
+        for queue, taken in zip(self._queues, self._inputs):
+            queue.restore(taken)
+        self._inputs = [TickInput() for _ in self._queues]
 
     # -- state ---------------------------------------------------------------------------
 
