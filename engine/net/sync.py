@@ -1,0 +1,232 @@
+"""The rollback core (GGRS's design, in Python): input logs, prediction, checkpoints, rollback, confirmed ticks.
+
+No sockets here: ``Sync`` is given inputs (the local player's, and remote ones as they
+arrive) and advances a ``World`` with them. Every player's input for a tick is a tuple
+of ``InputEvent`` (possibly empty). The local player's input is delayed by
+``input_delay`` ticks (what is pressed now is the input of a tick a little ahead, so a
+remote peer usually has it before it needs it). A tick may run before every remote
+input for it is known: a missing input is *predicted* as "no events" (held keys stay
+held, inside each player's queue). At most ``max_prediction`` ticks may run past the
+*confirmed frontier* (the last tick whose input is known for every player); ``0`` is
+plain lockstep, waiting for every input. Before a tick that predicts anything a
+checkpoint is taken (a ring of ``max_prediction + 2``); when an input arrives for a tick
+already run with a wrong prediction (events where "no events" was used), the world rolls
+back to the checkpoint before that tick and runs the ticks again with what is known now.
+
+The world is thus only ever advanced with confirmed or predicted inputs, and a confirmed
+tick is bit-identical on every peer. The state hash of a hash tick is taken when the
+tick is simulated (again on a re-simulation) and is final once the tick is confirmed;
+``confirm()`` hands out each confirmed tick once, in order, with its inputs and, at
+recording hash ticks, its hash. Memory is bounded: a player's log keeps only the ticks
+from ``keep_from`` on, and remote input more than ``window`` ticks ahead is cut off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from engine.files.replay.format import HASH_EVERY
+from engine.input.events import InputEvent
+from engine.world import World
+from engine.world.checkpoints import Checkpoint
+
+__all__ = ["Confirmed", "Events", "Sync"]
+
+Events = tuple[InputEvent, ...]
+"""One player's input for one tick."""
+_NONE: Events = ()
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """A confirmed tick: every player's input for it, and its state hash at recording hash ticks."""
+
+    tick: int
+    inputs: tuple[Events, ...]
+    digest: str | None
+
+
+class Sync:
+    """Advances ``world`` for ``players`` players with known and predicted input; rolls back on a misprediction.
+
+    ``local`` is the player whose input this peer gives (``None``: a spectator, which
+    never predicts). ``desync_interval``: the ticks whose hash peers compare.
+    """
+
+    def __init__(self, world: World, *, players: int, local: int | None, input_delay: int = 2,
+                 max_prediction: int = 8, desync_interval: int = 60, window: int | None = None) -> None:
+        if local is not None and not 0 <= local < players:
+            raise ValueError(f"local player {local!r} is not one of the {players} players")
+        self.world = world
+        self.players = players
+        self.local = local
+        self.input_delay = input_delay if local is not None else 0
+        self.max_prediction = max_prediction if local is not None else 0
+        self.desync_interval = desync_interval
+        self.window = window if window is not None else 4 * (max_prediction + input_delay) + 64
+        """How far past a player's known input a remote run may reach; the rest is cut off (bounded memory)."""
+        start = world.tick_count
+        self.start = start
+        self.known = [start] * players
+        """``known[p]``: the last tick t such that player p's input is known for every tick up to t."""
+        self._events: list[dict[int, Events]] = [{} for _ in range(players)]
+        self._checkpoints: dict[int, Checkpoint] = {}
+        self._first_wrong: int | None = None
+        self.hashes: dict[int, str] = {}
+        """State hashes of the hash ticks simulated and not yet handed out (final once confirmed)."""
+        self.emitted = start
+        """The last confirmed tick handed out by ``confirm()``."""
+        self.rollbacks = 0
+        self.resimulated = 0
+
+    # -- input ------------------------------------------------------------------------
+
+    @property
+    def current(self) -> int:
+        """The last tick simulated."""
+        return self.world.tick_count
+
+    @property
+    def confirmed(self) -> int:
+        """The confirmed frontier: the last tick whose input is known for every player."""
+        return min(self.known)
+
+    @property
+    def next_local_tick(self) -> int:
+        """The tick the next local input (``add_local``) is for: the current tick plus one plus the delay."""
+        if self.local is None:
+            raise ValueError("a spectator has no local input")
+        return self.known[self.local] + 1
+
+    def needs_local(self) -> bool:
+        """Whether the local input of the next tick to run is still to be given (never more than the delay ahead)."""
+        return self.local is not None and self.known[self.local] < self.current + 1 + self.input_delay
+
+    def add_local(self, events: Sequence[InputEvent]) -> int:
+        """The local player's input for ``next_local_tick``; returns that tick."""
+        if self.local is None:
+            raise ValueError("a spectator has no local input")
+        tick = self.known[self.local] + 1
+        if events:
+            self._events[self.local][tick] = tuple(events)
+        self.known[self.local] = tick
+        return tick
+
+    def add_remote(self, player: int, first: int, last: int, events: Mapping[int, Events]) -> int:
+        """Player ``player``'s input for ticks ``first``..``last`` (only ticks with events listed).
+
+        Ticks already known are ignored (duplicates, resent runs); a run that starts past
+        the next tick not known leaves a gap and is ignored (the sender resends from the
+        acknowledged tick); the part past ``window`` is cut off. An input with events for
+        a tick already run predicted that tick wrongly: the next ``resolve()`` rolls back to
+        it. Returns how many new ticks became known.
+        """
+        if not 0 <= player < self.players or player == self.local:
+            return 0
+        known = self.known[player]
+        if first > known + 1 or last <= known:
+            return 0
+        last = min(last, known + self.window)
+        log = self._events[player]
+        for tick in range(known + 1, last + 1):
+            given = events.get(tick)
+            if given:
+                log[tick] = tuple(given)
+                if tick <= self.current and (self._first_wrong is None or tick < self._first_wrong):
+                    self._first_wrong = tick
+        self.known[player] = last
+        return last - known
+
+    def events_of(self, player: int, tick: int) -> Events:
+        """Player ``player``'s events for ``tick`` as known now (none if unknown: the prediction)."""
+        return self._events[player].get(tick, _NONE)
+
+    def run_of(self, player: int, first: int, last: int) -> dict[int, Events]:
+        """Player ``player``'s ticks with events among ``first``..``last`` (all known), for sending."""
+        log = self._events[player]
+        return {tick: log[tick] for tick in sorted(log) if first <= tick <= last}
+
+    def forget_before(self, keep_from: int) -> None:
+        """Drop the inputs of ticks before ``keep_from`` (never any a rollback or ``confirm()`` still needs)."""
+        keep_from = min(keep_from, self.emitted + 1)
+        for log in self._events:
+            for tick in [tick for tick in log if tick < keep_from]:
+                del log[tick]
+
+    # -- simulation -------------------------------------------------------------------
+
+    def can_advance(self) -> bool:
+        """Whether the next tick may run: its local input is given and it stays inside the prediction window."""
+        following = self.current + 1
+        if self.local is not None and self.known[self.local] < following:
+            return False
+        return following <= self.confirmed + self.max_prediction
+
+    def resolve(self) -> int:
+        """Roll back to before the first mispredicted tick and run the ticks again; returns how many were re-run."""
+        wrong, self._first_wrong = self._first_wrong, None
+        if wrong is None or wrong > self.current:
+            return 0
+        checkpoint = self._checkpoints.get(wrong - 1)
+        if checkpoint is None:  # cannot happen: a predicted tick always had its checkpoint taken
+            raise RuntimeError(f"no checkpoint before tick {wrong} to roll back to")
+        until = self.current
+        self.world.rollback(checkpoint)
+        self.rollbacks += 1
+        for _ in range(wrong, until + 1):
+            self._simulate()
+        self.resimulated += until - wrong + 1
+        return until - wrong + 1
+
+    def advance(self) -> bool:
+        """Run the next tick if it may run (``can_advance``); returns whether it ran."""
+        if self._first_wrong is not None:
+            self.resolve()
+        if not self.can_advance():
+            return False
+        self._simulate()
+        return True
+
+    def _simulate(self) -> None:
+        world = self.world
+        tick = world.tick_count + 1
+        if tick > self.confirmed:  # something is predicted: keep the state to come back to
+            self._checkpoints[tick - 1] = world.checkpoint()
+            self._checkpoints.pop(tick - 1 - (self.max_prediction + 2), None)
+        for player in range(self.players):
+            queue = world.input_queue_of(player)
+            for event in self._events[player].get(tick, _NONE):
+                queue.push(event)
+        world.tick()
+        if self.is_hash_tick(tick):
+            self.hashes[tick] = world.state_hash()
+
+    def is_hash_tick(self, tick: int) -> bool:
+        """Whether ``tick``'s state is hashed: peers compare it (``desync_interval``) or a recording keeps it."""
+        return tick % self.desync_interval == 0 or tick % HASH_EVERY == 0
+
+    def confirm(self) -> Iterator[Confirmed]:
+        """Each newly confirmed tick that has run, once, in order (resolve a pending rollback first)."""
+        if self._first_wrong is not None:
+            self.resolve()
+        last = min(self.confirmed, self.current)
+        while self.emitted < last:
+            tick = self.emitted + 1
+            self.emitted = tick
+            inputs = tuple(self._events[player].get(tick, _NONE) for player in range(self.players))
+            digest = self.hashes.get(tick) if tick % HASH_EVERY == 0 else None
+            if tick % self.desync_interval != 0:
+                self.hashes.pop(tick, None)
+            for old in [old for old in self._checkpoints if old < tick - 1]:
+                del self._checkpoints[old]  # nothing rolls back past a confirmed tick
+            yield Confirmed(tick, inputs, digest)
+
+    def confirmed_hash(self, tick: int) -> str | None:
+        """The final hash of confirmed desync-check tick ``tick``, if still kept."""
+        return self.hashes.get(tick) if tick <= self.emitted else None
+
+    def forget_hashes_before(self, tick: int) -> None:
+        """Drop kept hashes of ticks before ``tick`` (they were compared)."""
+        for old in [old for old in self.hashes if old < tick and old <= self.emitted]:
+            del self.hashes[old]
