@@ -667,3 +667,52 @@ def test_a_text_that_changes_every_tick_does_not_resort_the_other_entities(windo
         clock.look = Look("square", 4, (255, 0, 0))  # no longer text: the full re-sort
         draw(renderer, window, 1.0)
         assert resorts == [1]
+
+
+class FakeDriver:
+    """Stands in for a network session: ticks the world itself, as a session does, and records what it was handed."""
+
+    def __init__(self, world, end_after: int) -> None:
+        self.world = world
+        self.polls = 0
+        self.handed: list[list] = []
+        self.ended = None
+        self._end_after = end_after
+
+    def poll(self) -> None:
+        self.polls += 1
+        if self.polls > self._end_after:
+            self.ended = "the peer left"
+
+    def advance(self, local) -> int:
+        self.handed.append(list(local))
+        for event in local:
+            self.world.input_queue_of(1).push(event)  # a session's local player need not be player 0
+        self.world.tick()
+        return 1
+
+    def hud_text(self) -> str:
+        return "ping 12 ms"
+
+
+def test_a_driver_runs_the_ticks_gets_the_window_input_and_stops_the_run_when_it_ends(runner_for):
+    from engine import World, keys
+    from engine.files.importer import load_game
+
+    world = World(players=2)
+    load_game("bouncy").build(world)
+    driver = FakeDriver(world, end_after=40)
+    runner = runner_for("bouncy", world=world, driver=driver)
+    runner.run(frames=5)
+    runner.window.dispatch_event("on_key_press", keys.SPACE, 0)
+    runner.window.dispatch_event("on_key_press", keys.F2, 0)  # no pause in a session: peers don't wait
+    frames = runner.run(frames=1000)
+    assert frames < 100 and driver.ended == "the peer left", "the run stops once the driver has ended"
+    assert driver.polls == 5 + frames
+    assert not runner.paused
+    assert world.tick_count == sum(1 for _ in driver.handed) > 0
+    pressed = [events for events in driver.handed if events]
+    assert [[event.key for event in events] for events in pressed] == [[keys.SPACE]]
+    assert world.input_queue_of(1).state()[1] == frozenset({keys.SPACE}), "the driver put it in player 1's queue"
+    assert world.input_queue.state()[1] == frozenset(), "the window's input went to the driver, not player 0"
+    assert "ping 12 ms" in runner.hud.note

@@ -19,8 +19,8 @@ as ``keys.PAD_*`` buttons and ``"stick"`` events, like keys; headless there are 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import pyglet
 
@@ -41,7 +41,28 @@ from engine.render.sound import SoundPlayer
 from engine.render.view import View
 from engine.world import World, take_music, take_sounds
 
-__all__ = ["GameRunner"]
+__all__ = ["Driver", "GameRunner"]
+
+
+class Driver(Protocol):
+    """What drives a runner's ticks instead of ``world.tick``: a network session (``engine.net.Session``).
+
+    The runner hands it the window's events, polls it once a frame, shows its ``hud_text``
+    and stops when it has ``ended``.
+    """
+
+    @property
+    def ended(self) -> str | None:
+        """Why the session stopped (a desync, a dropped peer), or ``None`` while it runs."""
+
+    def poll(self) -> None:
+        """Receive and send what the network has, without blocking (once a frame)."""
+
+    def advance(self, local: Sequence[InputEvent]) -> int:
+        """Run the ticks due now with the local player's new events; how many ran."""
+
+    def hud_text(self) -> str:
+        """A short line for the HUD (ping, frames ahead, rollbacks)."""
 
 
 DISPLAY_HZ = 60.0
@@ -57,7 +78,7 @@ class GameRunner:
                  seed: int = 0, vsync: bool = True, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
                  forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
-                 show_hud: bool = True) -> None:
+                 show_hud: bool = True, driver: Driver | None = None) -> None:
         game = name if isinstance(name, Game) else load_game(name)
         self.name = game.name
         self.before_tick = before_tick
@@ -67,6 +88,9 @@ class GameRunner:
         self.forward_input = forward_input
         """Whether window input reaches the world (a replay plays its own; the keys still work)."""
         self.headless = headless
+        self.driver = driver
+        """What runs the ticks instead of ``world.tick`` (a network session), or ``None``."""
+        self._local: list[InputEvent] = []  # the window's events for the driver's next tick
         self.world = world if world is not None else World(seed=seed)
         if world is None:
             game.build(self.world)
@@ -122,6 +146,10 @@ class GameRunner:
         self.window.dispatch_events()
         if self.pads is not None:
             self.pads.poll()
+        if self.driver is not None:
+            self.driver.poll()
+            if self.driver.ended is not None:
+                self.stop()
 
     def _on_key_press(self, symbol: int, modifiers: int) -> bool:
         # The engine's own keys never reach the game; every other key only reaches it.
@@ -131,7 +159,7 @@ class GameRunner:
             self.stop()
         elif symbol == keys.F1:
             self.hud.visible = not self.hud.visible
-        elif symbol == keys.F2:
+        elif symbol == keys.F2 and self.driver is None:  # a session's peers don't wait for one player's pause
             self.paused = not self.paused
         elif symbol == keys.F3 and self.paused:
             self.step()
@@ -142,7 +170,11 @@ class GameRunner:
         return True  # handled: keeps pyglet's default Esc-closes-window out of the way
 
     def _forward(self, event: InputEvent) -> None:
-        if self.forward_input:
+        if not self.forward_input:
+            return
+        if self.driver is not None:
+            self._local.append(event)
+        else:
             self.world.input_queue.push(event)
 
     def _on_key_release(self, symbol: int, modifiers: int) -> None:
@@ -193,6 +225,15 @@ class GameRunner:
         self._run_tick(elapsed_ms)
 
     def _run_tick(self, elapsed_ms: float | None = None) -> None:
+        if self.driver is not None:
+            # The session decides which ticks run (none while waiting for a peer, several after a
+            # rollback) and hands out only effects of ticks it has not handed out before.
+            local, self._local = self._local, []
+            with TICK:
+                self.driver.advance(local)
+            self.sound.play(take_sounds(self.world))
+            self.music.play(take_music(self.world))
+            return
         with TICK:  # a signal waits for the tick and its hooks: a recording always ends where the world is
             if self.before_tick is not None:
                 self.before_tick(self.world)
@@ -225,6 +266,8 @@ class GameRunner:
         self.view.draw(alpha if self.interpolate else 1.0)
         flags = [name for name, on in (("paused", self._paused), ("interpolation off", not self.interpolate),
                                        ("extrapolating", getattr(self.view, "extrapolate", False))) if on]
+        if self.driver is not None:
+            flags.append(self.driver.hud_text())
         self.hud.note = "  ".join(flags)
         self.hud.draw(self.clock.now_ms())
 
