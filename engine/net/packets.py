@@ -49,9 +49,13 @@ class Hello:
     engine: str
     spectate: bool
     nonce: int
+    allow_mismatch: bool = False
+    """The joiner plays even a different game (``--allow-game-mismatch``, a testing aid for planted desyncs)."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
+            if type(self.allow_mismatch) is not bool:
+                raise PacketError(f"hello allow_mismatch must be true or false, got {shown(self.allow_mismatch)}")
             checks.text(self.game, "hello game")
             expect_str(self.digest, "hello digest (hex, at most 64 digits)", 64, checks.DIGEST)
             expect_str(self.engine, "hello engine (a version)", 64, ENGINE_VERSION)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine.files.replay.format import HASH_EVERY
 from engine.input.events import InputEvent
@@ -36,6 +37,8 @@ __all__ = ["Confirmed", "Events", "Sync"]
 Events = tuple[InputEvent, ...]
 """One player's input for one tick."""
 _NONE: Events = ()
+KEPT_SNAPSHOTS = 4
+"""How many desync-check ticks' snapshots are kept: a peer's hash of one arrives a little later."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class Sync:
         self._checkpoints: dict[int, Checkpoint] = {}
         self._first_wrong: int | None = None
         self.hashes: dict[int, str] = {}
+        self.snapshots: dict[int, dict[str, Any]] = {}
+        """The snapshots of the last few desync-check ticks, to explain a desync (``engine.net.desync``)."""
         """State hashes of the hash ticks simulated and not yet handed out (final once confirmed)."""
         self.emitted = start
         """The last confirmed tick handed out by ``confirm()``."""
@@ -201,6 +206,10 @@ class Sync:
         world.tick()
         if self.is_hash_tick(tick):
             self.hashes[tick] = world.state_hash()
+        if tick % self.desync_interval == 0:
+            self.snapshots[tick] = world.snapshot()
+            for old in sorted(self.snapshots)[:-KEPT_SNAPSHOTS]:
+                del self.snapshots[old]
 
     def is_hash_tick(self, tick: int) -> bool:
         """Whether ``tick``'s state is hashed: peers compare it (``desync_interval``) or a recording keeps it."""

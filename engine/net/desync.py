@@ -1,0 +1,123 @@
+"""A desync explained: the two peers swap the snapshot of the tick whose hashes differ, and name what differs.
+
+GGRS stops at "the checksums differ". Here both peers then send each other the
+``World.snapshot()`` of that tick (zlib'd JSON, in ``Chunk`` datagrams, resent until the
+peer says ``Got``), and each compares the two with ``tickswap check``'s own
+``compare_snapshots``: the report names the tick, the entities and their fields. The
+received snapshot is data: it is size-bounded, inflated bounded and parsed by the
+engine's bounded JSON reader; a damaged one is reported as such, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from engine.net.packets import Chunk, Desync, Got, encode
+from engine.schema import FieldError, parse_json
+from engine.tools.check import compare_snapshots
+
+__all__ = ["CHUNK_BYTES", "DesyncExchange", "pack_snapshot", "unpack_snapshot"]
+
+CHUNK_BYTES = 700
+"""Snapshot bytes per ``Chunk``: with base64 and the JSON around it, a datagram stays under 1200 bytes."""
+MAX_SNAPSHOT = 64 * 1024 * 1024
+"""The most a received snapshot may inflate to."""
+RESEND_S = 0.05
+
+
+def pack_snapshot(snapshot: Any) -> list[bytes]:
+    """A snapshot as zlib'd JSON cut into ``CHUNK_BYTES`` pieces (at least one)."""
+    data = zlib.compress(json.dumps(snapshot, sort_keys=True, separators=(",", ":")).encode("utf-8"), 6)
+    return [data[at:at + CHUNK_BYTES] for at in range(0, len(data), CHUNK_BYTES)] or [b""]
+
+
+def unpack_snapshot(pieces: list[bytes]) -> dict[str, Any]:
+    """The snapshot the pieces hold; ``ValueError`` naming the problem for anything else."""
+    inflater = zlib.decompressobj()
+    try:
+        text = inflater.decompress(b"".join(pieces), MAX_SNAPSHOT)
+    except zlib.error as error:
+        raise ValueError(f"the peer's snapshot is not zlib data ({error})") from None
+    if inflater.unconsumed_tail:
+        raise ValueError(f"the peer's snapshot inflates past {MAX_SNAPSHOT} bytes")
+    try:
+        snapshot = parse_json(text.decode("utf-8"))
+    except (UnicodeDecodeError, FieldError, ValueError) as error:
+        raise ValueError(f"the peer's snapshot is not JSON ({error})") from None
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("entities"), list):
+        raise ValueError("the peer's snapshot is not a world snapshot")
+    return snapshot
+
+
+class DesyncExchange:
+    """Both sides of one snapshot swap: ours sent until ``Got``, theirs gathered; ``step`` returns the report."""
+
+    def __init__(self, transport: Any, address: Any, session: int, tick: int, snapshot: dict[str, Any] | None, *,
+                 who: str, timeout_s: float, now: float) -> None:
+        self.transport = transport
+        self.address = address
+        self.session = session
+        self.tick = tick
+        self.snapshot = snapshot
+        self.who = who
+        self.pieces = pack_snapshot(snapshot if snapshot is not None else {"entities": [], "missing": True})
+        self.theirs: dict[int, bytes] = {}
+        self.their_total: int | None = None
+        self.got = False
+        self.deadline = now + timeout_s
+        self.sent = -1.0
+
+    def take(self, packet: Any) -> None:
+        """A ``Desync``, ``Chunk`` or ``Got`` from the peer (another tick's are ignored)."""
+        if getattr(packet, "tick", None) != self.tick:
+            return
+        if isinstance(packet, Got):
+            self.got = True
+        elif isinstance(packet, Chunk):
+            if self.their_total is None:
+                self.their_total = packet.total
+            if packet.total == self.their_total:
+                self.theirs[packet.index] = packet.data
+            if self._complete():
+                self.transport.send(encode(Got(session=self.session, tick=self.tick)), self.address)
+
+    def _complete(self) -> bool:
+        return self.their_total is not None and len(self.theirs) == self.their_total
+
+    def step(self, now: float) -> str | None:
+        """Send what the peer still needs; the report once both snapshots are across (or the time is up)."""
+        if self._complete() and self.got:
+            return self.report()
+        if now > self.deadline:
+            return self.report(late=True)
+        if now - self.sent >= RESEND_S:
+            self.sent = now
+            self.transport.send(encode(Desync(session=self.session, tick=self.tick)), self.address)
+            if not self.got:
+                for index, piece in enumerate(self.pieces):
+                    self.transport.send(encode(Chunk(session=self.session, tick=self.tick, index=index,
+                                                     total=len(self.pieces), data=piece)), self.address)
+            elif self._complete():
+                self.transport.send(encode(Got(session=self.session, tick=self.tick)), self.address)
+        return None
+
+    def report(self, late: bool = False) -> str:
+        """The lines naming the tick and what differs (the first line alone when no snapshot could be compared)."""
+        head = f"desync at tick {self.tick}: the state differs from {self.who}'s"
+        if not self._complete():
+            return head + f" ({self.who}'s snapshot of tick {self.tick} did not arrive)"
+        if self.snapshot is None:
+            return head + f" (this peer no longer holds its snapshot of tick {self.tick})"
+        try:
+            theirs = unpack_snapshot([self.theirs[index] for index in range(len(self.theirs))])
+        except ValueError as error:
+            return head + f" ({error})"
+        differences = compare_snapshots(self.snapshot, theirs, ("here", self.who))
+        lines = [head + (f" in {len(differences)} entit{'y' if len(differences) == 1 else 'ies'} (values: here vs "
+                         f"{self.who})" if differences else " outside the entities")]
+        lines += ["  " + difference.describe() for difference in differences[:20]]
+        if len(differences) > 20:
+            lines.append(f"  ... and {len(differences) - 20} more")
+        return "\n".join(lines)

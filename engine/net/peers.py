@@ -1,0 +1,98 @@
+"""What a session knows of each peer it talks to, and the ``Inputs`` datagram it sends one.
+
+A peer's ``acks`` say which inputs it holds (``acks[p]``: every tick of player p up to
+there), so each ``Inputs`` carries exactly what the peer still lacks, from ``acks[p] + 1``
+on: an input is sent again in every datagram until acknowledged, and a lost datagram
+costs only time. A spectator is sent confirmed input only. Pings ride along: each
+datagram carries our clock (``ping``) and the peer's last one (``echo``), so a reply gives
+the round trip; ``tick`` and ``ahead`` give the frames-ahead estimate of time sync.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.net.packets import Inputs, Run, encode_inputs
+from engine.net.sync import Sync
+
+__all__ = ["Peer", "PeerStats", "inputs_packet"]
+
+_SMOOTHING = 0.1
+
+
+@dataclass
+class PeerStats:
+    """A peer's round trip and where it is (smoothed)."""
+
+    ping_ms: float = 0.0
+    tick: int = 0
+    ahead: float = 0.0
+
+
+@dataclass
+class Peer:
+    """One peer: its address, player (``None``: a spectator) and what it has told us."""
+
+    address: Any
+    player: int | None
+    players: int
+    acks: list[int] = field(default_factory=list)
+    heard: float = 0.0
+    sent: float = -1.0
+    sent_known: list[int] = field(default_factory=list)
+    done: bool = False
+    echo: float = 0.0
+    ping_ms: float = 0.0
+    tick: int = 0
+    heard_tick_at: float = 0.0
+    ahead: float = 0.0
+    welcome: bytes = b""
+    """The host's ``Welcome`` to this joiner, sent again if its ``Hello`` comes again."""
+
+    def __post_init__(self) -> None:
+        self.acks = [0] * self.players
+
+    @property
+    def key(self) -> int | None:
+        """The player this peer is (``None``: a spectator)."""
+        return self.player
+
+    def take(self, packet: Inputs, now: float) -> None:
+        """Note what an ``Inputs`` from this peer says: what it holds, its tick, the round trip."""
+        self.acks = [max(old, new) for old, new in zip(self.acks, packet.acks)]
+        if packet.tick >= self.tick:
+            self.tick = packet.tick
+            self.heard_tick_at = now
+        self.ahead = packet.ahead
+        self.echo = packet.ping
+        if packet.echo > 0:
+            rtt = max(0.0, now * 1000 - packet.echo)
+            self.ping_ms = rtt if self.ping_ms == 0 else self.ping_ms + _SMOOTHING * (rtt - self.ping_ms)
+
+    def frames_ahead(self, current: int, ms_per_update: float) -> float:
+        """How many ticks this peer's world is ahead of this one (the peer's tick moved on by half a round trip)."""
+        theirs = self.tick + self.ping_ms / 2 / ms_per_update
+        return current - theirs
+
+    def behind(self, sync: Sync, players: Sequence[int]) -> bool:
+        """Whether we hold something new to tell this peer since our last datagram (inputs, acknowledgements)."""
+        return sync.known != self.sent_known
+
+
+def inputs_packet(sync: Sync, peer: Peer, *, session: int, sender: int, players: Sequence[int],
+                  checked: tuple[int, str] | None, now_ms: float, spectator: bool) -> bytes:
+    """The ``Inputs`` datagram for ``peer``: every input of ``players`` it lacks (trimmed to fit), acks, ping."""
+    runs = []
+    for player in players:
+        first = peer.acks[player] + 1
+        last = min(sync.known[player], sync.emitted) if spectator else sync.known[player]
+        if last < first:
+            continue
+        events = tuple(sorted(sync.run_of(player, first, last).items()))
+        runs.append(Run(player=player, first=first, last=last, events=events))
+    ahead = max(-1e5, min(1e5, peer.frames_ahead(sync.current, sync.world.ms_per_update)))
+    message = Inputs(session=session, sender=sender, tick=sync.current, acks=tuple(sync.known), runs=tuple(runs),
+                     ping=now_ms, echo=peer.echo, checked=checked, ahead=ahead)
+    return encode_inputs(message)

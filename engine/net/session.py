@@ -1,0 +1,482 @@
+"""``engine.net.Session``: a game played by several peers over UDP, with rollback (``engine.net.sync``).
+
+A star: the host (player 0) talks to every joiner and relays each player's input to the
+others; joiners (players 1..) and spectators talk only to the host. A render loop
+drives a session once a frame: ``poll()`` receives, validates and applies every datagram
+and sends what each peer lacks (never blocking: a non-blocking stdlib socket, no
+threads, no asyncio), and ``advance(local_events)`` runs the ticks due. Every input is
+sent again in each ``Inputs`` until the peer acknowledges it, so a lost datagram costs
+nothing but time. Headless ``--ticks N`` sessions call ``run_ticks(n)``.
+
+Peers compare the state hash of a confirmed tick every ``desync_interval`` ticks; on a
+mismatch both stop, naming the tick, exchange that tick's snapshot
+(``engine.net.desync``) and name the entities and fields that differ. A peer silent for
+``disconnect_timeout`` seconds is dropped, and the session ends on every side saying so.
+Sounds from a re-simulated tick are not handed out twice (``take_sounds``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.files.game import Game
+from engine.input.events import InputEvent
+from engine.net.desync import DesyncExchange
+from engine.net.lobby import SessionError, Welcomed, accept_players, join_host, new_session_id
+from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, Run, decode
+from engine.net.peers import Peer, PeerStats, inputs_packet
+from engine.net.sync import Confirmed, Sync
+from engine.net.transport import UdpTransport
+from engine.world import World, take_sounds
+from engine.world.sounds import SoundRequest
+
+__all__ = ["Session", "SessionError", "SessionOptions"]
+
+SEND_EVERY_S = 0.01
+"""The longest a peer goes without an ``Inputs`` from us (acknowledgements, pings, resends)."""
+LINGER_S = 1.0
+"""After its last tick a peer keeps answering this long (or until the host's goodbye), so the others finish."""
+_NAP_S = 0.0005
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """A session's settings (the CLI's ``--input-delay``, ``--max-prediction``... options)."""
+
+    input_delay: int = 2
+    max_prediction: int = 8
+    desync_interval: int = 60
+    disconnect_timeout: float = 5.0
+    emulation: Any = None
+    """An ``engine.net.emulate.Emulation`` to put between this peer and the network, or ``None``."""
+    allow_game_mismatch: bool = False
+    lobby_timeout: float = 60.0
+
+
+@dataclass
+class SessionStats:
+    """What the HUD shows: ping, frames ahead, rollbacks, who is waited for, datagrams dropped."""
+
+    ping_ms: float = 0.0
+    frames_ahead: float = 0.0
+    rollbacks_per_s: float = 0.0
+    rollbacks: int = 0
+    waiting_on: int | None = None
+    dropped_packets: int = 0
+    waits: dict[int, int] = field(default_factory=dict)
+    """How many times each player's missing input held this peer up (the slow peer is the most waited on)."""
+
+
+def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
+    """The default world of a session: ``World(seed, step, players)``, ``build``, then ``systems``."""
+    world = World(seed=seed, ms_per_update=ms_per_update, players=players)
+    game.build(world)
+    game.add_systems(world)
+    return world
+
+
+class Session:
+    """One peer of a networked game. Make one with ``Session.host`` or ``Session.join``, then ``wait_ready``."""
+
+    def __init__(self, transport: Any, game: Game | None, options: SessionOptions, *, is_host: bool,
+                 say: Callable[[str], None], build: Callable[..., World]) -> None:
+        self.transport = transport
+        self.game = game
+        self.options = options
+        self.is_host = is_host
+        self.say = say
+        self._build = build
+        self.world: World | None = None
+        self.player: int | None = None
+        self.players = 0
+        self.seed = 0
+        self.session_id = 0
+        self.peers: list[Peer] = []
+        self.sync: Sync | None = None
+        self.stats = SessionStats()
+        self.ended: str | None = None
+        """Why the session stopped early (a desync, a dropped peer, a peer that left), else ``None``."""
+        self.finished = False
+        self.on_confirmed: Callable[[int, tuple[tuple[InputEvent, ...], ...], str | None], None] | None = None
+        """Called once per confirmed tick, in order: (tick, inputs by player, hash at recording hash ticks)."""
+        self.script: dict[int, list[InputEvent]] = {}
+        """Scripted local input by game tick (``--input``): added to the local input of that tick."""
+        self.target: int | None = None
+        self.desync: DesyncExchange | None = None
+        self._pending: list[InputEvent] = []
+        self._their_checks: dict[tuple[int, int], str] = {}
+        self._checked: tuple[int, str] | None = None
+        self._sounded = 0
+        self._started_at = time.monotonic()
+        self._rollback_times: list[float] = []
+        self._wait_frames = 0
+        self._lobby: Any = None
+
+    # -- making one ---------------------------------------------------------------------
+
+    @classmethod
+    def host(cls, game: Game, *, players: int, seed: int = 0, port: int = 7777, bind: str = "127.0.0.1",
+             options: SessionOptions | None = None, say: Callable[[str], None] = print,
+             build: Callable[..., World] = build_plain) -> Session:
+        """Host ``game`` for ``players`` players on ``bind:port`` (0: any free port; see ``address``)."""
+        options = options or SessionOptions()
+        session = cls(_transport(bind, port, options), game, options, is_host=True, say=say, build=build)
+        session.players, session.seed, session.player = players, seed, 0
+        session.session_id = new_session_id()
+        return session
+
+    @classmethod
+    def join(cls, address: tuple[str, int], game: Game | None, *, spectate: bool = False,
+             options: SessionOptions | None = None, say: Callable[[str], None] = print,
+             build: Callable[..., World] = build_plain, load: Callable[[str], Game] | None = None) -> Session:
+        """Join the host at ``address`` with ``game`` (``None``: the registered game the host names, via ``load``)."""
+        options = options or SessionOptions()
+        session = cls(_transport("0.0.0.0" if address[0] not in ("127.0.0.1", "localhost") else "127.0.0.1", 0,
+                                 options), game, options, is_host=False, say=say, build=build)
+        session._lobby = (address, spectate, load)
+        return session
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """Where this peer's socket is bound (the port a host on port 0 got)."""
+        host, port = self.transport.address
+        return str(host), int(port)
+
+    def wait_ready(self, timeout_s: float | None = None) -> None:
+        """The lobby (blocking): the host waits for its players, a joiner for its welcome; then the world is built."""
+        timeout = self.options.lobby_timeout if timeout_s is None else timeout_s
+        if self.is_host:
+            assert self.game is not None
+            digest = self.game.digest or ""
+            joined = accept_players(self.transport, session=self.session_id, game=self.game.name, digest=digest,
+                                    players=self.players, seed=self.seed, ms_per_update=self.game.ms_per_update,
+                                    timeout_s=timeout, say=self.say)
+            self.peers = [Peer(j.address, j.player, self.players, welcome=j.welcome) for j in joined]
+            ms_per_update = self.game.ms_per_update
+        else:
+            address, spectate, load = self._lobby
+            welcomed = join_host(self.transport, address, game=self.game.name if self.game else "",
+                                 digest=(self.game.digest or "") if self.game else "", spectate=spectate,
+                                 allow_mismatch=self.options.allow_game_mismatch, timeout_s=timeout)
+            self._take_welcome(welcomed, load)
+            self.peers = [Peer(address, 0, self.players)]
+            ms_per_update = welcomed.ms_per_update
+        self.world = self._build(self.game, self.seed, self.players, ms_per_update)
+        self.sync = Sync(self.world, players=self.players, local=self.player, input_delay=self.options.input_delay,
+                         max_prediction=self.options.max_prediction, desync_interval=self.options.desync_interval)
+        now = time.monotonic()
+        for peer in self.peers:
+            peer.heard = now
+        self._started_at = now
+
+    def _take_welcome(self, welcomed: Welcomed, load: Callable[[str], Game] | None) -> None:
+        if self.game is None:
+            if welcomed.digest or load is None:
+                raise SessionError(f"the host plays the game file {welcomed.game!r}: name it "
+                                   "(tickswap join HOST:PORT FILE)", 2)
+            self.game = load(welcomed.game)
+        self.player, self.players, self.seed = welcomed.player, welcomed.players, welcomed.seed
+        self.session_id = welcomed.session
+
+    # -- once a frame -------------------------------------------------------------------
+
+    def poll(self) -> None:
+        """Receive, validate and apply every datagram waiting; send each peer what it lacks. Never blocks."""
+        if self.sync is None or self.ended is not None:
+            return
+        now = time.monotonic()
+        for data, address in self.transport.receive():
+            self._receive(data, address, now)
+        if self.desync is not None:
+            self._desync_step(now)
+            return
+        self._check_silence(now)
+        self._send(now)
+
+    def advance(self, local_events: Sequence[InputEvent]) -> int:
+        """Give this frame's local events and run the tick due (rollbacks re-run apart); returns ticks run."""
+        sync = self.sync
+        if sync is None or self.ended is not None or self.desync is not None:
+            return 0
+        self._pending.extend(local_events)
+        if self._wait_frames > 0:  # the time-sync recommendation: let the others catch up
+            self._wait_frames -= 1
+            return 0
+        self._give_local()
+        rollbacks = sync.rollbacks
+        ran = sync.advance()
+        if sync.rollbacks != rollbacks:
+            self._rollback_times.append(time.monotonic())
+        if not ran:
+            self._note_wait()
+        self._confirm()
+        self._send(time.monotonic())
+        return 1 if ran else 0
+
+    def _give_local(self) -> None:
+        sync = self.sync
+        assert sync is not None
+        while sync.needs_local() and (self.target is None or sync.next_local_tick <= self.target):
+            tick = sync.next_local_tick
+            sync.add_local([*self._pending, *self.script.get(tick, ())])
+            self._pending = []
+
+    def _note_wait(self) -> None:
+        sync = self.sync
+        assert sync is not None
+        if self.target is not None and sync.current >= self.target:
+            self.stats.waiting_on = None
+            return
+        slowest = min(range(self.players), key=lambda p: sync.known[p])
+        self.stats.waiting_on = slowest if slowest != self.player else None
+        if self.stats.waiting_on is not None:
+            self.stats.waits[slowest] = self.stats.waits.get(slowest, 0) + 1
+
+    def _confirm(self) -> None:
+        sync = self.sync
+        assert sync is not None
+        for confirmed in sync.confirm():
+            self._confirmed(confirmed)
+        keep = min([sync.emitted + 1] + [min(peer.acks) + 1 for peer in self.peers])
+        sync.forget_before(keep)
+
+    def _confirmed(self, confirmed: Confirmed) -> None:
+        sync = self.sync
+        assert sync is not None
+        tick = confirmed.tick
+        if tick % self.options.desync_interval == 0:
+            digest = sync.confirmed_hash(tick)
+            if digest is not None:
+                self._checked = (tick, digest[:16])
+                sync.forget_hashes_before(tick)
+                for (player, their_tick), theirs in list(self._their_checks.items()):
+                    if their_tick == tick:
+                        self._compare(player, tick, theirs)
+        if self.on_confirmed is not None:
+            self.on_confirmed(tick, confirmed.inputs, confirmed.digest)
+
+    def _compare(self, player: int, tick: int, theirs: str) -> None:
+        self._their_checks.pop((player, tick), None)
+        mine = self._checked[1] if self._checked is not None and self._checked[0] == tick else None
+        if mine is not None and mine != theirs and self.desync is None:
+            peer = next((p for p in self.peers if p.key == player), None)
+            if peer is not None:
+                self._start_desync(peer, tick)
+
+    # -- receiving ----------------------------------------------------------------------
+
+    def _receive(self, data: bytes, address: Any, now: float) -> None:
+        peer = next((p for p in self.peers if p.address == address), None)
+        try:
+            if peer is None:
+                raise PacketError("an unknown sender")
+            packet = decode(data)
+            if getattr(packet, "session", None) != self.session_id:
+                raise PacketError("another session")
+        except PacketError:
+            self.stats.dropped_packets += 1
+            return
+        peer.heard = now
+        if isinstance(packet, Inputs):
+            self._take_inputs(peer, packet, now)
+        elif isinstance(packet, Bye):
+            self._take_bye(peer, packet.reason)
+        elif isinstance(packet, (Desync, Chunk, Got)):
+            if self.desync is None and isinstance(packet, Desync) and self.sync is not None:
+                self._start_desync(peer, packet.tick)
+            if self.desync is not None:
+                self.desync.take(packet)
+        elif isinstance(packet, Hello) and peer.welcome:
+            self.transport.send(peer.welcome, address)  # our Welcome was lost and the joiner asks again
+
+    def _take_inputs(self, peer: Peer, packet: Inputs, now: float) -> None:
+        sync = self.sync
+        assert sync is not None
+        expected = SPECTATOR if peer.player is None else peer.player
+        if packet.sender != expected or len(packet.acks) != self.players:
+            self.stats.dropped_packets += 1
+            return
+        peer.take(packet, now)
+        for run in packet.runs:
+            if self.is_host and run.player != peer.player:
+                continue  # a joiner speaks only for itself
+            sync.add_remote(run.player, run.first, run.last, dict(run.events))
+        if packet.checked is not None and peer.player is not None:
+            tick, theirs = packet.checked
+            if self._checked is not None and self._checked[0] == tick:
+                self._compare(peer.player, tick, theirs)
+            elif tick > sync.emitted and len(self._their_checks) < 16:
+                self._their_checks[(peer.player, tick)] = theirs
+
+    def _take_bye(self, peer: Peer, reason: str) -> None:
+        if reason == "done":
+            peer.done = True
+            if not self.is_host and self.sync is not None and self.target is not None \
+                    and self.sync.emitted >= self.target:
+                self.finished = True
+            return
+        if peer.player is None:
+            self.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}")
+            self.peers.remove(peer)
+            return
+        self._end(reason if not self.is_host else f"player {peer.player} left: {reason}", tell=True)
+
+    # -- sending ------------------------------------------------------------------------
+
+    def _send(self, now: float) -> None:
+        sync = self.sync
+        assert sync is not None
+        for peer in self.peers:
+            if now - peer.sent < SEND_EVERY_S and not peer.behind(sync, self._send_players(peer)):
+                continue
+            packet = inputs_packet(sync, peer, session=self.session_id, sender=self._sender(),
+                                   players=self._send_players(peer), checked=self._checked, now_ms=now * 1000,
+                                   spectator=peer.player is None)
+            self.transport.send(packet, peer.address)
+            peer.sent = now
+            peer.sent_known = list(sync.known)
+
+    def _sender(self) -> int:
+        return SPECTATOR if self.player is None else self.player
+
+    def _send_players(self, peer: Peer) -> tuple[int, ...]:
+        if not self.is_host:
+            return () if self.player is None else (self.player,)
+        return tuple(p for p in range(self.players) if p != peer.player)
+
+    # -- time, silence, the end ---------------------------------------------------------
+
+    def _check_silence(self, now: float) -> None:
+        timeout = self.options.disconnect_timeout
+        for peer in list(self.peers):
+            if now - peer.heard <= timeout:
+                continue
+            if self.finished or peer.done:
+                self.peers.remove(peer)
+                continue
+            who = ("the host" if not self.is_host else "a spectator" if peer.player is None
+                   else f"player {peer.player}")
+            line = f"{who} ({peer.address[0]}:{peer.address[1]}) sent nothing for {timeout:g} s: dropped"
+            if peer.player is None and self.is_host:
+                self.say(line)
+                self.peers.remove(peer)
+                continue
+            self._end(line, tell=True)
+            return
+
+    def _end(self, why: str, *, tell: bool) -> None:
+        if self.ended is None:
+            self.ended = why
+            if tell:
+                for peer in self.peers:
+                    for _ in range(3):
+                        self.transport.send(_bye(self.session_id, why), peer.address)
+
+    def _start_desync(self, peer: Peer, tick: int) -> None:
+        world = self.world
+        assert world is not None and self.sync is not None
+        snapshot = self.sync.snapshots.get(tick)
+        who = "the host" if peer.player == 0 else f"player {peer.player}"
+        self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot,
+                                     who=who, timeout_s=self.options.disconnect_timeout, now=time.monotonic())
+        self.say(f"desync at tick {tick}: this peer's state differs from {who}'s")
+        if self.is_host:
+            for other in self.peers:
+                if other is not peer:
+                    self.transport.send(_bye(self.session_id, f"desync at tick {tick} with {who}"), other.address)
+
+    def _desync_step(self, now: float) -> None:
+        assert self.desync is not None
+        report = self.desync.step(now)
+        if report is not None:
+            self.ended = report
+
+    def take_sounds(self) -> list[SoundRequest]:
+        """The sounds of ticks not handed out before: a re-simulated tick's sounds are dropped, not played twice."""
+        if self.world is None:
+            return []
+        fresh = [request for request in take_sounds(self.world) if request.tick > self._sounded]
+        self._sounded = max([self._sounded, *(request.tick for request in fresh)])
+        return fresh
+
+    def hud_text(self) -> str:
+        """One short line for the HUD: ping, frames ahead, rollbacks a second, who is waited on."""
+        self._refresh_stats()
+        stats = self.stats
+        waiting = f", waiting on player {stats.waiting_on}" if stats.waiting_on is not None else ""
+        return (f"ping {stats.ping_ms:.0f} ms, {stats.frames_ahead:+.1f} ahead, "
+                f"{stats.rollbacks_per_s:.1f} rollbacks/s{waiting}")
+
+    def _refresh_stats(self) -> None:
+        now = time.monotonic()
+        self._rollback_times = [t for t in self._rollback_times if now - t <= 1.0]
+        self.stats.rollbacks_per_s = float(len(self._rollback_times))
+        self.stats.rollbacks = self.sync.rollbacks if self.sync else 0
+        players = [peer for peer in self.peers if peer.player is not None]
+        if players and self.sync is not None:
+            self.stats.ping_ms = max(peer.ping_ms for peer in players)
+            self.stats.frames_ahead = max(peer.frames_ahead(self.sync.current, self.sync.world.ms_per_update)
+                                          for peer in players)
+        self.stats.dropped_packets = self.stats.dropped_packets
+
+    def recommend_wait(self) -> int:
+        """GGRS's ``WaitRecommendation``: frames to skip when this peer runs ahead of the others (0: none)."""
+        self._refresh_stats()
+        ahead = self.stats.frames_ahead
+        return int(ahead / 2) if ahead >= 3 else 0
+
+    def run_ticks(self, ticks: int) -> None:
+        """Headless: run ``ticks`` confirmed ticks as fast as the network allows, then finish together."""
+        sync = self.sync
+        assert sync is not None
+        self.target = sync.current + ticks
+        finished_at: float | None = None
+        while self.ended is None and not self.finished:
+            self.poll()
+            if self.ended is not None:
+                break
+            ran = self.advance(()) if self.desync is None else 0
+            if sync.emitted >= self.target and self.desync is None:
+                finished_at = finished_at or time.monotonic()
+                if self._all_have_everything() or time.monotonic() - finished_at > LINGER_S:
+                    self.finished = True
+            if not ran:
+                time.sleep(_NAP_S)
+        if self.finished:
+            for peer in self.peers:
+                for _ in range(3):
+                    self.transport.send(_bye(self.session_id, "done"), peer.address)
+
+    def _all_have_everything(self) -> bool:
+        assert self.target is not None
+        if self.is_host:
+            return all(peer.done or min(peer.acks) >= self.target for peer in self.peers)
+        return all(peer.done for peer in self.peers)
+
+    def close(self) -> None:
+        """Say goodbye to the peers (if the session has not ended) and release the socket and the world."""
+        if self.ended is None and not self.finished and self.sync is not None:
+            for peer in self.peers:
+                self.transport.send(_bye(self.session_id, "the peer closed the session"), peer.address)
+        self.transport.close()
+        if self.world is not None:
+            self.world.close()
+
+
+def _bye(session: int, reason: str) -> bytes:
+    from engine.net.packets import encode
+
+    return encode(Bye(session=session, reason=reason[:300]))
+
+
+def _transport(bind: str, port: int, options: SessionOptions) -> Any:
+    from engine.net.emulate import EmulatedTransport
+
+    transport = UdpTransport(bind, port)
+    return EmulatedTransport(transport, options.emulation) if options.emulation is not None else transport
+
+
+__all__ += ["PeerStats", "Run", "SessionStats"]
