@@ -9,7 +9,7 @@ from engine.files.game import Game, GameError
 from engine.files.save import load_world
 from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
-from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say
+from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say, shown_name
 from engine.world import World, system_count
 
 __all__ = ["build_world", "check_players", "load_saved_world"]
@@ -68,6 +68,10 @@ def load_saved_world(game: Game, args: argparse.Namespace) -> World:
     world = load_world(args.load, game, notes, world_class=World)
     for note in notes:
         say(note)
+    if world.players not in game.players:
+        world.close()
+        raise UsageError(f"{shown_name(args.load)}: a save of {world.players} player{'s' if world.players != 1 else ''}"
+                         f"; {game.name} is played by {game.players.start} to {game.players.stop - 1} (its PLAYERS)")
     try:
         game.add_systems(world)
     except Interrupted:
