@@ -450,6 +450,12 @@ class Session:
                 for _ in range(3):
                     self.transport.send(_bye(self.session_id, "done"), peer.address)
 
+    def settle(self) -> None:
+        """At the end: hand out every confirmed tick, then put the world back at the last one (no prediction left)."""
+        if self.sync is not None:
+            self._confirm()
+            self.sync.rewind_to_confirmed()
+
     def _all_have_everything(self) -> bool:
         assert self.target is not None
         if self.is_host:

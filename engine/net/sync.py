@@ -231,6 +231,11 @@ class Sync:
                 del self._checkpoints[old]  # nothing rolls back past a confirmed tick
             yield Confirmed(tick, inputs, digest)
 
+    def rewind_to_confirmed(self) -> None:
+        """Put the world back at the last confirmed tick handed out (the end of a session: no predicted tick stays)."""
+        if self.current > self.emitted:
+            self.world.rollback(self._checkpoints[self.emitted])
+
     def confirmed_hash(self, tick: int) -> str | None:
         """The final hash of confirmed desync-check tick ``tick``, if still kept."""
         return self.hashes.get(tick) if tick <= self.emitted else None

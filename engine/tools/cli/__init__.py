@@ -65,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
             return replay_command(args)
         if args.command == "check":
             return check_command(args)
+        if args.command in ("host", "join"):
+            from engine.tools.cli.net import host_command, join_command
+
+            return host_command(args) if args.command == "host" else join_command(args)
         return run_command(args, load_game(args.game))
 
     return guarded_command(work)

@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="feed every order the per-tick input of a recording or an input script")
     given.add_argument("--no-input", action="store_true", help="no input at all (default: seeded random input)")
 
+    from engine.tools.cli.net import add_session_commands
+
+    add_session_commands(commands)
     commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
     lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
                               description="Run one scenario under each game loop on a simulated machine and "

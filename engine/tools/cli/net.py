@@ -1,0 +1,227 @@
+"""``tickswap host GAME --players N`` and ``tickswap join HOST:PORT [GAME]``: a headless network session.
+
+Both run ``--ticks N`` confirmed ticks with the local player's ``--input`` script and end
+with ``tickswap run``'s summary line (the state hash of the same ticks with every player's
+input, so a session can be checked against ``tickswap run --input COMBINED``), and may
+``--record`` a replay that ``tickswap replay`` plays back. The host says where it listens
+(``--port 0``: any free port) on stderr before waiting for its players. Exit 0 when done,
+1 on a desync or a dropped peer, 2 for bad input or a refused join.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from engine.files.game import Game
+from engine.files.importer import load_game, sample_games
+from engine.files.replay import Recorder
+from engine.input.events import InputEvent
+from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.net.emulate import Emulation
+from engine.net.lobby import SessionError
+from engine.net.session import Session, SessionOptions
+from engine.tools.cli.worlds import build_world, check_players
+from engine.tools.errors import UsageError, say, shown_name
+from engine.world import World
+
+__all__ = ["add_session_commands", "host_command", "join_command"]
+
+
+def _whole(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {value}")
+        return value
+    return parse
+
+
+def _real(low: float, high: float) -> Any:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not low <= value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {high:g}, got {text!r}")
+        return value
+    return parse
+
+
+def _session_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--ticks", type=_whole(1, 10**9),
+                         help="play N confirmed ticks headless, as fast as the network allows")
+    command.add_argument("--input", metavar="FILE", help="the local player's scripted input (lines with no "
+                         "player, or naming this peer's player)")
+    command.add_argument("--record", metavar="FILE", help="record the confirmed ticks as a replay")
+    command.add_argument("--input-delay", type=_whole(0, 30), default=2, help="local input delay in ticks (default 2)")
+    command.add_argument("--max-prediction", type=_whole(0, 60), default=8,
+                         help="ticks run ahead of remote input, predicted (default 8; 0: lockstep)")
+    command.add_argument("--desync-interval", type=_whole(1, 100_000), default=60,
+                         help="compare state hashes every N ticks (default 60)")
+    command.add_argument("--disconnect-timeout", type=_real(0.1, 3600), default=5.0,
+                         help="drop a peer silent this many seconds (default 5)")
+    command.add_argument("--lobby-timeout", type=_real(0.1, 3600), default=60.0,
+                         help="give up if the session has not started after this many seconds (default 60)")
+    for name, high, what in (("loss", 1.0, "drop this share of datagrams"), ("delay", 10_000.0, "delay them (ms)"),
+                             ("jitter", 10_000.0, "vary the delay by up to this (ms)"),
+                             ("duplicate", 1.0, "send this share twice"), ("reorder", 1.0, "reorder this share")):
+        command.add_argument(f"--emulate-{name}", type=_real(0.0, high), default=0.0,
+                             help=f"network emulator: {what}")
+    command.add_argument("--emulate-seed", type=_whole(0, 2**31), default=0, help="the emulator's seed")
+    command.add_argument("--allow-game-mismatch", action="store_true",
+                         help="testing aid: play even if the game files differ (to plant a desync)")
+
+
+def add_session_commands(commands: Any) -> None:
+    """Add ``host`` and ``join`` to the ``tickswap`` parser's subcommands."""
+    host = commands.add_parser("host", help="host a network session of a game (headless --ticks N)")
+    host.add_argument("game", help="a game's name or the path of a game file")
+    host.add_argument("--players", type=_whole(1, 10**9), required=True, help="how many players (2 or more)")
+    host.add_argument("--port", type=_whole(0, 65535), default=7777, help="UDP port (default 7777; 0: any free one)")
+    host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    host.add_argument("--seed", type=_whole(0, 2**63), default=0, help="seed of the world (default 0)")
+    _session_options(host)
+    join = commands.add_parser("join", help="join a network session (headless --ticks N)")
+    join.add_argument("address", help="HOST:PORT of the host")
+    join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
+    join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player")
+    _session_options(join)
+
+
+def _options(args: argparse.Namespace) -> SessionOptions:
+    emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
+                          duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed)
+    return SessionOptions(input_delay=args.input_delay, max_prediction=args.max_prediction,
+                          desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
+                          emulation=emulation if emulation.active else None,
+                          allow_game_mismatch=args.allow_game_mismatch, lobby_timeout=args.lobby_timeout)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.ticks is None:
+        raise UsageError("a session runs headless for now: give --ticks N")
+    if args.record is not None and args.input is not None and args.record == args.input:
+        raise UsageError(f"--record {shown_name(args.record)} is the --input file")
+
+
+def _script(raw: dict[int | None, dict[int, list[InputEvent]]] | None, player: int | None, players: int,
+            path: str | None) -> dict[int, list[InputEvent]]:
+    if raw is None:
+        return {}
+    if player is None:
+        raise UsageError("--input: a spectator has no input")
+    others = sorted(p for p in raw if p is not None and p != player)
+    if others:
+        raise UsageError(f"--input {shown_name(str(path))}: a line names player {others[0]}, but this peer is player "
+                         f"{player} (lines with no player are this peer's)")
+    return assign_unnamed({key: value for key, value in raw.items() if key is None or key < players}, player
+                          ).get(player, {})
+
+
+def _builder(game_name: str) -> Any:
+    def build(game: Game, seed: int, players: int, ms_per_update: float) -> World:
+        return build_world(game, seed, None, players)
+    return build
+
+
+def _play(session: Session, args: argparse.Namespace, raw: Any) -> int:
+    """After the lobby: script, recording, the ticks, the summary; the status."""
+    world = session.world
+    game = session.game
+    assert world is not None and game is not None and session.sync is not None
+    session.script = _script(raw, session.player, session.players, args.input)
+    recorder = None
+    if args.record:
+        recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
+                            ms_per_update=world.ms_per_update, players=session.players)
+        recorder.start(world)
+        session.on_confirmed = recorder.record_tick
+    start = time.perf_counter()
+    session.run_ticks(args.ticks)
+    seconds = time.perf_counter() - start
+    session.settle()
+    if recorder is not None:
+        recorder.close(world)
+    stats = session.stats
+    say(f"session: {session.sync.rollbacks} rollbacks ({session.sync.resimulated} ticks re-simulated), "
+        f"{stats.dropped_packets} datagrams dropped, ping {stats.ping_ms:.0f} ms"
+        + "".join(f", waited on player {p} {n} times" for p, n in sorted(stats.waits.items())))
+    if session.ended is not None:
+        for line in session.ended.splitlines():
+            say(line)
+        return 1
+    ticks = args.ticks
+    entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
+    print(f"{game.name}: {ticks} ticks in {seconds * 1000:.1f} ms ({ticks / seconds if seconds else 0:,.0f} ticks/s), "
+          f"{entities}, state {world.state_hash()[:16]}" + (f", recorded {shown_name(args.record)}" if args.record
+                                                            else ""), flush=True)
+    return 0
+
+
+def _raw_script(args: argparse.Namespace) -> Any:
+    return read_input_scripts(args.input) if args.input else None
+
+
+def host_command(args: argparse.Namespace) -> int:
+    """``tickswap host GAME --players N``: wait for the players, play ``--ticks N``, print the summary."""
+    _check(args)
+    game = load_game(args.game)
+    players = check_players(game, args.players)
+    if players < 2:
+        raise UsageError(f"--players {players}: a session needs 2 players or more")
+    raw = _raw_script(args)
+    session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
+                           options=_options(args), say=say, build=_builder(game.name))
+    try:
+        host, port = session.address
+        say(f"hosting {game.name} for {players} players on {host}:{port}")
+        session.wait_ready()
+        return _play(session, args, raw)
+    except SessionError as error:
+        say(str(error))
+        return error.status
+    finally:
+        session.close()
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"join: expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def _registered(name: str) -> Game:
+    if name not in sample_games():
+        raise SessionError(f"the host plays {name!r}, which is not a registered game here: name the game file", 2)
+    return load_game(name)
+
+
+def join_command(args: argparse.Namespace) -> int:
+    """``tickswap join HOST:PORT [GAME]``: join, play ``--ticks N``, print the summary."""
+    _check(args)
+    address = _address(args.address)
+    game = load_game(args.game) if args.game else None
+    raw = _raw_script(args)
+    if args.spectate and raw is not None:
+        raise UsageError("--input: a spectator has no input")
+    session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
+                           build=_builder(args.game or ""), load=_registered)
+    try:
+        session.wait_ready()
+        who = "a spectator" if session.player is None else f"player {session.player}"
+        say(f"joined {address[0]}:{address[1]} as {who} of {session.players}")
+        return _play(session, args, raw)
+    except SessionError as error:
+        say(str(error))
+        return error.status
+    finally:
+        session.close()
+        sys.stdout.flush()
