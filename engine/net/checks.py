@@ -1,0 +1,97 @@
+"""The limits of the wire format and the checks every message's fields go through.
+
+Each check raises ``PacketError`` (or an ``engine.schema.FieldError`` that ``refusing``
+turns into one) naming the message and field, e.g. ``hello nonce must be a whole number``.
+Kept apart from the messages so ``packets`` and ``inputs`` share one set of rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from engine.files.game import MAX_PLAYERS
+from engine.files.replay.format import MAX_TICKS
+from engine.messages import shown
+from engine.schema import expect_number, expect_str, expect_whole
+
+__all__ = ["MAGIC", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "PacketError", "items", "number", "player", "refusing",
+           "text", "tick"]
+
+PROTOCOL = 1
+"""The wire protocol's version; ``MAGIC`` carries it, so peers of another version never parse each other."""
+MAGIC = b"TSW1"
+"""The first bytes of every datagram."""
+MAX_DATAGRAM = 1200
+"""The largest datagram sent or accepted, in bytes (magic included)."""
+SPECTATOR = 255
+"""The ``sender`` of an ``Inputs`` from a spectator, who is no player."""
+MAX_ID = 2**63 - 1
+"""The largest session id and nonce."""
+MAX_SEED = 2**64 - 1
+"""The largest seed (as a replay may record)."""
+MAX_TEXT = 300
+"""The longest reason a ``Refuse`` or a ``Bye`` may give, and the longest game name."""
+MAX_CHUNKS = 2048
+"""The most chunks one snapshot may be cut into."""
+MAX_RUNS = 4 * MAX_PLAYERS
+"""The most runs one ``Inputs`` may carry."""
+MAX_MS = 1e13
+"""The largest ``ping``/``echo`` timestamp, in milliseconds (over 300 years of a monotonic clock)."""
+MAX_AHEAD = 1e6
+"""The largest frames-ahead estimate, either way."""
+DEPTH = 8  # the deepest a valid packet nests is 7 (an event inside a run inside an Inputs)
+DIGEST = re.compile(r"[0-9a-f]{0,64}")
+STATE_HASH = re.compile(r"[0-9a-f]{16}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class PacketError(ValueError):
+    """A datagram that is not a valid message, or a message that can't be sent; the text names the problem."""
+
+
+@contextmanager
+def refusing(what: str = "") -> Iterator[None]:
+    """Any ``ValueError``/``TypeError`` raised inside, as a ``PacketError`` (prefixed with ``what``)."""
+    try:
+        yield
+    except PacketError:
+        raise
+    except (ValueError, TypeError, RecursionError, OverflowError) as error:
+        raise PacketError(f"{what}{error}") from None
+
+
+def text(value: Any, where: str, limit: int = MAX_TEXT) -> str:
+    """A one-line string of at most ``limit`` characters that UTF-8 can carry (no lone surrogates)."""
+    expect_str(value, where, limit)
+    if _CONTROL.search(value):
+        raise PacketError(f"{where} must be one line without control characters, got {shown(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise PacketError(f"{where} is not valid text, got {shown(value)}") from None
+    return str(value)
+
+
+def number(instance: object, name: str, where: str, low: float, high: float) -> None:
+    """Check a number field and store it as a float, so a decoded ``5`` and a built ``5.0`` are the same message."""
+    object.__setattr__(instance, name, expect_number(getattr(instance, name), where, low, high))
+
+
+def player(value: Any, where: str) -> int:
+    """A player number, 0 to ``MAX_PLAYERS - 1``."""
+    return expect_whole(value, where, 0, MAX_PLAYERS - 1)
+
+
+def tick(value: Any, where: str, low: int = 0) -> int:
+    """A tick, ``low`` to ``MAX_TICKS`` (a replay's bound)."""
+    return expect_whole(value, where, low, MAX_TICKS)
+
+
+def items(value: Any, where: str, limit: int) -> tuple[Any, ...]:
+    """A tuple of at most ``limit`` items (a list is refused: a message holds tuples)."""
+    if not isinstance(value, tuple) or len(value) > limit:
+        raise PacketError(f"{where} must be a tuple of at most {limit} items, got {shown(value)}")
+    return value

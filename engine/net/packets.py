@@ -1,0 +1,279 @@
+"""The wire format of a networked session: a few small messages, each one UDP datagram.
+
+A datagram is ``MAGIC`` (``b"TSW1"``: the protocol and its version, so a stray packet or
+one from another tickswap is told apart at once) followed by the compact JSON of one
+object whose ``"k"`` names the message kind. Every message is a frozen dataclass whose
+fields are checked when it is built, so a message this side builds wrongly is refused
+here (by name) rather than by the peer, and a decoded message is as valid as a built one.
+
+Bytes from the network are data from anyone: ``decode`` reads them with the engine's
+bounded JSON parser (size first, no ``NaN``/``Infinity``, no huge integers, no deep
+nesting, no key twice) and raises only ``PacketError``, naming the problem, whatever the
+bytes are. Nothing is ever unpickled or evaluated. Input events are checked by the same
+code that checks replays and scripts (``engine.input.checks``).
+
+``encode`` refuses a message over ``MAX_DATAGRAM`` bytes (1200: under the smallest common
+path MTU, so a datagram is never fragmented). The per-frame ``Inputs`` may carry more
+input than fits; ``fit_inputs`` trims it, latest ticks first and never inside a tick.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from engine.files.game import MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.messages import shown
+from engine.net import checks
+from engine.net.checks import MAGIC, MAX_CHUNKS, MAX_DATAGRAM, MAX_ID, MAX_SEED, PROTOCOL, SPECTATOR, PacketError
+from engine.net.inputs import Inputs, Run
+from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
+
+__all__ = ["MAGIC", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Chunk", "Desync", "Got", "Hello", "Inputs",
+           "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
+           "fit_inputs"]
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """A joiner asks the host for a place: its game (name and content digest), engine version, and a nonce.
+
+    The nonce is random per join attempt; the host's ``Welcome`` or ``Refuse`` echoes it, so
+    a reply to an earlier attempt (or a forged one) is told from the answer to this one.
+    """
+
+    game: str
+    digest: str
+    engine: str
+    spectate: bool
+    nonce: int
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            checks.text(self.game, "hello game")
+            expect_str(self.digest, "hello digest (hex, at most 64 digits)", 64, checks.DIGEST)
+            expect_str(self.engine, "hello engine (a version)", 64, ENGINE_VERSION)
+            if type(self.spectate) is not bool:
+                raise PacketError(f"hello spectate must be true or false, got {shown(self.spectate)}")
+            expect_whole(self.nonce, "hello nonce", 0, MAX_ID)
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The host takes a joiner: the session id, the joiner's player (``None``: a spectator) and the game's terms."""
+
+    session: int
+    nonce: int
+    player: int | None
+    players: int
+    seed: int
+    ms_per_update: float
+    game: str
+    digest: str
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "welcome session", 0, MAX_ID)
+            expect_whole(self.nonce, "welcome nonce", 0, MAX_ID)
+            if self.player is not None:
+                checks.player(self.player, "welcome player")
+            expect_whole(self.players, "welcome players", 1, MAX_PLAYERS)
+            if self.player is not None and self.player >= self.players:
+                raise PacketError(f"welcome player {self.player} is not one of the {self.players} players")
+            expect_whole(self.seed, "welcome seed", 0, MAX_SEED)
+            checks.number(self, "ms_per_update", "welcome ms_per_update", *MS_PER_UPDATE_RANGE)
+            checks.text(self.game, "welcome game")
+            expect_str(self.digest, "welcome digest (hex, at most 64 digits)", 64, checks.DIGEST)
+
+
+@dataclass(frozen=True, slots=True)
+class Refuse:
+    """The host turns a joiner away (game mismatch, session full, ...): the nonce of its ``Hello`` and why."""
+
+    nonce: int
+    reason: str
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.nonce, "refuse nonce", 0, MAX_ID)
+            checks.text(self.reason, "refuse reason")
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The host tells everyone the session starts: every player has joined."""
+
+    session: int
+    players: int
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "start session", 0, MAX_ID)
+            expect_whole(self.players, "start players", 1, MAX_PLAYERS)
+
+
+@dataclass(frozen=True, slots=True)
+class Desync:
+    """A peer found its state hash for ``tick`` differs: the session stops (and both sides say where)."""
+
+    session: int
+    tick: int
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "desync session", 0, MAX_ID)
+            checks.tick(self.tick, "desync tick")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece (``index`` of ``total``) of a zlib'd JSON snapshot of tick ``tick``; base64 on the wire."""
+
+    session: int
+    tick: int
+    index: int
+    total: int
+    data: bytes
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "chunk session", 0, MAX_ID)
+            checks.tick(self.tick, "chunk tick")
+            expect_whole(self.total, "chunk total", 1, MAX_CHUNKS)
+            expect_whole(self.index, "chunk index", 0, self.total - 1)
+            if not isinstance(self.data, bytes) or len(self.data) > MAX_DATAGRAM:
+                raise PacketError(f"chunk data must be at most {MAX_DATAGRAM} bytes, got {shown(self.data)}")
+
+    def _wire(self) -> dict[str, Any]:
+        return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,
+                "data": base64.b64encode(self.data).decode("ascii")}
+
+    @classmethod
+    def _from_wire(cls, record: dict[str, Any]) -> Chunk:
+        text = expect_str(record["data"], "chunk data", 2 * MAX_DATAGRAM)
+        try:
+            data = base64.b64decode(text.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError):
+            raise PacketError(f"chunk data is not base64: {shown(text)}") from None
+        return cls(record["session"], record["tick"], record["index"], record["total"], data)
+
+
+@dataclass(frozen=True, slots=True)
+class Got:
+    """Every chunk of the snapshot of tick ``tick`` arrived."""
+
+    session: int
+    tick: int
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "got session", 0, MAX_ID)
+            checks.tick(self.tick, "got tick")
+
+
+@dataclass(frozen=True, slots=True)
+class Bye:
+    """The sender leaves the session, and why (shown to the others)."""
+
+    session: int
+    reason: str
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "bye session", 0, MAX_ID)
+            checks.text(self.reason, "bye reason")
+
+
+Message = Hello | Welcome | Refuse | Start | Inputs | Desync | Chunk | Got | Bye
+"""Any message ``decode`` may return."""
+_KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Refuse, "start": Start,
+                                "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "bye": Bye}
+_KIND_OF = {kind: name for name, kind in _KINDS.items()}
+_ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(cls)})
+
+
+def encode(message: Message) -> bytes:
+    """The datagram of ``message``; ``PacketError`` if it is no message or would be over ``MAX_DATAGRAM`` bytes."""
+    data = _datagram(message)
+    if len(data) > MAX_DATAGRAM:
+        raise PacketError(f"a {_KIND_OF[type(message)]} packet of {len(data)} bytes is over the {MAX_DATAGRAM} "
+                          "bytes of a datagram")
+    return data
+
+
+def _datagram(message: Message) -> bytes:
+    """``message`` as bytes, however long."""
+    kind = _KIND_OF.get(type(message))
+    if kind is None:
+        raise PacketError(f"{shown(message)} is not a message")
+    wire = getattr(message, "_wire", None)
+    record = wire() if wire is not None else {field.name: getattr(message, field.name) for field in fields(message)}
+    with checks.refusing(f"a {kind} packet can't be written: "):
+        text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return MAGIC + text.encode("utf-8")
+
+
+def decode(data: bytes) -> Message:
+    """The message a datagram holds; any other bytes raise ``PacketError`` naming the problem (never anything else)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise PacketError(f"a datagram is bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > MAX_DATAGRAM:
+        raise PacketError(f"a datagram of {len(data)} bytes is over {MAX_DATAGRAM}")
+    if not data.startswith(MAGIC):
+        raise PacketError(f"not a tickswap packet of protocol {PROTOCOL}: it starts {shown(data[:8])}")
+    with checks.refusing("a malformed packet: "):
+        record = parse_json(data[len(MAGIC):].decode("utf-8"))
+        check_depth(record, checks.DEPTH)
+        kind = expect_keys(record, "a packet", ("k",), _ANY_FIELD).get("k")
+        cls = _KINDS.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise PacketError(f"unknown packet kind {shown(kind)}")
+        names = [field.name for field in fields(cls)]
+        expect_keys(record, f"a {kind} packet", ["k", *names])
+        if hasattr(cls, "_from_wire"):
+            message: Message = cls._from_wire(record)
+        else:
+            message = cls(*(record[name] for name in names))
+    return message
+
+
+def fit_inputs(message: Inputs, limit: int = MAX_DATAGRAM) -> Inputs:
+    """``message`` with its runs cut short, latest ticks first, so its datagram is at most ``limit`` bytes.
+
+    Every run keeps the ticks up to one cut tick (the latest that fits): a tick's events
+    are all kept or all dropped, a run wholly after the cut is dropped, and the earliest
+    ticks (those the peer waits for) are the last to go. A message that fits is returned
+    as it is; ``PacketError`` if even one with no runs would not fit. A tick whose events
+    alone overflow a datagram can never be sent: keep ticks' events few.
+    """
+    if type(limit) is not int or not len(MAGIC) < limit <= MAX_DATAGRAM:
+        raise PacketError(f"fit_inputs limit must be a whole number of bytes up to {MAX_DATAGRAM}, got {shown(limit)}")
+    if len(_datagram(message)) <= limit:
+        return message
+    candidates = sorted({run.first - 1 for run in message.runs} | {run.last for run in message.runs}
+                        | {tick - 1 for run in message.runs for tick, _ in run.events})
+    low, high = 0, len(candidates) - 1  # candidates[0] (before every run) means no runs
+    if len(_datagram(_cut(message, candidates[0]))) > limit:
+        raise PacketError(f"an inputs packet does not fit in {limit} bytes even with no input in it")
+    while low < high:  # the latest cut that fits: the size grows with the cut
+        middle = (low + high + 1) // 2
+        if len(_datagram(_cut(message, candidates[middle]))) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return _cut(message, candidates[low])
+
+
+def _cut(message: Inputs, cut: int) -> Inputs:
+    """``message`` with every run ending at ``cut`` at the latest (runs starting after it dropped)."""
+    runs = tuple(Run(run.player, run.first, min(run.last, cut), tuple(item for item in run.events if item[0] <= cut))
+                 for run in message.runs if run.first <= cut)
+    return replace(message, runs=runs)
+
+
+def encode_inputs(message: Inputs, limit: int = MAX_DATAGRAM) -> bytes:
+    """The datagram of ``fit_inputs(message, limit)``: an ``Inputs`` trimmed to fit, then encoded."""
+    return encode(fit_inputs(message, limit))
