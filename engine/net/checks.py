@@ -81,14 +81,17 @@ def number(instance: object, name: str, where: str, low: float, high: float) -> 
 
 
 def player(value: Any, where: str) -> int:
+    """A player number, 0 to ``MAX_PLAYERS - 1``."""
     return expect_whole(value, where, 0, MAX_PLAYERS - 1)
 
 
 def tick(value: Any, where: str, low: int = 0) -> int:
+    """A tick, ``low`` to ``MAX_TICKS`` (a replay's bound)."""
     return expect_whole(value, where, low, MAX_TICKS)
 
 
 def items(value: Any, where: str, limit: int) -> tuple[Any, ...]:
+    """A tuple of at most ``limit`` items (a list is refused: a message holds tuples)."""
     if not isinstance(value, tuple) or len(value) > limit:
         raise PacketError(f"{where} must be a tuple of at most {limit} items, got {shown(value)}")
     return value

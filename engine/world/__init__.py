@@ -5,13 +5,15 @@ are the engine's ways in to a world's parts, for its loader, renderer, runner an
 and for tests; they are not part of ``World``'s namespace, so no game subclass sees them:
 ``spawner_of`` (restoring saved entities, ``structure_version``), ``esper_of`` (the esper
 adapter), ``take_sounds`` (the sounds completed ticks asked for), ``take_music`` and
-``music_of`` (the music they asked for, and the current track, for saves), ``system_count``.
+``music_of`` (the music they asked for, and the current track, for saves), ``players_of``
+(every player's input queue, for checkpoints, saves and sessions), ``system_count``.
 """
 
 from engine.world.access import esper_of, system_count, take_sounds
 from engine.world.music import music_of, take_music
+from engine.world.players import players_of
 from engine.world.spawner import Spawner, spawner_of
 from engine.world.world import BufferedWriteError, EntityUpdateError, World
 
-__all__ = ["BufferedWriteError", "EntityUpdateError", "Spawner", "World", "esper_of", "music_of", "spawner_of",
-           "system_count", "take_music", "take_sounds"]
+__all__ = ["BufferedWriteError", "EntityUpdateError", "Spawner", "World", "esper_of", "music_of", "players_of",
+           "spawner_of", "system_count", "take_music", "take_sounds"]

@@ -33,8 +33,9 @@ from typing import Any, Protocol
 from engine.buffering import PureBuffers
 from engine.buffering.kept import keep_buffers, put_back_buffers
 from engine.buffering.own import OwnBuffers
-from engine.input.events import InputQueue, TickInput
+from engine.input.events import TickInput
 from engine.world.music import music_of
+from engine.world.players import players_of
 from engine.world.spawner import spawner_of
 
 __all__ = ["Checkpoint", "roll_back", "take_checkpoint"]
@@ -49,12 +50,7 @@ class World(Protocol):
     tick_count: int
     elapsed_ms: float
     speed_factor: float
-
-    def input_state(self) -> tuple[tuple[InputQueue, ...], tuple[TickInput, ...]]:
-        """Every player's queue and last input."""
-
-    def set_inputs(self, inputs: tuple[TickInput, ...]) -> None:
-        """Make ``inputs`` the last tick's input of every player."""
+    input: TickInput
 
     @property
     def ticking(self) -> bool:
@@ -109,9 +105,8 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
         saved = {name: _copied(getattr(entity, name)) for name in type(entity).saved if hasattr(entity, name)}
         own = entity._keep_own() if isinstance(entity, OwnBuffers) else None
         entities.append((entity, keep_buffers(entity), saved, own))
-    queues, inputs = world.input_state()
     data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
-            tuple(queue.state() for queue in queues), inputs, music_of(world).kept(), buffers.kept_signals())
+            players_of(world).kept(), music_of(world).kept(), buffers.kept_signals())
     return Checkpoint(world, world.tick_count, data)
 
 
@@ -123,8 +118,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
         raise ValueError(f"{checkpoint!r} was taken of another world: a world rolls back only to its own checkpoints")
     if world.ticking:
         raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
-    order, last_id, entities, random_state, elapsed_ms, speed_factor, queued, inputs, music, pending = \
-        checkpoint._data
+    order, last_id, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
     spawner_of(world).put_back(order, last_id)
     for entity, kept, saved, own in entities:
         put_back_buffers(entity, kept)
@@ -139,8 +133,6 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)
     world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor
-    for queue, state in zip(world.input_state()[0], queued):
-        queue.set_state(*state)
-    world.set_inputs(inputs)
+    world.input = players_of(world).put_back(inputs)
     music_of(world).put_back(music, checkpoint.tick)
 

@@ -1,20 +1,15 @@
 """World: the entities of a game, and the schedule of a tick.
 
-The Update Method pattern gives each game object an ``update()``; the world calls them
-all, once per tick, in a fixed order (spawn order), as one esper processor at
-priority 0. Other systems are plain esper processors added with ``add_processor``. Each
-``World`` owns a private esper world (``engine.ecs``) and a Double Buffer
-(``engine.buffering``); this module only decides *when* things happen. ``World`` is
-composed of parts that decide the rest, each in its own module of this package: a
-``Spawner`` (which ids, the update order, joining after a tick), ``SoundRequests``,
-``MusicRequests`` and ``Collisions`` (one spatial index per tick). Its public methods delegate to them; the
-engine's loader, renderer and tools reach the parts through this package's functions
-(``spawner_of``, ``esper_of``, ``take_sounds``, ``system_count`` in ``access``), never through ``World``.
-
-esper is the place for components and queries. The update path never queries esper:
-esper rebuilds its whole query cache after any structural change (tens of ms at
-10,000 entities), and a game that spawns a bullet per tick must not pay that to run
-its entities. The world keeps its own spawn-ordered table instead.
+The Update Method pattern: the world calls every entity's ``update()`` once per tick, in
+spawn order, as one esper processor at priority 0; other systems are esper processors
+(``add_processor``). This module only decides *when* things happen. ``World`` is composed
+of parts, each in its own module of this package: a ``Spawner`` (ids, update order,
+joining after a tick), ``Players`` (input per player), ``SoundRequests``, ``MusicRequests``
+and ``Collisions``, plus its esper world (``engine.ecs``) and Double Buffer
+(``engine.buffering``). The engine's tools reach the parts through this package's
+functions (``spawner_of``, ``players_of``, ``esper_of`` ...), never through ``World``.
+The update path never queries esper (it rebuilds its query cache after any structural
+change, tens of ms at 10,000 entities): the world keeps its own spawn-ordered table.
 """
 
 from __future__ import annotations
@@ -34,7 +29,7 @@ from engine.clock import checked_ms
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
-from engine.files.game import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS
+from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
@@ -42,6 +37,7 @@ from engine.world.checkpoints import Checkpoint, roll_back, take_checkpoint
 from engine.world.collisions import Collisions
 from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
+from engine.world.players import Players
 from engine.world.sounds import SoundRequests
 from engine.world.spawner import Spawner
 
@@ -78,8 +74,6 @@ class World:
     """
 
     def __init__(self, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE, players: int = 1) -> None:
-        if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
-            raise ValueError(f"World(players=...) is a whole number from 1 to {MAX_PLAYERS}, got {players!r}")
         self._ecs = EsperWorld(self)
         self._buffers = Buffers()
         self._spawner = Spawner(self, self._ecs, self._buffers)
@@ -100,8 +94,11 @@ class World:
         self.speed_factor = 1.0
         """``elapsed_ms / ms_per_update``: exactly 1.0 under fixed-step loops. Multiply motion by
         it and an entity moves at the right speed under every loop."""
-        self._queues = tuple(InputQueue() for _ in range(players))
-        self._inputs = [TickInput() for _ in range(players)]
+        self._players = Players(players)
+        self.input_queue = self._players.queues[0]
+        """Where player 0's input events wait for the next tick (the window, tests and replays push here)."""
+        self.input = self._players.inputs[0]
+        """The input of the tick in progress (or the last one), player 0's: see ``TickInput``."""
         self._ticking = False
         self._ticker: int | None = None  # the thread whose tick() is running, start to end
         self._tick_lock = threading.Lock()
@@ -109,63 +106,26 @@ class World:
         self._late_systems = 0
         self._ecs.add_processor(_UpdateSystem(self), 0)
 
-    # -- players and their input -------------------------------------------------------------
+    # -- players (the Players part: engine.world.players) -------------------------------------
 
     @property
     def players(self) -> int:
-        """How many players this world has (fixed when it is made): ``input_of`` takes 0 to ``players - 1``."""
-        return len(self._queues)
-
-    def _player(self, player: int, what: str) -> int:
-        if type(player) is not int or not 0 <= player < len(self._queues):
-            raise ValueError(f"world.{what}(player) takes a player from 0 to {len(self._queues) - 1}, got {player!r}")
-        return player
+        """How many players this world has, fixed when it is made (``World(players=2)``)."""
+        return len(self._players.queues)
 
     def input_of(self, player: int) -> TickInput:
-        """What player ``player`` (0 to ``players - 1``) did in the tick in progress (or the last one).
-
-        Each player's keys, mouse and sticks are their own: a key held by player 1 is not
-        held for player 0. ``world.input`` is player 0's, so a game for one player never
-        names a player.
-        """
-        return self._inputs[self._player(player, "input_of")]
+        """Player ``player``'s input (0 to ``players - 1``) in the tick in progress: ``world.input`` is player 0's."""
+        return self._players.inputs[self._players.check(player, "input_of")]
 
     def input_queue_of(self, player: int) -> InputQueue:
-        """Where player ``player``'s input events wait for the next tick (the window's go to player 0's)."""
-        return self._queues[self._player(player, "input_queue_of")]
-
-    @property
-    def input(self) -> TickInput:
-        """The input of the tick in progress (or the last one), player 0's: see ``TickInput``."""
-        return self._inputs[0]
-
-    @input.setter
-    def input(self, value: TickInput) -> None:
-        self._inputs[0] = value
-
-    @property
-    def input_queue(self) -> InputQueue:
-        """Where player 0's input events wait for the next tick (the window, tests and replays push here)."""
-        return self._queues[0]
-
-    def input_state(self) -> tuple[tuple[InputQueue, ...], tuple[TickInput, ...]]:
-        """Every player's queue and last ``TickInput``, by player (for checkpoints and saves)."""
-        return self._queues, tuple(self._inputs)
-
-    def set_inputs(self, inputs: tuple[TickInput, ...]) -> None:
-        """Make ``inputs`` (one per player) the last tick's input of every player (a rollback, a load)."""
-        if len(inputs) != len(self._queues):
-            raise ValueError(f"set_inputs takes {len(self._queues)} TickInputs, one per player, got {len(inputs)}")
-        self._inputs = list(inputs)
+        """Where player ``player``'s events wait for the next tick (``world.input_queue`` is player 0's)."""
+        return self._players.queues[self._players.check(player, "input_queue_of")]
 
     # -- esper ----------------------------------------------------------------------------
 
     @contextmanager
     def esper_context(self) -> Iterator[None]:
-        """Make this world's esper world current, for direct ``esper`` calls in a block.
-
-        Processors don't need this: while a tick runs, esper already points at this world.
-        """
+        """Make this world's esper world current for direct ``esper`` calls (processors need not: a tick does)."""
         with self._ecs.context():
             yield
 
@@ -357,7 +317,7 @@ class World:
                 raise explain(self._buffers, self._attempt, self.tick_count + 1, refused.written) from None
 
     def _attempt(self) -> None:
-        self._inputs = [queue.take() for queue in self._queues]
+        self.input = self._players.take()
         random_state = self.random.getstate()
         self._buffers.begin(self._spawner.update_order(), self._early_systems > 0, self._late_systems > 0,
                             self.tick_count + 1)
@@ -385,18 +345,15 @@ class World:
         self._buffers.abort()
         self._spawner.drop_deferred()
         self.random.setstate(random_state)
-        for queue, taken in zip(self._queues, self._inputs):
-            queue.restore(taken)
-        self._inputs = [TickInput() for _ in self._queues]
+        self.input = self._players.restore()
 
     # -- state ---------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Save the whole world to ``path``, atomically, in a versioned JSON format.
+        """Save the whole world to ``path``, atomically, in a versioned JSON format (``engine.files.save``).
 
-        Saves every entity's class, id, buffered values, signals and declared ``saved``
-        attributes, the tick count, the random generators and the input state. Only
-        between ticks. The one way in to ``engine.files.save``, which does the work.
+        Every entity's class, id, buffered values, signals and ``saved`` attributes, the
+        tick count, the random generators and every player's input state. Between ticks.
         """
         from engine.files.save import save_world
 
@@ -406,8 +363,7 @@ class World:
     def load(cls, path: str | os.PathLike[str]) -> World:
         """Load a world saved by ``save()``: a new World that continues exactly as the original.
 
-        A damaged, truncated or wrong-version file raises ``SaveError`` naming the file
-        and the problem; nothing else is touched.
+        A damaged, truncated or wrong-version file raises ``SaveError`` naming the file and the problem.
         """
         from engine.files.save import load_world
 
@@ -436,11 +392,7 @@ class World:
         return snapshot(self)
 
     def state_hash(self) -> str:
-        """A stable hex digest of ``snapshot()``: same history, same hash, on any machine.
-
-        Floats are written with Python's shortest round-trip repr, so the digest changes
-        if and only if some value changes, by even one bit.
-        """
+        """A stable hex digest of ``snapshot()``: same history, same hash, on any machine (floats to the bit)."""
         return state_hash(self)
 
     def __repr__(self) -> str:

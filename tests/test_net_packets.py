@@ -1,0 +1,263 @@
+"""The wire format: every message round-trips, every field is refused by name, and no bytes make decode raise
+anything but PacketError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.input.events import InputEvent
+from engine.net.packets import (
+    MAGIC,
+    MAX_DATAGRAM,
+    SPECTATOR,
+    Bye,
+    Chunk,
+    Desync,
+    Got,
+    Hello,
+    Inputs,
+    PacketError,
+    Refuse,
+    Run,
+    Start,
+    Welcome,
+    decode,
+    encode,
+    encode_inputs,
+    fit_inputs,
+)
+
+PRESS = InputEvent("key_press", 65363)
+MOVE = InputEvent("mouse_motion", None, 10.5, 20.0)
+STICK = InputEvent("stick", 1, 0.5, -1.0)
+SCROLL = InputEvent("mouse_scroll", None, 1.0, 2.0, 0, 0.0, -3.0)
+
+MESSAGES = [
+    Hello("patrol", "ab" * 32, "0.1.0", False, 12345),
+    Hello("my game.py", "", "1.2.3", True, 0),
+    Welcome(7, 12345, 1, 3, 2**64 - 1, 16.5, "patrol", "ab" * 32),
+    Welcome(7, 1, None, 2, 0, 20.0, "patrol", ""),
+    Refuse(12345, "the session is full (2 players)"),
+    Start(7, 4),
+    Inputs(7, 0, 100, (99, 97), (Run(1, 98, 100, ((98, (PRESS, MOVE)), (100, (STICK, SCROLL)))),), 1234.5, 1200.25,
+           (60, "0123456789abcdef"), -1.5),
+    Inputs(7, SPECTATOR, 0, (-1,), (), 0.0, 0.0, None, 0.0),
+    Inputs(7, 2, 5, (), (Run(2, 3, 5),)),
+    Desync(7, 120),
+    Chunk(7, 120, 0, 2048, bytes(range(256))),
+    Chunk(7, 120, 3, 4, b""),
+    Got(7, 120),
+    Bye(7, "closed by the player"),
+]
+
+
+@pytest.mark.parametrize("message", MESSAGES, ids=lambda message: type(message).__name__)
+def test_every_message_kind_round_trips_through_its_datagram(message):
+    data = encode(message)
+    assert data.startswith(MAGIC) and len(data) <= MAX_DATAGRAM
+    assert decode(data) == message
+    assert type(decode(data)) is type(message)
+
+
+def test_a_number_written_whole_decodes_as_the_float_it_was_built_as():
+    decoded = decode(MAGIC + b'{"k":"inputs","session":1,"sender":0,"tick":0,"acks":[],"runs":[],"ping":5,'
+                             b'"echo":0,"checked":null,"ahead":0}')
+    assert decoded == Inputs(1, 0, 0, ping=5.0) and isinstance(decoded.ping, float)
+
+
+def _record(message):
+    return json.loads(encode(message)[len(MAGIC):])
+
+
+def _packet(record):
+    return MAGIC + json.dumps(record, separators=(",", ":")).encode()
+
+
+# (message, field, bad value, words the refusal names)
+REFUSED_FIELDS = [
+    (MESSAGES[0], "game", "two\nlines", "hello game"),
+    (MESSAGES[0], "game", "x" * 301, "hello game"),
+    (MESSAGES[0], "digest", "XYZ", "hello digest"),
+    (MESSAGES[0], "engine", "latest", "hello engine"),
+    (MESSAGES[0], "spectate", 1, "hello spectate"),
+    (MESSAGES[0], "nonce", -1, "hello nonce"),
+    (MESSAGES[2], "session", "7", "welcome session"),
+    (MESSAGES[2], "nonce", 1.5, "welcome nonce"),
+    (MESSAGES[2], "player", 8, "welcome player"),
+    (MESSAGES[2], "player", 3, "welcome player 3"),
+    (MESSAGES[2], "players", 9, "welcome players"),
+    (MESSAGES[2], "seed", 2**64, "welcome seed"),
+    (MESSAGES[2], "ms_per_update", 0, "welcome ms_per_update"),
+    (MESSAGES[2], "game", 5, "welcome game"),
+    (MESSAGES[2], "digest", "g" * 64, "welcome digest"),
+    (MESSAGES[4], "nonce", None, "refuse nonce"),
+    (MESSAGES[4], "reason", "r" * 301, "refuse reason"),
+    (MESSAGES[5], "session", -1, "start session"),
+    (MESSAGES[5], "players", 0, "start players"),
+    (MESSAGES[6], "session", True, "inputs session"),
+    (MESSAGES[6], "sender", 8, "inputs sender"),
+    (MESSAGES[6], "tick", 2**31, "inputs tick"),
+    (MESSAGES[6], "acks", [1] * 9, "inputs acks"),
+    (MESSAGES[6], "acks", [-2], "inputs acks"),
+    (MESSAGES[6], "acks", 3, "inputs acks"),
+    (MESSAGES[6], "runs", {}, "inputs runs"),
+    (MESSAGES[6], "runs", [[8, 0, 0, []]], "run player"),
+    (MESSAGES[6], "runs", [[0, 5, 4, []]], "run last"),
+    (MESSAGES[6], "runs", [[0, -1, 4, []]], "run first"),
+    (MESSAGES[6], "runs", [[0, 0, 4, [[5, [["key_press", 1, 0, 0]]]]]], "run events tick 5"),
+    (MESSAGES[6], "runs", [[0, 0, 4, [[2, [["key_press", 1, 0, 0]]], [2, [["key_press", 1, 0, 0]]]]]],
+     "run events tick"),
+    (MESSAGES[6], "runs", [[0, 0, 4, [[2, []]]]], "run events of tick 2"),
+    (MESSAGES[6], "runs", [[0, 0, 4, [[2, [["teleport", 1, 0, 0]]]]]], "run events of tick 2[0]"),
+    (MESSAGES[6], "runs", [[0, 0, 4, [[2, [["stick", 2, 0, 0]]]]]], "stick"),
+    (MESSAGES[6], "runs", [[0, 0, 4]], "a run must be"),
+    (MESSAGES[6], "ping", -1, "inputs ping"),
+    (MESSAGES[6], "echo", "1", "inputs echo"),
+    (MESSAGES[6], "checked", [1, "ABC"], "inputs checked hash"),
+    (MESSAGES[6], "checked", [-1, "0123456789abcdef"], "inputs checked tick"),
+    (MESSAGES[6], "checked", "x", "inputs checked"),
+    (MESSAGES[6], "ahead", 1e7, "inputs ahead"),
+    (MESSAGES[9], "tick", "1", "desync tick"),
+    (MESSAGES[10], "total", 2049, "chunk total"),
+    (MESSAGES[10], "index", 2048, "chunk index"),
+    (MESSAGES[10], "data", "not base64!", "chunk data"),
+    (MESSAGES[12], "tick", None, "got tick"),
+    (MESSAGES[13], "reason", ["bye"], "bye reason"),
+]
+
+
+@pytest.mark.parametrize("message, field, value, named", REFUSED_FIELDS)
+def test_every_field_is_refused_by_name(message, field, value, named):
+    record = _record(message)
+    record[field] = value
+    with pytest.raises(PacketError, match=named.replace("[", r"\[")):
+        decode(_packet(record))
+
+
+def test_a_message_built_wrong_is_refused_by_name_before_it_is_sent():
+    with pytest.raises(PacketError, match="hello nonce"):
+        Hello("patrol", "", "0.1.0", False, -5)
+    with pytest.raises(PacketError, match="inputs acks"):
+        Inputs(1, 0, 0, acks=[1, 2])  # a list is not the tuple a message holds
+    with pytest.raises(PacketError, match="run events tick"):
+        Run(0, 0, 5, ((3, (PRESS,)), (3, (PRESS,))))
+    with pytest.raises(PacketError, match="can't be sent"):
+        encode(Inputs(1, 0, 0, runs=(Run(0, 0, 0, ((0, (InputEvent("key_press", "a"),)),)),)))
+    with pytest.raises(PacketError, match="not a message"):
+        encode("hello")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("data, named", [
+    (b"", "not a tickswap packet"),
+    (b"TSW2{}", "not a tickswap packet"),
+    (MAGIC + b"x" * MAX_DATAGRAM, "over 1200"),
+    (MAGIC + b"\xff\xfe", "malformed"),
+    (MAGIC + b'{"k":"bye","session":1,"reason":"a","reason":"b"}', "twice"),
+    (MAGIC + b'{"k":"inputs","session":1,"sender":0,"tick":0,"acks":[],"runs":[],"ping":NaN,"echo":0,'
+             b'"checked":null,"ahead":0}', "NaN"),
+    (MAGIC + b'{"k":"got","session":1,"tick":1e400}', "out of range"),
+    (MAGIC + b'{"k":"got","session":' + b"9" * 50 + b',"tick":1}', "digits"),
+    (MAGIC + b"[" * 20 + b"]" * 20, "nested deeper"),
+    (MAGIC + b'{"k":"teleport"}', "unknown packet kind"),
+    (MAGIC + b'{"k":"got","session":1}', "has no 'tick'"),
+    (MAGIC + b'{"k":"got","session":1,"tick":1,"nonce":3}', "unknown field 'nonce'"),
+    (MAGIC + b'{"k":"got","session":1,"tick":1,"zzz":3}', "unknown field 'zzz'"),
+    (MAGIC + b"[1]", "must be an object"),
+])
+def test_malformed_datagrams_are_refused_by_name(data, named):
+    with pytest.raises(PacketError, match=named):
+        decode(data)
+
+
+def test_encode_refuses_a_message_over_a_datagram():
+    with pytest.raises(PacketError, match="over the 1200 bytes"):
+        encode(Chunk(1, 1, 0, 1, bytes(1000)))
+
+
+def _runs(players, first, last, events_each):
+    return tuple(Run(player, first, last, tuple((tick, (PRESS,) * events_each) for tick in range(first, last + 1)))
+                 for player in range(players))
+
+
+def test_fit_inputs_keeps_a_message_that_fits_as_it_is():
+    message = Inputs(1, 0, 10, (10, 10), _runs(2, 8, 10, 1))
+    assert fit_inputs(message) is message
+    assert decode(encode_inputs(message)) == message
+
+
+def test_fit_inputs_drops_the_latest_ticks_whole_until_the_datagram_fits():
+    message = Inputs(1, 0, 200, (150,) * 3, _runs(3, 151, 200, 2))
+    fitted = fit_inputs(message)
+    data = encode(fitted)
+    assert len(data) <= MAX_DATAGRAM and decode(data) == fitted
+    cut = fitted.runs[0].last
+    assert 151 <= cut < 200
+    for run, whole in zip(fitted.runs, message.runs):
+        # The earliest ticks are kept, each with all its events, and the run ends at the cut.
+        assert (run.first, run.last) == (151, cut)
+        assert run.events == tuple(item for item in whole.events if item[0] <= cut)
+    # It is the latest cut that fits: one tick more would not.
+    longer = Inputs(1, 0, 200, (150,) * 3, _runs(3, 151, cut + 1, 2))
+    assert len(encode_inputs(longer)) == len(data) and fit_inputs(longer) != longer
+
+
+def test_fit_inputs_drops_a_run_that_starts_after_the_cut_and_refuses_what_never_fits():
+    late = Run(1, 500, 500, ((500, (PRESS,)),))
+    message = Inputs(1, 0, 200, (), _runs(1, 100, 200, 3) + (late,))
+    fitted = fit_inputs(message)
+    assert [run.player for run in fitted.runs] == [0] and len(encode(fitted)) <= MAX_DATAGRAM
+    huge = Inputs(1, 0, 0, (), (Run(0, 0, 0, ((0, (PRESS,) * 100),)),))
+    assert fit_inputs(huge).runs == ()
+    with pytest.raises(PacketError, match="limit"):
+        fit_inputs(message, 5000)
+
+
+FUZZ = settings(max_examples=400, deadline=None, derandomize=True)
+VALID = [encode(message) for message in MESSAGES]
+
+
+def _decodes_or_refuses(data: bytes) -> None:
+    try:
+        message = decode(data)
+    except PacketError:
+        return
+    assert decode(encode(message)) == message  # whatever is accepted is a message that round-trips
+
+
+@FUZZ
+@given(st.binary(max_size=MAX_DATAGRAM + 10))
+def test_random_bytes_raise_only_packet_error(data):
+    _decodes_or_refuses(data)
+    _decodes_or_refuses(MAGIC + data)
+
+
+@FUZZ
+@given(st.sampled_from(VALID), st.integers(0, MAX_DATAGRAM), st.binary(min_size=1, max_size=8),
+       st.integers(0, 2))
+def test_mutated_and_truncated_packets_raise_only_packet_error(valid, at, patch, how):
+    at %= len(valid) + 1
+    if how == 0:
+        data = valid[:at]
+    elif how == 1:
+        data = valid[:at] + patch + valid[at + len(patch):]
+    else:
+        data = valid[:at] + patch + valid[at:]
+    _decodes_or_refuses(data)
+
+
+@FUZZ
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(max_size=10),
+                    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children,
+                                                                                       max_size=4),
+                    max_leaves=20),
+       st.sampled_from(MESSAGES), st.data())
+def test_any_json_value_in_any_field_raises_only_packet_error(value, message, data):
+    record = _record(message)
+    field = data.draw(st.sampled_from(sorted(record)))
+    record[field] = value
+    _decodes_or_refuses(_packet(record))
