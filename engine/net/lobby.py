@@ -17,15 +17,55 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from engine.files.game import Game
 from engine.messages import shown
-from engine.net.packets import Hello, PacketError, Refuse, Start, Welcome, decode, encode
+from engine.net.emulate import EmulatedTransport
+from engine.net.packets import Bye, Hello, PacketError, Refuse, Start, Welcome, decode, encode
+from engine.net.transport import UdpTransport
 from engine.state.names import __version__
+from engine.world import World
 
-__all__ = ["Joined", "SessionError", "Welcomed", "accept_players", "join_host"]
+__all__ = ["Joined", "SessionError", "SessionOptions", "Welcomed", "accept_players", "build_plain", "bye",
+           "join_host", "open_transport"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
 _NAP_S = 0.002
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """A session's settings (the CLI's ``--input-delay``, ``--max-prediction``... options)."""
+
+    input_delay: int = 2
+    max_prediction: int = 8
+    """Ticks that may run ahead of the confirmed frontier on predicted input; 0 is plain lockstep."""
+    desync_interval: int = 60
+    disconnect_timeout: float = 5.0
+    emulation: Any = None
+    """An ``engine.net.emulate.Emulation`` to put between this peer and the network, or ``None``."""
+    allow_game_mismatch: bool = False
+    """A testing aid: join even with another game file (to plant a desync)."""
+    lobby_timeout: float = 60.0
+
+
+def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
+    """The default world of a session: ``World(seed, step, players)``, ``build``, then ``systems``."""
+    world = World(seed=seed, ms_per_update=ms_per_update, players=players)
+    game.build(world)
+    game.add_systems(world)
+    return world
+
+
+def open_transport(bind: str, port: int, options: SessionOptions) -> Any:
+    """A UDP socket on ``bind:port``, behind the network emulator when the options ask for one."""
+    transport = UdpTransport(bind, port)
+    return EmulatedTransport(transport, options.emulation) if options.emulation is not None else transport
+
+
+def bye(session: int, reason: str) -> bytes:
+    """A ``Bye`` datagram (the reason cut to what a packet holds)."""
+    return encode(Bye(session=session, reason=reason[:300]))
 
 
 class SessionError(Exception):

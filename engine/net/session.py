@@ -19,63 +19,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.files.game import Game
 from engine.input.events import InputEvent
+from engine.net import lobby
 from engine.net.desync import DesyncExchange
-from engine.net.lobby import SessionError, Welcomed, accept_players, join_host, new_session_id
-from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, Run, decode
-from engine.net.peers import Peer, PeerStats, inputs_packet
+from engine.net.lobby import SessionError, SessionOptions, Welcomed, build_plain, bye
+from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, decode
+from engine.net.peers import Peer, inputs_packet
+from engine.net.stats import SessionStats
 from engine.net.sync import Confirmed, Sync
-from engine.net.transport import UdpTransport
 from engine.world import World, take_sounds
 from engine.world.sounds import SoundRequest
 
-__all__ = ["Session", "SessionError", "SessionOptions"]
+__all__ = ["Session", "SessionError", "SessionOptions", "SessionStats"]
 
 SEND_EVERY_S = 0.01
 """The longest a peer goes without an ``Inputs`` from us (acknowledgements, pings, resends)."""
-LINGER_S = 1.0
-"""After its last tick a peer keeps answering this long (or until the host's goodbye), so the others finish."""
-_NAP_S = 0.0005
-
-
-@dataclass(frozen=True)
-class SessionOptions:
-    """A session's settings (the CLI's ``--input-delay``, ``--max-prediction``... options)."""
-
-    input_delay: int = 2
-    max_prediction: int = 8
-    desync_interval: int = 60
-    disconnect_timeout: float = 5.0
-    emulation: Any = None
-    """An ``engine.net.emulate.Emulation`` to put between this peer and the network, or ``None``."""
-    allow_game_mismatch: bool = False
-    lobby_timeout: float = 60.0
-
-
-@dataclass
-class SessionStats:
-    """What the HUD shows: ping, frames ahead, rollbacks, who is waited for, datagrams dropped."""
-
-    ping_ms: float = 0.0
-    frames_ahead: float = 0.0
-    rollbacks_per_s: float = 0.0
-    rollbacks: int = 0
-    waiting_on: int | None = None
-    dropped_packets: int = 0
-    waits: dict[int, int] = field(default_factory=dict)
-    """How many times each player's missing input held this peer up (the slow peer is the most waited on)."""
-
-
-def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
-    """The default world of a session: ``World(seed, step, players)``, ``build``, then ``systems``."""
-    world = World(seed=seed, ms_per_update=ms_per_update, players=players)
-    game.build(world)
-    game.add_systems(world)
-    return world
 
 
 class Session:
@@ -110,8 +71,6 @@ class Session:
         self._their_checks: dict[tuple[int, int], str] = {}
         self._checked: tuple[int, str] | None = None
         self._sounded = 0
-        self._started_at = time.monotonic()
-        self._rollback_times: list[float] = []
         self._wait_frames = 0
         self._lobby: Any = None
 
@@ -123,9 +82,9 @@ class Session:
              build: Callable[..., World] = build_plain) -> Session:
         """Host ``game`` for ``players`` players on ``bind:port`` (0: any free port; see ``address``)."""
         options = options or SessionOptions()
-        session = cls(_transport(bind, port, options), game, options, is_host=True, say=say, build=build)
+        session = cls(lobby.open_transport(bind, port, options), game, options, is_host=True, say=say, build=build)
         session.players, session.seed, session.player = players, seed, 0
-        session.session_id = new_session_id()
+        session.session_id = lobby.new_session_id()
         return session
 
     @classmethod
@@ -134,8 +93,8 @@ class Session:
              build: Callable[..., World] = build_plain, load: Callable[[str], Game] | None = None) -> Session:
         """Join the host at ``address`` with ``game`` (``None``: the registered game the host names, via ``load``)."""
         options = options or SessionOptions()
-        session = cls(_transport("0.0.0.0" if address[0] not in ("127.0.0.1", "localhost") else "127.0.0.1", 0,
-                                 options), game, options, is_host=False, say=say, build=build)
+        bind = "127.0.0.1" if address[0] in ("127.0.0.1", "localhost") else "0.0.0.0"
+        session = cls(lobby.open_transport(bind, 0, options), game, options, is_host=False, say=say, build=build)
         session._lobby = (address, spectate, load)
         return session
 
@@ -151,14 +110,14 @@ class Session:
         if self.is_host:
             assert self.game is not None
             digest = self.game.digest or ""
-            joined = accept_players(self.transport, session=self.session_id, game=self.game.name, digest=digest,
+            joined = lobby.accept_players(self.transport, session=self.session_id, game=self.game.name, digest=digest,
                                     players=self.players, seed=self.seed, ms_per_update=self.game.ms_per_update,
                                     timeout_s=timeout, say=self.say)
             self.peers = [Peer(j.address, j.player, self.players, welcome=j.welcome) for j in joined]
             ms_per_update = self.game.ms_per_update
         else:
             address, spectate, load = self._lobby
-            welcomed = join_host(self.transport, address, game=self.game.name if self.game else "",
+            welcomed = lobby.join_host(self.transport, address, game=self.game.name if self.game else "",
                                  digest=(self.game.digest or "") if self.game else "", spectate=spectate,
                                  allow_mismatch=self.options.allow_game_mismatch, timeout_s=timeout)
             self._take_welcome(welcomed, load)
@@ -170,7 +129,6 @@ class Session:
         now = time.monotonic()
         for peer in self.peers:
             peer.heard = now
-        self._started_at = now
 
     def _take_welcome(self, welcomed: Welcomed, load: Callable[[str], Game] | None) -> None:
         if self.game is None:
@@ -209,9 +167,11 @@ class Session:
         rollbacks = sync.rollbacks
         ran = sync.advance()
         if sync.rollbacks != rollbacks:
-            self._rollback_times.append(time.monotonic())
+            self.stats.rollback_times.append(time.monotonic())
         if not ran:
             self._note_wait()
+        elif self.target is None and sync.current % 60 == 0:
+            self._wait_frames = self.recommend_wait()
         self._confirm()
         self._send(time.monotonic())
         return 1 if ran else 0
@@ -283,7 +243,7 @@ class Session:
         if isinstance(packet, Inputs):
             self._take_inputs(peer, packet, now)
         elif isinstance(packet, Bye):
-            self._take_bye(peer, packet.reason)
+            self._takebye(peer, packet.reason)
         elif isinstance(packet, (Desync, Chunk, Got)):
             if self.desync is None and isinstance(packet, Desync) and self.sync is not None:
                 self._start_desync(peer, packet.tick)
@@ -311,7 +271,7 @@ class Session:
             elif tick > sync.emitted and len(self._their_checks) < 16:
                 self._their_checks[(peer.player, tick)] = theirs
 
-    def _take_bye(self, peer: Peer, reason: str) -> None:
+    def _takebye(self, peer: Peer, reason: str) -> None:
         if reason == "done":
             peer.done = True
             if not self.is_host and self.sync is not None and self.target is not None \
@@ -373,7 +333,7 @@ class Session:
             if tell:
                 for peer in self.peers:
                     for _ in range(3):
-                        self.transport.send(_bye(self.session_id, why), peer.address)
+                        self.transport.send(bye(self.session_id, why), peer.address)
 
     def _start_desync(self, peer: Peer, tick: int) -> None:
         world = self.world
@@ -386,7 +346,7 @@ class Session:
         if self.is_host:
             for other in self.peers:
                 if other is not peer:
-                    self.transport.send(_bye(self.session_id, f"desync at tick {tick} with {who}"), other.address)
+                    self.transport.send(bye(self.session_id, f"desync at tick {tick} with {who}"), other.address)
 
     def _desync_step(self, now: float) -> None:
         assert self.desync is not None
@@ -405,50 +365,22 @@ class Session:
     def hud_text(self) -> str:
         """One short line for the HUD: ping, frames ahead, rollbacks a second, who is waited on."""
         self._refresh_stats()
-        stats = self.stats
-        waiting = f", waiting on player {stats.waiting_on}" if stats.waiting_on is not None else ""
-        return (f"ping {stats.ping_ms:.0f} ms, {stats.frames_ahead:+.1f} ahead, "
-                f"{stats.rollbacks_per_s:.1f} rollbacks/s{waiting}")
+        return self.stats.hud_text()
 
     def _refresh_stats(self) -> None:
-        now = time.monotonic()
-        self._rollback_times = [t for t in self._rollback_times if now - t <= 1.0]
-        self.stats.rollbacks_per_s = float(len(self._rollback_times))
-        self.stats.rollbacks = self.sync.rollbacks if self.sync else 0
-        players = [peer for peer in self.peers if peer.player is not None]
-        if players and self.sync is not None:
-            self.stats.ping_ms = max(peer.ping_ms for peer in players)
-            self.stats.frames_ahead = max(peer.frames_ahead(self.sync.current, self.sync.world.ms_per_update)
-                                          for peer in players)
-        self.stats.dropped_packets = self.stats.dropped_packets
+        if self.sync is not None:
+            self.stats.refresh(self.peers, self.sync, time.monotonic())
 
     def recommend_wait(self) -> int:
         """GGRS's ``WaitRecommendation``: frames to skip when this peer runs ahead of the others (0: none)."""
         self._refresh_stats()
-        ahead = self.stats.frames_ahead
-        return int(ahead / 2) if ahead >= 3 else 0
+        return self.stats.recommend_wait()
 
     def run_ticks(self, ticks: int) -> None:
         """Headless: run ``ticks`` confirmed ticks as fast as the network allows, then finish together."""
-        sync = self.sync
-        assert sync is not None
-        self.target = sync.current + ticks
-        finished_at: float | None = None
-        while self.ended is None and not self.finished:
-            self.poll()
-            if self.ended is not None:
-                break
-            ran = self.advance(()) if self.desync is None else 0
-            if sync.emitted >= self.target and self.desync is None:
-                finished_at = finished_at or time.monotonic()
-                if self._all_have_everything() or time.monotonic() - finished_at > LINGER_S:
-                    self.finished = True
-            if not ran:
-                time.sleep(_NAP_S)
-        if self.finished:
-            for peer in self.peers:
-                for _ in range(3):
-                    self.transport.send(_bye(self.session_id, "done"), peer.address)
+        from engine.net.headless import run_ticks
+
+        run_ticks(self, ticks)
 
     def settle(self) -> None:
         """At the end: hand out every confirmed tick, then put the world back at the last one (no prediction left)."""
@@ -456,33 +388,13 @@ class Session:
             self._confirm()
             self.sync.rewind_to_confirmed()
 
-    def _all_have_everything(self) -> bool:
-        assert self.target is not None
-        if self.is_host:
-            return all(peer.done or min(peer.acks) >= self.target for peer in self.peers)
-        return all(peer.done for peer in self.peers)
-
     def close(self) -> None:
         """Say goodbye to the peers (if the session has not ended) and release the socket and the world."""
         if self.ended is None and not self.finished and self.sync is not None:
             for peer in self.peers:
-                self.transport.send(_bye(self.session_id, "the peer closed the session"), peer.address)
+                self.transport.send(bye(self.session_id, "the peer closed the session"), peer.address)
         self.transport.close()
         if self.world is not None:
             self.world.close()
 
 
-def _bye(session: int, reason: str) -> bytes:
-    from engine.net.packets import encode
-
-    return encode(Bye(session=session, reason=reason[:300]))
-
-
-def _transport(bind: str, port: int, options: SessionOptions) -> Any:
-    from engine.net.emulate import EmulatedTransport
-
-    transport = UdpTransport(bind, port)
-    return EmulatedTransport(transport, options.emulation) if options.emulation is not None else transport
-
-
-__all__ += ["PeerStats", "Run", "SessionStats"]

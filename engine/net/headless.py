@@ -1,0 +1,51 @@
+"""A headless session (``--ticks N``): the ticks as fast as the network allows, then an ending all peers reach.
+
+The hard part of a headless session is its end. A peer that has confirmed tick N must
+not simply leave: the others may still lack its last inputs or acknowledgements. The host
+ends once every peer holds every input up to N (their ``acks``) and says so (``Bye``
+"done"); a joiner ends on the host's goodbye, or ``LINGER_S`` after its own last tick (the
+goodbye may be lost), answering the host all the while.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from engine.net.lobby import bye
+
+__all__ = ["LINGER_S", "run_ticks"]
+
+LINGER_S = 1.0
+"""After its last tick a peer keeps answering this long (or until the host's goodbye), so the others finish."""
+NAP_S = 0.0005
+"""How long to sleep when nothing could be done (the network is waited for)."""
+
+
+def run_ticks(session: Any, ticks: int) -> None:
+    """Run ``session`` (an ``engine.net.Session``, ready) for ``ticks`` confirmed ticks, or until it ends."""
+    sync = session.sync
+    assert sync is not None
+    session.target = target = sync.current + ticks
+    finished_at: float | None = None
+    while session.ended is None and not session.finished:
+        session.poll()
+        if session.ended is not None:
+            break
+        ran = session.advance(()) if session.desync is None else 0
+        if sync.emitted >= target and session.desync is None:
+            finished_at = finished_at or time.monotonic()
+            if _all_have_everything(session, target) or time.monotonic() - finished_at > LINGER_S:
+                session.finished = True
+        if not ran:
+            time.sleep(NAP_S)
+    if session.finished:
+        for peer in session.peers:
+            for _ in range(3):  # a lost goodbye costs the others LINGER_S, no more
+                session.transport.send(bye(session.session_id, "done"), peer.address)
+
+
+def _all_have_everything(session: Any, target: int) -> bool:
+    if session.is_host:
+        return all(peer.done or min(peer.acks) >= target for peer in session.peers)
+    return all(peer.done for peer in session.peers)
