@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 
+from engine.files.game import MAX_PLAYERS
 from engine.files.replay.format import FORMAT, MAX_TICKS, ReplayError, parse_record, read_lines
 from engine.input.checks import MAX_EVENTS_PER_TICK, check_events, named_keys
 from engine.input.events import InputEvent
 from engine.messages import shown_name
 from engine.schema import FieldError, expect_keys, expect_whole
 
-__all__ = ["read_input_script"]
+__all__ = ["assign_unnamed", "read_input_script", "read_input_scripts"]
 
 
 def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
@@ -30,13 +31,41 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     ``"A"``), and several lines for one tick are merged in order. A whole replay works
     too: its header, hash and end lines are skipped. Anything else that is not an input
     line (a save, a stray ``format``) is refused; problems raise ``ReplayError`` naming the
-    file and line. Returns the input of every tick that has any, by tick number.
+    file and line. Returns the input of every tick that has any, by tick number: player
+    0's, i.e. the lines naming no player or ``"player": 0`` (``read_input_scripts`` has every player's).
+    """
+    return assign_unnamed(read_input_scripts(path), 0).get(0, {})
+
+
+def assign_unnamed(scripts: dict[int | None, dict[int, list[InputEvent]]], player: int
+                   ) -> dict[int, dict[int, list[InputEvent]]]:
+    """``scripts`` by player, the lines naming no player given to ``player`` (0 in ``tickswap run``).
+
+    Within a tick, ``player``'s unnamed lines come before the lines naming it.
+    """
+    merged: dict[int, dict[int, list[InputEvent]]] = {}
+    for who in (None, *sorted(key for key in scripts if key is not None)):
+        owner = player if who is None else who
+        for tick, events in scripts.get(who, {}).items():
+            merged.setdefault(owner, {}).setdefault(tick, []).extend(events)
+    return {owner: dict(sorted(ticks.items())) for owner, ticks in merged.items()}
+
+
+def read_input_scripts(path: str | os.PathLike[str], players: int | None = None
+                       ) -> dict[int | None, dict[int, list[InputEvent]]]:
+    """Every player's scripted input: ``{player: {tick: [InputEvent, ...]}}``, ``None`` for lines naming no player.
+
+    A line may say ``"player": p`` (0 to ``MAX_PLAYERS - 1``): a script for a game of several
+    players holds every player's lines. Lines naming no player are player 0's in ``tickswap
+    run`` and the local player's in a network session; which players a world has is the
+    caller's to say: with ``players``, a line naming a player outside 0 to ``players - 1`` is
+    refused naming the file, the line and the player. Otherwise as ``read_input_script``.
     """
     where = os.fspath(path)
     if not where:
         raise ReplayError("the input file name is empty")
     shown = shown_name(where)
-    script: dict[int, list[InputEvent]] = {}
+    scripts: dict[int | None, dict[int, list[InputEvent]]] = {}
     last = 0
     total = 0
     is_replay = False
@@ -54,7 +83,12 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
             raise ReplayError(f"{shown}:{number}: {what}: an input file holds lines "
                               '{"tick": N, "input": [[type, key, x, y], ...]} (or is a replay)')
         try:
-            expect_keys(record, "an input line", ("tick", "input"))
+            expect_keys(record, "an input line", ("tick", "input"), ("player",))
+            player = expect_whole(record["player"], "player", 0, MAX_PLAYERS - 1) if "player" in record else None
+            if player is not None and players is not None and player >= players:
+                raise FieldError(f"player {player}, but the game runs with {players} "
+                                 f"player{'s' if players != 1 else ''} (0 to {players - 1})")
+            script = scripts.setdefault(player, {})
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last:
                 raise FieldError(f"tick {tick} comes after tick {last}: lines are out of order")
@@ -69,5 +103,5 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
         # Two lines for one tick are one tick's input, in order (a replay never writes them).
         script.setdefault(tick, []).extend(events)
         last = tick
-    return script
+    return scripts
 

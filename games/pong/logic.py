@@ -9,6 +9,12 @@ On the title screen the paddles play each other. W/S move the left paddle, Up/Do
 right (a gamepad plays the left paddle: its d-pad or left stick, Start serves); Space (or R)
 serves a new match, R restarts after a win.
 
+Played alone (one player, a local run) player 0 drives both paddles: hot seat. With two
+players (``PLAYERS = range(1, 3)``; ``tickswap run pong --players 2``, or a network
+session) the left paddle reads ``world.input_of(0)`` and the right ``world.input_of(1)``,
+and each takes W/S and Up/Down alike, so each player uses whichever keys they like on
+their own machine.
+
     tickswap run pong --ticks 640
 """
 
@@ -23,6 +29,7 @@ DESCRIPTION = "two-player Pong with pixel art, sounds, a title and a restart (W/
 WIDTH, HEIGHT = 640, 480
 TOP, BOTTOM = HEIGHT - 16, 16  # the inner edges of the rails drawn on the court
 WINNING_SCORE = 7
+PLAYERS = range(1, 3)  # one: hot seat at one keyboard; two: a paddle each
 KEYS = (keys.W, keys.S, keys.UP, keys.DOWN, keys.SPACE, keys.R,  # what `tickswap check` presses
         keys.PAD_UP, keys.PAD_DOWN, keys.PAD_START)
 
@@ -42,8 +49,10 @@ class Match(Entity):
     right_point = signal(sum)
 
     def update(self, world: World) -> None:
-        pressed = world.input.just_pressed
-        starts = pressed(keys.SPACE) or pressed(keys.R) or pressed(keys.PAD_START)
+        # Either player serves or restarts: both read the same match.
+        inputs = [world.input_of(player) for player in range(world.players)]
+        starts = any(i.just_pressed(keys.SPACE) or i.just_pressed(keys.R) or i.just_pressed(keys.PAD_START)
+                     for i in inputs)
         if self.phase != "play":
             if starts:
                 self.phase, self.left_score, self.right_score = "play", 0, 0
@@ -53,7 +62,7 @@ class Match(Entity):
         if max(left, right) >= WINNING_SCORE:
             self.phase = "over"
             world.play(WIN)
-        elif world.input.just_pressed(keys.R):
+        elif any(i.just_pressed(keys.R) for i in inputs):
             self.left_score, self.right_score = 0, 0  # R mid-match starts again
 
 
@@ -73,12 +82,19 @@ class Paddle(Entity):
         if self.match.phase == "title" and self.ball is not None:
             # Attract mode: chase the ball, a little slower than a player can, so rallies end.
             move = max(-4.0, min(4.0, self.ball.y - self.y))
-        else:
+        elif world.players == 1:  # hot seat: one keyboard, each paddle its own keys
             held = world.input.pressed
             move = self.SPEED * (held(self.up_key) - held(self.down_key))
             if self.up_key == keys.W and not move:  # the first gamepad plays the left paddle
                 pad = held(keys.PAD_UP) - held(keys.PAD_DOWN)
                 move = self.SPEED * (pad or world.input.stick(0)[1])
+        else:  # a paddle each: the left is player 0's, the right player 1's, on either set of keys
+            mine = world.input_of(0 if self.x < WIDTH / 2 else 1)
+            held = mine.pressed
+            move = self.SPEED * ((held(keys.W) or held(keys.UP)) - (held(keys.S) or held(keys.DOWN)))
+            if not move:  # each player's own gamepad
+                pad = held(keys.PAD_UP) - held(keys.PAD_DOWN)
+                move = self.SPEED * (pad or mine.stick(0)[1])
         half = PADDLE_SIZE[1] / 2
         self.y = max(BOTTOM + half, min(TOP - half, self.y + move))
 

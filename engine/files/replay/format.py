@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.files.game import MS_PER_UPDATE_RANGE
+from engine.files.game import MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.files.reading import NotAFile, open_regular
 from engine.input.checks import check_events
 from engine.messages import shown, shown_name
@@ -55,7 +55,8 @@ from engine.schema import (
 from engine.state.names import __version__
 
 __all__ = ["FORMAT", "HASH_EVERY", "MAX_LINE_BYTES", "MAX_TICKS", "VERSION", "Replay",
-           "ReplayError", "check_header", "new_header", "parse_record", "read_lines", "read_replay", "scan"]
+           "ReplayError", "check_header", "header_players", "new_header", "parse_record", "read_lines", "read_replay",
+           "scan"]
 
 FORMAT = "tickswap-replay"
 """The ``format`` field of a replay's header line."""
@@ -76,10 +77,17 @@ class ReplayError(ValueError):
     """A replay file can't be used; the message names the file, the line and the problem."""
 
 
-def new_header(*, game: str, seed: int, ms_per_update: float, game_digest: str | None) -> dict[str, Any]:
-    """The header line of a new recording: the game, its seed and step, and this tickswap's version."""
-    return {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
-            "ms_per_update": ms_per_update, "engine": __version__}
+def new_header(*, game: str, seed: int, ms_per_update: float, game_digest: str | None,
+               players: int = 1) -> dict[str, Any]:
+    """The header line of a new recording: the game, its seed, step and players, and this tickswap's version.
+
+    ``players`` is written only when it is not 1, so a one-player recording is as it always was.
+    """
+    header = {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
+              "ms_per_update": ms_per_update, "engine": __version__}
+    if players != 1:
+        header["players"] = players
+    return header
 
 
 @dataclass(frozen=True)
@@ -101,9 +109,17 @@ class Replay:
     hash_count: int
     crashed: int | None = None
     """The tick at which the recorded run crashed (``end + 1``), or ``None`` when it ended cleanly."""
+    players: int = 1
+    """How many players the recorded world had (the header's ``players``; 1 when absent)."""
 
 
-_Record = tuple[str, int, Any]  # ("input", tick, [InputEvent]) | ("hash", tick, hex) | ("end", tick, hex)
+_Record = tuple[str, int, Any]  # ("input", tick, [InputEvent], player) | ("hash", tick, hex) | ("end", tick, hex)
+
+
+def header_players(record: dict[str, Any]) -> int:
+    """The players of a checked header: its ``players``, or 1 when it has none (a recording from before players)."""
+    players: int = record.get("players", 1)
+    return players
 
 
 def read_lines(path: str) -> Iterator[tuple[int, str]]:
@@ -163,7 +179,9 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
                           f"this tickswap reads version {VERSION}")
     try:
         expect_keys(record, "the header", ("format", "version", "game", "game_digest", "seed", "ms_per_update",
-                                           "engine"))
+                                           "engine"), ("players",))
+        if "players" in record:
+            expect_whole(record["players"], "players", 1, MAX_PLAYERS)
         digest = record["game_digest"]
         if digest is not None:
             expect_str(digest, "game_digest", 64, HEX_DIGEST)
@@ -188,6 +206,9 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
 def scan(path: str) -> Iterator[tuple[int, str, Any]]:
     """Yield ``(line, kind, value)`` for every line, checked: the header first, then the records.
 
+    An input line's value is ``(tick, events, player)``; a hash's ``(tick, hex)``; the end's
+    ``(end, hex, crashed)``.
+
     This is the one place the format is checked; ``read_replay`` and ``Playback`` both go through it.
     """
     lines = read_lines(path)
@@ -195,9 +216,12 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
     first = next(lines, None)
     if first is None:
         raise ReplayError(f"{name}: the file is empty (no header line)")
-    yield 1, "header", check_header(name, parse_record(name, *first))
+    header = check_header(name, parse_record(name, *first))
+    yield 1, "header", header
     last_tick = 0
     last_kind = ""
+    last_player = 0
+    players = header_players(header)
     hashes = 0
     number = 1
     end: int | None = None
@@ -223,12 +247,22 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 yield number, "end", (end, record["hash"], record.get("crashed"))
                 continue
             kind = "input" if "input" in record else "hash"
-            expect_keys(record, "a tick line", ("tick", kind))
+            expect_keys(record, "a tick line", ("tick", kind), ("player",) if kind == "input" else ())
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
-            if tick < last_tick or (tick == last_tick and not (last_kind == "input" and kind == "hash")):
+            player = 0
+            if "player" in record:
+                # Player 0's lines name no player: "player": 0 would be a second way to write one.
+                player = expect_whole(record["player"], "player", 1, MAX_PLAYERS - 1)
+                if player >= players:
+                    raise FieldError(f"player {player}, but the header says the recording has {players} "
+                                     f"player{'s' if players != 1 else ''} (0 to {players - 1})")
+            # One input line per player per tick, players in order, the hash after them.
+            later_player = last_kind == "input" and (kind == "hash" or player > last_player)
+            if tick < last_tick or (tick == last_tick and not later_player):
                 raise FieldError(f"tick {tick} comes after tick {last_tick}: lines are out of order or repeated")
+            last_player = player
             if kind == "input":
-                value: Any = check_events(record["input"], "input")
+                value: Any = (check_events(record["input"], "input"), player)
             else:
                 value = expect_str(record["hash"], "hash", 64, HEX_DIGEST)
                 if tick != (hashes + 1) * HASH_EVERY:
@@ -238,7 +272,7 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
             last_tick, last_kind = tick, kind
         except FieldError as error:
             raise ReplayError(f"{name}:{number}: {error}") from None
-        yield number, kind, (tick, value)
+        yield number, kind, (tick, *value) if kind == "input" else (tick, value)
     if end is None:
         raise ReplayError(f"{name}:{number}: the file stops without its end line: it was cut short")
 
@@ -260,5 +294,5 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
         else:
             end, end_hash, crashed = value
     return Replay(where, header["game"], header["game_digest"], header["seed"], float(header["ms_per_update"]),
-                  header["engine"], end, end_hash, inputs, hashes, crashed)
+                  header["engine"], end, end_hash, inputs, hashes, crashed, header_players(header))
 

@@ -38,10 +38,18 @@ class Playback:
         self._pending = next(self._records, None)
 
     def feed(self, world: World) -> None:
-        """Queue the recorded input of the tick ``world`` is about to run."""
-        if self._pending is not None and self._pending[1] == "input" and self._pending[2][0] == world.tick_count + 1:
-            for event in self._pending[2][1]:
-                world.input_queue.push(event)
+        """Queue the recorded input of the tick ``world`` is about to run, each player's in their queue.
+
+        ``world`` has the recording's players (``replay.players``); a world with fewer is refused.
+        """
+        if world.players != self.replay.players:
+            raise ValueError(f"the replay has {self.replay.players} players; the world given has {world.players}")
+        while self._pending is not None and self._pending[1] == "input" and \
+                self._pending[2][0] == world.tick_count + 1:
+            _, events, player = self._pending[2]
+            queue = world.input_queue_of(player)
+            for event in events:
+                queue.push(event)
             self._advance()
 
     def check(self, world: World) -> bool | None:
@@ -81,7 +89,7 @@ class ReplayResult:
 
 
 def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) -> ReplayResult:
-    """Run ``world`` (freshly built from the replay's game and seed) through the replay.
+    """Run ``world`` (freshly built from the replay's game, seed and players) through the replay.
 
     ``tick`` runs one tick (default ``world.tick``). Stops at the first hash that differs.
     """

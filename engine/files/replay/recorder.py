@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.replay.format import HASH_EVERY, MAX_TICKS, ReplayError, check_header, new_header
 from engine.input.checks import check_events, listed
+from engine.input.events import InputEvent
 from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.snapshot import UnhashableState
@@ -34,9 +36,13 @@ class Recorder:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float,
-                 game_digest: str | None = None) -> None:
+                 game_digest: str | None = None, players: int = 1) -> None:
         self.path = shown_name(path)
-        header = new_header(game=game, seed=seed, ms_per_update=ms_per_update, game_digest=game_digest)
+        self.players = players
+        """How many players the recorded world has (the header's ``players``)."""
+        self._last_tick = 0
+        header = new_header(game=game, seed=seed, ms_per_update=ms_per_update, game_digest=game_digest,
+                            players=players)
         # The reader's own check of a header, before anything is written: what it would refuse is refused now.
         try:
             check_header("", header)
@@ -56,6 +62,7 @@ class Recorder:
 
         ``UnhashableState`` if even this state cannot be hashed (nothing is recorded then).
         """
+        self._last_tick = world.tick_count
         try:
             self._good = (world.tick_count, world.state_hash(), self._tell())
         except UnhashableState:
@@ -127,27 +134,61 @@ class Recorder:
         raise ReplayError(f"cannot record {self.path}: {problem}, which a replay could not read back; "
                           "the previous file, if any, is intact")
 
-    def _write_input(self, tick: int, events: Any) -> None:
+    def _write_input(self, tick: int, events: Any, player: int = 0) -> None:
         line = [event.to_json() for event in events]
         try:
             # The reader's check of an input line (an event's key, coordinates, count per tick).
             check_events(listed(line), f"the input of tick {tick}")
         except FieldError as error:
             self._refuse(str(error))
-        self._write({"tick": tick, "input": line})
+        # Player 0's lines name no player: a one-player recording is as it always was.
+        self._write({"tick": tick, "input": line} if player == 0 else {"tick": tick, "player": player, "input": line})
 
-    def after_tick(self, world: World) -> None:
-        """Record the tick that just ran: its input, if any, and every 60th tick the hash."""
-        tick = world.tick_count
+    def _check_tick(self, tick: int) -> None:
         if tick > MAX_TICKS:
             self._refuse(f"tick {tick} is past the last tick a replay may name ({MAX_TICKS})")
-        if world.input.events:
-            self._write_input(tick, world.input.events)
+
+    def _write_hash(self, tick: int, digest: str) -> None:
+        self._write({"tick": tick, "hash": digest})
+        if self._file is not None:
+            self._good = (tick, digest, self._tell())
+
+    def after_tick(self, world: World) -> None:
+        """Record the tick that just ran: every player's input, if any, and every 60th tick the hash."""
+        tick = world.tick_count
+        self._check_tick(tick)
+        self._last_tick = tick
+        for player in range(world.players):
+            events = world.input_of(player).events
+            if events:
+                self._write_input(tick, events, player)
         if tick % HASH_EVERY == 0:
-            digest = self._hash(world)
-            self._write({"tick": tick, "hash": digest})
-            if self._file is not None:
-                self._good = (tick, digest, self._tell())
+            self._write_hash(tick, self._hash(world))
+
+    def record_tick(self, tick: int, inputs: Sequence[Sequence[InputEvent]], digest: str | None) -> None:
+        """Record a tick from data, not from a world: a network session's confirmed tick.
+
+        ``inputs`` holds one sequence of events per player (``players`` of them);
+        ``digest`` is the state hash after the tick, given exactly at hash ticks
+        (``tick % HASH_EVERY == 0``) and ``None`` at the others. Ticks come in order, one
+        call each, starting after the tick the recording started at. A call that breaks
+        these rules raises ``ValueError`` and writes nothing. ``close`` ends the recording
+        as after ``after_tick``.
+        """
+        if type(tick) is not int or tick != self._last_tick + 1:
+            raise ValueError(f"record_tick: tick {tick!r}, where tick {self._last_tick + 1} comes next")
+        if len(inputs) != self.players:
+            raise ValueError(f"record_tick: {len(inputs)} players' inputs for a recording of {self.players} players")
+        if (digest is None) != (tick % HASH_EVERY != 0):
+            due = "a hash is due" if tick % HASH_EVERY == 0 else "no hash is due"
+            raise ValueError(f"record_tick: tick {tick}: {due} (one every {HASH_EVERY} ticks), got {digest!r}")
+        self._check_tick(tick)
+        self._last_tick = tick
+        for player, events in enumerate(inputs):
+            if events:
+                self._write_input(tick, events, player)
+        if digest is not None:
+            self._write_hash(tick, digest)
 
     def close(self, world: World, crashed: bool = False, torn: bool = False) -> int:
         """Write the end line (the final tick and hash), then put the file in place atomically.
@@ -160,15 +201,18 @@ class Recorder:
         """
         if self._file is None:
             return world.tick_count
-        if torn and self._good is not None:
+        if (torn or world.tick_count != self._last_tick) and self._good is not None:
+            # Torn, or a session's world ahead of (or behind) the last confirmed tick recorded: what
+            # the file holds is known good only up to its last hash.
             return self.end_at_last_hash()
         end: dict[str, Any] = {"end": world.tick_count, "hash": self._hash(world)}
         if crashed:
             # The crashed tick was rolled back and its input put back in the queue: record it,
             # or a replay could not run the tick that crashed with what it saw.
-            events = world.input_queue.state()[0]
-            if events:
-                self._write_input(world.tick_count + 1, events)
+            for player in range(world.players):
+                events = world.input_queue_of(player).state()[0]
+                if events:
+                    self._write_input(world.tick_count + 1, events, player)
             end["crashed"] = world.tick_count + 1
         self._write(end)
         self._commit()

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
+from engine.files.game import MAX_PLAYERS
 from engine.files.reading import NotAFile, read_bounded
-from engine.input.checks import check_events, check_saved_sticks, listed
-from engine.input.events import STICKS
+from engine.files.save.queues import check_saved_queue
 from engine.messages import shown, shown_name
 from engine.schema import (
     ENGINE_VERSION,
@@ -45,7 +45,7 @@ from engine.schema import (
     version_matches,
 )
 from engine.state.names import __version__, public_module_name
-from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value, decode
+from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
 
 if TYPE_CHECKING:
@@ -241,7 +241,8 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     ``writing``: the writer's own check, where a despawned entity's class need only be a
     class name (the reader resolves it against the game, which the writer is not given).
     """
-    info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"), ("music",))
+    info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"),
+                       ("music", "players", "inputs"))
     if "music" in info:
         check_saved_music(info["music"], "world.music")
     tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
@@ -264,27 +265,17 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         ids.add(entity_id)
     if ids and last_id < max(ids):
         raise FieldError(f"world.last_id is {last_id}, below entity id {max(ids)}: new entities would reuse ids")
-    queued = expect_keys(info["input"], "world.input", ("events", "held", "mouse"), ("sticks",))
-    check_saved_sticks(queued.get("sticks", [[0.0, 0.0]] * STICKS), "world.input.sticks")
-    if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
-        raise FieldError("world.input.events must be a list")
-    for value in (queued["events"], queued["held"], queued["mouse"]):
-        check_value(value, "world.input", set())
-    for index, event in enumerate(queued["events"]):
-        # The same checks as a replay's input lines: "12", NaN or 1e999 is no coordinate.
-        check_events([listed(decode(event, {}))], f"world.input.events[{index}]")
-    mouse = decode(queued["mouse"], {})
-    if not (isinstance(mouse, list) and len(mouse) == 2):
-        raise FieldError("world.input.mouse must be [x, y]")
-    for value in mouse:
-        expect_number(value, "world.input.mouse", -1e9, 1e9)
-    held = decode(queued["held"], {})
-    if not isinstance(held, frozenset):
-        raise FieldError("world.input.held must be a $set of keys")
-    for key in held:
-        # A held key is a code, as the queue keeps it: never a name, a flag or null (True == 1, the left button).
-        if type(key) is not int or not 0 <= key < 2**63:
-            raise FieldError(f"world.input.held holds {shown(key)}, which is not a key code")
+    check_saved_queue(info["input"], "world.input")
+    players = expect_whole(info.get("players", 1), "world.players", 1, MAX_PLAYERS)
+    if players == 1 and "inputs" in info:
+        raise FieldError("world.inputs (players 1 and up) in a save of one player (world.players absent or 1)")
+    if players > 1:
+        others = info.get("inputs")
+        if not isinstance(others, list) or len(others) != players - 1:
+            raise FieldError(f"world.inputs must be a list of {players - 1} players' input (players 1 to "
+                             f"{players - 1}; world.input is player 0's), got {shown(others)[:60]}")
+        for player, queued in enumerate(others, 1):
+            check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
     classes = entity_classes() if classes is None else classes
     kinds = []
     dead: list[DeadReference] = []

@@ -50,9 +50,8 @@ class LoadedWorld(Protocol):
     def random(self) -> random.Random:
         """The world's own generator."""
 
-    @property
-    def input_queue(self) -> InputQueue:
-        """The input waiting for the next tick."""
+    def input_queue_of(self, player: int) -> InputQueue:
+        """The input waiting for the next tick, player ``player``'s."""
 
     @property
     def entities(self) -> list[Entity]:
@@ -124,6 +123,18 @@ def _check_music_place(track: str, game_path: Path, where: str) -> None:
                         f"{shown_name(str(root))}: a save resumes only its own game's music")
 
 
+_QueueState = tuple[list[InputEvent], frozenset[int], tuple[float, float], tuple[tuple[float, float], ...]]
+
+
+def _queue_state(queued: dict[str, Any]) -> _QueueState:
+    """One player's checked saved queue as ``InputQueue.set_state`` takes it."""
+    events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
+    held = frozenset(decode(queued["held"], {}))
+    mouse = tuple(decode(queued["mouse"], {}))
+    sticks = tuple((float(x), float(y)) for x, y in queued.get("sticks", [[0.0, 0.0]] * STICKS))
+    return events, held, (float(mouse[0]), float(mouse[1])), sticks
+
+
 def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None, *,
                world_class: Callable[..., W]) -> W:
     """Read a save, check all of it, and build a new world from it; any problem raises ``SaveError``.
@@ -132,7 +143,8 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     game's or the engine's. Without, classes resolve among those already defined in
     this process. Nothing is ever imported. A save of a game file whose content changed
     since is loaded when everything in it fits; a line saying so is appended to ``notes``.
-    ``world_class`` makes the new world from its seed (``World``: ``World.load`` passes itself).
+    ``world_class`` makes the new world from its seed and players (``World``: ``World.load``
+    passes itself); the world has the saved players, each with their saved queue.
     """
     where = shown_name(path)
     data = read_save(path)
@@ -141,11 +153,7 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         if game is not None:
             damaged, note = check_game(data["meta"], game, where)
         info, records, kinds, dead_kinds = check_world(data, game)
-        queued = info["input"]
-        events = [InputEvent.from_json(decode(event, {})) for event in queued["events"]]
-        held = frozenset(decode(queued["held"], {}))
-        mouse = tuple(decode(queued["mouse"], {}))
-        sticks = tuple((float(x), float(y)) for x, y in queued.get("sticks", [[0.0, 0.0]] * STICKS))
+        queues = [_queue_state(queued) for queued in [info["input"], *info.get("inputs", [])]]
     except SaveError:
         raise
     except FieldError as error:
@@ -156,13 +164,16 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         notes.append(note)
     if game is not None and game.path is not None and "music" in info:
         _check_music_place(info["music"][0], game.path, where)
-    world = world_class(seed=decode(info["seed"], {}))
+    seed = decode(info["seed"], {})
+    # A world class made before players (a test's own subclass) still loads a save of one.
+    world = world_class(seed=seed) if len(queues) == 1 else world_class(seed=seed, players=len(queues))
     try:
         version, internal, gauss = info["random"]
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
-        world.input_queue.set_state(events, held, (float(mouse[0]), float(mouse[1])), sticks)
+        for player, (events, held, mouse, sticks) in enumerate(queues):
+            world.input_queue_of(player).set_state(events, held, mouse, sticks)
         if "music" in info:  # an effect, asked for again: the runner resumes it after the load
             track, loop, volume = info["music"]
             music_of(world).resume(track, loop, volume, world.tick_count)

@@ -74,8 +74,11 @@ class SavedWorld(Protocol):
         """The highest id handed out so far."""
 
     @property
-    def input_queue(self) -> InputQueue:
-        """The input waiting for the next tick."""
+    def players(self) -> int:
+        """How many players the world has."""
+
+    def input_queue_of(self, player: int) -> InputQueue:
+        """The input waiting for the next tick, player ``player``'s."""
 
     def esper_context(self) -> AbstractContextManager[None]:
         """Make the world's esper world current for a block."""
@@ -117,16 +120,24 @@ def _music(world: SavedWorld) -> dict[str, Any]:
     return {} if current is None else {"music": [current.path, current.loop, current.volume]}
 
 
+def _queued(queue: InputQueue) -> dict[str, Any]:
+    """One player's input queue as a save holds it: the events waiting, held keys, mouse, sticks."""
+    events, held, mouse, sticks = queue.state()
+    queued = {"events": [encode(event.to_json(), "a queued input event") for event in events],
+              "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")}
+    if any(stick != (0.0, 0.0) for stick in sticks):  # written only when moved: saves of games without pads unchanged
+        queued["sticks"] = [[float(x), float(y)] for x, y in sticks]
+    return queued
+
+
 def _world_data(world: SavedWorld) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
     with world.esper_context():
         entities = [_entity_record(entity) for entity in world.entities]
-    events, held, mouse, sticks = world.input_queue.state()
-    queued = {"events": [encode(event.to_json(), "a queued input event") for event in events],
-              "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")}
-    if any(stick != (0.0, 0.0) for stick in sticks):  # written only when moved: saves of games without pads unchanged
-        queued["sticks"] = [[float(x), float(y)] for x, y in sticks]
+    queues = [_queued(world.input_queue_of(player)) for player in range(world.players)]
+    # Player 0's is "input", as in a save of one player; the others' only when there are others.
+    players = {} if world.players == 1 else {"players": world.players, "inputs": queues[1:]}
     version, internal, gauss = world.random.getstate()
     return {
         "format": FORMAT,
@@ -137,7 +148,8 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
             "seed": encode(world.seed, "World.seed"),
             "random": [version, list(internal), encode(gauss, "world.random")],
             "last_id": world.last_id,
-            "input": queued,
+            "input": queues[0],
+            **players,
             **_music(world),
         },
         "entities": entities,

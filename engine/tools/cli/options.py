@@ -107,6 +107,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
                      help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
     run.add_argument("--seed", type=_seed, help="seed for world.random (default 0; a loaded save keeps its own)")
+    run.add_argument("--players", type=count, help="how many players the world has (default: the fewest the game "
+                     "takes; a loaded save keeps its own); --input lines name theirs with \"player\": P")
     run.add_argument("--record", metavar="FILE", type=_file_name,
                      help="record every tick's input and state hashes as a replay")
     run.add_argument("--save-at", nargs=2, metavar=("N", "FILE"), type=str, action="append",

@@ -64,7 +64,10 @@ def replay_command(args: argparse.Namespace) -> int:
     check_outputs(args, game)
     changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
                f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
-    world = build_world(game, replay.seed)
+    if replay.players not in game.players:
+        raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
+                         f"played by {game.players.start} to {game.players.stop - 1} (its PLAYERS)")
+    world = build_world(game, replay.seed, players=replay.players)
     runner: Any = None
     try:
         if not (args.headless or args.window):

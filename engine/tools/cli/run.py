@@ -21,14 +21,15 @@ from engine.files.game import Game
 from engine.files.png import PictureError
 from engine.files.replay import Recorder, ReplayError
 from engine.files.save import SaveError, save_world
-from engine.input.scripts import read_input_script
+from engine.input.events import InputEvent
+from engine.input.scripts import assign_unnamed, read_input_scripts
 from engine.interrupts import TICK, Interrupted
 from engine.state.snapshot import UnhashableState
 from engine.tiles.model import MapError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, write_screenshot
-from engine.tools.cli.worlds import build_world, load_saved_world
+from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import World, take_music, take_sounds
 from engine.world.sounds import missing_file, missing_sound
@@ -60,8 +61,12 @@ def check_run_args(args: argparse.Namespace, game: Game) -> None:
         raise UsageError("--record replays from the game's start; it can't be combined with --load")
     if args.load and args.seed is not None:
         raise UsageError("--load continues the saved world with its own seed; it can't be combined with --seed")
+    if args.load and args.players is not None:
+        raise UsageError("--load continues the saved world with its own players; it can't be combined with --players")
     if args.seed is None:
         args.seed = 0
+    if not args.load:
+        args.players = check_players(game, args.players)
     if args.input and args.ticks is None and not args.headless:
         raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
     check_outputs(args, game)
@@ -77,13 +82,17 @@ class RunSession:
     def __init__(self, args: argparse.Namespace, game: Game) -> None:
         self.args = args
         self.game = game
-        self.script = read_input_script(args.input) if args.input else {}
+        # Read before the world is built when its players are known; a save's are known once loaded.
+        self.script = self._read_script(args.players) if args.input and not args.load else {}
         self.ms_per_update = 1000 / args.ups if args.ups else game.ms_per_update
         self.world = (load_saved_world(game, args) if args.load
-                      else build_world(game, args.seed, "--save-at" if args.save_at else None))
+                      else build_world(game, args.seed, "--save-at" if args.save_at else None, args.players))
         try:
+            if args.input and args.load:
+                self.script = self._read_script(self.world.players)
             self.recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
-                                      ms_per_update=self.ms_per_update) if args.record else None)
+                                      ms_per_update=self.ms_per_update, players=self.world.players)
+                             if args.record else None)
             if self.recorder is not None:
                 self.recorder.start(self.world)
         except (ReplayError, UnhashableState):
@@ -104,6 +113,10 @@ class RunSession:
         self.runner: Any = None
         self.finished = False
 
+    def _read_script(self, players: int) -> dict[int, dict[int, list[InputEvent]]]:
+        """Every player's scripted input (lines naming no player are player 0's); other players refused."""
+        return assign_unnamed(read_input_scripts(self.args.input, players), 0)
+
     def _refuse_unreachable_saves(self) -> None:
         # Refused before the run, not found missing after it: a tick already past (after --load),
         # or one a --ticks run never reaches.
@@ -118,8 +131,10 @@ class RunSession:
     def before_tick(self, world: World) -> None:
         """Mark the tick as running and hand it its scripted input."""
         self.in_tick = world.tick_count + 1
-        for event in self.script.get(world.tick_count + 1, ()):
-            world.input_queue.push(event)
+        for player, script in self.script.items():
+            queue = world.input_queue_of(player)
+            for event in script.get(world.tick_count + 1, ()):
+                queue.push(event)
 
     def after_tick(self, world: World) -> None:
         """Record the tick, and save the world if this is a tick to save at."""

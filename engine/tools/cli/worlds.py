@@ -9,19 +9,37 @@ from engine.files.game import Game, GameError
 from engine.files.save import load_world
 from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
-from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say
+from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say, shown_name
 from engine.world import World, system_count
 
-__all__ = ["build_world", "load_saved_world"]
+__all__ = ["build_world", "check_players", "load_saved_world"]
 
 
-def build_world(game: Game, seed: int, saves: str | None = None) -> World:
-    """A fresh world: ``build(world)``, then ``systems(world)``.
+def check_players(game: Game, players: int | None) -> int:
+    """How many players a run of ``game`` has: ``players`` if the game takes that many, else ``UsageError``.
 
-    With ``saves`` (the option that saves or loads), a ``build`` that adds systems is
+    ``None`` is the fewest the game takes (``game.players.start``): a game for one or two
+    run alone is a one-player game, as a local run is.
+    """
+    taken = game.players
+    if players is None:
+        return taken.start
+    if players not in taken:
+        most = taken.stop - 1
+        span = f"{taken.start}" if len(taken) == 1 else f"{taken.start} to {most}"
+        raise UsageError(f"--players {players}: {game.name} is played by {span} "
+                         f"player{'s' if most != 1 else ''} (its PLAYERS)")
+    return players
+
+
+def build_world(game: Game, seed: int, saves: str | None = None, players: int | None = None) -> World:
+    """A fresh world of ``players`` players (``None``: the game's fewest): ``build(world)``, then ``systems(world)``.
+
+    A player count the game does not take is refused (``UsageError``). With ``saves`` (the
+    option that saves or loads), a ``build`` that adds systems is
     refused: a save can't hold systems, so they would be silently lost on ``--load``.
     """
-    world = World(seed=seed)
+    world = World(seed=seed, players=check_players(game, players))
     try:
         game.build(world)
         added = system_count(world)
@@ -50,6 +68,10 @@ def load_saved_world(game: Game, args: argparse.Namespace) -> World:
     world = load_world(args.load, game, notes, world_class=World)
     for note in notes:
         say(note)
+    if world.players not in game.players:
+        world.close()
+        raise UsageError(f"{shown_name(args.load)}: a save of {world.players} player{'s' if world.players != 1 else ''}"
+                         f"; {game.name} is played by {game.players.start} to {game.players.stop - 1} (its PLAYERS)")
     try:
         game.add_systems(world)
     except Interrupted:
