@@ -11,9 +11,11 @@ The generator object itself is kept, so a rollback puts the same object back.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Any
 
-from engine.buffering.fields import layout_of
+from engine.buffering.fields import Layout
 from engine.buffering.slots import BufferSlots
 
 __all__ = ["KeptBuffers", "keep_buffers", "put_back_buffers"]
@@ -21,24 +23,70 @@ __all__ = ["KeptBuffers", "keep_buffers", "put_back_buffers"]
 KeptBuffers = tuple[Any, ...]
 """One entity's kept buffers (opaque outside this module)."""
 
-
-def keep_buffers(entity: BufferSlots) -> KeptBuffers:
-    """Everything the buffers hold for ``entity`` between ticks, to put back with ``put_back_buffers``."""
-    generator: random.Random | None = entity._random
-    return (layout_of(entity).get(entity), entity._px, entity._py, entity._pa, entity._prest, entity._prev_tick,
-            entity._signals, generator, None if generator is None else generator.getstate())
+# Read after the buffered fields, in this order; the generator's state follows them.
+_SLOTS = ("_px", "_py", "_pa", "_prest", "_prev_tick", "_signals", "_random")
 
 
-def put_back_buffers(entity: BufferSlots, kept: KeptBuffers) -> None:
-    """Make ``entity``'s buffers hold what ``keep_buffers`` returned (between ticks)."""
-    values, px, py, pa, rest, previous_tick, signals, generator, state = kept
-    layout_of(entity).set(entity, values)
-    entity._bx, entity._by, entity._ba = entity.x, entity.y, entity.angle
-    entity._px, entity._py, entity._pa, entity._prest = px, py, pa, rest
-    entity._prev_tick = previous_tick
-    entity._signals = signals
-    entity._random = generator
-    entity._random_mark = -1
-    if generator is not None:
-        generator.setstate(state)
+class _Keeper:
+    """One class's way to keep and put back its entities' buffers: one C call and one compiled assignment.
 
+    A session takes a checkpoint every tick: per entity, one ``attrgetter`` call reads every
+    buffered value and slot into a flat tuple, and one unpacking assignment puts them back.
+    """
+
+    __slots__ = ("get", "put", "width")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*names, *_SLOTS)
+        self.width = len(names)
+        targets = ", ".join(f"entity.{name}" for name in (*names, *_SLOTS))
+        namespace: dict[str, Any] = {}
+        # The names come from a Layout, whose fields are identifiers (fields.py refuses others).
+        exec(f"def put(entity, values):\n    {targets}, = values\n    entity._bx, entity._by, entity._ba = "
+             "values[0], values[1], values[2]\n    entity._random_mark = -1\n", namespace)
+        self.put: Callable[[Any, tuple[Any, ...]], None] = namespace["put"]
+
+
+_keepers: dict[Layout, _Keeper] = {}
+
+
+def _keeper(kind: type) -> _Keeper:
+    layout: Layout = kind._layout  # type: ignore[attr-defined]
+    keeper = _keepers.get(layout)
+    if keeper is None:
+        keeper = _keepers[layout] = _Keeper(layout.names)
+    return keeper
+
+
+def keep_buffers(entities: Iterable[BufferSlots]) -> list[KeptBuffers]:
+    """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``.
+
+    One loop over every entity, not a call per entity: a session checkpoints every tick.
+    """
+    getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+    kept: list[KeptBuffers] = []
+    append = kept.append
+    for entity in entities:
+        kind = type(entity)
+        get = getters.get(kind)
+        if get is None:
+            get = getters[kind] = _keeper(kind).get
+        values = get(entity)
+        generator: random.Random | None = values[-1]
+        append(values if generator is None else (*values, generator.getstate()))
+    return kept
+
+
+def put_back_buffers(entities: Iterable[BufferSlots], kept: Iterable[KeptBuffers]) -> None:
+    """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks)."""
+    keepers: dict[type, _Keeper] = {}
+    for entity, values in zip(entities, kept, strict=True):
+        kind = type(entity)
+        keeper = keepers.get(kind)
+        if keeper is None:
+            keeper = keepers[kind] = _keeper(kind)
+        if len(values) == keeper.width + len(_SLOTS):
+            keeper.put(entity, values)
+        else:  # the generator's state follows: the same object comes back, at that state
+            keeper.put(entity, values[:-1])
+            values[-2].setstate(values[-1])

@@ -100,11 +100,19 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
         raise RuntimeError("World.checkpoint() is taken between ticks, not during tick "
                            f"{world.tick_count + 1}")
     order, last_id = spawner_of(world).kept()
-    entities = []
-    for entity in order.values():
-        saved = {name: _copied(getattr(entity, name)) for name in type(entity).saved if hasattr(entity, name)}
-        own = entity._keep_own() if isinstance(entity, OwnBuffers) else None
-        entities.append((entity, keep_buffers(entity), saved, own))
+    live = list(order.values())
+    extras = []  # (entity, saved, own) of the entities whose class keeps more than buffers
+    kinds: dict[type, tuple[tuple[str, ...], bool]] = {}  # per class, not per entity: a session checkpoints every tick
+    for entity in live:
+        kind = type(entity)
+        known = kinds.get(kind)
+        if known is None:
+            known = kinds[kind] = (tuple(kind.saved), issubclass(kind, OwnBuffers))
+        names, has_own = known
+        if names or has_own:
+            extras.append((entity, {name: _copied(getattr(entity, name)) for name in names if hasattr(entity, name)},
+                           entity._keep_own() if has_own else None))  # type: ignore[attr-defined]
+    entities = (live, keep_buffers(live), extras)
     data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
             players_of(world).kept(), music_of(world).kept(), buffers.kept_signals())
     return Checkpoint(world, world.tick_count, data)
@@ -120,8 +128,9 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
         raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
     order, last_id, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
     spawner_of(world).put_back(order, last_id)
-    for entity, kept, saved, own in entities:
-        put_back_buffers(entity, kept)
+    live, kept, extras = entities
+    put_back_buffers(live, kept)
+    for entity, saved, own in extras:
         for name in type(entity).saved:
             if name in saved:
                 setattr(entity, name, _copied(saved[name]))
@@ -129,7 +138,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
                 delattr(entity, name)
         if own is not None:
             entity._put_back_own(own)
-    buffers.put_back_signals(pending, [entity for entity, *_ in entities])
+    buffers.put_back_signals(pending, live)
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)
     world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor

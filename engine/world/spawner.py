@@ -200,6 +200,9 @@ class Spawner:
         An entity spawned since leaves the world as if never spawned (no world, no id); one
         despawned since comes back under its id, the same object. Returns those that came back.
         """
+        if list(order.values()) == list(self._order.values()):  # the usual rollback: nobody came or went
+            self.restore_last_id(last_id)
+            return []
         owner = self._owner()
         kept = {id(entity) for entity in order.values()}  # identity, never in any hash
         now = {id(entity) for entity in self._order.values()}
