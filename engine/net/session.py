@@ -234,7 +234,7 @@ class Session:
             if peer is None:
                 raise PacketError("an unknown sender")
             packet = decode(data)
-            if getattr(packet, "session", None) != self.session_id:
+            if getattr(packet, "session", None) != self.session_id and not isinstance(packet, Hello):
                 raise PacketError("another session")
         except PacketError:
             self.stats.dropped_packets += 1

@@ -1,0 +1,159 @@
+"""The rollback core and a session in one process: two ``Session``s over real 127.0.0.1 sockets.
+
+The lobby blocks (before the world exists), so each peer's lobby runs in a thread; after
+it, one loop polls and advances both peers in turn, the way two render loops would.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import keys
+from engine.files.importer import load_game
+from engine.input.events import InputEvent
+from engine.net.emulate import Emulation
+from engine.net.session import Session, SessionOptions
+from engine.net.sync import Sync
+from engine.world import World
+
+GAME = load_game(str(Path(__file__).with_name("netgame.py")))
+PRESS, RELEASE = (InputEvent("key_press", keys.RIGHT), InputEvent("key_release", keys.RIGHT))
+SCRIPTS = ({5: [PRESS], 30: [RELEASE], 61: [PRESS], 62: [RELEASE]},
+           {7: [InputEvent("key_press", keys.LEFT)], 50: [InputEvent("key_release", keys.LEFT)], 90: [PRESS]})
+TICKS = 150
+
+
+def reference(ticks: int) -> str:
+    """The hash of the same ticks played in one world with both scripts."""
+    with World(seed=3, ms_per_update=GAME.ms_per_update, players=2) as world:
+        GAME.build(world)
+        for tick in range(1, ticks + 1):
+            for player, script in enumerate(SCRIPTS):
+                for event in script.get(tick, ()):
+                    world.input_queue_of(player).push(event)
+            world.tick()
+        return world.state_hash()
+
+
+EXPECTED = reference(TICKS)
+
+
+def play(host_options: SessionOptions, join_options: SessionOptions) -> tuple[Session, Session]:
+    """Two peers through the lobby, then both played to ``TICKS`` confirmed ticks."""
+    host = Session.host(GAME, players=2, seed=3, port=0, options=host_options, say=lambda line: None)
+    join = Session.join(host.address, GAME, options=join_options, say=lambda line: None)
+    lobbies = [threading.Thread(target=peer.wait_ready, args=(30,)) for peer in (host, join)]
+    for lobby in lobbies:
+        lobby.start()
+    lobbies[0].join(60)
+    while lobbies[1].is_alive():  # the host's Welcome may be lost: its session answers the Hello again
+        host.poll()
+    lobbies[1].join(60)
+    for peer, script in zip((host, join), SCRIPTS):
+        peer.script, peer.target = script, TICKS
+    done = [False, False]
+    while not all(done):
+        for index, peer in enumerate((host, join)):
+            peer.poll()
+            peer.advance(())
+            assert peer.ended is None, peer.ended
+            assert peer.sync is not None
+            done[index] = peer.sync.emitted >= TICKS
+    for peer in (host, join):
+        peer.settle()
+    return host, join
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.floats(0, 0.4), st.floats(0, 40), st.floats(0, 10), st.floats(0, 0.3),
+                          st.floats(0, 0.3), st.integers(0, 2**16)), min_size=2, max_size=2),
+       st.integers(0, 3), st.integers(0, 8))
+def test_peers_end_bit_identical_whatever_the_network_does(networks: list[tuple[float, ...]], delay: int,
+                                                           window: int) -> None:
+    options = [SessionOptions(input_delay=delay, max_prediction=window, disconnect_timeout=30,
+                              emulation=Emulation(loss=loss, delay_ms=ms, jitter_ms=jitter, duplicate=twice,
+                                                  reorder=shuffle, seed=int(seed)))
+               for loss, ms, jitter, twice, shuffle, seed in networks]
+    host, join = play(*options)
+    try:
+        assert host.world is not None and join.world is not None
+        assert host.world.tick_count == join.world.tick_count == TICKS
+        assert host.world.state_hash() == join.world.state_hash() == EXPECTED
+    finally:
+        host.close()
+        join.close()
+
+
+def test_a_misprediction_rolls_back_and_re_simulates_to_the_same_state() -> None:
+    with World(seed=3, players=2) as world:
+        GAME.build(world)
+        sync = Sync(world, players=2, local=0, input_delay=0, max_prediction=8)
+        for _ in range(4):
+            sync.add_local([])
+            assert sync.advance(), "ticks 1-4 run on predicted input for player 1"
+        assert sync.confirmed == 0 and sync.current == 4
+        sync.add_local([])
+        sync.add_remote(1, 1, 5, {2: (PRESS,)})  # player 1 pressed at tick 2: ticks 2-4 were mispredicted
+        assert sync.advance()
+        assert (sync.rollbacks, sync.resimulated) == (1, 3)
+        confirmed = list(sync.confirm())
+        assert [c.tick for c in confirmed] == [1, 2, 3, 4, 5] and confirmed[1].inputs == ((), (PRESS,))
+        with World(seed=3, players=2) as plain:
+            GAME.build(plain)
+            for tick in range(1, 6):
+                if tick == 2:
+                    plain.input_queue_of(1).push(PRESS)
+                plain.tick()
+            assert world.state_hash() == plain.state_hash()
+
+
+def test_lockstep_never_predicts_and_the_window_bounds_prediction() -> None:
+    with World(seed=3, players=2) as world:
+        GAME.build(world)
+        lockstep = Sync(world, players=2, local=0, input_delay=0, max_prediction=0)
+        lockstep.add_local([])
+        assert not lockstep.advance(), "lockstep waits for player 1's input"
+        lockstep.add_remote(1, 1, 1, {})
+        assert lockstep.advance() and lockstep.current == 1
+    with World(seed=3, players=2) as world:
+        GAME.build(world)
+        windowed = Sync(world, players=2, local=0, input_delay=0, max_prediction=2)
+        ran = 0
+        for _ in range(5):
+            windowed.add_local([]) if windowed.needs_local() else None
+            ran += windowed.advance()
+        assert ran == 2, "no more than max_prediction ticks past the confirmed frontier"
+
+
+def test_sounds_of_re_simulated_ticks_are_handed_out_once() -> None:
+    source = Path(__file__).with_name("netgame.py").read_text().replace(
+        "        self.y += self.random.random()", "        self.y += self.random.random()\n"
+        "        if held.pressed(keys.RIGHT):\n            world.play('beep.wav')")
+    path = Path(__file__).parent / "_netgame_sound_probe.py"
+    try:
+        path.write_text(source)
+        game = load_game(str(path))
+        session = Session(None, game, SessionOptions(), is_host=True, say=lambda line: None, build=lambda *a: None)
+        with World(seed=3, players=2) as world:
+            game.build(world)
+            session.world = world
+            sync = session.sync = Sync(world, players=2, local=0, input_delay=0, max_prediction=8)
+            sync.add_local([PRESS])
+            sync.advance()  # tick 1: player 0 holds RIGHT: a beep
+            sync.add_local([])
+            sync.advance()  # tick 2: another
+            first = session.take_sounds()
+            sync.add_remote(1, 1, 2, {1: (PRESS,)})  # tick 1 mispredicted: ticks 1-2 run again, beeping again
+            sync.add_local([])
+            sync.advance()
+            assert sync.rollbacks == 1
+            again = session.take_sounds()
+        assert [request.tick for request in first] == [1, 2], "player 0's beeps"
+        # Re-simulated, ticks 1 and 2 asked again (now both players beep): not handed out twice.
+        assert [request.tick for request in again] == [3, 3], "ticks 1 and 2 were heard already"
+    finally:
+        path.unlink(missing_ok=True)
