@@ -86,7 +86,7 @@ def inputs_packet(sync: Sync, peer: Peer, *, session: int, sender: int, players:
     """The ``Inputs`` datagram for ``peer``: every input of ``players`` it lacks (trimmed to fit), acks, ping."""
     runs = []
     for player in players:
-        first = peer.acks[player] + 1
+        first = max(peer.acks[player], sync.start) + 1  # an ack of -1 (nothing yet) asks from the first tick
         last = min(sync.known[player], sync.emitted) if spectator else sync.known[player]
         if last < first:
             continue
