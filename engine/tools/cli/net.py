@@ -20,6 +20,7 @@ from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder
 from engine.input.events import InputEvent
 from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.messages import shown
 from engine.net.emulate import Emulation
 from engine.net.lobby import SessionError
 from engine.net.session import Session, SessionOptions
@@ -34,23 +35,25 @@ def _whole(low: int, high: int) -> Any:
     def parse(text: str) -> int:
         try:
             value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        except ValueError:  # a word, or more digits than int() reads
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {value}")
+            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {shown(value)}")
         return value
+    parse.__name__ = f"whole_{low}_to_{high}"
     return parse
 
 
-def _real(low: float, high: float) -> Any:
+def _real(low: float, high: float, name: str) -> Any:
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
         if not low <= value <= high:  # NaN fails too
-            raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {high:g}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {high:g}, got {shown(text)}")
         return value
+    parse.__name__ = name
     return parse
 
 
@@ -65,14 +68,14 @@ def _session_options(command: argparse.ArgumentParser) -> None:
                          help="ticks run ahead of remote input, predicted (default 8; 0: lockstep)")
     command.add_argument("--desync-interval", type=_whole(1, 100_000), default=60,
                          help="compare state hashes every N ticks (default 60)")
-    command.add_argument("--disconnect-timeout", type=_real(0.1, 3600), default=5.0,
+    command.add_argument("--disconnect-timeout", type=_real(0.1, 3600, "seconds"), default=5.0,
                          help="drop a peer silent this many seconds (default 5)")
-    command.add_argument("--lobby-timeout", type=_real(0.1, 3600), default=60.0,
+    command.add_argument("--lobby-timeout", type=_real(0.1, 3600, "seconds"), default=60.0,
                          help="give up if the session has not started after this many seconds (default 60)")
     for name, high, what in (("loss", 1.0, "drop this share of datagrams"), ("delay", 10_000.0, "delay them (ms)"),
                              ("jitter", 10_000.0, "vary the delay by up to this (ms)"),
                              ("duplicate", 1.0, "send this share twice"), ("reorder", 1.0, "reorder this share")):
-        command.add_argument(f"--emulate-{name}", type=_real(0.0, high), default=0.0,
+        command.add_argument(f"--emulate-{name}", type=_real(0.0, high, "emulated_ms_or_share"), default=0.0,
                              help=f"network emulator: {what}")
     command.add_argument("--emulate-seed", type=_whole(0, 2**31), default=0, help="the emulator's seed")
     command.add_argument("--allow-game-mismatch", action="store_true",
