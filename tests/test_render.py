@@ -694,6 +694,11 @@ class FakeDriver:
     def hud_text(self) -> str:
         return "ping 12 ms"
 
+    def take_sounds(self) -> list:
+        from engine.world import take_sounds
+
+        return take_sounds(self.world)
+
 
 def test_a_driver_runs_the_ticks_gets_the_window_input_and_stops_the_run_when_it_ends(runner_for):
     from engine import World, keys

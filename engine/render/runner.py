@@ -40,6 +40,7 @@ from engine.render.pads import PadReader
 from engine.render.sound import SoundPlayer
 from engine.render.view import View
 from engine.world import World, take_music, take_sounds
+from engine.world.sounds import SoundRequest
 
 __all__ = ["Driver", "GameRunner"]
 
@@ -63,6 +64,9 @@ class Driver(Protocol):
 
     def hud_text(self) -> str:
         """A short line for the HUD (ping, frames ahead, rollbacks)."""
+
+    def take_sounds(self) -> list[SoundRequest]:
+        """The sounds of ticks not handed out before (a re-simulated tick's are not played twice)."""
 
 
 DISPLAY_HZ = 60.0
@@ -231,7 +235,7 @@ class GameRunner:
             local, self._local = self._local, []
             with TICK:
                 self.driver.advance(local)
-            self.sound.play(take_sounds(self.world))
+            self.sound.play(self.driver.take_sounds())
             self.music.play(take_music(self.world))
             return
         with TICK:  # a signal waits for the tick and its hooks: a recording always ends where the world is
