@@ -228,3 +228,48 @@ def test_a_silent_peer_is_dropped_with_a_line_on_every_side(tmp: Path) -> None:
     assert (status1, status2) == (1, 1), err1 + err2
     for err in (err1, err2):
         assert re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1 s: dropped", err), err
+
+
+# -- sessions drawn frame by frame (off-screen through EGL), as in a window ------------------
+
+FRAMES = re.compile(r"^game\.py: (\d+) frames, (\d+) confirmed ticks, state ([0-9a-f]{16})", re.M)
+
+
+def test_two_peers_play_frame_by_frame_and_one_leaving_ends_the_other_without_failure(tmp: Path) -> None:
+    first, port = host(tmp, "--headless", "--frames", "100000", "--input", "p0.jsonl", "--record", "h.jsonl")
+    second = join(tmp, port, "--headless", "--frames", "200", "--input", "p1.jsonl", "--record", "j.jsonl")
+    status2, out2, err2 = second.finish()
+    status1, out1, err1 = first.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    left, stayed = FRAMES.search(out2), FRAMES.search(out1)
+    assert left and stayed, out1 + out2
+    assert int(left.group(1)) == 200, "the joiner drew its 200 frames"
+    assert int(stayed.group(1)) < 100000, "the host stopped when its only other player left"
+    assert "player 1 left: the peer closed the session" in err1
+    assert int(left.group(2)) > 0 and int(stayed.group(2)) > 0, "ticks were confirmed (how many: the race's)"
+    for recording in ("h.jsonl", "j.jsonl"):
+        replays(tmp, recording)
+
+
+def test_headless_frames_need_a_frame_count(tmp: Path) -> None:
+    peer = join(tmp, 9, "--headless")
+    status, _out, err = peer.finish()
+    assert status == 2 and "--headless draws off-screen until --frames N" in err
+
+
+def test_a_game_file_hosts_and_joins_itself_with_the_same_hash_as_tickswap(tmp: Path) -> None:
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + "\n\nif __name__ == '__main__':\n    from engine import run\n\n"
+                    "    raise SystemExit(run(build))\n")
+    hosting = subprocess.Popen([sys.executable, "game.py", "--host", "--players", "2", "--port", "0", "--ticks", "300",
+                                "--input", "p0.jsonl"], cwd=tmp, text=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert hosting.stderr is not None
+    line = hosting.stderr.readline()
+    port = re.search(r"on 127\.0\.0\.1:(\d+)", line)
+    assert port, line
+    joining = subprocess.run([sys.executable, "game.py", "--join", f"127.0.0.1:{port.group(1)}", "--ticks", "300",
+                              "--input", "p1.jsonl"], cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
+    out, err = hosting.communicate(timeout=TIMEOUT)
+    assert (hosting.returncode, joining.returncode) == (0, 0), err + joining.stderr
+    assert hash_of(out) == hash_of(joining.stdout) == plain_run(tmp, 300, 2)

@@ -1,18 +1,15 @@
 """``engine.net.Session``: a game played by several peers over UDP, with rollback (``engine.net.sync``).
 
-A star: the host (player 0) talks to every joiner and relays each player's input to the
-others; joiners (players 1..) and spectators talk only to the host. A render loop
-drives a session once a frame: ``poll()`` receives, validates and applies every datagram
-and sends what each peer lacks (never blocking: a non-blocking stdlib socket, no
-threads, no asyncio), and ``advance(local_events)`` runs the ticks due. Every input is
-sent again in each ``Inputs`` until the peer acknowledges it, so a lost datagram costs
-nothing but time. Headless ``--ticks N`` sessions call ``run_ticks(n)``.
-
+A star: the host (player 0) relays each player's input to the others; joiners (players
+1..) and spectators talk only to the host. A render loop drives a session once a frame:
+``poll()`` receives, validates and applies every datagram and sends what each peer lacks
+(a non-blocking stdlib socket: no threads, no asyncio), and ``advance(local_events)`` runs
+the tick due. Every input is resent until acknowledged. Headless sessions call ``run_ticks(n)``.
 Peers compare the state hash of a confirmed tick every ``desync_interval`` ticks; on a
-mismatch both stop, naming the tick, exchange that tick's snapshot
-(``engine.net.desync``) and name the entities and fields that differ. A peer silent for
-``disconnect_timeout`` seconds is dropped, and the session ends on every side saying so.
-Sounds from a re-simulated tick are not handed out twice (``take_sounds``).
+mismatch both stop, naming the tick, exchange that tick's snapshot (``engine.net.desync``)
+and name the entities and fields that differ. A peer silent for ``disconnect_timeout``
+seconds is dropped, and the session ends on every side saying so. Sounds from a
+re-simulated tick are not handed out twice (``take_sounds``).
 """
 
 from __future__ import annotations
@@ -35,6 +32,7 @@ from engine.world.sounds import SoundRequest
 
 __all__ = ["Session", "SessionError", "SessionOptions", "SessionStats"]
 
+LEFT = "the peer closed the session"  # a goodbye's reason when a peer leaves on purpose
 SEND_EVERY_S = 0.01
 """The longest a peer goes without an ``Inputs`` from us (acknowledgements, pings, resends)."""
 
@@ -58,6 +56,7 @@ class Session:
         self.peers: list[Peer] = []
         self.sync: Sync | None = None
         self.stats = SessionStats()
+        self.left = False  # the session ended because a peer chose to leave (Esc), not by a desync or silence
         self.ended: str | None = None
         """Why the session stopped early (a desync, a dropped peer, a peer that left), else ``None``."""
         self.finished = False
@@ -282,6 +281,7 @@ class Session:
             self.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}")
             self.peers.remove(peer)
             return
+        self.left = reason == LEFT
         self._end(reason if not self.is_host else f"player {peer.player} left: {reason}", tell=True)
 
     # -- sending ------------------------------------------------------------------------
@@ -392,7 +392,7 @@ class Session:
         """Say goodbye to the peers (if the session has not ended) and release the socket and the world."""
         if self.ended is None and not self.finished and self.sync is not None:
             for peer in self.peers:
-                self.transport.send(bye(self.session_id, "the peer closed the session"), peer.address)
+                self.transport.send(bye(self.session_id, LEFT), peer.address)
         self.transport.close()
         if self.world is not None:
             self.world.close()

@@ -85,9 +85,19 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
     module = module_of(build)
     if module is not None and getattr(module, "__file__", None):
         program = os.path.basename(str(module.__file__))
-    parser = Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options).")
-    add_run_options(parser)
-    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    words = sys.argv[1:] if argv is None else list(argv)
+    role = words[0] if words and words[0] in ("--host", "--join") else None
+    if role is not None:  # a network session: tickswap host / join's options, this game
+        from engine.tools.cli.net import add_host_options, add_join_options, host_command, join_command
+
+        parser = Parser(prog=f"python {program} {role}", description=f"{role[2:].title()} a session of {program}.")
+        (add_host_options if role == "--host" else add_join_options)(parser, game=False)
+        words = words[1:]
+    else:
+        parser = Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options; "
+                        "--host or --join first for a network session).")
+        add_run_options(parser)
+    args = parser.parse_args(words)
 
     def work() -> int:
         if not callable(build) or module is None:
@@ -95,6 +105,10 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
         game = game_of_module(module)
         if game.module.build is not build:
             raise UsageError(f"run(build): {game.name}'s build is not the function given; pass the module's build")
+        if role == "--host":
+            return host_command(args, game)
+        if role == "--join":
+            return join_command(args, game)
         return run_command(args, game)
 
     return guarded_command(work)

@@ -24,11 +24,12 @@ from engine.messages import shown
 from engine.net.emulate import Emulation
 from engine.net.lobby import SessionError
 from engine.net.session import Session, SessionOptions
+from engine.tools.cli.display import make_runner
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import UsageError, say, shown_name
 from engine.world import World
 
-__all__ = ["add_session_commands", "host_command", "join_command"]
+__all__ = ["add_host_options", "add_join_options", "add_session_commands", "host_command", "join_command"]
 
 
 def _whole(low: int, high: int) -> Any:
@@ -59,7 +60,10 @@ def _real(low: float, high: float, name: str) -> Any:
 
 def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--ticks", type=_whole(1, 10**9),
-                         help="play N confirmed ticks headless, as fast as the network allows")
+                         help="play N confirmed ticks headless, as fast as the network allows (no window)")
+    command.add_argument("--headless", action="store_true", help="draw off-screen (EGL); give --frames N")
+    command.add_argument("--frames", type=_whole(1, 10**9), help="stop after N frames")
+    command.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
     command.add_argument("--input", metavar="FILE", help="the local player's scripted input (lines with no "
                          "player, or naming this peer's player)")
     command.add_argument("--record", metavar="FILE", help="record the confirmed ticks as a replay")
@@ -84,16 +88,26 @@ def _session_options(command: argparse.ArgumentParser) -> None:
 
 def add_session_commands(commands: Any) -> None:
     """Add ``host`` and ``join`` to the ``tickswap`` parser's subcommands."""
-    host = commands.add_parser("host", help="host a network session of a game (headless --ticks N)")
-    host.add_argument("game", help="a game's name or the path of a game file")
+    add_host_options(commands.add_parser("host", help="host a network session of a game"), game=True)
+    add_join_options(commands.add_parser("join", help="join a network session"), game=True)
+
+
+def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
+    """``host``'s arguments (``game``: with the game's name or file first; ``python game.py --host`` has none)."""
+    if game:
+        host.add_argument("game", help="a game's name or the path of a game file")
     host.add_argument("--players", type=_whole(1, 10**9), required=True, help="how many players (2 or more)")
     host.add_argument("--port", type=_whole(0, 65535), default=7777, help="UDP port (default 7777; 0: any free one)")
     host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     host.add_argument("--seed", type=_whole(0, 2**63), default=0, help="seed of the world (default 0)")
     _session_options(host)
-    join = commands.add_parser("join", help="join a network session (headless --ticks N)")
+
+
+def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
+    """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
     join.add_argument("address", help="HOST:PORT of the host")
-    join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
+    if game:
+        join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
     join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player")
     _session_options(join)
 
@@ -108,8 +122,11 @@ def _options(args: argparse.Namespace) -> SessionOptions:
 
 
 def _check(args: argparse.Namespace) -> None:
-    if args.ticks is None:
-        raise UsageError("a session runs headless for now: give --ticks N")
+    if args.ticks is not None and (args.frames is not None or args.headless or args.no_hud):
+        raise UsageError("--ticks plays the ticks with no frames; it can't be combined with --frames, --headless "
+                         "or --no-hud")
+    if args.headless and args.frames is None:
+        raise UsageError("--headless draws off-screen until --frames N (or use --ticks N): give one")
     if args.record is not None and args.input is not None and args.record == args.input:
         raise UsageError(f"--record {shown_name(args.record)} is the --input file")
 
@@ -146,6 +163,8 @@ def _play(session: Session, args: argparse.Namespace, raw: Any) -> int:
                             ms_per_update=world.ms_per_update, players=session.players)
         recorder.start(world)
         session.on_confirmed = recorder.record_tick
+    if args.ticks is None:
+        return _play_frames(session, args, recorder)
     start = time.perf_counter()
     session.run_ticks(args.ticks)
     seconds = time.perf_counter() - start
@@ -168,14 +187,39 @@ def _play(session: Session, args: argparse.Namespace, raw: Any) -> int:
     return 0
 
 
+def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder | None) -> int:
+    """In a window (or off-screen): the runner's loop drives the session once a frame until Esc, the end, --frames."""
+    world, game = session.world, session.game
+    assert world is not None and game is not None
+    runner = make_runner(args, game, world, driver=session)
+    try:
+        frames = runner.run(frames=args.frames)
+        session.settle()
+        if recorder is not None:
+            recorder.close(world)
+        confirmed = world.tick_count
+        summary = (f"{game.name}: {frames} frames, {confirmed} confirmed ticks, state {world.state_hash()[:16]}"
+                   + (f", recorded {shown_name(args.record)}" if args.record else ""))
+    finally:
+        runner.view.delete()
+        runner.window.close()
+    if session.ended is not None:
+        for line in session.ended.splitlines():
+            say(line)
+        if not session.left:  # a desync or a silent peer; a peer that chose to leave is no failure
+            return 1
+    print(summary, flush=True)
+    return 0
+
+
 def _raw_script(args: argparse.Namespace) -> Any:
     return read_input_scripts(args.input) if args.input else None
 
 
-def host_command(args: argparse.Namespace) -> int:
-    """``tickswap host GAME --players N``: wait for the players, play ``--ticks N``, print the summary."""
+def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
+    """``tickswap host GAME --players N``: wait for the players, play, print the summary (``game``: already loaded)."""
     _check(args)
-    game = load_game(args.game)
+    game = game if game is not None else load_game(args.game)
     players = check_players(game, args.players)
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
@@ -207,16 +251,17 @@ def _registered(name: str) -> Game:
     return load_game(name)
 
 
-def join_command(args: argparse.Namespace) -> int:
-    """``tickswap join HOST:PORT [GAME]``: join, play ``--ticks N``, print the summary."""
+def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
+    """``tickswap join HOST:PORT [GAME]``: join, play, print the summary (``game``: already loaded)."""
     _check(args)
     address = _address(args.address)
-    game = load_game(args.game) if args.game else None
+    game_file = getattr(args, "game", None)
+    game = game if game is not None else load_game(game_file) if game_file else None
     raw = _raw_script(args)
     if args.spectate and raw is not None:
         raise UsageError("--input: a spectator has no input")
     session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
-                           build=_builder(args.game or ""), load=_registered)
+                           build=_builder(game_file or ""), load=_registered)
     try:
         session.wait_ready()
         who = "a spectator" if session.player is None else f"player {session.player}"
