@@ -189,14 +189,18 @@ def test_a_planted_desync_is_named_by_tick_entity_and_field_on_both_sides(tmp: P
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_a_join_with_another_game_is_refused_on_both_sides(tmp: Path) -> None:
+def test_a_join_with_another_game_is_refused_and_the_host_waits_on_for_the_right_one(tmp: Path) -> None:
     (tmp / "other.py").write_text((tmp / "game.py").read_text() + "\n# another game\n")
     first, port = host(tmp, "--ticks", "100")
     second = join(tmp, port, "--ticks", "100", game="other.py")
-    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
-    assert (status1, status2) == (2, 2), err1 + err2
-    assert "Traceback" not in err1 + err2
-    assert "refused a join" in err1 and "the host refused" in err2
+    status2, _, err2 = second.finish()
+    assert status2 == 2 and "the host refused" in err2, err2
+    first.wait_for("refused a join")  # said, and the host waits on for a joiner with the right game
+    third = join(tmp, port, "--ticks", "100")
+    (status1, out1, err1), (status3, out3, err3) = first.finish(), third.finish()
+    assert (status1, status3) == (0, 0), err1 + err3
+    assert hash_of(out1) == hash_of(out3)
+    assert "Traceback" not in err1 + err2 + err3
     assert "their contents differ" in err1 or "is not the host's" in err1
 
 

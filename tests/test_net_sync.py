@@ -157,3 +157,23 @@ def test_sounds_of_re_simulated_ticks_are_handed_out_once() -> None:
         assert [request.tick for request in again] == [3, 3], "ticks 1 and 2 were heard already"
     finally:
         path.unlink(missing_ok=True)
+
+
+def test_a_peer_snapshot_that_is_a_zlib_bomb_or_damaged_is_named_not_parsed_or_raised() -> None:
+    import json
+    import zlib
+
+    import pytest
+
+    from engine.net.desync import snapshot_limit, unpack_snapshot
+
+    own = {"entities": [{"id": 1, "class": "game.Mover", "state": {"x": 1.0}}], "tick": 30}
+    bomb = zlib.compress(b'{"entities":[' + b"{}," * 3_000_000 + b"{}]}", 9)
+    with pytest.raises(ValueError, match="inflates past"):
+        unpack_snapshot([bomb], snapshot_limit(own))
+    for damaged in ([1, 2], [{}], [{"id": "x", "class": "a"}], [{"id": 1, "class": 3}],
+                    [{"id": 1, "class": "a"}, {"id": 1, "class": "a"}]):
+        piece = zlib.compress(json.dumps({"entities": damaged}).encode())
+        with pytest.raises(ValueError, match=r"damaged at entities\[\d\]"):
+            unpack_snapshot([piece], snapshot_limit(own))
+    assert unpack_snapshot([zlib.compress(json.dumps(own).encode())], snapshot_limit(own)) == own

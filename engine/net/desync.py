@@ -33,22 +33,42 @@ def pack_snapshot(snapshot: Any) -> list[bytes]:
     return [data[at:at + CHUNK_BYTES] for at in range(0, len(data), CHUNK_BYTES)] or [b""]
 
 
-def unpack_snapshot(pieces: list[bytes]) -> dict[str, Any]:
-    """The snapshot the pieces hold; ``ValueError`` naming the problem for anything else."""
+def unpack_snapshot(pieces: list[bytes], limit: int = MAX_SNAPSHOT) -> dict[str, Any]:
+    """The snapshot the pieces hold, at most ``limit`` bytes of JSON; ``ValueError`` naming the problem otherwise.
+
+    Every entity is checked (an object with a whole-number ``id``, met once, and a string
+    ``class``) before anything compares it: the snapshot comes from another machine.
+    """
     inflater = zlib.decompressobj()
     try:
-        text = inflater.decompress(b"".join(pieces), MAX_SNAPSHOT)
+        text = inflater.decompress(b"".join(pieces), limit)
     except zlib.error as error:
         raise ValueError(f"the peer's snapshot is not zlib data ({error})") from None
     if inflater.unconsumed_tail:
-        raise ValueError(f"the peer's snapshot inflates past {MAX_SNAPSHOT} bytes")
+        raise ValueError(f"the peer's snapshot inflates past {limit} bytes, far more than this peer's")
     try:
         snapshot = parse_json(text.decode("utf-8"))
     except (UnicodeDecodeError, FieldError, ValueError) as error:
         raise ValueError(f"the peer's snapshot is not JSON ({error})") from None
     if not isinstance(snapshot, dict) or not isinstance(snapshot.get("entities"), list):
         raise ValueError("the peer's snapshot is not a world snapshot")
+    seen: set[int] = set()
+    for index, entity in enumerate(snapshot["entities"]):
+        if not (isinstance(entity, dict) and type(entity.get("id")) is int and isinstance(entity.get("class"), str)
+                and entity["id"] not in seen):
+            raise ValueError(f"the peer's snapshot is damaged at entities[{index}]")
+        seen.add(entity["id"])
     return snapshot
+
+
+def snapshot_limit(own: dict[str, Any] | None) -> int:
+    """How much JSON a peer's snapshot may inflate to: twice this peer's own and 64 KiB, at most ``MAX_SNAPSHOT``.
+
+    Peers of one game hold snapshots of about one size; a far larger one is a zlib bomb,
+    whose parsing alone would stall the frame and take gigabytes.
+    """
+    size = len(json.dumps(own, sort_keys=True, separators=(",", ":"))) if own is not None else 0
+    return min(MAX_SNAPSHOT, 2 * size + 65536)
 
 
 class DesyncExchange:
@@ -111,10 +131,11 @@ class DesyncExchange:
         if self.snapshot is None:
             return head + f" (this peer no longer holds its snapshot of tick {self.tick})"
         try:
-            theirs = unpack_snapshot([self.theirs[index] for index in range(len(self.theirs))])
-        except ValueError as error:
-            return head + f" ({error})"
-        differences = compare_snapshots(self.snapshot, theirs, ("here", self.who))
+            theirs = unpack_snapshot([self.theirs[index] for index in range(len(self.theirs))],
+                                     snapshot_limit(self.snapshot))
+            differences = compare_snapshots(self.snapshot, theirs, ("here", self.who))
+        except Exception as error:  # another machine's data: whatever it breaks is named, never raised
+            return head + f" ({error if isinstance(error, ValueError) else 'the peer sent a damaged snapshot'})"
         lines = [head + (f" in {len(differences)} entit{'y' if len(differences) == 1 else 'ies'} (values: here vs "
                          f"{self.who})" if differences else " outside the entities")]
         lines += ["  " + difference.describe() for difference in differences[:20]]

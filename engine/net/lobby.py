@@ -117,12 +117,17 @@ def _refusal(hello: Hello, game: str, digest: str) -> str:
     return ""
 
 
+MAX_SPECTATORS = 8
+"""The most spectators a host welcomes: each costs it a datagram a frame."""
+
+
 def accept_players(transport: Any, *, session: int, game: str, digest: str, players: int, seed: int,
                    ms_per_update: float, timeout_s: float, say: Any) -> list[Joined]:
     """The host's lobby: welcome joiners (players 1.. in join order, and spectators) until every player is in.
 
-    Raises ``SessionError`` (status 2) on a refused join, (status 1) when the players are
-    not all in after ``timeout_s``. Datagrams that are not a ``Hello`` are dropped.
+    A joiner with another game or engine is refused (it is told, and the host says so) and
+    the lobby waits on. Raises ``SessionError`` (status 1) when the players are not all in
+    after ``timeout_s``. Datagrams that are not a ``Hello`` are dropped.
     """
     joined: dict[Any, Joined] = {}
     deadline = time.monotonic() + timeout_s
@@ -144,7 +149,13 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
             if problem:
                 for _ in range(3):  # the joiner must hear it: a lost refusal would leave it asking
                     transport.send(encode(Refuse(nonce=hello.nonce, reason=problem)), address)
-                raise SessionError(f"refused a join from {address[0]}:{address[1]}: {problem}", 2)
+                # Anyone may send a Hello: a refusal is said, and the lobby waits on for the right players.
+                say(f"refused a join from {address[0]}:{address[1]}: {problem}")
+                continue
+            if hello.spectate and sum(1 for p in joined.values() if p.player is None) >= MAX_SPECTATORS:
+                transport.send(encode(Refuse(nonce=hello.nonce, reason=f"the session has {MAX_SPECTATORS} "
+                                             "spectators already")), address)
+                continue
             player = None if hello.spectate else 1 + sum(1 for p in joined.values() if p.player is not None)
             welcome = encode(Welcome(session=session, nonce=hello.nonce, player=player, players=players, seed=seed,
                                      ms_per_update=ms_per_update, game=game, digest=digest))

@@ -7,9 +7,8 @@ A star: the host (player 0) relays each player's input to the others; joiners (p
 the tick due. Every input is resent until acknowledged. Headless sessions call ``run_ticks(n)``.
 Peers compare the state hash of a confirmed tick every ``desync_interval`` ticks; on a
 mismatch both stop, naming the tick, exchange that tick's snapshot (``engine.net.desync``)
-and name the entities and fields that differ. A peer silent for ``disconnect_timeout``
-seconds is dropped, and the session ends on every side saying so. Sounds from a
-re-simulated tick are not handed out twice (``take_sounds``).
+and name the entities and fields that differ. A silent peer is dropped, and the session
+ends on every side saying so. A re-simulated tick's sounds are not handed out twice.
 """
 
 from __future__ import annotations
@@ -57,8 +56,7 @@ class Session:
         self.sync: Sync | None = None
         self.stats = SessionStats()
         self.left = False  # the session ended because a peer chose to leave (Esc), not by a desync or silence
-        self.ended: str | None = None
-        """Why the session stopped early (a desync, a dropped peer, a peer that left), else ``None``."""
+        self.ended: str | None = None  # why the session stopped early (a desync, a dropped peer, one that left)
         self.finished = False
         self.on_confirmed: Callable[[int, tuple[tuple[InputEvent, ...], ...], str | None], None] | None = None
         """Called once per confirmed tick, in order: (tick, inputs by player, hash at recording hash ticks)."""
@@ -243,6 +241,8 @@ class Session:
             self._take_inputs(peer, packet, now)
         elif isinstance(packet, Bye):
             self._takebye(peer, packet.reason)
+        elif isinstance(packet, (Desync, Chunk, Got)) and peer.player is None:
+            self.stats.dropped_packets += 1  # a spectator has no state to compare: it cannot stop the players
         elif isinstance(packet, (Desync, Chunk, Got)):
             if self.desync is None and isinstance(packet, Desync) and self.sync is not None:
                 self._start_desync(peer, packet.tick)

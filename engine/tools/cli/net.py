@@ -11,6 +11,7 @@ input, so a session can be checked against ``tickswap run --input COMBINED``), a
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 import time
 from typing import Any
@@ -239,10 +240,15 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
 
 
 def _address(text: str) -> tuple[str, int]:
+    """HOST:PORT with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise UsageError(f"join: expected HOST:PORT, got {text!r}")
-    return host, int(port)
+    try:
+        found = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_DGRAM)
+    except (OSError, UnicodeError) as error:
+        raise UsageError(f"join: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
+    return str(found[0][4][0]), int(port)
 
 
 def _registered(name: str) -> Game:
