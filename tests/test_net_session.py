@@ -277,3 +277,14 @@ def test_a_game_file_hosts_and_joins_itself_with_the_same_hash_as_tickswap(tmp: 
     out, err = hosting.communicate(timeout=TIMEOUT)
     assert (hosting.returncode, joining.returncode) == (0, 0), err + joining.stderr
     assert hash_of(out) == hash_of(joining.stdout) == plain_run(tmp, 300, 2)
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp: Path) -> None:
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    try:
+        peer = Peer(tmp, "host", "game.py", "--players", "2", "--port", str(taken.getsockname()[1]), "--ticks", "5")
+        status, _out, err = peer.finish()
+    finally:
+        taken.close()
+    assert status == 2 and "can't listen for UDP on 127.0.0.1:" in err and "Traceback" not in err, err

@@ -25,6 +25,7 @@ from engine.messages import shown
 from engine.net.emulate import Emulation
 from engine.net.lobby import SessionError
 from engine.net.session import Session, SessionOptions
+from engine.net.transport import TransportError
 from engine.tools.cli.display import make_runner
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import UsageError, say, shown_name
@@ -225,8 +226,11 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
     raw = _raw_script(args)
-    session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
-                           options=_options(args), say=say, build=_builder(game.name))
+    try:
+        session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
+                               options=_options(args), say=say, build=_builder(game.name))
+    except TransportError as error:  # a port in use, an address not this machine's: the user's to change
+        raise UsageError(str(error)) from None
     try:
         host, port = session.address
         say(f"hosting {game.name} for {players} players on {host}:{port}")
