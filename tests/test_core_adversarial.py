@@ -404,31 +404,48 @@ def test_a_finalizer_run_by_the_stash_rewriting_y_gives_the_same_world():
 
 
 class _Eraser(Entity):
-    """Empties the world's update list from its update (reaching into the engine's own list)."""
+    """Empties the list the tick walks from its update (reaching into the engine's private attributes)."""
 
     def update(self, world: World) -> None:
         self.x += 1.0
-        engine.world.spawner_of(world).update_order().clear()
+        world._buffers._order.clear()
 
 
-def test_an_update_that_empties_the_update_list_gives_the_same_world_and_no_raw_error():
+def test_an_update_that_empties_the_update_list_is_refused_alike_and_the_world_kept():
     def scenario() -> Any:
         world = World()
         try:
             first = world.spawn(Walker())
             world.spawn(_Eraser())
             last = world.spawn(Walker())
+            before = world.state_hash()
             seen = []
-            for _ in range(3):
-                world.tick()
-                seen.append((world.tick_count, first.x, last.x, world.state_hash()))
+            for _ in range(2):
+                try:
+                    world.tick()
+                except RuntimeError as refused:
+                    seen.append(str(refused))
+                seen.append((world.tick_count, first.x, last.x, world.state_hash() == before))
             return seen
         finally:
             world.close()
 
     found = _on_every_path(scenario)
     assert found[0] == "ok"
-    assert [tick for tick, *_ in found[1]] == [1, 2, 3]
+    refusal = "the update order was changed during tick 1: 3 entities became 0"
+    assert found[1] == [refusal, (0, 0.0, 0.0, True)] * 2
+
+
+def test_a_game_cannot_reach_the_list_a_tick_walks():
+    world = World()
+    try:
+        world.spawn(_Eraser())
+        handed = engine.world.spawner_of(world).update_order()
+        handed.clear()  # a copy: the tick still walks everyone
+        with pytest.raises(RuntimeError, match="update order was changed"):
+            world.tick()  # the eraser reaches past the engine, and is refused
+    finally:
+        world.close()
 
 
 class _Reentrant(Entity):

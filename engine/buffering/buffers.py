@@ -112,6 +112,7 @@ class PureBuffers(SignalBuffers):
         self.serial = 0
         """Goes up at every tick attempt: marks which entities' generators were saved this tick."""
         self._order: Sequence[BufferSlots] = []
+        self._size = 0
         self._moved: list[BufferSlots] = []
         self._changed: list[BufferSlots] = []
         self._snapped: list[BufferSlots] = []
@@ -146,6 +147,7 @@ class PureBuffers(SignalBuffers):
         self._early = early_systems
         self._late_systems = late_systems
         self._order = order
+        self._size = len(order)
         self._pending_mark = len(self._pending)
         self._stash(order)
         self._stashed = True
@@ -217,7 +219,15 @@ class PureBuffers(SignalBuffers):
         self.sender = None
         self._commit()
 
+    def _check_order(self) -> None:
+        # The list is the engine's own (Spawner.ticking_order); only code reaching into
+        # private attributes can change it, and then both paths refuse the tick alike.
+        if len(self._order) != self._size:
+            raise RuntimeError(f"the update order was changed during tick {self._tick}: "
+                               f"{self._size} entities became {len(self._order)}")
+
     def _commit(self) -> None:
+        self._check_order()
         written: list[tuple[BufferSlots, str]] = []
         for entity in self._order:
             if entity._motion_only:

@@ -76,6 +76,7 @@ class CompiledBuffers(PureBuffers):
         # change them before ``finish``, and nothing can fail after this point. (A combine
         # function is the game's code and may fail the tick; entities that systems before
         # the Update Method system wrote get their previous values in ``finish``.)
+        self._check_order()
         tick = self._tick if not self._late_systems and not self._pending else None
         suspects: list[BufferSlots] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
         if suspects is not None:

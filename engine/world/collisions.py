@@ -55,7 +55,7 @@ class Collisions:
             # The first query this world ever makes: everyone live when the tick began, at
             # the positions committed then. (Looks are read now: from the next tick on, the
             # index is built before any update can change one.)
-            entities = list(self._spawner.update_order())
+            entities = self._spawner.update_order()
             index = self._index = self._build(entities, committed_positions(entities))
             self._index_tick = tick_count
         return index

@@ -74,11 +74,15 @@ class Spawner:
         return sum(1 for entity in self._order.values() if entity.alive)
 
     def update_order(self) -> list[Entity]:
-        """Everyone in the update order: live when the tick began (the list is kept until it changes).
+        """Everyone in the update order, as a new list: live when the tick began.
 
         Despawns take effect at once, but a despawned entity leaves the update order only
-        after the tick.
+        after the tick. A copy, so that no caller can change the list a tick walks.
         """
+        return list(self.ticking_order())
+
+    def ticking_order(self) -> list[Entity]:
+        """The list the world's buffers walk in a tick: kept until the order changes, for the world only."""
         order = self._update_list
         if order is None:
             order = self._update_list = list(self._order.values())
@@ -186,6 +190,7 @@ class Spawner:
             entity.alive = False
             detach(entity)
         self._spawns = []
+        self._update_list = None  # rebuilt: code reaching past the engine may have changed it
 
     # -- checkpoints (engine.world.checkpoints) ------------------------------------------------
 

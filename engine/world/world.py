@@ -319,7 +319,7 @@ class World:
     def _attempt(self) -> None:
         self.input = self._players.take()
         random_state = self.random.getstate()
-        self._buffers.begin(self._spawner.update_order(), self._early_systems > 0, self._late_systems > 0,
+        self._buffers.begin(self._spawner.ticking_order(), self._early_systems > 0, self._late_systems > 0,
                             self.tick_count + 1)
         self._sounds.tick_started(self.tick_count)
         self._music.tick_started(self.tick_count)
