@@ -214,7 +214,7 @@ def test_garbage_datagrams_are_dropped_and_counted(tmp: Path) -> None:
     (status1, out1, err1), (status2, out2, err2) = first.finish(), second.finish()
     assert (status1, status2) == (0, 0), err1 + err2
     assert "Traceback" not in err1
-    dropped = int(re.search(r"(\d+) datagrams dropped", err1).group(1))  # type: ignore[union-attr]
+    dropped = int(re.search(r"(\d+) garbage dropped", err1).group(1))  # type: ignore[union-attr]
     assert dropped >= 60
     assert hash_of(out1) == hash_of(out2)
 

@@ -5,7 +5,11 @@ there), so each ``Inputs`` carries exactly what the peer still lacks, from ``ack
 on: an input is sent again in every datagram until acknowledged, and a lost datagram
 costs only time. A spectator is sent confirmed input only. Pings ride along: each
 datagram carries our clock (``ping``) and the peer's last one (``echo``), so a reply gives
-the round trip; ``tick`` and ``ahead`` give the frames-ahead estimate of time sync.
+the round trip; ``tick`` and ``ahead`` give the frames-ahead estimate of time sync. An echo
+is the peer's word, not ours: a garbled or forged one is clamped to 0..``max_ping_ms`` (the
+disconnect timeout: a longer round trip would have dropped the peer), never a huge or
+negative ping. ``ack_lag`` is how far behind a peer's acknowledgements are: a peer that
+never acknowledges would make us keep its inputs forever (``MAX_ACK_LAG``).
 """
 
 from __future__ import annotations
@@ -17,9 +21,15 @@ from typing import Any
 from engine.net.packets import Inputs, Run, encode_inputs
 from engine.net.sync import Sync
 
-__all__ = ["Peer", "PeerStats", "inputs_packet"]
+__all__ = ["MAX_ACK_LAG", "Peer", "PeerStats", "inputs_packet"]
 
 _SMOOTHING = 0.1
+MAX_ACK_LAG = 600
+"""How many confirmed ticks a peer's acknowledgements may lag (10 s at 60 Hz) before it is dropped.
+
+The inputs a peer has not acknowledged are kept (and resent) for it: a stalled spectator,
+or a peer that keeps sending but never acknowledges, would otherwise make them grow forever.
+"""
 
 
 @dataclass
@@ -50,6 +60,10 @@ class Peer:
     ahead: float = 0.0
     welcome: bytes = b""
     """The host's ``Welcome`` to this joiner, sent again if its ``Hello`` comes again."""
+    max_ping_ms: float = 5000.0
+    """The longest round trip believed (the disconnect timeout): an echo further back is clamped."""
+    last_ping_ms: float | None = None
+    """The last round trip measured (clamped), for the session's summary."""
 
     def __post_init__(self) -> None:
         self.acks = [0] * self.players
@@ -68,13 +82,18 @@ class Peer:
         self.ahead = packet.ahead
         self.echo = packet.ping
         if packet.echo > 0:
-            rtt = max(0.0, now * 1000 - packet.echo)
+            rtt = min(max(0.0, now * 1000 - packet.echo), self.max_ping_ms)
+            self.last_ping_ms = rtt
             self.ping_ms = rtt if self.ping_ms == 0 else self.ping_ms + _SMOOTHING * (rtt - self.ping_ms)
 
     def frames_ahead(self, current: int, ms_per_update: float) -> float:
         """How many ticks this peer's world is ahead of this one (the peer's tick moved on by half a round trip)."""
         theirs = self.tick + self.ping_ms / 2 / ms_per_update
         return current - theirs
+
+    def ack_lag(self, emitted: int) -> int:
+        """How many ticks confirmed here (up to ``emitted``) this peer has not acknowledged for some player."""
+        return emitted - min(self.acks)
 
     def behind(self, sync: Sync, players: Sequence[int]) -> bool:
         """Whether we hold something new to tell this peer since our last datagram (inputs, acknowledgements)."""
@@ -90,7 +109,7 @@ def inputs_packet(sync: Sync, peer: Peer, *, session: int, sender: int, players:
         last = min(sync.known[player], sync.emitted) if spectator else sync.known[player]
         if last < first:
             continue
-        events = tuple(sorted(sync.run_of(player, first, last).items()))
+        events = tuple(sync.run_of(player, first, last).items())
         runs.append(Run(player=player, first=first, last=last, events=events))
     ahead = max(-1e5, min(1e5, peer.frames_ahead(sync.current, sync.world.ms_per_update)))
     message = Inputs(session=session, sender=sender, tick=sync.current, acks=tuple(sync.known), runs=tuple(runs),

@@ -21,6 +21,7 @@ from engine.files.game import Game
 from engine.input.events import InputEvent
 from engine.net import lobby
 from engine.net.desync import DesyncExchange
+from engine.net.liveness import check_peers
 from engine.net.lobby import SessionError, SessionOptions, Welcomed, build_plain, bye
 from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, decode
 from engine.net.peers import Peer, inputs_packet
@@ -125,7 +126,7 @@ class Session:
                          max_prediction=self.options.max_prediction, desync_interval=self.options.desync_interval)
         now = time.monotonic()
         for peer in self.peers:
-            peer.heard = now
+            peer.heard, peer.max_ping_ms = now, self.options.disconnect_timeout * 1000
 
     def _take_welcome(self, welcomed: Welcomed, load: Callable[[str], Game] | None) -> None:
         if self.game is None:
@@ -148,7 +149,7 @@ class Session:
         if self.desync is not None:
             self._desync_step(now)
             return
-        self._check_silence(now)
+        check_peers(self, now)
         self._send(now)
 
     def advance(self, local_events: Sequence[InputEvent]) -> int:
@@ -236,13 +237,16 @@ class Session:
         except PacketError:
             self.stats.dropped_packets += 1
             return
+        if isinstance(packet, (Desync, Chunk, Got)) and (peer.player is None or (
+                self.desync is not None and peer.address != self.desync.address)):
+            # A spectator has no state to compare; in a swap only the peer it is with may speak.
+            self.stats.dropped_packets += 1
+            return
         peer.heard = now
         if isinstance(packet, Inputs):
             self._take_inputs(peer, packet, now)
         elif isinstance(packet, Bye):
             self._takebye(peer, packet.reason)
-        elif isinstance(packet, (Desync, Chunk, Got)) and peer.player is None:
-            self.stats.dropped_packets += 1  # a spectator has no state to compare: it cannot stop the players
         elif isinstance(packet, (Desync, Chunk, Got)):
             if self.desync is None and isinstance(packet, Desync) and self.sync is not None:
                 self._start_desync(peer, packet.tick)
@@ -255,13 +259,14 @@ class Session:
         sync = self.sync
         assert sync is not None
         expected = SPECTATOR if peer.player is None else peer.player
-        if packet.sender != expected or len(packet.acks) != self.players:
-            self.stats.dropped_packets += 1
+        # A joiner speaks only for itself (a spectator for no one); the host for every player but this one.
+        if packet.sender != expected or len(packet.acks) != self.players or not all(
+                (run.player == peer.player) if self.is_host else (run.player != self.player) for run in packet.runs):
+            self.stats.dropped_packets += 1  # a spoof or a mix-up: nothing of it is used
             return
         peer.take(packet, now)
+        self.stats.took_ping(peer.last_ping_ms if packet.echo > 0 else None)
         for run in packet.runs:
-            if self.is_host and run.player != peer.player:
-                continue  # a joiner speaks only for itself
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
         if packet.checked is not None and peer.player is not None:
             tick, theirs = packet.checked
@@ -309,24 +314,6 @@ class Session:
 
     # -- time, silence, the end ---------------------------------------------------------
 
-    def _check_silence(self, now: float) -> None:
-        timeout = self.options.disconnect_timeout
-        for peer in list(self.peers):
-            if now - peer.heard <= timeout:
-                continue
-            if self.finished or peer.done:
-                self.peers.remove(peer)
-                continue
-            who = ("the host" if not self.is_host else "a spectator" if peer.player is None
-                   else f"player {peer.player}")
-            line = f"{who} ({peer.address[0]}:{peer.address[1]}) sent nothing for {timeout:g} s: dropped"
-            if peer.player is None and self.is_host:
-                self.say(line)
-                self.peers.remove(peer)
-                continue
-            self._end(line, tell=True)
-            return
-
     def _end(self, why: str, *, tell: bool) -> None:
         if self.ended is None:
             self.ended = why
@@ -342,7 +329,6 @@ class Session:
         who = "the host" if peer.player == 0 else f"player {peer.player}"
         self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot,
                                      who=who, timeout_s=self.options.disconnect_timeout, now=time.monotonic())
-        self.say(f"desync at tick {tick}: this peer's state differs from {who}'s")
         if self.is_host:
             for other in self.peers:
                 if other is not peer:

@@ -4,7 +4,9 @@ A peer whose world runs ahead of the others makes them roll back more and more; 
 answers with a ``WaitRecommendation``: skip a frame or two so the others catch up. Frames
 ahead are estimated per peer from the tick its last datagram said it was at, moved on by
 half the round trip (``Peer.frames_ahead``). The peer most waited on (whose missing input
-held this one up most often) is the slow one (``waits``).
+held this one up most often) is the slow one (``waits``). A recommendation is at most
+``MAX_WAIT`` frames: frames ahead come from a peer's word (its tick), and a garbled one
+must not freeze this peer. ``summary`` is the line a headless session ends with.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from dataclasses import dataclass, field
 from engine.net.peers import Peer
 from engine.net.sync import Sync
 
-__all__ = ["WAIT_FROM", "SessionStats"]
+__all__ = ["MAX_WAIT", "WAIT_FROM", "SessionStats"]
 
 WAIT_FROM = 3.0
 """Frames ahead from which a peer is told to wait (half of it, as GGRS does: the others move too)."""
+MAX_WAIT = 4
+"""The most frames one recommendation skips; a peer still ahead is told again at the next check."""
 
 
 @dataclass
@@ -35,6 +39,16 @@ class SessionStats:
     """How many times each player's missing input held this peer up (the slow peer is the most waited on)."""
     rollback_times: list[float] = field(default_factory=list)
     """When the rollbacks of the last second happened (``time.monotonic``)."""
+    pings: int = 0
+    ping_total_ms: float = 0.0
+    last_ping_ms: float | None = None
+
+    def took_ping(self, ping_ms: float | None) -> None:
+        """Count one round trip measured (``None``: the datagram measured none) for the summary's mean."""
+        if ping_ms is not None:
+            self.pings += 1
+            self.ping_total_ms += ping_ms
+            self.last_ping_ms = ping_ms
 
     def refresh(self, peers: Sequence[Peer], sync: Sync, now: float) -> None:
         """Recompute the figures from the peers and the rollback core."""
@@ -54,4 +68,21 @@ class SessionStats:
 
     def recommend_wait(self) -> int:
         """Frames to skip now (0: none): half the frames ahead, once they reach ``WAIT_FROM``."""
-        return int(self.frames_ahead / 2) if self.frames_ahead >= WAIT_FROM else 0
+        return min(MAX_WAIT, int(self.frames_ahead / 2)) if self.frames_ahead >= WAIT_FROM else 0
+
+    def summary(self, rollbacks: int, resimulated: int, counters: dict[str, int]) -> str:
+        """The session line of a headless end: rollbacks, datagrams dropped here and lost by the emulator, ping, waits.
+
+        ``counters`` are the transport's (``emulated_lost``: what the network emulator threw away).
+        """
+        lost = counters.get("emulated_lost", 0)
+        ping = (f"ping {self.ping_total_ms / self.pings:.0f} ms mean, {self.last_ping_ms:.0f} ms last"
+                if self.pings and self.last_ping_ms is not None else "no ping measured")
+        waits = "".join(f", waited on player {player} {_times(count)}" for player, count in sorted(self.waits.items()))
+        return (f"session: {rollbacks} rollback{'' if rollbacks == 1 else 's'} ({resimulated} "
+                f"tick{'' if resimulated == 1 else 's'} re-simulated), {self.dropped_packets} garbage dropped, "
+                f"{lost} lost by the emulator, {ping}{waits}")
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")

@@ -148,9 +148,13 @@ class Sync:
         return self._events[player].get(tick, _NONE)
 
     def run_of(self, player: int, first: int, last: int) -> dict[int, Events]:
-        """Player ``player``'s ticks with events among ``first``..``last`` (all known), for sending."""
+        """Player ``player``'s ticks with events among ``first``..``last`` (all known), in order, for sending.
+
+        Called for every datagram: the cost follows the run asked for (the unacknowledged
+        ticks), never the whole log.
+        """
         log = self._events[player]
-        return {tick: log[tick] for tick in sorted(log) if first <= tick <= last}
+        return {tick: log[tick] for tick in range(first, last + 1) if tick in log}
 
     def forget_before(self, keep_from: int) -> None:
         """Drop the inputs of ticks before ``keep_from`` (never any a rollback or ``confirm()`` still needs)."""

@@ -173,10 +173,7 @@ def _play(session: Session, args: argparse.Namespace, raw: Any) -> int:
     session.settle()
     if recorder is not None:
         recorder.close(world)
-    stats = session.stats
-    say(f"session: {session.sync.rollbacks} rollbacks ({session.sync.resimulated} ticks re-simulated), "
-        f"{stats.dropped_packets} datagrams dropped, ping {stats.ping_ms:.0f} ms"
-        + "".join(f", waited on player {p} {n} times" for p, n in sorted(stats.waits.items())))
+    say(session.stats.summary(session.sync.rollbacks, session.sync.resimulated, session.transport.counters))
     if session.ended is not None:
         for line in session.ended.splitlines():
             say(line)
