@@ -1,0 +1,190 @@
+"""A running session against fake peers: bounded memory, clamped time sync, spoofs counted, the summary.
+
+No sockets: a ``FakeTransport`` holds what the session sends and hands it the datagrams a
+test forges, so each defect of a running session is shown on its own, with no timing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import keys
+from engine.files.importer import load_game
+from engine.input.events import InputEvent
+from engine.net.desync import DesyncExchange
+from engine.net.packets import SPECTATOR, Bye, Chunk, Inputs, Run, decode, encode, encode_inputs
+from engine.net.peers import MAX_ACK_LAG, Peer
+from engine.net.session import Session, SessionOptions
+from engine.net.stats import MAX_WAIT, SessionStats
+from engine.net.sync import Sync
+from engine.world import World
+
+GAME = load_game(str(Path(__file__).with_name("netgame.py")))
+SESSION = 77
+HOST, ONE, TWO, WATCHER, STRANGER = (("127.0.0.1", port) for port in (5000, 5001, 5002, 5003, 5999))
+PRESS = InputEvent("key_press", keys.RIGHT)
+
+
+class FakeTransport:
+    """The transport interface, in memory: ``inbox`` is received on the next poll, ``sent`` keeps what went out."""
+
+    address = HOST
+
+    def __init__(self) -> None:
+        self.inbox: list[tuple[bytes, Any]] = []
+        self.sent: list[tuple[bytes, Any]] = []
+        self.counters = {"sent": 0, "emulated_lost": 3}
+
+    def send(self, data: bytes, to: Any) -> bool:
+        self.sent.append((data, to))
+        return True
+
+    def receive(self, limit: int = 256) -> list[tuple[bytes, Any]]:
+        taken, self.inbox = self.inbox, []
+        return taken
+
+    def close(self) -> None:
+        pass
+
+
+def running(*, host: bool = True, player: int | None = 0, players: int = 2,
+            peers: tuple[tuple[Any, int | None], ...] = ((ONE, 1),)) -> tuple[Session, FakeTransport, list[str]]:
+    """A session past its lobby (as ``wait_ready`` leaves it), talking to fake ``peers`` (address, player)."""
+    transport, said = FakeTransport(), []
+    session = Session(transport, GAME, SessionOptions(input_delay=0, disconnect_timeout=3600), is_host=host,
+                      say=said.append, build=lambda *a: None)
+    world = World(seed=3, ms_per_update=GAME.ms_per_update, players=players)
+    GAME.build(world)
+    session.world, session.player, session.players, session.session_id = world, player, players, SESSION
+    session.sync = Sync(world, players=players, local=player, input_delay=0, max_prediction=8)
+    session.peers = [Peer(address, who, players, heard=1e18, max_ping_ms=3_600_000) for address, who in peers]
+    return session, transport, said
+
+
+def inputs(sender: int, tick: int, acks: tuple[int, ...], runs: tuple[Run, ...] = (), *, session: int = SESSION,
+           echo: float = 0.0) -> bytes:
+    return encode_inputs(Inputs(session=session, sender=sender, tick=tick, acks=acks, runs=runs, ping=1.0,
+                                echo=echo))
+
+
+def byes_to(transport: FakeTransport, address: Any) -> list[str]:
+    return [packet.reason for data, to in transport.sent if to == address
+            for packet in [decode(data)] if isinstance(packet, Bye)]
+
+
+def play(session: Session, transport: FakeTransport, ticks: int, *, one_acks: bool,
+         watcher: bool = False) -> None:
+    """Host ``ticks`` ticks: player 1 sends each tick's input (acknowledging ours or not), a spectator never acks."""
+    sync = session.sync
+    assert sync is not None
+    for tick in range(1, ticks + 1):
+        acks = tuple(sync.known) if one_acks else (0, 0)
+        transport.inbox.append((inputs(1, tick, acks, (Run(1, tick, tick),)), ONE))
+        if watcher:
+            transport.inbox.append((inputs(SPECTATOR, 0, (0, 0)), WATCHER))
+        session.poll()
+        session.advance(())
+        if session.ended is not None:
+            return
+
+
+def test_a_spectator_that_never_acknowledges_is_dropped_alone_and_told_why() -> None:
+    session, transport, said = running(peers=((ONE, 1), (WATCHER, None)))
+    play(session, transport, MAX_ACK_LAG + 20, one_acks=True, watcher=True)
+    assert session.ended is None, "the players play on"
+    assert [peer.player for peer in session.peers] == [1]
+    assert any(f"the spectator at 127.0.0.1:5003 fell {MAX_ACK_LAG + 1} ticks behind" in line for line in said), said
+    reasons = byes_to(transport, WATCHER)
+    assert reasons and "this spectator fell" in reasons[0] and "dropped by the host" in reasons[0]
+    assert session.sync is not None and len(session.sync._events[1]) <= 16, "its inputs are no longer kept"
+    # The spectator, told so, ends naming why (the command line prints it and exits 1).
+    watcher, _, _ = running(host=False, player=None, peers=((HOST, 0),))
+    watcher.transport.inbox.append((encode(Bye(session=SESSION, reason=reasons[0])), HOST))
+    watcher.poll()
+    assert watcher.ended == reasons[0]
+
+
+def test_a_player_that_keeps_sending_but_never_acknowledges_is_bounded_too() -> None:
+    session, transport, said = running()
+    play(session, transport, MAX_ACK_LAG + 50, one_acks=False)
+    assert session.ended is not None and "player 1 (127.0.0.1:5001) fell" in session.ended, session.ended
+    assert session.sync is not None and session.sync.current <= MAX_ACK_LAG + 2
+    assert byes_to(transport, ONE), "player 1 is told"
+
+
+class _NoWalking(dict[int, Any]):
+    def __iter__(self) -> Any:
+        raise AssertionError("the whole log was walked to send a run")
+
+
+def test_a_run_to_send_costs_the_run_not_the_whole_log() -> None:
+    with World(seed=3, players=2) as world:
+        sync = Sync(world, players=2, local=0)
+        sync._events[1] = _NoWalking({tick: (PRESS,) for tick in range(0, 10_000, 3)})
+        assert sync.run_of(1, 5, 10) == {6: (PRESS,), 9: (PRESS,)}
+
+
+def test_a_forged_echo_gives_a_ping_within_the_disconnect_timeout() -> None:
+    peer = Peer(ONE, 1, 2, max_ping_ms=5000.0)
+    peer.take(Inputs(session=SESSION, sender=1, tick=0, acks=(0, 0), echo=1.0), now=100_000.0)
+    assert peer.ping_ms == peer.last_ping_ms == 5000.0, "an echo from long ago: clamped to the timeout"
+    ahead = Peer(ONE, 1, 2, max_ping_ms=5000.0)
+    ahead.take(Inputs(session=SESSION, sender=1, tick=0, acks=(0, 0), echo=9e8), now=10.0)
+    assert ahead.ping_ms == 0.0, "an echo from the future: no negative ping"
+
+
+@pytest.mark.parametrize("frames_ahead", [3.0, 9.0, 1e5])
+def test_a_wait_recommendation_is_a_few_frames_at_most(frames_ahead: float) -> None:
+    wait = SessionStats(frames_ahead=frames_ahead).recommend_wait()
+    assert 1 <= wait <= MAX_WAIT
+    session, transport, _ = running()
+    transport.inbox.append((inputs(1, 0, (0, 0)), ONE))  # player 1 says it is at tick 0 for ever
+    play(session, transport, 200, one_acks=True)
+    session.peers[0].tick = 0
+    assert session.recommend_wait() == MAX_WAIT
+
+
+def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
+    session, transport, _ = running(players=3, peers=((ONE, 1), (TWO, 2), (WATCHER, None)))
+    sync = session.sync
+    assert sync is not None
+    session.desync = DesyncExchange(transport, ONE, SESSION, 30, None, who="player 1", timeout_s=3600, now=0.0)
+    run = Run(1, 1, 5, ((2, (PRESS,)),))
+    forged = [
+        (inputs(1, 5, (0, 0, 0), (run,)), STRANGER),  # the right shape from an unknown address
+        (inputs(1, 5, (0, 0, 0), (run,), session=SESSION + 1), ONE),  # another session
+        (inputs(2, 5, (0, 0, 0), (Run(2, 1, 5),)), ONE),  # player 1's address speaking as player 2
+        (inputs(1, 5, (0, 0, 0), (run, Run(2, 1, 5))), ONE),  # player 1 speaking for player 2 too
+        (inputs(SPECTATOR, 5, (0, 0, 0), (run,)), WATCHER),  # a spectator giving input
+        (inputs(1, 5, (0, 0)), ONE),  # acks for another number of players
+        (encode(Chunk(session=SESSION, tick=30, index=0, total=1, data=b"x")), WATCHER),  # a spectator's snapshot
+        (encode(Chunk(session=SESSION, tick=30, index=0, total=1, data=b"x")), TWO),  # not the swap's peer
+    ]
+    transport.inbox.extend(forged)
+    session.poll()
+    assert session.stats.dropped_packets == len(forged)
+    assert sync.known == [0, 0, 0] and session.desync.theirs == {}
+    assert all(peer.acks == [0, 0, 0] for peer in session.peers)
+    # A joiner: the host relays the others' input, never this player's own.
+    joiner, joined, _ = running(host=False, player=1, peers=((HOST, 0),))
+    joined.inbox.append((inputs(0, 5, (0, 0), (Run(0, 1, 5), Run(1, 1, 5, ((2, (PRESS,)),)))), HOST))
+    joiner.poll()
+    assert joiner.stats.dropped_packets == 1 and joiner.sync is not None and joiner.sync.known == [0, 0]
+
+
+def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> None:
+    session, transport, _ = running()
+    transport.inbox.append((inputs(1, 0, (0, 0), echo=1.0), ONE))
+    session.poll()
+    assert session.stats.pings == 1 and session.stats.last_ping_ms is not None
+    stats = SessionStats(dropped_packets=4, waits={1: 1, 2: 3})
+    for ping in (10.0, 20.0):
+        stats.took_ping(ping)
+    assert stats.summary(1, 8, {"emulated_lost": 7}) == (
+        "session: 1 rollback (8 ticks re-simulated), 4 garbage dropped, 7 lost by the emulator, "
+        "ping 15 ms mean, 20 ms last, waited on player 1 once, waited on player 2 3 times")
+    assert SessionStats().summary(0, 0, {}) == (
+        "session: 0 rollbacks (0 ticks re-simulated), 0 garbage dropped, 0 lost by the emulator, no ping measured")
