@@ -244,3 +244,102 @@ def test_a_rollback_is_bit_identical_on_the_compiled_core_and_the_pure_path():
     assert len(set(outputs.values())) == 1
     if _core is not None:
         assert set(outputs) == {"True", "False"}, "the core was built: both paths ran"
+
+
+class Guard(Entity):
+    """Walks right, one a tick."""
+
+    hp = buffered(5)
+
+    def update(self, world: World) -> None:
+        self.hp += 1
+        self.x += 1.0
+
+
+class Ghost(Entity):
+    """Same fields as a Guard, another update: what a guard becomes when a game swaps its class."""
+
+    hp = buffered(50)
+
+    def update(self, world: World) -> None:
+        self.hp -= 3
+
+
+class Mage(Entity):
+    """Other fields than a Guard's: its buffers are laid out otherwise."""
+
+    mana = buffered(9)
+    hp = buffered(1)
+
+    def update(self, world: World) -> None:
+        self.mana += 2
+
+
+class Pinned(Entity):
+    """Has a slot of its own: no Guard can be made one (Python refuses the swap)."""
+
+    __slots__ = ("pin",)
+
+    def update(self, world: World) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("other", "ticks"), [(Ghost, True), (Mage, False)])
+def test_a_rollback_gives_an_entity_whose_class_was_swapped_its_own_class_and_state_back(other, ticks):
+    with World(seed=3) as world, World(seed=3) as untouched:
+        guards = [world.spawn(Guard()) for _ in range(3)]
+        for each in untouched, world:
+            if each is untouched:
+                for _ in range(3):
+                    each.spawn(Guard())
+            for _ in range(4):
+                each.tick()
+        at_checkpoint = world.state_hash()
+        checkpoint = world.checkpoint()
+        guards[1].__class__ = other
+        world.despawn(guards[2])
+        guards[2].__class__ = other  # swapped, then gone: the rollback brings back a Guard
+        if ticks:
+            for _ in range(3):
+                world.tick()
+        else:  # a Mage's fields are not there: its tick fails, and is taken back
+            with pytest.raises(AttributeError, match="mana"):
+                world.tick()
+        world.rollback(checkpoint)
+        assert [type(guard) for guard in guards] == [Guard, Guard, Guard]
+        assert world.state_hash() == at_checkpoint
+        for _ in range(5):
+            world.tick()
+            untouched.tick()
+        assert world.state_hash() == untouched.state_hash()
+        assert guards[1].hp == 5 + 9 and guards[1].x == 9.0
+
+
+def test_a_rollback_refuses_a_class_it_cannot_swap_back_naming_the_entity_and_changes_nothing():
+    from engine.buffering.kept import keep_buffers, restore_classes
+
+    with World(seed=3) as world:
+        guard, pinned = world.spawn(Guard()), world.spawn(Pinned())
+        world.tick()
+        kept = keep_buffers([guard, pinned])
+        guard.__class__ = Ghost
+        # As if the pinned entity had been a Guard: no swap makes it one (slots differ).
+        kept[0][1] = Guard
+        with pytest.raises(TypeError, match=r"^World.rollback\(\): Pinned \(id 2\) was a Guard at the checkpoint "
+                                            r"and can't be made one again .*nothing was rolled back$"):
+            restore_classes([guard, pinned], kept)
+        assert type(guard) is Ghost and type(pinned) is Pinned  # the guard's swap back was undone
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_a_rollback_restores_a_swapped_class_on_both_paths(pure):
+    script = (
+        "from engine import Entity, World, buffered\n"
+        "class A(Entity):\n    hp = buffered(5)\n    def update(self, world): self.hp += 1\n"
+        "class C(Entity):\n    mana = buffered(3)\n    hp = buffered(0)\n"
+        "    def update(self, world): self.mana += 1\n"
+        "with World(seed=1) as w:\n    a = w.spawn(A()); w.tick(); h = w.state_hash(); cp = w.checkpoint()\n"
+        "    a.__class__ = C\n    w.rollback(cp)\n    print(type(a).__name__, w.state_hash() == h, a.hp)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={**os.environ, "TICKSWAP_PURE": pure}).stdout
+    assert out.split() == ["A", "True", "6"]

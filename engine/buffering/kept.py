@@ -6,22 +6,28 @@ from, the committed signals and the entity's random generator. Taken between tic
 when nothing is pending. Values are kept by reference: buffered values are immutable
 (a spawn refuses a mutable one), and signals dicts are replaced, never changed, by a tick.
 The generator object itself is kept, so a rollback puts the same object back.
+
+The entity's class is kept too: a game may swap it (``entity.__class__ = Other``, which
+Python allows between classes of one memory layout), and its buffers are read and put
+back by the class's fields. ``restore_classes`` makes each entity its kept class again
+before anything else is put back (Python allows the swap back whenever it allowed the
+swap), or refuses naming the entity, with no entity changed.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any
 
 from engine.buffering.fields import Layout
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["KeptBuffers", "keep_buffers", "put_back_buffers"]
+__all__ = ["KeptBuffers", "keep_buffers", "put_back_buffers", "restore_classes"]
 
-KeptBuffers = tuple[Any, ...]
-"""One entity's kept buffers (opaque outside this module)."""
+KeptBuffers = tuple[list[type], list[tuple[Any, ...]]]
+"""Some entities' kept buffers: each one's class, and what its buffers held (opaque outside this module)."""
 
 # Read after the buffered fields, in this order; the generator's state follows them.
 _SLOTS = ("_px", "_py", "_pa", "_prest", "_prev_tick", "_signals", "_random")
@@ -58,14 +64,15 @@ def _keeper(kind: type) -> _Keeper:
     return keeper
 
 
-def keep_buffers(entities: Iterable[BufferSlots]) -> list[KeptBuffers]:
+def keep_buffers(entities: Iterable[BufferSlots]) -> KeptBuffers:
     """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``.
 
     One loop over every entity, not a call per entity: a session checkpoints every tick.
     """
     getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-    kept: list[KeptBuffers] = []
-    append = kept.append
+    kinds: list[type] = []
+    kept: list[tuple[Any, ...]] = []
+    append, append_kind = kept.append, kinds.append
     for entity in entities:
         kind = type(entity)
         get = getters.get(kind)
@@ -73,15 +80,51 @@ def keep_buffers(entities: Iterable[BufferSlots]) -> list[KeptBuffers]:
             get = getters[kind] = _keeper(kind).get
         values = get(entity)
         generator: random.Random | None = values[-1]
+        append_kind(kind)
         append(values if generator is None else (*values, generator.getstate()))
-    return kept
+    return kinds, kept
 
 
-def put_back_buffers(entities: Iterable[BufferSlots], kept: Iterable[KeptBuffers]) -> None:
-    """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks)."""
+def restore_classes(entities: Sequence[BufferSlots], kept: KeptBuffers) -> None:
+    """Make each of ``entities`` an instance of the class it had when ``kept`` was taken, all or none.
+
+    Called before anything else of a rollback: a class swapped since (``entity.__class__ =
+    Other``) would otherwise have its own fields read from the kept values of another class.
+    An entity that can't be swapped back is refused (``TypeError`` naming it and both
+    classes) after the entities swapped back already are swapped again, so nothing changed.
+    """
+    kinds = kept[0]
+    if len(kinds) != len(entities):
+        raise ValueError(f"restore_classes: {len(entities)} entities for {len(kinds)} kept")
+    swapped: list[tuple[BufferSlots, type]] = []
+    for entity, kind in zip(entities, kinds):
+        now = type(entity)
+        if now is kind:
+            continue
+        try:
+            # object's own setattr: a class's __setattr__ (a guard of its fields) has no say in it.
+            object.__setattr__(entity, "__class__", kind)
+        except TypeError as error:
+            for undone, was in reversed(swapped):
+                object.__setattr__(undone, "__class__", was)
+            raise TypeError(f"World.rollback(): {now.__name__} (id {getattr(entity, 'id', None)}) was a "
+                            f"{kind.__name__} at the checkpoint and can't be made one again ({error}); "
+                            "nothing was rolled back") from None
+        swapped.append((entity, now))
+
+
+def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> None:
+    """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks).
+
+    Each entity is already of its kept class (``restore_classes``): the values are put back
+    by that class's fields.
+    """
     keepers: dict[type, _Keeper] = {}
-    for entity, values in zip(entities, kept, strict=True):
-        kind = type(entity)
+    kinds, values_of = kept
+    for entity, kind, values in zip(entities, kinds, values_of, strict=True):
+        if type(entity) is not kind:  # restore_classes first; a slip here would mix two classes' fields
+            raise RuntimeError(f"put_back_buffers: {type(entity).__name__} (id {getattr(entity, 'id', None)}) "
+                               f"is not its kept class {kind.__name__}")
         keeper = keepers.get(kind)
         if keeper is None:
             keeper = keepers[kind] = _keeper(kind)

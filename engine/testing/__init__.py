@@ -30,7 +30,7 @@ exactly as ``tickswap run`` does, so a test sees the same game, hashes and saves
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.files.game import Game
@@ -88,35 +88,45 @@ def load_save(game: Game, path: str) -> World:
     return world
 
 
-def assert_rollback_deterministic(build: Callable[[World], Any], *, ticks: int = 300, distance: int = 8,
-                                  seed: int = 0, inputs: Inputs | str = "random",
-                                  systems: Callable[[World], Any] | None = None) -> RollbackResult:
+def assert_rollback_deterministic(build: Callable[[World], Any] | Game, *, ticks: int = 300, distance: int = 8,
+                                  seed: int = 0, inputs: Inputs | str | Sequence[Inputs] = "random",
+                                  systems: Callable[[World], Any] | None = None,
+                                  players: int | None = None) -> RollbackResult:
     """Fail (``AssertionError``) unless rolling back ``distance`` ticks and re-simulating them changes nothing.
 
     What rollback netcode relies on (``check_rollback``): after every tick the game returns
     to the checkpoint ``distance`` ticks back and runs those ticks again with the same
     input. The message names the first re-simulated tick that differs, the entities and
-    their fields, and what to do. Returns the result when it passes.
+    their fields, and what to do. Returns the result when it passes. ``players`` and
+    ``inputs`` are as for ``assert_order_independent``.
     """
-    result = check_rollback(build, ticks=ticks, distance=distance, seed=seed, inputs=inputs, systems=systems)
+    result = check_rollback(build, ticks=ticks, distance=distance, seed=seed, inputs=inputs, systems=systems,
+                            players=players)
     if not result.ok:
         raise AssertionError(result.describe())
     return result
 
 
-def assert_order_independent(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,
-                             inputs: Inputs | str = "random",
-                             systems: Callable[[World], Any] | None = None) -> CheckResult:
+def assert_order_independent(build: Callable[[World], Any] | Game, *, ticks: int = 300, orders: int = 4,
+                             seed: int = 0, inputs: Inputs | str | Sequence[Inputs] = "random",
+                             systems: Callable[[World], Any] | None = None,
+                             players: int | None = None) -> CheckResult:
     """Fail (``AssertionError``) unless ``build``'s game comes out the same in every update order.
 
     The arguments are ``check_order_independence``'s: ``ticks`` to run, ``orders``
     reshuffled orders besides spawn order, ``seed`` for the worlds and the input, and
     ``inputs`` (``"random"``, ``None``, or scripted per tick); pass your game's
-    ``systems`` too if it has them. The message names the
-    first tick that differs, the entities and their fields. Returns the result when it
-    passes.
+    ``systems`` too if it has them. Every world has ``players`` players, each fed its own
+    input (random: a seeded stream each; scripted: a list of one ``Inputs`` per player;
+    one alone is player 0's). ``build`` may be a ``Game`` from ``load_game`` (set up as
+    ``tickswap check`` does, pressing its ``KEYS``); a game's setup (the ``Game``, its
+    ``setup`` or ``add_systems``) gets the fewest players its ``PLAYERS`` takes unless told,
+    and a count it does not take is a ``ValueError``; any other setup gets one player. The
+    message names the first tick that differs, the entities and their fields. Returns the
+    result when it passes.
     """
-    result = check_order_independence(build, ticks=ticks, orders=orders, seed=seed, inputs=inputs, systems=systems)
+    result = check_order_independence(build, ticks=ticks, orders=orders, seed=seed, inputs=inputs, systems=systems,
+                                      players=players)
     if not result.ok:
         raise AssertionError(result.describe())
     return result

@@ -34,60 +34,17 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.ecs import EsperWorld
-from engine.input.events import InputEvent
-from engine.input.keys import name as key_name
+from engine.files.game import Game
+from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
 from engine.world import World, esper_of
 
-__all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "random_input"]
-
-DEFAULT_KEYS: tuple[int, ...] = (65361, 65362, 65363, 65364, 32, 65293, 119, 97, 115, 100)
-"""The keys random input presses unless told otherwise: the arrows, Space, Enter and W A S D
-(pyglet's key codes). A game's own keys are named with ``random_input(keys=...)``."""
-
-Inputs = Callable[[int], Iterable[InputEvent]] | Mapping[int, Sequence[InputEvent]] | None
-"""Input for the check: a function of the tick number (1-based) returning that tick's
-events, a mapping from tick number to events, or ``None`` for none at all."""
-
-
-def random_input(seed: int = 0, *, keys: Sequence[Any] = DEFAULT_KEYS, width: float = 640.0,
-                 height: float = 480.0, rate: float = 0.2) -> Callable[[int], list[InputEvent]]:
-    """Seeded random input: key presses and releases, mouse moves, clicks and drags.
-
-    Returns a function of the tick number giving that tick's events; the same seed gives
-    the same events, whichever world asks and however often (it is a pure function of
-    ``(seed, tick)``). ``rate`` is the chance, per tick, of each kind of event. When
-    ``keys`` holds a game controller's buttons (``keys.PAD_A`` ...), its sticks move too.
-    """
-    if not keys:
-        raise ValueError("random_input needs at least one key to press")
-    keys = tuple(keys)
-    pads = any(type(key) is int and key_name(key).startswith("PAD_") for key in keys)
-
-    def events(tick: int) -> list[InputEvent]:
-        rng = random.Random(f"{seed}:{tick}")
-        made: list[InputEvent] = []
-        if rng.random() < rate:
-            made.append(InputEvent("key_press", rng.choice(keys)))
-        if rng.random() < rate:
-            made.append(InputEvent("key_release", rng.choice(keys)))
-        if rng.random() < rate:
-            made.append(InputEvent("mouse_motion", None, rng.uniform(0, width), rng.uniform(0, height)))
-        if rng.random() < rate / 2:
-            x, y = rng.uniform(0, width), rng.uniform(0, height)
-            pressed = rng.random() < 0.5
-            made.append(InputEvent("mouse_press", 1, x, y) if pressed else InputEvent("mouse_release", 1, x, y))
-        if pads and rng.random() < rate:  # drawn last: games without pads get the same input as before
-            made.append(InputEvent("stick", rng.randrange(2), rng.randint(-256, 256) / 256,
-                                   rng.randint(-256, 256) / 256))
-        return made
-
-    return events
-
+__all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "events_for",
+           "random_input"]
 
 @dataclass(frozen=True)
 class EntityDifference:
@@ -128,6 +85,8 @@ class CheckResult:
     """The systems that share a priority, which were permuted: ``"Gravity, Drag at priority 0"``."""
     system_order: str = ""
     """How the differing world ran those systems at the differing tick (empty if in the order added)."""
+    players: int = 1
+    """How many players each world had, each with input of its own."""
 
     @property
     def ok(self) -> bool:
@@ -139,7 +98,7 @@ class CheckResult:
         permuted = f"; systems permuted: {'; '.join(self.systems)}" if self.systems else ""
         if self.ok:
             return (f"order independent: {self.orders} shuffled orders agreed with spawn order for {self.ticks} ticks"
-                    + permuted)
+                    + _with_players(self.players) + permuted)
         if self.tick is None:
             return self.note
         lines = [f"order dependent: after tick {self.tick}, shuffled order {self.order} differs from spawn order"
@@ -155,38 +114,42 @@ class CheckResult:
         return "\n".join(lines)
 
 
-def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300, orders: int = 4, seed: int = 0,
-                             inputs: Inputs | str = "random",
-                             systems: Callable[[World], Any] | None = None) -> CheckResult:
+def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int = 300, orders: int = 4,
+                             seed: int = 0, inputs: Inputs | str | Sequence[Inputs] = "random",
+                             systems: Callable[[World], Any] | None = None,
+                             players: int | None = None) -> CheckResult:
     """Run ``build``'s game in spawn order and ``orders`` reshuffled orders; compare every tick.
 
     ``build(world)`` sets up the game (a game module's ``build``), then ``systems(world)``
     adds its systems, when the game has them (as ``tickswap run`` does). Every world is a
-    ``World(seed=seed)``. ``inputs`` is ``"random"`` (the default: ``random_input(seed)``),
-    ``None``, or scripted input (see ``Inputs``); every world gets the same events.
-    Returns a ``CheckResult``; nothing is raised for an order dependence. A game whose
-    tick fails stops the check, with the failure in ``note``.
+    ``World(seed=seed, players=players)``. ``inputs`` is ``"random"`` (the default: every
+    player its own ``random_input(seed, player=p)``), ``None``, or scripted input (see
+    ``Inputs``: one per player in a list); every world gets the same events. ``build`` may be
+    a ``Game`` (``load_game``); a game's setup runs with the fewest ``players`` it takes unless
+    told (see ``engine.tools.inputs.setup_of``). Returns a ``CheckResult``; nothing is
+    raised for an order dependence. A game whose tick fails stops the check, with the
+    failure in ``note``.
     """
     for name, value in (("ticks", ticks), ("orders", orders)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    events_of = events_for(random_input(seed) if inputs == "random" else inputs)
+    setup = setup_of(build, systems, players, inputs, seed)
     with contextlib.ExitStack() as stack:
         worlds: list[World] = []
         permuters: list[_SystemPermuter] = []
         for _ in range(orders + 1):
-            world = stack.enter_context(World(seed=seed))
+            world = stack.enter_context(World(seed=seed, players=setup.players))
             permuters.append(_SystemPermuter(world))
-            build(world)
-            if systems is not None:
-                systems(world)
+            setup.build(world)
+            if setup.systems is not None:
+                setup.systems(world)
             worlds.append(world)
         shufflers = [random.Random(f"{seed}:{order}") for order in range(orders)]
         # Their own generators: the entity shuffles are those of a game without systems.
         system_shufflers = [random.Random(f"{seed}:{order}:systems") for order in range(orders)]
         permuted: tuple[str, ...] = ()
         for tick in range(1, ticks + 1):
-            events = list(events_of(tick))
+            events = setup.events_at(tick)
             outcomes: list[str | None] = []
             for index, world in enumerate(worlds):
                 if index:
@@ -194,15 +157,14 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
                     permuters[index].permute(system_shufflers[index - 1])
                 else:
                     permuted = _union(permuted, permuters[0].groups())
-                for event in events:
-                    world.input_queue.push(event)
+                setup.feed(world, events)
                 try:
                     world.tick()
                     outcomes.append(None)
                 except Exception as error:
                     outcomes.append(f"{type(error).__name__}: {error}")
             if any(outcomes):
-                return _with_systems(_failed(tick, orders, outcomes), permuted, permuters)
+                return _with_systems(_failed(tick, orders, outcomes), permuted, permuters, setup.players)
             reference = worlds[0].snapshot()
             for order, world in enumerate(worlds[1:]):
                 differences = compare_snapshots(reference, world.snapshot())
@@ -211,8 +173,8 @@ def check_order_independence(build: Callable[[World], Any], *, ticks: int = 300,
                     note = "world.random was drawn a different number of times"
                 if differences or note:
                     return _with_systems(CheckResult(tick, orders, tick, order, differences, note), permuted,
-                                         permuters)
-    return CheckResult(ticks, orders, systems=permuted)
+                                         permuters, setup.players)
+    return CheckResult(ticks, orders, systems=permuted, players=setup.players)
 
 
 class _SystemPermuter:
@@ -252,6 +214,11 @@ class _SystemPermuter:
             for priority, members in groups.items() if shuffled[priority] != members)
 
 
+def _with_players(players: int) -> str:
+    """`` with 2 players`` for a check of several players; nothing for one, as before players existed."""
+    return f" with {players} players" if players > 1 else ""
+
+
 def _names(systems: Sequence[Any]) -> str:
     return ", ".join(type(system).__name__ for system in systems)
 
@@ -260,27 +227,13 @@ def _union(seen: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, ...]:
     return seen + tuple(group for group in groups if group not in seen)
 
 
-def _with_systems(result: CheckResult, permuted: tuple[str, ...], permuters: list[_SystemPermuter]) -> CheckResult:
+def _with_systems(result: CheckResult, permuted: tuple[str, ...], permuters: list[_SystemPermuter],
+                  players: int) -> CheckResult:
     """The result, naming the permuted systems and how the differing world ran them at the differing tick."""
-    result.systems = permuted
+    result.systems, result.players = permuted, players
     if result.order is not None:
         result.system_order = permuters[result.order + 1].ran_as
     return result
-
-
-def events_for(inputs: Inputs | str) -> Callable[[int], Iterable[InputEvent]]:
-    """The check's input as a function of the tick (see ``Inputs``); a wrong kind of value is refused by name."""
-    if inputs is None:
-        return lambda tick: ()
-    if isinstance(inputs, str):  # the right type with a wrong value: a ValueError
-        raise ValueError(
-            f"inputs must be 'random', None, a mapping or a function of the tick, got {inputs!r}")
-    if isinstance(inputs, Mapping):
-        scripted = inputs
-        return lambda tick: scripted.get(tick, ())
-    if callable(inputs):
-        return inputs
-    raise TypeError(f"inputs must be 'random', None, a mapping or a function of the tick, got {inputs!r}")
 
 
 def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.tools.check import EntityDifference, Inputs, compare_snapshots, events_for, random_input
+from engine.files.game import Game
+from engine.tools.check import EntityDifference, Inputs, compare_snapshots
+from engine.tools.inputs import Setup, setup_of
 from engine.world import World
 from engine.world.checkpoints import Checkpoint
 
@@ -52,6 +54,8 @@ class RollbackResult:
     differences: list[EntityDifference] = field(default_factory=list)
     note: str = ""
     """What else differed, or why the check stopped (a crash)."""
+    players: int = 1
+    """How many players the world had, each with input of its own."""
 
     @property
     def ok(self) -> bool:
@@ -62,7 +66,7 @@ class RollbackResult:
         """The report: one line when all agree, else the tick, one line per entity, and what to do."""
         if self.ok:
             return (f"rollback deterministic: rolling back {self.distance} ticks and re-simulating them agreed "
-                    f"for {self.ticks} ticks")
+                    f"for {self.ticks} ticks" + (f" with {self.players} players" if self.players > 1 else ""))
         if self.tick is None:
             return self.note
         count = len(self.differences)
@@ -78,27 +82,30 @@ class RollbackResult:
         return "\n".join(lines)
 
 
-def check_rollback(build: Callable[[World], Any], *, ticks: int = 300, distance: int = 8, seed: int = 0,
-                   inputs: Inputs | str = "random", systems: Callable[[World], Any] | None = None) -> RollbackResult:
+def check_rollback(build: Callable[[World], Any] | Game, *, ticks: int = 300, distance: int = 8, seed: int = 0,
+                   inputs: Inputs | str | Sequence[Inputs] = "random", systems: Callable[[World], Any] | None = None,
+                   players: int | None = None) -> RollbackResult:
     """Run ``build``'s game; after every tick roll back ``distance`` ticks and re-simulate them; compare.
 
-    ``build``, ``systems``, ``seed`` and ``inputs`` are as for ``check_order_independence``.
+    ``build``, ``systems``, ``seed``, ``inputs`` and ``players`` are as for
+    ``check_order_independence``: every player gets its input, the same in the first run
+    and the re-simulation.
     Returns a ``RollbackResult``; nothing is raised for a difference. A game whose tick
     fails stops the check, with the failure in ``note``.
     """
     for name, value in (("ticks", ticks), ("distance", distance)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    events_of = events_for(random_input(seed) if inputs == "random" else inputs)
+    setup = setup_of(build, systems, players, inputs, seed)
     with contextlib.ExitStack() as stack:
-        world = stack.enter_context(World(seed=seed))
-        build(world)
-        if systems is not None:
-            systems(world)
+        world = stack.enter_context(World(seed=seed, players=setup.players))
+        setup.build(world)
+        if setup.systems is not None:
+            setup.systems(world)
         checkpoints: dict[int, Checkpoint] = {0: world.checkpoint()}
         firsts: dict[int, tuple[str, dict[str, Any], Any]] = {}
         for tick in range(1, ticks + 1):
-            failed = _run(world, events_of, tick)
+            failed = _run(world, setup, tick)
             if failed:
                 return RollbackResult(tick, distance, note=f"the game failed at tick {tick}: {failed}")
             firsts[tick] = _state(world)
@@ -106,21 +113,21 @@ def check_rollback(build: Callable[[World], Any], *, ticks: int = 300, distance:
             if start >= 0:
                 world.rollback(checkpoints[start])
                 for again in range(start + 1, tick + 1):
-                    failed = _run(world, events_of, again)
+                    failed = _run(world, setup, again)
                     if failed:
                         return RollbackResult(tick, distance, again, tick,
                                               note=f"re-simulated, tick {again} failed: {failed}")
                     found = _compared(firsts[again], _state(world), tick, distance, again)
                     if found is not None:
+                        found.players = setup.players
                         return found
                 del checkpoints[start], firsts[start + 1]
             checkpoints[tick] = world.checkpoint()
-    return RollbackResult(ticks, distance)
+    return RollbackResult(ticks, distance, players=setup.players)
 
 
-def _run(world: World, events_of: Callable[[int], Any], tick: int) -> str:
-    for event in events_of(tick):
-        world.input_queue.push(event)
+def _run(world: World, setup: Setup, tick: int) -> str:
+    setup.feed(world, setup.events_at(tick))
     try:
         world.tick()
     except Exception as error:

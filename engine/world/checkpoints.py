@@ -7,7 +7,8 @@ or despawn, no raised signal), and keeps, exactly:
 * the signals raised outside a tick (in ``build``), which the next tick delivers;
 * every live entity, the same objects, in update order, with what its buffers hold
   (``engine.buffering.kept``: committed and previous values, signals, its ``random``) and
-  a copy of the plain attributes its class lists in ``saved``;
+  a copy of the plain attributes its class lists in ``saved``, and its class (a class
+  swapped since, ``entity.__class__ = Other``, is swapped back);
 * the members of every entity with buffers of its own (a ``Crowd``, through ``OwnBuffers``);
 * the id counter, ``tick_count``, ``world.random``, the step's ``elapsed_ms``, every
   player's input queue and last tick's input, and the current music.
@@ -31,7 +32,7 @@ import weakref
 from typing import Any, Protocol
 
 from engine.buffering import PureBuffers
-from engine.buffering.kept import keep_buffers, put_back_buffers
+from engine.buffering.kept import keep_buffers, put_back_buffers, restore_classes
 from engine.buffering.own import OwnBuffers
 from engine.input.events import TickInput
 from engine.world.music import music_of
@@ -127,8 +128,9 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
     if world.ticking:
         raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
     order, last_id, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
-    spawner_of(world).put_back(order, last_id)
     live, kept, extras = entities
+    restore_classes(live, kept)  # first: it may refuse, and then nothing may have changed
+    spawner_of(world).put_back(order, last_id)
     put_back_buffers(live, kept)
     for entity, saved, own in extras:
         for name in type(entity).saved:

@@ -1,6 +1,8 @@
 """``tickswap check GAME``: does the game come out the same in every update order (``engine.tools.check``)?
 
-With ``--rollback N``: after a rollback of N ticks (``engine.tools.rollback``)?
+With ``--rollback N``: after a rollback of N ticks (``engine.tools.rollback``)? With
+``--players N`` (default: the fewest the game's ``PLAYERS`` takes) every world has N
+players, each fed input of its own: a random stream each, or their lines of ``--input``.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from engine.errors import where
 from engine.files.game import GameError
 from engine.files.importer import load_game
 from engine.files.png import PictureError
-from engine.input.scripts import read_input_script
+from engine.input.scripts import assign_unnamed, read_input_scripts
 from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence, random_input
+from engine.tools.cli.worlds import check_players
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
 from engine.tools.rollback import check_rollback
 
@@ -29,19 +32,23 @@ def check_command(args: argparse.Namespace) -> int:
     rolled back N ticks and re-simulated must come out the same.
     """
     game = load_game(args.game)
+    players = check_players(game, args.players)
     inputs: Any = None if args.no_input else "random"
     if inputs == "random" and game.keys is not None:
-        inputs = random_input(args.seed, keys=game.keys)  # the game's own keys (its KEYS), not the defaults
+        # The game's own keys (its KEYS), not the defaults; each player a stream of its own.
+        inputs = [random_input(args.seed, keys=game.keys, player=player) for player in range(players)]
     if args.input:
-        inputs = read_input_script(args.input)
+        # Lines naming no player are player 0's, as in tickswap run; other players refused.
+        scripts = assign_unnamed(read_input_scripts(args.input, players), 0)
+        inputs = [scripts.get(player, {}) for player in range(players)]
     try:
         result: Any
         if args.rollback is not None:
             result = check_rollback(game.setup, ticks=args.ticks, distance=args.rollback, seed=args.seed,
-                                    inputs=inputs)
+                                    inputs=inputs, players=players)
         else:
             result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
-                                              inputs=inputs)
+                                              inputs=inputs, players=players)
     except Interrupted:
         raise
     except (GameError, MapError, PictureError) as error:  # the game's mistake (or its files'), found before a tick

@@ -152,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--rollback", metavar="N", type=count,
                        help="instead of update orders, check rollback: after every tick roll back N ticks and "
                             "re-simulate them with the same input")
+    check.add_argument("--players", type=count, help="how many players each world has, each fed input of its own "
+                       "(default: the fewest the game takes); --input lines name theirs with \"player\": P")
     given = check.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")
