@@ -119,15 +119,13 @@ def test_a_host_script_naming_another_player_is_refused_before_the_socket_opens(
     assert "hosting" not in err, "refused before listening"
 
 
-def test_the_script_reader_refuses_a_line_naming_another_player_with_its_line() -> None:
-    path = Path(__file__).parent / "_lobby_probe.jsonl"
-    try:
-        path.write_text('{"tick": 1, "input": []}\n{"player": 2, "tick": 2, "input": []}\n')
-        assert read_input_scripts(path, only=2)[2] == {2: []}
-        with pytest.raises(ReplayError, match=r"_lobby_probe\.jsonl:2: player 2, but this peer is player 1"):
-            read_input_scripts(path, only=1)
-    finally:
-        path.unlink(missing_ok=True)
+def test_the_script_reader_refuses_a_line_naming_another_player_with_its_line(tmp_path: Path) -> None:
+    path = script(tmp_path / "two.jsonl", {2: [(1, "key_press", "LEFT")], 0: [(2, "key_press", "RIGHT")]}, named=True)
+    with pytest.raises(ReplayError, match=r"two\.jsonl:2: player 0, but this peer is player 2"):
+        read_input_scripts(path, only=2)
+    with pytest.raises(ReplayError, match=r"two\.jsonl:1: player 2, but this peer is player 0"):
+        read_input_scripts(path, only=0)
+    assert set(read_input_scripts(path)) == {0, 2}, "without only, every player's lines are read"
 
 
 def test_a_game_mismatch_allowed_by_the_joiner_alone_is_refused_by_the_host(tmp: Path) -> None:
