@@ -108,6 +108,18 @@ def test_a_joiner_or_spectator_after_the_start_is_refused_at_once(tmp: Path) -> 
         peer.finish()
 
 
+def test_a_welcomed_player_waiting_for_the_others_is_kept_in_touch_by_the_host(tmp: Path) -> None:
+    # Player 1 drops a host silent 0.3 s; player 2 is started only once player 1 is in, and
+    # starting a Python process takes longer than that: the host must keep player 1 in touch.
+    first, port = host(tmp, "--ticks", "200", "--disconnect-timeout", "0.3", players=3)
+    second = join(tmp, port, "--ticks", "200", "--disconnect-timeout", "0.3")
+    second.wait_for("joined .* as player 1")
+    third = join(tmp, port, "--ticks", "200")
+    results = [peer.finish() for peer in (first, second, third)]
+    assert [status for status, _, _ in results] == [0, 0, 0], "".join(err for _, _, err in results)
+    assert len({hash_of(out) for _, out, _ in results}) == 1
+
+
 # -- the host's script and the host's word on another game -------------------------------------
 
 def test_a_host_script_naming_another_player_is_refused_before_the_socket_opens(tmp: Path) -> None:

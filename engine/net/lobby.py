@@ -33,6 +33,9 @@ __all__ = ["Joined", "SessionError", "SessionOptions", "Welcomed", "accept_playe
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
+KEEP_EVERY_S = 0.02
+"""How often the host's lobby repeats each welcomed peer's ``Welcome``: a peer waiting for the others hears
+the host well within the shortest ``--disconnect-timeout`` (0.1 s)."""
 CLOSED_AFTER = 10
 """A joiner gives up early once the OS has said this many times that nothing listens on the host's port
 (about two seconds of ``Hello``: a host that is starting has its socket by then)."""
@@ -153,10 +156,17 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
     terms = terms or SessionOptions()
     joined: dict[Any, Joined] = {}
     deadline = time.monotonic() + timeout_s
+    kept = time.monotonic()
     while sum(1 for peer in joined.values() if peer.player is not None) < players - 1:
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             raise SessionError(f"not every player joined within {timeout_s:g} s "
                                f"({1 + sum(1 for p in joined.values() if p.player is not None)} of {players})")
+        if now - kept >= KEEP_EVERY_S:
+            # A welcomed peer waiting for the others must hear from us, or its --disconnect-timeout drops us.
+            for peer in joined.values():
+                transport.send(peer.welcome, peer.address)
+            kept = now
         for data, address in transport.receive():
             try:
                 hello = decode(data)
