@@ -174,7 +174,7 @@ def test_a_planted_desync_is_named_by_tick_entity_and_field_on_both_sides(tmp: P
     patched = tmp / "patched.py"
     patched.write_text((tmp / "game.py").read_text().replace("SPEED = 1.5", "SPEED = 1.25"))
     first, port = host(tmp, "--ticks", "2000", "--input", "p0.jsonl", "--record", "h.jsonl",
-                       "--desync-interval", "30")
+                       "--desync-interval", "30", "--allow-game-mismatch")
     second = join(tmp, port, "--ticks", "2000", "--input", "p1.jsonl", "--record", "j.jsonl",
                   "--desync-interval", "30", "--allow-game-mismatch", game="patched.py")
     (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()

@@ -51,7 +51,7 @@ def assign_unnamed(scripts: dict[int | None, dict[int, list[InputEvent]]], playe
     return {owner: dict(sorted(ticks.items())) for owner, ticks in merged.items()}
 
 
-def read_input_scripts(path: str | os.PathLike[str], players: int | None = None
+def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, only: int | None = None
                        ) -> dict[int | None, dict[int, list[InputEvent]]]:
     """Every player's scripted input: ``{player: {tick: [InputEvent, ...]}}``, ``None`` for lines naming no player.
 
@@ -59,7 +59,9 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None
     players holds every player's lines. Lines naming no player are player 0's in ``tickswap
     run`` and the local player's in a network session; which players a world has is the
     caller's to say: with ``players``, a line naming a player outside 0 to ``players - 1`` is
-    refused naming the file, the line and the player. Otherwise as ``read_input_script``.
+    refused naming the file, the line and the player. With ``only`` (a network peer's own
+    player), a line naming another player is refused alike: a peer scripts only itself.
+    Otherwise as ``read_input_script``.
     """
     where = os.fspath(path)
     if not where:
@@ -88,6 +90,9 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None
             if player is not None and players is not None and player >= players:
                 raise FieldError(f"player {player}, but the game runs with {players} "
                                  f"player{'s' if players != 1 else ''} (0 to {players - 1})")
+            if player is not None and only is not None and player != only:
+                raise FieldError(f"player {player}, but this peer is player {only} (lines with no player are "
+                                 "this peer's)")
             script = scripts.setdefault(player, {})
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last:

@@ -34,6 +34,8 @@ MAX_SEED = 2**64 - 1
 """The largest seed (as a replay may record)."""
 MAX_TEXT = 300
 """The longest reason a ``Refuse`` or a ``Bye`` may give, and the longest game name."""
+MAX_DESYNC_INTERVAL = 100_000
+"""The longest ``--desync-interval``, in ticks."""
 MAX_CHUNKS = 2048
 """The most chunks one snapshot may be cut into."""
 MAX_RUNS = 4 * MAX_PLAYERS

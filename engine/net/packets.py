@@ -50,12 +50,17 @@ class Hello:
     spectate: bool
     nonce: int
     allow_mismatch: bool = False
-    """The joiner plays even a different game (``--allow-game-mismatch``, a testing aid for planted desyncs)."""
+    """The joiner plays even a different game (``--allow-game-mismatch``, a testing aid for planted desyncs);
+    the host must allow it too."""
+    ticks: int | None = None
+    """The joiner's ``--ticks`` (``None``: it takes the host's): a different one is refused."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             if type(self.allow_mismatch) is not bool:
                 raise PacketError(f"hello allow_mismatch must be true or false, got {shown(self.allow_mismatch)}")
+            if self.ticks is not None:
+                checks.tick(self.ticks, "hello ticks", 1)
             checks.text(self.game, "hello game")
             expect_str(self.digest, "hello digest (hex, at most 64 digits)", 64, checks.DIGEST)
             expect_str(self.engine, "hello engine (a version)", 64, ENGINE_VERSION)
@@ -76,10 +81,17 @@ class Welcome:
     ms_per_update: float
     game: str
     digest: str
+    ticks: int | None = None
+    """The session's length in confirmed ticks (the host's ``--ticks``; ``None``: played in frames until Esc)."""
+    desync_interval: int = 60
+    """The session's ``--desync-interval`` (the host's): every peer compares hashes of the same ticks."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             expect_whole(self.session, "welcome session", 0, MAX_ID)
+            if self.ticks is not None:
+                checks.tick(self.ticks, "welcome ticks", 1)
+            expect_whole(self.desync_interval, "welcome desync_interval", 1, checks.MAX_DESYNC_INTERVAL)
             expect_whole(self.nonce, "welcome nonce", 0, MAX_ID)
             if self.player is not None:
                 checks.player(self.player, "welcome player")

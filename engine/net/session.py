@@ -22,7 +22,7 @@ from engine.input.events import InputEvent
 from engine.net import lobby
 from engine.net.desync import DesyncExchange
 from engine.net.liveness import check_peers
-from engine.net.lobby import SessionError, SessionOptions, Welcomed, build_plain, bye
+from engine.net.lobby import SessionError, SessionOptions, build_plain, bye
 from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, decode
 from engine.net.peers import Peer, inputs_packet
 from engine.net.stats import SessionStats
@@ -52,6 +52,7 @@ class Session:
         self.player: int | None = None
         self.players = 0
         self.seed = 0
+        self.ms_per_update = 0.0  # the step, the host's: known after the lobby
         self.session_id = 0
         self.peers: list[Peer] = []
         self.sync: Sync | None = None
@@ -104,38 +105,13 @@ class Session:
 
     def wait_ready(self, timeout_s: float | None = None) -> None:
         """The lobby (blocking): the host waits for its players, a joiner for its welcome; then the world is built."""
-        timeout = self.options.lobby_timeout if timeout_s is None else timeout_s
-        if self.is_host:
-            assert self.game is not None
-            digest = self.game.digest or ""
-            joined = lobby.accept_players(self.transport, session=self.session_id, game=self.game.name, digest=digest,
-                                    players=self.players, seed=self.seed, ms_per_update=self.game.ms_per_update,
-                                    timeout_s=timeout, say=self.say)
-            self.peers = [Peer(j.address, j.player, self.players, welcome=j.welcome) for j in joined]
-            ms_per_update = self.game.ms_per_update
-        else:
-            address, spectate, load = self._lobby
-            welcomed = lobby.join_host(self.transport, address, game=self.game.name if self.game else "",
-                                 digest=(self.game.digest or "") if self.game else "", spectate=spectate,
-                                 allow_mismatch=self.options.allow_game_mismatch, timeout_s=timeout)
-            self._take_welcome(welcomed, load)
-            self.peers = [Peer(address, 0, self.players)]
-            ms_per_update = welcomed.ms_per_update
-        self.world = self._build(self.game, self.seed, self.players, ms_per_update)
+        lobby.enter(self, self.options.lobby_timeout if timeout_s is None else timeout_s)
+        self.world = self._build(self.game, self.seed, self.players, self.ms_per_update)
         self.sync = Sync(self.world, players=self.players, local=self.player, input_delay=self.options.input_delay,
                          max_prediction=self.options.max_prediction, desync_interval=self.options.desync_interval)
         now = time.monotonic()
         for peer in self.peers:
             peer.heard, peer.max_ping_ms = now, self.options.disconnect_timeout * 1000
-
-    def _take_welcome(self, welcomed: Welcomed, load: Callable[[str], Game] | None) -> None:
-        if self.game is None:
-            if welcomed.digest or load is None:
-                raise SessionError(f"the host plays the game file {welcomed.game!r}: name it "
-                                   "(tickswap join HOST:PORT FILE)", 2)
-            self.game = load(welcomed.game)
-        self.player, self.players, self.seed = welcomed.player, welcomed.players, welcomed.seed
-        self.session_id = welcomed.session
 
     # -- once a frame -------------------------------------------------------------------
 
@@ -228,6 +204,8 @@ class Session:
 
     def _receive(self, data: bytes, address: Any, now: float) -> None:
         peer = next((p for p in self.peers if p.address == address), None)
+        if peer is None and self.is_host and lobby.refuse_late(self.transport, data, address):
+            return
         try:
             if peer is None:
                 raise PacketError("an unknown sender")

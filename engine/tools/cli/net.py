@@ -62,7 +62,8 @@ def _real(low: float, high: float, name: str) -> Any:
 
 def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--ticks", type=_whole(1, 10**9),
-                         help="play N confirmed ticks headless, as fast as the network allows (no window)")
+                         help="play N confirmed ticks headless, as fast as the network allows (no window); the "
+                         "host's is the session's: a joiner without it plays the host's, one with another is refused")
     command.add_argument("--headless", action="store_true", help="draw off-screen (EGL); give --frames N")
     command.add_argument("--frames", type=_whole(1, 10**9), help="stop after N frames")
     command.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
@@ -73,11 +74,12 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--max-prediction", type=_whole(0, 60), default=8,
                          help="ticks run ahead of remote input, predicted (default 8; 0: lockstep)")
     command.add_argument("--desync-interval", type=_whole(1, 100_000), default=60,
-                         help="compare state hashes every N ticks (default 60)")
+                         help="compare state hashes every N ticks (default 60; the host's is the session's)")
     command.add_argument("--disconnect-timeout", type=_real(0.1, 3600, "seconds"), default=5.0,
                          help="drop a peer silent this many seconds (default 5)")
     command.add_argument("--lobby-timeout", type=_real(0.1, 3600, "seconds"), default=60.0,
-                         help="give up if the session has not started after this many seconds (default 60)")
+                         help="give up if the session has not started after this many seconds (default 60): "
+                         "the host waiting for its players, a joiner for a host to answer")
     for name, high, what in (("loss", 1.0, "drop this share of datagrams"), ("delay", 10_000.0, "delay them (ms)"),
                              ("jitter", 10_000.0, "vary the delay by up to this (ms)"),
                              ("duplicate", 1.0, "send this share twice"), ("reorder", 1.0, "reorder this share")):
@@ -85,7 +87,8 @@ def _session_options(command: argparse.ArgumentParser) -> None:
                              help=f"network emulator: {what}")
     command.add_argument("--emulate-seed", type=_whole(0, 2**31), default=0, help="the emulator's seed")
     command.add_argument("--allow-game-mismatch", action="store_true",
-                         help="testing aid: play even if the game files differ (to plant a desync)")
+                         help="testing aid: play even if the game files differ (to plant a desync); "
+                         "both the host and the joiner must give it")
 
 
 def add_session_commands(commands: Any) -> None:
@@ -120,7 +123,8 @@ def _options(args: argparse.Namespace) -> SessionOptions:
     return SessionOptions(input_delay=args.input_delay, max_prediction=args.max_prediction,
                           desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
                           emulation=emulation if emulation.active else None,
-                          allow_game_mismatch=args.allow_game_mismatch, lobby_timeout=args.lobby_timeout)
+                          allow_game_mismatch=args.allow_game_mismatch, lobby_timeout=args.lobby_timeout,
+                          ticks=args.ticks)
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -133,18 +137,13 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--record {shown_name(args.record)} is the --input file")
 
 
-def _script(raw: dict[int | None, dict[int, list[InputEvent]]] | None, player: int | None, players: int,
-            path: str | None) -> dict[int, list[InputEvent]]:
-    if raw is None:
+def _script(path: str | None, player: int | None, players: int) -> dict[int, list[InputEvent]]:
+    """The local player's scripted input: every line must be its own (read again now that the player is known)."""
+    if path is None:
         return {}
     if player is None:
         raise UsageError("--input: a spectator has no input")
-    others = sorted(p for p in raw if p is not None and p != player)
-    if others:
-        raise UsageError(f"--input {shown_name(str(path))}: a line names player {others[0]}, but this peer is player "
-                         f"{player} (lines with no player are this peer's)")
-    return assign_unnamed({key: value for key, value in raw.items() if key is None or key < players}, player
-                          ).get(player, {})
+    return assign_unnamed(read_input_scripts(path, players, only=player), player).get(player, {})
 
 
 def _builder(game_name: str) -> Any:
@@ -153,22 +152,26 @@ def _builder(game_name: str) -> Any:
     return build
 
 
-def _play(session: Session, args: argparse.Namespace, raw: Any) -> int:
+def _play(session: Session, args: argparse.Namespace) -> int:
     """After the lobby: script, recording, the ticks, the summary; the status."""
     world = session.world
     game = session.game
     assert world is not None and game is not None and session.sync is not None
-    session.script = _script(raw, session.player, session.players, args.input)
+    session.script = _script(args.input, session.player, session.players)
     recorder = None
     if args.record:
         recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
                             ms_per_update=world.ms_per_update, players=session.players)
         recorder.start(world)
         session.on_confirmed = recorder.record_tick
-    if args.ticks is None:
+    ticks = session.options.ticks  # the host's --ticks: the session's length
+    if ticks is None:
         return _play_frames(session, args, recorder)
+    if args.ticks is None:
+        say(f"the host plays --ticks {ticks}: so does this peer, with no frames"
+            + (" (--headless/--frames/--no-hud ignored)" if args.frames or args.headless or args.no_hud else ""))
     start = time.perf_counter()
-    session.run_ticks(args.ticks)
+    session.run_ticks(ticks)
     seconds = time.perf_counter() - start
     session.settle()
     if recorder is not None:
@@ -178,7 +181,6 @@ def _play(session: Session, args: argparse.Namespace, raw: Any) -> int:
         for line in session.ended.splitlines():
             say(line)
         return 1
-    ticks = args.ticks
     entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
     print(f"{game.name}: {ticks} ticks in {seconds * 1000:.1f} ms ({ticks / seconds if seconds else 0:,.0f} ticks/s), "
           f"{entities}, state {world.state_hash()[:16]}" + (f", recorded {shown_name(args.record)}" if args.record
@@ -211,8 +213,10 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
     return 0
 
 
-def _raw_script(args: argparse.Namespace) -> Any:
-    return read_input_scripts(args.input) if args.input else None
+def _check_script(args: argparse.Namespace, player: int | None) -> None:
+    """Read ``--input`` before the socket opens: a damaged file, or (``player`` known) a line naming another player."""
+    if args.input:
+        read_input_scripts(args.input, only=player)
 
 
 def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
@@ -222,7 +226,7 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     players = check_players(game, args.players)
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
-    raw = _raw_script(args)
+    _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
     try:
         session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
                                options=_options(args), say=say, build=_builder(game.name))
@@ -232,7 +236,7 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         host, port = session.address
         say(f"hosting {game.name} for {players} players on {host}:{port}")
         session.wait_ready()
-        return _play(session, args, raw)
+        return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
@@ -264,16 +268,16 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     address = _address(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
-    raw = _raw_script(args)
-    if args.spectate and raw is not None:
+    if args.spectate and args.input is not None:
         raise UsageError("--input: a spectator has no input")
+    _check_script(args, None)  # the player is the host's to give: its lines are checked again after the lobby
     session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
                            build=_builder(game_file or ""), load=_registered)
     try:
         session.wait_ready()
         who = "a spectator" if session.player is None else f"player {session.player}"
         say(f"joined {address[0]}:{address[1]} as {who} of {session.players}")
-        return _play(session, args, raw)
+        return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
