@@ -78,7 +78,7 @@ class QuadBucket(Slots):
         count = self.count
         if count:
             self.previous[:count], self.current[:count], self.angle[:count], self.turn[:count] = take_rows(
-                self.indices, previous, current)
+                self.indices, previous, current, self.start)
 
     def write(self, alpha: float, extrapolate: bool) -> None:
         """Compute every drawn position and angle for ``alpha``, six times over (one per corner)."""
