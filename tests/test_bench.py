@@ -55,3 +55,22 @@ def test_python_m_engine_tools_bench_runs_the_same_command():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Loop overhead: an empty frame") and "FixedStepLoop.frame()" in done.stdout
+
+
+def test_the_crowd_tick_is_compared_with_the_same_update_fused_in_numpy():
+    from engine.tools.bench import bench_crowd
+
+    rows = {case: (ms, ratio) for case, ms, ratio, _ in bench_crowd(1000, 2)}
+    floor = next(ms for case, (ms, _) in rows.items() if "fused in numpy" in case)
+    crowd_ms, crowd_ratio = next(value for case, value in rows.items() if case.startswith("Crowd tick"))
+    # The floor reads two arrays and writes one, as the crowd does; a copy reads only one.
+    assert crowd_ratio == pytest.approx(crowd_ms / floor)
+
+
+def test_the_frame_through_the_renderer_is_compared_with_a_floor_frame_that_runs_the_updates(offscreen):
+    from engine.tools.bench import bench_frame
+
+    rows = {case: (ms, ratio) for case, ms, ratio, _ in bench_frame((100,), 2)}
+    floor_frame = next(ms for case, (ms, _) in rows.items() if "floor frame" in case)
+    renderer_ms, renderer_ratio = next(value for case, value in rows.items() if "EntityRenderer" in case)
+    assert renderer_ratio == pytest.approx(renderer_ms / floor_frame)

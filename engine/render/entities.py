@@ -31,7 +31,7 @@ below the looks of that layer).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import attrgetter, is_not
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -55,21 +55,27 @@ from engine.world import World, spawner_of
 __all__ = ["EntityRenderer", "gather_motion"]
 
 
-def gather_motion(entities: Sequence[Entity], tick: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def gather_motion(entities: Sequence[Entity], tick: int,
+                  into: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
+                  ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Every entity's committed (previous, current) ``x, y, angle``: two arrays of shape (n, 3).
 
     The one place the renderer reads entities' motion, once per tick (``tick`` is the
-    world's ``tick_count``), through the double buffer's owner.
+    world's ``tick_count``), through the double buffer's owner. With the compiled core
+    they are float32, written in C into ``into`` (two float32 arrays of at least n rows,
+    which the renderer keeps so that a tick allocates nothing) or new arrays; without it,
+    float64 as the pure path reads them.
     """
     count = len(entities)
     if ACCELERATED:
         # The compiled core's gather at alpha 0 and 1 is exactly (previous, current), in C.
-        previous32 = np.empty((count, 3), dtype=np.float32)
-        current32 = np.empty((count, 3), dtype=np.float32)
+        if into is None or len(into[0]) < count:
+            into = np.empty((count, 3), dtype=np.float32), np.empty((count, 3), dtype=np.float32)
+        previous32, current32 = into[0][:count], into[1][:count]
         drawn = entities if isinstance(entities, list) else list(entities)
         interpolated(drawn, tick, 0.0, previous32)
         interpolated(drawn, tick, 1.0, current32)
-        return previous32.astype(np.float64), current32.astype(np.float64)
+        return previous32, current32
     previous, current = motion(entities, tick)
     return (np.array(previous, dtype=np.float64).reshape(count, 3),
             np.array(current, dtype=np.float64).reshape(count, 3))
@@ -118,6 +124,7 @@ class EntityRenderer:
         self._maps: dict[int, TileMapDrawing] = {}  # spawned tile maps, by entity id
         self._synced_tick = -1
         self._synced_version = -1
+        self._motion: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # the gather's arrays
 
     # -- what to draw ------------------------------------------------------------------
 
@@ -180,13 +187,6 @@ class EntityRenderer:
         self._free = [entity for entity, look in zip(drawn, fixed) if look is _MISSING]
         self._fixed = fixed
         self._seen_looks = None  # re-sort every entity into its look's bucket, and re-plan the layers
-
-    def _looks_replaced(self) -> bool:
-        """Whether any entity's look is another object than last frame (no list made when none is)."""
-        seen = self._seen_looks
-        if seen is None or len(seen) != len(self._free):
-            return True
-        return any(map(is_not, map(_get_look, self._free), seen))
 
     def _current_looks(self) -> list[Any]:
         """The look of every entity whose look is its own, read now (a look can change at any time)."""
@@ -275,15 +275,20 @@ class EntityRenderer:
             if any(layer.quads != (not fits_a_point(layer.look, scale)) for layer in self._crowds.values()):
                 self._sync_structure()  # a crowd's look too: its layer is made again, as quads or points
                 regather = True
-        if self._looks_replaced():
-            free_looks = self._current_looks()
-            if free_looks == self._seen_looks:
-                self._seen_looks = free_looks  # equal looks, new objects: nothing to redraw
-            elif not self._restyle_texts(free_looks):
-                self._sync_looks(free_looks)
-                regather = True
+        # One pass over the entities a frame: a list compares its items by identity first,
+        # so the same looks as last frame cost no __eq__; equal looks in new objects redraw nothing.
+        free_looks = self._current_looks()
+        if free_looks != self._seen_looks and not self._restyle_texts(free_looks):
+            self._sync_looks(free_looks)
+            regather = True
+        else:
+            self._seen_looks = free_looks
         if regather or world.tick_count != self._synced_tick:
-            previous, current = gather_motion(self._drawn, world.tick_count)
+            drawn = self._drawn
+            if self._motion is None or len(self._motion[0]) < len(drawn):
+                rows = max(64, 2 * len(drawn))  # room to grow: spawning a few more allocates nothing
+                self._motion = np.empty((rows, 3), dtype=np.float32), np.empty((rows, 3), dtype=np.float32)
+            previous, current = gather_motion(drawn, world.tick_count, self._motion)
             for bucket in self._order:
                 bucket.take(previous, current)
             self._texts.take(previous, current)

@@ -19,7 +19,7 @@ from pyglet.gl import GL_TRIANGLES
 
 from engine.look import Look
 from engine.render.shaders import PointGroup, quad_program
-from engine.render.sprites import PictureGroup, Slots, array_view, draw_points, look_size, take_rows
+from engine.render.sprites import PictureGroup, Slots, array_view, draw_points, look_size
 
 __all__ = ["CORNERS", "VERTICES", "QuadBucket"]
 
@@ -72,13 +72,6 @@ class QuadBucket(Slots):
         self._positions = positions.reshape(capacity, VERTICES, 2)
         self._angle_buffer, angles = array_view(self.vertex_list, "angle", vertices, 1)
         self._angles = angles.reshape(capacity, VERTICES)
-
-    def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
-        """Copy this bucket's rows of the gathered motion into its own arrays (once per tick)."""
-        count = self.count
-        if count:
-            self.previous[:count], self.current[:count], self.angle[:count], self.turn[:count] = take_rows(
-                self.indices, previous, current)
 
     def write(self, alpha: float, extrapolate: bool) -> None:
         """Compute every drawn position and angle for ``alpha``, six times over (one per corner)."""

@@ -74,7 +74,9 @@ class Texts:
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
         """Keep the text entities' rows of the gathered motion (once per tick)."""
         indices = [index for _, index in self.rows]
-        self.previous, self.current = previous[indices], current[indices]
+        # Double precision whatever the gather holds: labels are placed from float64 rows.
+        self.previous = previous[indices].astype(np.float64)
+        self.current = current[indices].astype(np.float64)
 
     def write(self, alpha: float, extrapolate: bool) -> None:
         """Move and turn each label to its entity's drawn place for ``alpha``, if that changed."""

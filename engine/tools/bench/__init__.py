@@ -3,13 +3,13 @@
 ``tickswap bench`` (or ``python -m engine.tools.bench``) runs them all: ``World.tick()`` on
 10,000 patrolling entities against a bare Python loop calling the same ``update()`` on
 plain objects; a tick with 100 spawns and 100 despawns against the steady tick; a
-million-member crowd tick against one ``numpy.copyto`` of its state; the renderer
+million-member crowd tick against the same update fused in numpy (and one ``numpy.copyto``); the renderer
 against one pyglet shape per entity, and on turning squares and changing text against
 plain squares; ``world.overlapping`` against the O(n*m) loop over ``entities_of``; an empty
 loop frame against the same lag accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
 against sleeping then spinning to the deadline; and the full frame (``frame``): a tick
 then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
-beside the bare loop and one vertex buffer drawn from numpy. Every table names the path
+against the floor frame: the bare loop, then one vertex buffer drawn from numpy. Every table names the path
 that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
 interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
