@@ -39,14 +39,14 @@
 enum {
     S_X, S_Y, S_ANGLE, S_ALIVE, S_MOTION_ONLY,
     S_BX, S_BY, S_BA, S_NX, S_NY, S_NA, S_PX, S_PY, S_PA,
-    S_PREV_TICK, S_BFULL, S_NFULL,
+    S_PREV_TICK, S_BFULL, S_NFULL, S_PREST, S_SIGNALS, S_RANDOM, S_RANDOM_MARK,
     S_COUNT
 };
 
 static const char *slot_names[S_COUNT] = {
     "x", "y", "angle", "alive", "_motion_only",
     "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-    "_prev_tick", "_bfull", "_nfull",
+    "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark",
 };
 
 static Py_ssize_t offsets[S_COUNT];
@@ -959,6 +959,212 @@ static PyTypeObject SettlerType = {
     .tp_getset = settler_getset,
 };
 
+/* -- checkpoints: keep and put back ------------------------------------------------------- */
+
+/* What a checkpoint keeps of every entity, in this order (kept.py's ``_SLOTS`` after x, y,
+ * angle): a row of references per entity, copied out of the slots in one pass. */
+#define KEPT_WIDTH 10
+static const int kept_slots[KEPT_WIDTH] = {S_X, S_Y, S_ANGLE, S_PX, S_PY, S_PA, S_PREST, S_PREV_TICK,
+                                           S_SIGNALS, S_RANDOM};
+/* The classes ``keep`` lists; past this many, it returns None and the caller finds them. */
+#define KEPT_KINDS 32
+static PyObject *minus_one = NULL;   /* the ``_random_mark`` a rollback leaves: -1 */
+
+/* keep(entities) -> (values, odd, kinds): ``values`` is one tuple of KEPT_WIDTH references per
+ * entity, row after row; ``odd`` the indices of the entities whose buffers hold more than the
+ * row (fields of their own, a random generator), for the caller to keep; ``kinds`` the classes
+ * of the entities (or None: too many). The pass calls no Python code and allocates nothing:
+ * every allocation is made before it or after it, and the list's length is read again after
+ * the first one (the collector it may start can run code that changes the list). */
+static PyObject *
+core_keep(PyObject *module, PyObject *entities)
+{
+    if (check_list(entities, "entities") < 0) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(entities);
+    if (count > PY_SSIZE_T_MAX / KEPT_WIDTH / (Py_ssize_t)sizeof(PyObject *)) {
+        return PyErr_NoMemory();
+    }
+    PyObject *values = PyTuple_New(count * KEPT_WIDTH);
+    if (values == NULL) {
+        return NULL;
+    }
+    Py_ssize_t *odd = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(count > 0 ? count : 1));
+    if (odd == NULL) {
+        Py_DECREF(values);
+        return PyErr_NoMemory();
+    }
+    if (PyList_GET_SIZE(entities) != count) {
+        PyErr_SetString(PyExc_RuntimeError, "keep: the list of entities changed while it was read");
+        goto failed;
+    }
+    PyTypeObject *kinds[KEPT_KINDS];
+    int kind_count = 0, too_many = 0;
+    PyTypeObject *last = NULL;
+    Py_ssize_t odd_count = 0;
+    PyObject **row = &PyTuple_GET_ITEM(values, 0);
+    for (Py_ssize_t i = 0; i < count; i++, row += KEPT_WIDTH) {
+        PyObject *entity = PyList_GET_ITEM(entities, i);
+        prefetch_entity(entities, i + AHEAD);
+        if (check_entity(entity) < 0) {
+            goto failed;
+        }
+        for (int k = 0; k < KEPT_WIDTH; k++) {
+            PyObject *value = SLOT(entity, kept_slots[k]);
+            if (value == NULL) {
+                missing(entity, kept_slots[k]);
+                goto failed;
+            }
+            row[k] = Py_NewRef(value);
+        }
+        if (SLOT(entity, S_MOTION_ONLY) != Py_True || SLOT(entity, S_RANDOM) != Py_None) {
+            odd[odd_count++] = i;
+        }
+        PyTypeObject *type = Py_TYPE(entity);
+        if (type != last && !too_many) {
+            int seen = 0;
+            for (int j = 0; j < kind_count && !seen; j++) {
+                seen = kinds[j] == type;
+            }
+            if (!seen) {
+                if (kind_count == KEPT_KINDS) {
+                    too_many = 1;
+                }
+                else {
+                    kinds[kind_count++] = type;
+                }
+            }
+            last = type;
+        }
+    }
+    /* Held before anything is allocated: the collector could let go of the last entity of a class. */
+    for (int j = 0; j < kind_count && !too_many; j++) {
+        Py_INCREF(kinds[j]);
+    }
+    PyObject *indices = PyList_New(odd_count), *classes = too_many ? Py_NewRef(Py_None) : PyList_New(kind_count);
+    for (int j = 0; j < kind_count && !too_many; j++) {
+        if (classes != NULL) {
+            PyList_SET_ITEM(classes, j, (PyObject *)kinds[j]);
+        }
+        else {
+            Py_DECREF(kinds[j]);
+        }
+    }
+    for (Py_ssize_t j = 0; j < odd_count && indices != NULL; j++) {
+        PyObject *index = PyLong_FromSsize_t(odd[j]);
+        if (index == NULL) {
+            Py_CLEAR(indices);
+            break;
+        }
+        PyList_SET_ITEM(indices, j, index);
+    }
+    PyMem_Free(odd);
+    if (indices == NULL || classes == NULL) {
+        Py_XDECREF(indices);
+        Py_XDECREF(classes);
+        Py_DECREF(values);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", values, indices, classes);
+
+failed:
+    PyMem_Free(odd);
+    Py_DECREF(values);   /* every value it holds is also an entity's: nothing is freed */
+    return NULL;
+}
+
+/* Room for the values a rollback lets go of that releasing could free (and so run code):
+ * released once every entity holds its kept values. */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t count, room;
+} Spent;
+
+/* Store a new reference to ``value`` in a slot. The old value is released at once where that
+ * cannot free it (another reference remains) or where freeing it runs no code (a float or an
+ * int); else it waits in ``spent``. Where no room can be had for it, it is never released: a
+ * leak, never a finalizer running with the rollback half done. */
+static inline void
+put_slot(PyObject *entity, int s, PyObject *value, Spent *spent)
+{
+    PyObject **where = SLOT_AT(entity, s), *old = *where;
+    if (old == value) {
+        return;
+    }
+    Py_INCREF(value);
+    *where = value;
+    if (old == NULL) {
+        return;
+    }
+    if (Py_REFCNT(old) > 1 || inert(old)) {
+        Py_DECREF(old);
+        return;
+    }
+    if (spent->count == spent->room) {
+        Py_ssize_t room = spent->room ? spent->room * 2 : 64;
+        PyObject **larger = PyMem_Realloc(spent->items, sizeof(PyObject *) * (size_t)room);
+        if (larger == NULL) {
+            return;
+        }
+        spent->items = larger;
+        spent->room = room;
+    }
+    spent->items[spent->count++] = old;
+}
+
+/* put_back(entities, values): every entity holds its row of ``values`` (from ``keep``) again,
+ * its baseline its committed values and ``_random_mark`` -1, as kept.py's put does. First a
+ * check that calls no code (every entity an Entity, as many rows as entities), so nothing is
+ * changed if it fails; then one pass that calls no code, allocates nothing the collector sees
+ * and frees nothing that could run code; then the releases. */
+static PyObject *
+core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "put_back(entities, values) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *entities = args[0], *values = args[1];
+    if (check_list(entities, "entities") < 0) {
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(values)) {
+        PyErr_Format(PyExc_TypeError, "values must be a tuple, got %.200s", Py_TYPE(values)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(entities);
+    if (PyTuple_GET_SIZE(values) != count * KEPT_WIDTH) {
+        PyErr_Format(PyExc_ValueError, "put_back: %zd entities for %zd kept rows", count,
+                     PyTuple_GET_SIZE(values) / KEPT_WIDTH);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (check_entity(PyList_GET_ITEM(entities, i)) < 0) {
+            return NULL;
+        }
+    }
+    Spent spent = {NULL, 0, 0};
+    PyObject **row = &PyTuple_GET_ITEM(values, 0);
+    for (Py_ssize_t i = 0; i < count; i++, row += KEPT_WIDTH) {
+        PyObject *entity = PyList_GET_ITEM(entities, i);
+        prefetch_entity(entities, i + AHEAD);
+        for (int k = 0; k < KEPT_WIDTH; k++) {
+            put_slot(entity, kept_slots[k], row[k], &spent);
+        }
+        put_slot(entity, S_BX, row[0], &spent);
+        put_slot(entity, S_BY, row[1], &spent);
+        put_slot(entity, S_BA, row[2], &spent);
+        put_slot(entity, S_RANDOM_MARK, minus_one, &spent);
+    }
+    /* Every entity is consistent: now the releases may run any code, even another rollback. */
+    for (Py_ssize_t j = 0; j < spent.count; j++) {
+        Py_DECREF(spent.items[j]);
+    }
+    PyMem_Free(spent.items);
+    Py_RETURN_NONE;
+}
+
 /* -- the renderer's gather ---------------------------------------------------------------- */
 
 static const char *gather_fields[6] = {"x", "y", "angle", "previous x", "previous y", "previous angle"};
@@ -1141,6 +1347,11 @@ static PyMethodDef core_methods[] = {
      "The entities written by others (nothing committed), or None: pending x, y, angle committed."},
     {"record_previous", (PyCFunction)(void (*)(void))core_record_previous, METH_FASTCALL,
      "record_previous(moved, tick)\n--\n\nThe baseline of the moved entities becomes their previous values."},
+    {"keep", (PyCFunction)core_keep, METH_O,
+     "keep(entities)\n--\n\nFor a checkpoint: (every entity's kept slots, row after row; the indices of those "
+     "holding more; their classes or None)."},
+    {"put_back", (PyCFunction)(void (*)(void))core_put_back, METH_FASTCALL,
+     "put_back(entities, values)\n--\n\nA rollback: every entity holds its row of values from keep() again."},
     {"gather_motion", (PyCFunction)(void (*)(void))core_gather_motion, METH_VARARGS | METH_KEYWORDS,
      "gather_motion(entities, tick, alpha, out, extrapolate=False)\n--\n\n"
      "Write every entity's interpolated (x, y, angle) into the float32 buffer out."},
@@ -1165,7 +1376,8 @@ PyInit__core(void)
     str_layout = PyUnicode_InternFromString("_layout");
     str_get = PyUnicode_InternFromString("get");
     str_set = PyUnicode_InternFromString("set");
-    if (str_layout == NULL || str_get == NULL || str_set == NULL) {
+    minus_one = PyLong_FromLong(-1);
+    if (str_layout == NULL || str_get == NULL || str_set == NULL || minus_one == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&core_module);

@@ -19,6 +19,12 @@ def commit(
 def record_previous(moved: list[BufferSlots], tick: int, /) -> None:
     """The baseline of the moved entities becomes their previous values."""
 
+def keep(entities: list[BufferSlots], /) -> tuple[tuple[Any, ...], list[int], list[type] | None]:
+    """For a checkpoint: every entity's kept slots row after row, the indices of those holding more, their classes."""
+
+def put_back(entities: list[BufferSlots], values: tuple[Any, ...], /) -> None:
+    """A rollback: every entity holds its row of ``values`` (from ``keep``) again."""
+
 def gather_motion(
     entities: Sequence[BufferSlots], tick: int, alpha: float, out: Any, extrapolate: bool = False
 ) -> None:

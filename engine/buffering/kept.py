@@ -6,6 +6,12 @@ from, the committed signals and the entity's random generator. Taken between tic
 when nothing is pending. Values are kept by reference: buffered values are immutable
 (a spawn refuses a mutable one), and signals dicts are replaced, never changed, by a tick.
 The generator object itself is kept, so a rollback puts the same object back.
+
+Two ways, with the same results: the pure path keeps a tuple per entity (``keep_buffers``),
+the compiled core copies every entity's slots into one tuple in one pass over the list and
+puts them back in another (``keep_compiled``, at the cost of copying references: a session
+checkpoints every tick), leaving to Python only the entities that hold more (fields of
+their own, a random generator).
 """
 
 from __future__ import annotations
@@ -16,12 +22,12 @@ from operator import attrgetter
 from typing import Any
 
 from engine.buffering.fields import Layout
-from engine.buffering.slots import BufferSlots
+from engine.buffering.slots import BufferSlots, _core
 
-__all__ = ["KeptBuffers", "keep_buffers", "put_back_buffers"]
+__all__ = ["KeptBuffers", "keep_buffers", "keep_compiled", "put_back_buffers", "put_back_compiled"]
 
-KeptBuffers = tuple[Any, ...]
-"""One entity's kept buffers (opaque outside this module)."""
+KeptBuffers = Any
+"""Every entity's kept buffers (opaque outside this module)."""
 
 # Read after the buffered fields, in this order; the generator's state follows them.
 _SLOTS = ("_px", "_py", "_pa", "_prest", "_prev_tick", "_signals", "_random")
@@ -58,8 +64,9 @@ def _keeper(kind: type) -> _Keeper:
     return keeper
 
 
-def keep_buffers(entities: Iterable[BufferSlots]) -> list[KeptBuffers]:
-    """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``.
+def keep_buffers(entities: Iterable[BufferSlots]) -> tuple[KeptBuffers, list[type]]:
+    """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``,
+    and the entities' classes.
 
     One loop over every entity, not a call per entity: a session checkpoints every tick.
     """
@@ -74,10 +81,10 @@ def keep_buffers(entities: Iterable[BufferSlots]) -> list[KeptBuffers]:
         values = get(entity)
         generator: random.Random | None = values[-1]
         append(values if generator is None else (*values, generator.getstate()))
-    return kept
+    return kept, list(getters)
 
 
-def put_back_buffers(entities: Iterable[BufferSlots], kept: Iterable[KeptBuffers]) -> None:
+def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> None:
     """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks)."""
     keepers: dict[type, _Keeper] = {}
     for entity, values in zip(entities, kept, strict=True):
@@ -90,3 +97,32 @@ def put_back_buffers(entities: Iterable[BufferSlots], kept: Iterable[KeptBuffers
         else:  # the generator's state follows: the same object comes back, at that state
             keeper.put(entity, values[:-1])
             values[-2].setstate(values[-1])
+
+
+_WIDTH = 3 + len(_SLOTS)  # a row of the core's keep: x, y, angle, then _SLOTS; the generator last
+
+
+def keep_compiled(entities: list[BufferSlots]) -> tuple[KeptBuffers, list[type]]:
+    """``keep_buffers`` through the compiled core: the same values kept, in one pass over ``entities``."""
+    assert _core is not None
+    rows, odd, kinds = _core.keep(entities)
+    more = []  # (index, layout and its values or None, the generator's state or None)
+    for index in odd:
+        entity = entities[index]
+        layout: Layout = type(entity)._layout  # type: ignore[attr-defined]
+        generator: random.Random | None = rows[index * _WIDTH + _WIDTH - 1]
+        more.append((index, layout if layout.rest else None, layout.get(entity) if layout.rest else None,
+                     None if generator is None else generator.getstate()))
+    return (rows, more), list({*map(type, entities)}) if kinds is None else kinds
+
+
+def put_back_compiled(entities: list[BufferSlots], kept: KeptBuffers) -> None:
+    """``put_back_buffers`` through the compiled core, for what ``keep_compiled`` kept."""
+    assert _core is not None
+    rows, more = kept
+    _core.put_back(entities, rows)
+    for index, layout, values, state in more:
+        if layout is not None:
+            layout.set(entities[index], values)
+        if state is not None:
+            rows[index * _WIDTH + _WIDTH - 1].setstate(state)

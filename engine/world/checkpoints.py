@@ -31,7 +31,6 @@ import weakref
 from typing import Any, Protocol
 
 from engine.buffering import PureBuffers
-from engine.buffering.kept import keep_buffers, put_back_buffers
 from engine.buffering.own import OwnBuffers
 from engine.input.events import TickInput
 from engine.world.music import music_of
@@ -101,18 +100,18 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
                            f"{world.tick_count + 1}")
     order, last_id = spawner_of(world).kept()
     live = list(order.values())
+    kept, kinds = buffers.keep_entities(live)
+    # Per class, not per entity: a session checkpoints every tick, and most classes keep nothing more.
+    more = {kind for kind in kinds if kind.saved or issubclass(kind, OwnBuffers)}
     extras = []  # (entity, saved, own) of the entities whose class keeps more than buffers
-    kinds: dict[type, tuple[tuple[str, ...], bool]] = {}  # per class, not per entity: a session checkpoints every tick
-    for entity in live:
+    for entity in live if more else ():
         kind = type(entity)
-        known = kinds.get(kind)
-        if known is None:
-            known = kinds[kind] = (tuple(kind.saved), issubclass(kind, OwnBuffers))
-        names, has_own = known
-        if names or has_own:
-            extras.append((entity, {name: _copied(getattr(entity, name)) for name in names if hasattr(entity, name)},
+        if kind in more:
+            has_own = issubclass(kind, OwnBuffers)
+            extras.append((entity, {name: _copied(getattr(entity, name)) for name in kind.saved
+                                    if hasattr(entity, name)},
                            entity._keep_own() if has_own else None))  # type: ignore[attr-defined]
-    entities = (live, keep_buffers(live), extras)
+    entities = (live, kept, extras)
     data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
             players_of(world).kept(), music_of(world).kept(), buffers.kept_signals())
     return Checkpoint(world, world.tick_count, data)
@@ -129,7 +128,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
     order, last_id, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
     spawner_of(world).put_back(order, last_id)
     live, kept, extras = entities
-    put_back_buffers(live, kept)
+    buffers.put_back_entities(live, kept)
     for entity, saved, own in extras:
         for name in type(entity).saved:
             if name in saved:
