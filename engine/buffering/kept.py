@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any
 
+from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout
 from engine.buffering.slots import BufferSlots, _core
 
@@ -64,7 +65,7 @@ def _keeper(kind: type) -> _Keeper:
     return keeper
 
 
-def keep_buffers(entities: Iterable[BufferSlots]) -> tuple[KeptBuffers, list[type]]:
+def keep_buffers(entities: Iterable[BufferSlots]) -> tuple[KeptBuffers, list[type[Any]]]:
     """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``,
     and the entities' classes.
 
@@ -84,8 +85,11 @@ def keep_buffers(entities: Iterable[BufferSlots]) -> tuple[KeptBuffers, list[typ
     return kept, list(getters)
 
 
-def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> None:
-    """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks)."""
+def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> list[BufferSlots] | None:
+    """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks).
+
+    Returns ``None``: ``put_back_signals`` finds the entities with committed signals itself.
+    """
     keepers: dict[type, _Keeper] = {}
     for entity, values in zip(entities, kept, strict=True):
         kind = type(entity)
@@ -97,32 +101,40 @@ def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> None
         else:  # the generator's state follows: the same object comes back, at that state
             keeper.put(entity, values[:-1])
             values[-2].setstate(values[-1])
+    return None
 
 
-_WIDTH = 3 + len(_SLOTS)  # a row of the core's keep: x, y, angle, then _SLOTS; the generator last
+def keep_compiled(entities: list[BufferSlots]) -> tuple[KeptBuffers, list[type[Any]]]:
+    """``keep_buffers`` through the compiled core: the same values kept, in one pass over ``entities``.
 
-
-def keep_compiled(entities: list[BufferSlots]) -> tuple[KeptBuffers, list[type]]:
-    """``keep_buffers`` through the compiled core: the same values kept, in one pass over ``entities``."""
+    The core keeps every entity's slots, and the signals, ``_prest`` and generator of those
+    that hold more than a motion-only entity's defaults (``odd``); this keeps their own
+    fields and their generators' states.
+    """
     assert _core is not None
-    rows, odd, kinds = _core.keep(entities)
-    more = []  # (index, layout and its values or None, the generator's state or None)
-    for index in odd:
-        entity = entities[index]
+    rows, odd, extras, kinds = _core.keep(entities, NO_SIGNALS)
+    more = []  # (index, layout and its values or None, generator and its state or None)
+    for at, index in enumerate(odd):
+        entity: BufferSlots = entities[index]
         layout: Layout = type(entity)._layout  # type: ignore[attr-defined]
-        generator: random.Random | None = rows[index * _WIDTH + _WIDTH - 1]
-        more.append((index, layout if layout.rest else None, layout.get(entity) if layout.rest else None,
-                     None if generator is None else generator.getstate()))
-    return (rows, more), list({*map(type, entities)}) if kinds is None else kinds
+        generator: random.Random | None = extras[3 * at + 2]
+        if layout.rest or generator is not None:
+            more.append((index, layout if layout.rest else None, layout.get(entity) if layout.rest else None,
+                         generator, None if generator is None else generator.getstate()))
+    return (rows, odd, extras, more), list({*map(type, entities)}) if kinds is None else kinds
 
 
-def put_back_compiled(entities: list[BufferSlots], kept: KeptBuffers) -> None:
-    """``put_back_buffers`` through the compiled core, for what ``keep_compiled`` kept."""
+def put_back_compiled(entities: list[BufferSlots], kept: KeptBuffers) -> list[BufferSlots] | None:
+    """``put_back_buffers`` through the compiled core, for what ``keep_compiled`` kept.
+
+    Returns the entities with committed signals, found in the same pass, for ``put_back_signals``.
+    """
     assert _core is not None
-    rows, more = kept
-    _core.put_back(entities, rows)
-    for index, layout, values, state in more:
+    rows, odd, extras, more = kept
+    signalled: list[BufferSlots] = _core.put_back(entities, rows, odd, extras, NO_SIGNALS)
+    for index, layout, values, generator, state in more:
         if layout is not None:
             layout.set(entities[index], values)
-        if state is not None:
-            rows[index * _WIDTH + _WIDTH - 1].setstate(state)
+        if generator is not None:
+            generator.setstate(state)
+    return signalled

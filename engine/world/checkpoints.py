@@ -98,8 +98,7 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
     if world.ticking:
         raise RuntimeError("World.checkpoint() is taken between ticks, not during tick "
                            f"{world.tick_count + 1}")
-    order, last_id = spawner_of(world).kept()
-    live = list(order.values())
+    order, live, last_id, token = spawner_of(world).kept()
     kept, kinds = buffers.keep_entities(live)
     # Per class, not per entity: a session checkpoints every tick, and most classes keep nothing more.
     more = {kind for kind in kinds if kind.saved or issubclass(kind, OwnBuffers)}
@@ -112,7 +111,7 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
                                     if hasattr(entity, name)},
                            entity._keep_own() if has_own else None))  # type: ignore[attr-defined]
     entities = (live, kept, extras)
-    data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
+    data = (order, last_id, token, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
             players_of(world).kept(), music_of(world).kept(), buffers.kept_signals())
     return Checkpoint(world, world.tick_count, data)
 
@@ -125,10 +124,10 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
         raise ValueError(f"{checkpoint!r} was taken of another world: a world rolls back only to its own checkpoints")
     if world.ticking:
         raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
-    order, last_id, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
-    spawner_of(world).put_back(order, last_id)
+    order, last_id, token, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
+    spawner_of(world).put_back(order, last_id, token)
     live, kept, extras = entities
-    buffers.put_back_entities(live, kept)
+    signalled = buffers.put_back_entities(live, kept)
     for entity, saved, own in extras:
         for name in type(entity).saved:
             if name in saved:
@@ -137,7 +136,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
                 delattr(entity, name)
         if own is not None:
             entity._put_back_own(own)
-    buffers.put_back_signals(pending, live)
+    buffers.put_back_signals(pending, live, signalled)
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)
     world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor
