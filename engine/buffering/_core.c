@@ -1118,7 +1118,17 @@ core_keep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (int j = 0; j < kind_count; j++) {
         Py_INCREF(kinds[j]);
     }
-    PyObject *indices = PyList_New(odd.count), *extras = PyTuple_New(extra.count);
+    /* Each container is filled before the next allocation: the collector that one may start can
+     * run code that walks every tuple and list it tracks, which must never hold a NULL. */
+    PyObject *extras = PyTuple_New(extra.count);
+    for (Py_ssize_t j = 0; j < extra.count; j++) {
+        if (extras != NULL) {
+            PyTuple_SET_ITEM(extras, j, (PyObject *)extra.items[j]);
+        }
+        else {
+            Py_DECREF((PyObject *)extra.items[j]);
+        }
+    }
     PyObject *classes = too_many ? Py_NewRef(Py_None) : PyList_New(kind_count);
     for (int j = 0; j < kind_count; j++) {
         if (classes != NULL) {
@@ -1128,21 +1138,13 @@ core_keep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(kinds[j]);
         }
     }
-    for (Py_ssize_t j = 0; j < extra.count; j++) {
-        if (extras != NULL) {
-            PyTuple_SET_ITEM(extras, j, (PyObject *)extra.items[j]);
-        }
-        else {
-            Py_DECREF((PyObject *)extra.items[j]);
-        }
-    }
+    PyObject *indices = PyList_New(0);
     for (Py_ssize_t j = 0; j < odd.count && indices != NULL; j++) {
         PyObject *index = PyLong_FromSsize_t((Py_ssize_t)odd.items[j]);
-        if (index == NULL) {
+        if (index == NULL || PyList_Append(indices, index) < 0) {
             Py_CLEAR(indices);
-            break;
         }
-        PyList_SET_ITEM(indices, j, index);
+        Py_XDECREF(index);
     }
     PyMem_Free(odd.items);
     PyMem_Free(extra.items);
