@@ -528,7 +528,8 @@ class _Other:
 
     # In this order on purpose: two slots first, so every slot name sits at another offset.
     __slots__ = ("pad0", "pad1", "x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
-                 "_nx", "_ny", "_na", "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull")
+                 "_nx", "_ny", "_na", "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals",
+                 "_random", "_random_mark")
 
 
 @needs_core
