@@ -99,10 +99,14 @@ slot_swap(PyObject *obj, int a, int b)
     *second = value;
 }
 
+static const char *short_name(PyTypeObject *type);
+
+/* The AttributeError reading the slot in Python raises: the class by its ``__name__`` (3.13
+ * puts the module in a heap type's ``tp_name``, not in the message). */
 static PyObject *
 missing(PyObject *obj, int s)
 {
-    PyErr_Format(PyExc_AttributeError, "'%.200s' object has no attribute '%s'", Py_TYPE(obj)->tp_name,
+    PyErr_Format(PyExc_AttributeError, "'%.200s' object has no attribute '%s'", short_name(Py_TYPE(obj)),
                  slot_names[s]);
     return NULL;
 }
