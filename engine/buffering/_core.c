@@ -99,15 +99,17 @@ slot_swap(PyObject *obj, int a, int b)
     *second = value;
 }
 
-static const char *short_name(PyTypeObject *type);
-
-/* The AttributeError reading the slot in Python raises: the class by its ``__name__`` (3.13
- * puts the module in a heap type's ``tp_name``, not in the message). */
+/* The AttributeError reading the slot in Python raises, in its words: from 3.13 on it names
+ * the class by its fully qualified name (``module.Name``), before by ``tp_name``. */
 static PyObject *
 missing(PyObject *obj, int s)
 {
-    PyErr_Format(PyExc_AttributeError, "'%.200s' object has no attribute '%s'", short_name(Py_TYPE(obj)),
+#if PY_VERSION_HEX >= 0x030D0000
+    PyErr_Format(PyExc_AttributeError, "'%T' object has no attribute '%s'", obj, slot_names[s]);
+#else
+    PyErr_Format(PyExc_AttributeError, "'%.200s' object has no attribute '%s'", Py_TYPE(obj)->tp_name,
                  slot_names[s]);
+#endif
     return NULL;
 }
 
