@@ -39,14 +39,14 @@
 enum {
     S_X, S_Y, S_ANGLE, S_ALIVE, S_MOTION_ONLY,
     S_BX, S_BY, S_BA, S_NX, S_NY, S_NA, S_PX, S_PY, S_PA,
-    S_PREV_TICK, S_BFULL, S_NFULL,
+    S_PREV_TICK, S_BFULL, S_NFULL, S_PREST, S_SIGNALS, S_RANDOM, S_RANDOM_MARK,
     S_COUNT
 };
 
 static const char *slot_names[S_COUNT] = {
     "x", "y", "angle", "alive", "_motion_only",
     "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-    "_prev_tick", "_bfull", "_nfull",
+    "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark",
 };
 
 static Py_ssize_t offsets[S_COUNT];
@@ -99,11 +99,17 @@ slot_swap(PyObject *obj, int a, int b)
     *second = value;
 }
 
+/* The AttributeError reading the slot in Python raises, in its words: from 3.13 on it names
+ * the class by its fully qualified name (``module.Name``), before by ``tp_name``. */
 static PyObject *
 missing(PyObject *obj, int s)
 {
+#if PY_VERSION_HEX >= 0x030D0000
+    PyErr_Format(PyExc_AttributeError, "'%T' object has no attribute '%s'", obj, slot_names[s]);
+#else
     PyErr_Format(PyExc_AttributeError, "'%.200s' object has no attribute '%s'", Py_TYPE(obj)->tp_name,
                  slot_names[s]);
+#endif
     return NULL;
 }
 
@@ -959,6 +965,401 @@ static PyTypeObject SettlerType = {
     .tp_getset = settler_getset,
 };
 
+/* -- checkpoints: keep and put back ------------------------------------------------------- */
+
+/* What a checkpoint keeps of every entity: a row of references, in this order, copied out of
+ * the slots in one pass; and, for the few entities whose other kept slots (``_prest``,
+ * ``_signals``, ``_random``, in this order) are not the defaults a motion-only entity has
+ * (``()``, the shared empty signals dict, ``None``), those three as well. */
+#define KEPT_WIDTH 7
+static const int kept_slots[KEPT_WIDTH] = {S_X, S_Y, S_ANGLE, S_PX, S_PY, S_PA, S_PREV_TICK};
+#define EXTRA_WIDTH 3
+/* A kept row: the KEPT_WIDTH slots, then the entity's class (a game may swap it: the rollback
+ * makes it that class again before anything is put back, kept.py's restore). */
+#define ROW_WIDTH (KEPT_WIDTH + 1)
+static const int extra_slots[EXTRA_WIDTH] = {S_PREST, S_SIGNALS, S_RANDOM};
+/* Every slot keep() reads, in the order kept.py's pure path reads them: the same error first. */
+static const int read_slots[KEPT_WIDTH + EXTRA_WIDTH] = {S_X, S_Y, S_ANGLE, S_PX, S_PY, S_PA, S_PREST,
+                                                         S_PREV_TICK, S_SIGNALS, S_RANDOM};
+/* The classes ``keep`` lists; past this many, it returns None and the caller finds them. */
+#define KEPT_KINDS 32
+static PyObject *minus_one = NULL;     /* the ``_random_mark`` a rollback leaves: -1 */
+static PyObject *empty_tuple = NULL;   /* ``()`` */
+
+/* keep() and put_back() read every slot of an entity and the values they hold: ask for all of
+ * the entity's lines a few places ahead, and for the objects its changing slots point to
+ * (x, y, angle and their previous values, whose reference counts change) half as far ahead,
+ * when its lines have had time to arrive. */
+static inline void
+prefetch_kept(PyObject *list, Py_ssize_t i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    Py_ssize_t size = PyList_GET_SIZE(list);
+    if (i + AHEAD < size) {
+        char *entity = (char *)PyList_GET_ITEM(list, i + AHEAD);
+        for (Py_ssize_t line = 0; line < offsets[S_RANDOM_MARK] + 8; line += 64) {
+            __builtin_prefetch(entity + line, 1);
+        }
+    }
+    if (i + AHEAD / 2 < size && is_entity(PyList_GET_ITEM(list, i + AHEAD / 2))) {
+        PyObject *entity = PyList_GET_ITEM(list, i + AHEAD / 2);
+        for (int k = 0; k < 6; k++) {
+            PyObject *value = SLOT(entity, kept_slots[k]);
+            if (value != NULL) {
+                __builtin_prefetch(value, 1);
+            }
+        }
+    }
+#else
+    (void)list;
+    (void)i;
+#endif
+}
+
+/* A growable array of references or indices in PyMem memory: growing it runs no Python code. */
+typedef struct {
+    void **items;
+    Py_ssize_t count, room;
+} Pile;
+
+static int
+pile_push(Pile *pile, void *item)
+{
+    if (pile->count == pile->room) {
+        Py_ssize_t room = pile->room ? pile->room * 2 : 64;
+        void **larger = PyMem_Realloc(pile->items, sizeof(void *) * (size_t)room);
+        if (larger == NULL) {
+            return -1;
+        }
+        pile->items = larger;
+        pile->room = room;
+    }
+    pile->items[pile->count++] = item;
+    return 0;
+}
+
+/* keep(entities, no_signals) -> (rows, odd, extras, kinds): ``rows`` is one tuple of KEPT_WIDTH
+ * references per entity, row after row; ``odd`` the indices of the entities whose other slots
+ * are not the defaults, or that hold more than slots (fields of their own: ``_motion_only`` not
+ * True), for the caller to look at; ``extras`` their EXTRA_WIDTH slots each, in the order of
+ * ``odd``; ``kinds`` the classes of the entities (or None: too many). The pass calls no Python
+ * code and allocates nothing the collector sees: the rows are allocated before it (and the
+ * list's length read again after, since the collector may run code), the rest after it. */
+static PyObject *
+core_keep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "keep(entities, no_signals) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *entities = args[0], *no_signals = args[1];
+    if (check_list(entities, "entities") < 0) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(entities);
+    if (count > PY_SSIZE_T_MAX / ROW_WIDTH / (Py_ssize_t)sizeof(PyObject *)) {
+        return PyErr_NoMemory();
+    }
+    PyObject *rows = PyTuple_New(count * ROW_WIDTH);
+    if (rows == NULL) {
+        return NULL;
+    }
+    Pile odd = {NULL, 0, 0}, extra = {NULL, 0, 0};   /* indices; references held */
+    PyTypeObject *kinds[KEPT_KINDS];
+    int kind_count = 0, too_many = 0;
+    if (PyList_GET_SIZE(entities) != count) {
+        PyErr_SetString(PyExc_RuntimeError, "keep: the list of entities changed while it was read");
+        goto failed;
+    }
+    PyTypeObject *last = NULL;
+    PyObject **row = &PyTuple_GET_ITEM(rows, 0);
+    for (Py_ssize_t i = 0; i < count; i++, row += ROW_WIDTH) {
+        PyObject *entity = PyList_GET_ITEM(entities, i);
+        prefetch_kept(entities, i);
+        if (check_entity(entity) < 0) {
+            goto failed;
+        }
+        for (int k = 0; k < KEPT_WIDTH + EXTRA_WIDTH; k++) {
+            if (SLOT(entity, read_slots[k]) == NULL) {
+                missing(entity, read_slots[k]);
+                goto failed;
+            }
+        }
+        for (int k = 0; k < KEPT_WIDTH; k++) {
+            row[k] = Py_NewRef(SLOT(entity, kept_slots[k]));
+        }
+        row[KEPT_WIDTH] = Py_NewRef((PyObject *)Py_TYPE(entity));
+        PyObject *prest = SLOT(entity, S_PREST);
+        if (SLOT(entity, S_MOTION_ONLY) != Py_True || SLOT(entity, S_RANDOM) != Py_None
+                || SLOT(entity, S_SIGNALS) != no_signals || !PyTuple_CheckExact(prest) || PyTuple_GET_SIZE(prest)) {
+            if (pile_push(&odd, (void *)i) < 0) {
+                PyErr_NoMemory();
+                goto failed;
+            }
+            for (int k = 0; k < EXTRA_WIDTH; k++) {
+                if (pile_push(&extra, SLOT(entity, extra_slots[k])) < 0) {
+                    PyErr_NoMemory();
+                    goto failed;
+                }
+                Py_INCREF(SLOT(entity, extra_slots[k]));
+            }
+        }
+        PyTypeObject *type = Py_TYPE(entity);
+        if (type != last && !too_many) {
+            int seen = 0;
+            for (int j = 0; j < kind_count && !seen; j++) {
+                seen = kinds[j] == type;
+            }
+            if (!seen) {
+                if (kind_count == KEPT_KINDS) {
+                    too_many = 1;
+                }
+                else {
+                    kinds[kind_count++] = type;
+                }
+            }
+            last = type;
+        }
+    }
+    /* Held before anything is allocated: the collector could let go of the last entity of a class. */
+    if (too_many) {
+        kind_count = 0;
+    }
+    for (int j = 0; j < kind_count; j++) {
+        Py_INCREF(kinds[j]);
+    }
+    /* Each container is filled before the next allocation: the collector that one may start can
+     * run code that walks every tuple and list it tracks, which must never hold a NULL. */
+    PyObject *extras = PyTuple_New(extra.count);
+    for (Py_ssize_t j = 0; j < extra.count; j++) {
+        if (extras != NULL) {
+            PyTuple_SET_ITEM(extras, j, (PyObject *)extra.items[j]);
+        }
+        else {
+            Py_DECREF((PyObject *)extra.items[j]);
+        }
+    }
+    PyObject *classes = too_many ? Py_NewRef(Py_None) : PyList_New(kind_count);
+    for (int j = 0; j < kind_count; j++) {
+        if (classes != NULL) {
+            PyList_SET_ITEM(classes, j, (PyObject *)kinds[j]);
+        }
+        else {
+            Py_DECREF(kinds[j]);
+        }
+    }
+    PyObject *indices = PyList_New(0);
+    for (Py_ssize_t j = 0; j < odd.count && indices != NULL; j++) {
+        PyObject *index = PyLong_FromSsize_t((Py_ssize_t)odd.items[j]);
+        if (index == NULL || PyList_Append(indices, index) < 0) {
+            Py_CLEAR(indices);
+        }
+        Py_XDECREF(index);
+    }
+    PyMem_Free(odd.items);
+    PyMem_Free(extra.items);
+    if (indices == NULL || extras == NULL || classes == NULL) {
+        Py_XDECREF(indices);
+        Py_XDECREF(extras);
+        Py_XDECREF(classes);
+        Py_DECREF(rows);
+        return NULL;
+    }
+    return Py_BuildValue("(NNNN)", rows, indices, extras, classes);
+
+failed:
+    /* Every value held here is also an entity's, and no code ran since it was read: nothing is freed. */
+    for (Py_ssize_t j = 0; j < extra.count; j++) {
+        Py_DECREF((PyObject *)extra.items[j]);
+    }
+    PyMem_Free(odd.items);
+    PyMem_Free(extra.items);
+    Py_DECREF(rows);
+    return NULL;
+}
+
+/* Store a new reference to ``value`` in a slot. The old value is released at once where that
+ * cannot free it (another reference remains) or where freeing it runs no code (a float or an
+ * int); else it waits in ``spent``. Where no room can be had for it, it is never released: a
+ * leak, never a finalizer running with the rollback half done. */
+static inline void
+put_slot(PyObject *entity, int s, PyObject *value, Pile *spent)
+{
+    PyObject **where = SLOT_AT(entity, s), *old = *where;
+    if (old == value) {
+        return;
+    }
+    Py_INCREF(value);
+    *where = value;
+    if (old == NULL) {
+        return;
+    }
+    if (Py_REFCNT(old) > 1 || inert(old)) {
+        Py_DECREF(old);
+        return;
+    }
+    (void)pile_push(spent, old);
+}
+
+/* put_back(entities, rows, odd, extras, no_signals) -> signalled: every entity holds what
+ * ``keep`` kept of it again (the defaults where it is not in ``odd``), its baseline its
+ * committed values and ``_random_mark`` -1, as kept.py's put does; returns the entities that
+ * hold committed signals, for the next swap to clear. First a check that calls no code (every
+ * entity an Entity, as many rows as entities, ``odd`` increasing indices), so nothing is
+ * changed if it fails; then one pass that calls no code, allocates nothing the collector sees
+ * and frees nothing that could run code; then the list of the signalled and the releases. */
+static PyObject *
+core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "put_back(entities, rows, odd, extras, no_signals) takes 5 arguments");
+        return NULL;
+    }
+    PyObject *entities = args[0], *rows = args[1], *odd = args[2], *extras = args[3], *no_signals = args[4];
+    if (check_list(entities, "entities") < 0 || check_list(odd, "odd") < 0) {
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(rows) || !PyTuple_CheckExact(extras)) {
+        PyErr_SetString(PyExc_TypeError, "put_back: rows and extras must be tuples from keep()");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(entities), odd_count = PyList_GET_SIZE(odd);
+    if (PyTuple_GET_SIZE(rows) != count * ROW_WIDTH || PyTuple_GET_SIZE(extras) != odd_count * EXTRA_WIDTH) {
+        PyErr_Format(PyExc_ValueError, "put_back: %zd entities for %zd kept rows", count,
+                     PyTuple_GET_SIZE(rows) / ROW_WIDTH);
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < odd_count; j++) {
+        PyObject *index = PyList_GET_ITEM(odd, j);
+        Py_ssize_t at = PyLong_CheckExact(index) ? PyLong_AsSsize_t(index) : -1;
+        Py_ssize_t before = j == 0 ? -1 : PyLong_AsSsize_t(PyList_GET_ITEM(odd, j - 1));
+        if (at <= before || at >= count) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "put_back: odd must list increasing indices of entities");
+            return NULL;
+        }
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entity = PyList_GET_ITEM(entities, i);
+        if (check_entity(entity) < 0) {
+            return NULL;
+        }
+        if ((PyObject *)Py_TYPE(entity) != PyTuple_GET_ITEM(rows, i * ROW_WIDTH + KEPT_WIDTH)) {
+            PyErr_Format(PyExc_TypeError, "put_back: entity %zd is not of its kept class: restore it first", i);
+            return NULL;
+        }
+    }
+    Pile spent = {NULL, 0, 0};
+    /* The entities whose signals are not the empty dict, noted as the pass goes (all of them,
+     * where no room could be had for the note). */
+    Pile flagged = {NULL, 0, 0};
+    int scan_all = 0;
+    Py_ssize_t next = 0, next_index = odd_count ? PyLong_AsSsize_t(PyList_GET_ITEM(odd, 0)) : -1;
+    PyObject *defaults[EXTRA_WIDTH] = {empty_tuple, no_signals, Py_None};
+    PyObject **row = &PyTuple_GET_ITEM(rows, 0);
+    for (Py_ssize_t i = 0; i < count; i++, row += ROW_WIDTH) {
+        PyObject *entity = PyList_GET_ITEM(entities, i);
+        prefetch_kept(entities, i);
+        for (int k = 0; k < KEPT_WIDTH; k++) {
+            put_slot(entity, kept_slots[k], row[k], &spent);
+        }
+        PyObject **extra = defaults;
+        if (i == next_index) {
+            extra = &PyTuple_GET_ITEM(extras, next * EXTRA_WIDTH);
+            next++;
+            next_index = next < odd_count ? PyLong_AsSsize_t(PyList_GET_ITEM(odd, next)) : -1;
+            PyObject *signals = extra[1];
+            if (!scan_all && !(PyDict_CheckExact(signals) && PyDict_GET_SIZE(signals) == 0)
+                    && pile_push(&flagged, (void *)i) < 0) {
+                scan_all = 1;
+            }
+        }
+        for (int k = 0; k < EXTRA_WIDTH; k++) {
+            put_slot(entity, extra_slots[k], extra[k], &spent);
+        }
+        put_slot(entity, S_BX, row[0], &spent);
+        put_slot(entity, S_BY, row[1], &spent);
+        put_slot(entity, S_BA, row[2], &spent);
+        put_slot(entity, S_RANDOM_MARK, minus_one, &spent);
+    }
+    /* Every entity is consistent: code may run from here on. The entities with committed
+     * signals, as the pure path lists them (``if entity._signals``): read again at every step,
+     * since a ``__bool__`` or the collector may change anything. */
+    PyObject *signalled = PyList_New(0);
+    Py_ssize_t steps = scan_all ? count : flagged.count;
+    for (Py_ssize_t j = 0; signalled != NULL && j < steps; j++) {
+        Py_ssize_t i = scan_all ? j : (Py_ssize_t)flagged.items[j];
+        if (i >= PyList_GET_SIZE(entities)) {
+            break;
+        }
+        PyObject *entity = Py_NewRef(PyList_GET_ITEM(entities, i));
+        PyObject *signals = is_entity(entity) ? SLOT(entity, S_SIGNALS) : NULL;
+        int truth = -1;
+        if (signals == NULL) {
+            if (check_entity(entity) == 0) {
+                missing(entity, S_SIGNALS);
+            }
+        }
+        else if (PyDict_CheckExact(signals)) {
+            truth = PyDict_GET_SIZE(signals) != 0;
+        }
+        else {
+            Py_INCREF(signals);
+            truth = PyObject_IsTrue(signals);
+            Py_DECREF(signals);
+        }
+        if (truth < 0 || (truth == 1 && PyList_Append(signalled, entity) < 0)) {
+            Py_CLEAR(signalled);
+        }
+        Py_DECREF(entity);
+    }
+    PyMem_Free(flagged.items);
+    /* Now the releases, which may run any code, even another rollback. */
+    for (Py_ssize_t j = 0; j < spent.count; j++) {
+        Py_DECREF((PyObject *)spent.items[j]);
+    }
+    PyMem_Free(spent.items);
+    return signalled;
+}
+
+/* changed_classes(entities, rows) -> [index, ...]: the entities whose class is not the one
+ * ``keep`` kept for them in ``rows`` (pointer comparisons: no code runs). */
+static PyObject *
+core_changed_classes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "changed_classes(entities, rows) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *entities = args[0], *rows = args[1];
+    if (check_list(entities, "entities") < 0) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(entities);
+    if (!PyTuple_CheckExact(rows) || PyTuple_GET_SIZE(rows) != count * ROW_WIDTH) {
+        PyErr_Format(PyExc_ValueError, "changed_classes: %zd entities for rows that are not keep()'s of them", count);
+        return NULL;
+    }
+    Pile changed = {NULL, 0, 0};
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if ((PyObject *)Py_TYPE(PyList_GET_ITEM(entities, i)) != PyTuple_GET_ITEM(rows, i * ROW_WIDTH + KEPT_WIDTH)
+                && pile_push(&changed, (void *)i) < 0) {
+            PyMem_Free(changed.items);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *indices = PyList_New(0);
+    for (Py_ssize_t j = 0; j < changed.count && indices != NULL; j++) {
+        PyObject *index = PyLong_FromSsize_t((Py_ssize_t)changed.items[j]);
+        if (index == NULL || PyList_Append(indices, index) < 0) {
+            Py_CLEAR(indices);
+        }
+        Py_XDECREF(index);
+    }
+    PyMem_Free(changed.items);
+    return indices;
+}
+
 /* -- the renderer's gather ---------------------------------------------------------------- */
 
 static const char *gather_fields[6] = {"x", "y", "angle", "previous x", "previous y", "previous angle"};
@@ -1141,6 +1542,14 @@ static PyMethodDef core_methods[] = {
      "The entities written by others (nothing committed), or None: pending x, y, angle committed."},
     {"record_previous", (PyCFunction)(void (*)(void))core_record_previous, METH_FASTCALL,
      "record_previous(moved, tick)\n--\n\nThe baseline of the moved entities becomes their previous values."},
+    {"keep", (PyCFunction)(void (*)(void))core_keep, METH_FASTCALL,
+     "keep(entities, no_signals)\n--\n\nFor a checkpoint: (every entity's kept slots, row after row; the indices "
+     "of those holding more than the defaults; their other slots; their classes or None)."},
+    {"changed_classes", (PyCFunction)(void (*)(void))core_changed_classes, METH_FASTCALL,
+     "changed_classes(entities, rows)\n--\n\nThe indices of the entities whose class is not the one keep() kept."},
+    {"put_back", (PyCFunction)(void (*)(void))core_put_back, METH_FASTCALL,
+     "put_back(entities, rows, odd, extras, no_signals)\n--\n\nA rollback: every entity holds what keep() kept "
+     "again; returns those with committed signals."},
     {"gather_motion", (PyCFunction)(void (*)(void))core_gather_motion, METH_VARARGS | METH_KEYWORDS,
      "gather_motion(entities, tick, alpha, out, extrapolate=False)\n--\n\n"
      "Write every entity's interpolated (x, y, angle) into the float32 buffer out."},
@@ -1165,7 +1574,9 @@ PyInit__core(void)
     str_layout = PyUnicode_InternFromString("_layout");
     str_get = PyUnicode_InternFromString("get");
     str_set = PyUnicode_InternFromString("set");
-    if (str_layout == NULL || str_get == NULL || str_set == NULL) {
+    minus_one = PyLong_FromLong(-1);
+    empty_tuple = PyTuple_New(0);
+    if (str_layout == NULL || str_get == NULL || str_set == NULL || minus_one == NULL || empty_tuple == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&core_module);

@@ -19,6 +19,21 @@ def commit(
 def record_previous(moved: list[BufferSlots], tick: int, /) -> None:
     """The baseline of the moved entities becomes their previous values."""
 
+def keep(
+    entities: list[BufferSlots], no_signals: dict[str, Any], /
+) -> tuple[tuple[Any, ...], list[int], tuple[Any, ...], list[type] | None]:
+    """For a checkpoint: every entity's kept slots row after row, the indices of those holding more than the
+    defaults, their other slots, the entities' classes (or ``None``)."""
+
+def changed_classes(entities: list[BufferSlots], rows: tuple[Any, ...], /) -> list[int]:
+    """The indices of the entities whose class is not the one ``keep`` kept for them in ``rows``."""
+
+def put_back(
+    entities: list[BufferSlots], rows: tuple[Any, ...], odd: list[int], extras: tuple[Any, ...],
+    no_signals: dict[str, Any], /
+) -> list[BufferSlots]:
+    """A rollback: every entity holds what ``keep`` kept of it again; returns those with committed signals."""
+
 def gather_motion(
     entities: Sequence[BufferSlots], tick: int, alpha: float, out: Any, extrapolate: bool = False
 ) -> None:

@@ -58,6 +58,7 @@ from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import MUTABLE_TYPES, Layout, layout_of
+from engine.buffering.kept import keep_buffers, put_back_buffers, restore_buffers
 from engine.buffering.own import OwnBuffers
 from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host
@@ -105,6 +106,10 @@ class PureBuffers(SignalBuffers):
     ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
     of the two runs (``ACCELERATED``).
     """
+
+    keep_entities = staticmethod(keep_buffers)  # a checkpoint's share of the buffers (engine.buffering.kept)
+    put_back_entities = staticmethod(put_back_buffers)
+    restore_classes = staticmethod(restore_buffers)
 
     def __init__(self) -> None:
         super().__init__()

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from engine.buffering.buffers import ForeignWrites, PureBuffers, _differences
 from engine.buffering.fields import layout_of
+from engine.buffering.kept import keep_compiled, put_back_compiled, restore_compiled
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host, _core
 from engine.errors import EntityUpdateError
 
@@ -36,6 +37,10 @@ class CompiledBuffers(PureBuffers):
     call stays a cheap Python-to-Python call; the settler's next step does in C what the
     pure loop does around the call. ``sender`` is the settler's current entity.
     """
+
+    keep_entities = staticmethod(keep_compiled)  # type: ignore[assignment]
+    put_back_entities = staticmethod(put_back_compiled)  # type: ignore[assignment]
+    restore_classes = staticmethod(restore_compiled)  # type: ignore[assignment]
 
     def __init__(self) -> None:
         self._settler: _Settler | None = None

@@ -7,11 +7,16 @@ when nothing is pending. Values are kept by reference: buffered values are immut
 (a spawn refuses a mutable one), and signals dicts are replaced, never changed, by a tick.
 The generator object itself is kept, so a rollback puts the same object back.
 
+Two ways, with the same results: the pure path keeps a tuple per entity (``keep_buffers``),
+the compiled core copies every entity's slots into one tuple in one pass over the list and
+puts them back in another (``keep_compiled``, at the cost of copying references: a session
+checkpoints every tick), leaving to Python only the entities that hold more (fields of
+their own, a random generator).
+
 The entity's class is kept too: a game may swap it (``entity.__class__ = Other``, which
-Python allows between classes of one memory layout), and its buffers are read and put
-back by the class's fields. ``restore_classes`` makes each entity its kept class again
-before anything else is put back (Python allows the swap back whenever it allowed the
-swap), or refuses naming the entity, with no entity changed.
+Python allows between classes of one memory layout), and its buffers are put back by the
+class's fields. A rollback first makes each entity its kept class again (``restore_*``),
+before anything else is put back, or refuses naming the entity, with nothing changed.
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any
 
+from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout
-from engine.buffering.slots import BufferSlots
+from engine.buffering.slots import BufferSlots, _core
 
-__all__ = ["KeptBuffers", "keep_buffers", "put_back_buffers", "restore_classes"]
+__all__ = ["KeptBuffers", "keep_buffers", "keep_compiled", "put_back_buffers", "put_back_compiled",
+           "restore_buffers", "restore_classes", "restore_compiled"]
 
-KeptBuffers = tuple[list[type], list[tuple[Any, ...]]]
-"""Some entities' kept buffers: each one's class, and what its buffers held (opaque outside this module)."""
+KeptBuffers = Any
+"""Every entity's kept buffers (opaque outside this module)."""
 
 # Read after the buffered fields, in this order; the generator's state follows them.
 _SLOTS = ("_px", "_py", "_pa", "_prest", "_prev_tick", "_signals", "_random")
@@ -64,15 +71,17 @@ def _keeper(kind: type) -> _Keeper:
     return keeper
 
 
-def keep_buffers(entities: Iterable[BufferSlots]) -> KeptBuffers:
-    """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``.
+def keep_buffers(entities: Iterable[BufferSlots]) -> tuple[KeptBuffers, list[type[Any]]]:
+    """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``,
+    and the entities' classes.
 
     One loop over every entity, not a call per entity: a session checkpoints every tick.
     """
     getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
     kinds: list[type] = []
-    kept: list[tuple[Any, ...]] = []
-    append, append_kind = kept.append, kinds.append
+    append_kind = kinds.append
+    kept: list[KeptBuffers] = []
+    append = kept.append
     for entity in entities:
         kind = type(entity)
         get = getters.get(kind)
@@ -82,25 +91,21 @@ def keep_buffers(entities: Iterable[BufferSlots]) -> KeptBuffers:
         generator: random.Random | None = values[-1]
         append_kind(kind)
         append(values if generator is None else (*values, generator.getstate()))
-    return kinds, kept
+    return (kinds, kept), list(getters)
 
 
-def restore_classes(entities: Sequence[BufferSlots], kept: KeptBuffers) -> None:
-    """Make each of ``entities`` an instance of the class it had when ``kept`` was taken, all or none.
+def restore_classes(entities: Sequence[BufferSlots], changed: Iterable[int], kinds: Iterable[type]) -> None:
+    """Make each entity at the indices ``changed`` an instance of its class in ``kinds`` again, all or none.
 
-    Called before anything else of a rollback: a class swapped since (``entity.__class__ =
-    Other``) would otherwise have its own fields read from the kept values of another class.
-    An entity that can't be swapped back is refused (``TypeError`` naming it and both
-    classes) after the entities swapped back already are swapped again, so nothing changed.
+    Called before anything else of a rollback: a class swapped since the checkpoint would
+    otherwise have its own fields read from another class's kept values. An entity that
+    can't be swapped back is refused (``TypeError`` naming it and both classes) after the
+    entities already swapped back are swapped again, so nothing changed.
     """
-    kinds = kept[0]
-    if len(kinds) != len(entities):
-        raise ValueError(f"restore_classes: {len(entities)} entities for {len(kinds)} kept")
     swapped: list[tuple[BufferSlots, type]] = []
-    for entity, kind in zip(entities, kinds):
+    for index, kind in zip(changed, kinds, strict=True):
+        entity = entities[index]
         now = type(entity)
-        if now is kind:
-            continue
         try:
             # object's own setattr: a class's __setattr__ (a guard of its fields) has no say in it.
             object.__setattr__(entity, "__class__", kind)
@@ -113,16 +118,25 @@ def restore_classes(entities: Sequence[BufferSlots], kept: KeptBuffers) -> None:
         swapped.append((entity, now))
 
 
-def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> None:
+def restore_buffers(entities: Sequence[BufferSlots], kept: KeptBuffers) -> None:
+    """``restore_classes`` for what ``keep_buffers`` kept: every entity its kept class again."""
+    kinds: list[type] = kept[0]
+    if len(kinds) != len(entities):
+        raise ValueError(f"restore_buffers: {len(entities)} entities for {len(kinds)} kept")
+    changed = [index for index, (entity, kind) in enumerate(zip(entities, kinds)) if type(entity) is not kind]
+    if changed:
+        restore_classes(entities, changed, [kinds[index] for index in changed])
+
+
+def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> list[BufferSlots] | None:
     """Make each of ``entities`` hold what ``keep_buffers`` returned for it (between ticks).
 
-    Each entity is already of its kept class (``restore_classes``): the values are put back
-    by that class's fields.
+    Returns ``None``: ``put_back_signals`` finds the entities with committed signals itself.
     """
     keepers: dict[type, _Keeper] = {}
     kinds, values_of = kept
     for entity, kind, values in zip(entities, kinds, values_of, strict=True):
-        if type(entity) is not kind:  # restore_classes first; a slip here would mix two classes' fields
+        if type(entity) is not kind:  # restore_buffers first: a slip here would mix two classes' fields
             raise RuntimeError(f"put_back_buffers: {type(entity).__name__} (id {getattr(entity, 'id', None)}) "
                                f"is not its kept class {kind.__name__}")
         keeper = keepers.get(kind)
@@ -133,3 +147,50 @@ def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> None
         else:  # the generator's state follows: the same object comes back, at that state
             keeper.put(entity, values[:-1])
             values[-2].setstate(values[-1])
+    return None
+
+
+def keep_compiled(entities: list[BufferSlots]) -> tuple[KeptBuffers, list[type[Any]]]:
+    """``keep_buffers`` through the compiled core: the same values kept, in one pass over ``entities``.
+
+    The core keeps every entity's slots, and the signals, ``_prest`` and generator of those
+    that hold more than a motion-only entity's defaults (``odd``); this keeps their own
+    fields and their generators' states.
+    """
+    assert _core is not None
+    rows, odd, extras, kinds = _core.keep(entities, NO_SIGNALS)
+    more = []  # (index, layout and its values or None, generator and its state or None)
+    for at, index in enumerate(odd):
+        entity: BufferSlots = entities[index]
+        layout: Layout = type(entity)._layout  # type: ignore[attr-defined]
+        generator: random.Random | None = extras[3 * at + 2]
+        if layout.rest or generator is not None:
+            more.append((index, layout if layout.rest else None, layout.get(entity) if layout.rest else None,
+                         generator, None if generator is None else generator.getstate()))
+    return (rows, odd, extras, more), list({*map(type, entities)}) if kinds is None else kinds
+
+
+def restore_compiled(entities: list[BufferSlots], kept: KeptBuffers) -> None:
+    """``restore_classes`` for what ``keep_compiled`` kept: every entity its kept class again."""
+    assert _core is not None
+    rows = kept[0]
+    changed = _core.changed_classes(entities, rows)
+    if changed:
+        width = len(rows) // len(entities)  # the class ends each row
+        restore_classes(entities, changed, [rows[index * width + width - 1] for index in changed])
+
+
+def put_back_compiled(entities: list[BufferSlots], kept: KeptBuffers) -> list[BufferSlots] | None:
+    """``put_back_buffers`` through the compiled core, for what ``keep_compiled`` kept.
+
+    Returns the entities with committed signals, found in the same pass, for ``put_back_signals``.
+    """
+    assert _core is not None
+    rows, odd, extras, more = kept
+    signalled: list[BufferSlots] = _core.put_back(entities, rows, odd, extras, NO_SIGNALS)
+    for index, layout, values, generator, state in more:
+        if layout is not None:
+            layout.set(entities[index], values)
+        if generator is not None:
+            generator.setstate(state)
+    return signalled

@@ -93,12 +93,13 @@ class SignalBuffers:
         """Between ticks, for a checkpoint: the signals raised outside a tick, which the next tick's swap delivers."""
         return list(self._pending)
 
-    def put_back_signals(self, pending: list[tuple[BufferSlots, str, int, Any]], entities: list[BufferSlots]) -> None:
+    def put_back_signals(self, pending: list[tuple[BufferSlots, str, int, Any]], entities: list[BufferSlots],
+                         signalled: list[BufferSlots] | None = None) -> None:
         """A rollback: ``pending`` (from ``kept_signals``) waits again, and ``entities`` with committed signals
-        are those the next swap clears."""
+        are those the next swap clears (``signalled``, where the rollback has found them already)."""
         self._pending = list(pending)
         self._combined_signals = []
-        self._signalled = [entity for entity in entities if entity._signals]
+        self._signalled = [entity for entity in entities if entity._signals] if signalled is None else signalled
 
     def committed_signals(self, entity: BufferSlots, signals: dict[str, Any]) -> None:
         """Set an entity's committed signals (a loaded save)."""

@@ -7,8 +7,7 @@ or despawn, no raised signal), and keeps, exactly:
 * the signals raised outside a tick (in ``build``), which the next tick delivers;
 * every live entity, the same objects, in update order, with what its buffers hold
   (``engine.buffering.kept``: committed and previous values, signals, its ``random``) and
-  a copy of the plain attributes its class lists in ``saved``, and its class (a class
-  swapped since, ``entity.__class__ = Other``, is swapped back);
+  a copy of the plain attributes its class lists in ``saved``;
 * the members of every entity with buffers of its own (a ``Crowd``, through ``OwnBuffers``);
 * the id counter, ``tick_count``, ``world.random``, the step's ``elapsed_ms``, every
   player's input queue and last tick's input, and the current music.
@@ -32,7 +31,6 @@ import weakref
 from typing import Any, Protocol
 
 from engine.buffering import PureBuffers
-from engine.buffering.kept import keep_buffers, put_back_buffers, restore_classes
 from engine.buffering.own import OwnBuffers
 from engine.input.events import TickInput
 from engine.world.music import music_of
@@ -100,21 +98,20 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
     if world.ticking:
         raise RuntimeError("World.checkpoint() is taken between ticks, not during tick "
                            f"{world.tick_count + 1}")
-    order, last_id = spawner_of(world).kept()
-    live = list(order.values())
+    order, live, last_id, token = spawner_of(world).kept()
+    kept, kinds = buffers.keep_entities(live)
+    # Per class, not per entity: a session checkpoints every tick, and most classes keep nothing more.
+    more = {kind for kind in kinds if kind.saved or issubclass(kind, OwnBuffers)}
     extras = []  # (entity, saved, own) of the entities whose class keeps more than buffers
-    kinds: dict[type, tuple[tuple[str, ...], bool]] = {}  # per class, not per entity: a session checkpoints every tick
-    for entity in live:
+    for entity in live if more else ():
         kind = type(entity)
-        known = kinds.get(kind)
-        if known is None:
-            known = kinds[kind] = (tuple(kind.saved), issubclass(kind, OwnBuffers))
-        names, has_own = known
-        if names or has_own:
-            extras.append((entity, {name: _copied(getattr(entity, name)) for name in names if hasattr(entity, name)},
+        if kind in more:
+            has_own = issubclass(kind, OwnBuffers)
+            extras.append((entity, {name: _copied(getattr(entity, name)) for name in kind.saved
+                                    if hasattr(entity, name)},
                            entity._keep_own() if has_own else None))  # type: ignore[attr-defined]
-    entities = (live, keep_buffers(live), extras)
-    data = (order, last_id, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
+    entities = (live, kept, extras)
+    data = (order, last_id, token, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
             players_of(world).kept(), music_of(world).kept(), buffers.kept_signals())
     return Checkpoint(world, world.tick_count, data)
 
@@ -127,11 +124,11 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
         raise ValueError(f"{checkpoint!r} was taken of another world: a world rolls back only to its own checkpoints")
     if world.ticking:
         raise RuntimeError(f"World.rollback() is called between ticks, not during tick {world.tick_count + 1}")
-    order, last_id, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
+    order, last_id, token, entities, random_state, elapsed_ms, speed_factor, inputs, music, pending = checkpoint._data
     live, kept, extras = entities
-    restore_classes(live, kept)  # first: it may refuse, and then nothing may have changed
-    spawner_of(world).put_back(order, last_id)
-    put_back_buffers(live, kept)
+    buffers.restore_classes(live, kept)  # first: it may refuse, and then nothing may have changed
+    spawner_of(world).put_back(order, last_id, token)
+    signalled = buffers.put_back_entities(live, kept)
     for entity, saved, own in extras:
         for name in type(entity).saved:
             if name in saved:
@@ -140,7 +137,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
                 delattr(entity, name)
         if own is not None:
             entity._put_back_own(own)
-    buffers.put_back_signals(pending, live)
+    buffers.put_back_signals(pending, live, signalled)
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)
     world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor

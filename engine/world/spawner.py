@@ -51,6 +51,10 @@ class Spawner:
         self._buffers = buffers
         self._order: dict[int, Entity] = {}
         self._update_list: list[Entity] | None = None
+        # Replaced whenever the order changes: a rollback to a checkpoint holding the same one
+        # knows that nobody came or went since, without comparing the entities one by one.
+        self._order_token = object()
+        self._kept: tuple[object, dict[int, Entity], list[Entity]] | None = None  # kept()'s last copies, by token
         self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
         self._despawns: list[Entity] = []
         self.last_id = 0
@@ -94,6 +98,7 @@ class Spawner:
         rng.shuffle(entities)
         self._order = {entity.id: entity for entity in entities if entity.id is not None}
         self._update_list = None
+        self._order_token = object()
 
     # -- spawning and despawning ------------------------------------------------------------
 
@@ -133,6 +138,7 @@ class Spawner:
         entity.id = entity_id
         self.last_id = entity_id
         self._order[entity_id] = entity
+        self._order_token = object()
         if isinstance(entity, OwnBuffers):
             self._buffers.hook(entity)
 
@@ -157,6 +163,7 @@ class Spawner:
         assert entity.id is not None
         self._buffers.unhook(entity)
         if self._order.pop(entity.id, None) is not None:
+            self._order_token = object()
             self._update_list = None
             self.structure_version += 1
         self._ecs.delete(entity.id)
@@ -194,18 +201,27 @@ class Spawner:
 
     # -- checkpoints (engine.world.checkpoints) ------------------------------------------------
 
-    def kept(self) -> tuple[dict[int, Entity], int]:
-        """The update order (live entities by id) and the id counter, for a checkpoint (between ticks)."""
-        assert not (self._spawns or self._despawns), "a checkpoint is taken between ticks"
-        return dict(self._order), self.last_id
+    def kept(self) -> tuple[dict[int, Entity], list[Entity], int, object]:
+        """For a checkpoint (between ticks): the update order (live entities by id, and as a list), the id counter
+        and the order's token.
 
-    def put_back(self, order: dict[int, Entity], last_id: int) -> list[Entity]:
+        The dict and the list are copies no one changes (a rollback copies them again): checkpoints
+        taken while nobody came or went share them, so a session that checkpoints every tick copies
+        them only when the order changes.
+        """
+        assert not (self._spawns or self._despawns), "a checkpoint is taken between ticks"
+        kept = self._kept
+        if kept is None or kept[0] is not self._order_token:
+            kept = self._kept = (self._order_token, dict(self._order), list(self._order.values()))
+        return kept[1], kept[2], self.last_id, self._order_token
+
+    def put_back(self, order: dict[int, Entity], last_id: int, token: object) -> list[Entity]:
         """A rollback: exactly the entities of ``order`` are live again, in that order; ``last_id`` is the counter.
 
         An entity spawned since leaves the world as if never spawned (no world, no id); one
         despawned since comes back under its id, the same object. Returns those that came back.
         """
-        if list(order.values()) == list(self._order.values()):  # the usual rollback: nobody came or went
+        if token is self._order_token:  # the usual rollback: nobody came or went
             self.restore_last_id(last_id)
             return []
         owner = self._owner()
@@ -229,6 +245,7 @@ class Spawner:
         for entity in order.values():
             entity.alive = True
         self._order = dict(order)
+        self._order_token = token  # the checkpoint's order again
         self._update_list = None
         self.structure_version += 1
         self.restore_last_id(last_id)
