@@ -27,16 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.files.game import Game
-from engine.tools.check import EntityDifference, Inputs, compare_snapshots
+from engine.tools.check import STATE_HINT, EntityDifference, Inputs, compare_snapshots
 from engine.tools.inputs import Setup, setup_of
 from engine.world import World
 from engine.world.checkpoints import Checkpoint
 
 __all__ = ["HINT", "RollbackResult", "check_rollback"]
 
-HINT = ("state the checkpoint does not keep changed the re-simulation: keep game state in buffered fields, list a "
-        "plain attribute that is state in its class's `saved`, and use no module-level variables, id(), time or "
-        "set order")
+HINT = STATE_HINT
 """What the report tells a game to do when a re-simulated tick differs."""
 
 
