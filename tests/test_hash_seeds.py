@@ -109,3 +109,34 @@ def test_a_module_level_counter_is_the_same_in_fresh_processes_and_named_by_the_
 def test_check_hash_seeds_refuses_fewer_than_two_processes():
     with pytest.raises(ValueError, match="processes must be"):
         check_hash_seeds(load_game("pong"), processes=1)
+
+
+def test_a_game_for_exactly_two_says_2_players_not_2_to_2(tmp_path, capsys):
+    path = tmp_path / "duo.py"
+    path.write_text("PLAYERS = 2\n\n\ndef build(world):\n    pass\n")
+    assert main(["run", str(path), "--ticks", "1", "--players", "3"]) == 2
+    assert "duo.py is played by 2 players (its PLAYERS)" in capsys.readouterr().err
+    from engine.testing import load_game as load
+
+    assert load(path).played_by() == "2 players"
+
+
+def test_replay_with_a_samples_name_for_game_says_game_takes_a_file(tmp_path, capsys):
+    path = tmp_path / "duo.py"
+    path.write_text("def build(world):\n    pass\n")
+    record = tmp_path / "duo.jsonl"
+    assert main(["run", str(path), "--ticks", "2", "--record", str(record)]) == 0
+    assert main(["replay", str(record), "--game", "patrol"]) == 2
+    err = capsys.readouterr().err
+    assert "--game takes a game file (FILE.py), not a game's name; a sample's recording needs no --game" in err
+
+
+def test_bench_rollback_marks_a_figure_over_its_target(monkeypatch):
+    from engine.tools.bench import rollback
+
+    monkeypatch.setattr(rollback, "_measured", lambda count, rounds: {"ticks": 1e-3, "checkpoint": 1e-4,
+                                                                       "rollback": 5e-3})
+    assert rollback.bench_rollback((1000,))[2][3].startswith("OVER target 4.17 ms")
+    monkeypatch.setattr(rollback, "_measured", lambda count, rounds: {"ticks": 1e-3, "checkpoint": 1e-4,
+                                                                       "rollback": 3e-3})
+    assert rollback.bench_rollback((1000,))[2][3].startswith("ok, within target")
