@@ -83,6 +83,12 @@ class Game:
             raise GameError(f"{self.name}: systems(world) returned {shown(returned)}; it adds each system itself "
                             "with world.add_processor(system, priority) and returns nothing")
 
+    def played_by(self) -> str:
+        """How many players the game takes, as messages say it: ``2 players``, ``1 to 4 players``, ``1 player``."""
+        taken, most = self.players, self.players.stop - 1
+        span = f"{taken.start}" if len(taken) == 1 else f"{taken.start} to {most}"
+        return f"{span} player{'s' if most != 1 else ''}"
+
     def setup(self, world: Any) -> None:
         """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""
         self.build(world)

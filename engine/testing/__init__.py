@@ -44,11 +44,12 @@ from engine.tools.check import (
     random_input,
 )
 from engine.tools.rollback import RollbackResult, check_rollback
+from engine.tools.seeds import SeedResult, check_hash_seeds
 from engine.world import World
 
-__all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "assert_order_independent",
-           "assert_rollback_deterministic", "check_order_independence", "check_rollback", "load_game", "load_save",
-           "random_input", "save_game"]
+__all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "SeedResult", "assert_order_independent",
+           "assert_rollback_deterministic", "assert_same_in_every_process", "check_hash_seeds",
+           "check_order_independence", "check_rollback", "load_game", "load_save", "random_input", "save_game"]
 
 
 def load_game(name_or_path: str | os.PathLike[str]) -> Game:
@@ -102,6 +103,27 @@ def assert_rollback_deterministic(build: Callable[[World], Any] | Game, *, ticks
     """
     result = check_rollback(build, ticks=ticks, distance=distance, seed=seed, inputs=inputs, systems=systems,
                             players=players)
+    if not result.ok:
+        raise AssertionError(result.describe())
+    return result
+
+
+def assert_same_in_every_process(game: Game | str | os.PathLike[str], *, ticks: int = 300, seed: int = 0,
+                                 players: int | None = None, input_path: str | None = None, no_input: bool = False,
+                                 processes: int = 3) -> SeedResult:
+    """Fail (``AssertionError``) unless the game gives the same state hash every tick in fresh processes.
+
+    What the other checks cannot see, since their worlds share one process: ``hash()`` of a
+    ``str``, set order and ``id()`` differ from process to process (``check_hash_seeds``).
+    The game runs in ``processes`` interpreters, ``PYTHONHASHSEED`` 1 to ``processes``, with
+    ``tickswap check``'s input (seeded random, ``input_path``'s script, or none). ``game`` is
+    a ``Game`` or what ``load_game`` takes: another process loads it again, so a plain
+    ``build`` function can't be checked this way. The message names the first tick that
+    differs, the entities and fields, and what to do.
+    """
+    loaded = game if isinstance(game, Game) else _load_game(game)
+    result = check_hash_seeds(loaded, ticks=ticks, seed=seed, players=players, input_path=input_path,
+                              no_input=no_input, processes=processes)
     if not result.ok:
         raise AssertionError(result.describe())
     return result

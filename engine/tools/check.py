@@ -40,11 +40,18 @@ from typing import Any
 
 from engine.ecs import EsperWorld
 from engine.files.game import Game
-from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
+from engine.tools.inputs import DEFAULT_KEYS, Inputs, Setup, events_for, random_input, setup_of
 from engine.world import World, esper_of
 
-__all__ = ["DEFAULT_KEYS", "CheckResult", "EntityDifference", "Inputs", "check_order_independence", "events_for",
-           "random_input"]
+__all__ = ["DEFAULT_KEYS", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs", "check_order_independence",
+           "events_for", "random_input"]
+
+STATE_HINT = ("state the checkpoint does not keep changed the re-simulation: keep game state in buffered fields, "
+              "list a plain attribute that is state in its class's `saved`, and use no module-level variables, id(), "
+              "time or set order")
+"""What to do about state outside the world: the rollback check's hint (``engine.tools.rollback.HINT``), given
+here too when the same update order, run twice, differs."""
+
 
 @dataclass(frozen=True)
 class EntityDifference:
@@ -87,6 +94,8 @@ class CheckResult:
     """How the differing world ran those systems at the differing tick (empty if in the order added)."""
     players: int = 1
     """How many players each world had, each with input of its own."""
+    unrepeatable: bool = False
+    """Spawn order run again from the start differed from spawn order at that tick: the cause is not update order."""
 
     @property
     def ok(self) -> bool:
@@ -111,6 +120,11 @@ class CheckResult:
             lines.append("  " + self.note)
         if self.system_order:
             lines.append("  " + self.system_order)
+        if self.unrepeatable:
+            lines.append(f"  spawn order run again from the start differs at tick {self.tick} too: the cause is not "
+                         "update order but state outside the world (a module-level variable, the time, a value "
+                         "Python seeds per process)")
+            lines.append("  " + STATE_HINT)
         return "\n".join(lines)
 
 
@@ -172,9 +186,25 @@ def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int
                 if not differences and world.random.getstate() != worlds[0].random.getstate():
                     note = "world.random was drawn a different number of times"
                 if differences or note:
-                    return _with_systems(CheckResult(tick, orders, tick, order, differences, note), permuted,
-                                         permuters, setup.players)
+                    found = CheckResult(tick, orders, tick, order, differences, note)
+                    found.unrepeatable = not _repeats(setup, seed, tick, reference)
+                    return _with_systems(found, permuted, permuters, setup.players)
     return CheckResult(ticks, orders, systems=permuted, players=setup.players)
+
+
+def _repeats(setup: Setup, seed: int, ticks: int, reference: dict[str, Any]) -> bool:
+    """Whether a fresh world, in spawn order, comes to ``reference``'s snapshot after ``ticks`` ticks again."""
+    try:
+        with World(seed=seed, players=setup.players) as world:
+            setup.build(world)
+            if setup.systems is not None:
+                setup.systems(world)
+            for tick in range(1, ticks + 1):
+                setup.feed(world, setup.events_at(tick))
+                world.tick()
+            return not compare_snapshots(reference, world.snapshot())
+    except Exception:  # failing now where it did not fail before: it does not repeat either
+        return False
 
 
 class _SystemPermuter:

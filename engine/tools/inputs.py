@@ -141,11 +141,7 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
     if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be a whole number from 1 to {MAX_PLAYERS}, got {players!r}")
     if game is not None and players not in game.players:
-        taken = game.players
-        most = taken.stop - 1
-        span = f"{taken.start}" if len(taken) == 1 else f"{taken.start} to {most}"
-        raise ValueError(f"players={players}: {game.name} is played by {span} player{'s' if most != 1 else ''} "
-                         "(its PLAYERS)")
+        raise ValueError(f"players={players}: {game.name} is played by {game.played_by()} (its PLAYERS)")
     if isinstance(inputs, str) and inputs == "random":
         keys = game.keys if game is not None and game.keys is not None else DEFAULT_KEYS
         return Setup(build, systems, players, [random_input(seed, keys=keys, player=p) for p in range(players)])

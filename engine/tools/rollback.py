@@ -12,10 +12,13 @@ runs ticks T - N + 1 .. T again with the same input, comparing each re-simulated
 with the entities and fields that differ (``compare_snapshots``, as ``tickswap check``
 reports update orders). The run goes on from the re-simulated state, as a session would.
 
-What it catches is what a checkpoint cannot keep: a module-level counter, a plain
-attribute not listed in ``saved``, ``id()``, the time, the order of a set.
-``tickswap check GAME --rollback N`` runs it from the command line; ``engine.testing``
-offers it as ``assert_rollback_deterministic``.
+What it catches is what a checkpoint cannot keep and a re-run changes: a module-level
+counter, a plain attribute not listed in ``saved``, the time. It does not catch what is
+the same for every run in one process, since the run and its re-simulation share one:
+``hash()`` of a ``str``, the order of a set of strings, ``id()`` of a long-lived object.
+``engine.tools.seeds`` catches those, in fresh processes with other ``PYTHONHASHSEED``s;
+``tickswap check GAME --rollback N`` runs both from the command line; ``engine.testing``
+offers them as ``assert_rollback_deterministic`` and ``assert_same_in_every_process``.
 """
 
 from __future__ import annotations
@@ -27,16 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.files.game import Game
-from engine.tools.check import EntityDifference, Inputs, compare_snapshots
+from engine.tools.check import STATE_HINT, EntityDifference, Inputs, compare_snapshots
 from engine.tools.inputs import Setup, setup_of
 from engine.world import World
 from engine.world.checkpoints import Checkpoint
 
 __all__ = ["HINT", "RollbackResult", "check_rollback"]
 
-HINT = ("state the checkpoint does not keep changed the re-simulation: keep game state in buffered fields, list a "
-        "plain attribute that is state in its class's `saved`, and use no module-level variables, id(), time or "
-        "set order")
+HINT = STATE_HINT
 """What the report tells a game to do when a re-simulated tick differs."""
 
 

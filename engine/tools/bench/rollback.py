@@ -28,13 +28,17 @@ def bench_rollback(counts: tuple[int, ...] = (1000, 10_000), rounds: int = 20) -
     rows: Rows = []
     for count in counts:
         found = _measured(count, rounds)
-        target = f"<= {QUARTER_FRAME_MS:.2f} ms (a quarter of a 60 Hz frame)" if count == 1000 else ""
+        # The verdict in words: "4.27 ms ... <= 4.17 ms" read as a pass when it was over.
+        verdict = "ok, within" if found["rollback"] * 1e3 <= QUARTER_FRAME_MS else "OVER"
+        target = (f"{verdict} target {QUARTER_FRAME_MS:.2f} ms (a quarter of a 60 Hz frame)" if count == 1000
+                  else "")
         tick = found["tick"]
+        pair = "ok, within" if found["pair"] <= PAIR_TARGET * tick else "OVER"
         rows += [
             (f"one plain tick, {count} entities", tick * 1e3, 1.0, ""),
             (f"one checkpoint, {count} entities", found["checkpoint"] * 1e3, found["checkpoint"] / tick, ""),
             (f"a checkpoint and a rollback, {count} entities", found["pair"] * 1e3, found["pair"] / tick,
-             f"<= {PAIR_TARGET}x a tick"),
+             f"{pair} target {PAIR_TARGET}x a tick"),
             (f"{DISTANCE} plain ticks, {count} entities", found["ticks"] * 1e3, 1.0, ""),
             (f"rollback + {DISTANCE} ticks, a checkpoint each, {count} entities", found["rollback"] * 1e3,
              found["rollback"] / found["ticks"], target),

@@ -1,6 +1,10 @@
 """``tickswap check GAME``: does the game come out the same in every update order (``engine.tools.check``)?
 
-With ``--rollback N``: after a rollback of N ticks (``engine.tools.rollback``)? With
+With ``--rollback N``: after a rollback of N ticks (``engine.tools.rollback``)? Either way
+it then runs the game in ``--hash-seeds K`` fresh processes (default 3, ``0`` skips), each
+with its own ``PYTHONHASHSEED``, and compares their state hashes every tick
+(``engine.tools.seeds``): what one process's worlds share (set order, ``id()``) is caught
+only there. With
 ``--players N`` (default: the fewest the game's ``PLAYERS`` takes) every world has N
 players, each fed input of its own: a random stream each, or their lines of ``--input``.
 """
@@ -14,13 +18,13 @@ from engine.errors import where
 from engine.files.game import GameError
 from engine.files.importer import load_game
 from engine.files.png import PictureError
-from engine.input.scripts import assign_unnamed, read_input_scripts
 from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
-from engine.tools.check import check_order_independence, random_input
+from engine.tools.check import check_order_independence
 from engine.tools.cli.worlds import check_players
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
 from engine.tools.rollback import check_rollback
+from engine.tools.seeds import SeedResult, check_hash_seeds, inputs_of
 
 __all__ = ["check_command"]
 
@@ -33,14 +37,8 @@ def check_command(args: argparse.Namespace) -> int:
     """
     game = load_game(args.game)
     players = check_players(game, args.players)
-    inputs: Any = None if args.no_input else "random"
-    if inputs == "random" and game.keys is not None:
-        # The game's own keys (its KEYS), not the defaults; each player a stream of its own.
-        inputs = [random_input(args.seed, keys=game.keys, player=player) for player in range(players)]
-    if args.input:
-        # Lines naming no player are player 0's, as in tickswap run; other players refused.
-        scripts = assign_unnamed(read_input_scripts(args.input, players), 0)
-        inputs = [scripts.get(player, {}) for player in range(players)]
+    # The game's own keys (its KEYS) at random, each player a stream of its own; or a script's.
+    inputs = inputs_of(game, players, args.seed, args.input, args.no_input)
     try:
         result: Any
         if args.rollback is not None:
@@ -49,6 +47,10 @@ def check_command(args: argparse.Namespace) -> int:
         else:
             result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                               inputs=inputs, players=players)
+        across: SeedResult | None = None
+        if args.hash_seeds:
+            across = check_hash_seeds(game, ticks=args.ticks, seed=args.seed, players=players, input_path=args.input,
+                                      no_input=args.no_input, processes=args.hash_seeds)
     except Interrupted:
         raise
     except (GameError, MapError, PictureError) as error:  # the game's mistake (or its files'), found before a tick
@@ -57,4 +59,6 @@ def check_command(args: argparse.Namespace) -> int:
         raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
             from None
     print(f"{args.game}: {result.describe()}")
-    return 0 if result.ok else 1
+    if across is not None:
+        print(f"{args.game}: {across.describe()}")
+    return 0 if result.ok and (across is None or across.ok) else 1

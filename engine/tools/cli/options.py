@@ -84,6 +84,17 @@ def _seed(text: str) -> int:
     return value
 
 
+def _hash_seeds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    if value != 0 and not 2 <= value <= 16:
+        # One process compares with nothing; 0 is how the check is skipped.
+        raise argparse.ArgumentTypeError(f"expected 0 (skip) or 2 to 16 processes, got {shown(value)}")
+    return value
+
+
 def _file_name(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError("expected a file name, got ''")
@@ -154,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "re-simulate them with the same input")
     check.add_argument("--players", type=count, help="how many players each world has, each fed input of its own "
                        "(default: the fewest the game takes); --input lines name theirs with \"player\": P")
+    check.add_argument("--hash-seeds", metavar="K", type=_hash_seeds, default=3,
+                       help="then run the game in K fresh processes, PYTHONHASHSEED 1 to K, and compare their state "
+                            "hashes every tick: catches hash(str), set order and id() (default 3; 0 skips it)")
     given = check.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")

@@ -36,7 +36,8 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
     recording = shown_name(replay.path)
     if replay.game_digest is None:
         if chosen is not None:
-            raise UsageError(f"{recording} is a recording of the game {replay.game!r}; --game is for game files")
+            raise UsageError(f"{recording} is a recording of the game {replay.game!r}, which needs no --game (--game "
+                             "takes a game file, for a recording of one)")
         if replay.game not in sample_games():
             # Only a registered game by name: never a file or directory the header happens to name.
             raise UsageError(f"{recording}:1: the replay's game {replay.game!r} is not an installed game; "
@@ -44,6 +45,9 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
         return load_game(replay.game)
     if chosen is not None:
         # The user named this file: it may be run whatever its content; hashes say whether it still fits.
+        if not chosen.endswith(".py") and os.sep not in chosen and not os.path.lexists(chosen):
+            raise UsageError(f"--game {shown_name(chosen)}: --game takes a game file (FILE.py), not a game's name; "
+                             "a sample's recording needs no --game")
         return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
     relative = os.path.relpath(beside)
@@ -66,7 +70,7 @@ def replay_command(args: argparse.Namespace) -> int:
                f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
     if replay.players not in game.players:
         raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
-                         f"played by {game.players.start} to {game.players.stop - 1} (its PLAYERS)")
+                         f"played by {game.played_by()} (its PLAYERS)")
     world = build_world(game, replay.seed, players=replay.players)
     runner: Any = None
     try:

@@ -25,10 +25,7 @@ def check_players(game: Game, players: int | None) -> int:
     if players is None:
         return taken.start
     if players not in taken:
-        most = taken.stop - 1
-        span = f"{taken.start}" if len(taken) == 1 else f"{taken.start} to {most}"
-        raise UsageError(f"--players {players}: {game.name} is played by {span} "
-                         f"player{'s' if most != 1 else ''} (its PLAYERS)")
+        raise UsageError(f"--players {players}: {game.name} is played by {game.played_by()} (its PLAYERS)")
     return players
 
 
@@ -71,7 +68,7 @@ def load_saved_world(game: Game, args: argparse.Namespace) -> World:
     if world.players not in game.players:
         world.close()
         raise UsageError(f"{shown_name(args.load)}: a save of {world.players} player{'s' if world.players != 1 else ''}"
-                         f"; {game.name} is played by {game.players.start} to {game.players.stop - 1} (its PLAYERS)")
+                         f"; {game.name} is played by {game.played_by()} (its PLAYERS)")
     try:
         game.add_systems(world)
     except Interrupted:

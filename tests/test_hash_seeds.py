@@ -1,0 +1,142 @@
+"""The check across processes: a game whose logic reads set order is named, by tick, entity and field."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.testing import assert_same_in_every_process, check_hash_seeds, load_game
+from engine.tools.cli import main
+
+SET_ORDER = '''"""Moves the mover whose name comes first in a set: set order is seeded per process."""
+from engine import Entity, buffered
+
+NAMES = ("ann", "bob", "cyd", "dee", "eve")
+
+
+class Mover(Entity):
+    x = buffered(0.0)
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def update(self, world):
+        if self.name == next(iter(set(NAMES))):
+            self.x += 1
+
+
+def build(world):
+    for name in NAMES:
+        world.spawn(Mover(name))
+'''
+
+COUNTER = '''"""Counts in a module-level variable: the same in every fresh process, not in one process twice."""
+from engine import Entity, buffered
+
+COUNT = [0]
+
+
+class Mover(Entity):
+    x = buffered(0.0)
+
+    def update(self, world):
+        COUNT[0] += 1
+        self.x = float(COUNT[0])
+
+
+def build(world):
+    world.spawn(Mover())
+'''
+
+
+@pytest.fixture
+def set_order_game(tmp_path):
+    path = tmp_path / "setorder.py"
+    path.write_text(SET_ORDER)
+    return path
+
+
+def test_tickswap_check_rollback_names_the_tick_and_entities_of_a_game_reading_set_order(set_order_game, capsys):
+    assert main(["check", str(set_order_game), "--rollback", "8", "--ticks", "20"]) == 1
+    out = capsys.readouterr().out
+    assert "rollback deterministic" in out  # one process: the rollback itself cannot see it
+    assert "differs between processes: after tick 1, the state under PYTHONHASHSEED=" in out
+    assert "Mover (id " in out and "x 0.0 vs 1.0" in out
+    assert "hash() of a str, the order of a set" in out
+
+
+def test_tickswap_check_of_update_orders_runs_the_processes_too(set_order_game, capsys):
+    assert main(["check", str(set_order_game), "--ticks", "20"]) == 1
+    assert "differs between processes: after tick 1" in capsys.readouterr().out
+
+
+def test_hash_seeds_0_skips_the_processes(set_order_game, capsys):
+    assert main(["check", str(set_order_game), "--ticks", "20", "--hash-seeds", "0"]) == 0
+    assert "processes" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad", ["1", "-1", "17", "x"])
+def test_tickswap_check_refuses_a_bad_hash_seeds_count(bad, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["check", "pong", "--hash-seeds", bad])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--hash-seeds" in err and bad in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_sample_is_the_same_in_every_process(capsys):
+    assert main(["check", "patrol", "--ticks", "60"]) == 0
+    assert "same in every process: 3 processes, PYTHONHASHSEED 1 to 3, agreed for 60 ticks" in capsys.readouterr().out
+
+
+def test_assert_same_in_every_process_fails_naming_tick_entity_and_field(set_order_game):
+    with pytest.raises(AssertionError, match=r"after tick 1(.|\n)*Mover \(id \d\): x"):
+        assert_same_in_every_process(str(set_order_game), ticks=10, no_input=True)
+    assert assert_same_in_every_process("pong", ticks=30).ok
+
+
+def test_a_module_level_counter_is_the_same_in_fresh_processes_and_named_by_the_order_check(tmp_path, capsys):
+    path = tmp_path / "counter.py"
+    path.write_text(COUNTER)
+    assert check_hash_seeds(load_game(path), ticks=10, no_input=True).ok
+    assert main(["check", str(path), "--ticks", "10", "--hash-seeds", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "order dependent: after tick 1" in out
+    assert "spawn order run again from the start differs at tick 1 too: the cause is not update order" in out
+    assert "use no module-level variables" in out
+
+
+def test_check_hash_seeds_refuses_fewer_than_two_processes():
+    with pytest.raises(ValueError, match="processes must be"):
+        check_hash_seeds(load_game("pong"), processes=1)
+
+
+def test_a_game_for_exactly_two_says_2_players_not_2_to_2(tmp_path, capsys):
+    path = tmp_path / "duo.py"
+    path.write_text("PLAYERS = 2\n\n\ndef build(world):\n    pass\n")
+    assert main(["run", str(path), "--ticks", "1", "--players", "3"]) == 2
+    assert "duo.py is played by 2 players (its PLAYERS)" in capsys.readouterr().err
+    from engine.testing import load_game as load
+
+    assert load(path).played_by() == "2 players"
+
+
+def test_replay_with_a_samples_name_for_game_says_game_takes_a_file(tmp_path, capsys):
+    path = tmp_path / "duo.py"
+    path.write_text("def build(world):\n    pass\n")
+    record = tmp_path / "duo.jsonl"
+    assert main(["run", str(path), "--ticks", "2", "--record", str(record)]) == 0
+    assert main(["replay", str(record), "--game", "patrol"]) == 2
+    err = capsys.readouterr().err
+    assert "--game takes a game file (FILE.py), not a game's name; a sample's recording needs no --game" in err
+
+
+def test_bench_rollback_marks_a_figure_over_its_target(monkeypatch):
+    from engine.tools.bench import rollback
+
+    monkeypatch.setattr(rollback, "_measured", lambda count, rounds: {"ticks": 1e-3, "checkpoint": 1e-4,
+                                                                       "rollback": 5e-3})
+    assert rollback.bench_rollback((1000,))[2][3].startswith("OVER target 4.17 ms")
+    monkeypatch.setattr(rollback, "_measured", lambda count, rounds: {"ticks": 1e-3, "checkpoint": 1e-4,
+                                                                       "rollback": 3e-3})
+    assert rollback.bench_rollback((1000,))[2][3].startswith("ok, within target")
