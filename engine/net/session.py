@@ -242,10 +242,13 @@ class Session:
                 (run.player == peer.player) if self.is_host else (run.player != self.player) for run in packet.runs):
             self.stats.dropped_packets += 1  # a spoof or a mix-up: nothing of it is used
             return
-        peer.take(packet, now)
-        self.stats.took_ping(peer.last_ping_ms if packet.echo > 0 else None)
         for run in packet.runs:
+            cut = sync.cut_off
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
+            if sync.cut_off != cut:
+                self.stats.dropped_packets += 1  # a run far past our own tick: a flood, kept out of memory
+        peer.take(packet, now, sync.known)
+        self.stats.took_ping(peer.last_ping_ms if packet.echo > 0 else None)
         if packet.checked is not None and peer.player is not None:
             tick, theirs = packet.checked
             if self._checked is not None and self._checked[0] == tick:
