@@ -6,10 +6,26 @@ timing: each defect is shown on its own.
 
 from __future__ import annotations
 
-from test_net_running import ONE, PRESS, inputs, running
+import re
+from pathlib import Path
 
-from engine.net.packets import Run
+import pytest
+from test_net_running import GAME as LOADED
+from test_net_running import ONE, PRESS, inputs, running
+from test_net_session import GAME, SCRIPTS, host, join, script
+
+from engine.net.packets import Inputs, Run, encode_inputs
 from engine.net.peers import MAX_ACK_LAG
+from engine.net.sync import Sync
+from engine.world import World
+
+
+@pytest.fixture
+def tmp(tmp_path: Path) -> Path:
+    (tmp_path / "game.py").write_text(GAME.read_text())
+    for player in (0, 1):
+        script(tmp_path / f"p{player}.jsonl", {player: SCRIPTS[player]}, named=False)
+    return tmp_path
 
 
 def test_a_flooding_player_cannot_grow_the_log_past_this_peers_own_tick() -> None:
@@ -38,3 +54,58 @@ def test_forged_huge_acks_do_not_hide_a_peer_that_never_acknowledges() -> None:
         if session.ended is not None:
             break
     assert session.ended is not None and "player 1 (127.0.0.1:5001) fell" in session.ended, session.ended
+
+
+def test_the_last_tick_of_a_session_is_compared_like_a_check_tick() -> None:
+    session, transport, _ = running()
+    sync = session.sync
+    assert sync is not None
+    session.target = sync.final_tick = 10  # what ``run_ticks(10)`` sets; 10 is no desync-interval tick
+    for tick in range(1, 11):
+        transport.inbox.append((inputs(1, tick, tuple(sync.known), (Run(1, tick, tick),)), ONE))
+        session.poll()
+        session.advance(())
+    assert sync.emitted == 10 and session.desync is None
+    theirs = encode_inputs(Inputs(session=session.session_id, sender=1, tick=10, acks=tuple(sync.known),
+                                  checked=(10, "0" * 16)))
+    transport.inbox.append((theirs, ONE))
+    session.poll()
+    assert session.desync is not None and session.desync.tick == 10, "a hash differing at the last tick is a desync"
+
+
+def test_a_checked_tick_no_peer_checks_is_not_kept() -> None:
+    session, transport, _ = running()
+    for tick in (7, 120):  # 7 is no check tick; 120 is one (every 60), still to come
+        transport.inbox.append((encode_inputs(Inputs(session=session.session_id, sender=1, tick=0, acks=(0, 0),
+                                                     checked=(tick, "0" * 16))), ONE))
+    session.poll()
+    assert list(session._their_checks) == [(1, 120)]
+
+
+def test_a_desync_in_the_last_stretch_is_named_by_both_peers(tmp: Path) -> None:
+    patched = tmp / "patched.py"
+    patched.write_text((tmp / "game.py").read_text().replace("SPEED = 1.5", "SPEED = 1.25"))
+    first, port = host(tmp, "--ticks", "50", "--input", "p0.jsonl", "--desync-interval", "60",
+                       "--allow-game-mismatch")
+    second = join(tmp, port, "--ticks", "50", "--input", "p1.jsonl", "--desync-interval", "60",
+                  "--allow-game-mismatch", game="patched.py")
+    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
+    assert (status1, status2) == (1, 1), err1 + err2
+    for err in (err1, err2):  # no tick 60 is ever reached: only the last tick, 50, can name it
+        assert err.count("desync at tick 50") == 1, err
+        assert re.search(r"Mover \(id \d+\): x ", err), err
+
+
+def test_snapshots_are_kept_by_tick_age_not_a_count_of_check_ticks() -> None:
+    with World(seed=3, players=2) as world:
+        LOADED.build(world)
+        sync = Sync(world, players=2, local=0, input_delay=2, max_prediction=8, desync_interval=1)
+        for _ in range(8):
+            sync.add_local(())
+            sync.advance()
+        assert sorted(sync.snapshots)[0] == 1, "tick 1's snapshot is kept while a peer's hash of it may come"
+        for _ in range(400):
+            sync.add_remote(1, sync.known[1] + 1, sync.known[1] + 1, {})
+            sync.add_local(())
+            sync.advance()
+        assert len(sync.snapshots) <= sync.window + 1, "bounded"
