@@ -6,15 +6,19 @@ timing: each defect is shown on its own.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_net_running import GAME as LOADED
-from test_net_running import ONE, PRESS, inputs, running
+from test_net_running import HOST, ONE, PRESS, SESSION, FakeTransport, inputs, running
 from test_net_session import GAME, SCRIPTS, host, join, script
 
-from engine.net.packets import Inputs, Run, encode_inputs
+from engine.net.checks import MAX_CHUNKS
+from engine.net.desync import CHUNKS_PER_STEP, DesyncExchange, pack_snapshot
+from engine.net.packets import Chunk, Inputs, Run, decode, encode_inputs
 from engine.net.peers import MAX_ACK_LAG
 from engine.net.sync import Sync
 from engine.world import World
@@ -109,3 +113,48 @@ def test_snapshots_are_kept_by_tick_age_not_a_count_of_check_ticks() -> None:
             sync.add_local(())
             sync.advance()
         assert len(sync.snapshots) <= sync.window + 1, "bounded"
+
+
+def _big_snapshot() -> dict[str, Any]:
+    rnd = random.Random(1)  # random floats barely compress: more than MAX_CHUNKS pieces
+    return {"entities": [{"id": i, "class": "m.Mover", "state": {"x": rnd.random(), "y": rnd.random(),
+                                                                   "vx": rnd.random()}, "signals": {}}
+                         for i in range(50_000)]}
+
+
+def test_a_snapshot_too_large_to_exchange_is_reported_by_tick_and_hashes_in_one_line() -> None:
+    big = _big_snapshot()
+    assert len(pack_snapshot(big)) > MAX_CHUNKS
+    here, there = FakeTransport(), FakeTransport()
+    mine = DesyncExchange(here, ONE, SESSION, 60, big, who="player 1", timeout_s=5, now=0.0,
+                          hashes=("a" * 16, "b" * 16))
+    theirs = DesyncExchange(there, HOST, SESSION, 60, big, who="the host", timeout_s=5, now=0.0)
+    for step in range(1, 6):
+        for exchange, transport, other in ((mine, here, theirs), (theirs, there, mine)):
+            exchange.step(step * 0.1)
+            for data, _ in transport.sent:
+                other.take(decode(data))
+            assert len(transport.sent) <= CHUNKS_PER_STEP + 2, "paced, not a burst"
+            transport.sent.clear()
+    report = mine.step(1.0)
+    assert report == ("desync at tick 60: the state differs from player 1's (state hash here aaaaaaaaaaaaaaaa, "
+                      f"player 1's bbbbbbbbbbbbbbbb; the snapshot was too large to exchange, more than {MAX_CHUNKS} "
+                      "datagrams)")
+    assert "too large to exchange" in (theirs.step(1.0) or "")
+
+
+def test_snapshot_chunks_are_paced_and_every_one_is_sent_in_turn() -> None:
+    transport = FakeTransport()
+    snapshot = {"entities": [{"id": i, "class": "m.Mover", "state": {"x": random.Random(i).random()}, "signals": {}}
+                             for i in range(12_000)]}
+    exchange = DesyncExchange(transport, ONE, SESSION, 60, snapshot, who="player 1", timeout_s=60, now=0.0)
+    total = len(exchange.pieces)
+    assert total > CHUNKS_PER_STEP
+    indices: set[int] = set()
+    for step in range(1, total // CHUNKS_PER_STEP + 2):
+        exchange.step(step * 0.1)
+        chunks = [packet for data, _ in transport.sent for packet in [decode(data)] if isinstance(packet, Chunk)]
+        assert len(chunks) <= CHUNKS_PER_STEP
+        indices.update(chunk.index for chunk in chunks)
+        transport.sent.clear()
+    assert indices == set(range(total))

@@ -202,7 +202,7 @@ class Session:
         if mine is not None and mine != theirs and self.desync is None:
             peer = next((p for p in self.peers if p.key == player), None)
             if peer is not None:
-                self._start_desync(peer, tick)
+                self._start_desync(peer, tick, theirs)
 
     # -- receiving ----------------------------------------------------------------------
 
@@ -314,13 +314,15 @@ class Session:
                     for _ in range(3):
                         self.transport.send(bye(self.session_id, why), peer.address)
 
-    def _start_desync(self, peer: Peer, tick: int) -> None:
+    def _start_desync(self, peer: Peer, tick: int, theirs: str | None = None) -> None:
         world = self.world
         assert world is not None and self.sync is not None
         snapshot = self.sync.snapshots.get(tick)
         who = "the host" if peer.player == 0 else f"player {peer.player}"
-        self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot,
-                                     who=who, timeout_s=self.options.disconnect_timeout, now=time.monotonic())
+        mine = self._checked[1] if self._checked is not None and self._checked[0] == tick else None
+        self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot, who=who,
+                                     timeout_s=self.options.disconnect_timeout, now=time.monotonic(),
+                                     hashes=(mine, theirs))
         if self.is_host:
             for other in self.peers:
                 if other is not peer:
