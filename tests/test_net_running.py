@@ -129,10 +129,10 @@ def test_a_run_to_send_costs_the_run_not_the_whole_log() -> None:
 
 def test_a_forged_echo_gives_a_ping_within_the_disconnect_timeout() -> None:
     peer = Peer(ONE, 1, 2, max_ping_ms=5000.0)
-    peer.take(Inputs(session=SESSION, sender=1, tick=0, acks=(0, 0), echo=1.0), now=100_000.0)
+    peer.take(Inputs(session=SESSION, sender=1, tick=0, acks=(0, 0), echo=1.0), now=100_000.0, known=(0, 0))
     assert peer.ping_ms == peer.last_ping_ms == 5000.0, "an echo from long ago: clamped to the timeout"
     ahead = Peer(ONE, 1, 2, max_ping_ms=5000.0)
-    ahead.take(Inputs(session=SESSION, sender=1, tick=0, acks=(0, 0), echo=9e8), now=10.0)
+    ahead.take(Inputs(session=SESSION, sender=1, tick=0, acks=(0, 0), echo=9e8), now=10.0, known=(0, 0))
     assert ahead.ping_ms == 0.0, "an echo from the future: no negative ping"
 
 

@@ -6,6 +6,11 @@ peer says ``Got``), and each compares the two with ``tickswap check``'s own
 ``compare_snapshots``: the report names the tick, the entities and their fields. The
 received snapshot is data: it is size-bounded, inflated bounded and parsed by the
 engine's bounded JSON reader; a damaged one is reported as such, never a traceback.
+
+A snapshot that needs more than ``MAX_CHUNKS`` datagrams is not sent: a small marker
+goes instead, and both peers report the desync by tick (and hashes where known) with one
+line saying the snapshot was too large to exchange. Chunks are paced (``CHUNKS_PER_STEP``
+every ``RESEND_S``), never a burst of thousands of datagrams.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import json
 import zlib
 from typing import Any
 
+from engine.net.checks import MAX_CHUNKS
 from engine.net.packets import Chunk, Desync, Got, encode
 from engine.schema import FieldError, parse_json
 from engine.tools.check import compare_snapshots
@@ -25,6 +31,9 @@ CHUNK_BYTES = 700
 MAX_SNAPSHOT = 64 * 1024 * 1024
 """The most a received snapshot may inflate to."""
 RESEND_S = 0.05
+CHUNKS_PER_STEP = 64
+"""Chunks sent every ``RESEND_S`` (about 900 KB/s): the whole snapshot goes round in turns, not in one burst."""
+TOO_LARGE = "too_large"
 
 
 def pack_snapshot(snapshot: Any) -> list[bytes]:
@@ -75,14 +84,20 @@ class DesyncExchange:
     """Both sides of one snapshot swap: ours sent until ``Got``, theirs gathered; ``step`` returns the report."""
 
     def __init__(self, transport: Any, address: Any, session: int, tick: int, snapshot: dict[str, Any] | None, *,
-                 who: str, timeout_s: float, now: float) -> None:
+                 who: str, timeout_s: float, now: float, hashes: tuple[str | None, str | None] = (None, None)) -> None:
         self.transport = transport
         self.address = address
         self.session = session
         self.tick = tick
         self.snapshot = snapshot
         self.who = who
+        self.hashes = hashes
+        """(ours, theirs): the state hashes of ``tick``, where known, for a report with no snapshots to compare."""
         self.pieces = pack_snapshot(snapshot if snapshot is not None else {"entities": [], "missing": True})
+        self.too_large = len(self.pieces) > MAX_CHUNKS
+        if self.too_large:  # the peer is told so in one small marker, and reports it too
+            self.pieces = pack_snapshot({"entities": [], TOO_LARGE: len(self.pieces)})
+        self.next_chunk = 0
         self.theirs: dict[int, bytes] = {}
         self.their_total: int | None = None
         self.got = False
@@ -116,9 +131,11 @@ class DesyncExchange:
             self.sent = now
             self.transport.send(encode(Desync(session=self.session, tick=self.tick)), self.address)
             if not self.got:
-                for index, piece in enumerate(self.pieces):
+                total = len(self.pieces)
+                for index in range(self.next_chunk, min(total, self.next_chunk + CHUNKS_PER_STEP)):
                     self.transport.send(encode(Chunk(session=self.session, tick=self.tick, index=index,
-                                                     total=len(self.pieces), data=piece)), self.address)
+                                                     total=total, data=self.pieces[index])), self.address)
+                self.next_chunk = self.next_chunk + CHUNKS_PER_STEP if self.next_chunk + CHUNKS_PER_STEP < total else 0
             elif self._complete():
                 self.transport.send(encode(Got(session=self.session, tick=self.tick)), self.address)
         return None
@@ -126,6 +143,8 @@ class DesyncExchange:
     def report(self, late: bool = False) -> str:
         """The lines naming the tick and what differs (the first line alone when no snapshot could be compared)."""
         head = f"desync at tick {self.tick}: the state differs from {self.who}'s"
+        if self.too_large:
+            return head + self._too_large()
         if not self._complete():
             return head + f" ({self.who}'s snapshot of tick {self.tick} did not arrive)"
         if self.snapshot is None:
@@ -133,6 +152,8 @@ class DesyncExchange:
         try:
             theirs = unpack_snapshot([self.theirs[index] for index in range(len(self.theirs))],
                                      snapshot_limit(self.snapshot))
+            if theirs.get(TOO_LARGE):
+                return head + self._too_large()
             differences = compare_snapshots(self.snapshot, theirs, ("here", self.who))
         except Exception as error:  # another machine's data: whatever it breaks is named, never raised
             return head + f" ({error if isinstance(error, ValueError) else 'the peer sent a damaged snapshot'})"
@@ -142,3 +163,8 @@ class DesyncExchange:
         if len(differences) > 20:
             lines.append(f"  ... and {len(differences) - 20} more")
         return "\n".join(lines)
+
+    def _too_large(self) -> str:
+        mine, theirs = (digest[:16] if digest else "unknown" for digest in self.hashes)
+        return (f" (state hash here {mine}, {self.who}'s {theirs}; the snapshot was too large to exchange, "
+                f"more than {MAX_CHUNKS} datagrams)")

@@ -5,6 +5,13 @@ not simply leave: the others may still lack its last inputs or acknowledgements.
 ends once every peer holds every input up to N (their ``acks``) and says so (``Bye``
 "done"); a joiner ends on the host's goodbye, or ``LINGER_S`` after its own last tick (the
 goodbye may be lost), answering the host all the while.
+
+The last tick is a check tick (``Sync.final_tick``): no peer finishes before every
+player peer's hash of it has been compared with its own (the host's rides on its
+goodbye too), so a desync in the last stretch is found like any other, and peers stop
+within one desync interval of it. The wait is bounded by the disconnect timeout: if the
+hash never comes (the peer left and its last datagrams were lost) the peer says so in
+one line and finishes.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ def run_ticks(session: Any, ticks: int) -> None:
     """Run ``session`` (an ``engine.net.Session``, ready) for ``ticks`` confirmed ticks, or until it ends."""
     sync = session.sync
     assert sync is not None
-    session.target = target = sync.current + ticks
+    session.target = sync.final_tick = target = sync.current + ticks
     finished_at: float | None = None
     while session.ended is None and not session.finished:
         session.poll()
@@ -35,14 +42,35 @@ def run_ticks(session: Any, ticks: int) -> None:
         ran = session.advance(()) if session.desync is None else 0
         if sync.emitted >= target and session.desync is None:
             finished_at = finished_at or time.monotonic()
-            if _all_have_everything(session, target) or time.monotonic() - finished_at > LINGER_S:
+            waited = time.monotonic() - finished_at
+            if not _final_compared(session):
+                if waited > session.options.disconnect_timeout:  # its hash was lost with its goodbye: say so
+                    session.say(f"the state hash of the last tick {target} could not be compared with "
+                                f"{_unheard(session)} within {session.options.disconnect_timeout:g} s")
+                    session.finished = True
+            elif _all_have_everything(session, target) or waited > LINGER_S:
                 session.finished = True
         if not ran:
             time.sleep(NAP_S)
     if session.finished:
+        checked = session._checked
+        done = f"done {checked[0]} {checked[1]}" if checked is not None and checked[0] == target else "done"
         for peer in session.peers:
             for _ in range(3):  # a lost goodbye costs the others LINGER_S, no more
-                session.transport.send(bye(session.session_id, "done"), peer.address)
+                session.transport.send(bye(session.session_id, done), peer.address)
+
+
+def _players(session: Any) -> list[int]:
+    return [peer.player for peer in session.peers if peer.player is not None]
+
+
+def _final_compared(session: Any) -> bool:
+    return all(player in session.final_matched for player in _players(session))
+
+
+def _unheard(session: Any) -> str:
+    missing = [player for player in _players(session) if player not in session.final_matched]
+    return ", ".join("the host" if player == 0 else f"player {player}" for player in missing)
 
 
 def _all_have_everything(session: Any, target: int) -> bool:

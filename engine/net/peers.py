@@ -9,7 +9,9 @@ the round trip; ``tick`` and ``ahead`` give the frames-ahead estimate of time sy
 is the peer's word, not ours: a garbled or forged one is clamped to 0..``max_ping_ms`` (the
 disconnect timeout: a longer round trip would have dropped the peer), never a huge or
 negative ping. ``ack_lag`` is how far behind a peer's acknowledgements are: a peer that
-never acknowledges would make us keep its inputs forever (``MAX_ACK_LAG``).
+never acknowledges would make us keep its inputs forever (``MAX_ACK_LAG``). An
+acknowledgement is clamped to what this peer itself knows: a forged huge one would
+otherwise make the lag negative forever and defeat that bound.
 """
 
 from __future__ import annotations
@@ -73,9 +75,9 @@ class Peer:
         """The player this peer is (``None``: a spectator)."""
         return self.player
 
-    def take(self, packet: Inputs, now: float) -> None:
-        """Note what an ``Inputs`` from this peer says: what it holds, its tick, the round trip."""
-        self.acks = [max(old, new) for old, new in zip(self.acks, packet.acks)]
+    def take(self, packet: Inputs, now: float, known: Sequence[int]) -> None:
+        """Note what an ``Inputs`` from this peer says: what it holds (at most ``known``), its tick, the round trip."""
+        self.acks = [max(old, min(new, ours)) for old, new, ours in zip(self.acks, packet.acks, known)]
         if packet.tick >= self.tick:
             self.tick = packet.tick
             self.heard_tick_at = now

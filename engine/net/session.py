@@ -69,6 +69,8 @@ class Session:
         self._pending: list[InputEvent] = []
         self._their_checks: dict[tuple[int, int], str] = {}
         self._checked: tuple[int, str] | None = None
+        self.final_matched: set[int] = set()
+        """The players whose hash of the last tick (``sync.final_tick``) matched ours: a ``--ticks`` end waits."""
         self._sounded = 0
         self._wait_frames = 0
         self._lobby: Any = None
@@ -181,7 +183,7 @@ class Session:
         sync = self.sync
         assert sync is not None
         tick = confirmed.tick
-        if tick % self.options.desync_interval == 0:
+        if sync.is_check_tick(tick):
             digest = sync.confirmed_hash(tick)
             if digest is not None:
                 self._checked = (tick, digest[:16])
@@ -195,10 +197,12 @@ class Session:
     def _compare(self, player: int, tick: int, theirs: str) -> None:
         self._their_checks.pop((player, tick), None)
         mine = self._checked[1] if self._checked is not None and self._checked[0] == tick else None
+        if mine is not None and mine == theirs and self.sync is not None and tick == self.sync.final_tick:
+            self.final_matched.add(player)
         if mine is not None and mine != theirs and self.desync is None:
             peer = next((p for p in self.peers if p.key == player), None)
             if peer is not None:
-                self._start_desync(peer, tick)
+                self._start_desync(peer, tick, theirs)
 
     # -- receiving ----------------------------------------------------------------------
 
@@ -242,22 +246,32 @@ class Session:
                 (run.player == peer.player) if self.is_host else (run.player != self.player) for run in packet.runs):
             self.stats.dropped_packets += 1  # a spoof or a mix-up: nothing of it is used
             return
-        peer.take(packet, now)
-        self.stats.took_ping(peer.last_ping_ms if packet.echo > 0 else None)
         for run in packet.runs:
+            cut = sync.cut_off
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
+            if sync.cut_off != cut:
+                self.stats.dropped_packets += 1  # a run far past our own tick: a flood, kept out of memory
+        peer.take(packet, now, sync.known)
+        self.stats.took_ping(peer.last_ping_ms if packet.echo > 0 else None)
         if packet.checked is not None and peer.player is not None:
-            tick, theirs = packet.checked
-            if self._checked is not None and self._checked[0] == tick:
-                self._compare(peer.player, tick, theirs)
-            elif tick > sync.emitted and len(self._their_checks) < 16:
-                self._their_checks[(peer.player, tick)] = theirs
+            self._take_check(peer.player, *packet.checked)
+
+    def _take_check(self, player: int, tick: int, theirs: str) -> None:
+        sync = self.sync
+        assert sync is not None
+        if self._checked is not None and self._checked[0] == tick:
+            self._compare(player, tick, theirs)
+        elif tick > sync.emitted and sync.is_check_tick(tick) and len(self._their_checks) < 16:
+            self._their_checks[(player, tick)] = theirs  # a tick no peer checks is never compared: not kept
 
     def _takebye(self, peer: Peer, reason: str) -> None:
-        if reason == "done":
+        if reason == "done" or reason.startswith("done "):
             peer.done = True
+            final = reason.split()[1:]  # the host's hash of the last tick rides on its goodbye
+            if len(final) == 2 and final[0].isdigit() and peer.player is not None and self.sync is not None:
+                self._take_check(peer.player, int(final[0]), final[1])
             if not self.is_host and self.sync is not None and self.target is not None \
-                    and self.sync.emitted >= self.target:
+                    and self.sync.emitted >= self.target and self.desync is None:
                 self.finished = True
             return
         if peer.player is None:
@@ -300,13 +314,15 @@ class Session:
                     for _ in range(3):
                         self.transport.send(bye(self.session_id, why), peer.address)
 
-    def _start_desync(self, peer: Peer, tick: int) -> None:
+    def _start_desync(self, peer: Peer, tick: int, theirs: str | None = None) -> None:
         world = self.world
         assert world is not None and self.sync is not None
         snapshot = self.sync.snapshots.get(tick)
         who = "the host" if peer.player == 0 else f"player {peer.player}"
-        self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot,
-                                     who=who, timeout_s=self.options.disconnect_timeout, now=time.monotonic())
+        mine = self._checked[1] if self._checked is not None and self._checked[0] == tick else None
+        self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot, who=who,
+                                     timeout_s=self.options.disconnect_timeout, now=time.monotonic(),
+                                     hashes=(mine, theirs))
         if self.is_host:
             for other in self.peers:
                 if other is not peer:

@@ -18,7 +18,12 @@ tick is bit-identical on every peer. The state hash of a hash tick is taken when
 tick is simulated (again on a re-simulation) and is final once the tick is confirmed;
 ``confirm()`` hands out each confirmed tick once, in order, with its inputs and, at
 recording hash ticks, its hash. Memory is bounded: a player's log keeps only the ticks
-from ``keep_from`` on, and remote input more than ``window`` ticks ahead is cut off.
+from ``keep_from`` on, and remote input more than ``window`` ticks past this peer's own
+tick is cut off and counted (``cut_off``). The bound is this peer's own frontier, never
+the sender's: a run may only extend what is already known, so a bound measured from the
+sender's known input would move with every datagram it sends. The snapshots of
+desync-check ticks are kept by age (``window`` ticks), for a peer's hash arrives that
+much later at most.
 """
 
 from __future__ import annotations
@@ -37,8 +42,6 @@ __all__ = ["Confirmed", "Events", "Sync"]
 Events = tuple[InputEvent, ...]
 """One player's input for one tick."""
 _NONE: Events = ()
-KEPT_SNAPSHOTS = 4
-"""How many desync-check ticks' snapshots are kept: a peer's hash of one arrives a little later."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,14 @@ class Sync:
         self.max_prediction = max_prediction if local is not None else 0
         self.desync_interval = desync_interval
         self.window = window if window is not None else 4 * (max_prediction + input_delay) + 64
-        """How far past a player's known input a remote run may reach; the rest is cut off (bounded memory)."""
+        """How far past this peer's current tick a remote run may reach; the rest is cut off (bounded memory).
+
+        No honest peer is further ahead than its prediction window and input delay (it
+        waits for our input), so the margin is generous and a flood gains nothing."""
+        self.cut_off = 0
+        """Remote ticks refused because they lay past ``window`` (a flood, or a peer far ahead)."""
+        self.final_tick: int | None = None
+        """The last tick of a ``--ticks`` session: hashed and compared like a desync-check tick."""
         start = world.tick_count
         self.start = start
         self.known = [start] * players
@@ -77,9 +87,9 @@ class Sync:
         self._checkpoints: dict[int, Checkpoint] = {}
         self._first_wrong: int | None = None
         self.hashes: dict[int, str] = {}
-        self.snapshots: dict[int, dict[str, Any]] = {}
-        """The snapshots of the last few desync-check ticks, to explain a desync (``engine.net.desync``)."""
         """State hashes of the hash ticks simulated and not yet handed out (final once confirmed)."""
+        self.snapshots: dict[int, dict[str, Any]] = {}
+        """The snapshots of the check ticks of the last ``window`` ticks, to explain a desync (``net.desync``)."""
         self.emitted = start
         """The last confirmed tick handed out by ``confirm()``."""
         self.rollbacks = 0
@@ -123,7 +133,8 @@ class Sync:
 
         Ticks already known are ignored (duplicates, resent runs); a run that starts past
         the next tick not known leaves a gap and is ignored (the sender resends from the
-        acknowledged tick); the part past ``window`` is cut off. An input with events for
+        acknowledged tick); the part more than ``window`` ticks past this peer's current
+        tick is cut off and counted in ``cut_off``. An input with events for
         a tick already run predicted that tick wrongly: the next ``resolve()`` rolls back to
         it. Returns how many new ticks became known.
         """
@@ -132,7 +143,12 @@ class Sync:
         known = self.known[player]
         if first > known + 1 or last <= known:
             return 0
-        last = min(last, known + self.window)
+        limit = self.current + self.window
+        if last > limit:
+            self.cut_off += last - max(limit, known)
+            last = limit
+            if last <= known:
+                return 0
         log = self._events[player]
         for tick in range(known + 1, last + 1):
             given = events.get(tick)
@@ -210,14 +226,18 @@ class Sync:
         world.tick()
         if self.is_hash_tick(tick):
             self.hashes[tick] = world.state_hash()
-        if tick % self.desync_interval == 0:
+        if self.is_check_tick(tick):
             self.snapshots[tick] = world.snapshot()
-            for old in sorted(self.snapshots)[:-KEPT_SNAPSHOTS]:
+            for old in [old for old in self.snapshots if old < tick - self.window]:
                 del self.snapshots[old]
 
+    def is_check_tick(self, tick: int) -> bool:
+        """Whether peers compare ``tick``'s hash: every ``desync_interval`` ticks, and the session's last tick."""
+        return tick % self.desync_interval == 0 or tick == self.final_tick
+
     def is_hash_tick(self, tick: int) -> bool:
-        """Whether ``tick``'s state is hashed: peers compare it (``desync_interval``) or a recording keeps it."""
-        return tick % self.desync_interval == 0 or tick % HASH_EVERY == 0
+        """Whether ``tick``'s state is hashed: peers compare it (``is_check_tick``) or a recording keeps it."""
+        return self.is_check_tick(tick) or tick % HASH_EVERY == 0
 
     def confirm(self) -> Iterator[Confirmed]:
         """Each newly confirmed tick that has run, once, in order (resolve a pending rollback first)."""
@@ -229,7 +249,7 @@ class Sync:
             self.emitted = tick
             inputs = tuple(self._events[player].get(tick, _NONE) for player in range(self.players))
             digest = self.hashes.get(tick) if tick % HASH_EVERY == 0 else None
-            if tick % self.desync_interval != 0:
+            if not self.is_check_tick(tick):
                 self.hashes.pop(tick, None)
             for old in [old for old in self._checkpoints if old < tick - 1]:
                 del self._checkpoints[old]  # nothing rolls back past a confirmed tick
