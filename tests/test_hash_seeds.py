@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.testing import assert_same_in_every_process, check_hash_seeds, load_game
@@ -134,9 +136,15 @@ def test_replay_with_a_samples_name_for_game_says_game_takes_a_file(tmp_path, ca
 def test_bench_rollback_marks_a_figure_over_its_target(monkeypatch):
     from engine.tools.bench import rollback
 
-    monkeypatch.setattr(rollback, "_measured", lambda count, rounds: {"ticks": 1e-3, "checkpoint": 1e-4,
-                                                                       "rollback": 5e-3})
-    assert rollback.bench_rollback((1000,))[2][3].startswith("OVER target 4.17 ms")
-    monkeypatch.setattr(rollback, "_measured", lambda count, rounds: {"ticks": 1e-3, "checkpoint": 1e-4,
-                                                                       "rollback": 3e-3})
-    assert rollback.bench_rollback((1000,))[2][3].startswith("ok, within target")
+    def measured(rollback_s: float, pair_s: float) -> Any:
+        return lambda count, rounds: {"tick": 1e-3, "ticks": 8e-3, "checkpoint": 1e-4, "pair": pair_s,
+                                      "rollback": rollback_s}
+
+    monkeypatch.setattr(rollback, "_measured", measured(5e-3, 4e-4))
+    rows = {name: target for name, _ms, _ratio, target in rollback.bench_rollback((1000,))}
+    assert rows["rollback + 8 ticks, a checkpoint each, 1000 entities"].startswith("OVER target 4.17 ms")
+    assert rows["a checkpoint and a rollback, 1000 entities"].startswith("OVER target 0.3x")
+    monkeypatch.setattr(rollback, "_measured", measured(3e-3, 2e-4))
+    rows = {name: target for name, _ms, _ratio, target in rollback.bench_rollback((1000,))}
+    assert rows["rollback + 8 ticks, a checkpoint each, 1000 entities"].startswith("ok, within target")
+    assert rows["a checkpoint and a rollback, 1000 entities"].startswith("ok, within target 0.3x")
