@@ -214,7 +214,7 @@ def encode(message: Message) -> bytes:
     """The datagram of ``message``; ``PacketError`` if it is no message or would be over ``MAX_DATAGRAM`` bytes."""
     data = _datagram(message)
     if len(data) > MAX_DATAGRAM:
-        raise PacketError(f"a {_KIND_OF[type(message)]} packet of {len(data)} bytes is over the {MAX_DATAGRAM} "
+        raise PacketError(f"an {_KIND_OF[type(message)]!r} packet of {len(data)} bytes is over the {MAX_DATAGRAM} "
                           "bytes of a datagram")
     return data
 
@@ -226,7 +226,7 @@ def _datagram(message: Message) -> bytes:
         raise PacketError(f"{shown(message)} is not a message")
     wire = getattr(message, "_wire", None)
     record = wire() if wire is not None else {field.name: getattr(message, field.name) for field in fields(message)}
-    with checks.refusing(f"a {kind} packet can't be written: "):
+    with checks.refusing(f"an {kind!r} packet can't be written: "):
         text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return MAGIC + text.encode("utf-8")
 
@@ -248,7 +248,7 @@ def decode(data: bytes) -> Message:
         if cls is None:
             raise PacketError(f"unknown packet kind {shown(kind)}")
         names = [field.name for field in fields(cls)]
-        expect_keys(record, f"a {kind} packet", ["k", *names])
+        expect_keys(record, f"an {kind!r} packet", ["k", *names])
         if hasattr(cls, "_from_wire"):
             message: Message = cls._from_wire(record)
         else:
