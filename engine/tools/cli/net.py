@@ -25,6 +25,7 @@ from engine.input.events import InputEvent
 from engine.input.scripts import assign_unnamed, read_input_scripts
 from engine.interrupts import TICK, Interrupted
 from engine.messages import shown
+from engine.net.checks import PacketError
 from engine.net.emulate import Emulation
 from engine.net.lobby import SessionError, bye
 from engine.net.session import LEFT, Session, SessionOptions
@@ -32,7 +33,7 @@ from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players
-from engine.tools.errors import UsageError, crash_line, say, shown_name
+from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
 from engine.world import World
 
 __all__ = ["add_host_options", "add_join_options", "add_session_commands", "host_command", "join_command"]
@@ -186,8 +187,9 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         if session.options.ticks is None:
             return _play_frames(session, args, recorder)
         return _play_ticks(session, args, recorder, started)
-    except (Interrupted, UsageError, SessionError, DisplayError, OutputError):
-        raise
+    except (Interrupted, UsageError, SessionError, DisplayError, OutputError, StdoutLost, TransportError,
+            PacketError):
+        raise  # not the game's: said as the command says them
     except BaseException as error:  # anything the game raised is its crash: one line, the others told
         line = crash_line(game.name, error)
         session.crash = line
