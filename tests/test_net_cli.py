@@ -130,3 +130,15 @@ def test_a_screenshot_is_refused_with_ticks(tmp: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "engine.tools.cli", "host", "game.py", "--ticks", "5", "--screenshot",
                            "a.png"], cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 2 and "can't be combined with --frames, --headless, --no-hud or --screenshot" in done.stderr
+
+
+def test_a_packet_error_reaching_the_command_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.net.checks import PacketError
+    from engine.tools.cli import guarded_command
+
+    def work() -> int:
+        raise PacketError("hello game: too long")
+
+    assert guarded_command(work) == 2
+    err = capsys.readouterr().err
+    assert err == "tickswap: hello game: too long\n", err
