@@ -25,6 +25,7 @@ def tmp(tmp_path: Path) -> Path:
 def test_a_peer_that_leaves_a_ticks_session_ends_the_others_with_0_and_its_recording_replays(tmp: Path) -> None:
     first, port = host(tmp, "--ticks", "1000000", "--record", "h.jsonl", players=3)
     second = join(tmp, port, "--ticks", "1000000", "--record", "j.jsonl")
+    first.wait_for("player 1 joined")  # the one that leaves is player 1
     third = join(tmp, port, "--ticks", "1000000")
     first.wait_for("the session starts")
     second.wait_for("joined .* as player")
