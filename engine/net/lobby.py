@@ -140,6 +140,8 @@ def _refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str
     return ""
 
 
+START_GRACE_S = 0.25
+"""Every seat taken, the host waits this long before the start: a joiner that can't play its seat leaves first."""
 MAX_SPECTATORS = 8
 """The most spectators a host welcomes: each costs it a datagram a frame."""
 
@@ -157,9 +159,12 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
     joined: dict[Any, Joined] = {}
     deadline = time.monotonic() + timeout_s
     kept = time.monotonic()
-    while sum(1 for peer in joined.values() if peer.player is not None) < players - 1:
+    full_since: float | None = None
+    while full_since is None or time.monotonic() - full_since < START_GRACE_S:
         now = time.monotonic()
-        if now > deadline:
+        seated = sum(1 for peer in joined.values() if peer.player is not None)
+        full_since = (full_since or now) if seated == players - 1 else None
+        if now > deadline and full_since is None:
             raise SessionError(f"not every player joined within {timeout_s:g} s "
                                f"({1 + sum(1 for p in joined.values() if p.player is not None)} of {players})")
         if now - kept >= KEEP_EVERY_S:
@@ -171,6 +176,12 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
             try:
                 hello = decode(data)
             except PacketError:
+                continue
+            if isinstance(hello, Bye) and address in joined and hello.session == session:
+                # A joiner whose --input does not fit its seat leaves before the start: the seat is free again.
+                gone = joined.pop(address)
+                say(f"{'a spectator' if gone.player is None else f'player {gone.player}'} left the lobby "
+                    f"before the start ({hello.reason}): waiting for another")
                 continue
             if not isinstance(hello, Hello):
                 continue
@@ -188,7 +199,11 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
                 transport.send(encode(Refuse(nonce=hello.nonce, reason=f"the session is full ({MAX_SPECTATORS} "
                                              "spectators already)")), address)
                 continue
-            player = None if hello.spectate else 1 + sum(1 for p in joined.values() if p.player is not None)
+            taken = {p.player for p in joined.values()}
+            if not hello.spectate and len(taken - {None}) >= players - 1:
+                transport.send(encode(Refuse(nonce=hello.nonce, reason="the session is full")), address)
+                continue
+            player = None if hello.spectate else min(set(range(1, players)) - taken)
             welcome = encode(Welcome(session=session, nonce=hello.nonce, player=player, players=players, seed=seed,
                                      ms_per_update=ms_per_update, game=game, digest=digest, ticks=terms.ticks,
                                      desync_interval=terms.desync_interval))
@@ -196,6 +211,7 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
             transport.send(welcome, address)
             say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
         time.sleep(_NAP_S)
+    say(f"all {players} players are in: the session starts")
     start = encode(Start(session=session, players=players))
     for peer in joined.values():
         transport.send(start, peer.address)

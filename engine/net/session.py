@@ -33,6 +33,8 @@ from engine.world.sounds import SoundRequest
 __all__ = ["Session", "SessionError", "SessionOptions", "SessionStats"]
 
 LEFT = "the peer closed the session"  # a goodbye's reason when a peer leaves on purpose
+CRASHED = "crashed: "
+"""How a goodbye's reason begins when the peer's game crashed (the rest: its crash line)."""
 SEND_EVERY_S = 0.01
 """The longest a peer goes without an ``Inputs`` from us (acknowledgements, pings, resends)."""
 
@@ -60,6 +62,8 @@ class Session:
         self.left = False  # the session ended because a peer chose to leave (Esc), not by a desync or silence
         self.ended: str | None = None  # why the session stopped early (a desync, a dropped peer, one that left)
         self.finished = False
+        self.crash: str | None = None
+        """This peer's game crashed, in one line: its goodbye says so."""
         self.on_confirmed: Callable[[int, tuple[tuple[InputEvent, ...], ...], str | None], None] | None = None
         """Called once per confirmed tick, in order: (tick, inputs by player, hash at recording hash ticks)."""
         self.script: dict[int, list[InputEvent]] = {}
@@ -278,8 +282,14 @@ class Session:
             self.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}")
             self.peers.remove(peer)
             return
-        self.left = reason == LEFT
-        self._end(reason if not self.is_host else f"player {peer.player} left: {reason}", tell=True)
+        crashed = reason.startswith(CRASHED)
+        # A relayed goodbye ("player 2 left: ...") is a leave too: leaving is no failure, on any side.
+        self.left = reason == LEFT or reason.endswith(f" left: {LEFT}")
+        if crashed:
+            reason = f"player {peer.player}'s game crashed: {reason[len(CRASHED):]}"
+        elif self.is_host or reason == LEFT:
+            reason = f"{'the host' if peer.player == 0 else f'player {peer.player}'} left: {reason}"
+        self._end(reason, tell=True)
 
     # -- sending ------------------------------------------------------------------------
 
@@ -369,10 +379,16 @@ class Session:
             self.sync.rewind_to_confirmed()
 
     def close(self) -> None:
-        """Say goodbye to the peers (if the session has not ended) and release the socket and the world."""
+        """Say goodbye to the peers (if the session has not ended) and release the socket and the world.
+
+        When ``crash`` is set (this peer's game crashed) the others are told so (``CRASHED``),
+        not that it left.
+        """
         if self.ended is None and not self.finished and self.sync is not None:
+            reason = LEFT if self.crash is None else CRASHED + self.crash
             for peer in self.peers:
-                self.transport.send(bye(self.session_id, LEFT), peer.address)
+                for _ in range(3):  # a lost goodbye would cost the others their --disconnect-timeout
+                    self.transport.send(bye(self.session_id, reason), peer.address)
         self.transport.close()
         if self.world is not None:
             self.world.close()

@@ -28,6 +28,7 @@ from engine.files.game import GameError
 from engine.files.importer import game_of_module, load_game
 from engine.files.replay import ReplayError
 from engine.files.save import SaveError
+from engine.net.checks import PacketError
 from engine.tools.cli.check import check_command
 from engine.tools.cli.display import DisplayError
 from engine.tools.cli.lab import lab_command
@@ -43,7 +44,7 @@ __all__ = ["guarded_command", "main", "run_game"]
 
 def guarded_command(work: Callable[[], int]) -> int:
     """Run a command: mistakes, crashes, Ctrl-C, SIGTERM and a lost stdout end in one line (or none)."""
-    return guarded(work, (GameError, SaveError, ReplayError, OutputError, DisplayError))
+    return guarded(work, (GameError, SaveError, ReplayError, OutputError, DisplayError, PacketError))
 
 
 def main(argv: list[str] | None = None) -> int:

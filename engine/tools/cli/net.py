@@ -11,27 +11,36 @@ input, so a session can be checked against ``tickswap run --input COMBINED``), a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import socket
 import sys
 import time
 from typing import Any
 
-from engine.files.game import Game
+from engine.files.atomic import OutputError
+from engine.files.game import MAX_PLAYERS, Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder
 from engine.input.events import InputEvent
 from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.interrupts import TICK, Interrupted
 from engine.messages import shown
+from engine.net.checks import PacketError
 from engine.net.emulate import Emulation
-from engine.net.lobby import SessionError
-from engine.net.session import Session, SessionOptions
+from engine.net.lobby import SessionError, bye
+from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
-from engine.tools.cli.display import make_runner
+from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players
-from engine.tools.errors import UsageError, say, shown_name
+from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
 from engine.world import World
 
 __all__ = ["add_host_options", "add_join_options", "add_session_commands", "host_command", "join_command"]
+
+
+DEFAULT_PORT = 7777
+"""The port a host listens on, and a joiner's HOST without :PORT asks."""
 
 
 def _whole(low: int, high: int) -> Any:
@@ -70,6 +79,7 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--input", metavar="FILE", help="the local player's scripted input (lines with no "
                          "player, or naming this peer's player)")
     command.add_argument("--record", metavar="FILE", help="record the confirmed ticks as a replay")
+    command.add_argument("--screenshot", metavar="PNG", help="save the last frame as a PNG (with --frames or a window)")
     command.add_argument("--input-delay", type=_whole(0, 30), default=2, help="local input delay in ticks (default 2)")
     command.add_argument("--max-prediction", type=_whole(0, 60), default=8,
                          help="ticks run ahead of remote input, predicted (default 8; 0: lockstep)")
@@ -101,8 +111,10 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
     """``host``'s arguments (``game``: with the game's name or file first; ``python game.py --host`` has none)."""
     if game:
         host.add_argument("game", help="a game's name or the path of a game file")
-    host.add_argument("--players", type=_whole(1, 10**9), required=True, help="how many players (2 or more)")
-    host.add_argument("--port", type=_whole(0, 65535), default=7777, help="UDP port (default 7777; 0: any free one)")
+    host.add_argument("--players", type=_whole(1, MAX_PLAYERS),
+                      help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
+    host.add_argument("--port", type=_whole(0, 65535), default=DEFAULT_PORT,
+                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
     host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     host.add_argument("--seed", type=_whole(0, 2**63), default=0, help="seed of the world (default 0)")
     _session_options(host)
@@ -110,7 +122,7 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
 
 def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
-    join.add_argument("address", help="HOST:PORT of the host")
+    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT})")
     if game:
         join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
     join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player")
@@ -127,14 +139,14 @@ def _options(args: argparse.Namespace) -> SessionOptions:
                           ticks=args.ticks)
 
 
-def _check(args: argparse.Namespace) -> None:
-    if args.ticks is not None and (args.frames is not None or args.headless or args.no_hud):
-        raise UsageError("--ticks plays the ticks with no frames; it can't be combined with --frames, --headless "
-                         "or --no-hud")
+def _check(args: argparse.Namespace, game: Game | None) -> None:
+    if args.ticks is not None and (args.frames is not None or args.headless or args.no_hud or args.screenshot):
+        raise UsageError("--ticks plays the ticks with no frames; it can't be combined with --frames, --headless, "
+                         "--no-hud or --screenshot")
     if args.headless and args.frames is None:
         raise UsageError("--headless draws off-screen until --frames N (or use --ticks N): give one")
-    if args.record is not None and args.input is not None and args.record == args.input:
-        raise UsageError(f"--record {shown_name(args.record)} is the --input file")
+    check_outputs(argparse.Namespace(record=args.record, save_at=None, screenshot=args.screenshot, input=args.input),
+                  game)
 
 
 def _script(path: str | None, player: int | None, players: int) -> dict[int, list[InputEvent]]:
@@ -153,7 +165,7 @@ def _builder(game_name: str) -> Any:
 
 
 def _play(session: Session, args: argparse.Namespace) -> int:
-    """After the lobby: script, recording, the ticks, the summary; the status."""
+    """After the lobby: the ticks (or frames), the summary; the status. Stopped or crashed, the recording is kept."""
     world = session.world
     game = session.game
     assert world is not None and game is not None and session.sync is not None
@@ -163,67 +175,133 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
                             ms_per_update=world.ms_per_update, players=session.players)
         recorder.start(world)
-        session.on_confirmed = recorder.record_tick
-    ticks = session.options.ticks  # the host's --ticks: the session's length
-    if ticks is None:
-        return _play_frames(session, args, recorder)
-    if args.ticks is None:
-        say(f"the host plays --ticks {ticks}: so does this peer, with no frames"
-            + (" (--headless/--frames/--no-hud ignored)" if args.frames or args.headless or args.no_hud else ""))
-    start = time.perf_counter()
-    session.run_ticks(ticks)
-    seconds = time.perf_counter() - start
-    session.settle()
-    if recorder is not None:
-        recorder.close(world)
-    say(session.stats.summary(session.sync.rollbacks, session.sync.resimulated, session.transport.counters))
-    if session.ended is not None:
-        for line in session.ended.splitlines():
-            say(line)
+    started: list[float] = []
+
+    def confirmed(tick: int, inputs: Any, digest: str | None) -> None:
+        if not started:  # the clock starts with the session's first tick, not in the lobby
+            started.append(time.perf_counter())
+        if recorder is not None:
+            recorder.record_tick(tick, inputs, digest)
+    session.on_confirmed = confirmed
+    try:
+        if session.options.ticks is None:
+            return _play_frames(session, args, recorder)
+        return _play_ticks(session, args, recorder, started)
+    except (Interrupted, UsageError, SessionError, DisplayError, OutputError, StdoutLost, TransportError,
+            PacketError):
+        raise  # not the game's: said as the command says them
+    except BaseException as error:  # anything the game raised is its crash: one line, the others told
+        line = crash_line(game.name, error)
+        session.crash = line
+        say(line)
         return 1
+    finally:
+        _keep_recording(session, recorder)
+
+
+def _keep_recording(session: Session, recorder: Recorder | None) -> None:
+    """Put the recording in place up to the last confirmed tick, however the session ended (Ctrl-C, a crash)."""
+    world = session.world
+    assert world is not None
+    with TICK:  # a signal now waits for the recording to be in place
+        with contextlib.suppress(Exception):  # a crashed game may fail again here: the recording ends where it can
+            session.settle()
+        if recorder is not None:
+            recorder.close(world)
+
+
+def _ended(session: Session) -> int:
+    """Say why the session ended early: 0 when a peer chose to leave, 1 for a desync, silence or a crash."""
+    assert session.ended is not None and session.world is not None
+    for line in session.ended.splitlines():
+        say(line)
+    if session.left:
+        say(f"the session ended early, at tick {session.world.tick_count}")
+        return 0
+    return 1
+
+
+def _play_ticks(session: Session, args: argparse.Namespace, recorder: Recorder | None, started: list[float]) -> int:
+    """``--ticks``: the session's confirmed ticks, then the summary line (``tickswap run``'s, and the session's)."""
+    world, game, sync = session.world, session.game, session.sync
+    assert world is not None and game is not None and sync is not None
+    ticks = session.options.ticks  # the host's --ticks: the session's length
+    assert ticks is not None
+    if args.ticks is None:
+        ignored = args.frames or args.headless or args.no_hud or args.screenshot
+        say(f"the host plays --ticks {ticks}: so does this peer, with no frames"
+            + (" (--headless/--frames/--no-hud/--screenshot ignored)" if ignored else ""))
+    session.run_ticks(ticks)
+    seconds = time.perf_counter() - started[0] if started else 0.0
+    _keep_recording(session, recorder)
+    say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
+    status = 0 if session.ended is None else _ended(session)
+    if status:
+        return status
+    ran = world.tick_count
     entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
-    print(f"{game.name}: {ticks} ticks in {seconds * 1000:.1f} ms ({ticks / seconds if seconds else 0:,.0f} ticks/s), "
+    print(f"{game.name}: {ran} ticks in {seconds * 1000:.1f} ms ({ran / seconds if seconds else 0:,.0f} ticks/s), "
           f"{entities}, state {world.state_hash()[:16]}" + (f", recorded {shown_name(args.record)}" if args.record
                                                             else ""), flush=True)
     return 0
 
 
 def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder | None) -> int:
-    """In a window (or off-screen): the runner's loop drives the session once a frame until Esc, the end, --frames."""
-    world, game = session.world, session.game
-    assert world is not None and game is not None
+    """In a window (or off-screen): the runner's loop drives the session once a frame until Esc, the end, --frames.
+
+    The session ends when the first peer stops (its --frames, Esc): each peer draws at its
+    own pace, so frame counts (and the hash, of the last confirmed tick) differ between peers.
+    """
+    world, game, sync = session.world, session.game, session.sync
+    assert world is not None and game is not None and sync is not None
     runner = make_runner(args, game, world, driver=session)
     try:
         frames = runner.run(frames=args.frames)
-        session.settle()
-        if recorder is not None:
-            recorder.close(world)
-        confirmed = world.tick_count
-        summary = (f"{game.name}: {frames} frames, {confirmed} confirmed ticks, state {world.state_hash()[:16]}"
+        if args.screenshot:
+            write_screenshot(runner, args.screenshot)
+        _keep_recording(session, recorder)
+        summary = (f"{game.name}: {frames} frames, {world.tick_count} confirmed ticks, state {world.state_hash()[:16]}"
+                   + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
                    + (f", recorded {shown_name(args.record)}" if args.record else ""))
     finally:
         runner.view.delete()
         runner.window.close()
-    if session.ended is not None:
-        for line in session.ended.splitlines():
-            say(line)
-        if not session.left:  # a desync or a silent peer; a peer that chose to leave is no failure
-            return 1
+    say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
+    if session.ended is not None and _ended(session):
+        return 1
     print(summary, flush=True)
     return 0
 
 
-def _check_script(args: argparse.Namespace, player: int | None) -> None:
-    """Read ``--input`` before the socket opens: a damaged file, or (``player`` known) a line naming another player."""
-    if args.input:
-        read_input_scripts(args.input, only=player)
+def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
+    """Read ``--input`` before the socket opens: a damaged file, a bad key, a line naming another player.
+
+    Returns the player the script names (``None``: it names none): a joiner's lines may name
+    one player only, and the seat the host gives must be that one.
+    """
+    if not args.input:
+        return None
+    named = sorted(p for p in read_input_scripts(args.input, only=player) if p is not None)
+    if len(named) > 1:
+        raise UsageError(f"--input {shown_name(args.input)} scripts players {', '.join(map(str, named))}: "
+                         "a peer scripts only its own player")
+    return named[0] if named else None
+
+
+def _leave_the_seat(session: Session) -> None:
+    """Leave after the welcome, before the start: a goodbye the host's lobby takes as a seat freed."""
+    for _ in range(3):  # a lost goodbye would leave the host one player short
+        session.transport.send(bye(session.session_id, LEFT), session.peers[0].address)
+    session.finished = True  # nothing more to say on close
 
 
 def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     """``tickswap host GAME --players N``: wait for the players, play, print the summary (``game``: already loaded)."""
-    _check(args)
     game = game if game is not None else load_game(args.game)
+    _check(args, game)
     players = check_players(game, args.players)
+    if args.players is None and players < 2 and 2 in game.players:
+        players = 2  # the fewest a session has
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
@@ -245,10 +323,15 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
 
 
 def _address(text: str) -> tuple[str, int]:
-    """HOST:PORT with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"join: expected HOST:PORT, got {text!r}")
+    """HOST[:PORT] with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
+    if text.startswith("[") or text.count(":") > 1:
+        raise UsageError(f"join {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
+    host, colon, port = text.partition(":")
+    port = port if colon else str(DEFAULT_PORT)
+    if not host or not port.isdigit():
+        raise UsageError(f"join: expected HOST:PORT (or HOST, port {DEFAULT_PORT}), got {shown(text)}")
+    if not 0 < int(port) < 65536:
+        raise UsageError(f"join {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
     try:
         found = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_DGRAM)
     except (OSError, UnicodeError) as error:
@@ -264,18 +347,22 @@ def _registered(name: str) -> Game:
 
 def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     """``tickswap join HOST:PORT [GAME]``: join, play, print the summary (``game``: already loaded)."""
-    _check(args)
     address = _address(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
+    _check(args, game)
     if args.spectate and args.input is not None:
         raise UsageError("--input: a spectator has no input")
-    _check_script(args, None)  # the player is the host's to give: its lines are checked again after the lobby
+    named = _check_script(args, None)  # the player is the host's to give: checked against it after the welcome
     session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
                            build=_builder(game_file or ""), load=_registered)
     try:
         session.wait_ready()
         who = "a spectator" if session.player is None else f"player {session.player}"
+        if named is not None and named != session.player:
+            _leave_the_seat(session)
+            raise UsageError(f"--input {shown_name(args.input)} scripts player {named}, but the host gave this peer "
+                             f"{who}: left before the start, the seat is free again")
         say(f"joined {address[0]}:{address[1]} as {who} of {session.players}")
         return _play(session, args)
     except SessionError as error:

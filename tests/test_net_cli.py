@@ -1,0 +1,145 @@
+"""``tickswap host``/``join`` as a user meets them (issue 19's trial): how a session ends, its lines, its checks.
+
+Real processes on 127.0.0.1, bounded by ``test_net_session``'s timeouts; none sleeps.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_net_session import FRAMES, GAME, SUMMARY, TIMEOUT, Peer, host, join, replays, script
+
+
+@pytest.fixture
+def tmp(tmp_path: Path) -> Path:
+    shutil.copy(GAME, tmp_path / "game.py")
+    return tmp_path
+
+
+def test_a_peer_that_leaves_a_ticks_session_ends_the_others_with_0_and_its_recording_replays(tmp: Path) -> None:
+    first, port = host(tmp, "--ticks", "1000000", "--record", "h.jsonl", players=3)
+    second = join(tmp, port, "--ticks", "1000000", "--record", "j.jsonl")
+    first.wait_for("player 1 joined")  # the one that leaves is player 1
+    third = join(tmp, port, "--ticks", "1000000")
+    first.wait_for("the session starts")
+    second.wait_for("joined .* as player")
+    second.process.send_signal(signal.SIGTERM)
+    (status2, _, err2), (status1, out1, err1), (status3, out3, err3) = second.finish(), first.finish(), third.finish()
+    assert status2 == 143 and "Traceback" not in err2, err2
+    assert (status1, status3) == (0, 0), err1 + err3
+    assert "player 1 left: the peer closed the session" in err1 and "player 1 left" in err3
+    for err in (err1, err3):
+        assert re.search(r"the session ended early, at tick \d+", err), err
+    assert SUMMARY.search(out1) and SUMMARY.search(out3), out1 + out3
+    for recording in ("h.jsonl", "j.jsonl"):  # the leaver's too: a stopped session keeps its recording
+        replays(tmp, recording)
+
+
+CRASH = """
+
+import os as _os
+
+_update = Mover.update
+
+
+def update(self, world):
+    if _os.environ.get("CRASH_AT") and world.tick_count >= int(_os.environ["CRASH_AT"]):
+        raise RuntimeError("planted")
+    _update(self, world)
+
+
+Mover.update = update
+"""
+
+
+def test_a_crash_is_one_line_and_the_others_are_told_it_crashed(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + CRASH)
+    first, port = host(tmp, "--ticks", "1000000")
+    monkeypatch.setenv("CRASH_AT", "30")  # the joiner's game only
+    second = join(tmp, port, "--ticks", "1000000", "--record", "j.jsonl")
+    (status2, _, err2), (status1, _, err1) = second.finish(), first.finish()
+    assert (status1, status2) == (1, 1), err1 + err2
+    assert "Traceback" not in err1 + err2, err2
+    assert re.search(r"game\.py (stopped|failed).*planted", err2), err2
+    assert re.search(r"player 1's game crashed: game\.py (stopped|failed).*planted", err1), err1
+
+
+def test_a_joiner_whose_script_names_another_seat_leaves_before_the_start_and_the_host_waits_on(tmp: Path) -> None:
+    script(tmp / "for2.jsonl", {2: [(5, "key_press", "LEFT")]}, named=True)
+    first, port = host(tmp, "--ticks", "50", players=2)
+    wrong = join(tmp, port, "--ticks", "50", "--input", "for2.jsonl")
+    status, _, err = wrong.finish()
+    assert status == 2 and "scripts player 2, but the host gave this peer player 1" in err, err
+    first.wait_for("player 1 left the lobby before the start")
+    right = join(tmp, port, "--ticks", "50")
+    (status1, out1, err1), (status2, out2, err2) = first.finish(), right.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    assert SUMMARY.search(out1) and SUMMARY.search(out2)
+
+
+def test_a_script_naming_two_players_is_refused_before_joining(tmp: Path) -> None:
+    script(tmp / "both.jsonl", {1: [(5, "key_press", "LEFT")], 2: [(6, "key_press", "LEFT")]}, named=True)
+    status, _, err = join(tmp, 9, "--ticks", "5", "--input", "both.jsonl").finish()
+    assert status == 2 and "scripts players 1, 2: a peer scripts only its own player" in err, err
+
+
+@pytest.mark.parametrize(("address", "said"), [
+    ("127.0.0.1:70000", "the port '70000' is out of range: expected 1 to 65535"),
+    ("[::1]:7777", "only IPv4 is supported"),
+    ("::1", "only IPv4 is supported"),
+    ("127.0.0.1:x", "expected HOST:PORT (or HOST, port 7777)"),
+])
+def test_a_bad_join_address_is_one_line_and_exit_2(tmp: Path, address: str, said: str) -> None:
+    status, _, err = Peer(tmp, "join", address, "game.py", "--ticks", "5").finish()
+    assert status == 2 and said in err and "Traceback" not in err, err
+
+
+def test_a_join_address_without_a_port_asks_port_7777(tmp: Path) -> None:
+    status, _, err = Peer(tmp, "join", "127.0.0.1", "game.py", "--ticks", "5", "--lobby-timeout", "0.5").finish()
+    assert status == 1 and "127.0.0.1:7777" in err, err
+
+
+def test_players_are_counted_from_1_to_8_and_default_to_the_games_fewest(tmp: Path) -> None:
+    status, _, err = Peer(tmp, "host", "game.py", "--players", "0", "--port", "0").finish()
+    assert status == 2 and "expected a number from 1 to 8, got 0" in err, err
+    first = Peer(tmp, "host", "game.py", "--port", "0", "--ticks", "20")
+    port = int(first.wait_for(r"for 2 players on 127\.0\.0\.1:(\d+)").group(1))
+    second = join(tmp, port, "--ticks", "20")
+    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+
+
+def test_frames_sessions_take_a_screenshot_and_say_their_session_line(tmp: Path) -> None:
+    first, port = host(tmp, "--headless", "--frames", "100000", "--screenshot", "h.png")
+    second = join(tmp, port, "--headless", "--frames", "120", "--screenshot", "j.png")
+    (status2, out2, err2), (status1, out1, err1) = second.finish(), first.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    for out, err, png in ((out1, err1, "h.png"), (out2, err2, "j.png")):
+        assert FRAMES.search(out) and f"screenshot {png}" in out, out
+        assert "session:" in err, err
+        assert (tmp / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_screenshot_is_refused_with_ticks(tmp: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "engine.tools.cli", "host", "game.py", "--ticks", "5", "--screenshot",
+                           "a.png"], cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 2 and "can't be combined with --frames, --headless, --no-hud or --screenshot" in done.stderr
+
+
+def test_a_packet_error_reaching_the_command_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.net.checks import PacketError
+    from engine.tools.cli import guarded_command
+
+    def work() -> int:
+        raise PacketError("hello game: too long")
+
+    assert guarded_command(work) == 2
+    err = capsys.readouterr().err
+    assert err == "tickswap: hello game: too long\n", err
