@@ -96,6 +96,7 @@ def test_a_joiner_or_spectator_after_the_start_is_refused_at_once(tmp: Path) -> 
     first, port = host(tmp, "--ticks", "1000000", "--disconnect-timeout", "30")
     second = join(tmp, port, "--ticks", "1000000", "--disconnect-timeout", "30")
     second.wait_for("joined .* as player 1")
+    first.wait_for("the session starts")  # before it, in the start's grace, a joiner hears "the session is full"
     for extra in (("--ticks", "1000000"), ("--spectate",)):
         # A lobby timeout of an hour: only the host's refusal can end these joiners.
         late = join(tmp, port, *extra, "--lobby-timeout", "3600")
