@@ -22,7 +22,7 @@ from typing import Any
 from engine.net.checks import MAX_CHUNKS
 from engine.net.packets import Chunk, Desync, Got, encode
 from engine.schema import FieldError, parse_json
-from engine.tools.check import compare_snapshots
+from engine.tools.check import compare_snapshots, difference_lines, in_entities
 
 __all__ = ["CHUNK_BYTES", "DesyncExchange", "pack_snapshot", "unpack_snapshot"]
 
@@ -157,12 +157,8 @@ class DesyncExchange:
             differences = compare_snapshots(self.snapshot, theirs, ("here", self.who))
         except Exception as error:  # another machine's data: whatever it breaks is named, never raised
             return head + f" ({error if isinstance(error, ValueError) else 'the peer sent a damaged snapshot'})"
-        lines = [head + (f" in {len(differences)} entit{'y' if len(differences) == 1 else 'ies'} (values: here vs "
-                         f"{self.who})" if differences else " outside the entities")]
-        lines += ["  " + difference.describe() for difference in differences[:20]]
-        if len(differences) > 20:
-            lines.append(f"  ... and {len(differences) - 20} more")
-        return "\n".join(lines)
+        where = in_entities(differences) + f" (values: here vs {self.who})" if differences else " outside the entities"
+        return "\n".join([head + where, *difference_lines(differences)])
 
     def _too_large(self) -> str:
         mine, theirs = (digest[:16] if digest else "unknown" for digest in self.hashes)

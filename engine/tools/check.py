@@ -111,11 +111,7 @@ class CheckResult:
         if self.tick is None:
             return self.note
         lines = [f"order dependent: after tick {self.tick}, shuffled order {self.order} differs from spawn order"
-                 + (f" in {len(self.differences)} entit{'y' if len(self.differences) == 1 else 'ies'}"
-                    if self.differences else "")]
-        lines += ["  " + difference.describe() for difference in self.differences[:20]]
-        if len(self.differences) > 20:
-            lines.append(f"  ... and {len(self.differences) - 20} more")
+                 + in_entities(self.differences), *difference_lines(self.differences)]
         if self.note:
             lines.append("  " + self.note)
         if self.system_order:
@@ -279,6 +275,24 @@ def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:
     what = (f"spawn order failed ({reference}) and shuffled order {order} did not" if shuffled is None
             else f"shuffled order {order} failed: {shuffled}" + (f" (spawn order: {reference})" if reference else ""))
     return CheckResult(tick, orders, tick, order, note=what)
+
+
+SHOWN_DIFFERENCES = 20
+"""How many differing entities a report lists, one line each, before "... and N more"."""
+
+
+def in_entities(differences: Sequence[EntityDifference]) -> str:
+    """" in 3 entities" (or " in 1 entity"; nothing when none): the head line's count."""
+    count = len(differences)
+    return f" in {count} entit{'y' if count == 1 else 'ies'}" if count else ""
+
+
+def difference_lines(differences: Sequence[EntityDifference]) -> list[str]:
+    """One indented line per differing entity, the first ``SHOWN_DIFFERENCES`` of them, then how many more."""
+    lines = ["  " + difference.describe() for difference in differences[:SHOWN_DIFFERENCES]]
+    if len(differences) > SHOWN_DIFFERENCES:
+        lines.append(f"  ... and {len(differences) - SHOWN_DIFFERENCES} more")
+    return lines
 
 
 def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any],

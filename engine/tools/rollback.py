@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.files.game import Game
-from engine.tools.check import STATE_HINT, EntityDifference, Inputs, compare_snapshots
+from engine.tools.check import STATE_HINT, EntityDifference, Inputs, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import Setup, setup_of
 from engine.world import World
 from engine.world.checkpoints import Checkpoint
@@ -70,13 +70,9 @@ class RollbackResult:
                     f"for {self.ticks} ticks" + (f" with {self.players} players" if self.players > 1 else ""))
         if self.tick is None:
             return self.note
-        count = len(self.differences)
         lines = [f"not rollback deterministic: tick {self.tick}, re-simulated after rolling back {self.distance} "
-                 f"ticks at tick {self.rolled_back_at}, differs from its first run"
-                 + (f" in {count} entit{'y' if count == 1 else 'ies'}" if count else "")]
-        lines += ["  " + difference.describe() for difference in self.differences[:20]]
-        if count > 20:
-            lines.append(f"  ... and {count - 20} more")
+                 f"ticks at tick {self.rolled_back_at}, differs from its first run" + in_entities(self.differences),
+                 *difference_lines(self.differences)]
         if self.note:
             lines.append("  " + self.note)
         lines.append("  " + HINT)

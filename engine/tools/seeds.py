@@ -31,7 +31,7 @@ from typing import Any
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import assign_unnamed, read_input_scripts
-from engine.tools.check import EntityDifference, compare_snapshots
+from engine.tools.check import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import random_input, setup_of
 from engine.world import World
 
@@ -71,13 +71,9 @@ class SeedResult:
                     f"agreed for {self.ticks} ticks")
         if self.tick is None:
             return self.note
-        count = len(self.differences)
         lines = [f"differs between processes: after tick {self.tick}, the state under PYTHONHASHSEED={self.seeds[0]} "
-                 f"differs from PYTHONHASHSEED={self.seeds[1]}"
-                 + (f" in {count} entit{'y' if count == 1 else 'ies'}" if count else "")]
-        lines += ["  " + difference.describe() for difference in self.differences[:20]]
-        if count > 20:
-            lines.append(f"  ... and {count - 20} more")
+                 f"differs from PYTHONHASHSEED={self.seeds[1]}" + in_entities(self.differences),
+                 *difference_lines(self.differences)]
         if self.note:
             lines.append("  " + self.note)
         lines.append("  " + HINT)
