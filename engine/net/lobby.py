@@ -28,7 +28,7 @@ from engine.net.transport import UdpTransport
 from engine.state.names import __version__
 from engine.world import World
 
-__all__ = ["Joined", "SessionError", "SessionOptions", "Welcomed", "accept_players", "build_plain", "bye", "enter",
+__all__ = ["Joined", "SessionError", "SessionOptions", "accept_players", "build_plain", "bye", "enter",
            "join_host", "open_transport", "refuse_late"]
 
 HELLO_EVERY_S = 0.2
@@ -96,21 +96,6 @@ class Joined:
     address: Any
     player: int | None
     welcome: bytes
-
-
-@dataclass(frozen=True)
-class Welcomed:
-    """What a joiner learnt from the host's ``Welcome``."""
-
-    session: int
-    player: int | None
-    players: int
-    seed: int
-    ms_per_update: float
-    game: str
-    digest: str
-    ticks: int | None = None
-    desync_interval: int = 60
 
 
 def new_session_id() -> int:
@@ -219,8 +204,8 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
 
 
 def join_host(transport: Any, address: Any, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
-              timeout_s: float, ticks: int | None = None) -> Welcomed:
-    """The joiner's lobby: ``Hello`` until welcomed (or refused).
+              timeout_s: float, ticks: int | None = None) -> Welcome:
+    """The joiner's lobby: ``Hello`` until welcomed (or refused); the host's ``Welcome``, validated: the terms.
 
     Raises ``SessionError``: status 2 when refused (the host's reason), 1 when no host
     answers within ``timeout_s``, or sooner when the OS says ``CLOSED_AFTER`` times that
@@ -236,7 +221,7 @@ def join_host(transport: Any, address: Any, *, game: str, digest: str, spectate:
 
 
 def _ask(transport: Any, address: Any, hello: bytes, nonce: int, start: float, timeout_s: float, where: str,
-         probe: _Probe) -> Welcomed:
+         probe: _Probe) -> Welcome:
     sent = 0.0
     while True:
         now = time.monotonic()
@@ -261,9 +246,7 @@ def _ask(transport: Any, address: Any, hello: bytes, nonce: int, start: float, t
             if isinstance(packet, Welcome) and packet.nonce == nonce:
                 # Play may begin: the host sends no input before every player is in, so the first
                 # ticks wait for it (a lost Start costs nothing).
-                return Welcomed(packet.session, packet.player, packet.players, packet.seed,
-                                packet.ms_per_update, packet.game, packet.digest, packet.ticks,
-                                packet.desync_interval)
+                return packet
         time.sleep(_NAP_S)
 
 
