@@ -886,3 +886,39 @@ def test_the_cores_keep_and_put_back_refuse_what_they_were_not_given_and_change_
             assert [entity.x for entity in entities] == moved
         assert core.put_back(entities, rows, odd, extras, no_signals) == []
         assert [entity.x for entity in entities] != moved
+
+
+@needs_core
+def test_a_rollback_without_memory_is_refused_before_anything_changes_and_leaks_nothing():
+    testcapi = pytest.importorskip("_testcapi")
+    if not hasattr(testcapi, "set_nomemory"):
+        pytest.skip("this Python's _testcapi cannot make allocations fail")
+    core = compiled._core
+    with World(seed=5) as world:
+        entities = _walkers_and_keepers(world)
+        world.tick()
+        no_signals = entities[1]._signals
+        rows, odd, extras, _kinds = core.keep(entities, no_signals)
+        world.tick()
+        # Held by their slots only: a rollback that changed them would have to note them as spent.
+        for entity in entities:
+            entity._signals = {"hit": object()}
+        held = [entity._signals for entity in entities]
+        counts = [sys.getrefcount(signals) for signals in held]
+        before = [(entity.x, entity._signals) for entity in entities]
+        testcapi.set_nomemory(0)
+        try:
+            core.put_back(entities, rows, odd, extras, no_signals)
+        except MemoryError:
+            failed = True
+        else:
+            failed = False
+        finally:
+            testcapi.remove_mem_hooks()
+        assert failed
+        assert [(entity.x, entity._signals) for entity in entities] == before
+        del before
+        assert [sys.getrefcount(signals) for signals in held] == counts
+        assert core.put_back(entities, rows, odd, extras, no_signals) == []
+        assert [entity._signals for entity in entities] == [no_signals] * len(entities)
+        assert [sys.getrefcount(signals) for signals in held] == [count - 1 for count in counts]

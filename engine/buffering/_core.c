@@ -1180,8 +1180,8 @@ failed:
 
 /* Store a new reference to ``value`` in a slot. The old value is released at once where that
  * cannot free it (another reference remains) or where freeing it runs no code (a float or an
- * int); else it waits in ``spent``. Where no room can be had for it, it is never released: a
- * leak, never a finalizer running with the rollback half done. */
+ * int); else it waits in ``spent``, released once the rollback is whole (put_back made room
+ * in ``spent`` for every slot it sets, so the note cannot fail). */
 static inline void
 put_slot(PyObject *entity, int s, PyObject *value, Pile *spent)
 {
@@ -1198,7 +1198,8 @@ put_slot(PyObject *entity, int s, PyObject *value, Pile *spent)
         Py_DECREF(old);
         return;
     }
-    (void)pile_push(spent, old);
+    /* Never fails: put_back made room for every slot it sets. */
+    spent->items[spent->count++] = old;
 }
 
 /* put_back(entities, rows, odd, extras, no_signals) -> signalled: every entity holds what
@@ -1249,7 +1250,18 @@ core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    Pile spent = {NULL, 0, 0};
+    /* Room, before anything changes, for every value the pass may let go of (every slot it
+     * sets): the pass can then never fail to note one, and a value it could not note would
+     * have to be leaked, since releasing it there may run code. Pages of this room that the
+     * pass does not reach are never touched. */
+    const Py_ssize_t per_entity = KEPT_WIDTH + EXTRA_WIDTH + 4;
+    if (count > PY_SSIZE_T_MAX / per_entity / (Py_ssize_t)sizeof(void *)) {
+        return PyErr_NoMemory();
+    }
+    Pile spent = {NULL, 0, count * per_entity};
+    if (spent.room > 0 && (spent.items = PyMem_Malloc(sizeof(void *) * (size_t)spent.room)) == NULL) {
+        return PyErr_NoMemory();
+    }
     /* The entities whose signals are not the empty dict, noted as the pass goes (all of them,
      * where no room could be had for the note). */
     Pile flagged = {NULL, 0, 0};
