@@ -7,6 +7,7 @@ despawns against the steady tick.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import Any
 
@@ -15,6 +16,17 @@ from engine.tools.bench.base import Patroller, PlainPatroller, Rows, measure
 from engine.world import World
 
 __all__ = ["bench_world"]
+
+
+def _target(accelerated: bool) -> str:
+    """The tick's target against the bare loop, as issue 20 sets it per path and Python version.
+
+    On 3.13 the slots the core reads cost every entity CPython's inline attribute storage
+    (see docs/guides/performance.md), so its target is looser.
+    """
+    if not accelerated:
+        return "<= 3.0x bare (pure Python)"
+    return "<= 1.5x bare (compiled core, 3.13+)" if sys.version_info >= (3, 13) else "<= 1.3x bare (compiled core)"
 
 
 def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> Rows:
@@ -52,7 +64,7 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> Rows
     return [
         (f"bare loop, {count} update() calls", steady["bare"] * 1e3, 1.0, ""),
         (f"World.tick(), {count} entities", steady["tick"] * 1e3, steady["tick"] / steady["bare"],
-         "<= 1.3x bare (compiled core)" if ACCELERATED else "<= 2.2x bare (pure Python)"),
+         _target(ACCELERATED)),
         ("World.tick(), steady (again)", churned["steady"] * 1e3, 1.0, ""),
         (f"World.tick(), {churn} spawns + {churn} despawns", churned["churn"] * 1e3,
          churned["churn"] / churned["steady"], "<= 1.3x steady"),
