@@ -42,7 +42,7 @@ def test_a_flood_of_bad_hellos_is_a_few_lines_and_never_answered_with_more_bytes
     flood = [(hello(nonce, ticks=5), FLOODER) for nonce in range(2, 3002)]
     session, transport, said = hosted(flood)
     refused = [line for line in said if "refused" in line]
-    assert refused[:SAID_IN_FULL] == [f"refused a join from 127.0.0.1:6000: the joiner asks for --ticks 5, the host "
+    assert refused[:SAID_IN_FULL] == ["refused a join from 127.0.0.1:6000: the joiner asks for --ticks 5, the host "
                                       "plays frames (no --ticks) (a joiner with no --ticks plays the host's)"] * 3
     assert refused[SAID_IN_FULL:] == ["2997 more refused Hellos from 127.0.0.1:6000"]
     assert said[-1] == "all 2 players are in: the session starts"
