@@ -389,8 +389,27 @@ def test_a_file_name_with_a_newline_or_a_huge_value_stays_one_short_line(tmp_pat
 def test_an_input_script_key_that_is_no_key_is_refused_by_name(tmp_path, key):
     script = tmp_path / "in.jsonl"
     script.write_text(f'{{"tick": 1, "input": [["key_press", {key}, 0, 0]]}}\n')
-    with pytest.raises(ReplayError, match=r"in\.jsonl:1: input\[0\] key .* is not a key"):
+    with pytest.raises(ReplayError, match=r"in\.jsonl:1: input\[0\]: .* is not a key"):
         read_input_script(script)
+
+
+@pytest.mark.parametrize("event", ['["key_press", "NOPE", 0, 0]', '["key_release", true, 0, 0]',
+                                   '["key_press", ["LEFT"], 0, 0]', '["mouse_press", null, 0, 0]'])
+def test_a_bad_key_is_worded_alike_in_a_replay_and_an_input_script(tmp_path, event):
+    header = {"format": "tickswap-replay", "version": 2, "game": "g.py", "game_digest": "0" * 64, "seed": 0,
+              "ms_per_update": 15.625, "engine": "0.1.0"}
+    replay, script = tmp_path / "same.jsonl", tmp_path / "scripts" / "same.jsonl"
+    replay.write_text(json.dumps(header) + f'\n{{"tick": 1, "input": [{event}]}}\n{{"end": 1, "hash": "{"0" * 64}"}}\n')
+    script.parent.mkdir()
+    script.write_text(f'{{"tick": 1, "input": [{event}]}}\n')
+    with pytest.raises(ReplayError) as from_replay:
+        read_replay(replay)
+    with pytest.raises(ReplayError) as from_script:
+        read_input_script(script)
+    said = str(from_script.value)
+    assert ":1: input[0]: " in said  # the file and line, then the event
+    assert str(from_replay.value).partition(":2: input[0]")[2] == said.partition(":1: input[0]")[2]
+    assert "is not a key" in said or "is a mouse button number" in said
 
 
 def test_a_sound_that_is_a_fifo_is_said_as_one_and_never_opened(tmp_path, capsys):

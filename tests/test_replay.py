@@ -120,7 +120,7 @@ def test_an_input_script_takes_key_names_modifiers_and_merges_lines_of_one_tick(
 
 
 @pytest.mark.parametrize("lines, words", [
-    (['{"tick": 3, "input": [["key_press", "LEFTT", 0, 0]]}'], ":1: input[0] key 'LEFTT' is not a key"),
+    (['{"tick": 3, "input": [["key_press", "LEFTT", 0, 0]]}'], ":1: input[0]: 'LEFTT' is not a key"),
     (['{"format": "tickswap-save", "version": 2}'], ":1: a tickswap save"),
     (['{"tick": 1, "input": [["key_press", 65, 0, 0]]}', '{"format": "x", "tick": 2}'], ":2: not an input script"),
     (['{"tick": 4, "input": [["key_press", 65, 0, 0]]}', '{"tick": 2, "input": [["key_press", 65, 0, 0]]}'],

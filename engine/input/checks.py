@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.input import keys
-from engine.input.events import STICKS, InputEvent
+from engine.input.events import STICKS, InputEvent, not_a_key
 from engine.messages import shown
 from engine.schema import FieldError, expect_number, expect_str, expect_whole
 
@@ -92,14 +92,12 @@ def named_keys(value: Any, where: str) -> Any:
                 type(item[1]) is bool or isinstance(item[1], list) or (
                 item[1] is None and item[0] in ("key_press", "key_release", "mouse_press", "mouse_release"))):
             # Written by hand, true, null or ["LEFT"] is a mistake, not a key: a recorded key is a code or a name.
-            raise FieldError(f"{where}[{index}] key {shown(item[1])} is not a key: use a name from engine.keys "
-                             "(\"LEFT\", \"SPACE\", \"A\") or a key code")
+            raise FieldError(f"{where}[{index}]: {not_a_key(item[0], item[1])}")
         if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], str) and item[0] in ("key_press",
                                                                                                   "key_release"):
             code = keys.code(item[1])
             if code is None:
-                raise FieldError(f"{where}[{index}] key {item[1][:_KEY_TEXT]!r} is not a key: use a name from "
-                                 "engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code")
+                raise FieldError(f"{where}[{index}]: {not_a_key(item[0], item[1])}")
             item = [item[0], code, *item[2:]]
         named.append(item)
     return named

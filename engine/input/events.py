@@ -20,7 +20,7 @@ from typing import Any, Literal
 from engine.input import keys
 from engine.messages import shown
 
-__all__ = ["InputEvent", "InputQueue", "TickInput"]
+__all__ = ["InputEvent", "InputQueue", "TickInput", "not_a_key"]
 
 EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
                     "mouse_scroll", "stick"]
@@ -120,6 +120,13 @@ def _check_stick(stick: Any, x: Any, y: Any) -> None:
             raise ValueError(f"a stick event's {name} goes from -1.0 to 1.0, got {shown(value)}")
 
 
+def not_a_key(kind: str, key: Any) -> str:
+    """Why ``key`` is no key of a ``kind`` event: the one wording, for replays and input scripts alike."""
+    if kind.startswith("mouse"):
+        return f"a {kind} event's key is a mouse button number, got {shown(key)}"
+    return f"{shown(key)} is not a key: use a name from engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code"
+
+
 def _json_key(kind: str, key: Any) -> Any:
     """The key of a ``kind`` event read from a file: a code for keys and buttons, ``None`` for motion and scroll."""
     if kind == "stick":
@@ -132,10 +139,11 @@ def _json_key(kind: str, key: Any) -> Any:
     if isinstance(key, str) and kind in ("key_press", "key_release"):
         code = keys.code(key)
         if code is None:
-            raise ValueError(f"{shown(key)} is not a key: use a name from engine.keys (\"LEFT\", \"SPACE\", \"A\") "
-                             "or a key code")
+            raise ValueError(not_a_key(kind, key))
         return code
-    if type(key) is not int or not 0 <= key < 2**63:  # pyglet's key codes and mouse buttons are never negative
+    if type(key) is not int:
+        raise ValueError(not_a_key(kind, key))
+    if not 0 <= key < 2**63:  # pyglet's key codes and mouse buttons are never negative
         what = "a key code or a key's name" if kind.startswith("key") else "a mouse button number"
         raise ValueError(f"a {kind} event's key is {what}, got {shown(key)}")
     return key

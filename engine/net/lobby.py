@@ -22,8 +22,9 @@ from typing import Any
 from engine.files.game import Game
 from engine.messages import shown
 from engine.net.emulate import EmulatedTransport
-from engine.net.packets import Bye, Hello, PacketError, Refuse, Start, Welcome, decode, encode
+from engine.net.packets import Bye, Hello, PacketError, Refuse, Start, Welcome, decode, encode, fit_refuse
 from engine.net.peers import Peer
+from engine.net.refusals import LobbyTally
 from engine.net.transport import UdpTransport
 from engine.state.names import __version__
 from engine.world import World
@@ -132,15 +133,18 @@ MAX_SPECTATORS = 8
 
 
 def accept_players(transport: Any, *, session: int, game: str, digest: str, players: int, seed: int,
-                   ms_per_update: float, timeout_s: float, say: Any, terms: SessionOptions | None = None
-                   ) -> list[Joined]:
+                   ms_per_update: float, timeout_s: float, say: Any, terms: SessionOptions | None = None,
+                   tally: LobbyTally | None = None) -> list[Joined]:
     """The host's lobby: welcome joiners (players 1.. in join order, and spectators) until every player is in.
 
     A joiner with another game or engine is refused (it is told, and the host says so) and
     the lobby waits on. Raises ``SessionError`` (status 1) when the players are not all in
-    after ``timeout_s``. Datagrams that are not a ``Hello`` are dropped.
+    after ``timeout_s``. Datagrams that are not a ``Hello`` are dropped, counted in
+    ``tally.garbage`` unless a welcomed peer sent them (its play may begin before the start);
+    ``tally`` also keeps a flood of refusals to a few lines.
     """
     terms = terms or SessionOptions()
+    tally = tally or LobbyTally(say, time.monotonic())
     joined: dict[Any, Joined] = {}
     deadline = time.monotonic() + timeout_s
     kept = time.monotonic()
@@ -150,6 +154,7 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
         seated = sum(1 for peer in joined.values() if peer.player is not None)
         full_since = (full_since or now) if seated == players - 1 else None
         if now > deadline and full_since is None:
+            tally.flush()
             raise SessionError(f"not every player joined within {timeout_s:g} s "
                                f"({1 + sum(1 for p in joined.values() if p.player is not None)} of {players})")
         if now - kept >= KEEP_EVERY_S:
@@ -157,10 +162,12 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
             for peer in joined.values():
                 transport.send(peer.welcome, peer.address)
             kept = now
+        tally.tick(now)
         for data, address in transport.receive():
             try:
                 hello = decode(data)
             except PacketError:
+                tally.garbage += 1 if data else 0  # an empty datagram is a joiner's probe (_Probe), not garbage
                 continue
             if isinstance(hello, Bye) and address in joined and hello.session == session:
                 # A joiner whose --input does not fit its seat leaves before the start: the seat is free again.
@@ -169,25 +176,20 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
                     f"before the start ({hello.reason}): waiting for another")
                 continue
             if not isinstance(hello, Hello):
+                tally.garbage += 0 if address in joined else 1
                 continue
             if address in joined:
                 transport.send(joined[address].welcome, address)  # our Welcome was lost: again
                 continue
             problem = _refusal(hello, game, digest, terms)
+            if not problem and hello.spectate and sum(1 for p in joined.values() if p.player is None) >= MAX_SPECTATORS:
+                problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
+            if not problem and not hello.spectate and len({p.player for p in joined.values()} - {None}) >= players - 1:
+                problem = "the session is full"
             if problem:
-                for _ in range(3):  # the joiner must hear it: a lost refusal would leave it asking
-                    transport.send(encode(Refuse(nonce=hello.nonce, reason=problem)), address)
-                # Anyone may send a Hello: a refusal is said, and the lobby waits on for the right players.
-                say(f"refused a join from {address[0]}:{address[1]}: {problem}")
-                continue
-            if hello.spectate and sum(1 for p in joined.values() if p.player is None) >= MAX_SPECTATORS:
-                transport.send(encode(Refuse(nonce=hello.nonce, reason=f"the session is full ({MAX_SPECTATORS} "
-                                             "spectators already)")), address)
+                tally.refuse(transport, data, hello.nonce, problem, address)
                 continue
             taken = {p.player for p in joined.values()}
-            if not hello.spectate and len(taken - {None}) >= players - 1:
-                transport.send(encode(Refuse(nonce=hello.nonce, reason="the session is full")), address)
-                continue
             player = None if hello.spectate else min(set(range(1, players)) - taken)
             welcome = encode(Welcome(session=session, nonce=hello.nonce, player=player, players=players, seed=seed,
                                      ms_per_update=ms_per_update, game=game, digest=digest, ticks=terms.ticks,
@@ -196,6 +198,7 @@ def accept_players(transport: Any, *, session: int, game: str, digest: str, play
             transport.send(welcome, address)
             say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
         time.sleep(_NAP_S)
+    tally.flush()
     say(f"all {players} players are in: the session starts")
     start = encode(Start(session=session, players=players))
     for peer in joined.values():
@@ -297,6 +300,10 @@ class _Probe:
         self.close()
 
 
+LATE = "the session has started (spectators join before it)"
+"""A late joiner's refusal: short, so it fits in the answer to any Hello tickswap sends (see ``refuse_late``)."""
+
+
 def refuse_late(transport: Any, data: bytes, address: Any) -> bool:
     """After the lobby: answer a stranger's ``Hello`` with ``Refuse`` (the session has started); True if it was one.
 
@@ -309,8 +316,9 @@ def refuse_late(transport: Any, data: bytes, address: Any) -> bool:
         return False
     if not isinstance(hello, Hello):
         return False
-    transport.send(encode(Refuse(nonce=hello.nonce, reason="the session has started: every player's place "
-                                 "is taken and spectators join before the start")), address)
+    answer = fit_refuse(hello.nonce, LATE, len(data))
+    if answer is not None:  # a Hello too small for any Refuse is answered with nothing
+        transport.send(answer, address)
     return True
 
 
@@ -322,10 +330,12 @@ def enter(session: Any, timeout: float) -> None:
     """
     if session.is_host:
         game = session.game
+        tally = LobbyTally(session.say, time.monotonic())
         joined = accept_players(session.transport, session=session.session_id, game=game.name,
                                 digest=game.digest or "", players=session.players, seed=session.seed,
                                 ms_per_update=game.ms_per_update, timeout_s=timeout, say=session.say,
-                                terms=session.options)
+                                terms=session.options, tally=tally)
+        session.stats.dropped_packets += tally.garbage  # the summary's "garbage dropped" counts the lobby's too
         session.peers = [Peer(j.address, j.player, session.players, welcome=j.welcome) for j in joined]
         session.ms_per_update = game.ms_per_update
         return

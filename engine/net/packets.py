@@ -34,7 +34,7 @@ from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, 
 
 __all__ = ["MAGIC", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Chunk", "Desync", "Got", "Hello", "Inputs",
            "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
-           "fit_inputs"]
+           "fit_inputs", "fit_refuse"]
 
 @dataclass(frozen=True, slots=True)
 class Hello:
@@ -288,6 +288,20 @@ def _cut(message: Inputs, cut: int) -> Inputs:
     runs = tuple(Run(run.player, run.first, min(run.last, cut), tuple(item for item in run.events if item[0] <= cut))
                  for run in message.runs if run.first <= cut)
     return replace(message, runs=runs)
+
+
+def fit_refuse(nonce: int, reason: str, limit: int = MAX_DATAGRAM) -> bytes | None:
+    """The datagram of ``Refuse(nonce, reason)`` at most ``limit`` bytes: the reason cut short to fit.
+
+    ``None`` when even an empty reason would not fit. A refusal answers anyone's ``Hello``:
+    with ``limit`` the ``Hello``'s size a forged sender gets back no more than it sent.
+    """
+    data = _datagram(Refuse(nonce=nonce, reason=reason))
+    while len(data) > limit and reason:
+        # Every character costs at least a byte: cut the excess (an escaped one costs more: go round again).
+        reason = reason[:max(0, len(reason) - (len(data) - limit))]
+        data = _datagram(Refuse(nonce=nonce, reason=reason))
+    return data if len(data) <= limit else None
 
 
 def encode_inputs(message: Inputs, limit: int = MAX_DATAGRAM) -> bytes:

@@ -1,0 +1,85 @@
+"""The host lobby's tally: refused ``Hello`` said in few lines, and the datagrams it dropped counted.
+
+Anyone may send a ``Hello``, so a flood of bad ones must not flood the host's terminal
+nor be answered with more bytes than it sent. The first ``SAID_IN_FULL`` refusals of an
+address (for the first ``ADDRESSES_SAID`` addresses) are said in full and answered with
+the ``Refuse`` three times (a joiner must hear it); the rest are counted, said once a
+second (and at the start) in one line, and answered once with a ``Refuse`` no larger
+than the ``Hello`` (``fit_refuse``). Garbage (what is not a packet, or not for the
+lobby) is counted for the session's summary line: ``garbage dropped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.net.packets import fit_refuse
+
+__all__ = ["ADDRESSES_SAID", "SAID_IN_FULL", "SAY_EVERY_S", "LobbyTally"]
+
+SAID_IN_FULL = 3
+"""Refusals said in full per address; more from it are only counted."""
+ADDRESSES_SAID = 32
+"""Addresses whose refusals are said in full (a forged flood may come from any number): bounds the lines and memory."""
+SAY_EVERY_S = 1.0
+"""How often the held-back refusals are said, in one line."""
+
+
+def where(address: Any) -> str:
+    """``HOST:PORT`` of a UDP address."""
+    return f"{address[0]}:{address[1]}"
+
+
+class LobbyTally:
+    """What the host's lobby refused and dropped: a few lines for any flood, and the garbage count."""
+
+    def __init__(self, say: Callable[[str], None], now: float) -> None:
+        self.garbage = 0
+        """Datagrams the lobby dropped as no packet or no packet for it (the probe's empty knock aside)."""
+        self._say = say
+        self._said: dict[str, int] = {}
+        self._held = 0
+        self._held_from: dict[str, int] = {}
+        self._last = now
+
+    def refuse(self, transport: Any, hello: bytes, nonce: int, reason: str, address: Any) -> None:
+        """Answer a ``Hello`` with ``Refuse``: in full the first few times for an address, then counted and small."""
+        key = where(address)
+        said = self._said.get(key)
+        if said is None and len(self._said) < ADDRESSES_SAID:
+            said = self._said[key] = 0
+        if said is not None and said < SAID_IN_FULL:
+            self._said[key] = said + 1
+            answer = fit_refuse(nonce, reason)
+            if answer is not None:
+                for _ in range(3):  # the joiner must hear it: a lost refusal would leave it asking
+                    transport.send(answer, address)
+            # Anyone may send a Hello: a refusal is said, and the lobby waits on for the right players.
+            self._say(f"refused a join from {key}: {reason}")
+            return
+        small = fit_refuse(nonce, reason, len(hello))
+        if small is not None:
+            transport.send(small, address)
+        self._held += 1
+        if key in self._held_from or len(self._held_from) < ADDRESSES_SAID:
+            self._held_from[key] = self._held_from.get(key, 0) + 1
+
+    def tick(self, now: float) -> None:
+        """Say the held-back refusals once ``SAY_EVERY_S`` has passed since the last time."""
+        if now - self._last >= SAY_EVERY_S:
+            self.flush()
+            self._last = now
+
+    def flush(self) -> None:
+        """Say the refusals held back since the last line, if any, in one line."""
+        if not self._held:
+            return
+        if len(self._held_from) == 1 and sum(self._held_from.values()) == self._held:
+            source = f"from {next(iter(self._held_from))}"
+        else:
+            most = max(sorted(self._held_from), key=self._held_from.__getitem__)
+            source = f"from several addresses ({most} most)"
+        self._say(f"{self._held} more refused Hello{'' if self._held == 1 else 's'} {source}")
+        self._held = 0
+        self._held_from = {}

@@ -1,0 +1,47 @@
+"""A ``--ticks`` session's summary times the session, not the lobby: a spectator waits for the players first.
+
+A spectator is welcomed at once, then waits (in ``run_ticks``) until every player has
+joined and the host starts. Its ``N ticks in M ms`` counts from the first confirmed tick.
+No sockets and no real time: the session's ``run_ticks`` is played by the test on a
+``VirtualClock`` standing in for the command's clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+from test_net_running import HOST, running
+
+from engine.clock import VirtualClock
+from engine.tools.cli import net
+
+WAIT_FOR_PLAYERS_MS = 60_000.0
+TICKS = 10
+
+
+def test_a_spectators_summary_counts_from_the_first_tick_not_the_wait_for_the_players(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    session, _, _ = running(host=False, player=None, peers=((HOST, 0),))
+    session.options = replace(session.options, ticks=TICKS)
+    clock = VirtualClock()
+    monkeypatch.setattr(net, "time", SimpleNamespace(perf_counter=lambda: clock.now_ms() / 1000))
+
+    def run_ticks(ticks: int) -> None:
+        clock.advance(WAIT_FOR_PLAYERS_MS)  # the players join, the host starts: no tick confirmed yet
+        assert session.on_confirmed is not None
+        for tick in range(1, ticks + 1):
+            clock.advance(1.0)
+            session.on_confirmed(tick, ((), ()), None)
+
+    monkeypatch.setattr(session, "run_ticks", run_ticks)
+    args = argparse.Namespace(input=None, record=None, ticks=None, frames=None, headless=False, no_hud=False, screenshot=None)
+    assert net._play(session, args) == 0
+    line = capsys.readouterr().out
+    taken = re.search(r" ticks in ([0-9.]+) ms", line)
+    assert taken is not None, line
+    # From the first confirmed tick to the last: the wait before the start is not the session's.
+    assert float(taken.group(1)) == (TICKS - 1) * 1.0
