@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -71,6 +71,26 @@ class EsperWorld:
         """Delete an esper entity at once, if it exists (call inside ``context()``)."""
         if esper.entity_exists(entity_id):
             esper.delete_entity(entity_id, immediate=True)
+
+    def delete_all(self, entity_ids: Iterable[int]) -> None:
+        """``delete`` for many entities at once, in order (call inside ``context()``): a tick's despawns."""
+        exists = esper.entity_exists
+        delete = esper.delete_entity
+        for entity_id in entity_ids:
+            if exists(entity_id):
+                delete(entity_id, immediate=True)
+
+    def create_all(self, joining: Iterable[tuple[tuple[Any, ...], Any]], alias: type) -> list[int]:
+        """``create`` for many (components, entity) pairs at once, in order (call inside ``context()``):
+        a tick's spawns. Returns their ids, in the same order."""
+        create = esper.create_entity
+        add = esper.add_component
+        ids: list[int] = []
+        for components, entity in joining:
+            entity_id: int = create(*components)
+            add(entity_id, entity, type_alias=alias)
+            ids.append(entity_id)
+        return ids
 
     def components(self, entity_id: int) -> tuple[Any, ...]:
         """Every component of an esper entity."""

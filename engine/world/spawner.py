@@ -174,15 +174,32 @@ class Spawner:
         """After a tick: despawned entities leave, and spawned ones join in the canonical order."""
         if not (self._spawns or self._despawns):
             return
-        with self._ecs.context():
-            for entity in self._despawns:
-                if entity.id is not None:
-                    self._remove(entity)
+        # What _remove and _join do entity by entity, done for the whole tick at once: the
+        # order, the hooks and esper change exactly as they would one by one.
+        order = self._order
+        ecs = self._ecs
+        with ecs.context():
+            leaving = [entity for entity in self._despawns if entity.id is not None]
+            self._buffers.unhook(*leaving)
+            gone: list[int] = []
+            for entity in leaving:
+                entity_id: int = entity.id  # type: ignore[assignment]
+                if order.pop(entity_id, None) is not None:
+                    self.structure_version += 1
+                gone.append(entity_id)
+            ecs.delete_all(gone)
             # A stable sort by spawner id: the canonical order ids are handed out in.
             self._spawns.sort(key=_SPAWNER)
-            for _spawner, entity, components in self._spawns:
-                if entity.alive:
-                    self._join(entity, components)
+            joining = [(components, entity) for _spawner, entity, components in self._spawns if entity.alive]
+            ids = ecs.create_all(joining, Entity)
+        for entity_id, (_components, entity) in zip(ids, joining, strict=True):
+            entity.id = entity_id
+            order[entity_id] = entity
+            if isinstance(entity, OwnBuffers):
+                self._buffers.hook(entity)
+        if ids:
+            self.last_id = ids[-1]
+        self._order_token = object()
         self._spawns = []
         self._despawns = []
         self._update_list = None
