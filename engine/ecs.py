@@ -17,8 +17,8 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import esper
@@ -52,25 +52,9 @@ class EsperWorld:
         self._finalizer = weakref.finalize(owner, _release, self.name)
         self.closed = False
 
-    @contextmanager
-    def context(self) -> Iterator[None]:
+    def context(self) -> AbstractContextManager[None]:
         """Make this esper world current for the block (cheap when it already is)."""
-        if self.closed:
-            raise RuntimeError("this World is closed")
-        with _lock:
-            _held.depth = getattr(_held, "depth", 0) + 1
-            try:
-                previous = esper.current_world
-                if previous == self.name:
-                    yield
-                    return
-                esper.switch_world(self.name)
-                try:
-                    yield
-                finally:
-                    esper.switch_world(previous if previous in esper.list_worlds() else "default")
-            finally:
-                _held.depth -= 1
+        return _Context(self)
 
     def create(self, components: tuple[Any, ...], entity: Any, alias: type) -> int:
         """Create an esper entity holding ``components`` and ``entity`` (under type ``alias``)."""
@@ -87,6 +71,26 @@ class EsperWorld:
         """Delete an esper entity at once, if it exists (call inside ``context()``)."""
         if esper.entity_exists(entity_id):
             esper.delete_entity(entity_id, immediate=True)
+
+    def delete_all(self, entity_ids: Iterable[int]) -> None:
+        """``delete`` for many entities at once, in order (call inside ``context()``): a tick's despawns."""
+        exists = esper.entity_exists
+        delete = esper.delete_entity
+        for entity_id in entity_ids:
+            if exists(entity_id):
+                delete(entity_id, immediate=True)
+
+    def create_all(self, joining: Iterable[tuple[tuple[Any, ...], Any]], alias: type) -> list[int]:
+        """``create`` for many (components, entity) pairs at once, in order (call inside ``context()``):
+        a tick's spawns. Returns their ids, in the same order."""
+        create = esper.create_entity
+        add = esper.add_component
+        ids: list[int] = []
+        for components, entity in joining:
+            entity_id: int = create(*components)
+            add(entity_id, entity, type_alias=alias)
+            ids.append(entity_id)
+        return ids
 
     def components(self, entity_id: int) -> tuple[Any, ...]:
         """Every component of an esper entity."""
@@ -128,6 +132,41 @@ class EsperWorld:
         if not self.closed:
             self._finalizer()
             self.closed = True
+
+
+class _Context:
+    """One ``EsperWorld.context()`` block: a plain class, not a generator, as spawns and despawns
+    between ticks enter one each; it remembers the world current before it, to switch back to."""
+
+    __slots__ = ("_previous", "_world")
+
+    def __init__(self, world: EsperWorld) -> None:
+        self._world = world
+        self._previous = ""
+
+    def __enter__(self) -> None:
+        world = self._world
+        if world.closed:
+            raise RuntimeError("this World is closed")
+        _lock.acquire()
+        _held.depth = getattr(_held, "depth", 0) + 1
+        try:
+            previous = self._previous = esper.current_world
+            if previous != world.name:
+                esper.switch_world(world.name)
+        except BaseException:
+            _held.depth -= 1
+            _lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            previous = self._previous
+            if previous != self._world.name:
+                esper.switch_world(previous if previous in esper.list_worlds() else "default")
+        finally:
+            _held.depth -= 1
+            _lock.release()
 
 
 def current_components(entity_id: int) -> tuple[Any, ...]:

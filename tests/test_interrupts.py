@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from engine import World
+from engine.ecs import EsperWorld
 from engine.files.replay import Recorder
 from engine.interrupts import TICK, Interrupted, Terminated, deferring_handlers
 from engine.tools.cli import main
-from engine.world import Spawner
 from engine.world.sounds import SoundRequests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +107,8 @@ cli_world: list[World] = []
 
 def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
     """The points inside the engine's own part of a tick, where a raw KeyboardInterrupt used to tear it."""
-    real_init, real_join, real_remove = World.__init__, Spawner._join, Spawner._remove
+    # A tick's spawns join and its despawns leave in Spawner.settle, through esper in one batch each.
+    real_init, real_join, real_remove = World.__init__, EsperWorld.create_all, EsperWorld.delete_all
 
     def init(self: World, *args: object, **kwargs: object) -> None:
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
@@ -123,11 +124,11 @@ def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(buffers, "finish", finish)
             monkeypatch.setattr(buffers, "_test_patched", True, raising=False)
 
-    def join(self: Spawner, *args: object) -> None:
+    def join(self: EsperWorld, *args: object) -> list[int]:
         _stop("join")
-        real_join(self, *args)  # type: ignore[arg-type]
+        return real_join(self, *args)  # type: ignore[arg-type]
 
-    def remove(self: Spawner, *args: object) -> None:
+    def remove(self: EsperWorld, *args: object) -> None:
         real_remove(self, *args)  # type: ignore[arg-type]
         _stop("remove")
 
@@ -144,8 +145,8 @@ def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_take(self, ticking, tick_count)
 
     monkeypatch.setattr(World, "__init__", init)
-    monkeypatch.setattr(Spawner, "_join", join)
-    monkeypatch.setattr(Spawner, "_remove", remove)
+    monkeypatch.setattr(EsperWorld, "create_all", join)
+    monkeypatch.setattr(EsperWorld, "delete_all", remove)
     monkeypatch.setattr(Recorder, "after_tick", after_tick)
     monkeypatch.setattr(SoundRequests, "take", take)
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from engine import BufferedWriteError, Entity, EntityUpdateError, World, buffered, signal
+from engine.world import spawner_of
 
 
 class Probe(Entity):
@@ -157,6 +158,11 @@ class WorldMachine(RuleBasedStateMachine):
     @invariant()
     def live_entities_are_in_spawn_order(self) -> None:
         assert [p.label for p in self.world.entities] == [p.label for p in self.live()]
+
+    @invariant()
+    def the_update_order_is_the_live_entities_in_spawn_order(self) -> None:
+        # The spawner keeps its update list across ticks, cutting out the despawned in place.
+        assert spawner_of(self.world).update_order() == self.world.entities
 
     @invariant()
     def esper_holds_exactly_the_live_entities(self) -> None:

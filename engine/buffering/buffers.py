@@ -2,9 +2,8 @@
 
 Game Programming Patterns' Double Buffer keeps two copies of the state: *current*, which
 everyone reads, and *next*, which this tick writes; after the tick they swap. Here every
-buffered value is a plain instance attribute, so ``self.x += 1`` costs what it costs on
-any Python object, and the buffers make the attribute mean the right thing for each
-reader:
+buffered value is a plain instance attribute, so ``self.x += 1`` costs what it costs on any
+Python object, and the buffers make the attribute mean the right thing for each reader:
 
 * **Stash.** When the Update Method system starts, every entity's committed values are
   set aside (the *baseline*).
@@ -83,9 +82,8 @@ class ForeignWrites(Exception):
 def init_entity(entity: BufferSlots, layout: Layout) -> None:
     """Give a new entity the buffer slots, every one, so all instances share one layout.
 
-    CPython keeps attributes of instances with the same attribute order in a shared key
-    table with inline values, which is what keeps ``self.x`` fast; creating them all here
-    in one order keeps every entity on that path.
+    CPython keeps attributes of instances with the same attribute order in a shared key table with
+    inline values, which keeps ``self.x`` fast; creating them all here in one order keeps every entity so.
     """
     x, y, angle = entity.x, entity.y, entity.angle
     entity._motion_only = not layout.rest
@@ -137,9 +135,11 @@ class PureBuffers(SignalBuffers):
         """Commit an entity's own buffers after each tick, and abort them when a tick fails."""
         self._hooked.append(entity)
 
-    def unhook(self, entity: object) -> None:
-        """Stop calling an entity's buffer hooks (it left the world)."""
-        self._hooked = [other for other in self._hooked if other is not entity]
+    def unhook(self, *entities: object) -> None:
+        """Stop calling these entities' buffer hooks (they left the world): one pass, none if nobody is hooked."""
+        if self._hooked:
+            gone = {id(entity) for entity in entities}  # identity, never in any hash
+            self._hooked = [other for other in self._hooked if id(other) not in gone]
 
     # -- the tick ------------------------------------------------------------------------
 

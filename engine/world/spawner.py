@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import random
 import weakref
-from operator import itemgetter
+from bisect import bisect_left
+from operator import attrgetter, itemgetter
 from typing import Any, Protocol, TypeVar
 
-from engine.buffering import PureBuffers, layout_of, restore_state
+from engine.buffering import PureBuffers, restore_state
 from engine.buffering.own import OwnBuffers
 from engine.ecs import EsperWorld
 from engine.entity import Entity, attach, detach
@@ -120,7 +121,9 @@ class Spawner:
         if entity.id is not None:
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
         if not self._restoring:  # a save restores what it held; a new entity's __init__ may set a list
-            layout_of(entity).check_immutable(entity)
+            layout = type(entity)._layout
+            if layout.rest:  # x, y and angle alone are never refused: spare the call (a tick's spawns)
+                layout.check_immutable(entity)
         attach(entity, owner)
         entity.alive = True
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
@@ -174,18 +177,46 @@ class Spawner:
         """After a tick: despawned entities leave, and spawned ones join in the canonical order."""
         if not (self._spawns or self._despawns):
             return
-        with self._ecs.context():
-            for entity in self._despawns:
-                if entity.id is not None:
-                    self._remove(entity)
+        # What _remove and _join do entity by entity, done for the whole tick at once: the
+        # order, the hooks and esper change exactly as they would one by one.
+        order = self._order
+        ecs = self._ecs
+        with ecs.context():
+            leaving = [entity for entity in self._despawns if entity.id is not None]
+            self._buffers.unhook(*leaving)
+            gone: list[int] = []
+            left: list[Entity] = []
+            for entity in leaving:
+                entity_id: int = entity.id  # type: ignore[assignment]
+                if order.pop(entity_id, None) is not None:
+                    self.structure_version += 1
+                    left.append(entity)
+                gone.append(entity_id)
+            ecs.delete_all(gone)
             # A stable sort by spawner id: the canonical order ids are handed out in.
             self._spawns.sort(key=_SPAWNER)
-            for _spawner, entity, components in self._spawns:
-                if entity.alive:
-                    self._join(entity, components)
+            joining = [(components, entity) for _spawner, entity, components in self._spawns if entity.alive]
+            ids = ecs.create_all(joining, Entity)
+        listed = self._update_list
+        if listed is not None and not _cut(listed, left):
+            listed = None
+        for entity_id, (_components, entity) in zip(ids, joining, strict=True):
+            entity.id = entity_id
+            if entity_id in order:  # an id taken twice would keep its old place in the order
+                listed = None
+            order[entity_id] = entity
+            if isinstance(entity, OwnBuffers):
+                self._buffers.hook(entity)
+        if ids:
+            self.last_id = ids[-1]
+        self._order_token = object()
+        if listed is not None:
+            # The order lost ``left`` and gained the joined at its end: the list follows it without
+            # a rebuild (which touches every entity), as the order's own list would come out.
+            listed.extend([entity for _components, entity in joining])
+        self._update_list = listed
         self._spawns = []
         self._despawns = []
-        self._update_list = None
         self.structure_version += 1
 
     def drop_deferred(self) -> None:
@@ -277,6 +308,48 @@ class Spawner:
         """Make the next spawned entity get ``last_id + 1`` (a loaded save's id counter)."""
         self._ecs.next_id(last_id + 1)
         self.last_id = last_id
+
+
+_ID = attrgetter("id")
+_MOST_RUNS = 4  # past this many runs of removed entities, deleting them costs more than a rebuild
+
+
+def _cut(listed: list[Entity], left: list[Entity]) -> bool:
+    """Delete ``left`` (each in ``listed`` once) from ``listed`` in place, when they sit in a few runs.
+
+    Found by id (``listed`` is in ascending ids unless shuffled, rolled back or loaded out of
+    order) and every place checked by identity: returns False, ``listed`` untouched, whenever
+    one is not where the search says, or they are scattered (then the caller rebuilds the list).
+    """
+    if not left:
+        return True
+    places: list[int] = []
+    place = -2
+    try:
+        for entity in left:
+            if not (0 <= place + 1 < len(listed) and listed[place + 1] is entity):  # the usual: the next one
+                place = bisect_left(listed, entity.id, key=_ID)
+                if place >= len(listed) or listed[place] is not entity:
+                    return False
+            else:
+                place += 1
+            places.append(place)
+    except TypeError:  # an id that is not an int: no search by id
+        return False
+    places.sort()
+    runs: list[tuple[int, int]] = []
+    for place in places:
+        if runs and runs[-1][1] == place:
+            runs[-1] = (runs[-1][0], place + 1)
+        elif runs and runs[-1][1] > place:
+            return False  # the same place twice
+        else:
+            runs.append((place, place + 1))
+            if len(runs) > _MOST_RUNS:
+                return False
+    for start, stop in reversed(runs):
+        del listed[start:stop]
+    return True
 
 
 def spawner_of(world: object) -> Spawner:

@@ -67,5 +67,5 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> Rows
          _target(ACCELERATED)),
         ("World.tick(), steady (again)", churned["steady"] * 1e3, 1.0, ""),
         (f"World.tick(), {churn} spawns + {churn} despawns", churned["churn"] * 1e3,
-         churned["churn"] / churned["steady"], "<= 1.3x steady"),
+         churned["churn"] / churned["steady"], "<= 1.2x steady"),
     ]

@@ -1,0 +1,109 @@
+"""The Spawner: a tick's spawns and despawns settled at its end, and the update list it keeps."""
+
+from __future__ import annotations
+
+import random
+
+import esper
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Entity, World
+from engine.world import esper_of, spawner_of
+
+
+class Culler(Entity):
+    """Despawns the entities it is given and spawns as many new ones, from inside its update."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.victims: list[Entity] = []
+        self.born: list[Entity] = []
+
+    def update(self, world: World) -> None:
+        for victim in self.victims:
+            world.despawn(victim)
+        self.born = [world.spawn(Entity(x=float(i))) for i in range(len(self.victims))]
+        self.victims = []
+
+
+def churned(picks: list[int], size: int = 40, shuffle: bool = False) -> tuple[World, Culler]:
+    world = World()
+    culler = world.spawn(Culler())
+    for i in range(size):
+        world.spawn(Entity(x=float(i)))
+    if shuffle:
+        world.shuffle_order(random.Random(3))
+    world.tick()
+    others = [entity for entity in world.entities if entity is not culler]
+    culler.victims = [others[i] for i in picks]
+    world.tick()
+    return world, culler
+
+
+@pytest.mark.parametrize("picks", [
+    [0, 1, 2, 3],  # the oldest, in order: cut in place
+    [3, 2, 1, 0],  # the same, despawned newest first
+    [10, 11, 30, 31, 39],  # a few runs
+    [1, 5, 9, 13, 17, 21, 25],  # scattered: rebuilt
+    [],
+])
+def test_after_a_churning_tick_the_update_order_is_the_live_entities(picks: list[int]) -> None:
+    world, culler = churned(picks)
+    assert spawner_of(world).update_order() == world.entities
+    assert world.entities[len(world.entities) - len(culler.born):] == culler.born
+    with world.esper_context():
+        assert sorted(esper.get_entities()) == sorted(entity.id for entity in world.entities)
+
+
+def test_a_shuffled_order_churns_into_the_same_live_entities() -> None:
+    world, _culler = churned([0, 1, 2, 7], shuffle=True)
+    assert spawner_of(world).update_order() == world.entities
+
+
+def test_a_tick_despawning_the_oldest_keeps_its_update_list_rather_than_rebuilding_it() -> None:
+    world, culler = churned([])
+    listed = spawner_of(world).ticking_order()
+    culler.victims = world.entities[1:6]
+    world.tick()
+    assert spawner_of(world).ticking_order() is listed
+    assert listed == world.entities
+
+
+def test_an_entity_spawned_and_despawned_in_one_tick_never_joins_the_order() -> None:
+    class Blink(Entity):
+        def update(self, world: World) -> None:
+            world.despawn(world.spawn(Entity()))
+
+    world = World()
+    world.spawn(Blink())
+    world.spawn(Entity())
+    world.tick()
+    assert spawner_of(world).update_order() == world.entities and len(world) == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.integers(0, 29)), st.booleans())
+def test_any_set_of_despawns_leaves_the_update_order_equal_to_the_live_entities(picks: set[int],
+                                                                             shuffle: bool) -> None:
+    world, culler = churned(sorted(picks, reverse=shuffle), size=30, shuffle=shuffle)
+    assert spawner_of(world).update_order() == world.entities
+    assert [entity.id for entity in culler.born] == list(range(world.last_id - len(picks) + 1, world.last_id + 1))
+    world.close()
+
+
+def test_context_blocks_nest_switch_back_and_release_the_lock_after_an_error() -> None:
+    first, second = World(), World()
+    with pytest.raises(KeyError), esper_of(first).context():
+        assert esper.current_world == esper_of(first).name
+        with esper_of(second).context():
+            assert esper.current_world == esper_of(second).name
+        assert esper.current_world == esper_of(first).name
+        raise KeyError("inside")
+    assert esper.current_world == "default"
+    first.close()
+    with pytest.raises(RuntimeError, match="closed"), esper_of(first).context():
+        pass
+    second.spawn(Entity())  # the lock was released: another context is entered
+    assert len(second) == 1
