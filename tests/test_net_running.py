@@ -36,6 +36,7 @@ class FakeTransport:
     def __init__(self) -> None:
         self.inbox: list[tuple[bytes, Any]] = []
         self.sent: list[tuple[bytes, Any]] = []
+        self.waits: list[float] = []
         self.counters = {"sent": 0, "emulated_lost": 3}
 
     def send(self, data: bytes, to: Any) -> bool:
@@ -45,6 +46,10 @@ class FakeTransport:
     def receive(self, limit: int = 256) -> list[tuple[bytes, Any]]:
         taken, self.inbox = self.inbox, []
         return taken
+
+    def wait(self, timeout_s: float) -> bool:
+        self.waits.append(timeout_s)
+        return bool(self.inbox)
 
     def close(self) -> None:
         pass
@@ -188,3 +193,20 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
         "ping 15 ms mean, 20 ms last, waited on player 1 once, waited on player 2 3 times")
     assert SessionStats().summary(0, 0, {}) == (
         "session: 0 rollbacks (0 ticks re-simulated), 0 garbage dropped, 0 lost by the emulator, no ping measured")
+
+
+def test_idle_waits_for_the_network_only_while_the_session_is_stalled() -> None:
+    session, transport, _ = running()
+    session.idle(0.016)
+    assert transport.waits == [], "before any advance there is nothing to wait for"
+    for _ in range(8):  # max_prediction: eight ticks run ahead of player 1 without its input
+        assert session.advance(()) == 1
+        session.idle(0.016)
+    assert transport.waits == [], "a peer running ticks never waits"
+    assert session.advance(()) == 0, "the ninth would predict too far: the session waits for player 1"
+    session.idle(0.016)
+    session.idle(0.0)
+    assert transport.waits == [0.016], "a stalled peer waits once a frame, for as long as asked"
+    session.ended = "the peer left"
+    session.idle(0.016)
+    assert transport.waits == [0.016], "an ended session never waits"

@@ -35,8 +35,8 @@ SCRIPTS = {
 class Peer:
     """One ``tickswap`` process; its stderr lines are gathered as they come (a thread reads them)."""
 
-    def __init__(self, cwd: Path, *args: str) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "engine.tools.cli", *args], cwd=cwd, text=True,
+    def __init__(self, cwd: Path, *args: str, program: tuple[str, ...] = ("-m", "engine.tools.cli")) -> None:
+        self.process = subprocess.Popen([sys.executable, *program, *args], cwd=cwd, text=True,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines: queue.Queue[str] = queue.Queue()
         self.err: list[str] = []
@@ -240,10 +240,29 @@ def test_a_silent_peer_is_dropped_with_a_line_on_every_side(tmp: Path) -> None:
 FRAMES = re.compile(r"^game\.py: (\d+) frames, (\d+) confirmed ticks, state ([0-9a-f]{16})", re.M)
 
 
+SLOW_WINDOW = """
+import sys, time
+import engine.tools.cli.net as net
+made = net.make_runner
+def late(*args, **kwargs):
+    time.sleep(2.0)
+    return made(*args, **kwargs)
+net.make_runner = late
+from engine.tools.cli import main
+sys.argv[0] = "tickswap"
+raise SystemExit(main())
+"""
+"""Run ``tickswap`` with its window opened 2 s late, as a loaded machine's EGL may (the peer's own process waits)."""
+
+
 def test_two_peers_play_frame_by_frame_and_one_leaving_ends_the_other_without_failure(tmp: Path) -> None:
-    # 1,500 frames, not 200: off-screen frames pass faster than real time, and a host still
-    # making its window on a loaded machine confirmed nothing in the joiner's 200.
-    first, port = host(tmp, "--headless", "--frames", "100000", "--input", "p0.jsonl", "--record", "h.jsonl")
+    # The host opens its window 2 s late. An off-screen frame is no real time, so a joiner
+    # that did not wait for it (Session.idle) drew its 1,500 frames in about a second and
+    # confirmed nothing: the failure a loaded CI machine once showed.
+    (tmp / "slow.py").write_text(SLOW_WINDOW)
+    peer = Peer(tmp, "host", "game.py", "--players", "2", "--port", "0", "--headless", "--frames", "100000",
+                "--input", "p0.jsonl", "--record", "h.jsonl", program=("slow.py",))
+    first, port = peer, int(peer.wait_for(r"on 127\.0\.0\.1:(\d+)").group(1))
     second = join(tmp, port, "--headless", "--frames", "1500", "--input", "p1.jsonl", "--record", "j.jsonl")
     status2, out2, err2 = second.finish()
     status1, out1, err1 = first.finish()

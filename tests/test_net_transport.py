@@ -128,6 +128,7 @@ class _Recorder:
     def __init__(self, clock):
         self.clock = clock
         self.sent = []
+        self.waits = []
         self.counters = {"sent": 0}
         self.address = ("127.0.0.1", 1)
         self.closed = False
@@ -139,6 +140,10 @@ class _Recorder:
 
     def receive(self, limit=256):
         return []
+
+    def wait(self, timeout_s):
+        self.waits.append((self.clock.now, timeout_s))
+        return False
 
     def close(self):
         self.closed = True
@@ -216,3 +221,29 @@ def test_an_emulated_udp_transport_delivers_over_real_sockets():
             assert emulated.counters["sent"] == 2 and emulated.address[0] == "127.0.0.1"
         finally:
             emulated.close()
+
+
+def test_an_emulated_wait_ends_when_the_next_held_datagram_is_due_and_sends_it():
+    clock = _Clock()
+    inner = _Recorder(clock)
+    emulated = EmulatedTransport(inner, Emulation(delay_ms=40.0), clock)
+    assert emulated.wait(0.5) is False
+    emulated.send(b"late", ("127.0.0.1", 2))
+    clock.now += 0.010
+    emulated.wait(0.5)
+    assert [timeout for _, timeout in inner.waits] == [0.5, pytest.approx(0.030)], "no longer than until it is due"
+    assert inner.sent == [], "not due yet"
+    clock.now += 0.030
+    emulated.wait(0.5)
+    assert [data for _, data in inner.sent] == [b"late"], "sent once due, by the wait itself"
+
+
+def test_wait_says_whether_a_datagram_is_waiting_and_takes_none():
+    with UdpTransport() as a, UdpTransport() as b:
+        assert b.wait(0.0) is False, "nothing sent: no wait, nothing waiting"
+        assert a.send(b"hello", b.address)
+        assert b.wait(5.0) is True, "returns once it arrives, long before the bound"
+        assert b.receive() == [(b"hello", a.address)], "waiting took nothing"
+        assert b.wait(-1.0) is False
+    with pytest.raises(TransportError, match="closed"):
+        b.wait(0.0)

@@ -675,6 +675,7 @@ class FakeDriver:
     def __init__(self, world, end_after: int) -> None:
         self.world = world
         self.polls = 0
+        self.idles: list[float] = []
         self.handed: list[list] = []
         self.ended = None
         self._end_after = end_after
@@ -690,6 +691,9 @@ class FakeDriver:
             self.world.input_queue_of(1).push(event)  # a session's local player need not be player 0
         self.world.tick()
         return 1
+
+    def idle(self, timeout_s: float) -> None:
+        self.idles.append(timeout_s)
 
     def hud_text(self) -> str:
         return "ping 12 ms"
@@ -714,6 +718,7 @@ def test_a_driver_runs_the_ticks_gets_the_window_input_and_stops_the_run_when_it
     frames = runner.run(frames=1000)
     assert frames < 100 and driver.ended == "the peer left", "the run stops once the driver has ended"
     assert driver.polls == 5 + frames
+    assert driver.idles == [pytest.approx(1 / 60)] * driver.polls, "off-screen, a frame may wait one display frame"
     assert not runner.paused
     assert world.tick_count == sum(1 for _ in driver.handed) > 0
     pressed = [events for events in driver.handed if events]

@@ -154,6 +154,18 @@ class EmulatedTransport:
         self.flush()
         return self.transport.receive(limit)
 
+    def wait(self, timeout_s: float) -> bool:
+        """Wait for an incoming datagram, at most ``timeout_s`` and no later than the next held one is due.
+
+        Held datagrams go out on time while this waits: the wait stops when the earliest is due,
+        sends what is due, and says whether a datagram has arrived.
+        """
+        if self._held:
+            timeout_s = min(timeout_s, self._held[0][0] - self._clock())
+        arrived = self.transport.wait(timeout_s)
+        self.flush()
+        return arrived
+
     def close(self) -> None:
         """Close the wrapped transport; datagrams still held are dropped (as a link going down would)."""
         self._held.clear()

@@ -77,6 +77,7 @@ class Session:
         """The players whose hash of the last tick (``sync.final_tick``) matched ours: a ``--ticks`` end waits."""
         self._sounded = 0
         self._wait_frames = 0
+        self._stalled = False  # the last advance ran no tick: this peer waits for the others
         self._lobby: Any = None
 
     # -- making one ---------------------------------------------------------------------
@@ -134,6 +135,17 @@ class Session:
         check_peers(self, now)
         self._send(now)
 
+    def idle(self, timeout_s: float) -> None:
+        """While this peer waits for the others, wait up to ``timeout_s`` of real time for their datagrams.
+
+        An off-screen frame stands for a display frame it does not take: without this, a
+        peer waiting on another (still opening its window, say) would spin through its
+        frames, and its ``--frames``, in a blink, burning the core the other needs. Returns
+        at once when the last ``advance`` ran a tick, or a datagram comes.
+        """
+        if self._stalled and self.sync is not None and self.ended is None and timeout_s > 0:
+            self.transport.wait(timeout_s)
+
     def advance(self, local_events: Sequence[InputEvent]) -> int:
         """Give this frame's local events and run the tick due (rollbacks re-run apart); returns ticks run."""
         sync = self.sync
@@ -142,10 +154,12 @@ class Session:
         self._pending.extend(local_events)
         if self._wait_frames > 0:  # the time-sync recommendation: let the others catch up
             self._wait_frames -= 1
+            self._stalled = True
             return 0
         self._give_local()
         rollbacks = sync.rollbacks
         ran = sync.advance()
+        self._stalled = not ran
         if sync.rollbacks != rollbacks:
             self.stats.rollback_times.append(time.monotonic())
         if not ran:

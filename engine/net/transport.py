@@ -10,6 +10,7 @@ not an error. Only setting the socket up raises: ``TransportError`` names the ad
 
 from __future__ import annotations
 
+import select
 import socket
 from typing import Protocol
 
@@ -44,6 +45,10 @@ class Transport(Protocol):
 
     def receive(self, limit: int = 256) -> list[tuple[bytes, Address]]:
         """The datagrams waiting, at most ``limit``, without waiting."""
+        ...
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait at most ``timeout_s`` seconds for a datagram to arrive; whether one is waiting now."""
         ...
 
     def close(self) -> None:
@@ -146,6 +151,19 @@ class UdpTransport:
             self.counters["bytes_received"] += len(data)
             received.append((data, (str(sender[0]), int(sender[1]))))
         return received
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait at most ``timeout_s`` seconds (0 or less: not at all) for a datagram; whether one is waiting now.
+
+        The one call that blocks, and only when asked: an off-screen peer with nothing to do
+        waits here instead of spinning through frames (``Session.idle``).
+        """
+        self._check_open()
+        try:
+            readable, _, _ = select.select([self._socket], [], [], max(0.0, timeout_s))
+        except (OSError, ValueError):  # interrupted, or a descriptor select can't watch: don't wait
+            return False
+        return bool(readable)
 
     def close(self) -> None:
         """Close the socket (again: nothing); sending or receiving after it is a ``TransportError``."""

@@ -62,6 +62,9 @@ class Driver(Protocol):
     def advance(self, local: Sequence[InputEvent]) -> int:
         """Run the ticks due now with the local player's new events; how many ran."""
 
+    def idle(self, timeout_s: float) -> None:
+        """Off-screen, once a frame: wait up to ``timeout_s`` of real time when there is nothing to run yet."""
+
     def hud_text(self) -> str:
         """A short line for the HUD (ping, frames ahead, rollbacks)."""
 
@@ -151,6 +154,8 @@ class GameRunner:
         if self.pads is not None:
             self.pads.poll()
         if self.driver is not None:
+            if self.headless:  # a virtual frame is no real time: don't outrun the peers' real ones
+                self.driver.idle(self._render_ms / 1000.0)
             self.driver.poll()
             if self.driver.ended is not None:
                 self.stop()
