@@ -45,6 +45,44 @@ def test_an_entity_drawing_world_random_is_named_with_its_field():
     assert {d.kind for d in result.differences} == {"Gambler"}
     assert all(name == "roll" for d in result.differences for name, _, _ in d.fields)
     assert "after tick 1" in result.describe() and "Gambler (id" in result.describe() and "roll" in result.describe()
+    assert result.drawers == ("Gambler (id 1)", "Gambler (id 2)", "Gambler (id 3)", "Gambler (id 4)")
+    assert ("Gambler (id 1), Gambler (id 2), Gambler (id 3) and 1 more drew from world.random in update() at tick 1"
+            in result.describe()) and "self.random" in result.describe()
+
+
+class Shaker(Entity):
+    """Draws from its own random: order independent, and named by nothing."""
+
+    roll = buffered(0)
+    tally = buffered(0)
+
+    def update(self, world: World) -> None:
+        self.roll = self.random.randrange(6)
+        self.tally = sum(gambler.roll > 0.5 for gambler in world.entities_of(Gambler))
+
+
+def test_only_entities_drawing_world_random_are_named_and_their_draws_are_unchanged():
+    def mixed(world: World) -> None:
+        world.spawn(Shaker())
+        gamblers(world)
+        world.random.random()  # build's draws are no update's
+
+    result = check_order_independence(mixed, ticks=20, orders=3)
+    assert result.drawers == ("Gambler (id 2)", "Gambler (id 3)", "Gambler (id 4)", "Gambler (id 5)")
+    with World(seed=0) as plain, World(seed=0) as watched:
+        from engine.tools.causes import Watched
+
+        plain.random.randrange(10)
+        watched.random = Watched(plain)  # the same state: the same draws, randrange and choice included
+        assert [plain.random.choice("abcdef") for _ in range(50)] == [watched.random.choice("abcdef")
+                                                                      for _ in range(50)]
+        assert plain.random.getstate() == watched.random.getstate()
+
+
+def test_a_game_drawing_nothing_from_world_random_names_no_drawer():
+    result = check_order_independence(queue, ticks=5, orders=3)
+    assert not result.ok and result.drawers == ()
+    assert "world.random" not in result.describe()
 
 
 class Counter:

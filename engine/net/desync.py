@@ -2,7 +2,7 @@
 
 GGRS stops at "the checksums differ". Here both peers then send each other the
 ``World.snapshot()`` of that tick (zlib'd JSON, in ``Chunk`` datagrams, resent until the
-peer says ``Got``), and each compares the two with ``tickswap check``'s own
+peer says ``Got``), and each compares the two with the tools' own
 ``compare_snapshots``: the report names the tick, the entities and their fields. The
 received snapshot is data: it is size-bounded, inflated bounded and parsed by the
 engine's bounded JSON reader; a damaged one is reported as such, never a traceback.
@@ -16,15 +16,17 @@ every ``RESEND_S``), never a burst of thousands of datagrams.
 from __future__ import annotations
 
 import json
+import time
 import zlib
 from typing import Any
 
 from engine.net.checks import MAX_CHUNKS
+from engine.net.lobby import bye
 from engine.net.packets import Chunk, Desync, Got, encode
 from engine.schema import FieldError, parse_json
-from engine.tools.check import compare_snapshots, difference_lines, in_entities
+from engine.tools.differences import compare_snapshots, difference_lines, in_entities
 
-__all__ = ["CHUNK_BYTES", "DesyncExchange", "pack_snapshot", "unpack_snapshot"]
+__all__ = ["CHUNK_BYTES", "DesyncExchange", "pack_snapshot", "start_exchange", "unpack_snapshot"]
 
 CHUNK_BYTES = 700
 """Snapshot bytes per ``Chunk``: with base64 and the JSON around it, a datagram stays under 1200 bytes."""
@@ -164,3 +166,19 @@ class DesyncExchange:
         mine, theirs = (digest[:16] if digest else "unknown" for digest in self.hashes)
         return (f" (state hash here {mine}, {self.who}'s {theirs}; the snapshot was too large to exchange, "
                 f"more than {MAX_CHUNKS} datagrams)")
+
+
+def start_exchange(session: Any, peer: Any, tick: int, snapshot: Any,
+                   hashes: tuple[str | None, str | None]) -> DesyncExchange:
+    """A session's swap with ``peer`` of the snapshot of ``tick`` (ours: ``snapshot``), hashes (ours, theirs).
+
+    A host tells its other peers the session ended by a desync, naming the tick and who.
+    """
+    who = "the host" if peer.player == 0 else f"player {peer.player}"
+    exchange = DesyncExchange(session.transport, peer.address, session.session_id, tick, snapshot, who=who,
+                              timeout_s=session.options.disconnect_timeout, now=time.monotonic(), hashes=hashes)
+    if session.is_host:
+        for other in session.peers:
+            if other is not peer:
+                session.transport.send(bye(session.session_id, f"desync at tick {tick} with {who}"), other.address)
+    return exchange

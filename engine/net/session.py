@@ -20,7 +20,7 @@ from typing import Any
 from engine.files.game import Game
 from engine.input.events import InputEvent
 from engine.net import lobby
-from engine.net.desync import DesyncExchange
+from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.liveness import check_peers
 from engine.net.lobby import SessionError, SessionOptions, build_plain, bye
 from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, decode
@@ -130,7 +130,7 @@ class Session:
         for data, address in self.transport.receive():
             self._receive(data, address, now)
         if self.desync is not None:
-            self._desync_step(now)
+            self.ended = self.desync.step(now) or self.ended  # the report, once the swap is done
             return
         check_peers(self, now)
         self._send(now)
@@ -138,10 +138,8 @@ class Session:
     def idle(self, timeout_s: float) -> None:
         """While this peer waits for the others, wait up to ``timeout_s`` of real time for their datagrams.
 
-        An off-screen frame stands for a display frame it does not take: without this, a
-        peer waiting on another (still opening its window, say) would spin through its
-        frames, and its ``--frames``, in a blink, burning the core the other needs. Returns
-        at once when the last ``advance`` ran a tick, or a datagram comes.
+        An off-screen frame takes no real time: a waiting peer would spin through its
+        ``--frames`` in a blink, on the core the others need. At once after a tick ran.
         """
         if self._stalled and self.sync is not None and self.ended is None and timeout_s > 0:
             self.transport.wait(timeout_s)
@@ -339,24 +337,9 @@ class Session:
                         self.transport.send(bye(self.session_id, why), peer.address)
 
     def _start_desync(self, peer: Peer, tick: int, theirs: str | None = None) -> None:
-        world = self.world
-        assert world is not None and self.sync is not None
-        snapshot = self.sync.snapshots.get(tick)
-        who = "the host" if peer.player == 0 else f"player {peer.player}"
+        assert self.sync is not None
         mine = self._checked[1] if self._checked is not None and self._checked[0] == tick else None
-        self.desync = DesyncExchange(self.transport, peer.address, self.session_id, tick, snapshot, who=who,
-                                     timeout_s=self.options.disconnect_timeout, now=time.monotonic(),
-                                     hashes=(mine, theirs))
-        if self.is_host:
-            for other in self.peers:
-                if other is not peer:
-                    self.transport.send(bye(self.session_id, f"desync at tick {tick} with {who}"), other.address)
-
-    def _desync_step(self, now: float) -> None:
-        assert self.desync is not None
-        report = self.desync.step(now)
-        if report is not None:
-            self.ended = report
+        self.desync = start_exchange(self, peer, tick, self.sync.snapshots.get(tick), (mine, theirs))
 
     def take_sounds(self) -> list[SoundRequest]:
         """The sounds of ticks not handed out before: a re-simulated tick's sounds are dropped, not played twice."""

@@ -32,15 +32,16 @@ as ``assert_order_independent`` for pytest.
 from __future__ import annotations
 
 import contextlib
-import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.ecs import EsperWorld
 from engine.files.game import Game
-from engine.tools.inputs import DEFAULT_KEYS, Inputs, Setup, events_for, random_input, setup_of
+from engine.tools.causes import random_drawers, repeats
+from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
+from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
 from engine.world import World, esper_of
 
 __all__ = ["DEFAULT_KEYS", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs", "check_order_independence",
@@ -51,27 +52,6 @@ STATE_HINT = ("state the checkpoint does not keep changed the re-simulation: kee
               "time or set order")
 """What to do about state outside the world: the rollback check's hint (``engine.tools.rollback.HINT``), given
 here too when the same update order, run twice, differs."""
-
-
-@dataclass(frozen=True)
-class EntityDifference:
-    """One entity whose state differs from the reference: its class, id and fields.
-
-    ``fields`` holds ``(name, reference_value, other_value)``; an entity present in only
-    one of the worlds has ``only_in`` set to ``"reference"`` or ``"shuffled"``.
-    """
-
-    kind: str
-    id: int
-    fields: tuple[tuple[str, Any, Any], ...] = ()
-    only_in: str | None = None
-
-    def describe(self) -> str:
-        """One line: ``Bolt (id 7): x 80.0 vs 83.0; dx 3.0 vs -3.0``."""
-        head = f"{self.kind} (id {self.id})"
-        if self.only_in is not None:
-            return f"{head}: exists only in the {self.only_in} world"
-        return head + ": " + "; ".join(f"{name} {_show(a, b)}" for name, a, b in self.fields)
 
 
 @dataclass
@@ -96,6 +76,8 @@ class CheckResult:
     """How many players each world had, each with input of its own."""
     unrepeatable: bool = False
     """Spawn order run again from the start differed from spawn order at that tick: the cause is not update order."""
+    drawers: tuple[str, ...] = ()
+    """The entities that drew from ``world.random`` in their ``update()`` at that tick (spawn order): a cause."""
 
     @property
     def ok(self) -> bool:
@@ -116,6 +98,11 @@ class CheckResult:
             lines.append("  " + self.note)
         if self.system_order:
             lines.append("  " + self.system_order)
+        if self.drawers:
+            more = len(self.drawers) - 3
+            named = ", ".join(self.drawers[:3]) + (f" and {more} more" if more > 0 else "")
+            lines.append(f"  {named} drew from world.random in update() at tick {self.tick}: its draws follow the "
+                         "update order; an entity draws from its own self.random")
         if self.unrepeatable:
             lines.append(f"  spawn order run again from the start differs at tick {self.tick} too: the cause is not "
                          "update order but state outside the world (a module-level variable, the time, a value "
@@ -183,24 +170,10 @@ def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int
                     note = "world.random was drawn a different number of times"
                 if differences or note:
                     found = CheckResult(tick, orders, tick, order, differences, note)
-                    found.unrepeatable = not _repeats(setup, seed, tick, reference)
+                    found.unrepeatable = not repeats(setup, seed, tick, reference)
+                    found.drawers = random_drawers(setup, seed, tick)
                     return _with_systems(found, permuted, permuters, setup.players)
     return CheckResult(ticks, orders, systems=permuted, players=setup.players)
-
-
-def _repeats(setup: Setup, seed: int, ticks: int, reference: dict[str, Any]) -> bool:
-    """Whether a fresh world, in spawn order, comes to ``reference``'s snapshot after ``ticks`` ticks again."""
-    try:
-        with World(seed=seed, players=setup.players) as world:
-            setup.build(world)
-            if setup.systems is not None:
-                setup.systems(world)
-            for tick in range(1, ticks + 1):
-                setup.feed(world, setup.events_at(tick))
-                world.tick()
-            return not compare_snapshots(reference, world.snapshot())
-    except Exception:  # failing now where it did not fail before: it does not repeat either
-        return False
 
 
 class _SystemPermuter:
@@ -275,76 +248,3 @@ def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:
     what = (f"spawn order failed ({reference}) and shuffled order {order} did not" if shuffled is None
             else f"shuffled order {order} failed: {shuffled}" + (f" (spawn order: {reference})" if reference else ""))
     return CheckResult(tick, orders, tick, order, note=what)
-
-
-SHOWN_DIFFERENCES = 20
-"""How many differing entities a report lists, one line each, before "... and N more"."""
-
-
-def in_entities(differences: Sequence[EntityDifference]) -> str:
-    """" in 3 entities" (or " in 1 entity"; nothing when none): the head line's count."""
-    count = len(differences)
-    return f" in {count} entit{'y' if count == 1 else 'ies'}" if count else ""
-
-
-def difference_lines(differences: Sequence[EntityDifference]) -> list[str]:
-    """One indented line per differing entity, the first ``SHOWN_DIFFERENCES`` of them, then how many more."""
-    lines = ["  " + difference.describe() for difference in differences[:SHOWN_DIFFERENCES]]
-    if len(differences) > SHOWN_DIFFERENCES:
-        lines.append(f"  ... and {len(differences) - SHOWN_DIFFERENCES} more")
-    return lines
-
-
-def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any],
-                      names: tuple[str, str] = ("reference", "shuffled")) -> list[EntityDifference]:
-    """The entities whose state or signals differ between two ``World.snapshot()``s, matched by id.
-
-    ``names`` are what an entity present in only one of them says it exists in.
-    """
-    mine = {entity["id"]: entity for entity in reference["entities"]}
-    theirs = {entity["id"]: entity for entity in other["entities"]}
-    differences = []
-    for entity_id in sorted(mine.keys() | theirs.keys()):
-        a, b = mine.get(entity_id), theirs.get(entity_id)
-        if a is None or b is None:
-            present = a if a is not None else b
-            assert present is not None
-            differences.append(EntityDifference(_short(present["class"]), entity_id,
-                                                only_in=names[0] if b is None else names[1]))
-            continue
-        fields: list[tuple[str, Any, Any]] = []
-        if a["class"] != b["class"]:
-            fields.append(("class", _short(a["class"]), _short(b["class"])))
-        for name in sorted(a["state"].keys() | b["state"].keys()):
-            if not _same(a["state"].get(name), b["state"].get(name)):
-                fields.append((name, a["state"].get(name), b["state"].get(name)))
-        if not _same(a["signals"], b["signals"]):
-            fields.append(("signals", a["signals"], b["signals"]))
-        for name in sorted(a.get("saved", {}).keys() | b.get("saved", {}).keys()):
-            if not _same(a["saved"].get(name), b["saved"].get(name)):
-                fields.append((name, a["saved"].get(name), b["saved"].get(name)))
-        if fields:
-            differences.append(EntityDifference(_short(a["class"]), entity_id, tuple(fields)))
-    return differences
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two snapshot values are the same state, as the state hash sees them (NaN is NaN)."""
-    return a == b or json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-def _short(qualified: str) -> str:
-    return qualified.rsplit(".", 1)[-1]
-
-
-def _show(a: Any, b: Any) -> str:
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        at = [index for index, (x, y) in enumerate(zip(a, b)) if x != y]
-        more = f" ({len(at)} items differ)" if len(at) > 1 else ""
-        return f"[{at[0]}] {_clip(a[at[0]])} vs {_clip(b[at[0]])}{more}"
-    return f"{_clip(a)} vs {_clip(b)}"
-
-
-def _clip(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."

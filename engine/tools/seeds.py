@@ -31,7 +31,7 @@ from typing import Any
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import assign_unnamed, read_input_scripts
-from engine.tools.check import EntityDifference, compare_snapshots, difference_lines, in_entities
+from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import random_input, setup_of
 from engine.world import World
 

@@ -9,11 +9,11 @@ adapter), ``take_sounds`` (the sounds completed ticks asked for), ``take_music``
 (every player's input queue, for checkpoints, saves and sessions), ``system_count``.
 """
 
-from engine.world.access import esper_of, system_count, take_sounds
+from engine.world.access import esper_of, system_count, take_sounds, updating_entity
 from engine.world.music import music_of, take_music
 from engine.world.players import players_of
 from engine.world.spawner import Spawner, spawner_of
 from engine.world.world import BufferedWriteError, EntityUpdateError, World
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "Spawner", "World", "esper_of", "music_of", "players_of",
-           "spawner_of", "system_count", "take_music", "take_sounds"]
+           "spawner_of", "system_count", "take_music", "take_sounds", "updating_entity"]

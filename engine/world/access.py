@@ -14,7 +14,7 @@ from engine.world.sounds import SoundRequest
 if TYPE_CHECKING:
     from engine.world.world import World
 
-__all__ = ["esper_of", "system_count", "take_sounds"]
+__all__ = ["esper_of", "system_count", "take_sounds", "updating_entity"]
 
 
 def esper_of(world: World) -> EsperWorld:
@@ -33,3 +33,11 @@ def take_sounds(world: World) -> list[SoundRequest]:
 def system_count(world: World) -> int:
     """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
     return world._early_systems + world._late_systems
+
+
+def updating_entity(world: World) -> object | None:
+    """The entity whose ``update()`` is running in ``world`` now, or ``None`` (between updates, in a system).
+
+    ``tickswap check`` asks it to name the entities that draw from ``world.random``.
+    """
+    return world._buffers.sender
