@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine import Entity, InputEvent, World, buffered
@@ -472,3 +474,31 @@ def test_a_malformed_KEYS_is_refused_in_one_line(tmp_path, capsys, keys, words):
         assert main([command, str(path), "--ticks", "3"]) == 2
         err = capsys.readouterr().err
         assert words in err and "keyed.py" in err and len(err.strip().splitlines()) == 1, err
+
+
+class Dog(Entity):
+    pass
+
+
+class Sheep(Entity):
+    """Pushed by each dog in turn, its own pending move seen by the next: fine while dogs come in spawn order."""
+
+    def update(self, world: World) -> None:
+        for dog in world.entities_of(Dog):
+            self.x += 1 if self.x >= dog.x else -1
+
+
+def test_a_loop_over_entities_of_sees_spawn_order_in_every_update_order():
+    def herd(world: World) -> None:
+        world.spawn(Dog(x=0.0))
+        world.spawn(Dog(x=2.0))
+        world.spawn(Sheep(x=1.0))
+        world.spawn(Dog(x=1.5))
+
+    result = check_order_independence(herd, ticks=20, orders=4)
+    assert result.ok, result.describe()
+    with World() as world:
+        herd(world)
+        world.shuffle_order(random.Random(5))
+        assert [entity.id for entity in world.entities] == [1, 2, 3, 4]
+        assert [dog.id for dog in world.entities_of(Dog)] == [1, 2, 4]

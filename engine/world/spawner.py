@@ -63,16 +63,23 @@ class Spawner:
         self.structure_version = 0
         """Goes up whenever the set of live entities changes (renderers re-sync on it)."""
         self._restoring = False  # set while a save's entities are spawned: they hold what the save held
+        self._shuffled = False  # the update order was permuted: queries sort by id, as spawn order had them
 
     # -- reading ------------------------------------------------------------------------
 
     def live(self) -> list[Entity]:
-        """Live entities in update (spawn) order; a new list."""
-        return [entity for entity in self._order.values() if entity.alive]
+        """Live entities in spawn order (by id), whatever the update order; a new list."""
+        live = [entity for entity in self._order.values() if entity.alive]
+        if self._shuffled:
+            live.sort(key=_ID)
+        return live
 
     def live_of(self, kind: type[E]) -> list[E]:
-        """Live entities that are instances of ``kind``, in update order."""
-        return [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
+        """Live entities that are instances of ``kind``, in spawn order (by id), whatever the update order."""
+        live = [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
+        if self._shuffled:
+            live.sort(key=_ID)
+        return live
 
     def count(self) -> int:
         """How many entities are live."""
@@ -98,6 +105,7 @@ class Spawner:
         entities = list(self._order.values())
         rng.shuffle(entities)
         self._order = {entity.id: entity for entity in entities if entity.id is not None}
+        self._shuffled = True
         self._update_list = None
         self._order_token = object()
 

@@ -3,13 +3,11 @@
 The Update Method pattern: the world calls every entity's ``update()`` once per tick, in
 spawn order, as one esper processor at priority 0; other systems are esper processors
 (``add_processor``). This module only decides *when* things happen. ``World`` is composed
-of parts, each in its own module of this package: a ``Spawner`` (ids, update order,
-joining after a tick), ``Players`` (input per player), ``SoundRequests``, ``MusicRequests``
-and ``Collisions``, plus its esper world (``engine.ecs``) and Double Buffer
-(``engine.buffering``). The engine's tools reach the parts through this package's
-functions (``spawner_of``, ``players_of``, ``esper_of`` ...), never through ``World``.
-The update path never queries esper (it rebuilds its query cache after any structural
-change, tens of ms at 10,000 entities): the world keeps its own spawn-ordered table.
+of parts, each in its own module here: a ``Spawner`` (ids, update order, joining after a
+tick), ``Players``, ``SoundRequests``, ``MusicRequests``, ``Collisions``, its esper world
+(``engine.ecs``) and Double Buffer (``engine.buffering``); tools reach them through
+``spawner_of``, ``esper_of`` ..., never through ``World``. The update path never queries
+esper (its query cache is rebuilt after any structural change): the spawner keeps the table.
 """
 
 from __future__ import annotations
@@ -191,11 +189,14 @@ class World:
 
     @property
     def entities(self) -> list[Entity]:
-        """Live entities in update (spawn) order; a new list, safe to keep while spawning."""
+        """Live entities in spawn order (by id), the update order; a new list, safe to keep while spawning.
+
+        It stays spawn order when ``tickswap check`` shuffles the updates: a loop over it is the same loop.
+        """
         return self._spawner.live()
 
     def entities_of(self, kind: type[E]) -> list[E]:
-        """Live entities that are instances of ``kind``, in update order."""
+        """Live entities that are instances of ``kind``, in spawn order (by id), like ``entities``."""
         return self._spawner.live_of(kind)
 
     def __len__(self) -> int:
@@ -206,7 +207,7 @@ class World:
 
         A tool for checking that a game does not depend on update order: with double
         buffered state, shuffling changes nothing a player can see. Entities spawned
-        later still join at the end.
+        later join at the end. ``entities`` and ``entities_of`` keep spawn order.
         """
         self._spawner.shuffle(rng)
 
