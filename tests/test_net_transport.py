@@ -247,3 +247,16 @@ def test_wait_says_whether_a_datagram_is_waiting_and_takes_none():
         assert b.wait(-1.0) is False
     with pytest.raises(TransportError, match="closed"):
         b.wait(0.0)
+
+
+def test_closing_sends_what_is_still_held_in_due_order_then_closes():
+    clock = _Clock()
+    inner = _Recorder(clock)
+    emulated = EmulatedTransport(inner, Emulation(delay_ms=80.0, jitter_ms=30.0, seed=2), clock)
+    for index in range(5):
+        emulated.send(b"bye %d" % index, ("127.0.0.1", 2))
+    assert inner.sent == [], "all held: their delay has not passed"
+    due = sorted(emulated._held)
+    emulated.close()
+    assert [data for _, data in inner.sent] == [data for _, _, data, _ in due], "a goodbye is not lost to the delay"
+    assert inner.closed and emulated.counters["held"] == 0

@@ -167,6 +167,14 @@ class EmulatedTransport:
         return arrived
 
     def close(self) -> None:
-        """Close the wrapped transport; datagrams still held are dropped (as a link going down would)."""
-        self._held.clear()
+        """Send every datagram still held, at once and in due order, then close the wrapped transport.
+
+        A held datagram is one already sent, on the emulated wire: a real link delivers it
+        after the sender closes its socket. Dropping it instead lost every goodbye a peer
+        sent as it left (a ``Bye`` is held ``delay_ms``), so the others waited out their
+        disconnect timeout and reported a failure. Only the rest of its delay is skipped.
+        """
+        while self._held:
+            _, _, data, to = heapq.heappop(self._held)
+            self.transport.send(data, to)
         self.transport.close()
