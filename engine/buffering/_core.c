@@ -1439,12 +1439,12 @@ native_float32(const char *format)
 }
 
 /* One row of the gather: ``alpha`` of the way from the previous (x, y, angle) to the
- * current one (or beyond it), in double precision, rounded once to float32. */
+ * current one (or beyond it), in double precision, rounded once to float32. ``turn`` is
+ * the angle's change the short way round (an fmod: worked out once for both rows of a pair). */
 static inline void
-write_row(float *row, const double number[6], double alpha, int extrapolate)
+write_row(float *row, const double number[6], double turn, double alpha, int extrapolate)
 {
-    double x = number[0], y = number[1], angle = number[2], px = number[3], py = number[4], pa = number[5];
-    double turn = py_mod(angle - pa + 180.0, 360.0) - 180.0;
+    double x = number[0], y = number[1], angle = number[2], px = number[3], py = number[4];
     if (extrapolate) {
         row[0] = (float)(x + (x - px) * alpha);
         row[1] = (float)(y + (y - py) * alpha);
@@ -1537,9 +1537,10 @@ gather_walk(PyObject *entities, PyObject *tick, Py_ssize_t count, float *first, 
                 return -1;
             }
         }
-        write_row(first + 3 * i, number, alpha, extrapolate);
+        double turn = py_mod(number[2] - number[5] + 180.0, 360.0) - 180.0;
+        write_row(first + 3 * i, number, turn, alpha, extrapolate);
         if (second != NULL) {
-            write_row(second + 3 * i, number, alpha_second, extrapolate);
+            write_row(second + 3 * i, number, turn, alpha_second, extrapolate);
         }
     }
     return 0;
