@@ -29,6 +29,7 @@ from engine.buffering import (
     access,
     compiled,
     gather_motion,
+    gather_pair,
     layout_of,
     previous,
 )
@@ -355,6 +356,34 @@ def test_the_compiled_gather_and_the_numpy_gather_give_the_same_bits(values, alp
     compiled._core.gather_motion(made, world.tick_count, alpha, outs[0], extrapolate)
     compiled._gather_motion_numpy(made, world.tick_count, alpha, outs[1], extrapolate)
     assert outs[0].tobytes() == outs[1].tobytes()
+    world.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.tuples(st.floats(allow_nan=True, width=64), st.floats(allow_nan=True, width=64),
+                                 st.floats(-1e6, 1e6) | st.integers(-10**20, 10**20),
+                                 st.floats(allow_nan=True, width=64)), min_size=1, max_size=20),
+       moved=st.lists(st.booleans(), min_size=20, max_size=20))
+@example(values=[(-0.0, 0.0, -0.0, float("inf"))], moved=[True] * 20)
+def test_the_one_walk_gather_writes_the_bits_of_two_gathers_at_alpha_0_and_1(values, moved):
+    world = World()
+    made = [world.spawn(Entity()) for _ in values]
+    for entity, (x, y, angle, _) in zip(made, values, strict=True):
+        entity.x, entity.y, entity.angle = x, y, angle
+    world.tick()
+    for entity, (x, _y, _angle, later), was in zip(made, values, moved, strict=False):
+        entity._px, entity._py, entity._pa = x, later, later
+        entity._prev_tick = world.tick_count if was else world.tick_count - 1
+        entity.x = later
+    rows = (len(made), 3)
+    expected = [np.zeros(rows, dtype=np.float32) for _ in range(2)]
+    gather_motion(made, world.tick_count, 0.0, expected[0])
+    gather_motion(made, world.tick_count, 1.0, expected[1])
+    pairs = [gather_pair, compiled._gather_pair_numpy]
+    for pair in pairs:
+        found = [np.full(rows, 7.0, dtype=np.float32) for _ in range(2)]
+        pair(made, world.tick_count, found[0], found[1])
+        assert [out.tobytes() for out in found] == [out.tobytes() for out in expected]
     world.close()
 
 

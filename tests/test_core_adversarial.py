@@ -35,6 +35,13 @@ def _gather_core(entities: list[Entity], tick: int, alpha: float, out: Any, extr
 GATHERS: list[Callable[..., None]] = [compiled._gather_motion_numpy, *([_gather_core] if ACCELERATED else [])]
 
 
+def _pair_core(entities: list[Entity], tick: int, previous: Any, current: Any) -> None:
+    compiled._core.gather_pair(entities, tick, previous, current)
+
+
+PAIRS: list[Callable[..., None]] = [compiled._gather_pair_numpy, *([_pair_core] if ACCELERATED else [])]
+
+
 def _outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
     try:
         return ("ok", call())
@@ -65,6 +72,22 @@ def _every_gather(make: Callable[[], tuple[list[Entity], Any]], tick: int = 1) -
             return bytes(memoryview(out).cast("B"))
 
         outcomes.append(_outcome(run))
+    for other in outcomes[1:]:
+        assert other == outcomes[0]
+    return outcomes[0]
+
+
+def _every_pair(make: Callable[[], tuple[list[Entity], Any, Any]], tick: int = 1) -> tuple[Any, ...]:
+    """The one-walk gather with each path; assert one outcome and the same bytes left in both buffers.
+
+    Returns the outcome and then what ``previous`` and ``current`` hold after it (a refusal
+    leaves the rows before the refused entity written, on both paths alike).
+    """
+    outcomes = []
+    for pair in PAIRS:
+        entities, previous, current = make()
+        outcome = _outcome(lambda: pair(entities, tick, previous, current))
+        outcomes.append((*outcome, bytes(memoryview(previous).cast("B")), bytes(memoryview(current).cast("B"))))
     for other in outcomes[1:]:
         assert other == outcomes[0]
     return outcomes[0]
@@ -228,6 +251,166 @@ def test_something_that_is_not_an_entity_is_refused_after_the_rows_before_it():
 
     found = _every_gather(make)
     assert found == ("error", "TypeError", "gather_motion: expected an Entity, got object")
+
+
+# -- the renderer's gather in one walk (previous and current) ----------------------------------------
+
+_PAIR_OUT = ("gather_motion: previous and current must each be a writable, contiguous, native float32 buffer of "
+             "at least len(entities) * 3 values")
+
+
+def _rows(count: int) -> Any:
+    return np.full((count, 3), 7.0, dtype=np.float32)
+
+
+def test_the_pair_refuses_a_position_whose_float_empties_the_list_and_never_calls_it():
+    def make() -> tuple[list[Entity], Any, Any]:
+        entity = Entity()
+        entities = [Entity(x=3.0), entity, Entity()]
+        entity.y = float(sum(range(1000)))  # a float of its own: freed if the slot lets go of it
+        entity.x = _Sneaky(entities, entity)
+        return entities, _rows(3), _rows(3)
+
+    _Sneaky.calls = 0
+    found = _every_pair(make)
+    assert found[:2] == ("error", "TypeError")
+    assert "Entity None's x is a _Sneaky" in found[2]
+    assert _Sneaky.calls == 0
+    # The row before the refused entity is written in both buffers, the others untouched.
+    for written in found[3:]:
+        assert np.frombuffer(written, dtype=np.float32).tolist() == [3.0, 0.0, 0.0] + [7.0] * 6
+
+
+def test_the_pair_does_not_compare_a_previous_tick_that_is_not_an_int():
+    def make() -> tuple[list[Entity], Any, Any]:
+        entity = Entity(x=float(sum(range(100))), y=2.0)
+        entity._prev_tick = _Tick(entity)
+        return [entity], _rows(1), _rows(1)
+
+    _Tick.compared = 0
+    found = _every_pair(make)
+    assert found[0] == "ok"
+    assert np.frombuffer(found[2], dtype=np.float32).tolist() == [4950.0, 2.0, 0.0]
+    assert found[2] == found[3]
+    assert _Tick.compared == 0
+
+
+@pytest.mark.parametrize("value", ["1.5", None, Decimal("1.5"), np.float32(1.5), 1j, 10**400])
+def test_the_pair_refuses_what_is_not_a_number_the_same_way_on_both_paths(value):
+    def make() -> tuple[list[Entity], Any, Any]:
+        entities = [Entity(x=1.0), Entity(x=2.0)]
+        entities[1].angle = value
+        return entities, _rows(2), _rows(2)
+
+    found = _every_pair(make)
+    assert found[0] == "error"
+    assert found[1] == ("OverflowError" if isinstance(value, int) else "TypeError")
+
+
+@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), -0.0])
+def test_the_pair_gathers_ints_bools_and_every_float_to_the_bits_of_two_gathers(value):
+    def make() -> tuple[list[Entity], Any, Any]:
+        return [Entity(x=value, y=-1.0)], _rows(1), _rows(1)
+
+    found = _every_pair(make)
+    assert found[0] == "ok"
+    for gather in GATHERS:
+        for alpha, written in ((0.0, found[2]), (1.0, found[3])):
+            single = _rows(1)
+            gather(make()[0], 1, alpha, single, False)
+            assert single.tobytes() == written
+
+
+_BAD_OUTS = [
+    np.zeros((2, 3), dtype=np.int32),
+    np.zeros((2, 3), dtype=">f4"),
+    np.zeros((2, 3), dtype=np.float64),
+    np.zeros((2, 6), dtype=np.float32)[:, ::2],
+    np.zeros((1, 3), dtype=np.float32),
+    np.zeros(5, dtype=np.float32),
+    bytearray(24),
+    b"\0" * 24,
+    object(),
+    None,
+]
+_BAD_IDS = ["int32", "big-endian", "float64", "strided", "short", "a row short", "bytes", "read-only bytes",
+            "object", "None"]
+
+
+@pytest.mark.parametrize("bad", _BAD_OUTS, ids=_BAD_IDS)
+@pytest.mark.parametrize("which", ["previous", "current"])
+def test_the_pair_refuses_either_buffer_in_one_message_and_writes_nothing(bad, which):
+    good = np.full((2, 3), 7.0, dtype=np.float32)
+    for pair in PAIRS:
+        good[:] = 7.0
+        outs = (bad, good) if which == "previous" else (good, bad)
+        found = _outcome(lambda: pair([Entity(), Entity()], 1, *outs))
+        assert found == ("error", "TypeError", _PAIR_OUT)
+        assert (good == 7.0).all()
+
+
+def test_the_pair_refuses_a_read_only_array_and_a_tick_that_is_not_an_int():
+    frozen = np.zeros((1, 3), dtype=np.float32)
+    frozen.setflags(write=False)
+    for pair in PAIRS:
+        assert _outcome(lambda: pair([Entity()], 1, frozen, _rows(1))) == ("error", "TypeError", _PAIR_OUT)
+        found = _outcome(lambda: pair([Entity()], 1.0, _rows(1), _rows(1)))
+        assert found == ("error", "TypeError", "gather_motion: tick must be an int, got float")
+    assert not frozen.any()
+
+
+def test_the_pair_refuses_something_that_is_not_an_entity_after_the_rows_before_it():
+    def make() -> tuple[list[Entity], Any, Any]:
+        return [Entity(x=5.0), object(), Entity(x=6.0)], _rows(3), _rows(3)  # type: ignore[list-item]
+
+    found = _every_pair(make)
+    assert found[:3] == ("error", "TypeError", "gather_motion: expected an Entity, got object")
+    for written in found[3:]:
+        assert np.frombuffer(written, dtype=np.float32).tolist() == [5.0, 0.0, 0.0] + [7.0] * 6
+
+
+@needs_core
+@pytest.mark.parametrize("args", [(), ([],), ([], 1, _rows(1)), ([], 1, _rows(1), _rows(1), _rows(1)),
+                                  ((Entity(),), 1, _rows(1), _rows(1))], ids=["none", "one", "three", "five", "tuple"])
+def test_the_cores_pair_refuses_wrong_arguments_without_crashing(args):
+    with pytest.raises(TypeError):
+        compiled._core.gather_pair(*args)
+
+
+@needs_core
+def test_the_pair_writes_both_rows_into_one_buffer_passed_twice():
+    entities = [Entity(x=1.0, y=2.0)]
+    entities[0].angle = 3.0
+    out = _rows(1)
+    compiled._core.gather_pair(entities, 1, out, out)
+    assert out.tolist() == [[1.0, 2.0, 3.0]]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="a class exports a buffer from Python code from 3.12 on")
+@pytest.mark.parametrize("which", ["previous", "current"])
+def test_a_buffer_whose_export_frees_every_entity_gathers_none_of_them(which):
+    class Freeing:
+        """A buffer whose export empties the list being gathered, freeing its entities."""
+
+        def __init__(self, entities: list[Entity], rows: Any) -> None:
+            self.entities, self.rows = entities, rows
+
+        def __buffer__(self, flags: int) -> memoryview:
+            self.entities.clear()
+            gc.collect()
+            return memoryview(self.rows)
+
+    def make() -> tuple[list[Entity], Any, Any]:
+        entities = [Entity(x=float(sum(range(i)))) for i in range(50)]
+        freeing = Freeing(entities, _rows(50))
+        return (entities, freeing, _rows(50)) if which == "previous" else (entities, _rows(50), freeing)
+
+    for pair in PAIRS:
+        entities, previous, current = make()
+        assert _outcome(lambda: pair(entities, 1, previous, current)) == ("ok", None)
+        assert entities == []
+        for out in (previous, current):
+            assert (np.asarray(memoryview(out)) == 7.0).all()
 
 
 # -- the commit -----------------------------------------------------------------------------------

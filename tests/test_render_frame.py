@@ -47,3 +47,34 @@ def test_drawing_a_new_tick_of_10000_entities_allocates_no_copies_of_their_motio
     # One list of looks (8 bytes an entity) and one float64 column of turns (8 more) are
     # what a frame needs; a copy of the gathered motion (24 or 48 bytes an entity) is not.
     assert peak < 40 * count, f"drawing a tick of {count} entities allocated {peak} bytes at its peak"
+
+
+class Turner(Entity):
+    look = Look("square", 2, (255, 255, 255))
+
+    def update(self, world: World) -> None:
+        self.x += 0.1
+        self.angle = (self.angle + 170.0) % 360.0  # across 0 degrees every other tick
+
+
+@pytest.mark.skipif(not ACCELERATED, reason="the pure path gathers float64 lists, not the core's float32 rows")
+def test_the_renderers_one_walk_gather_is_the_bits_of_two_gathers_at_alpha_0_and_1():
+    import numpy as np
+
+    from engine.buffering import gather_motion as interpolated
+    from engine.render.entities import gather_motion
+
+    with World() as world:
+        for i in range(50):
+            world.spawn(Turner(x=float(i) / 3.0, y=-float(i)))
+        world.spawn(Entity(x=5.0))  # never moves: its previous values are its current ones
+        for _ in range(3):
+            world.tick()
+        entities = world.entities
+        previous, current = gather_motion(entities, world.tick_count)
+        expected = np.empty((len(entities), 3), dtype=np.float32), np.empty((len(entities), 3), dtype=np.float32)
+        interpolated(entities, world.tick_count, 0.0, expected[0])
+        interpolated(entities, world.tick_count, 1.0, expected[1])
+    assert previous.tobytes() == expected[0].tobytes()
+    assert current.tobytes() == expected[1].tobytes()
+    assert (previous != current).any()

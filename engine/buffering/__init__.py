@@ -29,6 +29,7 @@ from engine.buffering.buffers import PureBuffers as PureBuffers
 from engine.buffering.compiled import Buffers as Buffers
 from engine.buffering.compiled import CompiledBuffers as CompiledBuffers
 from engine.buffering.compiled import gather_motion as gather_motion
+from engine.buffering.compiled import gather_pair as gather_pair
 from engine.buffering.fields import Layout as Layout
 from engine.buffering.fields import SignalInbox as SignalInbox
 from engine.buffering.fields import buffered as buffered
@@ -39,5 +40,5 @@ from engine.buffering.slots import ACCELERATED as ACCELERATED
 from engine.buffering.slots import Host as Host
 
 __all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Host", "Layout", "OwnBuffers", "PureBuffers",
-           "SignalInbox", "buffered", "gather_motion", "layout_of", "previous", "restore_state", "saved_state",
-           "signal"]
+           "SignalInbox", "buffered", "gather_motion", "gather_pair", "layout_of", "previous", "restore_state",
+           "saved_state", "signal"]

@@ -1438,10 +1438,114 @@ native_float32(const char *format)
                               || strcmp(format, explicit) == 0);
 }
 
-/* The gather calls no Python code on its way (numbers are read, never converted by a
- * method; the previous tick is compared only when it is an int): the entities are the
- * list's, borrowed, and nothing can change them under it. Only a refusal's message
- * calls out, after which nothing is read. */
+/* One row of the gather: ``alpha`` of the way from the previous (x, y, angle) to the
+ * current one (or beyond it), in double precision, rounded once to float32. ``turn`` is
+ * the angle's change the short way round (an fmod: worked out once for both rows of a pair). */
+static inline void
+write_row(float *row, const double number[6], double turn, double alpha, int extrapolate)
+{
+    double x = number[0], y = number[1], angle = number[2], px = number[3], py = number[4];
+    if (extrapolate) {
+        row[0] = (float)(x + (x - px) * alpha);
+        row[1] = (float)(y + (y - py) * alpha);
+        row[2] = (float)(angle + turn * alpha);
+    }
+    else {
+        row[0] = (float)(px + (x - px) * alpha);
+        row[1] = (float)(py + (y - py) * alpha);
+        row[2] = (float)(angle - turn * (1.0 - alpha));
+    }
+    /* A NaN's sign and payload depend on how the C compiler and numpy order the
+     * arithmetic: write the one canonical NaN, as the numpy fallback does. */
+    for (int k = 0; k < 3; k++) {
+        if (isnan(row[k])) {
+            row[k] = NAN;
+        }
+    }
+}
+
+/* Asks for ``object``'s buffer as a writable, C-contiguous, native float32 one (its length
+ * is the caller's to check); on a refusal, ``message`` as a TypeError (other errors, such
+ * as a MemoryError, pass through). */
+static int
+float32_buffer(PyObject *object, Py_buffer *view, const char *message)
+{
+    if (PyObject_GetBuffer(object, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError)
+                || PyErr_ExceptionMatches(PyExc_BufferError)) {
+            PyErr_SetString(PyExc_TypeError, message);
+        }
+        return -1;
+    }
+    if (view->readonly || view->itemsize != 4 || !native_float32(view->format)) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, message);
+        return -1;
+    }
+    return 0;
+}
+
+/* The gather's walk: every entity's six numbers, read once, written as a row at ``alpha``
+ * into ``first`` and, when ``second`` is not NULL, at ``alpha_second`` into ``second``.
+ * It calls no Python code on its way (numbers are read, never converted by a method; the
+ * previous tick is compared only when it is an int): the entities are the list's,
+ * borrowed, and nothing can change them under it. Only a refusal's message calls out,
+ * after which nothing is read. The rows before a refused entity are written. */
+static int
+gather_walk(PyObject *entities, PyObject *tick, Py_ssize_t count, float *first, double alpha, float *second,
+            double alpha_second, int extrapolate)
+{
+    for (Py_ssize_t i = 0; i < count && i < PyList_GET_SIZE(entities); i++) {
+        PyObject *entity = PyList_GET_ITEM(entities, i);
+        if (!is_entity(entity)) {
+            if (slots_type == NULL) {
+                PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core is not configured");
+            }
+            else {
+                PyErr_Format(PyExc_TypeError, "gather_motion: expected an Entity, got %s",
+                             short_name(Py_TYPE(entity)));
+            }
+            return -1;
+        }
+        PyObject *values[6];
+        for (int k = 0; k < 3; k++) {
+            if ((values[k] = SLOT(entity, S_X + k)) == NULL) {
+                missing(entity, S_X + k);
+                return -1;
+            }
+        }
+        PyObject *prev_tick = SLOT(entity, S_PREV_TICK);
+        if (prev_tick == NULL) {
+            missing(entity, S_PREV_TICK);
+            return -1;
+        }
+        /* Only ever an int the buffers set; anything else has not moved (and is not compared). */
+        int same = prev_tick == tick || (PyLong_CheckExact(prev_tick) && PyObject_RichCompareBool(prev_tick, tick,
+                                                                                                   Py_EQ) == 1);
+        for (int k = 0; k < 3; k++) {
+            if (!same) {
+                values[3 + k] = values[k];
+            }
+            else if ((values[3 + k] = SLOT(entity, S_PX + k)) == NULL) {
+                missing(entity, S_PX + k);
+                return -1;
+            }
+        }
+        double number[6];
+        for (int k = 0; k < 6; k++) {
+            if (as_number(values[k], &number[k], entity, k) < 0) {
+                return -1;
+            }
+        }
+        double turn = py_mod(number[2] - number[5] + 180.0, 360.0) - 180.0;
+        write_row(first + 3 * i, number, turn, alpha, extrapolate);
+        if (second != NULL) {
+            write_row(second + 3 * i, number, turn, alpha_second, extrapolate);
+        }
+    }
+    return 0;
+}
+
 static PyObject *
 core_gather_motion(PyObject *module, PyObject *args, PyObject *kwargs)
 {
@@ -1458,87 +1562,67 @@ core_gather_motion(PyObject *module, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     Py_buffer view;
-    if (PyObject_GetBuffer(out_object, &view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError)
-                || PyErr_ExceptionMatches(PyExc_BufferError)) {
-            PyErr_SetString(PyExc_TypeError, GATHER_OUT);
-        }
+    if (float32_buffer(out_object, &view, GATHER_OUT) < 0) {
         return NULL;
     }
     /* Read after the buffer: asking for it may have run Python code. */
     Py_ssize_t count = PyList_GET_SIZE(entities);
     PyObject *result = NULL;
-    if (view.readonly || view.itemsize != 4 || !native_float32(view.format) || view.len / 12 < count) {
+    if (view.len / 12 < count) {
         PyErr_SetString(PyExc_TypeError, GATHER_OUT);
-        goto done;
     }
-    float *out = (float *)view.buf;
-    for (Py_ssize_t i = 0; i < count && i < PyList_GET_SIZE(entities); i++) {
-        PyObject *entity = PyList_GET_ITEM(entities, i);
-        if (!is_entity(entity)) {
-            if (slots_type == NULL) {
-                PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core is not configured");
-            }
-            else {
-                PyErr_Format(PyExc_TypeError, "gather_motion: expected an Entity, got %s",
-                             short_name(Py_TYPE(entity)));
-            }
-            goto done;
-        }
-        PyObject *values[6];
-        for (int k = 0; k < 3; k++) {
-            if ((values[k] = SLOT(entity, S_X + k)) == NULL) {
-                missing(entity, S_X + k);
-                goto done;
-            }
-        }
-        PyObject *prev_tick = SLOT(entity, S_PREV_TICK);
-        if (prev_tick == NULL) {
-            missing(entity, S_PREV_TICK);
-            goto done;
-        }
-        /* Only ever an int the buffers set; anything else has not moved (and is not compared). */
-        int same = prev_tick == tick || (PyLong_CheckExact(prev_tick) && PyObject_RichCompareBool(prev_tick, tick,
-                                                                                                   Py_EQ) == 1);
-        for (int k = 0; k < 3; k++) {
-            if (!same) {
-                values[3 + k] = values[k];
-            }
-            else if ((values[3 + k] = SLOT(entity, S_PX + k)) == NULL) {
-                missing(entity, S_PX + k);
-                goto done;
-            }
-        }
-        double number[6];
-        for (int k = 0; k < 6; k++) {
-            if (as_number(values[k], &number[k], entity, k) < 0) {
-                goto done;
-            }
-        }
-        double x = number[0], y = number[1], angle = number[2], px = number[3], py = number[4], pa = number[5];
-        double turn = py_mod(angle - pa + 180.0, 360.0) - 180.0;
-        float *row = out + 3 * i;
-        if (extrapolate) {
-            row[0] = (float)(x + (x - px) * alpha);
-            row[1] = (float)(y + (y - py) * alpha);
-            row[2] = (float)(angle + turn * alpha);
-        }
-        else {
-            row[0] = (float)(px + (x - px) * alpha);
-            row[1] = (float)(py + (y - py) * alpha);
-            row[2] = (float)(angle - turn * (1.0 - alpha));
-        }
-        /* A NaN's sign and payload depend on how the C compiler and numpy order the
-         * arithmetic: write the one canonical NaN, as the numpy fallback does. */
-        for (int k = 0; k < 3; k++) {
-            if (isnan(row[k])) {
-                row[k] = NAN;
-            }
-        }
+    else if (gather_walk(entities, tick, count, (float *)view.buf, alpha, NULL, 0.0, extrapolate) == 0) {
+        result = Py_NewRef(Py_None);
     }
-    result = Py_NewRef(Py_None);
-done:
     PyBuffer_Release(&view);
+    return result;
+}
+
+#define GATHER_PAIR_OUT "gather_motion: previous and current must each be a writable, contiguous, native float32 " \
+                        "buffer of at least len(entities) * 3 values"
+
+/* The renderer's per-tick gather in one walk: what gather_motion writes at alpha 0 into
+ * ``previous`` and at alpha 1 into ``current`` (the same arithmetic, so the same bits). */
+static PyObject *
+core_gather_pair(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "gather_pair(entities, tick, previous, current) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *entities = args[0], *tick = args[1];
+    if (check_list(entities, "entities") < 0) {
+        return NULL;
+    }
+    if (!PyLong_CheckExact(tick)) {
+        PyErr_Format(PyExc_TypeError, "gather_motion: tick must be an int, got %s", short_name(Py_TYPE(tick)));
+        return NULL;
+    }
+    /* Hold the arguments: asking for a buffer may run Python code. */
+    Py_INCREF(entities);
+    Py_INCREF(tick);
+    PyObject *result = NULL;
+    Py_buffer previous, current;
+    if (float32_buffer(args[2], &previous, GATHER_PAIR_OUT) < 0) {
+        goto held;
+    }
+    if (float32_buffer(args[3], &current, GATHER_PAIR_OUT) < 0) {
+        goto first;
+    }
+    /* Read after both buffers: asking for them may have run Python code. */
+    Py_ssize_t count = PyList_GET_SIZE(entities);
+    if (previous.len / 12 < count || current.len / 12 < count) {
+        PyErr_SetString(PyExc_TypeError, GATHER_PAIR_OUT);
+    }
+    else if (gather_walk(entities, tick, count, (float *)previous.buf, 0.0, (float *)current.buf, 1.0, 0) == 0) {
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&current);
+first:
+    PyBuffer_Release(&previous);
+held:
+    Py_DECREF(tick);
+    Py_DECREF(entities);
     return result;
 }
 
@@ -1565,6 +1649,9 @@ static PyMethodDef core_methods[] = {
     {"gather_motion", (PyCFunction)(void (*)(void))core_gather_motion, METH_VARARGS | METH_KEYWORDS,
      "gather_motion(entities, tick, alpha, out, extrapolate=False)\n--\n\n"
      "Write every entity's interpolated (x, y, angle) into the float32 buffer out."},
+    {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
+     "gather_pair(entities, tick, previous, current)\n--\n\n"
+     "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -37,8 +37,7 @@ from typing import Any
 import numpy as np
 import pyglet
 
-from engine.buffering import ACCELERATED
-from engine.buffering import gather_motion as interpolated
+from engine.buffering import ACCELERATED, gather_pair
 from engine.buffering.access import motion
 from engine.buffering.own import OwnBuffers
 from engine.camera import Camera
@@ -68,13 +67,13 @@ def gather_motion(entities: Sequence[Entity], tick: int,
     """
     count = len(entities)
     if ACCELERATED:
-        # The compiled core's gather at alpha 0 and 1 is exactly (previous, current), in C.
-        if into is None or len(into[0]) < count:
+        # The compiled core's gather at alpha 0 and 1 is exactly (previous, current): both
+        # written in one walk in C, the same bits as two gathers, half the reads.
+        if into is None or len(into[0]) < count or len(into[1]) < count:
             into = np.empty((count, 3), dtype=np.float32), np.empty((count, 3), dtype=np.float32)
         previous32, current32 = into[0][:count], into[1][:count]
         drawn = entities if isinstance(entities, list) else list(entities)
-        interpolated(drawn, tick, 0.0, previous32)
-        interpolated(drawn, tick, 1.0, current32)
+        gather_pair(drawn, tick, previous32, current32)
         return previous32, current32
     previous, current = motion(entities, tick)
     return (np.array(previous, dtype=np.float64).reshape(count, 3),
