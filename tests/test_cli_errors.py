@@ -179,3 +179,12 @@ def test_every_rate_ups_accepts_is_a_step_a_recording_can_hold(tmp_path, capsys)
     assert exit.value.code == 2
     assert "--ups" in capsys.readouterr().err
     assert main(["run", "patrol", "--ups", str(UPS_RANGE[0]), "--ticks", "1", "--record", str(tmp_path / "r.jsonl")]) == 0
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+@pytest.mark.parametrize("players", ["0", "-3", "two"])
+def test_a_player_count_out_of_range_names_the_range_a_world_takes(command, players, capsys):
+    assert status_of([command, "pong", "--players", players, "--ticks", "5"]) == 2
+    err = capsys.readouterr().err
+    said = "expected a whole number, got 'two'" if players == "two" else f"expected a number from 1 to 8, got {players}"
+    assert f"--players: {said}" in err, err

@@ -165,3 +165,17 @@ def test_welcome_and_hello_carry_the_terms_and_refuse_bad_ones() -> None:
             Welcome(7, 1, 1, 2, 0, 20.0, "patrol", "", **bad)  # type: ignore[arg-type]
     with pytest.raises(PacketError, match="hello ticks"):
         Hello("patrol", "", "0.1.0", False, 3, ticks=-1)
+
+
+def test_a_game_mismatch_refusal_says_how_to_play_anyway_and_who_must_allow_it() -> None:
+    from engine.net.lobby import SessionOptions, _refusal
+    from engine.state.names import __version__
+
+    differs = Hello("game.py", "aaaa", __version__, False, 3)
+    said = _refusal(differs, "game.py", "bbbb", SessionOptions())
+    assert said.startswith("the joiner's game file 'game.py' is not the host's 'game.py' (their contents differ)")
+    assert "--allow-game-mismatch on both sides plays anyway" in said
+    asks = Hello("game.py", "aaaa", __version__, False, 3, allow_mismatch=True)
+    assert _refusal(asks, "game.py", "bbbb", SessionOptions()).endswith(
+        "; --allow-game-mismatch must be given to the host too")
+    assert _refusal(asks, "game.py", "bbbb", SessionOptions(allow_game_mismatch=True)) == ""

@@ -120,7 +120,8 @@ def _refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str
         what = "game file" if digest else "game"
         return (f"the joiner's {what} {shown(hello.game)} is not the host's {shown(game)}"
                 + (" (their contents differ)" if hello.game == game else "")
-                + ("; --allow-game-mismatch must be given to the host too" if hello.allow_mismatch else ""))
+                + ("; --allow-game-mismatch must be given to the host too" if hello.allow_mismatch
+                   else "; --allow-game-mismatch on both sides plays anyway (a test of desync reports)"))
     if not hello.game and digest:
         return f"the host plays the game file {shown(game)}: the joiner must name it (tickswap join HOST:PORT FILE)"
     return ""

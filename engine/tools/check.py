@@ -44,14 +44,14 @@ from engine.tools.differences import EntityDifference, compare_snapshots, differ
 from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
 from engine.world import World, esper_of
 
-__all__ = ["DEFAULT_KEYS", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs", "check_order_independence",
-           "events_for", "random_input"]
+__all__ = ["DEFAULT_KEYS", "STATE_ADVICE", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs",
+           "check_order_independence", "events_for", "random_input"]
 
-STATE_HINT = ("state the checkpoint does not keep changed the re-simulation: keep game state in buffered fields, "
-              "list a plain attribute that is state in its class's `saved`, and use no module-level variables, id(), "
-              "time or set order")
-"""What to do about state outside the world: the rollback check's hint (``engine.tools.rollback.HINT``), given
-here too when the same update order, run twice, differs."""
+STATE_ADVICE = ("keep game state in buffered fields, list a plain attribute that is state in its class's `saved`, "
+                "and use no module-level variables, id(), time or set order")
+"""What to do about state outside the world: said when the same update order, run twice, differs."""
+STATE_HINT = "state the checkpoint does not keep changed the re-simulation: " + STATE_ADVICE
+"""The rollback check's hint (``engine.tools.rollback.HINT``): the cause, then ``STATE_ADVICE``."""
 
 
 @dataclass
@@ -107,7 +107,7 @@ class CheckResult:
             lines.append(f"  spawn order run again from the start differs at tick {self.tick} too: the cause is not "
                          "update order but state outside the world (a module-level variable, the time, a value "
                          "Python seeds per process)")
-            lines.append("  " + STATE_HINT)
+            lines.append("  " + STATE_ADVICE)
         return "\n".join(lines)
 
 

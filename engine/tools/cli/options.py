@@ -14,7 +14,7 @@ import math
 import sys
 from typing import NoReturn
 
-from engine.files.game import DEFAULT_MS_PER_UPDATE, MS_PER_UPDATE_RANGE
+from engine.files.game import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
 
@@ -44,6 +44,20 @@ def count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
     if not 1 <= value <= MAX_COUNT:
         raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_COUNT}, got {shown(value)}")
+    return value
+
+
+def players(text: str) -> int:
+    """An argparse type: a number of players from 1 (more than the game takes: its own message, with its range).
+
+    Below 1 the message names the range a world takes (1 to ``MAX_PLAYERS``), not ``count``'s.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_PLAYERS}, got {shown(value)}")
     return value
 
 
@@ -118,7 +132,7 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
                      help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
     run.add_argument("--seed", type=_seed, help="seed for world.random (default 0; a loaded save keeps its own)")
-    run.add_argument("--players", type=count, help="how many players the world has (default: the fewest the game "
+    run.add_argument("--players", type=players, help="how many players the world has (default: the fewest the game "
                      "takes; a loaded save keeps its own); --input lines name theirs with \"player\": P")
     run.add_argument("--record", metavar="FILE", type=_file_name,
                      help="record every tick's input and state hashes as a replay")
@@ -163,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--rollback", metavar="N", type=count,
                        help="instead of update orders, check rollback: after every tick roll back N ticks and "
                             "re-simulate them with the same input")
-    check.add_argument("--players", type=count, help="how many players each world has, each fed input of its own "
+    check.add_argument("--players", type=players, help="how many players each world has, each fed input of its own "
                        "(default: the fewest the game takes); --input lines name theirs with \"player\": P")
     check.add_argument("--hash-seeds", metavar="K", type=_hash_seeds, default=3,
                        help="then run the game in K fresh processes, PYTHONHASHSEED 1 to K, and compare their state "
