@@ -15,6 +15,7 @@ from engine import keys
 from engine.files.importer import load_game
 from engine.input.events import InputEvent
 from engine.net.desync import DesyncExchange
+from engine.net.lobby import bye
 from engine.net.packets import SPECTATOR, Bye, Chunk, Inputs, Run, decode, encode, encode_inputs
 from engine.net.peers import MAX_ACK_LAG, Peer
 from engine.net.session import Session, SessionOptions
@@ -178,6 +179,16 @@ def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
     joined.inbox.append((inputs(0, 5, (0, 0), (Run(0, 1, 5), Run(1, 1, 5, ((2, (PRESS,)),)))), HOST))
     joiner.poll()
     assert joiner.stats.dropped_packets == 1 and joiner.sync is not None and joiner.sync.known == [0, 0]
+
+
+def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_its_hello_refused() -> None:
+    session, transport, _ = running()
+    transport.inbox.append((bye(SESSION, "the peer closed the session"), STRANGER))  # it left the lobby
+    session.poll()
+    assert session.stats.dropped_packets == 0 and session.ended is None
+    transport.inbox.append((b"TSW1 not a packet", STRANGER))
+    session.poll()
+    assert session.stats.dropped_packets == 1, "garbage is still garbage"
 
 
 def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> None:

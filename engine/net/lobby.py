@@ -309,12 +309,16 @@ def refuse_late(transport: Any, data: bytes, address: Any) -> bool:
     """After the lobby: answer a stranger's ``Hello`` with ``Refuse`` (the session has started); True if it was one.
 
     Without it a late joiner would ask until its lobby timeout. One small reply per
-    ``Hello``, never larger than it, so a forged sender gains nothing by it.
+    ``Hello``, never larger than it, so a forged sender gains nothing by it. A stranger's
+    ``Bye`` is let go too (True): the goodbye of one that left the lobby or was refused,
+    whose copies arrive after the start, is no garbage to report.
     """
     try:
         hello = decode(data)
     except PacketError:
         return False
+    if isinstance(hello, Bye):
+        return True
     if not isinstance(hello, Hello):
         return False
     answer = fit_refuse(hello.nonce, LATE, len(data))
