@@ -48,15 +48,15 @@ def count(text: str) -> int:
 
 
 def players(text: str) -> int:
-    """An argparse type: a number of players from 1 (more than the game takes: its own message, with its range).
+    """An argparse type: a number of players, a whole number from 1 to ``MAX_PLAYERS`` (what a world takes).
 
-    Below 1 the message names the range a world takes (1 to ``MAX_PLAYERS``), not ``count``'s.
+    Within it, a count the game does not take is refused later, naming the game's own range.
     """
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
-    if value < 1:
+    if not 1 <= value <= MAX_PLAYERS:
         raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_PLAYERS}, got {shown(value)}")
     return value
 
