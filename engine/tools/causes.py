@@ -8,6 +8,8 @@ Each runs the game again in a fresh world, in spawn order: whether the same orde
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from engine.tools.differences import compare_snapshots
@@ -17,16 +19,26 @@ from engine.world import World, updating_entity
 __all__ = ["random_drawers", "repeats"]
 
 
+@contextmanager
+def _replayed(setup: Setup, seed: int, ticks: int,
+              before_last: Callable[[World], None] | None = None) -> Iterator[World]:
+    """A fresh world in spawn order after ``ticks`` ticks of the setup's input; ``before_last`` runs before the last."""
+    with World(seed=seed, players=setup.players) as world:
+        setup.build(world)
+        if setup.systems is not None:
+            setup.systems(world)
+        for tick in range(1, ticks + 1):
+            if tick == ticks and before_last is not None:
+                before_last(world)
+            setup.feed(world, setup.events_at(tick))
+            world.tick()
+        yield world
+
+
 def repeats(setup: Setup, seed: int, ticks: int, reference: dict[str, Any]) -> bool:
     """Whether a fresh world, in spawn order, comes to ``reference``'s snapshot after ``ticks`` ticks again."""
     try:
-        with World(seed=seed, players=setup.players) as world:
-            setup.build(world)
-            if setup.systems is not None:
-                setup.systems(world)
-            for tick in range(1, ticks + 1):
-                setup.feed(world, setup.events_at(tick))
-                world.tick()
+        with _replayed(setup, seed, ticks) as world:
             return not compare_snapshots(reference, world.snapshot())
     except Exception:  # failing now where it did not fail before: it does not repeat either
         return False
@@ -66,16 +78,14 @@ def random_drawers(setup: Setup, seed: int, tick: int) -> tuple[str, ...]:
 
     In a fresh world run to ``tick`` in spawn order: its draws are those the report's tick made.
     """
+    watched: list[Watched] = []
+
+    def watch(world: World) -> None:
+        world.random = Watched(world)
+        watched.append(world.random)
+
     try:
-        with World(seed=seed, players=setup.players) as world:
-            setup.build(world)
-            if setup.systems is not None:
-                setup.systems(world)
-            for at in range(1, tick + 1):
-                if at == tick:
-                    world.random = watched = Watched(world)
-                setup.feed(world, setup.events_at(at))
-                world.tick()
-            return tuple(name for _, name in sorted(watched.drawers.items()))
+        with _replayed(setup, seed, tick, watch):
+            return tuple(name for _, name in sorted(watched[0].drawers.items()))
     except Exception:  # the tick failing now: no cause named, the report stands without it
         return ()

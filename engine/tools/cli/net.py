@@ -31,6 +31,7 @@ from engine.net.lobby import SessionError, bye
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.numbers import whole
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
@@ -41,19 +42,6 @@ __all__ = ["add_host_options", "add_join_options", "add_session_commands", "host
 
 DEFAULT_PORT = 7777
 """The port a host listens on, and a joiner's HOST without :PORT asks."""
-
-
-def _whole(low: int, high: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:  # a word, or more digits than int() reads
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {shown(value)}")
-        return value
-    parse.__name__ = f"whole_{low}_to_{high}"
-    return parse
 
 
 def _real(low: float, high: float, name: str) -> Any:
@@ -70,20 +58,20 @@ def _real(low: float, high: float, name: str) -> Any:
 
 
 def _session_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--ticks", type=_whole(1, 10**9),
+    command.add_argument("--ticks", type=whole(1, 10**9),
                          help="play N confirmed ticks headless, as fast as the network allows (no window); the "
                          "host's is the session's: a joiner without it plays the host's, one with another is refused")
     command.add_argument("--headless", action="store_true", help="draw off-screen (EGL); give --frames N")
-    command.add_argument("--frames", type=_whole(1, 10**9), help="stop after N frames")
+    command.add_argument("--frames", type=whole(1, 10**9), help="stop after N frames")
     command.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
     command.add_argument("--input", metavar="FILE", help="the local player's scripted input (lines with no "
                          "player, or naming this peer's player)")
     command.add_argument("--record", metavar="FILE", help="record the confirmed ticks as a replay")
     command.add_argument("--screenshot", metavar="PNG", help="save the last frame as a PNG (with --frames or a window)")
-    command.add_argument("--input-delay", type=_whole(0, 30), default=2, help="local input delay in ticks (default 2)")
-    command.add_argument("--max-prediction", type=_whole(0, 60), default=8,
+    command.add_argument("--input-delay", type=whole(0, 30), default=2, help="local input delay in ticks (default 2)")
+    command.add_argument("--max-prediction", type=whole(0, 60), default=8,
                          help="ticks run ahead of remote input, predicted (default 8; 0: lockstep)")
-    command.add_argument("--desync-interval", type=_whole(1, 100_000), default=60,
+    command.add_argument("--desync-interval", type=whole(1, 100_000), default=60,
                          help="compare state hashes every N ticks (default 60; the host's is the session's)")
     command.add_argument("--disconnect-timeout", type=_real(0.1, 3600, "seconds"), default=5.0,
                          help="drop a peer silent this many seconds (default 5)")
@@ -95,7 +83,7 @@ def _session_options(command: argparse.ArgumentParser) -> None:
                              ("duplicate", 1.0, "send this share twice"), ("reorder", 1.0, "reorder this share")):
         command.add_argument(f"--emulate-{name}", type=_real(0.0, high, "emulated_ms_or_share"), default=0.0,
                              help=f"network emulator: {what}")
-    command.add_argument("--emulate-seed", type=_whole(0, 2**31), default=0, help="the emulator's seed")
+    command.add_argument("--emulate-seed", type=whole(0, 2**31), default=0, help="the emulator's seed")
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
                          "both the host and the joiner must give it")
@@ -111,12 +99,12 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
     """``host``'s arguments (``game``: with the game's name or file first; ``python game.py --host`` has none)."""
     if game:
         host.add_argument("game", help="a game's name or the path of a game file")
-    host.add_argument("--players", type=_whole(1, MAX_PLAYERS),
+    host.add_argument("--players", type=whole(1, MAX_PLAYERS),
                       help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
-    host.add_argument("--port", type=_whole(0, 65535), default=DEFAULT_PORT,
+    host.add_argument("--port", type=whole(0, 65535), default=DEFAULT_PORT,
                       help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
     host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    host.add_argument("--seed", type=_whole(0, 2**63), default=0, help="seed of the world (default 0)")
+    host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
     _session_options(host)
 
 

@@ -17,6 +17,7 @@ from typing import NoReturn
 from engine.files.game import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
+from engine.tools.cli.numbers import whole
 
 __all__ = ["Parser", "add_run_options", "build_parser", "count"]
 
@@ -36,29 +37,11 @@ class Parser(argparse.ArgumentParser):
         print(one_line(f"{self.prog}: {message} (see {self.prog} --help)"), file=sys.stderr)
         raise SystemExit(2)
 
-def count(text: str) -> int:
-    """An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
-    if not 1 <= value <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_COUNT}, got {shown(value)}")
-    return value
-
-
-def players(text: str) -> int:
-    """An argparse type: a number of players, a whole number from 1 to ``MAX_PLAYERS`` (what a world takes).
-
-    Within it, a count the game does not take is refused later, naming the game's own range.
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
-    if not 1 <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_PLAYERS}, got {shown(value)}")
-    return value
+count = whole(1, MAX_COUNT)
+"""An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
+players = whole(1, MAX_PLAYERS)
+"""An argparse type: a number of players from 1 to ``MAX_PLAYERS`` (what a world takes); within it, a count
+the game does not take is refused later, naming the game's own range."""
 
 
 def _number(text: str, low: float, high: float, unit: str, zero_allowed: bool) -> float:
