@@ -24,4 +24,5 @@ def whole(low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {shown(value)}")
         return value
     parse.__name__ = f"whole_{low}_to_{high}"
+    parse.__doc__ = f"An argparse type: a whole number from {low} to {high}."
     return parse
