@@ -151,6 +151,21 @@ def test_a_valued_signal_cannot_be_assigned(world):
     assert not sink.damage and sink.damage.value == 0
 
 
+@pytest.mark.parametrize("misuse", [lambda inbox: inbox(5), lambda inbox: 10 - inbox, lambda inbox: 1.5 * inbox,
+                                     lambda inbox: inbox < 3, lambda inbox: float(inbox), lambda inbox: list(inbox)])
+def test_a_valued_signal_used_as_its_value_says_how_to_read_and_send_it(world, misuse):
+    class Sink(Entity):
+        bumps = signal(sum)
+
+    sink = world.spawn(Sink())
+    with pytest.raises(TypeError, match=r"^Sink.bumps is a valued signal: read what arrived with "
+                                        r"self.bumps.value, contribute with entity.bumps.send\(value\)"):
+        misuse(sink.bumps)
+    sink.bumps += 2
+    world.tick()
+    assert sink.bumps.value == 2
+
+
 def test_a_signal_raised_between_ticks_is_seen_one_swap_later(world):
     seen = []
 

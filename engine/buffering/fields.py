@@ -102,6 +102,17 @@ class SignalInbox:
     def __repr__(self) -> str:
         return f"<{self._signal.name} of {self._entity!r}: {self.value!r}>"
 
+    def _misused(self, *_: Any) -> Any:
+        # The inbox is not its value: ``self.y -= self.bumps`` or ``runner.bumps(5)`` would
+        # otherwise fail with "unsupported operand type(s) ... 'SignalInbox'", naming nothing.
+        name = self._signal.name
+        raise TypeError(f"{type(self._entity).__name__}.{name} is a valued signal: read what arrived "
+                        f"with self.{name}.value, contribute with entity.{name}.send(value) (or +=)")
+
+    __call__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _misused
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __neg__ = _misused
+    __lt__ = __le__ = __gt__ = __ge__ = __float__ = __int__ = __index__ = __iter__ = _misused
+
 
 class signal:
     """Declare a double-buffered signal on an ``Entity`` subclass.
