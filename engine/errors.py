@@ -12,7 +12,7 @@ import traceback
 import weakref
 from typing import Any
 
-__all__ = ["BufferedWriteError", "EntityUpdateError", "mark_restored", "missing_after_load", "where"]
+__all__ = ["BufferedWriteError", "EntityUpdateError", "located", "mark_restored", "missing_after_load", "where"]
 
 # By id, the entity itself as the value: a game's class may define __eq__ and so be unhashable.
 _RESTORED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -111,3 +111,16 @@ class BufferedWriteError(EntityUpdateError):
                    "the tick was rolled back")
         super().__init__(writer if writer is not None else written, tick, None, message)
         self.written = written
+
+
+def located(error: BaseException) -> str:
+    """``Type: message (at file:line in function)``: a failure as ``tickswap check`` reports it.
+
+    The check runs the game in many worlds and reports one line; without the game's file and
+    line the user has only the message to go on. An entity's error is located by its cause
+    (the game's own exception); a refused foreign write names the writer's line itself.
+    """
+    if isinstance(error, BufferedWriteError):
+        return f"{type(error).__name__}: {error}"
+    cause = error.__cause__ if isinstance(error, EntityUpdateError) and error.__cause__ is not None else error
+    return f"{type(error).__name__}: {error} (at {where(cause)})"

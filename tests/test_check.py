@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -353,6 +354,9 @@ def test_a_tick_that_fails_in_every_order_is_said_so_whichever_entity_fails_firs
     result = check_order_independence(doomed, ticks=6, orders=4)
     assert "the game failed at tick 4 in every order" in result.describe(), result.describe()
     assert "differs" not in result.describe() and "dependent" not in result.describe()
+    # The game's own line, so the user knows where to look without running the game again.
+    line = next(number for number, text in enumerate(Path(__file__).read_text().splitlines(), 1) if 'raise ValueError("doomed")' in text)
+    assert f"(at {__file__}:{line} in update)" in result.describe(), result.describe()
 
 
 class Still(Entity):

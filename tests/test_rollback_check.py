@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import Entity, World, buffered
@@ -107,6 +109,8 @@ def test_a_distance_longer_than_the_run_only_runs_and_a_failing_tick_is_reported
     assert check_rollback(lambda world: world.spawn(Walker()), ticks=5, distance=9, inputs=None).ok
     result = check_rollback(lambda world: world.spawn(Fails()), ticks=10, distance=2, inputs=None)
     assert not result.ok and "the game failed at tick 5" in result.describe() and "boom" in result.describe()
+    line = next(number for number, text in enumerate(Path(__file__).read_text().splitlines(), 1) if 'raise RuntimeError("boom")' in text)
+    assert f"(at {__file__}:{line} in update)" in result.describe(), result.describe()
 
 
 @pytest.mark.parametrize(("name", "value"), [("ticks", 0), ("distance", 0), ("distance", True)])

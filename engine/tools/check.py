@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.ecs import EsperWorld
+from engine.errors import located
 from engine.files.game import Game
 from engine.tools.causes import random_drawers, repeats
 from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
@@ -159,7 +160,7 @@ def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int
                     world.tick()
                     outcomes.append(None)
                 except Exception as error:
-                    outcomes.append(f"{type(error).__name__}: {error}")
+                    outcomes.append(located(error))
             if any(outcomes):
                 return _with_systems(_failed(tick, orders, outcomes), permuted, permuters, setup.players)
             reference = worlds[0].snapshot()

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.errors import located
 from engine.files.game import Game
 from engine.tools.check import STATE_HINT, Inputs
 from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
@@ -129,7 +130,7 @@ def _run(world: World, setup: Setup, tick: int) -> str:
     try:
         world.tick()
     except Exception as error:
-        return f"{type(error).__name__}: {error}"
+        return located(error)
     return ""
 
 
