@@ -493,3 +493,33 @@ def test_an_entity_spawned_with_a_mutable_buffered_value_is_refused_by_name(worl
     assert world.entities == []
     bag.items = (1,)
     assert world.spawn(bag).items == (1,)
+
+
+class Walker(Entity):
+    """Moves and nothing else (x, y and angle only), and at tick 4 sends its neighbour a value ``sum`` cannot add."""
+
+    hits = signal(sum)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.neighbour: Walker | None = None
+
+    def update(self, world: World) -> None:
+        self.x += 1
+        if self.neighbour is not None:
+            self.neighbour.hits.send("oops" if world.tick_count == 3 else 1)
+
+
+def test_a_signal_that_cannot_combine_leaves_the_previous_values_of_entities_that_only_move():
+    # The pure path records a mover's previous values at the commit when no system runs after
+    # the updates; the combine runs after the commit, so a failure there must not keep them.
+    world = World()
+    first, second = world.spawn(Walker()), world.spawn(Walker())
+    first.neighbour = second
+    for _ in range(3):
+        world.tick()
+    before = [(e.x, e.prev_x, e.previous("x")) for e in world.entities]
+    assert before == [(3.0, 2.0, 2.0), (3.0, 2.0, 2.0)]
+    with pytest.raises(EntityUpdateError, match=r"Walker \(id 2\)'s signal 'hits' could not combine"):
+        world.tick()
+    assert [(e.x, e.prev_x, e.previous("x")) for e in world.entities] == before

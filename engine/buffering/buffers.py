@@ -243,10 +243,10 @@ class PureBuffers(SignalBuffers):
         if written or self.diagnosing:
             raise ForeignWrites(written)
         moved = self._moved
-        if not self._late_systems:
-            # No system runs after the Update Method system (the common case): record the
-            # previous values in the same pass, as nothing can change them or fail before
-            # ``finish``. (Entities that systems before it wrote get theirs in ``finish``.)
+        if not self._late_systems and not self._pending:
+            # No later system and no signal to combine (a combine is game code that may fail
+            # after this): record the previous values in the same pass, as nothing can change
+            # them or fail before ``finish``. (Those systems before it wrote get theirs there.)
             tick = self._tick
             for entity in moved:
                 entity._px = entity._bx
