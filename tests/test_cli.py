@@ -88,3 +88,25 @@ def test_without_egl_headless_says_so_in_one_line_and_exits_2():
         pytest.skip("EGL still worked with no vendor library: a machine without EGL can't be simulated here")
     assert result.returncode == 2
     assert "off-screen rendering (EGL) is unavailable" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.usefixtures("offscreen")
+@pytest.mark.parametrize("command", [
+    ["run", "patrol", "--headless", "--frames", "30", "--screenshot", "out.png"],
+    ["run", "patrol", "--ticks", "30", "--headless", "--screenshot", "out.png"],
+    ["replay", "r.jsonl", "--headless", "--screenshot", "out.png"],
+])
+def test_every_command_that_writes_a_screenshot_names_it_in_its_line(tmp_path, command):
+    import subprocess
+    import sys
+
+    def tickswap(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "engine.tools.cli", *words], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+
+    recorded = tickswap("run", "patrol", "--ticks", "40", "--record", "r.jsonl")
+    assert recorded.returncode == 0, recorded.stderr
+    done = tickswap(*command)
+    assert done.returncode == 0, done.stderr
+    assert ", screenshot out.png" in done.stdout, done.stdout  # host and join: test_net_cli's frames sessions
+    assert (tmp_path / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -184,3 +184,15 @@ def test_the_docs_plural_fix_touches_only_a_closing_literal_that_a_letter_follow
     lines = ["two ``TraceEvent``s (``build``, then ``systems``)", "no literal here"]
     conf["_plural_literals"](None, "function", "x", None, None, lines)
     assert lines == ["two ``TraceEvent``\\ s (``build``, then ``systems``)", "no literal here"]
+
+
+def test_the_tutorial_lists_every_shape_a_look_can_be_with_an_example_each():
+    from engine import Look
+    from engine.look import _SHAPES
+
+    text = section(DOCS / "tutorial.md", "### Every shape a look can be", "## Run it")
+    namespace: dict[str, object] = {}
+    exec(first_python_block(text), namespace)  # the page's own examples, as the reader would run them
+    shapes = [value.shape for value in namespace.values() if isinstance(value, Look)]
+    assert sorted(shapes) == sorted(_SHAPES), "one example per shape the code takes, no more, no fewer"
+    assert "five shapes" in text and len(_SHAPES) == 5, "the count the page says is the code's"

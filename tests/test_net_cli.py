@@ -32,6 +32,7 @@ def test_a_peer_that_leaves_a_ticks_session_ends_the_others_with_0_and_its_recor
     second.process.send_signal(signal.SIGTERM)
     (status2, _, err2), (status1, out1, err1), (status3, out3, err3) = second.finish(), first.finish(), third.finish()
     assert status2 == 143 and "Traceback" not in err2, err2
+    assert "tickswap: session:" in err2 and re.search(r"terminated at confirmed tick \d+; recorded j\.jsonl", err2), err2
     assert (status1, status3) == (0, 0), err1 + err3
     assert "player 1 left: the peer closed the session" in err1 and "player 1 left" in err3
     for err in (err1, err3):
@@ -69,6 +70,47 @@ def test_a_crash_is_one_line_and_the_others_are_told_it_crashed(tmp: Path, monke
     assert "Traceback" not in err1 + err2, err2
     assert re.search(r"game\.py (stopped|failed).*planted", err2), err2
     assert re.search(r"player 1's game crashed: game\.py (stopped|failed).*planted", err1), err1
+
+
+TERM = """
+
+import os as _os
+import signal as _signal
+
+_update = Mover.update
+_sent = []
+
+
+def update(self, world):
+    _update(self, world)
+    if _os.environ.get("TERM_AT") and world.tick_count + 1 == int(_os.environ["TERM_AT"]) and not _sent:
+        _sent.append(True)
+        _os.kill(_os.getpid(), _signal.SIGTERM)  # a real SIGTERM, landing inside a tick whose state is hashed
+
+
+Mover.update = update
+"""
+
+
+def test_a_sigterm_inside_a_hashed_tick_says_the_session_line_and_records_through_the_last_confirmed_tick(
+        tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + TERM)
+    lockstep = ("--max-prediction", "0")  # tick 120 runs confirmed: where the signal lands is known
+    first, port = host(tmp, "--ticks", "1000000", *lockstep)
+    monkeypatch.setenv("TERM_AT", "120")  # the joiner's game only
+    second = join(tmp, port, "--ticks", "1000000", "--record", "j.jsonl", *lockstep)
+    (status2, _, err2), (status1, _, err1) = second.finish(), first.finish()
+    assert (status2, status1) == (143, 0), err2 + err1
+    assert "Traceback" not in err2 and re.search(r"^tickswap: session: \d+ rollbacks?", err2, re.M), err2
+    stopped = re.search(r"game\.py terminated at confirmed tick (\d+); recorded j\.jsonl through tick (\d+)", err2)
+    assert stopped and stopped.group(1) == stopped.group(2), err2
+    assert stopped.group(2) == "120", "the recording goes through the last confirmed tick, not back to its last hash"
+    monkeypatch.delenv("TERM_AT")  # the replay must not be stopped by the game again
+    done = subprocess.run([sys.executable, "-m", "engine.tools.cli", "replay", "j.jsonl", "--game", "game.py"],
+                          cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0 and f"{stopped.group(2)} ticks" in done.stdout and "all match" in done.stdout, (
+        done.stdout + done.stderr)
 
 
 def test_a_joiner_whose_script_names_another_seat_leaves_before_the_start_and_the_host_waits_on(tmp: Path) -> None:

@@ -201,7 +201,8 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
         stats.took_ping(ping)
     assert stats.summary(1, 8, {"emulated_lost": 7}) == (
         "session: 1 rollback (8 ticks re-simulated), 4 garbage dropped, 7 lost by the emulator, "
-        "ping 15 ms mean, 20 ms last, waited on player 1 once, waited on player 2 3 times")
+        "ping 15 ms mean, 20 ms last, stalled once waiting for player 1's input, "
+        "stalled 3 times waiting for player 2's input")
     assert SessionStats().summary(0, 0, {}) == (
         "session: 0 rollbacks (0 ticks re-simulated), 0 garbage dropped, 0 lost by the emulator, no ping measured")
 

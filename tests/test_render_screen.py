@@ -449,3 +449,29 @@ def test_a_crowd_switches_to_quads_when_the_zoom_outgrows_the_point_limit(window
     assert points == [False] and quads == [True]
     assert [x for x in range(200) if colour(small, 200, x, 50) == (255, 0, 0)] == list(range(95, 105))
     assert [x for x in range(200) if colour(large, 200, x, 50) == (255, 0, 0)] == list(range(85, 115))
+
+
+@pytest.mark.parametrize("loop_name", ["fixed", "variable"])
+def test_a_sessions_hud_fits_a_480_pixel_window_with_its_backdrop_behind_every_line(loop_name):
+    from engine.clock import VirtualClock
+    from engine.loops import make_loop
+    from engine.net.stats import SessionStats
+    from engine.render.hud import Hud
+
+    narrow = make_window(480, 360)
+    try:
+        with World() as world:
+            loop = make_loop(loop_name, lambda *_: None, lambda alpha: None, ms_per_update=15.625,
+                             clock=VirtualClock())
+            hud = Hud(narrow, loop, world)
+            # The widest a session's HUD gets: every flag the runner shows, and every figure at its longest.
+            stats = SessionStats(ping_ms=9999.0, frames_ahead=-99.9, rollbacks_per_s=999.0, waiting_on=7)
+            hud.note = "  ".join(["interpolation off", "extrapolating", stats.hud_text()])
+            hud.draw(0.0)
+            label, backdrop = hud._label, hud._backdrop
+            assert label.x + label.content_width <= narrow.width - 4, "no line runs past the window's edge"
+            assert backdrop.x + backdrop.width <= narrow.width
+            top = label.y + label.content_height
+            assert backdrop.y + backdrop.height >= top, "the backdrop is behind the last line too"
+    finally:
+        narrow.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from engine.interrupts import TICK
 from engine.net.lobby import bye
 
 __all__ = ["LINGER_S", "run_ticks"]
@@ -36,10 +37,14 @@ def run_ticks(session: Any, ticks: int) -> None:
     session.target = sync.final_tick = target = sync.current + ticks
     finished_at: float | None = None
     while session.ended is None and not session.finished:
-        session.poll()
-        if session.ended is not None:
-            break
-        ran = session.advance(()) if session.desync is None else 0
+        # Ctrl-C or SIGTERM waits for a whole step: landing between a tick and its hash, or
+        # inside a rollback's re-run, it would leave the confirmed ticks and their hashes apart,
+        # and the recording would have to end at its last hash.
+        with TICK:
+            session.poll()
+            if session.ended is not None:
+                break
+            ran = session.advance(()) if session.desync is None else 0
         if sync.emitted >= target and session.desync is None:
             finished_at = finished_at or time.monotonic()
             waited = time.monotonic() - finished_at

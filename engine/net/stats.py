@@ -36,7 +36,11 @@ class SessionStats:
     waiting_on: int | None = None
     dropped_packets: int = 0
     waits: dict[int, int] = field(default_factory=dict)
-    """How many times each player's missing input held this peer up (the slow peer is the most waited on)."""
+    """How many times each player's missing input held this peer up (the slow peer is the most waited on).
+
+    One count per stall: a frame in a window, a pass of the ``--ticks`` loop (about half a
+    millisecond apart) headless, in which the next tick could not run for want of that input.
+    """
     rollback_times: list[float] = field(default_factory=list)
     """When the rollbacks of the last second happened (``time.monotonic``)."""
     pings: int = 0
@@ -78,7 +82,9 @@ class SessionStats:
         lost = counters.get("emulated_lost", 0)
         ping = (f"ping {self.ping_total_ms / self.pings:.0f} ms mean, {self.last_ping_ms:.0f} ms last"
                 if self.pings and self.last_ping_ms is not None else "no ping measured")
-        waits = "".join(f", waited on player {player} {_times(count)}" for player, count in sorted(self.waits.items()))
+        # A stall: this peer was ready for its next tick, but that player's input for it had not come.
+        waits = "".join(f", stalled {_times(count)} waiting for player {player}'s input"
+                        for player, count in sorted(self.waits.items()))
         return (f"session: {rollbacks} rollback{'' if rollbacks == 1 else 's'} ({resimulated} "
                 f"tick{'' if resimulated == 1 else 's'} re-simulated), {self.dropped_packets} garbage dropped, "
                 f"{lost} lost by the emulator, {ping}{waits}")

@@ -34,9 +34,11 @@ void main() { final_colors = vertex_colors; }
 SAMPLES = 120
 """Frames shown in the frame-time graph."""
 MS_PER_PIXEL = 0.5
+"""Graph scale: a 16.7 ms frame is a bar 33 pixels tall."""
 GRAPH_MS = 40.0
 """The longest frame time the graph shows (it fills the backdrop's height)."""
-"""Graph scale: a 16.7 ms frame is a bar 33 pixels tall."""
+BACKDROP_HEIGHT = 84
+"""The backdrop's least height (the graph's); more when the text wraps into more lines."""
 
 
 class Hud:
@@ -56,7 +58,7 @@ class Hud:
         self._batch = pyglet.graphics.Batch()
         program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
         # A translucent backdrop first, so the text reads on any game's colours.
-        self._backdrop = pyglet.shapes.Rectangle(4, 4, 520, 84, color=(0, 0, 0, 170), batch=self._batch,
+        self._backdrop = pyglet.shapes.Rectangle(4, 4, 520, BACKDROP_HEIGHT, color=(0, 0, 0, 170), batch=self._batch,
                                                  group=pyglet.graphics.Group(order=0))
         group = pyglet.graphics.ShaderGroup(program, order=1)
         count = SAMPLES * 2 + 2
@@ -99,11 +101,17 @@ class Hud:
             # Until a quarter second has passed there is no rate to show yet: say so.
             rates = (f"{self._fps:5.1f} fps  {self._ups:5.1f} ups" if self._frames_then or self._fps
                      else "  -- fps    -- ups")
+            # As wide as the window allows (a 480-pixel window is narrower than the HUD's 520):
+            # longer lines wrap, and the backdrop grows upward behind them.
+            self._label.width = max(64, min(510, self.window.width - 16))
             self._label.text = (
                 f"{rates}  alpha {self.loop.alpha:.2f}  "
                 f"updates/frame {self.loop.frame_updates}  entities {entities}\n"
                 f"{type(self.loop).__name__}  {self.note}"
             )
+            self._backdrop.width = self._label.width + 10
+            top = self._label.y + self._label.content_height + 4
+            self._backdrop.height = max(BACKDROP_HEIGHT, top - self._backdrop.y)
         times = np.asarray(self._times, dtype=np.float32)
         bars = self._positions[: SAMPLES * 2].reshape(SAMPLES, 2, 2)
         bars[:, :, 0] = (8 + np.arange(SAMPLES, dtype=np.float32) * 2)[:, None]

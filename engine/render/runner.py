@@ -156,7 +156,8 @@ class GameRunner:
         if self.driver is not None:
             if self.headless:  # a virtual frame is no real time: don't outrun the peers' real ones
                 self.driver.idle(self._render_ms / 1000.0)
-            self.driver.poll()
+            with TICK:  # a signal waits for the datagrams applied whole, as for a tick
+                self.driver.poll()
             if self.driver.ended is not None:
                 self.stop()
 

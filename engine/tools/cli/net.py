@@ -175,7 +175,9 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         if session.options.ticks is None:
             return _play_frames(session, args, recorder)
         return _play_ticks(session, args, recorder, started)
-    except (Interrupted, UsageError, SessionError, DisplayError, OutputError, StdoutLost, TransportError,
+    except Interrupted as interrupt:
+        return _stopped(session, args, recorder, interrupt)
+    except (UsageError, SessionError, DisplayError, OutputError, StdoutLost, TransportError,
             PacketError):
         raise  # not the game's: said as the command says them
     except BaseException as error:  # anything the game raised is its crash: one line, the others told
@@ -187,15 +189,30 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         _keep_recording(session, recorder)
 
 
-def _keep_recording(session: Session, recorder: Recorder | None) -> None:
-    """Put the recording in place up to the last confirmed tick, however the session ended (Ctrl-C, a crash)."""
+def _keep_recording(session: Session, recorder: Recorder | None, torn: bool = False) -> int | None:
+    """Put the recording in place up to the last confirmed tick, however the session ended (Ctrl-C, a crash).
+
+    ``torn``: a second signal stopped a tick by force, so the recording ends at its last
+    hash. Returns the tick the recording ends at (``None``: no recording).
+    """
     world = session.world
     assert world is not None
     with TICK:  # a signal now waits for the recording to be in place
         with contextlib.suppress(Exception):  # a crashed game may fail again here: the recording ends where it can
             session.settle()
-        if recorder is not None:
-            recorder.close(world)
+        return recorder.close(world, torn=torn) if recorder is not None else None
+
+
+def _stopped(session: Session, args: argparse.Namespace, recorder: Recorder | None, interrupt: Interrupted) -> int:
+    """Ctrl-C or SIGTERM: the recording put in place, then the session line and where it stopped; 130 or 143."""
+    world, game, sync = session.world, session.game, session.sync
+    assert world is not None and game is not None and sync is not None
+    ends = _keep_recording(session, recorder, torn=interrupt.inside_tick)
+    say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
+    say(f"{game.name} {interrupt.verb} at confirmed tick {sync.emitted}"
+        + (" by force, in a tick" if interrupt.inside_tick else "")
+        + (f"; recorded {shown_name(args.record)} through tick {ends}" if ends is not None else ""))
+    return interrupt.status
 
 
 def _ended(session: Session) -> int:

@@ -73,6 +73,7 @@ def replay_command(args: argparse.Namespace) -> int:
                          f"played by {game.played_by()} (its PLAYERS)")
     world = build_world(game, replay.seed, players=replay.players)
     runner: Any = None
+    shot = ""  # the screenshot, named in the line that ends the replay as --record's file is in a run's
     try:
         if not (args.headless or args.window):
             result = verify(replay, world)
@@ -94,6 +95,7 @@ def replay_command(args: argparse.Namespace) -> int:
                 runner.run()
             if args.screenshot:
                 write_screenshot(runner, args.screenshot)
+                shot = f", screenshot {shown_name(args.screenshot)}"
             finished = world.tick_count >= replay.end or bool(mismatch)
             if finished and not mismatch and not playback.matches_end(world):
                 mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
@@ -109,7 +111,7 @@ def replay_command(args: argparse.Namespace) -> int:
             result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
                                   world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
             if not finished:
-                say(f"replay stopped at tick {world.tick_count} of {replay.end}")
+                say(f"replay stopped at tick {world.tick_count} of {replay.end}{shot}")
     except Interrupted as interrupt:
         say(f"replay of {shown_name(args.file)} {interrupt.verb} at tick {world.tick_count}")
         return interrupt.status
@@ -127,14 +129,14 @@ def replay_command(args: argparse.Namespace) -> int:
     if result.ok and result.crash is not None:
         print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
               f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
-              f"{crash_line(game.name, result.crash)})")
+              f"{crash_line(game.name, result.crash)}){shot}")
         return 0
     if replay.crashed is not None and result.first_mismatch is None and result.ticks >= replay.end:
-        print(f"replay {name}: the recorded game crashed at tick {replay.crashed}, but this one does not")
+        print(f"replay {name}: the recorded game crashed at tick {replay.crashed}, but this one does not{shot}")
         return 1
     if result.ok:
         hashes = "hash" if result.checked == 1 else "hashes"
-        print(f"replay {name}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match")
+        print(f"replay {name}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match{shot}")
         if changed:
             say(f"note: {changed}, but it replays the same")
         return 0
@@ -142,5 +144,5 @@ def replay_command(args: argparse.Namespace) -> int:
         matched = max(0, result.checked - 1)
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
-              + (f"; {changed}" if changed else ""))
+              + shot + (f"; {changed}" if changed else ""))
     return 1
