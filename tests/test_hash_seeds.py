@@ -148,3 +148,54 @@ def test_bench_rollback_marks_a_figure_over_its_target(monkeypatch):
     rows = {name: target for name, _ms, _ratio, target in rollback.bench_rollback((1000,))}
     assert rows["rollback + 8 ticks, a checkpoint each, 1000 entities"].startswith("ok, within target")
     assert rows["a checkpoint and a rollback, 1000 entities"].startswith("ok, within target 0.3x")
+
+
+FAILS = '''"""Raises at tick 3: in every order, and in every process."""
+from engine import Entity
+
+
+class Doomed(Entity):
+    def update(self, world):
+        if world.tick_count == 2:
+            raise ValueError("doomed")
+
+
+def build(world):
+    world.spawn(Doomed())
+'''
+
+FAILS_IN_ONE = '''"""Raises at tick 3 only in the process run with PYTHONHASHSEED=2."""
+import os
+
+from engine import Entity
+
+
+class Fussy(Entity):
+    def update(self, world):
+        if world.tick_count == 2 and os.environ.get("PYTHONHASHSEED") == "2":
+            raise ValueError("only here")
+
+
+def build(world):
+    world.spawn(Fussy())
+'''
+
+
+@pytest.mark.parametrize("extra", [[], ["--rollback", "2"]])
+def test_a_game_failing_at_a_tick_is_reported_once_not_again_by_every_process(tmp_path, capsys, extra):
+    path = tmp_path / "doomed.py"
+    path.write_text(FAILS)
+    assert main(["check", str(path), "--ticks", "5", "--no-input", *extra]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "the game failed at tick 3" in lines[0], lines
+    assert "doomed.py:8 in update)" in lines[0], lines
+
+
+def test_a_process_that_fails_alone_is_named_with_the_games_line_not_a_traceback(tmp_path):
+    path = tmp_path / "fussy.py"
+    path.write_text(FAILS_IN_ONE)
+    result = check_hash_seeds(load_game(path), ticks=5, no_input=True)
+    assert not result.ok
+    assert result.note.startswith("the process with PYTHONHASHSEED=2 failed: EntityUpdateError: Fussy (id 1) raised "
+                                  "ValueError in tick 3: only here"), result.note
+    assert result.note.endswith(f"(at {path}:10 in update)"), result.note

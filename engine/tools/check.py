@@ -79,6 +79,8 @@ class CheckResult:
     """Spawn order run again from the start differed from spawn order at that tick: the cause is not update order."""
     drawers: tuple[str, ...] = ()
     """The entities that drew from ``world.random`` in their ``update()`` at that tick (spawn order): a cause."""
+    crashed: bool = False
+    """The game raised at that tick in every order: nothing about order to report, only the failure."""
 
     @property
     def ok(self) -> bool:
@@ -239,11 +241,12 @@ def _with_systems(result: CheckResult, permuted: tuple[str, ...], permuters: lis
 def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:
     reference = outcomes[0]
     if all(outcome == reference for outcome in outcomes):
-        return CheckResult(tick, orders, note=f"the game failed at tick {tick} in every order: {reference}")
+        return CheckResult(tick, orders, note=f"the game failed at tick {tick} in every order: {reference}",
+                           crashed=True)
     if all(outcomes):
         # Which entity fails first depends on the order; that the tick fails does not.
         return CheckResult(tick, orders, note=f"the game failed at tick {tick} in every order (in spawn order: "
-                                              f"{reference})")
+                                              f"{reference})", crashed=True)
     order = next(index for index, outcome in enumerate(outcomes[1:]) if outcome != reference)
     shuffled = outcomes[order + 1]
     what = (f"spawn order failed ({reference}) and shuffled order {order} did not" if shuffled is None

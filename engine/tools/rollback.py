@@ -59,6 +59,8 @@ class RollbackResult:
     """What else differed, or why the check stopped (a crash)."""
     players: int = 1
     """How many players the world had, each with input of its own."""
+    crashed: bool = False
+    """The game raised at that tick (the first run's, before any rollback): only the failure to report."""
 
     @property
     def ok(self) -> bool:
@@ -106,7 +108,7 @@ def check_rollback(build: Callable[[World], Any] | Game, *, ticks: int = 300, di
         for tick in range(1, ticks + 1):
             failed = _run(world, setup, tick)
             if failed:
-                return RollbackResult(tick, distance, note=f"the game failed at tick {tick}: {failed}")
+                return RollbackResult(tick, distance, note=f"the game failed at tick {tick}: {failed}", crashed=True)
             firsts[tick] = _state(world)
             start = tick - distance
             if start >= 0:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.errors import located
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import assign_unnamed, read_input_scripts
@@ -173,17 +174,22 @@ def main(argv: list[str] | None = None) -> int:
     game = load_game(args.game)
     setup = setup_of(game, None, args.players, inputs_of(game, args.players, args.seed, args.input, args.no_input),
                      args.seed)
-    with World(seed=args.seed, players=setup.players) as world:
-        setup.build(world)
-        last = args.snapshot_at or args.ticks
-        for tick in range(1, last + 1):
-            setup.feed(world, setup.events_at(tick))
-            world.tick()
-            if args.snapshot_at is None:
-                # One line a tick, flushed: a crash later leaves the ticks before it compared.
-                print(world.state_hash(), flush=True)
-        if args.snapshot_at is not None:
-            print(json.dumps(world.snapshot(), sort_keys=True))
+    try:
+        with World(seed=args.seed, players=setup.players) as world:
+            setup.build(world)
+            last = args.snapshot_at or args.ticks
+            for tick in range(1, last + 1):
+                setup.feed(world, setup.events_at(tick))
+                world.tick()
+                if args.snapshot_at is None:
+                    # One line a tick, flushed: a crash later leaves the ticks before it compared.
+                    print(world.state_hash(), flush=True)
+            if args.snapshot_at is not None:
+                print(json.dumps(world.snapshot(), sort_keys=True))
+    except Exception as error:
+        # The checking process reports the last line: the game's failure and its line, no traceback.
+        print(located(error), file=sys.stderr)
+        return 1
     return 0
 
 

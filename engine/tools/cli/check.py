@@ -48,7 +48,8 @@ def check_command(args: argparse.Namespace) -> int:
             result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                               inputs=inputs, players=players)
         across: SeedResult | None = None
-        if args.hash_seeds:
+        # A game that fails at a tick fails there in every process too: the failure is the news.
+        if args.hash_seeds and not result.crashed:
             across = check_hash_seeds(game, ticks=args.ticks, seed=args.seed, players=players, input_path=args.input,
                                       no_input=args.no_input, processes=args.hash_seeds)
     except Interrupted:
