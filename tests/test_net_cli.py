@@ -113,6 +113,37 @@ def test_a_sigterm_inside_a_hashed_tick_says_the_session_line_and_records_throug
         done.stdout + done.stderr)
 
 
+def test_a_frames_peer_stopped_by_sigterm_writes_its_screenshot_and_names_it_in_its_stop_line(
+        tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + TERM)
+    lockstep = ("--max-prediction", "0")
+    monkeypatch.setenv("TERM_AT", "120")  # the host's game only: it stops itself after tick 120
+    first, port = host(tmp, "--headless", "--frames", "100000", "--screenshot", "h.png", "--record", "h.jsonl",
+                       *lockstep)
+    monkeypatch.delenv("TERM_AT")
+    second = join(tmp, port, "--headless", "--frames", "100000", *lockstep)
+    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
+    assert (status1, status2) == (143, 0), err1 + err2
+    assert "Traceback" not in err1 and re.search(
+        r"game\.py terminated at confirmed tick \d+; recorded h\.jsonl through tick \d+; "
+        r"screenshot h\.png of the last frame$", err1, re.M), err1
+    assert (tmp / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_frames_run_stopped_by_sigterm_writes_its_screenshot_and_names_it_in_its_stop_line(
+        tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + TERM)
+    monkeypatch.setenv("TERM_AT", "120")
+    done = subprocess.run([sys.executable, "-m", "engine.tools.cli", "run", "game.py", "--headless", "--frames",
+                           "100000", "--screenshot", "r.png"], cwd=tmp, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, done.stderr
+    assert "game.py terminated at tick 120; screenshot r.png of the last frame\n" in done.stderr, done.stderr
+    assert (tmp / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_a_joiner_whose_script_names_another_seat_leaves_before_the_start_and_the_host_waits_on(tmp: Path) -> None:
     script(tmp / "for2.jsonl", {2: [(5, "key_press", "LEFT")]}, named=True)
     first, port = host(tmp, "--ticks", "50", players=2)
@@ -185,3 +216,16 @@ def test_a_packet_error_reaching_the_command_is_one_line_and_exit_2(capsys: pyte
     assert guarded_command(work) == 2
     err = capsys.readouterr().err
     assert err == "tickswap: hello game: too long\n", err
+
+
+def test_a_stop_with_no_frame_drawn_or_a_tick_stopped_by_force_says_why_no_screenshot_was_written(tmp: Path) -> None:
+    from types import SimpleNamespace
+
+    from engine.interrupts import Terminated
+    from engine.tools.cli.outputs import screenshot_at_stop
+
+    drawn = SimpleNamespace(loop=SimpleNamespace(frames=5))
+    assert screenshot_at_stop(None, str(tmp / "a.png"), Terminated()).endswith("not written: no frame was drawn yet")
+    said = screenshot_at_stop(drawn, str(tmp / "a.png"), Terminated(inside_tick=True))
+    assert said.endswith("not written: the tick it would show was stopped half done")
+    assert not (tmp / "a.png").exists()

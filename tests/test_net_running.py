@@ -142,6 +142,22 @@ def test_a_forged_echo_gives_a_ping_within_the_disconnect_timeout() -> None:
     assert ahead.ping_ms == 0.0, "an echo from the future: no negative ping"
 
 
+def test_the_hud_names_whom_this_peer_is_ahead_of_and_calls_it_an_estimate() -> None:
+    from types import SimpleNamespace
+
+    one, two = Peer(ONE, 1, 3), Peer(TWO, 2, 3)
+    one.tick, two.tick = 95, 90  # player 2 is the one furthest behind
+    sync: Any = SimpleNamespace(current=100, rollbacks=0, world=SimpleNamespace(ms_per_update=15.625))
+    stats = SessionStats()
+    stats.refresh([one, two], sync, now=0.0)
+    assert (stats.frames_ahead, stats.ahead_of) == (10.0, 2)
+    assert "est. 10.0 ticks ahead of player 2," in stats.hud_text()
+    two.tick = 104
+    stats.refresh([two], sync, now=0.0)
+    assert "est. 4.0 ticks behind player 2," in stats.hud_text()
+    assert "ahead" not in SessionStats().hud_text(), "no figure before any player is heard from"
+
+
 @pytest.mark.parametrize("frames_ahead", [3.0, 9.0, 1e5])
 def test_a_wait_recommendation_is_a_few_frames_at_most(frames_ahead: float) -> None:
     wait = SessionStats(frames_ahead=frames_ahead).recommend_wait()

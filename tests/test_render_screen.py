@@ -475,3 +475,40 @@ def test_a_sessions_hud_fits_a_480_pixel_window_with_its_backdrop_behind_every_l
             assert backdrop.y + backdrop.height >= top, "the backdrop is behind the last line too"
     finally:
         narrow.close()
+
+
+@pytest.mark.parametrize("flags", [[], ["interpolation off", "extrapolating"]])
+def test_the_huds_text_stays_clear_of_its_frame_time_graph_however_many_lines_wrap(flags):
+    from engine.clock import VirtualClock
+    from engine.loops import make_loop
+    from engine.net.stats import SessionStats
+    from engine.render.context import read_pixels
+    from engine.render.hud import SAMPLES, Hud
+
+    narrow = make_window(480, 320)
+    try:
+        with World() as world:
+            loop = make_loop("fixed", lambda *_: None, lambda alpha: None, ms_per_update=15.625,
+                             clock=VirtualClock())
+            hud = Hud(narrow, loop, world)
+            stats = SessionStats(ping_ms=72.0, frames_ahead=8.7, ahead_of=1, rollbacks_per_s=2.0, waiting_on=1)
+            hud.note = "  ".join([*flags, stats.hud_text()])
+            for _ in range(SAMPLES):
+                hud.frame_time(1000.0)  # every bar at its tallest
+            pyglet.gl.glClearColor(0, 0, 0, 1)
+            narrow.clear()
+            hud.draw(0.0)
+            data = read_pixels(480, 320)
+            wrapped = hud._label.content_height
+    finally:
+        narrow.close()
+    graph, text = set(), set()
+    for y in range(320):
+        for x in range(480):
+            r, g, b = colour(data, 480, x, y)
+            if g - r > 40 or r - g > 80:
+                graph.add(y)  # the green bars and the red 60 fps line
+            elif r == g == b and r > 60:
+                text.add(y)  # white text, anti-aliased to grey
+    assert wrapped >= 3 * 13 and graph and text, "the text wraps into three lines or more, above a drawn graph"
+    assert max(graph) < min(text), f"graph up to row {max(graph)}, text from row {min(text)}"

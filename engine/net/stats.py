@@ -31,6 +31,16 @@ class SessionStats:
 
     ping_ms: float = 0.0
     frames_ahead: float = 0.0
+    """Ticks this peer has run past the player furthest behind, as this peer estimates it.
+
+    The estimate is that player's tick in its last datagram moved on by half the ping: it
+    takes the two ways of the link to be equally slow. Each peer estimates from its own side,
+    so two peers can both read ahead at once (a link slower one way than the other, or both
+    stalled at their prediction limit waiting for the other's input); the wait
+    recommendation acts on it all the same, as GGRS's does.
+    """
+    ahead_of: int | None = None
+    """The player ``frames_ahead`` is measured against (the one furthest behind); ``None`` before any."""
     rollbacks_per_s: float = 0.0
     rollbacks: int = 0
     waiting_on: int | None = None
@@ -62,13 +72,19 @@ class SessionStats:
         players = [peer for peer in peers if peer.player is not None]
         if players:
             self.ping_ms = max(peer.ping_ms for peer in players)
-            self.frames_ahead = max(peer.frames_ahead(sync.current, sync.world.ms_per_update) for peer in players)
+            aheads = [(peer.frames_ahead(sync.current, sync.world.ms_per_update), peer.player) for peer in players]
+            self.frames_ahead, self.ahead_of = max(aheads, key=lambda pair: pair[0])
 
     def hud_text(self) -> str:
-        """One short line: ping, frames ahead, rollbacks a second, who is waited on."""
+        """One short line: ping, ticks ahead of whom (an estimate), rollbacks a second, who is waited on."""
         waiting = f", waiting on player {self.waiting_on}" if self.waiting_on is not None else ""
-        return (f"ping {self.ping_ms:.0f} ms, {self.frames_ahead:+.1f} ahead, "
-                f"{self.rollbacks_per_s:.1f} rollbacks/s{waiting}")
+        # Named against a player and called an estimate: two peers each reading "ahead" at the
+        # same moment is what two one-sided estimates can say, not a contradiction.
+        ahead = ""
+        if self.ahead_of is not None:
+            way = "ahead of" if self.frames_ahead >= 0 else "behind"
+            ahead = f"est. {abs(self.frames_ahead):.1f} ticks {way} player {self.ahead_of}, "
+        return f"ping {self.ping_ms:.0f} ms, {ahead}{self.rollbacks_per_s:.1f} rollbacks/s{waiting}"
 
     def recommend_wait(self) -> int:
         """Frames to skip now (0: none): half the frames ahead, once they reach ``WAIT_FROM``."""

@@ -37,8 +37,10 @@ MS_PER_PIXEL = 0.5
 """Graph scale: a 16.7 ms frame is a bar 33 pixels tall."""
 GRAPH_MS = 40.0
 """The longest frame time the graph shows (it fills the backdrop's height)."""
-BACKDROP_HEIGHT = 84
-"""The backdrop's least height (the graph's); more when the text wraps into more lines."""
+GRAPH_TOP = 8 + GRAPH_MS / MS_PER_PIXEL
+"""The highest pixel row a graph bar reaches (the bars stand on row 8)."""
+TEXT_BOTTOM = GRAPH_TOP + 4
+"""The text starts above the graph, so no bar or reference line runs through it however many lines wrap."""
 
 
 class Hud:
@@ -58,7 +60,7 @@ class Hud:
         self._batch = pyglet.graphics.Batch()
         program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
         # A translucent backdrop first, so the text reads on any game's colours.
-        self._backdrop = pyglet.shapes.Rectangle(4, 4, 520, BACKDROP_HEIGHT, color=(0, 0, 0, 170), batch=self._batch,
+        self._backdrop = pyglet.shapes.Rectangle(4, 4, 520, TEXT_BOTTOM, color=(0, 0, 0, 170), batch=self._batch,
                                                  group=pyglet.graphics.Group(order=0))
         group = pyglet.graphics.ShaderGroup(program, order=1)
         count = SAMPLES * 2 + 2
@@ -69,7 +71,7 @@ class Hud:
         start = self._graph.start * 2
         self._positions = np.ctypeslib.as_array(buffer.data)[start:start + count * 2].reshape(count, 2)
         self._buffer = buffer
-        self._label = pyglet.text.Label("", x=8, y=8 + 40, anchor_y="bottom", multiline=True, width=510,
+        self._label = pyglet.text.Label("", x=8, y=TEXT_BOTTOM, anchor_y="bottom", multiline=True, width=510,
                                         font_size=10, color=(255, 255, 255, 255), batch=self._batch,
                                         group=pyglet.graphics.Group(order=2))
         self._last_text = -1.0
@@ -102,7 +104,7 @@ class Hud:
             rates = (f"{self._fps:5.1f} fps  {self._ups:5.1f} ups" if self._frames_then or self._fps
                      else "  -- fps    -- ups")
             # As wide as the window allows (a 480-pixel window is narrower than the HUD's 520):
-            # longer lines wrap, and the backdrop grows upward behind them.
+            # longer lines wrap, and the text and its backdrop grow upward, away from the graph.
             self._label.width = max(64, min(510, self.window.width - 16))
             self._label.text = (
                 f"{rates}  alpha {self.loop.alpha:.2f}  "
@@ -111,7 +113,7 @@ class Hud:
             )
             self._backdrop.width = self._label.width + 10
             top = self._label.y + self._label.content_height + 4
-            self._backdrop.height = max(BACKDROP_HEIGHT, top - self._backdrop.y)
+            self._backdrop.height = top - self._backdrop.y
         times = np.asarray(self._times, dtype=np.float32)
         bars = self._positions[: SAMPLES * 2].reshape(SAMPLES, 2, 2)
         bars[:, :, 0] = (8 + np.arange(SAMPLES, dtype=np.float32) * 2)[:, None]

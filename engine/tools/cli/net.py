@@ -32,7 +32,7 @@ from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.numbers import whole
-from engine.tools.cli.outputs import check_outputs, write_screenshot
+from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
 from engine.world import World
@@ -203,15 +203,19 @@ def _keep_recording(session: Session, recorder: Recorder | None, torn: bool = Fa
         return recorder.close(world, torn=torn) if recorder is not None else None
 
 
-def _stopped(session: Session, args: argparse.Namespace, recorder: Recorder | None, interrupt: Interrupted) -> int:
-    """Ctrl-C or SIGTERM: the recording put in place, then the session line and where it stopped; 130 or 143."""
+def _stopped(session: Session, args: argparse.Namespace, recorder: Recorder | None, interrupt: Interrupted,
+             shot: str = "") -> int:
+    """Ctrl-C or SIGTERM: the recording put in place, then the session line and where it stopped; 130 or 143.
+
+    ``shot``: what became of ``--screenshot`` (``screenshot_at_stop``'s clause), said last.
+    """
     world, game, sync = session.world, session.game, session.sync
     assert world is not None and game is not None and sync is not None
     ends = _keep_recording(session, recorder, torn=interrupt.inside_tick)
     say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
     say(f"{game.name} {interrupt.verb} at confirmed tick {sync.emitted}"
         + (" by force, in a tick" if interrupt.inside_tick else "")
-        + (f"; recorded {shown_name(args.record)} through tick {ends}" if ends is not None else ""))
+        + (f"; recorded {shown_name(args.record)} through tick {ends}" if ends is not None else "") + shot)
     return interrupt.status
 
 
@@ -261,7 +265,11 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
     assert world is not None and game is not None and sync is not None
     runner = make_runner(args, game, world, driver=session)
     try:
-        frames = runner.run(frames=args.frames)
+        try:
+            frames = runner.run(frames=args.frames)
+        except Interrupted as interrupt:  # stopped: the last frame is drawn while the window is still open
+            shot = screenshot_at_stop(runner, args.screenshot, interrupt) if args.screenshot else ""
+            return _stopped(session, args, recorder, interrupt, shot)
         if args.screenshot:
             write_screenshot(runner, args.screenshot)
         _keep_recording(session, recorder)

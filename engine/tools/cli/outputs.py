@@ -12,9 +12,10 @@ from typing import Any
 
 from engine.files.atomic import AtomicFile, OutputError, check_output, output_path
 from engine.files.game import Game
+from engine.interrupts import TICK, Interrupted
 from engine.tools.errors import UsageError, shown_name
 
-__all__ = ["check_outputs", "write_screenshot"]
+__all__ = ["check_outputs", "screenshot_at_stop", "write_screenshot"]
 
 
 def check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
@@ -55,3 +56,25 @@ def write_screenshot(runner: Any, path: str, alpha: float | None = None) -> None
         except OSError as error:
             raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
         output.commit()
+
+
+def screenshot_at_stop(runner: Any, path: str, interrupt: Interrupted) -> str:
+    """Write ``--screenshot`` for a run stopped by Ctrl-C or SIGTERM; the clause its stop line ends with.
+
+    A signal lands between ticks, so the world is whole and drawing it once more shows the
+    last frame (drawing changes nothing). Not when no frame was drawn yet, nor when a second
+    signal stopped a tick by force (its state may be half done): the clause says why not.
+    """
+    name = shown_name(path)
+    if runner is None or not runner.loop.frames:
+        return f"; screenshot {name} not written: no frame was drawn yet"
+    if interrupt.inside_tick:
+        return f"; screenshot {name} not written: the tick it would show was stopped half done"
+    try:
+        with TICK:  # one more signal waits for the picture, written whole
+            write_screenshot(runner, path)
+    except Interrupted:  # a second one stops it: the temporary file is removed, nothing replaced
+        return f"; screenshot {name} not written: stopped again while writing it"
+    except OutputError as error:
+        return f"; screenshot {name} not written: {error}"
+    return f"; screenshot {name} of the last frame"

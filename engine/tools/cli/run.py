@@ -28,7 +28,7 @@ from engine.state.snapshot import UnhashableState
 from engine.tiles.model import MapError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import count
-from engine.tools.cli.outputs import check_outputs, write_screenshot
+from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import World, take_music, take_sounds
@@ -106,6 +106,8 @@ class RunSession:
         self.meta = {"game": game.name, "game_digest": game.digest}
         self.stopped = ""
         """How an interrupted run stopped, said once its recording is in place."""
+        self.shot = ""
+        """What became of ``--screenshot`` when a signal stopped the run, said at the end of ``stopped``."""
         self.torn = False
         """Stopped by force inside a tick (a second Ctrl-C): the world may be half-way through it."""
         self.in_tick: int | None = None
@@ -205,6 +207,8 @@ class RunSession:
             self.torn = interrupt.inside_tick
             self.stopped = (f"{game.name} {interrupt.verb} at tick {world.tick_count}"
                             + (" by force, in a tick" if self.torn else ""))
+            if args.screenshot:  # the window is still open: the last frame drawn, or why not, said in that line
+                self.shot = screenshot_at_stop(self.runner, args.screenshot, interrupt)
             status = interrupt.status
         except (DisplayError, SaveError, ReplayError, OutputError, PictureError, MapError) as error:
             status = refused(str(error))  # bad input found mid-run (a picture drawn, a map loaded late): exit 2
@@ -238,7 +242,7 @@ class RunSession:
                 say(crash_line(self.game.name, error))
                 status = status or 1
         if self.stopped:
-            say(self.stopped)
+            say(self.stopped + self.shot)
         if self.runner is not None:
             self.runner.close()
         else:
