@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,26 @@ def test_a_late_spectator_is_refused_and_the_hosts_line_counts_it_as_a_late_join
     line = re.search(r"^tickswap: session: .*$", err1, re.M)
     assert line and "refused 1 late join" in line.group(0), err1
     assert "garbage" not in line.group(0) and "emulator" not in line.group(0), line.group(0)
+
+
+def test_a_host_stopped_in_the_lobby_says_that_nothing_was_recorded_and_why(tmp: Path) -> None:
+    first, _ = host(tmp, "--ticks", "50", "--record", "h.jsonl")  # no one joins: it waits in its lobby
+    first.process.send_signal(signal.SIGTERM)
+    status, _, err = first.finish()
+    assert status == 143 and "Traceback" not in err, err
+    assert "tickswap: terminated in the lobby: the session had not started, nothing recorded to h.jsonl" in err, err
+    assert not (tmp / "h.jsonl").exists()
+
+
+def test_a_joiner_interrupted_while_waiting_for_its_host_says_so_in_one_line(tmp: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:  # a port that never answers nor refuses
+        silent.bind(("127.0.0.1", 0))
+        joiner = join(tmp, silent.getsockname()[1], "--ticks", "50")
+        joiner.wait_for("waiting for the host")
+        joiner.process.send_signal(signal.SIGINT)
+        status, _, err = joiner.finish()
+    assert status == 130 and "Traceback" not in err, err
+    assert err.splitlines()[-1] == "tickswap: interrupted in the lobby: the session had not started", err
 
 
 CRASH = """

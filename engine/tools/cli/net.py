@@ -215,6 +215,13 @@ def _stopped(session: Session, args: argparse.Namespace, recorder: Recorder | No
     return interrupt.status
 
 
+def _stopped_in_lobby(args: argparse.Namespace, interrupt: Interrupted) -> int:
+    """Ctrl-C or SIGTERM before the session started: no tick played, so no recording; the line says so."""
+    say(f"{interrupt.verb} in the lobby: the session had not started"
+        + (f", nothing recorded to {shown_name(args.record)}" if args.record else ""))
+    return interrupt.status
+
+
 def _ended(session: Session) -> int:
     """Say why the session ended early: 0 when a peer chose to leave, 1 for a desync, silence or a crash."""
     assert session.ended is not None and session.world is not None
@@ -317,8 +324,11 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         raise UsageError(str(error)) from None
     try:
         host, port = session.address
-        say(f"hosting {game.name} for {players} players on {host}:{port}")
-        session.wait_ready()
+        try:
+            say(f"hosting {game.name} for {players} players on {host}:{port}")
+            session.wait_ready()
+        except Interrupted as interrupt:
+            return _stopped_in_lobby(args, interrupt)
         return _play(session, args)
     except SessionError as error:
         say(str(error))
@@ -362,7 +372,10 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
                            build=_builder(game_file or ""), load=_registered)
     try:
-        session.wait_ready()
+        try:
+            session.wait_ready()
+        except Interrupted as interrupt:
+            return _stopped_in_lobby(args, interrupt)
         who = "a spectator" if session.player is None else f"player {session.player}"
         if named is not None and named != session.player:
             _leave_the_seat(session)
