@@ -167,6 +167,18 @@ def test_a_script_naming_two_players_is_refused_before_joining(tmp: Path) -> Non
     assert status == 2 and "scripts players 1, 2: a peer scripts only its own player" in err, err
 
 
+@pytest.mark.parametrize(("player", "said"), [
+    (0, "player 0, but player 0 is the host: a joiner is player 1 or more"),
+    (8, "player must be from 0 to 7, got 8"),
+])
+def test_a_joiners_script_naming_a_player_no_joiner_can_be_is_refused_before_asking_anyone(
+        tmp: Path, player: int, said: str) -> None:
+    path = script(tmp / "s.jsonl", {1: [(3, "key_press", "LEFT")], player: [(5, "key_press", "LEFT")]}, named=True)
+    path.write_text(path.read_text().replace('"player": 1, ', ""))  # line 1 names no player, line 2 the bad one
+    status, _, err = join(tmp, 9, "--ticks", "5", "--input", "s.jsonl").finish()
+    assert status == 2 and err == f"tickswap: s.jsonl:2: {said}\n", err
+
+
 @pytest.mark.parametrize(("address", "said"), [
     ("127.0.0.1:70000", "the port '70000' is out of range: expected 1 to 65535"),
     ("[::1]:7777", "only IPv4 is supported"),

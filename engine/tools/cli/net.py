@@ -289,11 +289,12 @@ def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
     """Read ``--input`` before the socket opens: a damaged file, a bad key, a line naming another player.
 
     Returns the player the script names (``None``: it names none): a joiner's lines may name
-    one player only, and the seat the host gives must be that one.
+    one player only, and the seat the host gives must be that one. A player no joiner can be
+    (0, the host's, or past ``MAX_PLAYERS - 1``) is refused here, before anyone is asked.
     """
     if not args.input:
         return None
-    named = sorted(p for p in read_input_scripts(args.input, only=player) if p is not None)
+    named = sorted(p for p in read_input_scripts(args.input, only=player, joining=player is None) if p is not None)
     if len(named) > 1:
         raise UsageError(f"--input {shown_name(args.input)} scripts players {', '.join(map(str, named))}: "
                          "a peer scripts only its own player")
