@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,40 @@ def test_a_peer_that_leaves_a_ticks_session_ends_the_others_with_0_and_its_recor
     assert SUMMARY.search(out1) and SUMMARY.search(out3), out1 + out3
     for recording in ("h.jsonl", "j.jsonl"):  # the leaver's too: a stopped session keeps its recording
         replays(tmp, recording)
+
+
+def test_a_late_spectator_is_refused_and_the_hosts_line_counts_it_as_a_late_join_not_garbage(tmp: Path) -> None:
+    first, port = host(tmp, "--ticks", "1000000")
+    second = join(tmp, port, "--ticks", "1000000")
+    first.wait_for("the session starts")
+    status, _, err = join(tmp, port, "--spectate").finish()
+    assert status == 2 and "the host refused: the session has started (spectators join before it)" in err, err
+    second.process.send_signal(signal.SIGTERM)  # ends the session: the host's line is said
+    (status2, _, err2), (status1, _, err1) = second.finish(), first.finish()
+    assert (status1, status2) == (0, 143), err1 + err2
+    line = re.search(r"^tickswap: session: .*$", err1, re.M)
+    assert line and "refused 1 late join" in line.group(0), err1
+    assert "garbage" not in line.group(0) and "emulator" not in line.group(0), line.group(0)
+
+
+def test_a_host_stopped_in_the_lobby_says_that_nothing_was_recorded_and_why(tmp: Path) -> None:
+    first, _ = host(tmp, "--ticks", "50", "--record", "h.jsonl")  # no one joins: it waits in its lobby
+    first.process.send_signal(signal.SIGTERM)
+    status, _, err = first.finish()
+    assert status == 143 and "Traceback" not in err, err
+    assert "tickswap: terminated in the lobby: the session had not started, nothing recorded to h.jsonl" in err, err
+    assert not (tmp / "h.jsonl").exists()
+
+
+def test_a_joiner_interrupted_while_waiting_for_its_host_says_so_in_one_line(tmp: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:  # a port that never answers nor refuses
+        silent.bind(("127.0.0.1", 0))
+        joiner = join(tmp, silent.getsockname()[1], "--ticks", "50")
+        joiner.wait_for("waiting for the host")
+        joiner.process.send_signal(signal.SIGINT)
+        status, _, err = joiner.finish()
+    assert status == 130 and "Traceback" not in err, err
+    assert err.splitlines()[-1] == "tickswap: interrupted in the lobby: the session had not started", err
 
 
 CRASH = """
@@ -161,6 +196,18 @@ def test_a_script_naming_two_players_is_refused_before_joining(tmp: Path) -> Non
     script(tmp / "both.jsonl", {1: [(5, "key_press", "LEFT")], 2: [(6, "key_press", "LEFT")]}, named=True)
     status, _, err = join(tmp, 9, "--ticks", "5", "--input", "both.jsonl").finish()
     assert status == 2 and "scripts players 1, 2: a peer scripts only its own player" in err, err
+
+
+@pytest.mark.parametrize(("player", "said"), [
+    (0, "player 0, but player 0 is the host: a joiner is player 1 or more"),
+    (8, "player must be from 0 to 7, got 8"),
+])
+def test_a_joiners_script_naming_a_player_no_joiner_can_be_is_refused_before_asking_anyone(
+        tmp: Path, player: int, said: str) -> None:
+    path = script(tmp / "s.jsonl", {1: [(3, "key_press", "LEFT")], player: [(5, "key_press", "LEFT")]}, named=True)
+    path.write_text(path.read_text().replace('"player": 1, ', ""))  # line 1 names no player, line 2 the bad one
+    status, _, err = join(tmp, 9, "--ticks", "5", "--input", "s.jsonl").finish()
+    assert status == 2 and err == f"tickswap: s.jsonl:2: {said}\n", err
 
 
 @pytest.mark.parametrize(("address", "said"), [

@@ -16,10 +16,10 @@ from engine.files.importer import load_game
 from engine.input.events import InputEvent
 from engine.net.desync import DesyncExchange
 from engine.net.lobby import bye
-from engine.net.packets import SPECTATOR, Bye, Chunk, Inputs, Run, decode, encode, encode_inputs
+from engine.net.packets import SPECTATOR, Bye, Chunk, Hello, Inputs, Run, decode, encode, encode_inputs
 from engine.net.peers import MAX_ACK_LAG, Peer
 from engine.net.session import Session, SessionOptions
-from engine.net.stats import MAX_WAIT, SessionStats
+from engine.net.stats import LATE_REMEMBERED, MAX_WAIT, SessionStats
 from engine.net.sync import Sync
 from engine.world import World
 
@@ -219,8 +219,36 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
         "session: 1 rollback (8 ticks re-simulated), 4 garbage dropped, 7 lost by the emulator, "
         "ping 15 ms mean, 20 ms last, stalled once waiting for player 1's input, "
         "stalled 3 times waiting for player 2's input")
-    assert SessionStats().summary(0, 0, {}) == (
-        "session: 0 rollbacks (0 ticks re-simulated), 0 garbage dropped, 0 lost by the emulator, no ping measured")
+    assert SessionStats().summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), no ping measured", (
+        "no garbage and no emulator: neither is said")
+    assert SessionStats().summary(0, 0, {"emulated_lost": 0}) == (
+        "session: 0 rollbacks (0 ticks re-simulated), 0 lost by the emulator, no ping measured"), (
+        "with an emulator, its 0 is said: nothing was lost")
+
+
+def test_a_late_join_after_the_start_is_counted_as_refused_not_as_garbage() -> None:
+    session, transport, _ = running()
+    late = encode(Hello(game="game.py", digest="", engine="1.0", spectate=True, nonce=9))
+    # A late spectator: its knock on the port (an empty datagram), its Hello, the Hello again (it missed the Refuse).
+    transport.inbox.extend([(b"", STRANGER), (late, STRANGER), (late, STRANGER)])
+    session.poll()
+    assert session.stats.dropped_packets == 0 and session.stats.late_joins == 1
+    assert session.stats.summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), refused 1 late join, " \
+        "no ping measured"
+    another = encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10))
+    transport.inbox.extend([(another, STRANGER), (b"TSW1 not a packet", STRANGER)])
+    session.poll()
+    assert (session.stats.late_joins, session.stats.dropped_packets) == (2, 1)
+    assert "1 garbage dropped, refused 2 late joins" in session.stats.summary(0, 0, {})
+
+
+def test_late_joins_are_remembered_within_bounds_and_a_flood_still_counts() -> None:
+    stats = SessionStats()
+    for nonce in range(LATE_REMEMBERED + 10):
+        stats.refused_late(STRANGER, nonce)
+    stats.refused_late(STRANGER, 0)  # remembered: the same join asking again
+    stats.refused_late(STRANGER, LATE_REMEMBERED + 5)  # past the bound: counted again, memory kept
+    assert stats.late_joins == LATE_REMEMBERED + 11 and len(stats.late_seen) == LATE_REMEMBERED
 
 
 def test_idle_waits_for_the_network_only_while_the_session_is_stalled() -> None:

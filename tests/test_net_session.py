@@ -215,7 +215,7 @@ def test_garbage_datagrams_are_dropped_and_counted(tmp: Path) -> None:
     assert (status1, status2) == (0, 0), err1 + err2
     assert "Traceback" not in err1
     dropped = int(re.search(r"(\d+) garbage dropped", err1).group(1))  # type: ignore[union-attr]
-    assert dropped >= 60
+    assert dropped >= 50, "every datagram but the 10 empty ones (a late joiner's knock on the port, let go)"
     assert hash_of(out1) == hash_of(out2)
 
 

@@ -51,8 +51,8 @@ def assign_unnamed(scripts: dict[int | None, dict[int, list[InputEvent]]], playe
     return {owner: dict(sorted(ticks.items())) for owner, ticks in merged.items()}
 
 
-def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, only: int | None = None
-                       ) -> dict[int | None, dict[int, list[InputEvent]]]:
+def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, only: int | None = None,
+                       joining: bool = False) -> dict[int | None, dict[int, list[InputEvent]]]:
     """Every player's scripted input: ``{player: {tick: [InputEvent, ...]}}``, ``None`` for lines naming no player.
 
     A line may say ``"player": p`` (0 to ``MAX_PLAYERS - 1``): a script for a game of several
@@ -60,7 +60,9 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
     run`` and the local player's in a network session; which players a world has is the
     caller's to say: with ``players``, a line naming a player outside 0 to ``players - 1`` is
     refused naming the file, the line and the player. With ``only`` (a network peer's own
-    player), a line naming another player is refused alike: a peer scripts only itself.
+    player), a line naming another player is refused alike: a peer scripts only itself. With
+    ``joining`` (a joiner before its welcome: its player is the host's to give), a line naming
+    player 0, the host's, is refused alike: no joiner is ever player 0.
     Otherwise as ``read_input_script``.
     """
     where = os.fspath(path)
@@ -90,6 +92,8 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
             if player is not None and players is not None and player >= players:
                 raise FieldError(f"player {player}, but the game runs with {players} "
                                  f"player{'s' if players != 1 else ''} (0 to {players - 1})")
+            if player == 0 and joining:
+                raise FieldError("player 0, but player 0 is the host: a joiner is player 1 or more")
             if player is not None and only is not None and player != only:
                 raise FieldError(f"player {player}, but this peer is player {only} (lines with no player are "
                                  "this peer's)")

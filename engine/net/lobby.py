@@ -305,14 +305,18 @@ LATE = "the session has started (spectators join before it)"
 """A late joiner's refusal: short, so it fits in the answer to any Hello tickswap sends (see ``refuse_late``)."""
 
 
-def refuse_late(transport: Any, data: bytes, address: Any) -> bool:
-    """After the lobby: answer a stranger's ``Hello`` with ``Refuse`` (the session has started); True if it was one.
+def refuse_late(transport: Any, data: bytes, address: Any) -> Hello | bool:
+    """After the lobby: answer a stranger's ``Hello`` with ``Refuse`` (the session has started), and return it.
 
     Without it a late joiner would ask until its lobby timeout. One small reply per
-    ``Hello``, never larger than it, so a forged sender gains nothing by it. A stranger's
-    ``Bye`` is let go too (True): the goodbye of one that left the lobby or was refused,
-    whose copies arrive after the start, is no garbage to report.
+    ``Hello``, never larger than it, so a forged sender gains nothing by it. The caller
+    counts the ``Hello`` returned as a late join, not as garbage. A stranger's ``Bye`` and
+    an empty datagram are let go too (True), uncounted: the goodbye of one that left the
+    lobby or was refused, whose copies arrive after the start, and a late joiner's knock on
+    the port (``_Probe``) are no garbage to report. False: none of these (garbage).
     """
+    if not data:
+        return True
     try:
         hello = decode(data)
     except PacketError:
@@ -324,7 +328,7 @@ def refuse_late(transport: Any, data: bytes, address: Any) -> bool:
     answer = fit_refuse(hello.nonce, LATE, len(data))
     if answer is not None:  # a Hello too small for any Refuse is answered with nothing
         transport.send(answer, address)
-    return True
+    return hello
 
 
 def enter(session: Any, timeout: float) -> None:

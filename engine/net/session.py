@@ -224,7 +224,10 @@ class Session:
 
     def _receive(self, data: bytes, address: Any, now: float) -> None:
         peer = next((p for p in self.peers if p.address == address), None)
-        if peer is None and self.is_host and lobby.refuse_late(self.transport, data, address):
+        late = lobby.refuse_late(self.transport, data, address) if peer is None and self.is_host else False
+        if isinstance(late, Hello):
+            self.stats.refused_late(address, late.nonce)  # a refused join, said in the session's line
+        if late:
             return
         try:
             if peer is None:

@@ -13,21 +13,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.net.peers import Peer
 from engine.net.sync import Sync
 
-__all__ = ["MAX_WAIT", "WAIT_FROM", "SessionStats"]
+__all__ = ["LATE_REMEMBERED", "MAX_WAIT", "WAIT_FROM", "SessionStats"]
 
 WAIT_FROM = 3.0
 """Frames ahead from which a peer is told to wait (half of it, as GGRS does: the others move too)."""
 MAX_WAIT = 4
 """The most frames one recommendation skips; a peer still ahead is told again at the next check."""
+LATE_REMEMBERED = 256
+"""Late joins remembered (address and nonce) so that one joiner's repeated ``Hello`` counts once; past it
+(a flood of forged ones) every refused ``Hello`` counts, and memory stays bounded."""
 
 
 @dataclass
 class SessionStats:
-    """What the HUD shows: ping, frames ahead, rollbacks, who is waited for, datagrams dropped."""
+    """What the HUD shows: ping, frames ahead, rollbacks, who is waited for; and datagrams dropped, joins refused."""
 
     ping_ms: float = 0.0
     frames_ahead: float = 0.0
@@ -56,6 +60,17 @@ class SessionStats:
     pings: int = 0
     ping_total_ms: float = 0.0
     last_ping_ms: float | None = None
+    late_joins: int = 0
+    """Joins the host refused because the session had started (a joiner asking again counts once)."""
+    late_seen: set[tuple[Any, int]] = field(default_factory=set, repr=False)
+
+    def refused_late(self, address: Any, nonce: int) -> None:
+        """Count a late joiner's ``Hello`` refused, once per join attempt (its address and nonce)."""
+        if (address, nonce) in self.late_seen:
+            return
+        if len(self.late_seen) < LATE_REMEMBERED:
+            self.late_seen.add((address, nonce))
+        self.late_joins += 1
 
     def took_ping(self, ping_ms: float | None) -> None:
         """Count one round trip measured (``None``: the datagram measured none) for the summary's mean."""
@@ -91,19 +106,27 @@ class SessionStats:
         return min(MAX_WAIT, int(self.frames_ahead / 2)) if self.frames_ahead >= WAIT_FROM else 0
 
     def summary(self, rollbacks: int, resimulated: int, counters: dict[str, int]) -> str:
-        """The session line of a headless end: rollbacks, datagrams dropped here and lost by the emulator, ping, waits.
+        """The session line of a headless end: rollbacks, what was dropped or refused, ping, waits.
 
-        ``counters`` are the transport's (``emulated_lost``: what the network emulator threw away).
+        ``counters`` are the transport's; ``emulated_lost`` (what the network emulator threw
+        away) is there only when an emulator runs on this peer. A part that does not apply
+        is left out: garbage and late joins when there were none, the emulator's part when
+        there is no emulator (with one, its 0 is said: it tells that nothing was lost).
         """
-        lost = counters.get("emulated_lost", 0)
-        ping = (f"ping {self.ping_total_ms / self.pings:.0f} ms mean, {self.last_ping_ms:.0f} ms last"
-                if self.pings and self.last_ping_ms is not None else "no ping measured")
+        parts = [f"{rollbacks} rollback{'' if rollbacks == 1 else 's'} ({resimulated} "
+                 f"tick{'' if resimulated == 1 else 's'} re-simulated)"]
+        if self.dropped_packets:
+            parts.append(f"{self.dropped_packets} garbage dropped")
+        if self.late_joins:
+            parts.append(f"refused {self.late_joins} late join{'' if self.late_joins == 1 else 's'}")
+        if "emulated_lost" in counters:
+            parts.append(f"{counters['emulated_lost']} lost by the emulator")
+        parts.append(f"ping {self.ping_total_ms / self.pings:.0f} ms mean, {self.last_ping_ms:.0f} ms last"
+                     if self.pings and self.last_ping_ms is not None else "no ping measured")
         # A stall: this peer was ready for its next tick, but that player's input for it had not come.
-        waits = "".join(f", stalled {_times(count)} waiting for player {player}'s input"
-                        for player, count in sorted(self.waits.items()))
-        return (f"session: {rollbacks} rollback{'' if rollbacks == 1 else 's'} ({resimulated} "
-                f"tick{'' if resimulated == 1 else 's'} re-simulated), {self.dropped_packets} garbage dropped, "
-                f"{lost} lost by the emulator, {ping}{waits}")
+        parts.extend(f"stalled {_times(count)} waiting for player {player}'s input"
+                     for player, count in sorted(self.waits.items()))
+        return "session: " + ", ".join(parts)
 
 
 def _times(count: int) -> str:

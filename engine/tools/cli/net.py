@@ -219,6 +219,13 @@ def _stopped(session: Session, args: argparse.Namespace, recorder: Recorder | No
     return interrupt.status
 
 
+def _stopped_in_lobby(args: argparse.Namespace, interrupt: Interrupted) -> int:
+    """Ctrl-C or SIGTERM before the session started: no tick played, so no recording; the line says so."""
+    say(f"{interrupt.verb} in the lobby: the session had not started"
+        + (f", nothing recorded to {shown_name(args.record)}" if args.record else ""))
+    return interrupt.status
+
+
 def _ended(session: Session) -> int:
     """Say why the session ended early: 0 when a peer chose to leave, 1 for a desync, silence or a crash."""
     assert session.ended is not None and session.world is not None
@@ -290,11 +297,12 @@ def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
     """Read ``--input`` before the socket opens: a damaged file, a bad key, a line naming another player.
 
     Returns the player the script names (``None``: it names none): a joiner's lines may name
-    one player only, and the seat the host gives must be that one.
+    one player only, and the seat the host gives must be that one. A player no joiner can be
+    (0, the host's, or past ``MAX_PLAYERS - 1``) is refused here, before anyone is asked.
     """
     if not args.input:
         return None
-    named = sorted(p for p in read_input_scripts(args.input, only=player) if p is not None)
+    named = sorted(p for p in read_input_scripts(args.input, only=player, joining=player is None) if p is not None)
     if len(named) > 1:
         raise UsageError(f"--input {shown_name(args.input)} scripts players {', '.join(map(str, named))}: "
                          "a peer scripts only its own player")
@@ -325,8 +333,11 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         raise UsageError(str(error)) from None
     try:
         host, port = session.address
-        say(f"hosting {game.name} for {players} players on {host}:{port}")
-        session.wait_ready()
+        try:
+            say(f"hosting {game.name} for {players} players on {host}:{port}")
+            session.wait_ready()
+        except Interrupted as interrupt:
+            return _stopped_in_lobby(args, interrupt)
         return _play(session, args)
     except SessionError as error:
         say(str(error))
@@ -370,7 +381,10 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
                            build=_builder(game_file or ""), load=_registered)
     try:
-        session.wait_ready()
+        try:
+            session.wait_ready()
+        except Interrupted as interrupt:
+            return _stopped_in_lobby(args, interrupt)
         who = "a spectator" if session.player is None else f"player {session.player}"
         if named is not None and named != session.player:
             _leave_the_seat(session)
