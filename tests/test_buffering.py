@@ -387,21 +387,29 @@ def test_a_tick_that_fails_after_a_system_before_the_update_method_wrote_is_roll
     assert (breaker.x, breaker.prev_x, breaker.y, breaker.prev_y) == (20.0, 10.0, 2.0, 1.0)
 
 
-class Sender(Entity):
-    """Moves, and at tick 4 sends its neighbour a value ``sum`` cannot add."""
+class Walker(Entity):
+    """Moves and nothing else (x, y and angle only), and at tick 4 sends its neighbour a value ``sum`` cannot add."""
 
-    hp = buffered(3)
     hits = signal(sum)
 
     def __init__(self) -> None:
         super().__init__()
-        self.neighbour: Sender | None = None
+        self.neighbour: Walker | None = None
 
     def update(self, world: World) -> None:
         self.x += 1
-        self.hp += 1
         if self.neighbour is not None:
             self.neighbour.hits.send("oops" if world.tick_count == 3 else 1)
+
+
+class Sender(Walker):
+    """A ``Walker`` with a buffered field of its own too: the commit takes another path for it."""
+
+    hp = buffered(3)
+
+    def update(self, world: World) -> None:
+        self.hp += 1
+        super().update(world)
 
 
 @pytest.mark.parametrize("late_system", [False, True], ids=["alone", "with a system after the updates"])
@@ -493,21 +501,6 @@ def test_an_entity_spawned_with_a_mutable_buffered_value_is_refused_by_name(worl
     assert world.entities == []
     bag.items = (1,)
     assert world.spawn(bag).items == (1,)
-
-
-class Walker(Entity):
-    """Moves and nothing else (x, y and angle only), and at tick 4 sends its neighbour a value ``sum`` cannot add."""
-
-    hits = signal(sum)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.neighbour: Walker | None = None
-
-    def update(self, world: World) -> None:
-        self.x += 1
-        if self.neighbour is not None:
-            self.neighbour.hits.send("oops" if world.tick_count == 3 else 1)
 
 
 def test_a_signal_that_cannot_combine_leaves_the_previous_values_of_entities_that_only_move():
