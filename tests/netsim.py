@@ -18,7 +18,6 @@ from typing import Any
 from engine.clock import VirtualClock
 from engine.files.importer import load_game
 from engine.input.events import InputEvent
-from engine.net import headless
 from engine.net.emulate import EmulatedTransport, MemoryNetwork
 from engine.net.lobby import SessionOptions, build_plain
 from engine.net.session import Session
@@ -96,7 +95,7 @@ class Net:
         """
         playing = list(self.peers if peers is None else peers)
         for peer in playing:
-            headless.begin(peer, ticks)
+            peer.start_ticks(ticks)
         for count in range(rounds):
             if not playing:
                 return
@@ -106,9 +105,7 @@ class Net:
                     playing.remove(peer)
                     continue
                 ran = bool(peer.step_ticks()) or ran
-                if headless.ended(peer):
-                    headless.goodbye(peer)
-                    peer.flush()
+                if peer.over:
                     peer.close()
                     playing.remove(peer)
             if between is not None:

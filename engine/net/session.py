@@ -53,6 +53,7 @@ class Session(SessionMachine):
         self.transport = transport
         self._probe = probe
         self._closed = False
+        self._done_said = False
 
     # -- making one ---------------------------------------------------------------------
 
@@ -158,29 +159,46 @@ class Session(SessionMachine):
     def run_ticks(self, ticks: int) -> None:
         """Headless: run ``ticks`` confirmed ticks as fast as the network allows, then finish together.
 
-        When a pass runs no tick it waits on the socket (``headless.NAP_S`` at most: a
-        datagram arriving ends the wait), never sleeping through one.
+        ``start_ticks``, then ``step_ticks`` until ``over``. When a pass runs no tick it
+        waits on the socket (``headless.NAP_S`` at most: a datagram arriving ends the wait),
+        never sleeping through one.
         """
-        headless.begin(self, ticks)
+        self.start_ticks(ticks)
         while True:
             # Ctrl-C or SIGTERM waits for a whole step: landing between a tick and its hash, or
             # inside a rollback's re-run, it would leave the confirmed ticks and their hashes apart,
             # and the recording would have to end at its last hash.
             with TICK:
                 ran = self.step_ticks()
-            if headless.ended(self):
-                break
+            if self.over:
+                return
             if not ran:
                 self.transport.wait(headless.NAP_S)
-        headless.goodbye(self)
-        self.flush()
+
+    def start_ticks(self, ticks: int) -> None:
+        """Play ``ticks`` confirmed ticks from now (the session's ``--ticks``), then end with the others."""
+        headless.begin(self, ticks)
+        self._done_said = False
 
     def step_ticks(self) -> int:
-        """One pass of a ``--ticks`` session: poll, then run the tick due; how many ran (see ``headless.ended``)."""
+        """One pass of a ``start_ticks`` session: poll, run the tick due, see whether it is over; ticks run.
+
+        Once this peer has finished (every peer holds every tick, the last tick's hash
+        compared), its goodbye is sent; ``over`` is then true, as it is when the session
+        ended early (``ended`` says why).
+        """
         self.poll()
-        if self.ended is not None:
-            return 0
-        return self.advance(()) if self.desync is None else 0
+        ran = self.advance(()) if self.ended is None and self.desync is None else 0
+        if headless.ended(self) and not self._done_said:
+            self._done_said = True
+            headless.goodbye(self)
+            self.flush()
+        return ran
+
+    @property
+    def over(self) -> bool:
+        """Whether a ``start_ticks`` session is done here: finished with the others, or ended early."""
+        return self.ended is not None or self.finished
 
     def close(self) -> None:
         """Say goodbye to the peers (if the session has not ended), send it, and release the socket and the world."""
