@@ -92,8 +92,8 @@ def _session_options(command: argparse.ArgumentParser) -> None:
         command.add_argument(f"--emulate-{name}", type=_real(0.0, high, "emulated_ms_or_share"), default=0.0,
                              help=f"network emulator: {what}")
     command.add_argument("--emulate-rebind", type=_rebind_ms, default=0.0, metavar="MS",
-                         help="network emulator: once play starts, move this peer's source port about every MS ms, "
-                         f"as a NAT rebinding does (0: never; at least {MIN_REBIND_MS:g})")
+                         help="network emulator, a joiner's: once play starts, move its source port about every MS "
+                         f"ms, as a NAT rebinding does (0: never; at least {MIN_REBIND_MS:g})")
     command.add_argument("--emulate-seed", type=whole(0, 2**31), default=0, help="the emulator's seed")
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
