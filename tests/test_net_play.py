@@ -282,3 +282,19 @@ def test_a_game_mismatch_allowed_by_the_joiner_alone_is_refused_by_the_host(tmp_
     net.join(patched_game(tmp_path, "netgame.py"), options=SessionOptions(ticks=100, allow_game_mismatch=True))
     with pytest.raises(SessionError, match="--allow-game-mismatch must be given to the host too"):
         net.open()
+
+
+def test_the_host_sends_start_to_every_joiner_when_its_lobby_ends() -> None:
+    net = Net()
+    host = net.host(options=SessionOptions(ticks=10))
+    net.join()
+    net.open([])  # the lobbies open; nothing has been sent yet
+    sent: list[bytes] = []
+    send = host.transport.send
+    host.transport.send = lambda data, to: bool(sent.append(data)) or send(data, to)  # type: ignore[method-assign]
+    net.open()
+    [link] = [peer.link for peer in host.peers.values()]
+    assert link is not None
+    joiners_end = Link(link.session, link.token, link.receive_key, link.send_key)
+    opened = [joiners_end.open(data) for data in sent]
+    assert sum(b'"k":"start"' in found[0] for found in opened if found is not None) == 1, "sealed, sent once"

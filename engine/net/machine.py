@@ -150,6 +150,8 @@ class SessionMachine:
     def _begin(self) -> None:
         """Take the lobby's outcome (the peer table, the terms) and build the world."""
         lobby = self._lobby
+        if lobby is not None:
+            self._outbox.extend(lobby.datagrams_to_send())  # the host's Start goes out, not with the lobby
         if isinstance(lobby, HostLobby):
             self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
             self.stats.damaged += lobby.tally.damaged
