@@ -41,7 +41,9 @@ sides compute the shared value and draw the link's two keys from it with keyed B
   later cannot take the session over.
 - An old datagram replayed from a new address is still a valid datagram: it is used as
   a resend would be (the protocol is idempotent), but it does not move the peer to that
-  address, because only a datagram with a higher ``seq`` than any before does.
+  address, because only a datagram with a higher ``seq`` than any before does. Someone on
+  the path who copies a fresh datagram and gets its copy in first moves the peer to itself
+  until the peer's next datagram (about 10 ms): no more than dropping its datagrams would do.
 """
 
 from __future__ import annotations
