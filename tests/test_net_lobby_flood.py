@@ -1,33 +1,40 @@
 """The host's lobby under a flood: few lines, garbage counted, no answer larger than its question.
 
 In process, no sockets: the ``FakeTransport`` of ``test_net_running`` hands the lobby a
-forged flood at once; the lobby ends after its start's grace (a quarter second).
+forged flood at once; the lobby ends after its start's grace (a quarter second of the
+session's ``VirtualClock``, which the transport's waits move).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from test_net_running import GAME, FakeTransport
+from test_net_running import GAME, FakeTransport, running
 
-from engine.net.lobby import LATE, build_plain, refuse_late
+from engine.clock import VirtualClock
+from engine.net.integrity import REPLY_OVERHEAD, KeyPair, Link, frame_kind, open_reply, reply_key, seal_hello
+from engine.net.lobby import LATE, build_plain
 from engine.net.packets import Hello, Inputs, Refuse, decode, encode, encode_inputs, fit_refuse
 from engine.net.refusals import SAID_IN_FULL, LobbyTally
 from engine.net.session import Session, SessionOptions
 from engine.state.names import __version__
 
 FLOODER, JOINER, STRANGER = ("127.0.0.1", 6000), ("127.0.0.1", 6001), ("127.0.0.1", 6002)
+KEYS = KeyPair.new()
 
 
 def hello(nonce: int, *, ticks: int | None = None) -> bytes:
-    return encode(Hello(game=GAME.name, digest=GAME.digest or "", engine=__version__, spectate=False, nonce=nonce,
-                        ticks=ticks))
+    return seal_hello(encode(Hello(game=GAME.name, digest=GAME.digest or "", engine=__version__, spectate=False,
+                                   nonce=nonce, ticks=ticks, key=KEYS.public_hex)))
 
 
 def hosted(inbox: list[tuple[bytes, Any]]) -> tuple[Session, FakeTransport, list[str]]:
     """A two-player host whose lobby receives ``inbox`` and then player 1's good Hello."""
-    transport, said = FakeTransport(), []
-    session = Session(transport, GAME, SessionOptions(), is_host=True, say=said.append, build=build_plain)
+    clock = VirtualClock()
+    transport, said = FakeTransport(clock), []
+    session = Session(transport, GAME, SessionOptions(), is_host=True, say=said.append, build=build_plain,
+                      clock=clock)
     session.players, session.seed, session.player, session.session_id = 2, 0, 0, 77
     transport.inbox.extend([*inbox, (hello(1), JOINER)])
     session.wait_ready(5.0)
@@ -35,7 +42,9 @@ def hosted(inbox: list[tuple[bytes, Any]]) -> tuple[Session, FakeTransport, list
 
 
 def refusals_to(transport: FakeTransport, address: Any) -> list[bytes]:
-    return [data for data, to in transport.sent if to == address and isinstance(decode(data), Refuse)]
+    """The refusals sent to ``address`` (read past their envelope, whose tag ``test_net_integrity`` checks)."""
+    return [data for data, to in transport.sent
+            if to == address and frame_kind(data) == b"R" and isinstance(decode(data[REPLY_OVERHEAD:]), Refuse)]
 
 
 def test_a_flood_of_bad_hellos_is_a_few_lines_and_never_answered_with_more_bytes() -> None:
@@ -50,46 +59,57 @@ def test_a_flood_of_bad_hellos_is_a_few_lines_and_never_answered_with_more_bytes
     # The first few three times each, in full (a joiner must hear why); then one each, no larger than the Hello.
     assert len(answers) == 3 * SAID_IN_FULL + len(flood) - SAID_IN_FULL
     assert all(len(answer) <= len(flood[0][0]) for answer in answers[3 * SAID_IN_FULL:])
-    assert [peer.player for peer in session.peers] == [1]
+    assert open_reply(reply_key(flood[0][0]), answers[0]) is not None, "each tagged for the Hello it answers"
+    assert [peer.player for peer in session.peers.values()] == [1]
 
 
 def test_held_back_refusals_are_said_once_a_second_in_one_line() -> None:
     said: list[str] = []
     tally, transport = LobbyTally(said.append, 0.0), FakeTransport()
     for at, address in enumerate([FLOODER] * 5 + [STRANGER] * 2):
-        tally.refuse(transport, hello(at, ticks=5), at, "why", address)
+        asking = hello(at, ticks=5)
+        tally.refuse(transport.send, asking, reply_key(asking), at, "why", address)
         tally.tick(at / 10)  # 0.0 .. 0.6 s: no line yet
     assert said == ["refused a join from 127.0.0.1:6000: why"] * 3 + ["refused a join from 127.0.0.1:6002: why"] * 2
     tally.tick(1.0)
     tally.tick(1.5)
     assert said[5:] == ["2 more refused Hellos from 127.0.0.1:6000"]
     for address in (STRANGER, STRANGER, FLOODER, FLOODER):  # the stranger's third is said in full
-        tally.refuse(transport, hello(9, ticks=5), 9, "why", address)
+        tally.refuse(transport.send, hello(9, ticks=5), reply_key(hello(9, ticks=5)), 9, "why", address)
     tally.tick(2.0)
     assert said[6:] == ["refused a join from 127.0.0.1:6002: why",
                         "3 more refused Hellos from several addresses (127.0.0.1:6000 most)"]
 
 
-def test_garbage_in_the_lobby_is_counted_in_the_sessions_garbage_figure() -> None:
-    stranger_inputs = encode_inputs(Inputs(session=77, sender=1, tick=1, acks=(0, 0), runs=(), ping=1.0, echo=0.0))
-    garbage = [(b"junk", STRANGER), (b"TSW1{", STRANGER), (stranger_inputs, STRANGER)]
-    probes = [(b"", JOINER)]  # a joiner's knock on the port (lobby._Probe): not garbage
-    session, _, _ = hosted(garbage + probes)
-    assert session.stats.dropped_packets == len(garbage)
-    assert "3 garbage dropped" in session.stats.summary(0, 0, {})
+def test_garbage_and_damage_in_the_lobby_are_counted_in_the_sessions_figures() -> None:
+    unsealed = encode_inputs(Inputs(session=77, sender=1, tick=1, acks=(0, 0), runs=(), ping=1.0, echo=0.0))
+    garbage = [(b"junk", STRANGER), (b"TSW2{", STRANGER), (unsealed, STRANGER)]
+    flipped = bytearray(hello(2))
+    flipped[-3] ^= 0x01
+    stranger = Link(77, 5, os.urandom(32), os.urandom(32))  # a token no one was given
+    damaged = [(bytes(flipped), STRANGER), (hello(3)[:-1], STRANGER), (stranger.seal(unsealed), STRANGER)]
+    probes = [(b"", JOINER)]  # a joiner's knock on the port (engine.net.session's probe): not garbage
+    session, transport, said = hosted(garbage + damaged + probes)
+    assert (session.stats.dropped_packets, session.stats.damaged) == (len(garbage), len(damaged))
+    assert not [to for _, to in transport.sent if to == STRANGER], "nothing damaged is answered"
+    assert "3 damaged or forged dropped, 3 garbage dropped" in session.summary({})
 
 
 def test_a_late_refusal_is_never_larger_than_the_hello_it_answers() -> None:
-    transport = FakeTransport()
-    tiny = encode(Hello(game="", digest="", engine="1.0", spectate=False, nonce=5))  # the fields must all be there
+    session, transport, _ = running()
+    tiny = seal_hello(encode(Hello(game="", digest="", engine="1.0", spectate=False, nonce=5)))
     for data in (tiny, hello(6)):
         transport.sent.clear()
-        assert refuse_late(transport, data, STRANGER)
-        [(answer, _)] = transport.sent
+        transport.inbox.append((data, STRANGER))
+        session.poll()
+        [answer] = [sent for sent, to in transport.sent if to == STRANGER]
         assert len(answer) <= len(data)
-        refusal = decode(answer)
+        body = open_reply(reply_key(data), answer)
+        assert body is not None, "tagged for the Hello it answers"
+        refusal = decode(body)
         assert isinstance(refusal, Refuse) and LATE.startswith(refusal.reason) and refusal.reason
-    assert decode(transport.sent[0][0]) == Refuse(nonce=6, reason=LATE)  # a real joiner's Hello hears it all
+    assert refusal == Refuse(nonce=6, reason=LATE), "a real joiner's Hello hears it all"
+    assert session.stats.late_joins == 2
 
 
 def test_fit_refuse_cuts_the_reason_to_fit_or_answers_nothing() -> None:

@@ -1,5 +1,5 @@
-"""The wire format: every message round-trips, every field is refused by name, and no bytes make decode raise
-anything but PacketError."""
+"""The messages: every one round-trips through its body, every field is refused by name, and no bytes make decode
+raise anything but PacketError. (The envelope around a body is ``test_net_integrity``'s.)"""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from engine.input.events import InputEvent
 from engine.net.packets import (
-    MAGIC,
-    MAX_DATAGRAM,
+    MAX_BODY,
     SPECTATOR,
     Bye,
     Chunk,
@@ -37,9 +36,9 @@ STICK = InputEvent("stick", 1, 0.5, -1.0)
 SCROLL = InputEvent("mouse_scroll", None, 1.0, 2.0, 0, 0.0, -3.0)
 
 MESSAGES = [
-    Hello("patrol", "ab" * 32, "0.1.0", False, 12345),
+    Hello("patrol", "ab" * 32, "0.1.0", False, 12345, key="0f" * 256),
     Hello("my game.py", "", "1.2.3", True, 0),
-    Welcome(7, 12345, 1, 3, 2**64 - 1, 16.5, "patrol", "ab" * 32),
+    Welcome(7, 12345, 1, 3, 2**64 - 1, 16.5, "patrol", "ab" * 32, token=2**63 - 1, key="e0" * 256),
     Welcome(7, 1, None, 2, 0, 20.0, "patrol", ""),
     Refuse(12345, "the session is full (2 players)"),
     Start(7, 4),
@@ -58,23 +57,23 @@ MESSAGES = [
 @pytest.mark.parametrize("message", MESSAGES, ids=lambda message: type(message).__name__)
 def test_every_message_kind_round_trips_through_its_datagram(message):
     data = encode(message)
-    assert data.startswith(MAGIC) and len(data) <= MAX_DATAGRAM
+    assert data.startswith(b'{"k":') and len(data) <= MAX_BODY
     assert decode(data) == message
     assert type(decode(data)) is type(message)
 
 
 def test_a_number_written_whole_decodes_as_the_float_it_was_built_as():
-    decoded = decode(MAGIC + b'{"k":"inputs","session":1,"sender":0,"tick":0,"acks":[],"runs":[],"ping":5,'
-                             b'"echo":0,"checked":null,"ahead":0}')
+    decoded = decode(b'{"k":"inputs","session":1,"sender":0,"tick":0,"acks":[],"runs":[],"ping":5,'
+                     b'"echo":0,"checked":null,"ahead":0}')
     assert decoded == Inputs(1, 0, 0, ping=5.0) and isinstance(decoded.ping, float)
 
 
 def _record(message):
-    return json.loads(encode(message)[len(MAGIC):])
+    return json.loads(encode(message))
 
 
 def _packet(record):
-    return MAGIC + json.dumps(record, separators=(",", ":")).encode()
+    return json.dumps(record, separators=(",", ":")).encode()
 
 
 # (message, field, bad value, words the refusal names)
@@ -85,6 +84,8 @@ REFUSED_FIELDS = [
     (MESSAGES[0], "engine", "latest", "hello engine"),
     (MESSAGES[0], "spectate", 1, "hello spectate"),
     (MESSAGES[0], "nonce", -1, "hello nonce"),
+    (MESSAGES[0], "key", "0F" * 256, "hello key"),
+    (MESSAGES[0], "key", "0f" * 255, "hello key"),
     (MESSAGES[2], "session", "7", "welcome session"),
     (MESSAGES[2], "nonce", 1.5, "welcome nonce"),
     (MESSAGES[2], "player", 8, "welcome player"),
@@ -94,6 +95,8 @@ REFUSED_FIELDS = [
     (MESSAGES[2], "ms_per_update", 0, "welcome ms_per_update"),
     (MESSAGES[2], "game", 5, "welcome game"),
     (MESSAGES[2], "digest", "g" * 64, "welcome digest"),
+    (MESSAGES[2], "token", -1, "welcome token"),
+    (MESSAGES[2], "key", 5, "welcome key"),
     (MESSAGES[4], "nonce", None, "refuse nonce"),
     (MESSAGES[4], "reason", "r" * 301, "refuse reason"),
     (MESSAGES[5], "session", -1, "start session"),
@@ -154,19 +157,19 @@ def test_a_message_built_wrong_is_refused_by_name_before_it_is_sent():
 @pytest.mark.parametrize("data, named", [
     (b"", "not a tickswap packet"),
     (b"TSW2{}", "not a tickswap packet"),
-    (MAGIC + b"x" * MAX_DATAGRAM, "over 1200"),
-    (MAGIC + b"\xff\xfe", "malformed"),
-    (MAGIC + b'{"k":"bye","session":1,"reason":"a","reason":"b"}', "twice"),
-    (MAGIC + b'{"k":"inputs","session":1,"sender":0,"tick":0,"acks":[],"runs":[],"ping":NaN,"echo":0,'
-             b'"checked":null,"ahead":0}', "NaN"),
-    (MAGIC + b'{"k":"got","session":1,"tick":1e400}', "out of range"),
-    (MAGIC + b'{"k":"got","session":' + b"9" * 50 + b',"tick":1}', "digits"),
-    (MAGIC + b"[" * 20 + b"]" * 20, "nested deeper"),
-    (MAGIC + b'{"k":"teleport"}', "unknown packet kind"),
-    (MAGIC + b'{"k":"got","session":1}', "has no 'tick'"),
-    (MAGIC + b'{"k":"got","session":1,"tick":1,"nonce":3}', "unknown field 'nonce'"),
-    (MAGIC + b'{"k":"got","session":1,"tick":1,"zzz":3}', "unknown field 'zzz'"),
-    (MAGIC + b"[1]", "must be an object"),
+    (b"{" + b"x" * MAX_BODY, f"over {MAX_BODY}"),
+    (b"{\xff\xfe", "malformed"),
+    (b'{"k":"bye","session":1,"reason":"a","reason":"b"}', "twice"),
+    (b'{"k":"inputs","session":1,"sender":0,"tick":0,"acks":[],"runs":[],"ping":NaN,"echo":0,'
+     b'"checked":null,"ahead":0}', "NaN"),
+    (b'{"k":"got","session":1,"tick":1e400}', "out of range"),
+    (b'{"k":"got","session":' + b"9" * 50 + b',"tick":1}', "digits"),
+    (b'{"a":' * 20 + b"1" + b"}" * 20, "nested deeper"),
+    (b'{"k":"teleport"}', "unknown packet kind"),
+    (b'{"k":"got","session":1}', "has no 'tick'"),
+    (b'{"k":"got","session":1,"tick":1,"nonce":3}', "unknown field 'nonce'"),
+    (b'{"k":"got","session":1,"tick":1,"zzz":3}', "unknown field 'zzz'"),
+    (b"[1]", "not a tickswap packet"),
 ])
 def test_malformed_datagrams_are_refused_by_name(data, named):
     with pytest.raises(PacketError, match=named):
@@ -174,7 +177,7 @@ def test_malformed_datagrams_are_refused_by_name(data, named):
 
 
 def test_encode_refuses_a_message_over_a_datagram():
-    with pytest.raises(PacketError, match="over the 1200 bytes"):
+    with pytest.raises(PacketError, match=f"over the {MAX_BODY} bytes"):
         encode(Chunk(1, 1, 0, 1, bytes(1000)))
 
 
@@ -193,7 +196,7 @@ def test_fit_inputs_drops_the_latest_ticks_whole_until_the_datagram_fits():
     message = Inputs(1, 0, 200, (150,) * 3, _runs(3, 151, 200, 2))
     fitted = fit_inputs(message)
     data = encode(fitted)
-    assert len(data) <= MAX_DATAGRAM and decode(data) == fitted
+    assert len(data) <= MAX_BODY and decode(data) == fitted
     cut = fitted.runs[0].last
     assert 151 <= cut < 200
     for run, whole in zip(fitted.runs, message.runs):
@@ -209,7 +212,7 @@ def test_fit_inputs_drops_a_run_that_starts_after_the_cut_and_refuses_what_never
     late = Run(1, 500, 500, ((500, (PRESS,)),))
     message = Inputs(1, 0, 200, (), _runs(1, 100, 200, 3) + (late,))
     fitted = fit_inputs(message)
-    assert [run.player for run in fitted.runs] == [0] and len(encode(fitted)) <= MAX_DATAGRAM
+    assert [run.player for run in fitted.runs] == [0] and len(encode(fitted)) <= MAX_BODY
     huge = Inputs(1, 0, 0, (), (Run(0, 0, 0, ((0, (PRESS,) * 100),)),))
     assert fit_inputs(huge).runs == ()
     with pytest.raises(PacketError, match="limit"):
@@ -229,14 +232,14 @@ def _decodes_or_refuses(data: bytes) -> None:
 
 
 @FUZZ
-@given(st.binary(max_size=MAX_DATAGRAM + 10))
+@given(st.binary(max_size=MAX_BODY + 10))
 def test_random_bytes_raise_only_packet_error(data):
     _decodes_or_refuses(data)
-    _decodes_or_refuses(MAGIC + data)
+    _decodes_or_refuses(b"{" + data)
 
 
 @FUZZ
-@given(st.sampled_from(VALID), st.integers(0, MAX_DATAGRAM), st.binary(min_size=1, max_size=8),
+@given(st.sampled_from(VALID), st.integers(0, MAX_BODY), st.binary(min_size=1, max_size=8),
        st.integers(0, 2))
 def test_mutated_and_truncated_packets_raise_only_packet_error(valid, at, patch, how):
     at %= len(valid) + 1

@@ -1,22 +1,26 @@
 """A running session against fake peers: bounded memory, clamped time sync, spoofs counted, the summary.
 
 No sockets: a ``FakeTransport`` holds what the session sends and hands it the datagrams a
-test forges, so each defect of a running session is shown on its own, with no timing.
+test forges, sealed (or not) with the fake peer's end of its link, so each defect of a
+running session is shown on its own, with no timing (the session's clock is a ``VirtualClock``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine import keys
+from engine.clock import VirtualClock
 from engine.files.importer import load_game
 from engine.input.events import InputEvent
 from engine.net.desync import DesyncExchange
+from engine.net.integrity import Link, frame_kind, seal_hello
 from engine.net.lobby import bye
-from engine.net.packets import SPECTATOR, Bye, Chunk, Hello, Inputs, Run, decode, encode, encode_inputs
+from engine.net.packets import SPECTATOR, Bye, Chunk, Hello, Inputs, Message, Run, decode, encode, encode_inputs
 from engine.net.peers import MAX_ACK_LAG, Peer
 from engine.net.session import Session, SessionOptions
 from engine.net.stats import LATE_REMEMBERED, MAX_WAIT, SessionStats
@@ -30,15 +34,21 @@ PRESS = InputEvent("key_press", keys.RIGHT)
 
 
 class FakeTransport:
-    """The transport interface, in memory: ``inbox`` is received on the next poll, ``sent`` keeps what went out."""
+    """The transport interface, in memory: ``inbox`` is received on the next poll, ``sent`` keeps what went out.
+
+    ``links[address]`` is the far end of the link of the fake peer at ``address``:
+    ``deliver`` seals a body as that peer would, ``opened`` reads what was sent to it.
+    """
 
     address = HOST
 
-    def __init__(self) -> None:
+    def __init__(self, clock: VirtualClock | None = None) -> None:
         self.inbox: list[tuple[bytes, Any]] = []
         self.sent: list[tuple[bytes, Any]] = []
         self.waits: list[float] = []
         self.counters = {"sent": 0, "emulated_lost": 3}
+        self.links: dict[Any, Link] = {}
+        self.clock = clock
 
     def send(self, data: bytes, to: Any) -> bool:
         self.sent.append((data, to))
@@ -50,24 +60,49 @@ class FakeTransport:
 
     def wait(self, timeout_s: float) -> bool:
         self.waits.append(timeout_s)
+        if self.clock is not None:
+            self.clock.advance(max(timeout_s, 0.0) * 1000)
         return bool(self.inbox)
 
     def close(self) -> None:
         pass
 
+    def deliver(self, address: Any, body: bytes, *, by: Any = None) -> None:
+        """The fake peer ``by`` (``address`` by default) sends ``body``, sealed, from ``address``."""
+        self.inbox.append((self.links[by or address].seal(body), address))
+
+    def opened(self, address: Any) -> list[Message]:
+        """Every message sent to ``address``, opened with its peer's end of the link (a failing tag: an error)."""
+        messages = []
+        for data, to in self.sent:
+            if to == address and frame_kind(data) == b"S":
+                opened = self.links[address].open(data)
+                assert opened is not None, "a datagram the peer could not open"
+                messages.append(decode(opened[0]))
+        return messages
+
 
 def running(*, host: bool = True, player: int | None = 0, players: int = 2,
             peers: tuple[tuple[Any, int | None], ...] = ((ONE, 1),)) -> tuple[Session, FakeTransport, list[str]]:
     """A session past its lobby (as ``wait_ready`` leaves it), talking to fake ``peers`` (address, player)."""
-    transport, said = FakeTransport(), []
+    clock = VirtualClock()
+    transport, said = FakeTransport(clock), []
     session = Session(transport, GAME, SessionOptions(input_delay=0, disconnect_timeout=3600), is_host=host,
-                      say=said.append, build=lambda *a: None)
+                      say=said.append, build=lambda *a: None, clock=clock)
     world = World(seed=3, ms_per_update=GAME.ms_per_update, players=players)
     GAME.build(world)
     session.world, session.player, session.players, session.session_id = world, player, players, SESSION
     session.sync = Sync(world, players=players, local=player, input_delay=0, max_prediction=8)
-    session.peers = [Peer(address, who, players, heard=1e18, max_ping_ms=3_600_000) for address, who in peers]
+    for token, (address, who) in enumerate(peers, start=1):
+        keys = (os.urandom(32), os.urandom(32))  # as a join agrees them: each link its own
+        ours = Link.of_host(SESSION, token, keys) if host else Link.of_joiner(SESSION, token, keys)
+        transport.links[address] = Link.of_joiner(SESSION, token, keys) if host else Link.of_host(SESSION, token, keys)
+        session.add_peer(Peer(address, who, players, heard=1e18, max_ping_ms=3_600_000, token=token, link=ours))
     return session, transport, said
+
+
+def peer_at(session: Session, address: Any) -> Peer:
+    return next(peer for peer in session.peers.values() if peer.address == address)
 
 
 def inputs(sender: int, tick: int, acks: tuple[int, ...], runs: tuple[Run, ...] = (), *, session: int = SESSION,
@@ -77,8 +112,7 @@ def inputs(sender: int, tick: int, acks: tuple[int, ...], runs: tuple[Run, ...] 
 
 
 def byes_to(transport: FakeTransport, address: Any) -> list[str]:
-    return [packet.reason for data, to in transport.sent if to == address
-            for packet in [decode(data)] if isinstance(packet, Bye)]
+    return [packet.reason for packet in transport.opened(address) if isinstance(packet, Bye)]
 
 
 def play(session: Session, transport: FakeTransport, ticks: int, *, one_acks: bool,
@@ -88,9 +122,9 @@ def play(session: Session, transport: FakeTransport, ticks: int, *, one_acks: bo
     assert sync is not None
     for tick in range(1, ticks + 1):
         acks = tuple(sync.known) if one_acks else (0, 0)
-        transport.inbox.append((inputs(1, tick, acks, (Run(1, tick, tick),)), ONE))
+        transport.deliver(ONE, inputs(1, tick, acks, (Run(1, tick, tick),)))
         if watcher:
-            transport.inbox.append((inputs(SPECTATOR, 0, (0, 0)), WATCHER))
+            transport.deliver(WATCHER, inputs(SPECTATOR, 0, (0, 0)))
         session.poll()
         session.advance(())
         if session.ended is not None:
@@ -101,14 +135,14 @@ def test_a_spectator_that_never_acknowledges_is_dropped_alone_and_told_why() -> 
     session, transport, said = running(peers=((ONE, 1), (WATCHER, None)))
     play(session, transport, MAX_ACK_LAG + 20, one_acks=True, watcher=True)
     assert session.ended is None, "the players play on"
-    assert [peer.player for peer in session.peers] == [1]
+    assert [peer.player for peer in session.peers.values()] == [1]
     assert any(f"the spectator at 127.0.0.1:5003 fell {MAX_ACK_LAG + 1} ticks behind" in line for line in said), said
     reasons = byes_to(transport, WATCHER)
     assert reasons and "this spectator fell" in reasons[0] and "dropped by the host" in reasons[0]
     assert session.sync is not None and len(session.sync._events[1]) <= 16, "its inputs are no longer kept"
     # The spectator, told so, ends naming why (the command line prints it and exits 1).
-    watcher, _, _ = running(host=False, player=None, peers=((HOST, 0),))
-    watcher.transport.inbox.append((encode(Bye(session=SESSION, reason=reasons[0])), HOST))
+    watcher, heard, _ = running(host=False, player=None, peers=((HOST, 0),))
+    heard.deliver(HOST, encode(Bye(session=SESSION, reason=reasons[0])))
     watcher.poll()
     assert watcher.ended == reasons[0]
 
@@ -163,9 +197,9 @@ def test_a_wait_recommendation_is_a_few_frames_at_most(frames_ahead: float) -> N
     wait = SessionStats(frames_ahead=frames_ahead).recommend_wait()
     assert 1 <= wait <= MAX_WAIT
     session, transport, _ = running()
-    transport.inbox.append((inputs(1, 0, (0, 0)), ONE))  # player 1 says it is at tick 0 for ever
+    transport.deliver(ONE, inputs(1, 0, (0, 0)))  # player 1 says it is at tick 0 for ever
     play(session, transport, 200, one_acks=True)
-    session.peers[0].tick = 0
+    peer_at(session, ONE).tick = 0
     assert session.recommend_wait() == MAX_WAIT
 
 
@@ -173,35 +207,43 @@ def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
     session, transport, _ = running(players=3, peers=((ONE, 1), (TWO, 2), (WATCHER, None)))
     sync = session.sync
     assert sync is not None
-    session.desync = DesyncExchange(transport, ONE, SESSION, 30, None, who="player 1", timeout_s=3600, now=0.0)
+    one = peer_at(session, ONE)
+    session.desync = DesyncExchange(lambda body: None, one.token, SESSION, 30, None, who="player 1", timeout_s=3600,
+                                    now=0.0)
     run = Run(1, 1, 5, ((2, (PRESS,)),))
-    forged = [
-        (inputs(1, 5, (0, 0, 0), (run,)), STRANGER),  # the right shape from an unknown address
-        (inputs(1, 5, (0, 0, 0), (run,), session=SESSION + 1), ONE),  # another session
-        (inputs(2, 5, (0, 0, 0), (Run(2, 1, 5),)), ONE),  # player 1's address speaking as player 2
-        (inputs(1, 5, (0, 0, 0), (run, Run(2, 1, 5))), ONE),  # player 1 speaking for player 2 too
-        (inputs(SPECTATOR, 5, (0, 0, 0), (run,)), WATCHER),  # a spectator giving input
-        (inputs(1, 5, (0, 0)), ONE),  # acks for another number of players
-        (encode(Chunk(session=SESSION, tick=30, index=0, total=1, data=b"x")), WATCHER),  # a spectator's snapshot
-        (encode(Chunk(session=SESSION, tick=30, index=0, total=1, data=b"x")), TWO),  # not the swap's peer
+    chunk = encode(Chunk(session=SESSION, tick=30, index=0, total=1, data=b"x"))
+    mixed_up = [  # each sealed by a welcomed peer's own link: what it says is refused, not how it came
+        (ONE, inputs(1, 5, (0, 0, 0), (run,), session=SESSION + 1)),  # another session in the body
+        (ONE, inputs(2, 5, (0, 0, 0), (Run(2, 1, 5),))),  # player 1 speaking as player 2
+        (ONE, inputs(1, 5, (0, 0, 0), (run, Run(2, 1, 5)))),  # player 1 speaking for player 2 too
+        (WATCHER, inputs(SPECTATOR, 5, (0, 0, 0), (run,))),  # a spectator giving input
+        (ONE, inputs(1, 5, (0, 0))),  # acks for another number of players
+        (WATCHER, chunk),  # a spectator's snapshot
+        (TWO, chunk),  # not the swap's peer
     ]
-    transport.inbox.extend(forged)
+    for address, body in mixed_up:
+        transport.deliver(address, body)
+    forger = Link(SESSION, one.token, os.urandom(32), os.urandom(32))  # knows the token, not the key
+    transport.inbox.append((forger.seal(inputs(1, 5, (0, 0, 0), (run,))), STRANGER))
     session.poll()
-    assert session.stats.dropped_packets == len(forged)
+    assert session.stats.dropped_packets == len(mixed_up) and session.stats.damaged == 1
     assert sync.known == [0, 0, 0] and session.desync.theirs == {}
-    assert all(peer.acks == [0, 0, 0] for peer in session.peers)
+    assert all(peer.acks == [0, 0, 0] for peer in session.peers.values())
+    assert one.address == ONE, "a forged datagram from a new address moves nobody"
     # A joiner: the host relays the others' input, never this player's own.
     joiner, joined, _ = running(host=False, player=1, peers=((HOST, 0),))
-    joined.inbox.append((inputs(0, 5, (0, 0), (Run(0, 1, 5), Run(1, 1, 5, ((2, (PRESS,)),)))), HOST))
+    joined.deliver(HOST, inputs(0, 5, (0, 0), (Run(0, 1, 5), Run(1, 1, 5, ((2, (PRESS,)),)))))
     joiner.poll()
     assert joiner.stats.dropped_packets == 1 and joiner.sync is not None and joiner.sync.known == [0, 0]
 
 
-def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_its_hello_refused() -> None:
+def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_garbage_counted() -> None:
     session, transport, _ = running()
-    transport.inbox.append((bye(SESSION, "the peer closed the session"), STRANGER))  # it left the lobby
+    gone = Link(SESSION, 99, os.urandom(32), os.urandom(32))
+    session.departed.add(99)  # a joiner that left the lobby: its goodbye's copies arrive after the start
+    transport.inbox.append((gone.seal(bye(SESSION, "the peer closed the session")), STRANGER))
     session.poll()
-    assert session.stats.dropped_packets == 0 and session.ended is None
+    assert session.stats.dropped_packets == session.stats.damaged == 0 and session.ended is None
     transport.inbox.append((b"TSW1 not a packet", STRANGER))
     session.poll()
     assert session.stats.dropped_packets == 1, "garbage is still garbage"
@@ -209,7 +251,7 @@ def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_its_hello_r
 
 def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> None:
     session, transport, _ = running()
-    transport.inbox.append((inputs(1, 0, (0, 0), echo=1.0), ONE))
+    transport.deliver(ONE, inputs(1, 0, (0, 0), echo=1.0))
     session.poll()
     assert session.stats.pings == 1 and session.stats.last_ping_ms is not None
     stats = SessionStats(dropped_packets=4, waits={1: 1, 2: 3})
@@ -228,14 +270,14 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
 
 def test_a_late_join_after_the_start_is_counted_as_refused_not_as_garbage() -> None:
     session, transport, _ = running()
-    late = encode(Hello(game="game.py", digest="", engine="1.0", spectate=True, nonce=9))
+    late = seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=True, nonce=9)))
     # A late spectator: its knock on the port (an empty datagram), its Hello, the Hello again (it missed the Refuse).
     transport.inbox.extend([(b"", STRANGER), (late, STRANGER), (late, STRANGER)])
     session.poll()
     assert session.stats.dropped_packets == 0 and session.stats.late_joins == 1
     assert session.stats.summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), refused 1 late join, " \
         "no ping measured"
-    another = encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10))
+    another = seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10)))
     transport.inbox.extend([(another, STRANGER), (b"TSW1 not a packet", STRANGER)])
     session.poll()
     assert (session.stats.late_joins, session.stats.dropped_packets) == (2, 1)
@@ -266,3 +308,43 @@ def test_idle_waits_for_the_network_only_while_the_session_is_stalled() -> None:
     session.ended = "the peer left"
     session.idle(0.016)
     assert transport.waits == [0.016], "an ended session never waits"
+
+
+def test_a_one_bit_flip_that_still_parses_is_dropped_and_counted_not_played() -> None:
+    # The issue's finding: 65362 (LEFT) flipped to 65363 (RIGHT) still parses, and the host played it.
+    session, transport, _ = running()
+    sync = session.sync
+    assert sync is not None
+    left = InputEvent("key_press", keys.LEFT)
+    sealed = transport.links[ONE].seal(inputs(1, 3, (0, 0), (Run(1, 1, 3, ((2, (left,)),)),)))
+    at = sealed.index(b"65361") + 4  # keys.LEFT is 65361: its last digit, one bit from 65360 and 65363 ('1' ^ 2)
+    damaged = sealed[:at] + bytes([sealed[at] ^ 0x02]) + sealed[at + 1:]
+    assert damaged.count(b"65363") == 1, "the damaged datagram still holds a valid key code"
+    transport.inbox.append((damaged, ONE))
+    session.poll()
+    assert session.stats.damaged == 1 and sync.known == [0, 0] and sync.events_of(1, 2) == ()
+    transport.inbox.append((sealed, ONE))  # the undamaged resend is taken
+    session.poll()
+    assert sync.known[1] == 3 and sync.events_of(1, 2) == (left,)
+    assert "1 damaged or forged dropped" in session.summary({})
+
+
+def test_a_peer_is_followed_to_a_new_address_only_by_its_newest_well_sealed_datagram() -> None:
+    session, transport, _ = running()
+    one = peer_at(session, ONE)
+    moved, elsewhere = ("127.0.0.1", 6001), ("127.0.0.1", 6002)
+    early = transport.links[ONE].seal(inputs(1, 0, (0, 0)))
+    forger = Link(SESSION, one.token, os.urandom(32), os.urandom(32))
+    transport.inbox.append((forger.seal(inputs(1, 0, (0, 0))), moved))  # forged, from a new address
+    session.poll()
+    assert one.address == ONE and session.stats.damaged == 1, "a bad tag changes nothing"
+    transport.deliver(moved, inputs(1, 0, (0, 0)), by=ONE)  # its NAT rebound it: a new port, its newest datagram
+    session.poll()
+    assert one.address == moved and session.stats.moved == 1
+    transport.inbox.append((early, elsewhere))  # an older datagram replayed from a third address
+    session.poll()
+    assert one.address == moved, "a replay is used as a resend, and moves nothing"
+    transport.sent.clear()
+    session.advance(())
+    assert {to for _, to in transport.sent} == {moved}, "replies go to the new address; the old one is forgotten"
+    assert "followed 1 address change" in session.summary({})

@@ -1,17 +1,17 @@
 """Network sessions for real: ``tickswap host`` and ``tickswap join`` as separate processes on 127.0.0.1.
 
-Every test has a time bound (the processes' timeouts); none sleeps. The host listens on a
-free port (``--port 0``) and says which on stderr, where the test reads it. The game is
-``tests/netgame.py`` (a mover per player), copied beside each test's files.
+Only what needs real processes, sockets and time is here (most session behaviour is shown
+in one process, on a virtual clock: ``test_net_play``). Every test has a time bound (the
+processes' timeouts); none sleeps. The host listens on a free port (``--port 0``) and says
+which on stderr, where the test reads it. The game is ``tests/netgame.py`` (a mover per
+player), copied beside each test's files. The helpers serve the other real-process tests.
 """
 
 from __future__ import annotations
 
-import os
 import queue
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -134,105 +134,26 @@ def two_peers(tmp: Path, ticks: int, *options: str) -> tuple[str, str, str, str]
     return out1, out2, err1, err2
 
 
-@pytest.mark.parametrize("options", [(), ("--max-prediction", "0"), ("--input-delay", "0", "--max-prediction", "3")],
-                         ids=["rollback", "lockstep", "no-delay"])
-def test_two_processes_end_with_the_hash_of_a_plain_run_and_their_recordings_replay(tmp: Path, options: tuple[str, ...]
-                                                                                    ) -> None:
-    out1, out2, _, _ = two_peers(tmp, 400, *options)
-    assert hash_of(out1) == hash_of(out2) == plain_run(tmp, 400, 2)
-    replays(tmp, "h.jsonl")
-    replays(tmp, "j.jsonl")
-
-
-def test_a_bad_network_still_ends_bit_identical(tmp: Path) -> None:
-    # The issue's bar: 3,000 ticks under 20% loss and 100 ms delay (about 30 s here, recordings replayed);
-    # TICKSWAP_NET_TICKS=300 shortens it while iterating.
-    ticks = int(os.environ.get("TICKSWAP_NET_TICKS", "3000"))
-    out1, out2, err1, err2 = two_peers(tmp, ticks, "--emulate-loss", "0.2", "--emulate-delay", "100",
-                                       "--emulate-jitter", "10", "--emulate-duplicate", "0.05",
-                                       "--emulate-reorder", "0.05", "--emulate-seed", "7")
-    assert hash_of(out1) == hash_of(out2) == plain_run(tmp, ticks, 2)
-    assert re.search(r"[1-9]\d* rollbacks", err1 + err2), "the delay made the peers predict and roll back"
-    replays(tmp, "h.jsonl")
-    replays(tmp, "j.jsonl")
-
-
-def test_three_players_and_a_spectator_end_with_the_same_hash(tmp: Path) -> None:
-    first, port = host(tmp, "--ticks", "300", "--input", "p0.jsonl", players=3)
-    watcher = join(tmp, port, "--ticks", "300", "--spectate", "--record", "s.jsonl")
-    first.wait_for("a spectator joined")
-    second = join(tmp, port, "--ticks", "300", "--input", "p1.jsonl")
-    first.wait_for("player 1 joined")  # players are numbered in join order
-    third = join(tmp, port, "--ticks", "300", "--input", "p2.jsonl")
-    results = [peer.finish() for peer in (first, second, third, watcher)]
-    assert [status for status, _, _ in results] == [0, 0, 0, 0], "".join(err for _, _, err in results)
-    assert {hash_of(out) for _, out, _ in results} == {plain_run(tmp, 300, 3)}
-    replays(tmp, "s.jsonl")
-
-
-def test_a_planted_desync_is_named_by_tick_entity_and_field_on_both_sides(tmp: Path) -> None:
-    patched = tmp / "patched.py"
-    patched.write_text((tmp / "game.py").read_text().replace("SPEED = 1.5", "SPEED = 1.25"))
-    first, port = host(tmp, "--ticks", "2000", "--input", "p0.jsonl", "--record", "h.jsonl",
-                       "--desync-interval", "30", "--allow-game-mismatch")
-    second = join(tmp, port, "--ticks", "2000", "--input", "p1.jsonl", "--record", "j.jsonl",
-                  "--desync-interval", "30", "--allow-game-mismatch", game="patched.py")
-    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
-    assert (status1, status2) == (1, 1), err1 + err2
-    for err in (err1, err2):
-        # Player 0 holds RIGHT from tick 5: the patched speed shows by tick 30, the first check.
-        assert err.count("desync at tick 30") == 1, err  # named once, with what differs
-        assert re.search(r"Mover \(id \d+\): x ", err), err
-    replays(tmp, "h.jsonl")
-    done = subprocess.run([sys.executable, "-m", "engine.tools.cli", "replay", "j.jsonl", "--game", "patched.py"],
-                          cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def test_a_join_with_another_game_is_refused_and_the_host_waits_on_for_the_right_one(tmp: Path) -> None:
-    (tmp / "other.py").write_text((tmp / "game.py").read_text() + "\n# another game\n")
-    first, port = host(tmp, "--ticks", "100")
-    second = join(tmp, port, "--ticks", "100", game="other.py")
-    status2, _, err2 = second.finish()
-    assert status2 == 2 and "the host refused" in err2, err2
-    first.wait_for("refused a join")  # said, and the host waits on for a joiner with the right game
-    third = join(tmp, port, "--ticks", "100")
-    (status1, out1, err1), (status3, out3, err3) = first.finish(), third.finish()
-    assert (status1, status3) == (0, 0), err1 + err3
-    assert hash_of(out1) == hash_of(out3)
-    assert "Traceback" not in err1 + err2 + err3
-    assert "their contents differ" in err1 or "is not the host's" in err1
-
-
-def test_garbage_datagrams_are_dropped_and_counted(tmp: Path) -> None:
-    first, port = host(tmp, "--ticks", "3000", "--input", "p0.jsonl")
-    second = join(tmp, port, "--ticks", "3000", "--input", "p1.jsonl")
-    first.wait_for("the session starts")  # a lobby drops garbage uncounted
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sender:
-        for garbage in (b"", b"TSW1", b"TSW1{", b"\xff" * 1000, b'TSW1{"k":"inputs"}', b"TSW1[]" * 10) * 10:
-            sender.sendto(garbage, ("127.0.0.1", port))
+def test_two_processes_over_a_damaging_network_and_a_rebinding_end_on_a_plain_runs_hash_and_replay(tmp: Path
+                                                                                                   ) -> None:
+    # Real sockets under the emulator: bit flips, cuts and duplicates both ways, and the joiner's source port
+    # moving (a NAT rebinding) every 100 ms or so; the host follows it, and no damaged datagram is played. The
+    # 5 ms delay each way makes 600 ticks take 60 round trips (8 ticks of prediction, 2 of delay) at least:
+    # the port moves before the end.
+    damage = ("--emulate-flip", "0.05", "--emulate-truncate", "0.02", "--emulate-duplicate", "0.1",
+              "--emulate-delay", "5")
+    first, port = host(tmp, "--ticks", "600", "--input", "p0.jsonl", "--record", "h.jsonl", *damage,
+                       "--emulate-seed", "1")
+    second = join(tmp, port, "--ticks", "600", "--input", "p1.jsonl", "--record", "j.jsonl", *damage,
+                  "--emulate-rebind", "100", "--emulate-seed", "2")
     (status1, out1, err1), (status2, out2, err2) = first.finish(), second.finish()
     assert (status1, status2) == (0, 0), err1 + err2
-    assert "Traceback" not in err1
-    dropped = int(re.search(r"(\d+) garbage dropped", err1).group(1))  # type: ignore[union-attr]
-    assert dropped >= 50, "every datagram but the 10 empty ones (a late joiner's knock on the port, let go)"
-    assert hash_of(out1) == hash_of(out2)
-
-
-def test_a_silent_peer_is_dropped_with_a_line_on_every_side(tmp: Path) -> None:
-    # 3 s, not 1: on a loaded machine a live peer may stall for a second (seen once on CI).
-    first, port = host(tmp, "--ticks", "1000000", "--disconnect-timeout", "3", players=3)
-    second = join(tmp, port, "--ticks", "1000000", "--disconnect-timeout", "3")
-    first.wait_for("player 1 joined")
-    third = join(tmp, port, "--ticks", "1000000", "--disconnect-timeout", "3")
-    first.wait_for("player 2 joined")
-    third.wait_for("joined .* as player")
-    third.process.send_signal(signal.SIGKILL)
-    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
-    third.finish()
-    assert (status1, status2) == (1, 1), err1 + err2
-    for err in (err1, err2):
-        assert re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 3 s: dropped", err), err
+    assert hash_of(out1) == hash_of(out2) == plain_run(tmp, 600, 2)
+    assert re.search(r"session: .*\d+ damaged or forged dropped", err1), err1
+    assert re.search(r"this peer's port moved (once|twice|\d+ times) by the emulator", err2), err2
+    assert re.search(r"followed \d+ address changes?", err1), err1
+    replays(tmp, "h.jsonl")
+    replays(tmp, "j.jsonl")
 
 
 # -- sessions drawn frame by frame (off-screen through EGL), as in a window ------------------

@@ -1,16 +1,16 @@
-"""The rollback core and a session in one process: two ``Session``s over real 127.0.0.1 sockets.
+"""The rollback core and two sessions in one process, over an emulated network on a ``VirtualClock`` (``netsim``).
 
-The lobby blocks (before the world exists), so each peer's lobby runs in a thread; after
-it, one loop polls and advances both peers in turn, the way two render loops would.
+The lobby included: each peer's ``Session`` is driven round by round, the way two render
+loops would drive them, and the time moves only when the test says.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from netsim import GAME, Net, reference
 
 from engine import keys
 from engine.files.importer import load_game
@@ -20,50 +20,24 @@ from engine.net.session import Session, SessionOptions
 from engine.net.sync import Sync
 from engine.world import World
 
-GAME = load_game(str(Path(__file__).with_name("netgame.py")))
 PRESS, RELEASE = (InputEvent("key_press", keys.RIGHT), InputEvent("key_release", keys.RIGHT))
 SCRIPTS = ({5: [PRESS], 30: [RELEASE], 61: [PRESS], 62: [RELEASE]},
            {7: [InputEvent("key_press", keys.LEFT)], 50: [InputEvent("key_release", keys.LEFT)], 90: [PRESS]})
 TICKS = 150
-
-
-def reference(ticks: int) -> str:
-    """The hash of the same ticks played in one world with both scripts."""
-    with World(seed=3, ms_per_update=GAME.ms_per_update, players=2) as world:
-        GAME.build(world)
-        for tick in range(1, ticks + 1):
-            for player, script in enumerate(SCRIPTS):
-                for event in script.get(tick, ()):
-                    world.input_queue_of(player).push(event)
-            world.tick()
-        return world.state_hash()
-
-
-EXPECTED = reference(TICKS)
+EXPECTED = reference(TICKS, SCRIPTS)
 
 
 def play(host_options: SessionOptions, join_options: SessionOptions) -> tuple[Session, Session]:
     """Two peers through the lobby, then both played to ``TICKS`` confirmed ticks."""
-    host = Session.host(GAME, players=2, seed=3, port=0, options=host_options, say=lambda line: None)
-    join = Session.join(host.address, GAME, options=join_options, say=lambda line: None)
-    lobbies = [threading.Thread(target=peer.wait_ready, args=(30,)) for peer in (host, join)]
-    for lobby in lobbies:
-        lobby.start()
-    lobbies[0].join(60)
-    while lobbies[1].is_alive():  # the host's Welcome may be lost: its session answers the Hello again
-        host.poll()
-    lobbies[1].join(60)
+    net = Net()
+    host, join = net.host(options=host_options), net.join(options=join_options)
+    net.open()
     for peer, script in zip((host, join), SCRIPTS):
         peer.script, peer.target = script, TICKS
-    done = [False, False]
-    while not all(done):
-        for index, peer in enumerate((host, join)):
-            peer.poll()
-            peer.advance(())
-            assert peer.ended is None, peer.ended
-            assert peer.sync is not None
-            done[index] = peer.sync.emitted >= TICKS
+    net.play_frames(1_000_000, until=lambda: any(peer.ended for peer in (host, join))
+                    or all(peer.sync is not None and peer.sync.emitted >= TICKS for peer in (host, join)))
     for peer in (host, join):
+        assert peer.ended is None, peer.ended
         peer.settle()
     return host, join
 

@@ -1,4 +1,4 @@
-"""UDP transports on 127.0.0.1 (real sockets, bounded by a deadline) and the seeded network emulator."""
+"""UDP transports on 127.0.0.1 (real sockets, bounded by a deadline), the in-memory network and the seeded emulator."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine.net.emulate import REORDER_MS, EmulatedTransport, Emulation
+from engine.net.emulate import REORDER_MS, EmulatedTransport, Emulation, MemoryNetwork
 from engine.net.packets import MAX_DATAGRAM
 from engine.net.transport import TransportError, UdpTransport
 
@@ -115,11 +115,19 @@ def test_a_closed_transport_refuses_use_and_an_oversize_send_is_a_value_error():
 
 
 class _Clock:
+    """A clock (``engine.clock``'s protocol) a test sets by hand, in seconds: ``now``."""
+
     def __init__(self):
         self.now = 100.0
 
-    def __call__(self):
-        return self.now
+    def now_ns(self):
+        return round(self.now * 1e9)
+
+    def now_ms(self):
+        return self.now * 1000
+
+    def sleep_ms(self, ms):
+        self.now += ms / 1000
 
 
 class _Recorder:
@@ -206,7 +214,8 @@ def test_the_held_heap_is_bounded_and_overflow_is_counted():
 
 @pytest.mark.parametrize("field, value", [("loss", 1.5), ("loss", -0.1), ("duplicate", float("nan")),
                                           ("reorder", True), ("delay_ms", 10_001), ("jitter_ms", -1),
-                                          ("delay_ms", "5"), ("seed", -1), ("seed", 1.0)])
+                                          ("delay_ms", "5"), ("seed", -1), ("seed", 1.0), ("flip", 2),
+                                          ("truncate", -1), ("rebind_ms", 10), ("rebind_ms", -1)])
 def test_an_emulation_out_of_range_is_refused_by_name(field, value):
     with pytest.raises(ValueError, match=f"Emulation {field}"):
         Emulation(**{field: value})
@@ -260,3 +269,78 @@ def test_closing_sends_what_is_still_held_in_due_order_then_closes():
     emulated.close()
     assert [data for _, data in inner.sent] == [data for _, _, data, _ in due], "a goodbye is not lost to the delay"
     assert inner.closed and emulated.counters["held"] == 0
+
+
+def test_bit_flips_and_cuts_damage_the_datagrams_the_seed_chose_and_are_counted():
+    sent, counters = _schedule(Emulation(flip=0.3, truncate=0.2, seed=4), count=200)
+    data = [payload for _, payload in sent]
+    originals = [b"%d" % index for index in range(200)]
+    assert len(data) == 200, "damaged, not lost"
+    flipped = [(got, want) for got, want in zip(data, originals) if len(got) == len(want) and got != want]
+    cut = [(got, want) for got, want in zip(data, originals) if len(got) < len(want)]
+    assert 30 < len(flipped) <= counters["emulated_flipped"] and 0 < len(cut) <= counters["emulated_truncated"]
+    for got, want in flipped:  # one bit, no more
+        assert sum(bin(a ^ b).count("1") for a, b in zip(got, want)) == 1
+    for got, want in cut:  # a prefix (with a flipped bit, when both befell it)
+        assert sum(bin(a ^ b).count("1") for a, b in zip(got, want)) <= 1
+    assert data == [payload for _, payload in _schedule(Emulation(flip=0.3, truncate=0.2, seed=4), count=200)[0]]
+
+
+def test_a_memory_network_delivers_by_address_and_loses_what_goes_to_a_port_no_one_holds():
+    network = MemoryNetwork()
+    a, b = network.transport(), network.transport(7777)
+    assert b.address == ("127.0.0.1", 7777) and a.address == ("127.0.0.1", 40000)
+    assert a.send(b"hi", b.address) and b.receive() == [(b"hi", a.address)]
+    assert not a.send(b"anyone?", ("127.0.0.1", 9)) and a.counters["send_refused"] == 1
+    with pytest.raises(TransportError, match="7777"):
+        network.transport(7777)
+    b.close()
+    assert not a.send(b"gone", ("127.0.0.1", 7777)), "a closed transport's port is free and deaf"
+    with pytest.raises(TransportError, match="closed"):
+        b.receive()
+
+
+def test_a_rebinding_moves_the_source_port_and_the_old_one_hears_nothing_more():
+    network = MemoryNetwork()
+    host, joiner = network.transport(7777), network.transport()
+    old = joiner.address
+    joiner.rebind()
+    assert joiner.address != old and old not in network.bound
+    joiner.send(b"from the new port", host.address)
+    assert host.receive() == [(b"from the new port", joiner.address)]
+    assert not host.send(b"to the old port", old)
+    with UdpTransport() as real, UdpTransport() as peer:
+        before = real.address
+        real.rebind()
+        assert real.address[0] == "127.0.0.1" and real.address != before
+        real.send(b"moved", peer.address)
+        assert _receive_all(peer, 1) == [(b"moved", real.address)]
+
+
+def test_the_emulators_rebindings_start_when_armed_at_seeded_moments():
+    def moments(seed):
+        clock = _Clock()
+        network = MemoryNetwork()
+        emulated = EmulatedTransport(network.transport(), Emulation(rebind_ms=200.0, seed=seed), clock)
+        ports = [emulated.address[1]]
+        for step in range(300):
+            clock.now += 0.01
+            if step == 100:
+                emulated.arm_rebinding()
+            emulated.flush()
+            if emulated.address[1] != ports[-1]:
+                ports.append(emulated.address[1])
+                assert step >= 100 + 10, "none before it was armed, and none sooner than half the mean"
+        return len(ports) - 1, emulated.counters["emulated_rebinds"]
+
+    assert moments(1) == moments(1) and 5 <= moments(1)[0] <= 20 and moments(1)[0] == moments(1)[1]
+    with pytest.raises(TypeError, match="no rebind"):
+        EmulatedTransport(_Recorder(_Clock()), Emulation(rebind_ms=100.0))
+
+
+def test_next_due_says_when_the_earliest_held_datagram_goes_out():
+    clock = _Clock()
+    emulated = EmulatedTransport(_Recorder(clock), Emulation(delay_ms=40.0), clock)
+    assert emulated.next_due() is None
+    emulated.send(b"late", ("127.0.0.1", 2))
+    assert emulated.next_due() == pytest.approx(100.04)

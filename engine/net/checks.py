@@ -15,17 +15,14 @@ from typing import Any
 from engine.files.game import MAX_PLAYERS
 from engine.files.replay.format import MAX_TICKS
 from engine.messages import shown
+from engine.net.integrity import KEY_HEX, MAGIC, MAX_BODY, MAX_DATAGRAM
 from engine.schema import expect_number, expect_str, expect_whole
 
-__all__ = ["MAGIC", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "PacketError", "items", "number", "player", "refusing",
-           "text", "tick"]
+__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "PUBLIC_KEY", "SPECTATOR", "PacketError",
+           "items", "number", "player", "refusing", "text", "tick"]
 
-PROTOCOL = 1
+PROTOCOL = 2
 """The wire protocol's version; ``MAGIC`` carries it, so peers of another version never parse each other."""
-MAGIC = b"TSW1"
-"""The first bytes of every datagram."""
-MAX_DATAGRAM = 1200
-"""The largest datagram sent or accepted, in bytes (magic included)."""
 SPECTATOR = 255
 """The ``sender`` of an ``Inputs`` from a spectator, who is no player."""
 MAX_ID = 2**63 - 1
@@ -47,6 +44,8 @@ MAX_AHEAD = 1e6
 DEPTH = 8  # the deepest a valid packet nests is 7 (an event inside a run inside an Inputs)
 DIGEST = re.compile(r"[0-9a-f]{0,64}")
 STATE_HASH = re.compile(r"[0-9a-f]{16}")
+PUBLIC_KEY = re.compile(f"[0-9a-f]{{{KEY_HEX}}}")
+"""A Diffie-Hellman public value as a ``Hello`` or ``Welcome`` carries it (``engine.net.integrity``)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

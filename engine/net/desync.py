@@ -16,8 +16,8 @@ every ``RESEND_S``), never a burst of thousands of datagrams.
 from __future__ import annotations
 
 import json
-import time
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from engine.net.checks import MAX_CHUNKS
@@ -83,12 +83,17 @@ def snapshot_limit(own: dict[str, Any] | None) -> int:
 
 
 class DesyncExchange:
-    """Both sides of one snapshot swap: ours sent until ``Got``, theirs gathered; ``step`` returns the report."""
+    """Both sides of one snapshot swap: ours sent until ``Got``, theirs gathered; ``step`` returns the report.
 
-    def __init__(self, transport: Any, address: Any, session: int, tick: int, snapshot: dict[str, Any] | None, *,
-                 who: str, timeout_s: float, now: float, hashes: tuple[str | None, str | None] = (None, None)) -> None:
-        self.transport = transport
-        self.address = address
+    ``send(body)`` sends a message body to the peer (sealed for its link, to where it is now);
+    ``token`` is that peer's, so only its datagrams take part.
+    """
+
+    def __init__(self, send: Callable[[bytes], None], token: int, session: int, tick: int,
+                 snapshot: dict[str, Any] | None, *, who: str, timeout_s: float, now: float,
+                 hashes: tuple[str | None, str | None] = (None, None)) -> None:
+        self.send = send
+        self.token = token
         self.session = session
         self.tick = tick
         self.snapshot = snapshot
@@ -118,7 +123,7 @@ class DesyncExchange:
             if packet.total == self.their_total:
                 self.theirs[packet.index] = packet.data
             if self._complete():
-                self.transport.send(encode(Got(session=self.session, tick=self.tick)), self.address)
+                self.send(encode(Got(session=self.session, tick=self.tick)))
 
     def _complete(self) -> bool:
         return self.their_total is not None and len(self.theirs) == self.their_total
@@ -131,15 +136,15 @@ class DesyncExchange:
             return self.report(late=True)
         if now - self.sent >= RESEND_S:
             self.sent = now
-            self.transport.send(encode(Desync(session=self.session, tick=self.tick)), self.address)
+            self.send(encode(Desync(session=self.session, tick=self.tick)))
             if not self.got:
                 total = len(self.pieces)
                 for index in range(self.next_chunk, min(total, self.next_chunk + CHUNKS_PER_STEP)):
-                    self.transport.send(encode(Chunk(session=self.session, tick=self.tick, index=index,
-                                                     total=total, data=self.pieces[index])), self.address)
+                    self.send(encode(Chunk(session=self.session, tick=self.tick, index=index, total=total,
+                                           data=self.pieces[index])))
                 self.next_chunk = self.next_chunk + CHUNKS_PER_STEP if self.next_chunk + CHUNKS_PER_STEP < total else 0
             elif self._complete():
-                self.transport.send(encode(Got(session=self.session, tick=self.tick)), self.address)
+                self.send(encode(Got(session=self.session, tick=self.tick)))
         return None
 
     def report(self, late: bool = False) -> str:
@@ -175,10 +180,10 @@ def start_exchange(session: Any, peer: Any, tick: int, snapshot: Any,
     A host tells its other peers the session ended by a desync, naming the tick and who.
     """
     who = "the host" if peer.player == 0 else f"player {peer.player}"
-    exchange = DesyncExchange(session.transport, peer.address, session.session_id, tick, snapshot, who=who,
-                              timeout_s=session.options.disconnect_timeout, now=time.monotonic(), hashes=hashes)
+    exchange = DesyncExchange(lambda body: session._to(peer, body), peer.token, session.session_id, tick, snapshot,
+                              who=who, timeout_s=session.options.disconnect_timeout, now=session.now(), hashes=hashes)
     if session.is_host:
-        for other in session.peers:
+        for other in session.peers.values():
             if other is not peer:
-                session.transport.send(bye(session.session_id, f"desync at tick {tick} with {who}"), other.address)
+                session._to(other, bye(session.session_id, f"desync at tick {tick} with {who}"))
     return exchange

@@ -16,57 +16,59 @@ one line and finishes.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from engine.interrupts import TICK
-from engine.net.lobby import bye
-
-__all__ = ["LINGER_S", "run_ticks"]
+__all__ = ["LINGER_S", "NAP_S", "begin", "ended", "goodbye"]
 
 LINGER_S = 1.0
 """After its last tick a peer keeps answering this long (or until the host's goodbye), so the others finish."""
 NAP_S = 0.0005
-"""How long to sleep when nothing could be done (the network is waited for)."""
+"""How long a pass with nothing to do waits for the network (a datagram arriving ends the wait at once)."""
 
 
-def run_ticks(session: Any, ticks: int) -> None:
-    """Run ``session`` (an ``engine.net.Session``, ready) for ``ticks`` confirmed ticks, or until it ends."""
+def begin(session: Any, ticks: int) -> None:
+    """Make ``session`` (an ``engine.net.machine.SessionMachine``, ready) play ``ticks`` confirmed ticks, then end."""
     sync = session.sync
     assert sync is not None
-    session.target = sync.final_tick = target = sync.current + ticks
-    finished_at: float | None = None
-    while session.ended is None and not session.finished:
-        # Ctrl-C or SIGTERM waits for a whole step: landing between a tick and its hash, or
-        # inside a rollback's re-run, it would leave the confirmed ticks and their hashes apart,
-        # and the recording would have to end at its last hash.
-        with TICK:
-            session.poll()
-            if session.ended is not None:
-                break
-            ran = session.advance(()) if session.desync is None else 0
-        if sync.emitted >= target and session.desync is None:
-            finished_at = finished_at or time.monotonic()
-            waited = time.monotonic() - finished_at
-            if not _final_compared(session):
-                if waited > session.options.disconnect_timeout:  # its hash was lost with its goodbye: say so
-                    session.say(f"the state hash of the last tick {target} could not be compared with "
-                                f"{_unheard(session)} within {session.options.disconnect_timeout:g} s")
-                    session.finished = True
-            elif _all_have_everything(session, target) or waited > LINGER_S:
-                session.finished = True
-        if not ran:
-            time.sleep(NAP_S)
+    session.target = sync.final_tick = sync.current + ticks
+    session.finished_at = None
+
+
+def ended(session: Any) -> bool:
+    """After a pass (poll, advance): whether the ``--ticks`` session is over (finished together, or ended early).
+
+    Finished once the last tick is confirmed, its hash compared with every player's, and
+    every peer holds everything (or ``LINGER_S`` has passed): then ``goodbye`` says so.
+    """
+    if session.ended is not None or session.finished:
+        return True
+    sync, target = session.sync, session.target
+    if sync.emitted < target or session.desync is not None:
+        return False
+    now = session.now()
+    if session.finished_at is None:
+        session.finished_at = now
+    waited = now - session.finished_at
+    if not _final_compared(session):
+        if waited > session.options.disconnect_timeout:  # its hash was lost with its goodbye: say so
+            session.say(f"the state hash of the last tick {target} could not be compared with "
+                        f"{_unheard(session)} within {session.options.disconnect_timeout:g} s")
+            session.finished = True
+    elif _all_have_everything(session, target) or waited > LINGER_S:
+        session.finished = True
+    return bool(session.finished)
+
+
+def goodbye(session: Any) -> None:
+    """A finished peer's goodbye ("done", with its hash of the last tick: a joiner's final check rides on it)."""
     if session.finished:
         checked = session._checked
-        done = f"done {checked[0]} {checked[1]}" if checked is not None and checked[0] == target else "done"
-        for peer in session.peers:
-            for _ in range(3):  # a lost goodbye costs the others LINGER_S, no more
-                session.transport.send(bye(session.session_id, done), peer.address)
+        target = session.target
+        session.goodbye(f"done {checked[0]} {checked[1]}" if checked is not None and checked[0] == target else "done")
 
 
 def _players(session: Any) -> list[int]:
-    return [peer.player for peer in session.peers if peer.player is not None]
+    return [peer.player for peer in session.peers.values() if peer.player is not None]
 
 
 def _final_compared(session: Any) -> bool:
@@ -80,5 +82,5 @@ def _unheard(session: Any) -> str:
 
 def _all_have_everything(session: Any, target: int) -> bool:
     if session.is_host:
-        return all(peer.done or min(peer.acks) >= target for peer in session.peers)
-    return all(peer.done for peer in session.peers)
+        return all(peer.done or min(peer.acks) >= target for peer in session.peers.values())
+    return all(peer.done for peer in session.peers.values())

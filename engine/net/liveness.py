@@ -20,13 +20,16 @@ __all__ = ["check_peers"]
 
 
 def check_peers(session: Any, now: float) -> None:
-    """Drop the peers of ``session`` (an ``engine.net.Session``) that are silent or lag too far; may end it."""
+    """Drop the peers of ``session`` (an ``engine.net.machine.SessionMachine``) that are silent or lag too far.
+
+    May end the session (a player dropped). ``now`` is the session's clock, in seconds.
+    """
     timeout = session.options.disconnect_timeout
     emitted = session.sync.emitted
-    for peer in list(session.peers):
+    for peer in list(session.peers.values()):
         silent = now - peer.heard > timeout
         if silent and (session.finished or peer.done):
-            session.peers.remove(peer)  # it finished and left: no one to wait for
+            session.remove_peer(peer)  # it finished and left: no one to wait for
             continue
         lag = peer.ack_lag(emitted)
         if not silent and lag <= MAX_ACK_LAG:
@@ -37,7 +40,7 @@ def check_peers(session: Any, now: float) -> None:
         if peer.player is None and session.is_host:
             session.say(f"the spectator at {where} {why}: dropped")
             _goodbye(session, peer, f"this spectator {why}: dropped by the host")
-            session.peers.remove(peer)
+            session.remove_peer(peer)
             continue
         who = "the host" if not session.is_host else f"player {peer.player}"
         session._end(f"{who} ({where}) {why}: dropped", tell=True)
@@ -46,4 +49,4 @@ def check_peers(session: Any, now: float) -> None:
 
 def _goodbye(session: Any, peer: Peer, reason: str) -> None:
     for _ in range(3):  # a lost goodbye costs the dropped peer its disconnect timeout, no more
-        session.transport.send(bye(session.session_id, reason), peer.address)
+        session._to(peer, bye(session.session_id, reason))

@@ -1,36 +1,59 @@
-"""Joining a session: the host waits for its players (and spectators), a joiner asks until welcomed or refused.
+"""Joining a session, as two state machines: the host's lobby and a joiner's. Datagrams and the time in, datagrams out.
 
-Before the world exists blocking is fine, so the lobby waits with short sleeps. A joiner
-sends ``Hello`` (its game's name and digest, the engine version, its ``--ticks``) again
-and again until the host answers ``Welcome`` (its player number, the seed, the step, the
-game, and the session's terms: its length in ticks and its desync interval, the host's
-both) or ``Refuse`` (one line why). The host refuses another engine version, another
-``--ticks``, or another game (the digest of a game file, the name of a registered game)
-unless both sides allow it (``allow_game_mismatch``, a testing aid for planted desyncs:
-the host decides). A refused joiner does not end the host's lobby: anyone may send a
-``Hello``. Once every player has joined the host sends ``Start``; a ``Hello`` that comes
-after is answered with a ``Refuse`` ("the session has started"), so a late joiner stops at once."""
+Neither touches a socket or reads the time itself: each is given the datagrams that
+arrived (``receive``), asked to act on the time (``poll``, reading the injected clock)
+and emptied of what it has to send (``datagrams_to_send``), in the sans-IO design of
+aioquic and GGRS. ``engine.net.session.Session`` couples them to a UDP socket for real
+play; a test couples them to an in-memory network on a ``VirtualClock``.
+
+A joiner sends ``Hello`` (its game's name and digest, the engine version, its
+``--ticks``, a nonce and its key) again and again until the host answers ``Welcome``
+(its player number, the seed, the step, the game, the session's terms, its token and the
+host's key) or ``Refuse`` (one line why). The host refuses another engine version,
+another ``--ticks``, or another game (the digest of a game file, the name of a registered
+game) unless both sides allow it (``allow_game_mismatch``, a testing aid for planted
+desyncs: the host decides). A refused joiner does not end the host's lobby: anyone may
+send a ``Hello``. Once every player has joined the host sends ``Start``; a ``Hello`` that
+comes after is answered with a ``Refuse`` ("the session has started") by the running
+session, so a late joiner stops at once.
+
+Every datagram is an envelope (``engine.net.integrity``): a ``Hello`` carries a check, a
+reply a tag keyed by the ``Hello`` it answers, and everything from a welcomed peer a tag
+keyed by its link. A damaged one is counted (``LobbyTally.damaged``) and dropped before
+anything reads it. A welcomed joiner is known by its token: a datagram of its link with a
+new number from a new address moves it there (its NAT rebound), one whose tag fails does not.
+"""
 
 from __future__ import annotations
 
-import os
-import socket
-import time
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from engine.clock import Clock
 from engine.files.game import Game
 from engine.messages import shown
-from engine.net.emulate import EmulatedTransport
-from engine.net.packets import Bye, Hello, PacketError, Refuse, Start, Welcome, decode, encode, fit_refuse
-from engine.net.peers import Peer
+from engine.net.integrity import (
+    KeyPair,
+    Link,
+    frame_kind,
+    link_keys,
+    new_id,
+    open_hello,
+    open_reply,
+    read_header,
+    reply_key,
+    seal_hello,
+    seal_reply,
+)
+from engine.net.packets import Bye, Hello, PacketError, Refuse, Start, Welcome, decode, encode
 from engine.net.refusals import LobbyTally
-from engine.net.transport import UdpTransport
+from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
 
-__all__ = ["Joined", "SessionError", "SessionOptions", "accept_players", "build_plain", "bye", "enter",
-           "join_host", "open_transport", "refuse_late"]
+__all__ = ["CLOSED_AFTER", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE", "MAX_SPECTATORS", "START_GRACE_S", "HostLobby",
+           "JoinLobby", "Joined", "SessionError", "SessionOptions", "build_plain", "bye", "refusal"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
@@ -40,7 +63,12 @@ the host well within the shortest ``--disconnect-timeout`` (0.1 s)."""
 CLOSED_AFTER = 10
 """A joiner gives up early once the OS has said this many times that nothing listens on the host's port
 (about two seconds of ``Hello``: a host that is starting has its socket by then)."""
-_NAP_S = 0.002
+START_GRACE_S = 0.25
+"""Every seat taken, the host waits this long before the start: a joiner that can't play its seat leaves first."""
+MAX_SPECTATORS = 8
+"""The most spectators a host welcomes: each costs it a datagram a frame."""
+LATE = "the session has started (spectators join before it)"
+"""A late joiner's refusal (the running session's): short, so it fits in the answer to any Hello tickswap sends."""
 
 
 @dataclass(frozen=True)
@@ -71,14 +99,8 @@ def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> Wo
     return world
 
 
-def open_transport(bind: str, port: int, options: SessionOptions) -> Any:
-    """A UDP socket on ``bind:port``, behind the network emulator when the options ask for one."""
-    transport = UdpTransport(bind, port)
-    return EmulatedTransport(transport, options.emulation) if options.emulation is not None else transport
-
-
 def bye(session: int, reason: str) -> bytes:
-    """A ``Bye`` datagram (the reason cut to what a packet holds)."""
+    """A ``Bye``'s body (the reason cut to what a packet holds), for a link to seal."""
     return encode(Bye(session=session, reason=reason[:300]))
 
 
@@ -90,25 +112,12 @@ class SessionError(Exception):
         self.status = status
 
 
-@dataclass
-class Joined:
-    """A peer the host welcomed: where it is, its player (``None``: a spectator) and its Welcome."""
-
-    address: Any
-    player: int | None
-    welcome: bytes
-
-
-def new_session_id() -> int:
-    """A random session id: datagrams of another session (an old one on the same port) are told apart."""
-    return int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF
-
-
 def _ticks(ticks: int | None) -> str:
     return "frames (no --ticks)" if ticks is None else f"--ticks {ticks}"
 
 
-def _refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
+def refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
+    """Why the host refuses ``hello`` (another engine, ``--ticks`` or game), or ``""`` when it may join."""
     if hello.engine != __version__:
         return f"the joiner runs tickswap {shown(hello.engine)}, the host {shown(__version__)}"
     if hello.ticks is not None and hello.ticks != terms.ticks:
@@ -127,243 +136,265 @@ def _refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str
     return ""
 
 
-START_GRACE_S = 0.25
-"""Every seat taken, the host waits this long before the start: a joiner that can't play its seat leaves first."""
-MAX_SPECTATORS = 8
-"""The most spectators a host welcomes: each costs it a datagram a frame."""
+@dataclass
+class Joined:
+    """A peer the host welcomed: its token and link, where it is now, its player (``None``: a spectator).
+
+    ``welcome`` is the reply datagram, sent again while the peer waits and whenever its
+    ``Hello`` (told by ``answers``, the ``Hello``'s reply key) comes again.
+    """
+
+    token: int
+    link: Link
+    address: Address
+    player: int | None
+    welcome: bytes
+    answers: bytes
 
 
-def accept_players(transport: Any, *, session: int, game: str, digest: str, players: int, seed: int,
-                   ms_per_update: float, timeout_s: float, say: Any, terms: SessionOptions | None = None,
-                   tally: LobbyTally | None = None) -> list[Joined]:
+def _seconds(clock: Clock) -> float:
+    return clock.now_ns() / 1e9
+
+
+class HostLobby:
     """The host's lobby: welcome joiners (players 1.. in join order, and spectators) until every player is in.
 
     A joiner with another game or engine is refused (it is told, and the host says so) and
-    the lobby waits on. Raises ``SessionError`` (status 1) when the players are not all in
-    after ``timeout_s``. Datagrams that are not a ``Hello`` are dropped, counted in
-    ``tally.garbage`` unless a welcomed peer sent them (its play may begin before the start);
-    ``tally`` also keeps a flood of refusals to a few lines.
+    the lobby waits on. ``poll`` raises ``SessionError`` (status 1) when the players are
+    not all in after ``timeout_s``; once they are, and ``START_GRACE_S`` has passed with
+    every seat still taken, it sends ``Start`` to each and ``started`` is true. What is not
+    an envelope, or no envelope for the lobby, is counted in ``tally.garbage`` (a welcomed
+    peer's early play aside); an envelope whose check or tag fails in ``tally.damaged``.
     """
-    terms = terms or SessionOptions()
-    tally = tally or LobbyTally(say, time.monotonic())
-    joined: dict[Any, Joined] = {}
-    deadline = time.monotonic() + timeout_s
-    kept = time.monotonic()
-    full_since: float | None = None
-    while full_since is None or time.monotonic() - full_since < START_GRACE_S:
-        now = time.monotonic()
-        seated = sum(1 for peer in joined.values() if peer.player is not None)
-        full_since = (full_since or now) if seated == players - 1 else None
-        if now > deadline and full_since is None:
-            tally.flush()
-            raise SessionError(f"not every player joined within {timeout_s:g} s "
-                               f"({1 + sum(1 for p in joined.values() if p.player is not None)} of {players})")
-        if now - kept >= KEEP_EVERY_S:
+
+    def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
+                 terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None]) -> None:
+        self.session = session
+        self.game, self.digest, self.players, self.seed, self.ms_per_update = game, digest, players, seed, ms_per_update
+        self.terms = terms
+        self.clock = clock
+        self.say = say
+        self.keys = KeyPair.new()
+        """This session's key pair: its public value goes to every joiner in its ``Welcome``."""
+        now = _seconds(clock)
+        self.tally = LobbyTally(say, now)
+        self.joined: dict[int, Joined] = {}
+        """The welcomed peers by token (the peer table the session starts with)."""
+        self.departed: set[int] = set()
+        """Tokens of peers that left before the start: their last goodbyes are let go, uncounted."""
+        self.started = False
+        self._deadline = now + timeout_s
+        self._timeout_s = timeout_s
+        self._kept = now
+        self._full_since: float | None = None
+        self._outbox: list[tuple[bytes, Address]] = []
+
+    def datagrams_to_send(self) -> list[tuple[bytes, Address]]:
+        """What to send now, in order, as (datagram, address); taken (a second call returns only what is new)."""
+        taken, self._outbox = self._outbox, []
+        return taken
+
+    def _send(self, data: bytes, address: Address) -> None:
+        self._outbox.append((data, address))
+
+    def _seated(self) -> int:
+        return sum(1 for peer in self.joined.values() if peer.player is not None)
+
+    def poll(self) -> None:
+        """Act on the time: keep the welcomed in touch, say held-back refusals, start, or give up."""
+        if self.started:
+            return
+        now = _seconds(self.clock)
+        full = self._seated() == self.players - 1
+        self._full_since = (self._full_since if self._full_since is not None else now) if full else None
+        if now > self._deadline and self._full_since is None:
+            self.tally.flush()
+            raise SessionError(f"not every player joined within {self._timeout_s:g} s "
+                               f"({1 + self._seated()} of {self.players})")
+        if now - self._kept >= KEEP_EVERY_S:
             # A welcomed peer waiting for the others must hear from us, or its --disconnect-timeout drops us.
-            for peer in joined.values():
-                transport.send(peer.welcome, peer.address)
-            kept = now
-        tally.tick(now)
-        for data, address in transport.receive():
-            try:
-                hello = decode(data)
-            except PacketError:
-                tally.garbage += 1 if data else 0  # an empty datagram is a joiner's probe (_Probe), not garbage
-                continue
-            if isinstance(hello, Bye) and address in joined and hello.session == session:
-                # A joiner whose --input does not fit its seat leaves before the start: the seat is free again.
-                gone = joined.pop(address)
-                say(f"{'a spectator' if gone.player is None else f'player {gone.player}'} left the lobby "
-                    f"before the start ({hello.reason}): waiting for another")
-                continue
-            if not isinstance(hello, Hello):
-                tally.garbage += 0 if address in joined else 1
-                continue
-            if address in joined:
-                transport.send(joined[address].welcome, address)  # our Welcome was lost: again
-                continue
-            problem = _refusal(hello, game, digest, terms)
-            if not problem and hello.spectate and sum(1 for p in joined.values() if p.player is None) >= MAX_SPECTATORS:
-                problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
-            if not problem and not hello.spectate and len({p.player for p in joined.values()} - {None}) >= players - 1:
-                problem = "the session is full"
-            if problem:
-                tally.refuse(transport, data, hello.nonce, problem, address)
-                continue
-            taken = {p.player for p in joined.values()}
-            player = None if hello.spectate else min(set(range(1, players)) - taken)
-            welcome = encode(Welcome(session=session, nonce=hello.nonce, player=player, players=players, seed=seed,
-                                     ms_per_update=ms_per_update, game=game, digest=digest, ticks=terms.ticks,
-                                     desync_interval=terms.desync_interval))
-            joined[address] = Joined(address, player, welcome)
-            transport.send(welcome, address)
-            say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
-        time.sleep(_NAP_S)
-    tally.flush()
-    say(f"all {players} players are in: the session starts")
-    start = encode(Start(session=session, players=players))
-    for peer in joined.values():
-        transport.send(start, peer.address)
-    return list(joined.values())
+            for peer in self.joined.values():
+                self._send(peer.welcome, peer.address)
+            self._kept = now
+        self.tally.tick(now)
+        if self._full_since is not None and now - self._full_since >= START_GRACE_S:
+            self.tally.flush()
+            self.say(f"all {self.players} players are in: the session starts")
+            start = encode(Start(session=self.session, players=self.players))
+            for peer in self.joined.values():
+                self._send(peer.link.seal(start), peer.address)
+            self.started = True
 
+    def receive(self, data: bytes, address: Address) -> None:
+        """Take one datagram that arrived from ``address``: a ``Hello``, or a welcomed peer's datagram."""
+        if not data:
+            return  # a joiner's probe knocking on the port (engine.net.session): no packet, no garbage
+        kind = frame_kind(data)
+        if kind == b"H":
+            self._hello(data, address)
+        elif kind == b"S":
+            self._from_joined(data, address)
+        else:
+            self.tally.garbage += 1
 
-def join_host(transport: Any, address: Any, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
-              timeout_s: float, ticks: int | None = None) -> Welcome:
-    """The joiner's lobby: ``Hello`` until welcomed (or refused); the host's ``Welcome``, validated: the terms.
-
-    Raises ``SessionError``: status 2 when refused (the host's reason), 1 when no host
-    answers within ``timeout_s``, or sooner when the OS says ``CLOSED_AFTER`` times that
-    nothing listens on that port (a few tries first: the host may be starting).
-    """
-    nonce = int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF
-    hello = encode(Hello(game=game, digest=digest, engine=__version__, spectate=spectate, nonce=nonce,
-                         allow_mismatch=allow_mismatch, ticks=ticks))
-    where = f"{address[0]}:{address[1]}"
-    start = time.monotonic()
-    with _Probe(address) as probe:
-        return _ask(transport, address, hello, nonce, start, timeout_s, where, probe)
-
-
-def _ask(transport: Any, address: Any, hello: bytes, nonce: int, start: float, timeout_s: float, where: str,
-         probe: _Probe) -> Welcome:
-    sent = 0.0
-    while True:
-        now = time.monotonic()
-        if now > start + timeout_s:
-            raise SessionError(f"no host answered at {where} within {timeout_s:g} s")
-        if probe.closed >= CLOSED_AFTER:
-            raise SessionError(f"no host answered at {where}: nothing listens on that port (the OS said so "
-                               f"{probe.closed} times in {now - start:.1f} s)")
-        if now - sent >= HELLO_EVERY_S:
-            transport.send(hello, address)
-            probe.knock()
-            sent = now
-        for data, sender in transport.receive():
-            if sender != address:
-                continue
-            try:
-                packet = decode(data)
-            except PacketError:
-                continue
-            if isinstance(packet, Refuse) and packet.nonce == nonce:
-                raise SessionError(f"the host refused: {packet.reason}", 2)
-            if isinstance(packet, Welcome) and packet.nonce == nonce:
-                # Play may begin: the host sends no input before every player is in, so the first
-                # ticks wait for it (a lost Start costs nothing).
-                return packet
-        time.sleep(_NAP_S)
-
-
-class _Probe:
-    """A connected UDP socket beside the joiner's: Linux tells a connected socket (only) that a port is closed.
-
-    It sends an empty datagram (a host drops it as no packet) with each ``Hello`` and
-    counts the "port unreachable" answers. Any other trouble with it only turns it off.
-    """
-
-    def __init__(self, address: Any) -> None:
-        self.closed = 0
-        self._socket: socket.socket | None = None
-        try:
-            self._socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            self._socket.setblocking(False)
-            self._socket.connect(address)
-        except OSError:
-            self.close()
-
-    def knock(self) -> None:
-        """Learn whether the last knock was refused, and knock again."""
-        if self._socket is None:
+    def _hello(self, data: bytes, address: Address) -> None:
+        body = open_hello(data)
+        if body is None:
+            self.tally.damaged += 1
             return
         try:
-            self._socket.recv(1)  # the refusal of the last knock is reported here, if any
-        except ConnectionRefusedError:
-            self.closed += 1
-        except OSError:  # nothing came back (BlockingIOError), or a network error: no word on the port
-            pass
+            hello = decode(body)
+        except PacketError:
+            self.tally.garbage += 1
+            return
+        if not isinstance(hello, Hello):
+            self.tally.garbage += 1
+            return
+        answers = reply_key(data)
+        again = next((peer for peer in self.joined.values() if peer.answers == answers), None)
+        if again is not None:
+            self._send(again.welcome, address)  # our Welcome was lost (or its NAT moved it): again, where it asks
+            return
+        problem = refusal(hello, self.game, self.digest, self.terms)
+        spectators = sum(1 for peer in self.joined.values() if peer.player is None)
+        if not problem and hello.spectate and spectators >= MAX_SPECTATORS:
+            problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
+        if not problem and not hello.spectate and self._seated() >= self.players - 1:
+            problem = "the session is full"
+        shared = self.keys.shared(hello.key) if not problem else None
+        if not problem and shared is None:
+            problem = "the joiner's key is not a public value this host can agree a key with"
+        if problem or shared is None:
+            self.tally.refuse(self._send, data, answers, hello.nonce, problem, address)
+            return
+        token = new_id()
+        while token in self.joined or token in self.departed:
+            token = new_id()
+        taken = {peer.player for peer in self.joined.values()}
+        player = None if hello.spectate else min(set(range(1, self.players)) - taken)
+        welcome = Welcome(session=self.session, nonce=hello.nonce, player=player, players=self.players, seed=self.seed,
+                          ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
+                          desync_interval=self.terms.desync_interval, token=token, key=self.keys.public_hex)
+        link = Link.of_host(self.session, token, link_keys(shared, self.session, token, data))
+        joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers)
+        self.joined[token] = joined
+        self._send(joined.welcome, address)
+        self.say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
+
+    def _from_joined(self, data: bytes, address: Address) -> None:
+        header = read_header(data)
+        if header is None:
+            self.tally.damaged += 1
+            return
+        if header.session != self.session:
+            self.tally.garbage += 1  # another session's (an old one on this port)
+            return
+        if header.token in self.departed:
+            return  # the goodbye of a peer that left the lobby, in copies
+        peer = self.joined.get(header.token)
+        opened = peer.link.open(data) if peer is not None else None
+        if peer is None or opened is None:
+            self.tally.damaged += 1
+            return
+        body, newest = opened
+        if newest:
+            peer.address = address  # its NAT may have moved it: answer where its newest datagram came from
         try:
-            self._socket.send(b"")
-        except ConnectionRefusedError:
-            self.closed += 1
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        """Release the socket."""
-        if self._socket is not None:
-            self._socket.close()
-            self._socket = None
-
-    def __enter__(self) -> _Probe:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+            packet = decode(body)
+        except PacketError:
+            self.tally.garbage += 1
+            return
+        if isinstance(packet, Bye) and packet.session == self.session:
+            # A joiner whose --input does not fit its seat leaves before the start: the seat is free again.
+            del self.joined[peer.token]
+            self.departed.add(peer.token)
+            self.say(f"{'a spectator' if peer.player is None else f'player {peer.player}'} left the lobby "
+                     f"before the start ({packet.reason}): waiting for another")
+        # Anything else is a welcomed peer's play begun early: its resends come again after the start.
 
 
-LATE = "the session has started (spectators join before it)"
-"""A late joiner's refusal: short, so it fits in the answer to any Hello tickswap sends (see ``refuse_late``)."""
+class JoinLobby:
+    """A joiner's lobby: ``Hello`` until welcomed (or refused); then ``welcome`` (the terms) and ``link`` are set.
 
-
-def refuse_late(transport: Any, data: bytes, address: Any) -> Hello | bool:
-    """After the lobby: answer a stranger's ``Hello`` with ``Refuse`` (the session has started), and return it.
-
-    Without it a late joiner would ask until its lobby timeout. One small reply per
-    ``Hello``, never larger than it, so a forged sender gains nothing by it. The caller
-    counts the ``Hello`` returned as a late join, not as garbage. A stranger's ``Bye`` and
-    an empty datagram are let go too (True), uncounted: the goodbye of one that left the
-    lobby or was refused, whose copies arrive after the start, and a late joiner's knock on
-    the port (``_Probe``) are no garbage to report. False: none of these (garbage).
+    ``poll`` raises ``SessionError``: status 1 when no host answered within ``timeout_s``,
+    or sooner once the transport's owner has said ``CLOSED_AFTER`` times (``port_closed``)
+    that nothing listens on the host's port. ``receive`` raises it with status 2 when the
+    host refuses (its reason). Only a reply tagged for this ``Hello`` counts, from
+    wherever it comes (the host's NAT may have moved it); ``host`` is where it came from.
     """
-    if not data:
-        return True
-    try:
-        hello = decode(data)
-    except PacketError:
-        return False
-    if isinstance(hello, Bye):
-        return True
-    if not isinstance(hello, Hello):
-        return False
-    answer = fit_refuse(hello.nonce, LATE, len(data))
-    if answer is not None:  # a Hello too small for any Refuse is answered with nothing
-        transport.send(answer, address)
-    return hello
 
+    def __init__(self, address: Address, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
+                 timeout_s: float, clock: Clock, ticks: int | None = None) -> None:
+        self.host = address
+        self.clock = clock
+        self.keys = KeyPair.new()
+        self.nonce = new_id()
+        self.hello = seal_hello(encode(Hello(game=game, digest=digest, engine=__version__, spectate=spectate,
+                                             nonce=self.nonce, allow_mismatch=allow_mismatch, ticks=ticks,
+                                             key=self.keys.public_hex)))
+        self.answers = reply_key(self.hello)
+        """The key of the host's replies to this ``Hello`` (and of its ``Welcome`` repeated while the lobby waits)."""
+        self.welcome: Welcome | None = None
+        self.link: Link | None = None
+        self.hellos = 0
+        """How many ``Hello`` were sent: the transport's owner knocks on the port with each (``port_closed``)."""
+        self.damaged = 0
+        """Replies whose tag failed: damaged, or forged by one who never saw the ``Hello``."""
+        self._closed = 0
+        self._start = _seconds(clock)
+        self._timeout_s = timeout_s
+        self._sent: float | None = None
+        self._outbox: list[tuple[bytes, Address]] = []
 
-def enter(session: Any, timeout: float) -> None:
-    """``Session.wait_ready``'s lobby: welcome the players (host) or be welcomed (joiner), then take the terms.
+    @property
+    def where(self) -> str:
+        """``HOST:PORT`` of the host asked."""
+        return f"{self.host[0]}:{self.host[1]}"
 
-    A joiner takes the host's seed, players, step, ``ticks`` and ``desync_interval``
-    (saying so when its own ``desync_interval`` differed): the session's options hold them after.
-    """
-    if session.is_host:
-        game = session.game
-        tally = LobbyTally(session.say, time.monotonic())
-        joined = accept_players(session.transport, session=session.session_id, game=game.name,
-                                digest=game.digest or "", players=session.players, seed=session.seed,
-                                ms_per_update=game.ms_per_update, timeout_s=timeout, say=session.say,
-                                terms=session.options, tally=tally)
-        session.stats.dropped_packets += tally.garbage  # the summary's "garbage dropped" counts the lobby's too
-        session.peers = [Peer(j.address, j.player, session.players, welcome=j.welcome) for j in joined]
-        session.ms_per_update = game.ms_per_update
-        return
-    address, spectate, load = session._lobby
-    options = session.options
-    session.say(f"waiting for the host at {address[0]}:{address[1]} (up to {timeout:g} s)")
-    welcomed = join_host(session.transport, address, game=session.game.name if session.game else "",
-                         digest=(session.game.digest or "") if session.game else "", spectate=spectate,
-                         allow_mismatch=options.allow_game_mismatch, timeout_s=timeout, ticks=options.ticks)
-    if session.game is None:
-        if welcomed.digest or load is None:
-            raise SessionError(f"the host plays the game file {welcomed.game!r}: name it "
-                               "(tickswap join HOST:PORT FILE)", 2)
-        session.game = load(welcomed.game)
-    if welcomed.desync_interval != options.desync_interval:
-        session.say(f"the session compares state hashes every {welcomed.desync_interval} ticks (the host's "
-                    f"--desync-interval), not {options.desync_interval}")
-    session.options = replace(options, ticks=welcomed.ticks, desync_interval=welcomed.desync_interval)
-    session.player, session.players, session.seed = welcomed.player, welcomed.players, welcomed.seed
-    session.session_id = welcomed.session
-    session.peers = [Peer(address, 0, session.players)]
-    session.ms_per_update = welcomed.ms_per_update
+    def datagrams_to_send(self) -> list[tuple[bytes, Address]]:
+        """What to send now, as (datagram, address); taken."""
+        taken, self._outbox = self._outbox, []
+        return taken
+
+    def port_closed(self) -> None:
+        """The OS said once more that nothing listens on the host's port."""
+        self._closed += 1
+
+    def poll(self) -> None:
+        """Act on the time: ``Hello`` again every ``HELLO_EVERY_S``, or give up."""
+        if self.welcome is not None:
+            return
+        now = _seconds(self.clock)
+        if now > self._start + self._timeout_s:
+            raise SessionError(f"no host answered at {self.where} within {self._timeout_s:g} s")
+        if self._closed >= CLOSED_AFTER:
+            raise SessionError(f"no host answered at {self.where}: nothing listens on that port (the OS said so "
+                               f"{self._closed} times in {now - self._start:.1f} s)")
+        if self._sent is None or now - self._sent >= HELLO_EVERY_S:
+            self._outbox.append((self.hello, self.host))
+            self.hellos += 1
+            self._sent = now
+
+    def receive(self, data: bytes, address: Address) -> None:
+        """Take one datagram: the host's ``Welcome`` (the lobby is done) or ``Refuse`` (``SessionError``, status 2)."""
+        if self.welcome is not None or frame_kind(data) != b"R":
+            return
+        body = open_reply(self.answers, data)
+        if body is None:
+            self.damaged += 1
+            return
+        try:
+            packet = decode(body)
+        except PacketError:
+            return
+        if isinstance(packet, Refuse) and packet.nonce == self.nonce:
+            raise SessionError(f"the host refused: {packet.reason}", 2)
+        if isinstance(packet, Welcome) and packet.nonce == self.nonce:
+            shared = self.keys.shared(packet.key)
+            if shared is None:
+                raise SessionError(f"the host at {self.where} sent a key no key can be agreed with")
+            self.link = Link.of_joiner(packet.session, packet.token,
+                                       link_keys(shared, packet.session, packet.token, self.hello))
+            # Play may begin: the host sends no input before every player is in, so the first
+            # ticks wait for it (a lost Start costs nothing).
+            self.welcome, self.host = packet, address

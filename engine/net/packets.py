@@ -1,10 +1,11 @@
-"""The wire format of a networked session: a few small messages, each one UDP datagram.
+"""The messages of a networked session: a few small ones, each the body of one UDP datagram.
 
-A datagram is ``MAGIC`` (``b"TSW1"``: the protocol and its version, so a stray packet or
-one from another tickswap is told apart at once) followed by the compact JSON of one
-object whose ``"k"`` names the message kind. Every message is a frozen dataclass whose
-fields are checked when it is built, so a message this side builds wrongly is refused
-here (by name) rather than by the peer, and a decoded message is as valid as a built one.
+A message's body is the compact JSON of one object whose ``"k"`` names its kind; the
+envelope around it (``engine.net.integrity``: the magic, which peer sent it, a tag checked
+before anything is decoded) is the session's to add. Every message is a frozen dataclass
+whose fields are checked when it is built, so a message this side builds wrongly is
+refused here (by name) rather than by the peer, and a decoded message is as valid as a
+built one.
 
 Bytes from the network are data from anyone: ``decode`` reads them with the engine's
 bounded JSON parser (size first, no ``NaN``/``Infinity``, no huge integers, no deep
@@ -12,9 +13,10 @@ nesting, no key twice) and raises only ``PacketError``, naming the problem, what
 bytes are. Nothing is ever unpickled or evaluated. Input events are checked by the same
 code that checks replays and scripts (``engine.input.checks``).
 
-``encode`` refuses a message over ``MAX_DATAGRAM`` bytes (1200: under the smallest common
-path MTU, so a datagram is never fragmented). The per-frame ``Inputs`` may carry more
-input than fits; ``fit_inputs`` trims it, latest ticks first and never inside a tick.
+``encode`` refuses a body over ``MAX_BODY`` bytes (so that with its envelope a datagram is
+at most ``MAX_DATAGRAM``, 1200 bytes: under the smallest common path MTU, never
+fragmented). The per-frame ``Inputs`` may carry more input than fits; ``fit_inputs`` trims
+it, latest ticks first and never inside a tick.
 """
 
 from __future__ import annotations
@@ -28,20 +30,33 @@ from typing import Any
 from engine.files.game import MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.messages import shown
 from engine.net import checks
-from engine.net.checks import MAGIC, MAX_CHUNKS, MAX_DATAGRAM, MAX_ID, MAX_SEED, PROTOCOL, SPECTATOR, PacketError
+from engine.net.checks import (
+    MAGIC,
+    MAX_BODY,
+    MAX_CHUNKS,
+    MAX_DATAGRAM,
+    MAX_ID,
+    MAX_SEED,
+    PROTOCOL,
+    PUBLIC_KEY,
+    SPECTATOR,
+    PacketError,
+)
 from engine.net.inputs import Inputs, Run
 from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
 
-__all__ = ["MAGIC", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Chunk", "Desync", "Got", "Hello", "Inputs",
-           "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
+__all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Chunk", "Desync", "Got", "Hello",
+           "Inputs", "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
            "fit_inputs", "fit_refuse"]
 
 @dataclass(frozen=True, slots=True)
 class Hello:
-    """A joiner asks the host for a place: its game (name and content digest), engine version, and a nonce.
+    """A joiner asks the host for a place: its game (name and content digest), engine version, a nonce, its key.
 
     The nonce is random per join attempt; the host's ``Welcome`` or ``Refuse`` echoes it, so
-    a reply to an earlier attempt (or a forged one) is told from the answer to this one.
+    a reply to an earlier attempt is told from the answer to this one. ``key`` is the
+    joiner's Diffie-Hellman public value (``engine.net.integrity``): with the host's, in
+    its ``Welcome``, both sides agree the key that tags the session's datagrams.
     """
 
     game: str
@@ -54,9 +69,13 @@ class Hello:
     the host must allow it too."""
     ticks: int | None = None
     """The joiner's ``--ticks`` (``None``: it takes the host's): a different one is refused."""
+    key: str = ""
+    """The joiner's public value (512 hex digits); ``""`` only in a message that is never sent to join."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
+            if self.key:
+                expect_str(self.key, "hello key (512 hex digits)", 512, PUBLIC_KEY)
             if type(self.allow_mismatch) is not bool:
                 raise PacketError(f"hello allow_mismatch must be true or false, got {shown(self.allow_mismatch)}")
             if self.ticks is not None:
@@ -71,7 +90,11 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class Welcome:
-    """The host takes a joiner: the session id, the joiner's player (``None``: a spectator) and the game's terms."""
+    """The host takes a joiner: the session id, the joiner's player (``None``: a spectator) and the game's terms.
+
+    ``token`` names the joiner's link in every datagram after this (a peer is its token, not
+    its address); ``key`` is the host's public value, from which the joiner draws the link's keys.
+    """
 
     session: int
     nonce: int
@@ -85,10 +108,15 @@ class Welcome:
     """The session's length in confirmed ticks (the host's ``--ticks``; ``None``: played in frames until Esc)."""
     desync_interval: int = 60
     """The session's ``--desync-interval`` (the host's): every peer compares hashes of the same ticks."""
+    token: int = 0
+    key: str = ""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             expect_whole(self.session, "welcome session", 0, MAX_ID)
+            expect_whole(self.token, "welcome token", 0, MAX_ID)
+            if self.key:
+                expect_str(self.key, "welcome key (512 hex digits)", 512, PUBLIC_KEY)
             if self.ticks is not None:
                 checks.tick(self.ticks, "welcome ticks", 1)
             expect_whole(self.desync_interval, "welcome desync_interval", 1, checks.MAX_DESYNC_INTERVAL)
@@ -159,8 +187,8 @@ class Chunk:
             checks.tick(self.tick, "chunk tick")
             expect_whole(self.total, "chunk total", 1, MAX_CHUNKS)
             expect_whole(self.index, "chunk index", 0, self.total - 1)
-            if not isinstance(self.data, bytes) or len(self.data) > MAX_DATAGRAM:
-                raise PacketError(f"chunk data must be at most {MAX_DATAGRAM} bytes, got {shown(self.data)}")
+            if not isinstance(self.data, bytes) or len(self.data) > MAX_BODY:
+                raise PacketError(f"chunk data must be at most {MAX_BODY} bytes, got {shown(self.data)}")
 
     def _wire(self) -> dict[str, Any]:
         return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,
@@ -168,7 +196,7 @@ class Chunk:
 
     @classmethod
     def _from_wire(cls, record: dict[str, Any]) -> Chunk:
-        text = expect_str(record["data"], "chunk data", 2 * MAX_DATAGRAM)
+        text = expect_str(record["data"], "chunk data", 2 * MAX_BODY)
         try:
             data = base64.b64decode(text.encode("ascii"), validate=True)
         except (binascii.Error, UnicodeEncodeError):
@@ -211,15 +239,15 @@ _ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(c
 
 
 def encode(message: Message) -> bytes:
-    """The datagram of ``message``; ``PacketError`` if it is no message or would be over ``MAX_DATAGRAM`` bytes."""
-    data = _datagram(message)
-    if len(data) > MAX_DATAGRAM:
-        raise PacketError(f"an {_KIND_OF[type(message)]!r} packet of {len(data)} bytes is over the {MAX_DATAGRAM} "
-                          "bytes of a datagram")
+    """The body of ``message``; ``PacketError`` if it is no message or would be over ``MAX_BODY`` bytes."""
+    data = _body(message)
+    if len(data) > MAX_BODY:
+        raise PacketError(f"an {_KIND_OF[type(message)]!r} packet of {len(data)} bytes is over the {MAX_BODY} "
+                          "bytes a datagram holds")
     return data
 
 
-def _datagram(message: Message) -> bytes:
+def _body(message: Message) -> bytes:
     """``message`` as bytes, however long."""
     kind = _KIND_OF.get(type(message))
     if kind is None:
@@ -228,20 +256,20 @@ def _datagram(message: Message) -> bytes:
     record = wire() if wire is not None else {field.name: getattr(message, field.name) for field in fields(message)}
     with checks.refusing(f"an {kind!r} packet can't be written: "):
         text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return MAGIC + text.encode("utf-8")
+    return text.encode("utf-8")
 
 
 def decode(data: bytes) -> Message:
-    """The message a datagram holds; any other bytes raise ``PacketError`` naming the problem (never anything else)."""
+    """The message a body holds; any other bytes raise ``PacketError`` naming the problem (never anything else)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise PacketError(f"a datagram is bytes, got {type(data).__name__}")
     data = bytes(data)
-    if len(data) > MAX_DATAGRAM:
-        raise PacketError(f"a datagram of {len(data)} bytes is over {MAX_DATAGRAM}")
-    if not data.startswith(MAGIC):
+    if len(data) > MAX_BODY:
+        raise PacketError(f"a packet of {len(data)} bytes is over {MAX_BODY}")
+    if not data.startswith(b"{"):
         raise PacketError(f"not a tickswap packet of protocol {PROTOCOL}: it starts {shown(data[:8])}")
     with checks.refusing("a malformed packet: "):
-        record = parse_json(data[len(MAGIC):].decode("utf-8"))
+        record = parse_json(data.decode("utf-8"))
         check_depth(record, checks.DEPTH)
         kind = expect_keys(record, "a packet", ("k",), _ANY_FIELD).get("k")
         cls = _KINDS.get(kind) if isinstance(kind, str) else None
@@ -256,8 +284,8 @@ def decode(data: bytes) -> Message:
     return message
 
 
-def fit_inputs(message: Inputs, limit: int = MAX_DATAGRAM) -> Inputs:
-    """``message`` with its runs cut short, latest ticks first, so its datagram is at most ``limit`` bytes.
+def fit_inputs(message: Inputs, limit: int = MAX_BODY) -> Inputs:
+    """``message`` with its runs cut short, latest ticks first, so its body is at most ``limit`` bytes.
 
     Every run keeps the ticks up to one cut tick (the latest that fits): a tick's events
     are all kept or all dropped, a run wholly after the cut is dropped, and the earliest
@@ -265,18 +293,18 @@ def fit_inputs(message: Inputs, limit: int = MAX_DATAGRAM) -> Inputs:
     as it is; ``PacketError`` if even one with no runs would not fit. A tick whose events
     alone overflow a datagram can never be sent: keep ticks' events few.
     """
-    if type(limit) is not int or not len(MAGIC) < limit <= MAX_DATAGRAM:
-        raise PacketError(f"fit_inputs limit must be a whole number of bytes up to {MAX_DATAGRAM}, got {shown(limit)}")
-    if len(_datagram(message)) <= limit:
+    if type(limit) is not int or not 0 < limit <= MAX_BODY:
+        raise PacketError(f"fit_inputs limit must be a whole number of bytes up to {MAX_BODY}, got {shown(limit)}")
+    if len(_body(message)) <= limit:
         return message
     candidates = sorted({run.first - 1 for run in message.runs} | {run.last for run in message.runs}
                         | {tick - 1 for run in message.runs for tick, _ in run.events})
     low, high = 0, len(candidates) - 1  # candidates[0] (before every run) means no runs
-    if len(_datagram(_cut(message, candidates[0]))) > limit:
+    if len(_body(_cut(message, candidates[0]))) > limit:
         raise PacketError(f"an inputs packet does not fit in {limit} bytes even with no input in it")
     while low < high:  # the latest cut that fits: the size grows with the cut
         middle = (low + high + 1) // 2
-        if len(_datagram(_cut(message, candidates[middle]))) <= limit:
+        if len(_body(_cut(message, candidates[middle]))) <= limit:
             low = middle
         else:
             high = middle - 1
@@ -290,20 +318,21 @@ def _cut(message: Inputs, cut: int) -> Inputs:
     return replace(message, runs=runs)
 
 
-def fit_refuse(nonce: int, reason: str, limit: int = MAX_DATAGRAM) -> bytes | None:
-    """The datagram of ``Refuse(nonce, reason)`` at most ``limit`` bytes: the reason cut short to fit.
+def fit_refuse(nonce: int, reason: str, limit: int = MAX_BODY) -> bytes | None:
+    """The body of ``Refuse(nonce, reason)`` at most ``limit`` bytes: the reason cut short to fit.
 
     ``None`` when even an empty reason would not fit. A refusal answers anyone's ``Hello``:
-    with ``limit`` the ``Hello``'s size a forged sender gets back no more than it sent.
+    with ``limit`` what the ``Hello`` leaves once the reply's envelope is counted, a forged
+    sender gets back no more than it sent.
     """
-    data = _datagram(Refuse(nonce=nonce, reason=reason))
+    data = _body(Refuse(nonce=nonce, reason=reason))
     while len(data) > limit and reason:
         # Every character costs at least a byte: cut the excess (an escaped one costs more: go round again).
         reason = reason[:max(0, len(reason) - (len(data) - limit))]
-        data = _datagram(Refuse(nonce=nonce, reason=reason))
+        data = _body(Refuse(nonce=nonce, reason=reason))
     return data if len(data) <= limit else None
 
 
-def encode_inputs(message: Inputs, limit: int = MAX_DATAGRAM) -> bytes:
-    """The datagram of ``fit_inputs(message, limit)``: an ``Inputs`` trimmed to fit, then encoded."""
+def encode_inputs(message: Inputs, limit: int = MAX_BODY) -> bytes:
+    """The body of ``fit_inputs(message, limit)``: an ``Inputs`` trimmed to fit, then encoded."""
     return encode(fit_inputs(message, limit))

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.net.integrity import Link
 from engine.net.packets import Inputs, Run, encode_inputs
 from engine.net.sync import Sync
 
@@ -45,7 +46,11 @@ class PeerStats:
 
 @dataclass
 class Peer:
-    """One peer: its address, player (``None``: a spectator) and what it has told us."""
+    """One peer: where it is now, its player (``None``: a spectator), its token and link, and what it has told us.
+
+    A peer is its ``token`` (the session's peer table is keyed by it); ``address`` is only
+    where its newest datagram came from, and moves with it (a NAT rebinding).
+    """
 
     address: Any
     player: int | None
@@ -66,6 +71,12 @@ class Peer:
     """The longest round trip believed (the disconnect timeout): an echo further back is clamped."""
     last_ping_ms: float | None = None
     """The last round trip measured (clamped), for the session's summary."""
+    token: int = 0
+    """The link's token: what names this peer in every datagram, both ways."""
+    link: Link | None = None
+    """The link's keys and numbers (``engine.net.integrity``): every datagram to or from this peer is sealed by it."""
+    answers: bytes = b""
+    """The reply key of this joiner's ``Hello``: a ``Hello`` asked again is told by it (the host's side)."""
 
     def __post_init__(self) -> None:
         self.acks = [0] * self.players

@@ -6,7 +6,8 @@ address (for the first ``ADDRESSES_SAID`` addresses) are said in full and answer
 the ``Refuse`` three times (a joiner must hear it); the rest are counted, said once a
 second (and at the start) in one line, and answered once with a ``Refuse`` no larger
 than the ``Hello`` (``fit_refuse``). Garbage (what is not a packet, or not for the
-lobby) is counted for the session's summary line: ``garbage dropped``.
+lobby) is counted for the session's summary line, ``garbage dropped``; a datagram whose
+check or tag failed (``engine.net.integrity``) in its ``damaged or forged dropped``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.net.integrity import REPLY_OVERHEAD, seal_reply
 from engine.net.packets import fit_refuse
 
 __all__ = ["ADDRESSES_SAID", "SAID_IN_FULL", "SAY_EVERY_S", "LobbyTally"]
@@ -37,14 +39,20 @@ class LobbyTally:
     def __init__(self, say: Callable[[str], None], now: float) -> None:
         self.garbage = 0
         """Datagrams the lobby dropped as no packet or no packet for it (the probe's empty knock aside)."""
+        self.damaged = 0
+        """Datagrams the lobby dropped because their check or tag failed: damaged on the way, or forged."""
         self._say = say
         self._said: dict[str, int] = {}
         self._held = 0
         self._held_from: dict[str, int] = {}
         self._last = now
 
-    def refuse(self, transport: Any, hello: bytes, nonce: int, reason: str, address: Any) -> None:
-        """Answer a ``Hello`` with ``Refuse``: in full the first few times for an address, then counted and small."""
+    def refuse(self, send: Callable[[bytes, Any], None], hello: bytes, answers: bytes, nonce: int, reason: str,
+               address: Any) -> None:
+        """Answer a ``Hello`` with ``Refuse``: in full the first few times for an address, then counted and small.
+
+        ``hello`` is the ``Hello``'s datagram, ``answers`` its reply key; ``send(datagram, address)`` sends.
+        """
         key = where(address)
         said = self._said.get(key)
         if said is None and len(self._said) < ADDRESSES_SAID:
@@ -54,13 +62,13 @@ class LobbyTally:
             answer = fit_refuse(nonce, reason)
             if answer is not None:
                 for _ in range(3):  # the joiner must hear it: a lost refusal would leave it asking
-                    transport.send(answer, address)
+                    send(seal_reply(answers, answer), address)
             # Anyone may send a Hello: a refusal is said, and the lobby waits on for the right players.
             self._say(f"refused a join from {key}: {reason}")
             return
-        small = fit_refuse(nonce, reason, len(hello))
+        small = fit_refuse(nonce, reason, len(hello) - REPLY_OVERHEAD)
         if small is not None:
-            transport.send(small, address)
+            send(seal_reply(answers, small), address)
         self._held += 1
         if key in self._held_from or len(self._held_from) < ADDRESSES_SAID:
             self._held_from[key] = self._held_from.get(key, 0) + 1

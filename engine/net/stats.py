@@ -49,6 +49,11 @@ class SessionStats:
     rollbacks: int = 0
     waiting_on: int | None = None
     dropped_packets: int = 0
+    """Datagrams dropped as garbage: no tickswap envelope, another session's, a peer's mix-up or flood."""
+    damaged: int = 0
+    """Datagrams dropped because their check or tag failed (``engine.net.integrity``): damaged, or forged."""
+    moved: int = 0
+    """How many times a peer's datagrams came from a new address (a NAT rebinding) and were followed there."""
     waits: dict[int, int] = field(default_factory=dict)
     """How many times each player's missing input held this peer up (the slow peer is the most waited on).
 
@@ -110,17 +115,27 @@ class SessionStats:
 
         ``counters`` are the transport's; ``emulated_lost`` (what the network emulator threw
         away) is there only when an emulator runs on this peer. A part that does not apply
-        is left out: garbage and late joins when there were none, the emulator's part when
-        there is no emulator (with one, its 0 is said: it tells that nothing was lost).
+        is left out: garbage, damaged datagrams, address changes and late joins when there
+        were none, the emulator's part when there is no emulator (with one, its 0 lost is
+        said: it tells that nothing was lost; what it damaged and its port changes, when any).
         """
         parts = [f"{rollbacks} rollback{'' if rollbacks == 1 else 's'} ({resimulated} "
                  f"tick{'' if resimulated == 1 else 's'} re-simulated)"]
+        if self.damaged:
+            parts.append(f"{self.damaged} damaged or forged dropped")
         if self.dropped_packets:
             parts.append(f"{self.dropped_packets} garbage dropped")
+        if self.moved:
+            parts.append(f"followed {self.moved} address change{'' if self.moved == 1 else 's'}")
         if self.late_joins:
             parts.append(f"refused {self.late_joins} late join{'' if self.late_joins == 1 else 's'}")
         if "emulated_lost" in counters:
-            parts.append(f"{counters['emulated_lost']} lost by the emulator")
+            damaged = counters.get("emulated_flipped", 0) + counters.get("emulated_truncated", 0)
+            parts.append(f"{counters['emulated_lost']} lost" + (f" and {damaged} damaged" if damaged else "")
+                         + " by the emulator")
+            moves = counters.get("emulated_rebinds", 0)
+            if moves:
+                parts.append(f"this peer's port moved {_times(moves)} by the emulator")
         parts.append(f"ping {self.ping_total_ms / self.pings:.0f} ms mean, {self.last_ping_ms:.0f} ms last"
                      if self.pings and self.last_ping_ms is not None else "no ping measured")
         # A stall: this peer was ready for its next tick, but that player's input for it had not come.

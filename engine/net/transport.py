@@ -165,6 +165,25 @@ class UdpTransport:
             return False
         return bool(readable)
 
+    def rebind(self) -> None:
+        """Move to a new socket on a free port of the same host, closing the old one (the emulator's NAT rebinding).
+
+        What arrives at the old port from then on is lost, as it is when a home router
+        forgets a mapping; the peers learn the new port from the next datagram sent.
+        """
+        self._check_open()
+        fresh = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            fresh.setblocking(False)
+            fresh.bind((self._address[0], 0))
+        except OSError as error:
+            fresh.close()
+            raise TransportError(f"can't move the UDP socket on {self._address[0]}:{self._address[1]} to another "
+                                 f"port: {error.strerror or error}") from None
+        self._socket.close()
+        self._socket = fresh
+        self._address = fresh.getsockname()
+
     def close(self) -> None:
         """Close the socket (again: nothing); sending or receiving after it is a ``TransportError``."""
         if not self._closed:

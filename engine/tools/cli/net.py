@@ -26,8 +26,8 @@ from engine.input.scripts import assign_unnamed, read_input_scripts
 from engine.interrupts import TICK, Interrupted
 from engine.messages import shown
 from engine.net.checks import PacketError
-from engine.net.emulate import Emulation
-from engine.net.lobby import SessionError, bye
+from engine.net.emulate import MIN_REBIND_MS, Emulation
+from engine.net.lobby import SessionError
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
@@ -57,6 +57,13 @@ def _real(low: float, high: float, name: str) -> Any:
     return parse
 
 
+def _rebind_ms(text: str) -> float:
+    value: float = _real(0.0, 1e9, "ms")(text)
+    if 0 < value < MIN_REBIND_MS:
+        raise argparse.ArgumentTypeError(f"expected 0 (never) or at least {MIN_REBIND_MS:g} ms, got {shown(text)}")
+    return value
+
+
 def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--ticks", type=whole(1, 10**9),
                          help="play N confirmed ticks headless, as fast as the network allows (no window); the "
@@ -80,9 +87,13 @@ def _session_options(command: argparse.ArgumentParser) -> None:
                          "the host waiting for its players, a joiner for a host to answer")
     for name, high, what in (("loss", 1.0, "drop this share of datagrams"), ("delay", 10_000.0, "delay them (ms)"),
                              ("jitter", 10_000.0, "vary the delay by up to this (ms)"),
-                             ("duplicate", 1.0, "send this share twice"), ("reorder", 1.0, "reorder this share")):
+                             ("duplicate", 1.0, "send this share twice"), ("reorder", 1.0, "reorder this share"),
+                             ("flip", 1.0, "flip one bit in this share"), ("truncate", 1.0, "cut this share short")):
         command.add_argument(f"--emulate-{name}", type=_real(0.0, high, "emulated_ms_or_share"), default=0.0,
                              help=f"network emulator: {what}")
+    command.add_argument("--emulate-rebind", type=_rebind_ms, default=0.0, metavar="MS",
+                         help="network emulator, a joiner's: once play starts, move its source port about every MS "
+                         f"ms, as a NAT rebinding does (0: never; at least {MIN_REBIND_MS:g})")
     command.add_argument("--emulate-seed", type=whole(0, 2**31), default=0, help="the emulator's seed")
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
@@ -119,7 +130,8 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
 
 def _options(args: argparse.Namespace) -> SessionOptions:
     emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
-                          duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed)
+                          duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed,
+                          flip=args.emulate_flip, truncate=args.emulate_truncate, rebind_ms=args.emulate_rebind)
     return SessionOptions(input_delay=args.input_delay, max_prediction=args.max_prediction,
                           desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
                           emulation=emulation if emulation.active else None,
@@ -311,8 +323,8 @@ def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
 
 def _leave_the_seat(session: Session) -> None:
     """Leave after the welcome, before the start: a goodbye the host's lobby takes as a seat freed."""
-    for _ in range(3):  # a lost goodbye would leave the host one player short
-        session.transport.send(bye(session.session_id, LEFT), session.peers[0].address)
+    session.goodbye(LEFT)  # three times: a lost goodbye would leave the host one player short
+    session.flush()
     session.finished = True  # nothing more to say on close
 
 
@@ -325,6 +337,9 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         players = 2  # the fewest a session has
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
+    if args.emulate_rebind:
+        raise UsageError("--emulate-rebind: a host's port is where its joiners reach it and can't move; give it to "
+                         "a joiner (a home router moves a joiner's port, and the host follows it)")
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
     try:
         session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,

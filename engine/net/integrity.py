@@ -1,0 +1,252 @@
+"""Every datagram's envelope: a tag checked before anything is decoded, and the keys agreed at join.
+
+UDP delivers damaged datagrams now and then (a bit flipped on a bad link, a datagram cut
+short), and anyone may send one to a host's port. A damaged datagram that still parses
+would be played: a key code 65362 read as 65363 is a desync nobody caused. So every
+datagram is an envelope whose tag is checked first; one that fails is dropped and counted,
+never decoded. Three envelopes (all integers big-endian):
+
+``hello``    ``MAGIC b"H" check(16) body``
+    A joiner's ``Hello``, sent before any key exists: ``check`` is BLAKE2s of the body
+    (unkeyed, personalised), so a bit flip or a cut is caught. It proves nothing about
+    the sender: anyone may ask to join.
+``reply``    ``MAGIC b"R" tag(16) body``
+    The host's ``Welcome`` or ``Refuse``, tagged with a key drawn from the exact ``Hello``
+    it answers (``reply_key``): a joiner takes only the answer to its own ``Hello``, and
+    an off-path sender, who never saw that ``Hello``, cannot forge one.
+``session``  ``MAGIC b"S" session(8) token(8) seq(8) tag(16) body``
+    Everything after the welcome. ``session`` and ``token`` say which peer sent it (a
+    peer is its token, never its address: ``Peer.token``); ``seq`` counts up per
+    direction; the tag is keyed BLAKE2s over the header and body with that link's key
+    for that direction, so a datagram cannot be reflected back to its sender either.
+
+How the link key is agreed. The joiner's ``Hello`` carries a fresh Diffie-Hellman public
+value (RFC 3526's 2048-bit MODP group 14, ``pow`` from the standard library), the host's
+``Welcome`` its own (one per session, drawn with ``secrets``) and the joiner's token. Both
+sides compute the shared value and draw the link's two keys from it with keyed BLAKE2s
+(``link_keys``). What this defends against, and what not:
+
+- Damage (bit flips, truncation, a datagram of another session or another program): always
+  caught; the chance a damaged datagram passes is 2**-128.
+- Blind forgery (a sender who does not see the traffic, e.g. spoofing source addresses
+  from elsewhere on the internet): it does not know the key, so its datagrams are dropped,
+  and a forged datagram from a new address never moves a peer there.
+- A passive eavesdropper on the path (someone who reads the traffic, such as a shared
+  Wi-Fi): it sees both public values but cannot compute the key from them, so it cannot
+  forge datagrams either. It can read the game traffic: nothing is encrypted.
+- Not an active attacker on the path *during the join*: one that answers the joiner in the
+  host's place (or the host in the joiner's) agrees a key with each and relays. The join
+  is not authenticated: no password, no certificate. Such an attacker can also drop or
+  delay anything, which no tag prevents. Once the join is done, someone who joins the path
+  later cannot take the session over.
+- An old datagram replayed from a new address is still a valid datagram: it is used as
+  a resend would be (the protocol is idempotent), but it does not move the peer to that
+  address, because only a datagram with a higher ``seq`` than any before does. Someone on
+  the path who copies a fresh datagram and gets its copy in first moves the peer to itself
+  until the peer's next datagram (about 10 ms): no more than dropping its datagrams would do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import struct
+from dataclasses import dataclass, field
+
+__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REPLY_OVERHEAD", "KeyPair", "Link",
+           "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello", "open_reply", "read_header", "reply_key",
+           "seal_hello", "seal_reply"]
+
+MAGIC = b"TSW2"
+"""The first bytes of every datagram: tickswap's wire protocol, version 2 (the version with envelopes)."""
+TAG_BYTES = 16
+"""A tag (or a hello's check) is BLAKE2s cut to 16 bytes: a damaged datagram passes once in 2**128."""
+_HEADER = struct.Struct(">4sc QQQ")
+_KIND_END = len(MAGIC) + 1
+OVERHEAD = _HEADER.size + TAG_BYTES
+"""The bytes a session envelope adds to a message's body (the largest envelope of the three)."""
+REPLY_OVERHEAD = len(MAGIC) + 1 + TAG_BYTES
+"""The bytes a hello or reply envelope adds to a message's body."""
+MAX_DATAGRAM = 1200
+"""The largest datagram sent or accepted, in bytes (under the smallest common path MTU, so never fragmented)."""
+MAX_BODY = MAX_DATAGRAM - OVERHEAD
+"""The largest message body an envelope may hold."""
+
+# RFC 3526, group 14: a 2048-bit safe prime, generator 2 (the prime is 2**2048 - 2**1984 - 1 + 2**64 *
+# (floor(2**1918 * pi) + 124476); a test recomputes it).
+GROUP_PRIME = int(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
+    "15728E5A8AACAA68FFFFFFFFFFFFFFFF", 16)
+GROUP_GENERATOR = 2
+KEY_HEX = 512
+"""A public value on the wire: 512 hex digits (2048 bits)."""
+_EXPONENT_BITS = 256  # twice the 128-bit strength of the group, as RFC 3526 advises for exponents
+
+
+def new_id() -> int:
+    """A random 63-bit id (a session id, a token, a nonce), from ``secrets``: unguessable from outside."""
+    return secrets.randbits(63)
+
+
+def _blake(data: bytes, *, key: bytes = b"", person: bytes, size: int = TAG_BYTES) -> bytes:
+    return hashlib.blake2s(data, key=key, person=person, digest_size=size).digest()
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    """A Diffie-Hellman private exponent and its public value ``GROUP_GENERATOR ** private mod GROUP_PRIME``."""
+
+    private: int = field(repr=False)
+    public: int
+
+    @classmethod
+    def new(cls) -> KeyPair:
+        """A fresh pair (about a few milliseconds: one modular exponentiation)."""
+        private = secrets.randbits(_EXPONENT_BITS) | 1 << (_EXPONENT_BITS - 1)
+        return cls(private, pow(GROUP_GENERATOR, private, GROUP_PRIME))
+
+    @property
+    def public_hex(self) -> str:
+        """The public value as the wire carries it (``KEY_HEX`` lowercase hex digits)."""
+        return f"{self.public:0{KEY_HEX}x}"
+
+    def shared(self, their_public_hex: str) -> bytes | None:
+        """The shared secret with the peer whose public value is given; ``None`` for a value no honest peer sends.
+
+        1 and p - 1 (and anything out of range) would make the secret guessable: refused.
+        """
+        try:
+            theirs = int(their_public_hex, 16)
+        except ValueError:
+            return None
+        if len(their_public_hex) != KEY_HEX or not 2 <= theirs <= GROUP_PRIME - 2:
+            return None
+        return pow(theirs, self.private, GROUP_PRIME).to_bytes(256, "big")
+
+
+def link_keys(shared: bytes, session: int, token: int, hello: bytes) -> tuple[bytes, bytes]:
+    """The two keys of a link, (to the host, to the joiner), from the shared secret and what names the link.
+
+    Drawn with keyed BLAKE2s: the session, the token and the ``Hello``'s check bind the keys
+    to this one join, so two joins never share a key even with the same public values.
+    """
+    secret = _blake(shared, person=b"tswlink", size=32)
+    names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
+    return (_blake(b"to host" + names, key=secret, person=b"tswdir", size=32),
+            _blake(b"to joiner" + names, key=secret, person=b"tswdir", size=32))
+
+
+# -- the hello and the reply ------------------------------------------------------------------------
+
+
+def seal_hello(body: bytes) -> bytes:
+    """A ``Hello``'s datagram: the body behind a check that catches damage (no key exists yet)."""
+    return MAGIC + b"H" + _blake(body, person=b"tswhello") + body
+
+
+def open_hello(data: bytes) -> bytes | None:
+    """The body of a hello envelope whose check holds; ``None`` when damaged."""
+    check, body = data[_KIND_END:_KIND_END + TAG_BYTES], data[_KIND_END + TAG_BYTES:]
+    if len(check) < TAG_BYTES or not hmac.compare_digest(check, _blake(body, person=b"tswhello")):
+        return None
+    return body
+
+
+def reply_key(hello: bytes) -> bytes:
+    """The key of the answers to the hello datagram ``hello``: only who saw that ``Hello`` knows it."""
+    return _blake(hello, person=b"tswreply", size=32)
+
+
+def seal_reply(key: bytes, body: bytes) -> bytes:
+    """A ``Welcome`` or ``Refuse`` datagram, tagged with its ``Hello``'s ``reply_key``."""
+    return MAGIC + b"R" + _blake(body, key=key, person=b"tswreply") + body
+
+
+def open_reply(key: bytes, data: bytes) -> bytes | None:
+    """The body of a reply envelope whose tag holds under ``key``; ``None`` when damaged, forged or not ours."""
+    tag, body = data[_KIND_END:_KIND_END + TAG_BYTES], data[_KIND_END + TAG_BYTES:]
+    if len(tag) < TAG_BYTES or not hmac.compare_digest(tag, _blake(body, key=key, person=b"tswreply")):
+        return None
+    return body
+
+
+def frame_kind(data: bytes) -> bytes | None:
+    """``b"H"``, ``b"R"`` or ``b"S"`` for an envelope of that kind (before any check); ``None`` for other bytes."""
+    if len(data) < _KIND_END or not data.startswith(MAGIC):
+        return None
+    kind = data[len(MAGIC):_KIND_END]
+    return kind if kind in (b"H", b"R", b"S") else None
+
+
+# -- the session's envelope -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionHeader:
+    """What a session envelope says before its tag is checked: which session and peer, and its number."""
+
+    session: int
+    token: int
+    seq: int
+
+
+def read_header(data: bytes) -> SessionHeader | None:
+    """The header of a session envelope (not yet checked: anyone can write one); ``None`` when too short."""
+    if len(data) < OVERHEAD or frame_kind(data) != b"S":
+        return None
+    _, _, session, token, seq = _HEADER.unpack_from(data)
+    return SessionHeader(session, token, seq)
+
+
+@dataclass
+class Link:
+    """Both directions between a joiner and the host: the token that names it, a key for each way, the numbers.
+
+    ``sent`` is the last number this side sent; ``highest`` the highest it received in a
+    datagram whose tag held. A session moves a peer to a new address only for a datagram
+    numbered above ``highest``: a replayed one, even from a new address, moves nothing.
+    """
+
+    session: int
+    token: int
+    send_key: bytes = field(repr=False)
+    receive_key: bytes = field(repr=False)
+    sent: int = 0
+    highest: int = 0
+
+    @classmethod
+    def of_joiner(cls, session: int, token: int, keys: tuple[bytes, bytes]) -> Link:
+        """The joiner's side of a link (it sends with the key "to the host")."""
+        return cls(session, token, keys[0], keys[1])
+
+    @classmethod
+    def of_host(cls, session: int, token: int, keys: tuple[bytes, bytes]) -> Link:
+        """The host's side of a link (it sends with the key "to the joiner")."""
+        return cls(session, token, keys[1], keys[0])
+
+    def seal(self, body: bytes) -> bytes:
+        """The session datagram of ``body``: the header with the next number, then the tag, then the body."""
+        self.sent += 1
+        header = _HEADER.pack(MAGIC, b"S", self.session, self.token, self.sent)
+        return header + _blake(header + body, key=self.send_key, person=b"tswsess") + body
+
+    def open(self, data: bytes) -> tuple[bytes, bool] | None:
+        """The body of a datagram of this link whose tag holds, and whether it is the newest yet (``None``: refused).
+
+        The tag covers the header, so a datagram of another session, token or number fails too.
+        """
+        header, tag, body = data[:_HEADER.size], data[_HEADER.size:OVERHEAD], data[OVERHEAD:]
+        if len(tag) < TAG_BYTES or not hmac.compare_digest(tag, _blake(header + body, key=self.receive_key,
+                                                                          person=b"tswsess")):
+            return None
+        _, _, session, token, seq = _HEADER.unpack(header)
+        if (session, token) != (self.session, self.token):
+            return None
+        newest = seq > self.highest
+        self.highest = max(self.highest, seq)
+        return body, newest

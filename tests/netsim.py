@@ -1,0 +1,145 @@
+"""Sessions in one process: several ``Session``\\ s on a ``MemoryNetwork`` and one ``VirtualClock``.
+
+Every peer is a real ``engine.net.Session`` (the driver and its state machine, lobby and
+all) whose transport is an in-memory one, behind the seeded emulator when its options ask,
+and whose clock is the test's. A round gives each peer what a frame would (``poll``, then
+``advance``); the time moves a millisecond when some peer ran a tick, and otherwise
+straight to the next datagram due (at most ``IDLE_STEP_S``): a session over 100 ms of
+delay plays in a fraction of a second of real time, and the same way every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.clock import VirtualClock
+from engine.files.importer import load_game
+from engine.input.events import InputEvent
+from engine.net.emulate import EmulatedTransport, MemoryNetwork
+from engine.net.lobby import SessionOptions, build_plain
+from engine.net.session import Session
+from engine.world import World
+
+GAME = load_game(str(Path(__file__).with_name("netgame.py")))
+BUSY_STEP_MS = 1.0
+"""A round in which a tick ran takes a millisecond (the time of a frame's work)."""
+IDLE_STEP_S = 0.010
+"""The longest a round with nothing to do moves the time (the sessions' timers are 10 ms and longer)."""
+HOST_PORT = 7777
+
+
+@dataclass
+class Net:
+    """A memory network, its clock, and the peers on it (``said[i]``: what peer i said)."""
+
+    clock: VirtualClock = field(default_factory=VirtualClock)
+    network: MemoryNetwork = field(default_factory=MemoryNetwork)
+    peers: list[Session] = field(default_factory=list)
+    said: list[list[str]] = field(default_factory=list)
+
+    def host(self, game: Any = GAME, *, players: int = 2, seed: int = 3, options: SessionOptions | None = None,
+             build: Callable[..., World] = build_plain) -> Session:
+        """The host (port 7777), added to the peers."""
+        said: list[str] = []
+        session = Session.host(game, players=players, seed=seed, options=options, say=said.append, build=build,
+                               clock=self.clock, transport=self.network.transport(HOST_PORT))
+        self.peers.append(session)
+        self.said.append(said)
+        return session
+
+    def join(self, game: Any = GAME, *, spectate: bool = False, options: SessionOptions | None = None,
+             build: Callable[..., World] = build_plain, load: Callable[[str], Any] | None = None) -> Session:
+        """A joiner of the host at port 7777, added to the peers."""
+        said: list[str] = []
+        session = Session.join((self.network.host, HOST_PORT), game, spectate=spectate, options=options,
+                               say=said.append, build=build, load=load, clock=self.clock,
+                               transport=self.network.transport())
+        self.peers.append(session)
+        self.said.append(said)
+        return session
+
+    def step(self, ran: bool) -> None:
+        """Move the time: a millisecond after work, else to the next datagram due (``IDLE_STEP_S`` at most)."""
+        if ran:
+            self.clock.advance(BUSY_STEP_MS)
+            return
+        now = self.clock.now_ns() / 1e9
+        dues = [due for peer in self.peers if isinstance(peer.transport, EmulatedTransport)
+                for due in [peer.transport.next_due()] if due is not None]
+        until = min([now + IDLE_STEP_S, *dues])
+        self.clock.advance(max(BUSY_STEP_MS, (until - now) * 1000))
+
+    def open(self, peers: Sequence[Session] | None = None, timeout_s: float = 60.0, rounds: int = 100_000) -> None:
+        """Run every peer's lobby until ``peers`` (all by default) are ready (a lobby's error is raised)."""
+        peers = list(self.peers if peers is None else peers)
+        for peer in self.peers:
+            if peer.lobby is None and not peer.ready and not peer._closed:
+                peer.open_lobby(timeout_s)
+        for _ in range(rounds):
+            if all(peer.ready for peer in peers):
+                return
+            for peer in self.peers:
+                if not peer._closed:
+                    peer.poll()
+            self.step(False)
+        raise AssertionError(f"the lobbies were not done in {rounds} rounds")
+
+    def play_ticks(self, ticks: int, peers: Sequence[Session] | None = None, rounds: int = 2_000_000,
+                   between: Callable[[int], None] | None = None) -> None:
+        """Every peer plays a ``--ticks`` session of ``ticks`` to its end (as ``Session.run_ticks``), each then closed.
+
+        ``between(round)`` is called after every round (a test's meddling: a rebinding, a forged datagram).
+        """
+        playing = list(self.peers if peers is None else peers)
+        for peer in playing:
+            peer.start_ticks(ticks)
+        for count in range(rounds):
+            if not playing:
+                return
+            ran = False
+            for peer in list(playing):
+                if peer._closed:  # killed (``kill``): it says nothing more
+                    playing.remove(peer)
+                    continue
+                ran = bool(peer.step_ticks()) or ran
+                if peer.over:
+                    peer.close()
+                    playing.remove(peer)
+            if between is not None:
+                between(count)
+            self.step(ran)
+        raise AssertionError(f"the session did not end in {rounds} rounds")
+
+    def kill(self, peer: Session) -> None:
+        """Stop ``peer`` as SIGKILL would: its port closes, no goodbye is said, it is never polled again."""
+        peer.transport.close()
+        peer._closed = True
+
+    def play_frames(self, frames: int, inputs: Callable[[int, int], Sequence[InputEvent]] | None = None,
+                    until: Callable[[], bool] | None = None) -> None:
+        """``frames`` rounds of a session in frames (as a window drives one), or fewer once ``until()`` holds."""
+        for frame in range(frames):
+            ran = False
+            for index, peer in enumerate(self.peers):
+                if peer._closed:
+                    continue
+                peer.poll()
+                ran = bool(peer.advance(inputs(index, frame) if inputs else ())) or ran
+            if until is not None and until():
+                return
+            self.step(ran)
+
+
+def reference(ticks: int, scripts: Sequence[dict[int, list[InputEvent]]], *, seed: int = 3, game: Any = GAME) -> str:
+    """The state hash of ``ticks`` ticks played in one world with every player's script (the offline run)."""
+    with World(seed=seed, ms_per_update=game.ms_per_update, players=len(scripts)) as world:
+        game.build(world)
+        for tick in range(1, ticks + 1):
+            for player, script in enumerate(scripts):
+                for event in script.get(tick, ()):
+                    world.input_queue_of(player).push(event)
+            world.tick()
+        return world.state_hash()
