@@ -54,7 +54,9 @@ def set_in(path: tuple[Any, ...], value: Any) -> Callable[[Data], None]:
 SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("last_id below the highest id", set_in(("world", "last_id"), 1), "last_id is 1, below entity id"),
     ("no meta", lambda data: data.pop("meta"), "no 'meta'"),
-    ("meta of no game", set_in(("meta",), {}), "names no game"),
+    ("meta of no game, a class of another", lambda data: (set_in(("meta",), {})(data),
+                                                          entity(data).update({"class": "games.bouncy.logic:Ball"})),
+     "names no game and does not fit patrol"),
     ("tick_count a string", set_in(("world", "tick_count"), "10"), "world.tick_count must be a whole number"),
     ("tick_count a float", set_in(("world", "tick_count"), 10.5), "world.tick_count must be a whole number"),
     ("tick_count negative", set_in(("world", "tick_count"), -1), "world.tick_count must be from 0"),
@@ -77,7 +79,9 @@ SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("save format version", set_in(("version",), 1), "save format version 1"),
     ("foreign class", lambda data: entity(data).update({"class": "collections:OrderedDict"}), "collections"),
     ("class with no colon", lambda data: entity(data).update({"class": "os"}), "class is not valid"),
-    ("another game", set_in(("meta", "game"), "bouncy"), "a save of another game, 'bouncy', not of 'patrol'"),
+    ("another game", lambda data: (set_in(("meta", "game"), "bouncy")(data),
+                                   entity(data).update({"class": "games.bouncy.logic:Ball"})),
+     "a save of another game, bouncy, not of patrol"),
 ]
 
 

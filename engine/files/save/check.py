@@ -23,7 +23,6 @@ import binascii
 import json
 import os
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
@@ -44,7 +43,7 @@ from engine.schema import (
     parse_json,
     version_matches,
 )
-from engine.state.names import __version__, public_module_name
+from engine.state.names import __version__, class_name, class_origin
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
 
@@ -52,7 +51,7 @@ if TYPE_CHECKING:
     from engine.files.game import Game
 
 __all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "SaveError", "check_document", "check_game", "check_world",
-           "entity_classes", "read_save"]
+           "classes_by_name", "entity_classes", "read_save"]
 
 FORMAT = "tickswap-save"
 """The ``format`` field of every save file."""
@@ -183,13 +182,14 @@ def check_document(data: Any) -> dict[str, Any]:
     return data
 
 
-def entity_classes() -> dict[str, type[Entity] | None]:
-    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing).
+def classes_by_name() -> dict[str, list[type[Entity]]]:
+    """Every Entity class that exists in this process, by its name in saves (``class_name``; imports nothing).
 
-    A name that two loaded game files share (``game:Ball`` of two files) maps to ``None``:
-    which one a save means is then for the caller to say, by passing the game.
+    Several classes may share a name: one game file loaded twice (imported, and loaded
+    with ``load_game``), or two games' ``game:Ball``. Which one a save means is then for
+    the game to say (``Game.owns_class``).
     """
-    found: dict[str, type[Entity] | None] = {}
+    found: dict[str, list[type[Entity]]] = {}
     stack: list[type[Entity]] = [Entity]
     seen: set[type[Entity]] = set()
     while stack:
@@ -197,38 +197,49 @@ def entity_classes() -> dict[str, type[Entity] | None]:
         if kind in seen:
             continue
         seen.add(kind)
-        name = f"{public_module_name(kind.__module__)}:{kind.__qualname__}"
-        found[name] = kind if found.get(name, kind) is kind else None
+        found.setdefault(class_name(kind), []).append(kind)
         stack.extend(kind.__subclasses__())
     return found
 
 
-def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None]
-                  ) -> type[Entity]:
+def entity_classes() -> dict[str, type[Entity] | None]:
+    """Every Entity class that exists in this process, by ``module:qualname``; a name several share maps to ``None``."""
+    return {name: kinds[0] if len(kinds) == 1 else None for name, kinds in classes_by_name().items()}
+
+
+def _is_engine(kind: type) -> bool:
+    return kind.__module__ == "engine" or kind.__module__.startswith("engine.")
+
+
+def _both(kinds: list[type[Entity]]) -> str:
+    return " and ".join(class_origin(kind) for kind in kinds[:2]) + (" ..." if len(kinds) > 2 else "")
+
+
+def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None],
+                  by_name: dict[str, list[type[Entity]]] | None = None) -> type[Entity]:
     """The class a save names, among the game's own classes and the engine's (never by importing)."""
-    public, _, qualname = name.partition(":")
-    # A game file's classes are saved as game:Qualname, whatever the file is called now.
-    module = game.real_module_name(public) if game is not None else public
-    is_engine = module == "engine" or module.startswith("engine.")
-    if game is not None and not (is_engine or game.owns_module(module)):
-        raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
-    if game is not None and not is_engine:
-        # Looked up in the game's own module (never imported, never another copy of it).
-        found: Any = (game.module if module == (game.module_name or game.module.__name__)
-                      else game.beside_module(module) or sys.modules.get(module))
-        for part in qualname.split("."):
-            found = vars(found).get(part) if hasattr(found, "__dict__") else None
-        if (isinstance(found, type) and issubclass(found, Entity) and found.__module__ == module
-                and found.__qualname__ == qualname):
-            return found
+    if game is not None:
+        named = (by_name or {}).get(name, [])
+        candidates = [kind for kind in named if _is_engine(kind) or game.owns_class(kind)]
+        if len(candidates) > 1:
+            # One of the game's files loaded twice in this process: the copy the game itself loaded is its.
+            loaded = [kind for kind in candidates if game.loaded_class(kind)]
+            candidates = loaded if len(loaded) == 1 else candidates
+        if len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            raise FieldError(f"{where} names class {name!r}, which more than one class of {game.name} has: "
+                             f"{_both(candidates)}")
+        if named:
+            raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
     if name in classes and classes[name] is None:
-        raise FieldError(f"{where} names class {name!r}, which more than one loaded game file has: load the save "
-                         "with its game (tickswap run GAME --load FILE)")
+        both = _both(classes_by_name().get(name, []))
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded class has ({both}): load the save "
+                         "with its game (tickswap run GAME --load FILE, or engine.testing.load_save)")
     kind = classes.get(name)
     if kind is None:
-        owner = f"{game.name} has no such Entity class" if game is not None else "is no Entity class loaded here"
-        raise FieldError(f"{where} names class {name!r}, which {owner}")
+        raise FieldError(f"{where} names class {name!r}, which is no Entity class loaded here")
     return kind
 
 
@@ -277,12 +288,13 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         for player, queued in enumerate(others, 1):
             check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
     classes = entity_classes() if classes is None else classes
+    by_name = classes_by_name() if game is not None else None
     kinds = []
     dead: list[DeadReference] = []
     for index, record in enumerate(records):
         where = f"entities[{index}] (id {record['id']})"
         name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
-        kind = _entity_class(name, where, game, classes)
+        kind = _entity_class(name, where, game, classes, by_name)
         _check_entity_record(record, where, kind, ids, tick_count, dead)
         kinds.append(kind)
     dead_kinds: dict[int, type[Entity]] = {}
@@ -293,7 +305,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
             raise FieldError(f"{where} refers to despawned entity {dead_id}, above world.last_id {last_id}")
         if writing:
             continue
-        kind = _entity_class(name, where, game, classes)
+        kind = _entity_class(name, where, game, classes, by_name)
         if dead_kinds.setdefault(dead_id, kind) is not kind:
             raise FieldError(f"{where} gives despawned entity {dead_id} two different classes")
     return info, records, kinds, dead_kinds
@@ -353,29 +365,21 @@ def _is_replay(text: str) -> bool:
 def check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str | None]:
     """Whether the save is ``game``'s: returns how to prefix a problem found later, and a note to print.
 
-    A game file whose content (or name) changed since the save is not refused here: its
-    classes and fields are checked like any save's, and only what does not fit is refused.
+    A save is never refused here: a game is one game however it was loaded (``tickswap run
+    NAME``, a path, a test's ``load_game`` or ``import``), and classes are named alike in
+    all of them, so a save made one way loads another way; a save that names no game (a
+    test's ``world.save()``) loads into the game the command names. Its classes and fields
+    are checked like any save's, and only what does not fit is refused, with this prefix.
     """
     saved = meta.get("game")
-    if saved is None:
-        raise SaveError(f"{where}: meta names no game: this save was not written by tickswap run, so which game it "
-                        "belongs to is unknown")
     digest = meta.get("game_digest")
-    if not game.is_file:
-        if digest is not None:
-            raise SaveError(f"{where} is a save of the game file {shown(saved)}, not of the registered game "
-                            f"{game.name!r}")
-        if saved != game.name:
-            raise SaveError(f"{where} is a save of another game, {shown(saved)}, not of {game.name!r}")
+    if saved is None:
+        return f"{where} names no game and does not fit {game.name}", None
+    if digest is not None and game.digest is not None and digest != game.digest and saved == game.name:
+        changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
+                   f"{(game.digest or '')[:12]})")
+        return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"
+    if saved == game.name or (digest is not None and digest == game.digest):
         return f"{where} is damaged", None
-    if digest is None:
-        raise SaveError(f"{where} is a save of another game, the registered game {saved!r}, not of the game file "
-                        f"{game.name}")
-    if digest == game.digest:
-        return f"{where} is damaged", None
-    if saved != game.name:
-        return (f"{where} is a save of another game, {saved}, not of {game.name}",
-                f"{where} was saved by {saved}; its classes and fields fit {game.name}, so it is loaded into it")
-    changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
-               f"{(game.digest or '')[:12]})")
-    return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"
+    return (f"{where} is a save of another game, {shown_name(saved)}, not of {game.name}",
+            f"{where} was saved by {shown_name(saved)}; its classes and fields fit {game.name}, so it is loaded into it")

@@ -137,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(run)
     replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
     replay.add_argument("file", type=_file_name, help="a replay written by `tickswap run GAME --record FILE`")
-    replay.add_argument("--game", metavar="PATH", type=_file_name,
-                        help="the game file to replay it with (if it changed since the recording, the replay says so)")
+    replay.add_argument("--game", metavar="GAME", type=_file_name,
+                        help="the game to replay it with: a game file, or an installed game's name (if it changed "
+                             "since the recording, the replay says so)")
     display = replay.add_mutually_exclusive_group()
     display.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
     display.add_argument("--window", action="store_true", help="show the replay in a window while verifying")
