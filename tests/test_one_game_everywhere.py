@@ -274,7 +274,9 @@ def test_a_save_made_any_way_loads_every_other_way(place):
         save = saves / f"{number}.json"
         _python([*arguments, str(save)], place / "two" / "deeper", path)
         assert save.is_file(), way
-        for loader, (load_arguments, load_path) in loads.items():
+        # Each save loads two other ways, and each way loads two saves (all 25 pairs cost a minute).
+        for loader in (list(loads)[(number + 1) % len(loads)], list(loads)[(number + 3) % len(loads)]):
+            load_arguments, load_path = loads[loader]
             out = _python([*load_arguments, str(save)], place / "one", load_path)
             assert _state(out) == straight, f"saved by {way}, loaded by {loader}"
 

@@ -1,9 +1,13 @@
 """Record tickswap's public API as JSON: what ``tests/test_api.py`` holds the engine to.
 
-Run it with a tickswap tree importable (today's, or an old release's unpacked with
-``git archive COMMIT | tar -x -C DIR``)::
+Today's list, after a deliberate change to the API (and a line in ``CHANGELOG.md``)::
 
-    TICKSWAP_PURE=1 PYTHONPATH=DIR python tests/api/record.py VERSION COMMIT > tests/api/VERSION.json
+    python tests/api/record.py --update        # rewrites tests/api/current.json
+
+An old release's, with its tree unpacked (``git archive COMMIT | tar -x -C DIR``) and
+nothing of today's tickswap on the path (``-S``: no site, so no editable install)::
+
+    TICKSWAP_PURE=1 PYTHONPATH=DIR:SITE_PACKAGES python -S tests/api/record.py VERSION COMMIT > tests/api/VERSION.json
 
 What is recorded, each as sorted names:
 
@@ -15,7 +19,8 @@ What is recorded, each as sorted names:
   an entity's ``alive``), and ``params``: the parameter names of every public function,
   method and constructor (a removed keyword breaks a caller as a removed method does);
 - ``fixtures``: the fixtures of the pytest plugin the package registers;
-- ``cli``: every command of ``tickswap`` and its options.
+- ``cli``: every command of ``tickswap`` and its options;
+- ``reference``: every name the API reference (``docs/api.md``) documents, where it exists.
 
 The same functions read today's API in the test, so a recording and today's are comparable.
 """
@@ -142,13 +147,47 @@ def read_api() -> dict[str, Any]:
                     found_params = _params(value)
                     if found_params is not None:
                         params[where] = found_params
-    return {"modules": modules, "members": members, "params": params, "fixtures": _fixtures(), "cli": _cli()}
+    return {"modules": modules, "members": members, "params": params, "fixtures": _fixtures(), "cli": _cli(),
+            "reference": _reference()}
+
+
+def _reference() -> list[str]:
+    """Every name ``docs/api.md`` documents: a module's ``__all__`` (less ``:exclude-members:``) or one object."""
+    from pathlib import Path
+
+    engine = Path(importlib.import_module("engine").__file__ or ".").parent
+    page = engine.parent / "docs" / "api.md"
+    if not page.is_file():
+        return []
+    found: set[str] = set()
+    module = None
+    excluded: set[str] = set()
+
+    def finish() -> None:
+        if module is not None:
+            names = getattr(importlib.import_module(module), "__all__", [])
+            found.update(f"{module}.{name}" for name in names if name not in excluded)
+
+    for line in page.read_text().splitlines():
+        text = line.strip()
+        if text.startswith(".. automodule::"):
+            finish()
+            module, excluded = text.split("::", 1)[1].strip(), set()
+        elif text.startswith(":exclude-members:") and module is not None:
+            excluded = {name.strip() for name in text.split(":", 2)[2].split(",")}
+        elif text.startswith(".. auto"):
+            finish()
+            module = None
+            found.add(text.split("::", 1)[1].strip())
+    finish()
+    return sorted(found)
 
 
 def _fixtures() -> list[str]:
     """The fixtures of the plugin that the tree's ``pyproject.toml`` registers (``pytest11``)."""
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     engine = Path(importlib.import_module("engine").__file__ or ".").parent
     with open(engine.parent / "pyproject.toml", "rb") as file:
@@ -191,6 +230,23 @@ def _cli() -> dict[str, list[str]]:
     return commands
 
 
+CURRENT_KEYS = ("modules", "members", "fixtures", "cli", "reference")
+"""What ``current.json`` holds of today's API (parameters are compared with old releases only)."""
+
+
+def current_api() -> dict[str, Any]:
+    """Today's API as ``current.json`` records it."""
+    api = read_api()
+    return {key: api[key] for key in CURRENT_KEYS}
+
+
 if __name__ == "__main__":
-    version, commit = sys.argv[1], sys.argv[2]
-    print(json.dumps({"version": version, "commit": commit, **read_api()}, indent=1, sort_keys=True))
+    if sys.argv[1:] == ["--update"]:
+        from pathlib import Path
+
+        target = Path(__file__).with_name("current.json")
+        target.write_text(json.dumps(current_api(), indent=1, sort_keys=True) + "\n")
+        print(f"wrote {target}")
+    else:
+        version, commit = sys.argv[1], sys.argv[2]
+        print(json.dumps({"version": version, "commit": commit, **read_api()}, indent=1, sort_keys=True))

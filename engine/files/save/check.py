@@ -382,4 +382,5 @@ def check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str |
     if saved == game.name or (digest is not None and digest == game.digest):
         return f"{where} is damaged", None
     return (f"{where} is a save of another game, {shown_name(saved)}, not of {game.name}",
-            f"{where} was saved by {shown_name(saved)}; its classes and fields fit {game.name}, so it is loaded into it")
+            f"{where} was saved by {shown_name(saved)}; its classes and fields fit {game.name}, so it is loaded "
+            "into it")
