@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import platformer
+
 from engine import World, keys
 from engine.testing import assert_order_independent
 

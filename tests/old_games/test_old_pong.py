@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pong
+
 from engine import World, keys
 
 HERE = Path(__file__).parent
