@@ -193,12 +193,15 @@ def _fixtures() -> list[str]:
     with open(engine.parent / "pyproject.toml", "rb") as file:
         project = tomllib.load(file)["project"]
     found: set[str] = set()
-    for where in project.get("entry-points", {}).get("pytest11", {}).values():
+    # The plugin the package registers, and (from 0.4) the fixtures module a project opts in to.
+    for where in [*project.get("entry-points", {}).get("pytest11", {}).values(), "engine.testing.fixtures"]:
         try:
             plugin = importlib.import_module(where)
         except ImportError:
             continue
         for name, value in vars(plugin).items():
+            if name.startswith("_"):
+                continue
             if getattr(value, "_pytestfixturefunction", None) is not None or \
                     type(value).__name__ == "FixtureFunctionDefinition" or hasattr(value, "_fixture_function_marker"):
                 found.add(name)
