@@ -188,3 +188,35 @@ def test_a_player_count_out_of_range_names_the_range_a_world_takes(command, play
     err = capsys.readouterr().err
     said = "expected a whole number, got 'two'" if players == "two" else f"expected a number from 1 to 8, got {players}"
     assert f"--players: {said}" in err, err
+
+
+@pytest.mark.parametrize(("argv", "abbreviation"), [
+    (["run", "patrol", "--tick", "100"], "--tick"),
+    (["run", "patrol", "--headles", "--ticks", "3"], "--headles"),
+    (["run", "patrol", "--headless", "--frame", "10"], "--frame"),
+    (["check", "patrol", "--order", "2"], "--order"),
+    (["replay", "r.jsonl", "--gam", "patrol"], "--gam"),
+])
+def test_an_abbreviated_option_is_refused_not_guessed(argv, abbreviation, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert f"unrecognized arguments: {abbreviation}" in capsys.readouterr().err
+
+
+def test_no_parser_of_any_command_takes_an_abbreviation(tmp_path):
+    import argparse
+
+    from engine.tools.cli.options import build_parser
+
+    parser = build_parser()
+    parsers = [parser] + [sub for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                          for sub in action.choices.values()]
+    assert len(parsers) > 6 and all(each.allow_abbrev is False for each in parsers)
+    game = tmp_path / "g.py"
+    game.write_text("from engine import run\ndef build(world):\n    pass\nrun(build)\n")
+    done = subprocess.run([sys.executable, str(game), "--tick", "3"], capture_output=True, text=True)
+    assert done.returncode == 2 and "unrecognized arguments: --tick" in done.stderr, done.stderr
+    for tool in ("engine.tools.soak", "engine.tools.seeds"):
+        done = subprocess.run([sys.executable, "-m", tool, "--tick", "3"], capture_output=True, text=True)
+        assert done.returncode == 2 and "--tick" in done.stderr, (tool, done.stderr)
