@@ -68,6 +68,8 @@ SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("previous tick a string", lambda data: entity(data)["previous"].update(tick="3"), "previous.tick must be"),
     ("signals a string", lambda data: entity(data).update(signals="slapped"), "signals must be an object of signal name -> value"),
     ("random state short", set_in(("world", "random"), [3, [1, 2], None]), "world.random"),
+    ("random version a float", lambda data: data["world"]["random"].__setitem__(0, 3.0),
+     "world.random: the generator's version must be the whole number 3, got 3.0"),
     ("mouse not a pair", set_in(("world", "input", "mouse"), [1]), "mouse"),
     ("seed a float", set_in(("world", "seed"), 1.5), "world.seed must be a whole number"),
     ("a saved value that is an object", lambda data: entity(data)["buffered"].update(x={"a": 1}), "not a saved value"),

@@ -432,3 +432,26 @@ def test_an_attribute_missing_in_on_load_or_in_a_fresh_entity_is_explained_accor
     with pytest.raises(SaveError, match=r"Dreamer \(id 1\) has no attribute 'dream' after loading a save.*saved"):
         World.load(tmp_path / "d.json")
     assert sleeper.dream == 1
+
+
+class Dice(Entity):
+    roll = buffered(0.0)
+
+    def update(self, world):
+        self.roll = self.random.random()
+
+
+def test_an_entitys_random_state_of_version_3_0_is_refused_as_60_0_ticks_are(tmp_path):
+    import json
+
+    with World() as world:
+        world.spawn(Dice())
+        world.tick()
+        world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["entities"][0]["random"][0] == 3
+    data["entities"][0]["random"][0] = 3.0
+    (tmp_path / "float.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=r"entities\[0\].*random: the generator's version must be the whole number 3, "
+                                        r"got 3.0"):
+        World.load(tmp_path / "float.json")

@@ -81,9 +81,10 @@ def _is_number(value: Any) -> bool:
 
 def _check_random_state(state: Any, where: str) -> None:
     """A ``random.Random.getstate()`` as JSON: [3, 625 words, gauss or null]."""
-    if not (isinstance(state, list) and len(state) == 3 and state[0] == 3 and isinstance(state[1], list)
-            and len(state[1]) == 625):
+    if not (isinstance(state, list) and len(state) == 3 and isinstance(state[1], list) and len(state[1]) == 625):
         raise FieldError(f"{where} is not the state of a Python random generator")
+    if not (is_whole(state[0]) and state[0] == 3):  # 3.0 is no version, as 60.0 is no tick count
+        raise FieldError(f"{where}: the generator's version must be the whole number 3, got {shown(state[0])}")
     for word in state[1][:624]:
         expect_whole(word, where, 0, 2**32 - 1)
     expect_whole(state[1][624], where, 1, 624)
