@@ -220,3 +220,55 @@ def test_no_parser_of_any_command_takes_an_abbreviation(tmp_path):
     for tool in ("engine.tools.soak", "engine.tools.seeds"):
         done = subprocess.run([sys.executable, "-m", tool, "--tick", "3"], capture_output=True, text=True)
         assert done.returncode == 2 and "--tick" in done.stderr, (tool, done.stderr)
+
+
+HUGE = '''from engine import Entity, run
+
+
+class Boom(Entity):
+    def update(self, world):
+        raise ValueError("x" * 5_000_000)
+
+
+class Loud:
+    def process(self):
+        raise RuntimeError("y" * 5_000_000)
+
+
+def build(world):
+    if not SYSTEM:
+        world.spawn(Boom())
+
+
+def systems(world):
+    if SYSTEM:
+        world.add_processor(Loud())
+
+
+SYSTEM = False
+if __name__ == "__main__":
+    run(build)
+'''
+
+
+@pytest.mark.parametrize("raiser", ["update", "system"])
+@pytest.mark.parametrize("command", ["run", "check", "python"])
+def test_a_5_mb_exception_message_is_shortened_and_the_location_kept(tmp_path, command, raiser):
+    game = tmp_path / "g.py"
+    game.write_text(HUGE.replace("SYSTEM = False", f"SYSTEM = {raiser == 'system'}"))
+    argv = {"run": ["-m", "engine.tools.cli", "run", str(game), "--ticks", "3"],
+            "check": ["-m", "engine.tools.cli", "check", str(game), "--ticks", "3", "--hash-seeds", "0"],
+            "python": [str(game), "--ticks", "3"]}[command]
+    done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120)
+    lines = (done.stdout + done.stderr).splitlines()
+    (line,) = [line for line in lines if "xxxx" in line or "yyyy" in line]
+    line_number = 6 if raiser == "update" else 11
+    assert len(line) < 1000 and "…" in line, len(line)
+    assert line.endswith(f"(at {game}:{line_number} in {'update' if raiser == 'update' else 'process'})"), line[-200:]
+
+
+def test_an_overlong_line_loses_its_middle_not_its_end():
+    from engine.messages import LONGEST_LINE, one_line
+
+    line = one_line("start " + "\n" * 10 + "z" * 5_000_000 + " (at g.py:5 in update)")
+    assert len(line) <= LONGEST_LINE and line.startswith("start \\n\\n") and line.endswith("(at g.py:5 in update)")
