@@ -12,8 +12,8 @@ import traceback
 import weakref
 from typing import Any
 
-__all__ = ["BRIEF", "BufferedWriteError", "EntityUpdateError", "brief", "located", "mark_restored", "missing_after_load",
-           "where"]
+__all__ = ["BRIEF", "BufferedWriteError", "EntityUpdateError", "brief", "located", "mark_restored",
+           "missing_after_load", "where"]
 
 # By id, the entity itself as the value: a game's class may define __eq__ and so be unhashable.
 _RESTORED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
