@@ -132,7 +132,7 @@ BRIEF = 400
 """The most characters of an exception's own message a report quotes (a 5 MB message is not a 5 MB line)."""
 
 
-def brief(error: BaseException) -> str:
+def brief(error: BaseException | None) -> str:
     """``str(error)``, cut to ``BRIEF`` characters with an ellipsis."""
     text = str(error)
     return text if len(text) <= BRIEF else text[:BRIEF - 1] + "…"
