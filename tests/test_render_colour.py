@@ -81,3 +81,19 @@ def test_a_tile_map_draws_its_tiles_in_exactly_their_colours(tmp_path, monkeypat
         window.close()
     assert [colour(data, 32, x, y) for x in (0, 7, 8, 15, 16, 23, 24, 31) for y in (0, 7)] == [
         tuple(ODD[x // 8]) for x in (0, 7, 8, 15, 16, 23, 24, 31) for _ in (0, 7)]
+
+
+@pytest.mark.parametrize("command", ["run", "replay"])
+def test_a_frames_screenshot_shows_the_game_only_never_the_hud(tmp_path, command):
+    game = tmp_path / "boxes.py"
+    game.write_text(GAME.replace("WIDTH, HEIGHT = 64, 48", "WIDTH, HEIGHT = 640, 200"))
+    shot = tmp_path / "shot.png"
+    if command == "run":
+        argv = ["run", str(game), "--headless", "--frames", "5", "--screenshot", str(shot)]
+    else:
+        assert main(["run", str(game), "--ticks", "5", "--record", str(tmp_path / "r.jsonl")]) == 0
+        argv = ["replay", str(tmp_path / "r.jsonl"), "--game", str(game), "--headless", "--screenshot", str(shot)]
+    assert main(argv) == 0, "no --no-hud: the HUD is on in the run, off in its picture"
+    _, _, data = _png_pixels(shot)
+    counted = Counter(tuple(data[i:i + 3]) for i in range(0, len(data), 4))
+    assert set(counted) == {(160, 90, 30), (77, 133, 201), (10, 20, 30)}, counted.most_common(6)
