@@ -74,8 +74,9 @@ def true_colour_config() -> Any:
 
     screen = pyglet.display.get_display().get_default_screen()
     for depth in (24, 16):
-        template = gl.Config(double_buffer=True, depth_size=depth, major_version=3, minor_version=3,
-                             red_size=8, green_size=8, blue_size=8, alpha_size=8)
+        # pyglet.gl.Config is the platform's own config class at run time; its stub is the abstract base.
+        template = gl.Config(double_buffer=True, depth_size=depth, major_version=3,  # type: ignore[abstract]
+                             minor_version=3, red_size=8, green_size=8, blue_size=8, alpha_size=8)
         try:
             configs = screen.get_matching_configs(template)
         except Exception:  # a platform that can't list them: pyglet's own choice, as before
