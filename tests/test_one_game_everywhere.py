@@ -357,3 +357,22 @@ def test_a_class_is_named_by_where_its_file_lies_not_its_import_name(tmp_path):
     finally:
         for name in ("anything_at_all", "whatever_name", "yet_another"):
             sys.modules.pop(name, None)
+
+
+def test_world_load_without_a_game_prefers_the_game_the_test_imported_to_another_loaded_copy(tmp_path):
+    from engine.testing import load_game
+
+    source = "from engine import Entity\n\nclass Ball(Entity):\n    pass\n\ndef build(world):\n    world.spawn(Ball())\n"
+    for place in ("elsewhere", "mine"):
+        (tmp_path / place).mkdir()
+        (tmp_path / place / "ballgame.py").write_text(source + f"# {place}\n")
+    load_game(str(tmp_path / "elsewhere" / "ballgame.py"))     # another test's copy, say
+    mine = _copy_of(tmp_path / "mine" / "ballgame.py", "ballgame")
+    try:
+        with World() as world:
+            mine.build(world)
+            world.save(tmp_path / "s.json")
+        with World.load(tmp_path / "s.json") as loaded:
+            assert type(loaded.entities[0]) is mine.Ball
+    finally:
+        sys.modules.pop("ballgame", None)

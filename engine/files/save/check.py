@@ -43,7 +43,7 @@ from engine.schema import (
     parse_json,
     version_matches,
 )
-from engine.state.names import __version__, class_name, class_origin
+from engine.state.names import GAME_MODULE_PREFIX, __version__, class_name, class_origin
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
 
@@ -204,8 +204,17 @@ def classes_by_name() -> dict[str, list[type[Entity]]]:
 
 
 def entity_classes() -> dict[str, type[Entity] | None]:
-    """Every Entity class that exists in this process, by ``module:qualname``; a name several share maps to ``None``."""
-    return {name: kinds[0] if len(kinds) == 1 else None for name, kinds in classes_by_name().items()}
+    """Every Entity class that exists in this process, by ``module:qualname``; a name several share maps to ``None``.
+
+    Unless only one of them is from a module the process imported itself: a copy that
+    ``load_game`` loaded (a ``tickswap_game_`` module, of another test's game file, say)
+    gives way to the game the code asking imported (``import comet; World.load(path)``).
+    """
+    found: dict[str, type[Entity] | None] = {}
+    for name, kinds in classes_by_name().items():
+        imported = [kind for kind in kinds if not kind.__module__.startswith(GAME_MODULE_PREFIX)]
+        found[name] = kinds[0] if len(kinds) == 1 else imported[0] if len(imported) == 1 else None
+    return found
 
 
 def _is_engine(kind: type) -> bool:
