@@ -359,20 +359,47 @@ def test_a_class_is_named_by_where_its_file_lies_not_its_import_name(tmp_path):
             sys.modules.pop(name, None)
 
 
-def test_world_load_without_a_game_prefers_the_game_the_test_imported_to_another_loaded_copy(tmp_path):
+def test_world_load_without_a_game_takes_the_test_imported_copy_of_a_game_file_another_test_loaded(tmp_path):
     from engine.testing import load_game
 
-    source = "from engine import Entity\n\nclass Ball(Entity):\n    pass\n\ndef build(world):\n    world.spawn(Ball())\n"
+    source = ("from engine import Entity\n\nclass Zeppelin(Entity):\n    pass\n\n"
+              "def build(world):\n    world.spawn(Zeppelin())\n")
     for place in ("elsewhere", "mine"):
         (tmp_path / place).mkdir()
-        (tmp_path / place / "ballgame.py").write_text(source + f"# {place}\n")
-    load_game(str(tmp_path / "elsewhere" / "ballgame.py"))     # another test's copy, say
-    mine = _copy_of(tmp_path / "mine" / "ballgame.py", "ballgame")
+        (tmp_path / place / "airship.py").write_text(source)   # one game, copied (another test's, say)
+    load_game(str(tmp_path / "elsewhere" / "airship.py"))
+    mine = _copy_of(tmp_path / "mine" / "airship.py", "airship")
     try:
         with World() as world:
             mine.build(world)
             world.save(tmp_path / "s.json")
         with World.load(tmp_path / "s.json") as loaded:
-            assert type(loaded.entities[0]) is mine.Ball
+            assert type(loaded.entities[0]) is mine.Zeppelin
     finally:
-        sys.modules.pop("ballgame", None)
+        sys.modules.pop("airship", None)
+
+
+def test_world_load_without_a_game_resolves_a_shared_name_by_the_saves_other_classes(tmp_path):
+    for place, extra in (("one", "Gondola"), ("two", "Blimp")):
+        (tmp_path / place).mkdir()
+        (tmp_path / place / "flight.py").write_text(
+            f"from engine import Entity\n\nclass Balloon(Entity):\n    pass\n\nclass {extra}(Entity):\n    pass\n\n"
+            f"def build(world):\n    world.spawn(Balloon())\n    world.spawn({extra}())\n")
+    one, two = _copy_of(tmp_path / "one" / "flight.py", "flight_one"), _copy_of(tmp_path / "two" / "flight.py",
+                                                                                 "flight_two")
+    try:
+        with World() as world:
+            two.build(world)
+            world.save(tmp_path / "s.json")
+        with World.load(tmp_path / "s.json") as loaded:
+            assert [type(entity) for entity in loaded.entities] == [two.Balloon, two.Blimp]
+        with World() as world:
+            world.spawn(two.Balloon())
+            world.save(tmp_path / "alone.json")
+        with pytest.raises(SaveError, match="more than one loaded class has") as refused:
+            World.load(tmp_path / "alone.json")
+        assert "one/flight.py" in str(refused.value) and "two/flight.py" in str(refused.value)
+        assert one.Balloon is not two.Balloon
+    finally:
+        sys.modules.pop("flight_one", None)
+        sys.modules.pop("flight_two", None)

@@ -348,8 +348,11 @@ def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
     with World() as world:
         one.build(world)
         save_world(world, tmp_path / "s.json", meta={"game": one.name, "game_digest": one.digest})
+        world.save(tmp_path / "no-game.json")
+    with World.load(tmp_path / "s.json") as loaded:  # the digest it records says which file's Ball
+        assert type(loaded.entities[0]) is one.module.Ball
     with pytest.raises(SaveError, match="more than one loaded class has") as refused:
-        World.load(tmp_path / "s.json")
+        World.load(tmp_path / "no-game.json")
     assert "one.py" in str(refused.value) and "two.py" in str(refused.value), "both are named"
     notes: list[str] = []
     with load_world(tmp_path / "s.json", two, notes, world_class=World) as loaded:

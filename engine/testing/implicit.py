@@ -14,10 +14,14 @@ from collections.abc import Iterator
 import pytest
 
 from engine.clock import VirtualClock
-from engine.testing.plugin import FIXTURES, SETTING
 from engine.world import World
 
-__all__ = ["clock", "world"]
+__all__ = ["FIXTURES", "SETTING", "clock", "world"]
+
+FIXTURES = "engine.testing.fixtures"
+"""The module of the ``world`` and ``clock`` fixtures, as ``pytest_plugins`` and ``-p`` name it."""
+SETTING = "tickswap_fixtures"
+"""The pytest setting (ini) that opts a project in: ``tickswap_fixtures = true``."""
 
 
 def _warn(name: str) -> None:

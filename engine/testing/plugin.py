@@ -14,8 +14,9 @@ project that never imports tickswap sees neither name (``pytest --fixtures`` lis
 none, a typo'd fixture is an error), and a ``world`` fixture of the project's own always wins.
 
 This module defines no fixture (pytest would give a plugin's fixtures to every project):
-the deprecated ones are ``engine.testing.implicit``'s, imported only for a module that
-uses tickswap. Importing it imports no part of tickswap beyond ``import engine`` itself.
+the deprecated ones are ``engine.testing.implicit``'s, a module no pytest registers.
+Importing it imports nothing of tickswap beyond ``import engine`` (which has the world
+already): not ``engine.testing.fixtures``, nor the files and checks of ``engine.testing``.
 """
 
 from __future__ import annotations
@@ -25,12 +26,11 @@ from types import ModuleType
 
 import pytest
 
-__all__ = ["FIXTURES", "SETTING", "pytest_addoption", "pytest_collectstart", "pytest_configure"]
+from engine.testing import implicit
+from engine.testing.implicit import FIXTURES, SETTING
 
-FIXTURES = "engine.testing.fixtures"
-"""The module of the ``world`` and ``clock`` fixtures, as ``pytest_plugins`` and ``-p`` name it."""
-SETTING = "tickswap_fixtures"
-"""The pytest setting (ini) that opts a project in: ``tickswap_fixtures = true``."""
+__all__ = ["FIXTURES", "SETTING", "pytest_addoption", "pytest_collectstart", "pytest_configure", "uses_tickswap"]
+
 _NAMES = ("world", "clock")
 
 
@@ -85,8 +85,6 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
         return
     given = {name for plugin in collector.config.pluginmanager.get_plugins() for name in _NAMES
              if plugin is not sys.modules[__name__] and _is_fixture(getattr(plugin, name, None))}
-    from engine.testing import implicit
-
     for name in _NAMES:
         if name not in vars(module) and name not in given:
             setattr(module, name, getattr(implicit, name))

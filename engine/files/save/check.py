@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 import re
@@ -43,7 +44,7 @@ from engine.schema import (
     parse_json,
     version_matches,
 )
-from engine.state.names import GAME_MODULE_PREFIX, __version__, class_name, class_origin
+from engine.state.names import GAME_MODULE_PREFIX, __version__, class_file, class_name, class_origin
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
 
@@ -204,16 +205,58 @@ def classes_by_name() -> dict[str, list[type[Entity]]]:
 
 
 def entity_classes() -> dict[str, type[Entity] | None]:
-    """Every Entity class that exists in this process, by ``module:qualname``; a name several share maps to ``None``.
+    """Every Entity class that exists in this process, by ``module:qualname``; a name several share maps to ``None``."""
+    return {name: kinds[0] if len(kinds) == 1 else None for name, kinds in classes_by_name().items()}
 
-    Unless only one of them is from a module the process imported itself: a copy that
-    ``load_game`` loaded (a ``tickswap_game_`` module, of another test's game file, say)
-    gives way to the game the code asking imported (``import comet; World.load(path)``).
+
+def _content(kind: type) -> str | None:
+    """The SHA-256 of the file ``kind``'s module was loaded from (``None`` without one): copies of a file agree."""
+    file = class_file(kind)
+    if file is None:
+        return None
+    if file not in _CONTENTS:
+        try:
+            _CONTENTS[file] = hashlib.sha256(read_bounded(file, MAX_SAVE_BYTES, "a game's module")).hexdigest()
+        except (OSError, NotAFile):
+            _CONTENTS[file] = None
+    return _CONTENTS[file]
+
+
+_CONTENTS: dict[str, str | None] = {}
+
+
+def _one_games_classes(records: list[Any], meta: Any) -> dict[str, type[Entity] | None]:
+    """Classes for a save loaded without its game: a name several loaded classes share is resolved as one game's.
+
+    A game file's classes are ``game:Ball`` in every game, so a process that loaded two
+    games (or one game file twice) has two ``game:Ball``. Only the save's own evidence
+    decides, never a guess: the digest its ``meta`` records; copies of one file (the same
+    content: either is the game, and the one the process imported itself is taken, not
+    ``load_game``'s); or the directory of the save's other classes, where those are not in
+    doubt. What is still in doubt stays ``None``, and is refused naming both.
     """
-    found: dict[str, type[Entity] | None] = {}
-    for name, kinds in classes_by_name().items():
-        imported = [kind for kind in kinds if not kind.__module__.startswith(GAME_MODULE_PREFIX)]
-        found[name] = kinds[0] if len(kinds) == 1 else imported[0] if len(imported) == 1 else None
+    by_name = classes_by_name()
+    found = {name: kinds[0] if len(kinds) == 1 else None for name, kinds in by_name.items()}
+    digest = meta.get("game_digest") if isinstance(meta, dict) else None
+    names = {record["class"] for record in records if isinstance(record, dict) and isinstance(record.get("class"), str)}
+    doubtful = {name: by_name[name] for name in names if len(by_name.get(name, [])) > 1}
+    if not doubtful:
+        return found
+    for name, kinds in doubtful.items():
+        if isinstance(digest, str) and any(_content(kind) == digest for kind in kinds):
+            kinds = [kind for kind in kinds if _content(kind) == digest]
+        if len({_content(kind) for kind in kinds}) == 1 and _content(kinds[0]) is not None:
+            imported = [kind for kind in kinds if not kind.__module__.startswith(GAME_MODULE_PREFIX)]
+            kinds = (imported or kinds)[:1]
+        doubtful[name] = kinds
+        found[name] = kinds[0] if len(kinds) == 1 else None
+    # Then the names still in doubt, by the directory the save's settled classes come from.
+    places = {os.path.dirname(file) for name in names
+              if (kind := found.get(name)) is not None and not _is_engine(kind) and (file := class_file(kind))}
+    for name, kinds in doubtful.items():
+        if found[name] is None and places:
+            kinds = [kind for kind in kinds if os.path.dirname(class_file(kind) or "") in places]
+            found[name] = kinds[0] if len(kinds) == 1 else None
     return found
 
 
@@ -297,7 +340,8 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
                              f"{players - 1}; world.input is player 0's), got {shown(others)[:60]}")
         for player, queued in enumerate(others, 1):
             check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
-    classes = entity_classes() if classes is None else classes
+    if classes is None:
+        classes = _one_games_classes(records, data.get("meta")) if game is None else entity_classes()
     by_name = classes_by_name() if game is not None else None
     kinds = []
     dead: list[DeadReference] = []
