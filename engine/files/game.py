@@ -59,7 +59,8 @@ class Game:
     digest: str | None = None
     """SHA-256 of the game file's content (of every file of a package but its caches); ``None`` for samples."""
     module_name: str | None = None
-    """The name its classes carry, when it is not the module's own (a game file running as ``__main__``)."""
+    """Another import name the game's module is known by, if any (none since 0.4: classes are named by their
+    file, so a game file running as ``__main__`` keeps its classes' module name)."""
     beside: tuple[ModuleType, ...] = ()
     """Modules the game file imported from its own directory (``import helpers``): the game's
     too, so a save of their entities loads with it. They keep their own names (``helpers``)."""
@@ -167,7 +168,7 @@ class Game:
             return False
         if module is self.module or any(module is beside for beside in self.beside):
             return True
-        own = self.module.__name__ if self.module.__name__ != "__main__" else (self.module_name or "__main__")
+        own = self.module_name or self.module.__name__
         package = self.module.__package__ or ""
         inside = own if self.path is not None or not package else package
         return module.__name__.startswith(inside + ".") and sys.modules.get(module.__name__) is module

@@ -69,8 +69,12 @@ def replay_command(args: argparse.Namespace) -> int:
     replay = read_replay(args.file)
     game = _replay_game(replay, args.game)
     check_outputs(args, game)
-    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
-               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
+    changed = None
+    if replay.game_digest is not None and game.digest is None:
+        changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
+    elif replay.game_digest not in (None, game.digest):
+        changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
+                   f"{(replay.game_digest or '')[:12]})")
     if replay.players not in game.players:
         raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
                          f"played by {game.played_by()} (its PLAYERS)")
