@@ -403,3 +403,17 @@ def test_world_load_without_a_game_resolves_a_shared_name_by_the_saves_other_cla
     finally:
         sys.modules.pop("flight_one", None)
         sys.modules.pop("flight_two", None)
+
+
+def test_a_class_keeps_its_name_when_its_module_name_is_given_to_another_module(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "rocks.py").write_text("from engine import Entity\n\nclass Rock(Entity):\n"
+                                               "    def update(self, world):\n        pass\n")
+    (tmp_path / "other.py").write_text("x = 1\n")
+    try:
+        rocks = _copy_of(tmp_path / "pkg" / "rocks.py", "reused_name")
+        _copy_of(tmp_path / "other.py", "reused_name")     # sys.modules now holds another file under that name
+        assert class_name(rocks.Rock) == "pkg.rocks:Rock"
+    finally:
+        sys.modules.pop("reused_name", None)

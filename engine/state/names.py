@@ -100,20 +100,37 @@ def module_of(cls: type) -> ModuleType | None:
     return module if module is not None else sys.modules.get(cls.__module__)
 
 
-def _defines_build(module: ModuleType) -> bool:
-    """Whether ``module`` defines (not imports) a ``build``: what makes a file a game file."""
-    build = vars(module).get("build")
-    return callable(build) and getattr(build, "__module__", None) == module.__name__
+def _namespace_of(cls: type) -> dict[str, object] | None:
+    """The global namespace ``cls``'s code ran in: its methods' own (exact, whatever ``sys.modules`` holds now), else
+    its module's.
+
+    ``sys.modules`` may hold another module under the class's module name by now (a test
+    imported a file as ``my_game`` and let it go, or put another module there), so the
+    class's own functions, which keep the namespace they were compiled in, are asked first.
+    """
+    for value in vars(cls).values():
+        function = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+        namespace = getattr(function, "__globals__", None)
+        if isinstance(namespace, dict) and namespace.get("__name__") == cls.__module__:
+            return namespace
+    module = module_of(cls)
+    return vars(module) if module is not None else None
+
+
+def _defines_build(namespace: dict[str, object]) -> bool:
+    """Whether the module ``namespace`` is defines (not imports) a ``build``: what makes a file a game file."""
+    build = namespace.get("build")
+    return callable(build) and getattr(build, "__module__", None) == namespace.get("__name__")
 
 
 def class_module(cls: type) -> str:
     """The module part of ``cls``'s public name: where its file lies, never its import name (see the module)."""
-    module = module_of(cls)
-    file = class_file(cls)
-    place = _place(file) if file is not None else None
-    if place is None or module is None:
+    namespace = _namespace_of(cls)
+    file = namespace.get("__file__") if namespace is not None else None
+    place = _place(file) if isinstance(file, str) else None
+    if place is None or namespace is None:
         return public_module_name(cls.__module__)
-    if "." not in place and _defines_build(module):
+    if "." not in place and _defines_build(namespace):
         return GAME_MODULE
     return place
 
@@ -128,8 +145,8 @@ def class_name(cls: type) -> str:
 
 def class_file(cls: type) -> str | None:
     """The file ``cls``'s module was loaded from, or ``None`` (a module made at a prompt)."""
-    module = module_of(cls)
-    file = getattr(module, "__file__", None) if module is not None else None
+    namespace = _namespace_of(cls)
+    file = namespace.get("__file__") if namespace is not None else None
     return file if isinstance(file, str) else None
 
 

@@ -225,15 +225,18 @@ def _content(kind: type) -> str | None:
 _CONTENTS: dict[str, str | None] = {}
 
 
-def _one_games_classes(records: list[Any], meta: Any) -> dict[str, type[Entity] | None]:
+def _one_games_classes(records: list[Any], meta: Any, near: str | None = None) -> dict[str, type[Entity] | None]:
     """Classes for a save loaded without its game: a name several loaded classes share is resolved as one game's.
 
     A game file's classes are ``game:Ball`` in every game, so a process that loaded two
     games (or one game file twice) has two ``game:Ball``. Only the save's own evidence
     decides, never a guess: the digest its ``meta`` records; copies of one file (the same
     content: either is the game, and the one the process imported itself is taken, not
-    ``load_game``'s); or the directory of the save's other classes, where those are not in
-    doubt. What is still in doubt stays ``None``, and is refused naming both.
+    ``load_game``'s); the directory of the save's other classes, where those are not in
+    doubt; last, the game this process imported itself (not a copy ``load_game`` made),
+    where all of it lies in the save's own directory (``near``) or the working directory,
+    as a test's game and its save do. What is still in doubt stays ``None``, and is
+    refused naming both.
     """
     by_name = classes_by_name()
     found = {name: kinds[0] if len(kinds) == 1 else None for name, kinds in by_name.items()}
@@ -257,6 +260,12 @@ def _one_games_classes(records: list[Any], meta: Any) -> dict[str, type[Entity] 
         if found[name] is None and places:
             kinds = [kind for kind in kinds if os.path.dirname(class_file(kind) or "") in places]
             found[name] = kinds[0] if len(kinds) == 1 else None
+    still = [name for name in doubtful if found[name] is None]
+    local = {os.path.realpath(near or os.curdir), os.path.realpath(os.curdir)}
+    own = {name: [kind for kind in doubtful[name] if not kind.__module__.startswith(GAME_MODULE_PREFIX)
+                  and os.path.dirname(os.path.realpath(class_file(kind) or "")) in local] for name in still}
+    if still and all(len(kinds) == 1 for kinds in own.values()):
+        found.update({name: kinds[0] for name, kinds in own.items()})
     return found
 
 
@@ -297,13 +306,15 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
 
 
 def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type[Entity] | None] | None = None,
-                *, writing: bool = False
+                *, writing: bool = False, near: str | None = None
                 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]], dict[int, type[Entity]]]:
     """Check the world and every entity record; returns them with each record's class, and despawned ones'.
 
     ``classes`` maps class names to classes (default: every Entity class in this process).
     ``writing``: the writer's own check, where a despawned entity's class need only be a
     class name (the reader resolves it against the game, which the writer is not given).
+    ``near``: the save's directory, where a save read without its game looks for the game
+    a name several loaded games share belongs to (``_one_games_classes``).
     """
     info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"),
                        ("music", "players", "inputs"))
@@ -341,7 +352,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         for player, queued in enumerate(others, 1):
             check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
     if classes is None:
-        classes = _one_games_classes(records, data.get("meta")) if game is None else entity_classes()
+        classes = _one_games_classes(records, data.get("meta"), near) if game is None else entity_classes()
     by_name = classes_by_name() if game is not None else None
     kinds = []
     dead: list[DeadReference] = []
