@@ -6,6 +6,7 @@ touches OpenGL. Drawing lives in ``engine.render``, imported only by code that d
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -36,6 +37,9 @@ from engine.state.names import __version__ as __version__
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
 from engine.world import World as World
+
+# ``import engine.keys`` (0.2's module, now engine.input.keys) keeps working: the same module by its old path.
+sys.modules.setdefault("engine.keys", keys)
 
 if TYPE_CHECKING:
     from engine.crowd import Crowd as Crowd

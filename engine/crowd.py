@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from engine.buffering.own import OwnBuffers
+from engine.deprecation import warn_deprecated
 from engine.entity import Entity
 from engine.look import Look
 
@@ -248,3 +249,33 @@ class Crowd(Entity, OwnBuffers):
             for buffer in self._arrays[name]:
                 buffer[:count] = values
         self.count = count
+
+    # -- deprecated: 0.2's names of the crowd's own buffers, until 0.5 (CHANGELOG.md) -------
+
+    def commit_buffers(self, tick: int) -> None:
+        """Deprecated: the engine commits a crowd itself after every tick. Commits it as after tick ``tick``."""
+        warn_deprecated("Crowd.commit_buffers()", "nothing: the world commits its crowds after every tick")
+        self._commit_own(tick)
+
+    def abort_buffers(self) -> None:
+        """Deprecated: the engine aborts a crowd's tick itself. Forgets what the tick wrote."""
+        warn_deprecated("Crowd.abort_buffers()", "nothing: a failed tick aborts its crowds")
+        self._abort_own()
+
+    def arrays_for_save(self) -> dict[str, Any]:
+        """Deprecated: ``world.save(path)`` saves a crowd. The committed members, as a save holds them."""
+        warn_deprecated("Crowd.arrays_for_save()", "world.save(path)")
+        return self._saved_own()
+
+    def restore_arrays(self, data: dict[str, Any]) -> None:
+        """Deprecated: ``World.load(path)`` restores a crowd. Puts back what ``arrays_for_save`` returned."""
+        warn_deprecated("Crowd.restore_arrays()", "World.load(path)")
+        count = int(data["count"])
+        for name, encoded in data["fields"].items():
+            values = np.frombuffer(base64.b64decode(encoded), dtype=np.float32).reshape(count, self.fields[name])
+            for buffer in self._arrays[name]:
+                buffer[:count] = values
+        self.count = count
+
+    commit_buffers.deprecated_alias = True  # type: ignore[attr-defined]
+    abort_buffers.deprecated_alias = True  # type: ignore[attr-defined]

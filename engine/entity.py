@@ -38,6 +38,7 @@ from engine.buffering import access as _access
 from engine.buffering.buffers import init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
 from engine.buffering.slots import SLOT_NAMES, BufferSlots
+from engine.deprecation import warn_deprecated
 from engine.look import Look
 
 __all__ = ["Entity", "attach", "buffered", "detach", "signal"]
@@ -94,6 +95,10 @@ class Entity(BufferSlots):
         # or a save made while a subclass lives would not load.
         names = [name for base in reversed(cls.__mro__[1:]) for name in vars(base).get("saved", ())]
         cls.saved = tuple(dict.fromkeys([*names, *(saved or ())]))
+        for hook in _OLD_HOOKS:
+            if hook in vars(cls) and not getattr(vars(cls)[hook], "deprecated_alias", False):
+                warn_deprecated(f"{cls.__name__}.{hook} (the 0.2 hook of an entity with buffers of its own, no longer "
+                                "called)", "engine.Crowd for members kept in arrays of its own", stacklevel=3)
         if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
             _refuse_attribute_hooks(cls)
             cls._layout = register(cls, cls.__mro__[1:])
@@ -217,6 +222,22 @@ class Entity(BufferSlots):
     def __repr__(self) -> str:
         state = "alive" if self.alive else ("despawned" if self.id is not None else "unspawned")
         return f"<{type(self).__name__} id={self.id} x={self.x!r} y={self.y!r} {state}>"
+
+    # -- deprecated: 0.2's hooks of an entity with buffers of its own, until 0.5 (CHANGELOG.md) --
+
+    def commit_buffers(self, tick: int) -> None:
+        """Deprecated, and never called: an entity's own buffers are a ``Crowd``'s. Does nothing, as it did."""
+        warn_deprecated("Entity.commit_buffers()", "engine.Crowd for members kept in arrays of its own")
+
+    def abort_buffers(self) -> None:
+        """Deprecated, and never called: an entity's own buffers are a ``Crowd``'s. Does nothing, as it did."""
+        warn_deprecated("Entity.abort_buffers()", "engine.Crowd for members kept in arrays of its own")
+
+    commit_buffers.deprecated_alias = True  # type: ignore[attr-defined]
+    abort_buffers.deprecated_alias = True  # type: ignore[attr-defined]
+
+
+_OLD_HOOKS = ("commit_buffers", "abort_buffers")
 
 
 _ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__setattr__", "__delattr__")

@@ -12,7 +12,8 @@ import traceback
 import weakref
 from typing import Any
 
-__all__ = ["BufferedWriteError", "EntityUpdateError", "located", "mark_restored", "missing_after_load", "where"]
+__all__ = ["BRIEF", "BufferedWriteError", "EntityUpdateError", "brief", "located", "mark_restored",
+           "missing_after_load", "where"]
 
 # By id, the entity itself as the value: a game's class may define __eq__ and so be unhashable.
 _RESTORED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -81,7 +82,7 @@ class EntityUpdateError(RuntimeError):
             message = f"{missing}; tick {tick} was rolled back"
         if message is None:
             message = (f"{self.entity_class} (id {self.entity_id}) raised {type(error).__name__} in tick {tick}: "
-                       f"{error}; the tick was rolled back")
+                       f"{brief(error)}; the tick was rolled back")
         super().__init__(message)
 
 
@@ -123,4 +124,15 @@ def located(error: BaseException) -> str:
     if isinstance(error, BufferedWriteError):
         return f"{type(error).__name__}: {error}"
     cause = error.__cause__ if isinstance(error, EntityUpdateError) and error.__cause__ is not None else error
-    return f"{type(error).__name__}: {error} (at {where(cause)})"
+    said = str(error) if isinstance(error, EntityUpdateError) else brief(error)  # an entity's names its cause briefly
+    return f"{type(error).__name__}: {said} (at {where(cause)})"
+
+
+BRIEF = 400
+"""The most characters of an exception's own message a report quotes (a 5 MB message is not a 5 MB line)."""
+
+
+def brief(error: BaseException | None) -> str:
+    """``str(error)``, cut to ``BRIEF`` characters with an ellipsis."""
+    text = str(error)
+    return text if len(text) <= BRIEF else text[:BRIEF - 1] + "…"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import reprlib
 
-__all__ = ["LONGEST_LINE", "SHOWN", "capped", "one_line", "shown", "shown_name"]
+__all__ = ["KEPT_END", "LONGEST_LINE", "SHOWN", "capped", "one_line", "shown", "shown_name"]
 
 _brief = reprlib.Repr()
 _brief.maxlevel, _brief.maxlist, _brief.maxdict, _brief.maxtuple = 3, 6, 4, 6
@@ -71,10 +71,22 @@ def shown_name(name: object, limit: int = SHOWN) -> str:
     return text
 
 
+KEPT_END = 400
+"""How much of an overlong line's end ``one_line`` keeps: where a message says where (``(at g.py:5 in update)``)."""
+
+
 def one_line(message: str) -> str:
-    """``message`` with line breaks and other controls escaped, and at most ``LONGEST_LINE`` characters."""
+    """``message`` with line breaks and other controls escaped, and at most ``LONGEST_LINE`` characters.
+
+    An overlong message loses its middle, not its end: a report ends with the place it
+    happened (``(at g.py:5 in update)``), which must survive whatever the game's message held.
+    """
+    if len(message) > 4 * LONGEST_LINE:  # escaping 5 MB to keep 2,000 characters of it: cut first
+        message = message[:2 * LONGEST_LINE] + "…" + message[-2 * KEPT_END:]
     if not message.isprintable():
         message = "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
-    return capped(message, LONGEST_LINE)
+    if len(message) <= LONGEST_LINE:
+        return message
+    return message[:LONGEST_LINE - KEPT_END - 1] + "…" + message[-KEPT_END:]
 
 

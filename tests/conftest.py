@@ -1,6 +1,6 @@
-"""Shared fixtures. ``world`` and ``clock`` come from tickswap's own pytest plugin
-(``engine.testing.plugin``, registered by the package's ``pytest11`` entry point), so
-the whole suite exercises it; only the drawing fixture is the suite's own."""
+"""Shared fixtures. ``world`` and ``clock`` come from tickswap's own ``engine.testing.fixtures``,
+which this project opts in to as any would (``tickswap_fixtures = true`` in pyproject.toml),
+so the whole suite exercises them; only the drawing fixture is the suite's own."""
 
 from __future__ import annotations
 

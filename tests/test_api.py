@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import inspect
+import json
+import re
 import subprocess
 import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 import engine
 
@@ -60,3 +71,187 @@ def test_the_package_version_is_the_engines_own():
     from importlib.metadata import version
 
     assert version("tickswap") == engine.__version__
+
+
+# -- the API held to recorded lists: nothing removed without a deliberate, logged act ---------
+
+API = Path(__file__).parent / "api"
+_today: list[dict[str, Any]] = []
+
+
+def _recorder() -> Any:
+    spec = importlib.util.spec_from_file_location("tickswap_api_record", API / "record.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _today_api() -> dict[str, Any]:
+    if not _today:
+        _today.append(_recorder().read_api())
+    return _today[0]
+
+
+def _differences(recorded: dict[str, Any], today: dict[str, Any]) -> list[str]:
+    found = []
+    for section in sorted(set(recorded) | set(today)):
+        was, now = recorded.get(section), today.get(section)
+        if isinstance(was, dict) and isinstance(now, dict):
+            for key in sorted(set(was) | set(now)):
+                gone = sorted(set(was.get(key, [])) - set(now.get(key, [])))
+                new = sorted(set(now.get(key, [])) - set(was.get(key, [])))
+                if key not in now:
+                    found.append(f"{section} {key}: gone")
+                elif key not in was:
+                    found.append(f"{section} {key}: new")
+                elif gone or new:
+                    found.append(f"{section} {key}: gone {gone}, new {new}")
+        elif was != now:
+            gone = sorted(set(was or []) - set(now or []))
+            new = sorted(set(now or []) - set(was or []))
+            found.append(f"{section}: gone {gone}, new {new}")
+    return found
+
+
+def test_the_api_is_the_recorded_list(offscreen):
+    recorded = json.loads((API / "current.json").read_text())
+    today = {key: _today_api()[key] for key in _recorder().CURRENT_KEYS}
+    assert _differences(recorded, today) == [], (
+        "the public API changed: if you meant it, say so in CHANGELOG.md (a removal needs a deprecated alias "
+        "first) and run python tests/api/record.py --update")
+
+
+def test_the_api_reference_documents_every_exported_name(offscreen):
+    documented = set(_today_api()["reference"])
+    for module in ("engine", "engine.testing"):
+        exported = {f"{module}.{name}" for name in importlib.import_module(module).__all__}
+        assert exported - documented == set(), f"docs/api.md leaves out names of {module}"
+
+
+def _old_api() -> dict[str, Any]:
+    return dict(json.loads((API / "0.2.json").read_text()))
+
+
+def test_nothing_of_0_2_is_gone(offscreen):
+    old, today = _old_api(), _today_api()
+    gone = []
+    for module_name, names in old["modules"].items():
+        module = importlib.import_module(module_name)
+        gone += [f"{module_name}.{name}" for name in names if not hasattr(module, name)]
+    for owner, members in old["members"].items():
+        gone += [f"{owner}.{member}" for member in members if member not in today["members"].get(owner, [])]
+    for owner, parameters in old["params"].items():
+        now = today["params"].get(owner)
+        if now is None:
+            gone.append(f"{owner}()")
+            continue
+        takes_any = any(parameter.startswith("**") for parameter in now)
+        gone += [f"{owner}({parameter})" for parameter in parameters
+                 if parameter not in now and not (takes_any and not parameter.startswith("*"))]
+    for command, options in old["cli"].items():
+        gone += [f"tickswap {command} {option}" for option in options if option not in today["cli"].get(command, [])]
+    gone += [f"fixture {name}" for name in old["fixtures"] if name not in today["fixtures"]]
+    assert gone == [], "removed since 0.2 without an alias (bring each back as one that warns: engine.deprecation)"
+
+
+def _restored_entity() -> bool:
+    from engine.buffering.access import saved_state
+
+    with engine.World() as first, engine.World() as second:
+        buffers = saved_state(first.spawn(engine.Entity(x=3)))
+        second.restore_entity(engine.Entity(x=3), 5, buffers)
+        return [entity.id for entity in second.entities] == [5]
+
+
+def _restored_id() -> bool:
+    with engine.World() as world:
+        world.restore_last_id(9)
+        return world.spawn(engine.Entity()).id == 10
+
+
+def _crowd(use: Callable[[Any, engine.World], Any]) -> Any:
+    from engine import Crowd
+
+    crowd = Crowd(4)
+    with engine.World() as world:
+        world.spawn(crowd)
+        world.tick()
+        crowd.spawn_members(position=[[1.0, 2.0]], velocity=[[0.0, 0.0]])
+        world.tick()
+        return use(crowd, world)
+
+
+def _restored_crowd(crowd: Any, world: engine.World) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        saved = crowd.arrays_for_save()
+    crowd.restore_arrays({**saved, "count": 0, "fields": {name: "" for name in saved["fields"]}})
+    return crowd.count == 0
+
+
+def _world_call(call: Callable[[engine.World], Any]) -> Any:
+    with engine.World() as world:
+        world.spawn(engine.Entity())
+        world.tick()
+        return call(world)
+
+
+# Every deprecated alias: what using it returns (checked true), and what its warning names instead.
+ALIASES: dict[str, tuple[Callable[[], Any], str]] = {
+    "World.take_sounds": (lambda: _world_call(lambda world: world.take_sounds() == []),
+                          "engine.world.take_sounds(world)"),
+    "World.system_count": (lambda: _world_call(lambda world: world.system_count() == 0),
+                           "engine.world.system_count(world)"),
+    "World.restore_entity": (_restored_entity, "World.load"),
+    "World.restore_last_id": (_restored_id, "World.load"),
+    "World.spatial_index": (lambda: _world_call(lambda world: world.spatial_index() is not None),
+                            "world.overlapping"),
+    "World.structure_version": (lambda: _world_call(lambda world: world.structure_version >= 1),
+                                "spawner_of(world).structure_version"),
+    "Entity.commit_buffers": (lambda: engine.Entity().commit_buffers(1) is None, "engine.Crowd"),
+    "Entity.abort_buffers": (lambda: engine.Entity().abort_buffers() is None, "engine.Crowd"),
+    "Crowd.arrays_for_save": (lambda: _crowd(lambda crowd, world: crowd.arrays_for_save()["count"] == 1),
+                              "world.save"),
+    "Crowd.restore_arrays": (lambda: _crowd(_restored_crowd), "World.load"),
+    "Crowd.commit_buffers": (lambda: _crowd(lambda crowd, world: crowd.commit_buffers(world.tick_count) is None),
+                             "the world commits its crowds"),
+    "Crowd.abort_buffers": (lambda: _crowd(lambda crowd, world: crowd.abort_buffers() is None),
+                            "a failed tick aborts its crowds"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASES))
+def test_a_deprecated_alias_works_and_warns_naming_the_replacement(name):
+    use, replacement = ALIASES[name]
+    with pytest.warns(DeprecationWarning, match=re.escape(replacement)):
+        assert use()
+
+
+def test_every_deprecated_alias_is_tested():
+    from engine import Crowd
+
+    deprecated = set()
+    for owner in (engine.World, engine.Entity, Crowd):
+        for member, attribute in vars(owner).items():
+            if (inspect.isfunction(attribute) or isinstance(attribute, property)) and \
+                    (attribute.__doc__ or "").startswith("Deprecated"):
+                deprecated.add(f"{owner.__name__}.{member}")
+    assert deprecated == set(ALIASES), "each alias has a row in ALIASES"
+
+
+def test_overriding_a_0_2_hook_warns_that_it_is_no_longer_called():
+    with pytest.warns(DeprecationWarning, match="no longer called"):
+        class Keeper(engine.Entity):
+            def commit_buffers(self, tick: int) -> None:
+                pass
+
+
+def test_0_2_module_paths_still_import():
+    import engine.keys as old_keys
+
+    from engine.input import keys
+    from engine.loops import LOOPS
+    from engine.render.runner import LOOPS as runner_loops
+
+    assert old_keys is keys and runner_loops is LOOPS

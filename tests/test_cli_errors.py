@@ -188,3 +188,87 @@ def test_a_player_count_out_of_range_names_the_range_a_world_takes(command, play
     err = capsys.readouterr().err
     said = "expected a whole number, got 'two'" if players == "two" else f"expected a number from 1 to 8, got {players}"
     assert f"--players: {said}" in err, err
+
+
+@pytest.mark.parametrize(("argv", "abbreviation"), [
+    (["run", "patrol", "--tick", "100"], "--tick"),
+    (["run", "patrol", "--headles", "--ticks", "3"], "--headles"),
+    (["run", "patrol", "--headless", "--frame", "10"], "--frame"),
+    (["check", "patrol", "--order", "2"], "--order"),
+    (["replay", "r.jsonl", "--gam", "patrol"], "--gam"),
+])
+def test_an_abbreviated_option_is_refused_not_guessed(argv, abbreviation, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert f"unrecognized arguments: {abbreviation}" in capsys.readouterr().err
+
+
+def test_no_parser_of_any_command_takes_an_abbreviation(tmp_path):
+    import argparse
+
+    from engine.tools.cli.options import build_parser
+
+    parser = build_parser()
+    parsers = [parser] + [sub for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                          for sub in action.choices.values()]
+    assert len(parsers) > 6 and all(each.allow_abbrev is False for each in parsers)
+    game = tmp_path / "g.py"
+    game.write_text("from engine import run\ndef build(world):\n    pass\nrun(build)\n")
+    done = subprocess.run([sys.executable, str(game), "--tick", "3"], capture_output=True, text=True)
+    assert done.returncode == 2 and "unrecognized arguments: --tick" in done.stderr, done.stderr
+    for tool in ("engine.tools.soak", "engine.tools.seeds"):
+        done = subprocess.run([sys.executable, "-m", tool, "--tick", "3"], capture_output=True, text=True)
+        assert done.returncode == 2 and "--tick" in done.stderr, (tool, done.stderr)
+
+
+HUGE = '''from engine import Entity, run
+
+
+class Boom(Entity):
+    def update(self, world):
+        raise ValueError("x" * 5_000_000)
+
+
+class Loud:
+    def process(self):
+        raise RuntimeError("y" * 5_000_000)
+
+
+def build(world):
+    if not SYSTEM:
+        world.spawn(Boom())
+
+
+def systems(world):
+    if SYSTEM:
+        world.add_processor(Loud())
+
+
+SYSTEM = False
+if __name__ == "__main__":
+    run(build)
+'''
+
+
+@pytest.mark.parametrize("raiser", ["update", "system"])
+@pytest.mark.parametrize("command", ["run", "check", "python"])
+def test_a_5_mb_exception_message_is_shortened_and_the_location_kept(tmp_path, command, raiser):
+    game = tmp_path / "g.py"
+    game.write_text(HUGE.replace("SYSTEM = False", f"SYSTEM = {raiser == 'system'}"))
+    argv = {"run": ["-m", "engine.tools.cli", "run", str(game), "--ticks", "3"],
+            "check": ["-m", "engine.tools.cli", "check", str(game), "--ticks", "3", "--hash-seeds", "0"],
+            "python": [str(game), "--ticks", "3"]}[command]
+    done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120)
+    lines = (done.stdout + done.stderr).splitlines()
+    (line,) = [line for line in lines if "xxxx" in line or "yyyy" in line]
+    line_number = 6 if raiser == "update" else 11
+    assert len(line) < 1000 and "…" in line, len(line)
+    assert line.endswith(f"(at {game}:{line_number} in {'update' if raiser == 'update' else 'process'})"), line[-200:]
+
+
+def test_an_overlong_line_loses_its_middle_not_its_end():
+    from engine.messages import LONGEST_LINE, one_line
+
+    line = one_line("start " + "\n" * 10 + "z" * 5_000_000 + " (at g.py:5 in update)")
+    assert len(line) <= LONGEST_LINE and line.startswith("start \\n\\n") and line.endswith("(at g.py:5 in update)")

@@ -54,7 +54,9 @@ def set_in(path: tuple[Any, ...], value: Any) -> Callable[[Data], None]:
 SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("last_id below the highest id", set_in(("world", "last_id"), 1), "last_id is 1, below entity id"),
     ("no meta", lambda data: data.pop("meta"), "no 'meta'"),
-    ("meta of no game", set_in(("meta",), {}), "names no game"),
+    ("meta of no game, a class of another", lambda data: (set_in(("meta",), {})(data),
+                                                          entity(data).update({"class": "games.bouncy.logic:Ball"})),
+     "names no game and does not fit patrol"),
     ("tick_count a string", set_in(("world", "tick_count"), "10"), "world.tick_count must be a whole number"),
     ("tick_count a float", set_in(("world", "tick_count"), 10.5), "world.tick_count must be a whole number"),
     ("tick_count negative", set_in(("world", "tick_count"), -1), "world.tick_count must be from 0"),
@@ -66,6 +68,8 @@ SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("previous tick a string", lambda data: entity(data)["previous"].update(tick="3"), "previous.tick must be"),
     ("signals a string", lambda data: entity(data).update(signals="slapped"), "signals must be an object of signal name -> value"),
     ("random state short", set_in(("world", "random"), [3, [1, 2], None]), "world.random"),
+    ("random version a float", lambda data: data["world"]["random"].__setitem__(0, 3.0),
+     "world.random: the generator's version must be the whole number 3, got 3.0"),
     ("mouse not a pair", set_in(("world", "input", "mouse"), [1]), "mouse"),
     ("seed a float", set_in(("world", "seed"), 1.5), "world.seed must be a whole number"),
     ("a saved value that is an object", lambda data: entity(data)["buffered"].update(x={"a": 1}), "not a saved value"),
@@ -77,7 +81,9 @@ SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("save format version", set_in(("version",), 1), "save format version 1"),
     ("foreign class", lambda data: entity(data).update({"class": "collections:OrderedDict"}), "collections"),
     ("class with no colon", lambda data: entity(data).update({"class": "os"}), "class is not valid"),
-    ("another game", set_in(("meta", "game"), "bouncy"), "a save of another game, 'bouncy', not of 'patrol'"),
+    ("another game", lambda data: (set_in(("meta", "game"), "bouncy")(data),
+                                   entity(data).update({"class": "games.bouncy.logic:Ball"})),
+     "a save of another game, bouncy, not of patrol"),
 ]
 
 

@@ -154,7 +154,7 @@ def test_a_save_of_a_game_file_loaded_into_a_registered_game_names_both(comet, c
     capsys.readouterr()
     assert main(["run", "patrol", "--ticks", "5", "--load", str(comet.parent / "s.json")]) == 2
     err = capsys.readouterr().err
-    assert "is a save of the game file 'comet.py', not of the registered game 'patrol'" in err, err
+    assert "is a save of another game, comet.py, not of patrol" in err and "'game:Comet'" in err, err
 
 
 def test_loading_a_replay_as_a_save_says_it_is_a_replay(comet, capsys):
@@ -338,7 +338,10 @@ def test_run_build_uses_the_module_the_user_imported(comet, capsys):
         spec.loader.exec_module(module)
         assert run_game(module.build, ["--ticks", "90"]) == 0
         assert capsys.readouterr().out.split("state ")[1] == through_cli
-        assert module.Comet.__module__.startswith("tickswap_game_comet_"), "its own classes, under the stable name"
+        from engine.state.names import class_name
+
+        assert module.Comet.__module__ == "my_comet", "its classes keep the module the user imported"
+        assert class_name(module.Comet) == "game:Comet", "and are named as tickswap run names them"
         assert load_game(str(comet)).module is module, "one module: the file is not imported a second time"
     finally:
         del sys.modules["my_comet"]

@@ -166,13 +166,22 @@ def test_an_input_event_from_json_resolves_a_key_name_or_refuses_it():
 
 
 @pytest.mark.parametrize(("shell", "status", "words"), [
-    ("list > /dev/full", 1, "the device is full"),
-    ("list >&-", 1, "it is closed"),
-    ("run patrol --ticks 5 >&-", 1, "it is closed"),
-    ("run patrol --ticks 5 > /dev/full", 1, "the device is full"),
+    ("list > /dev/full", 74, "the device is full"),
+    ("list >&-", 74, "it is closed"),
+    ("run patrol --ticks 5 >&-", 74, "it is closed"),
+    ("run patrol --ticks 5 > /dev/full", 74, "the device is full"),
+    ("check patrol --ticks 5 --orders 1 --hash-seeds 0 > /dev/full", 74, "the device is full"),
+    ("replay {recording} > /dev/full", 74, "the device is full"),
+    ("replay {recording} >&-", 74, "it is closed"),
+    ("lab --seconds 0.1 > /dev/full", 74, "the device is full"),
     ("run patrol --ticks 5 | true", 141, ""),
 ])
-def test_a_lost_stdout_ends_quietly_and_is_never_a_game_crash(shell, status, words):
+def test_a_lost_stdout_ends_quietly_and_is_never_a_game_crash(shell, status, words, tmp_path):
+    # 74 (sysexits' EX_IOERR), never 1: check's "the orders differ", replay's "a hash differs", run's "crashed".
+    if "{recording}" in shell:
+        subprocess.run([sys.executable, "-m", "engine.tools.cli", "run", "patrol", "--ticks", "20", "--record",
+                        str(tmp_path / "r.jsonl")], check=True, capture_output=True, env=ENV)
+        shell = shell.format(recording=tmp_path / "r.jsonl")
     command = f"set -o pipefail; {sys.executable} -m engine.tools.cli {shell}"
     result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, check=False, env=ENV)
     assert result.returncode == status, result.stderr

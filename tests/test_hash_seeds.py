@@ -123,14 +123,18 @@ def test_a_game_for_exactly_two_says_2_players_not_2_to_2(tmp_path, capsys):
     assert load(path).played_by() == "2 players"
 
 
-def test_replay_with_a_samples_name_for_game_says_game_takes_a_file(tmp_path, capsys):
+def test_replay_with_a_samples_name_for_game_replays_with_that_game_and_says_whose_recording_it_is(tmp_path, capsys):
+    # --game takes an installed game's name too (a game is one game however it is loaded).
     path = tmp_path / "duo.py"
     path.write_text("def build(world):\n    pass\n")
     record = tmp_path / "duo.jsonl"
     assert main(["run", str(path), "--ticks", "2", "--record", str(record)]) == 0
-    assert main(["replay", str(record), "--game", "patrol"]) == 2
-    err = capsys.readouterr().err
-    assert "--game takes a game file (FILE.py), not a game's name; a sample's recording needs no --game" in err
+    capsys.readouterr()
+    assert main(["replay", str(record), "--game", "patrol"]) == 1
+    out = capsys.readouterr().out
+    assert "the state differs at tick 2" in out and "recorded with the game file duo.py, replayed with patrol" in out
+    assert main(["replay", str(record), "--game", "no_such_game"]) == 2
+    assert "no such game file, and no installed game of that name" in capsys.readouterr().err
 
 
 def test_bench_rollback_marks_a_figure_over_its_target(monkeypatch):

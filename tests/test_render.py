@@ -267,7 +267,7 @@ def test_every_game_renders_headless_to_a_screenshot_that_is_not_blank(tmp_path,
     path = tmp_path / f"{name}.png"
     assert main(["run", name, "--headless", "--frames", "40", "--screenshot", str(path)]) == 0
     assert "40 frames" in capsys.readouterr().out
-    assert png_colours(path) >= 3
+    assert png_colours(path) >= 2, "the background and the game's looks (a screenshot holds no HUD)"
 
 
 @pytest.mark.parametrize("name", ["comet", "explorer", "platformer", "pong"])

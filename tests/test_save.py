@@ -205,7 +205,7 @@ def test_the_command_line_saves_and_loads(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("argv", "status", "words"), [
-    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of another game, 'patrol', not of 'bouncy'"),
+    (["run", "bouncy", "--ticks", "5", "--load", "{save}"], 2, "a save of another game, patrol, not of bouncy"),
     (["run", "patrol", "--ticks", "5", "--load", "{missing}"], 2, "cannot read the save"),
     (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 2, "goes from tick 0 to 5, so it never saves at tick 50"),
     (["run", "patrol", "--ticks", "5", "--save-at", "zero", "{out}"], 2, "--save-at N FILE"),
@@ -348,8 +348,12 @@ def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
     with World() as world:
         one.build(world)
         save_world(world, tmp_path / "s.json", meta={"game": one.name, "game_digest": one.digest})
-    with pytest.raises(SaveError, match="more than one loaded game file"):
-        World.load(tmp_path / "s.json")
+        world.save(tmp_path / "no-game.json")
+    with World.load(tmp_path / "s.json") as loaded:  # the digest it records says which file's Ball
+        assert type(loaded.entities[0]) is one.module.Ball
+    with pytest.raises(SaveError, match="more than one loaded class has") as refused:
+        World.load(tmp_path / "no-game.json")
+    assert "one.py" in str(refused.value) and "two.py" in str(refused.value), "both are named"
     notes: list[str] = []
     with load_world(tmp_path / "s.json", two, notes, world_class=World) as loaded:
         assert type(loaded.entities[0]) is two.module.Ball
@@ -431,3 +435,26 @@ def test_an_attribute_missing_in_on_load_or_in_a_fresh_entity_is_explained_accor
     with pytest.raises(SaveError, match=r"Dreamer \(id 1\) has no attribute 'dream' after loading a save.*saved"):
         World.load(tmp_path / "d.json")
     assert sleeper.dream == 1
+
+
+class Dice(Entity):
+    roll = buffered(0.0)
+
+    def update(self, world):
+        self.roll = self.random.random()
+
+
+def test_an_entitys_random_state_of_version_3_0_is_refused_as_60_0_ticks_are(tmp_path):
+    import json
+
+    with World() as world:
+        world.spawn(Dice())
+        world.tick()
+        world.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["entities"][0]["random"][0] == 3
+    data["entities"][0]["random"][0] = 3.0
+    (tmp_path / "float.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=r"entities\[0\].*random: the generator's version must be the whole number 3, "
+                                        r"got 3.0"):
+        World.load(tmp_path / "float.json")

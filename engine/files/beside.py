@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from engine.state.names import remember_module
+
 __all__ = ["BESIDE", "importable_beside", "is_beside"]
 
 BESIDE: dict[str, tuple[ModuleType, ...]] = {}
@@ -50,4 +52,5 @@ def importable_beside(directory: Path, found: list[ModuleType]) -> Iterator[None
             module = sys.modules[name]
             if name.partition(".")[0] not in before and is_beside(module, directory):
                 found.append(module)
+                remember_module(module)  # its classes are still named by their file
                 del sys.modules[name]

@@ -7,17 +7,19 @@ the settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIP
 loads (``check_settings``). ``DEFAULT_MS_PER_UPDATE`` is the step of a game that names
 none, and of a ``World`` or a loop that is given none.
 
-How a game is found and imported (a registered sample by name, a game file by path,
-always under one stable module name) is ``engine.files.importer``'s job. That stable
-name never reaches a snapshot, a state hash or a save: there a game file's classes are
-written ``game:Qualname`` (``engine.state.names.public_module_name``), so renaming a game file, moving it,
-or editing a comment in it changes no hash, and a save of it still loads.
+How a game is found and imported (a registered sample by name, a game file by path)
+is ``engine.files.importer``'s job. The name a module is imported under never reaches
+a snapshot, a state hash or a save: there a class is named by where its file lies
+(``engine.state.names.class_name``: ``game:Qualname`` for a game file's own classes), so
+a game is the same game however it was loaded, and renaming a game file, moving it, or
+editing a comment in it changes no hash, and a save of it still loads.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +29,7 @@ from typing import Any
 from engine.input.keys import RESERVED
 from engine.input.keys import name as key_name
 from engine.messages import shown
-from engine.state.names import GAME_MODULE
+from engine.state.names import class_file, module_of
 
 __all__ = ["DEFAULT_MS_PER_UPDATE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_keys",
            "check_players", "check_settings", "check_step"]
@@ -57,7 +59,8 @@ class Game:
     digest: str | None = None
     """SHA-256 of the game file's content (of every file of a package but its caches); ``None`` for samples."""
     module_name: str | None = None
-    """The name its classes carry, when it is not the module's own (a game file running as ``__main__``)."""
+    """Another import name the game's module is known by, if any (none since 0.4: classes are named by their
+    file, so a game file running as ``__main__`` keeps its classes' module name)."""
     beside: tuple[ModuleType, ...] = ()
     """Modules the game file imported from its own directory (``import helpers``): the game's
     too, so a save of their entities loads with it. They keep their own names (``helpers``)."""
@@ -138,29 +141,37 @@ class Game:
                 return importlib.import_module(name)
         return self.module
 
-    def real_module_name(self, public: str) -> str:
-        """The import name of a module a snapshot or save names: ``game.sub`` is this game file's ``sub``."""
-        head, dot, rest = public.partition(".")
-        if self.is_file and head == GAME_MODULE:
-            return (self.module_name or self.module.__name__) + dot + rest
-        return public
+    @property
+    def root(self) -> Path | None:
+        """The directory the game's own files lie in: the game file's (or its package's); ``None`` without a file.
 
-    def beside_module(self, module_name: str) -> ModuleType | None:
-        """The module ``module_name`` if the game file imported it from beside itself, else ``None``."""
-        for module in self.beside:
-            if module.__name__ == module_name:
-                return module
-        return None
+        A class whose module's file lies under it is the game's (``owns_class``), however
+        the module was imported.
+        """
+        file = getattr(self.module, "__file__", None)
+        return Path(file).resolve().parent if isinstance(file, str) else None
 
-    def owns_module(self, module_name: str) -> bool:
-        """Whether classes of ``module_name`` belong to this game (its module, its package's, or those beside it)."""
-        if self.beside_module(module_name) is not None:
+    def owns_class(self, kind: type) -> bool:
+        """Whether ``kind`` is one of this game's classes: from a module the game loaded (``loaded_class``), or from
+        any module whose file lies under the game's ``root``, however it was imported."""
+        if self.loaded_class(kind):
+            return True
+        file = class_file(kind)
+        root = self.root
+        return file is not None and root is not None and Path(file).resolve().is_relative_to(root)
+
+    def loaded_class(self, kind: type) -> bool:
+        """Whether ``kind`` comes from the very modules this game loaded (not another copy of one of its files):
+        its module, its package's modules, the modules it imported from beside itself."""
+        module = module_of(kind)
+        if module is None:
+            return False
+        if module is self.module or any(module is beside for beside in self.beside):
             return True
         own = self.module_name or self.module.__name__
         package = self.module.__package__ or ""
-        if package and self.path is None and own != package:
-            return module_name == package or module_name.startswith(package + ".")
-        return module_name == own or module_name.startswith(own + ".")
+        inside = own if self.path is not None or not package else package
+        return module.__name__.startswith(inside + ".") and sys.modules.get(module.__name__) is module
 
 
 MAX_WINDOW_SIDE = 16384

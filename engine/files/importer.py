@@ -9,15 +9,16 @@ Two kinds of game exist:
 
 A game file is imported under a module name that is the same in every process:
 ``tickswap_game_<stem>_<digest>``, where the digest is a SHA-256 of the file's content (so
-two versions of a file never share a module). Snapshots, hashes and saves write its
-classes as ``game:Qualname`` instead (``engine.files.game.public_module_name``). Replays
-and saves still record the digest, to say "the game file changed" when that explains a
-difference. Registered games keep their real module names (``games.patrol.logic``).
+two versions of a file never share a module), unless this process already imported the
+file itself (``import game`` in a test): then that module is the game, never a second copy.
+No import name reaches a snapshot, a hash or a save: classes are named by where their
+file lies (``engine.state.names.class_name``), so every way of loading a game names its
+classes alike. Replays and saves still record the digest, to say "the game file changed"
+when that explains a difference.
 
 When a game file runs itself (``if __name__ == "__main__": run(build)``), its module is
-``__main__``. ``adopt_main`` registers that very module under the stable name and
-retags its classes, so the runner uses the classes the user's code already holds
-(never a second copy of the file) and their hashes match ``tickswap run game.py``.
+``__main__``. ``adopt_main`` registers that very module under the stable name, so the
+runner uses the classes the user's code already holds (never a second copy of the file).
 Every game that loads has its settings checked (``engine.files.game.check_settings``).
 """
 
@@ -221,6 +222,10 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     loaded = sys.modules.get(module_name)
     if loaded is not None:
         return Game(path.name, loaded, path, digest, beside=BESIDE.get(module_name, ()))
+    imported = _imported_already(source_file)
+    if imported is not None:
+        _check_build(imported, name)
+        return Game(path.name, imported, path, digest, beside=() if package else _beside_of(imported, path.parent))
     if package:
         spec = importlib.util.spec_from_file_location(module_name, source_file,
                                                       loader=_SourceOnlyLoader(module_name, str(source_file)),
@@ -265,6 +270,33 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
         raise
     BESIDE[module_name] = tuple(beside)
     return Game(path.name, module, path, digest, beside=tuple(beside))
+
+
+def _imported_already(source_file: Path) -> ModuleType | None:
+    """The module this process imported from ``source_file`` by itself (``import game``), if any.
+
+    A test that imports the game and also loads it with ``load_game`` gets one module: the
+    same classes, whatever is spawned from either. A module of ``load_game``'s own (a
+    ``tickswap_game_`` name) is not taken here: those are found by their digest, so a file
+    changed since is loaded again.
+    """
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if (isinstance(module, ModuleType) and isinstance(file, str) and not name.startswith(GAME_MODULE_PREFIX)
+                and module.__name__ == name and callable(getattr(module, "build", None))):
+            try:
+                if Path(file).resolve() == source_file:
+                    return module
+            except (OSError, ValueError):
+                continue
+    return None
+
+
+def _beside_of(module: ModuleType, directory: Path) -> tuple[ModuleType, ...]:
+    """The modules ``module``'s own import loaded from ``directory`` beside it (``import helpers``)."""
+    return tuple(loaded for name, loaded in list(sys.modules.items())
+                 if loaded is not module and name != "__main__" and isinstance(loaded, ModuleType)
+                 and is_beside(loaded, directory))
 
 
 def _source_text(source: bytes, name: str) -> str:
@@ -331,9 +363,9 @@ def adopt_main(module: ModuleType) -> Game:
     """Make a game file that runs itself (module ``__main__``, or imported) the game, under its stable name.
 
     The module is registered in ``sys.modules`` under the same name ``load_game`` would
-    give the file, and the classes it defines are retagged with that name: its snapshots,
-    hashes, recordings and saves are then those of ``tickswap run FILE``. It is the very
-    module already running, never a second import of the file.
+    give the file, so a later ``load_game`` of the file is this very module, never a second
+    import. Its snapshots, hashes, recordings and saves are those of ``tickswap run FILE``
+    because classes are named by where their file lies, not by their module's name.
     """
     file = getattr(module, "__file__", None)
     if file is None:
@@ -348,16 +380,10 @@ def adopt_main(module: ModuleType) -> Game:
     # The module running now is the game, even if the same file was loaded before under this name.
     sys.modules[module_name] = module
     _run_rest(module, path, Path(file).resolve())
-    for value in list(vars(module).values()):
-        if isinstance(value, type) and value.__module__ == module.__name__:
-            _retag(value, module.__name__, module_name)
-    _check_build(module, path.name, module_name)
+    _check_build(module, path.name)
     # What python game.py imported from beside the file (import helpers) is the game's too.
-    beside = () if path.is_dir() else tuple(
-        loaded for name, loaded in list(sys.modules.items())
-        if loaded is not module and name != "__main__" and isinstance(loaded, ModuleType)
-        and is_beside(loaded, path.parent))
-    return Game(path.name, module, path, digest, module_name, beside)
+    beside = () if path.is_dir() else _beside_of(module, path.parent)
+    return Game(path.name, module, path, digest, beside=beside)
 
 
 def _run_rest(module: ModuleType, path: Path, source_file: Path) -> None:
@@ -372,13 +398,6 @@ def _run_rest(module: ModuleType, path: Path, source_file: Path) -> None:
     except BaseException as error:
         raise GameError(f"{path.name} failed to import: {type(error).__name__}: {capped(str(error), 200)}"
                         f"{_where(error)}") from None
-
-
-def _retag(cls: type, old: str, new: str) -> None:
-    cls.__module__ = new
-    for inner in vars(cls).values():
-        if isinstance(inner, type) and inner.__module__ == old:
-            _retag(inner, old, new)
 
 
 def game_of_module(module: ModuleType) -> Game:

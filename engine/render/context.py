@@ -8,7 +8,8 @@ from typing import Any
 
 import pyglet
 
-__all__ = ["DisplayUnavailable", "create_window", "has_display", "read_pixels", "save_screenshot", "use_headless"]
+__all__ = ["DisplayUnavailable", "create_window", "has_display", "read_pixels", "save_screenshot", "true_colour_config",
+           "use_headless"]
 
 
 class DisplayUnavailable(RuntimeError):
@@ -50,13 +51,41 @@ def create_window(width: int, height: int, *, headless: bool = False, vsync: boo
         import pyglet.window
 
         return pyglet.window.Window(width, height, caption=caption, vsync=vsync and not headless,
-                                    visible=not headless)
+                                    visible=not headless, config=true_colour_config())
     except Exception as error:
         if type(error).__name__ == "NoSuchDisplayException":
             raise DisplayUnavailable(f"no display to open a window on ({error}); try --headless") from error
         if headless:
             raise DisplayUnavailable(f"off-screen rendering (EGL) is unavailable here: {error}") from error
         raise
+
+
+def true_colour_config() -> Any:
+    """A complete GL config with exactly 8 bits per colour channel, or ``None`` (pyglet's own choice) if none is.
+
+    Asked for no colour depth, EGL hands out its smallest colour buffer first: off-screen
+    that is RGB565, where a look of (160, 90, 30) is stored as (165, 89, 24) and every
+    screenshot shows other colours than the game asked for. So the depth is asked for,
+    and of the configs that have it (EGL sorts deeper ones first) one with exactly 8 bits
+    is taken: exactly the colours, no more.
+    """
+    import pyglet.display
+    from pyglet import gl
+
+    screen = pyglet.display.get_display().get_default_screen()
+    for depth in (24, 16):
+        # pyglet.gl.Config is the platform's own config class at run time; its stub is the abstract base.
+        template = gl.Config(double_buffer=True, depth_size=depth, major_version=3,  # type: ignore[abstract]
+                             minor_version=3, red_size=8, green_size=8, blue_size=8, alpha_size=8)
+        try:
+            configs = screen.get_matching_configs(template)
+        except Exception:  # a platform that can't list them: pyglet's own choice, as before
+            return None
+        exact = [config for config in configs
+                 if (config.red_size, config.green_size, config.blue_size) == (8, 8, 8)]
+        if exact or configs:
+            return (exact or configs)[0]
+    return None
 
 
 def save_screenshot(path: str, file: Any = None) -> None:

@@ -269,11 +269,13 @@ class GameRunner:
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def _draw(self, alpha: float) -> None:
+    def _draw(self, alpha: float, hud: bool = True) -> None:
         red, green, blue = self._background
         pyglet.gl.glClearColor(red, green, blue, 1.0)
         self.window.clear()
         self.view.draw(alpha if self.interpolate else 1.0)
+        if not hud:
+            return
         flags = [name for name, on in (("paused", self._paused), ("interpolation off", not self.interpolate),
                                        ("extrapolating", getattr(self.view, "extrapolate", False))) if on]
         if self.driver is not None:
@@ -297,9 +299,11 @@ class GameRunner:
     def screenshot(self, path: str, file: Any = None, alpha: float | None = None) -> None:
         """Draw the current state once more (drawing changes nothing) and save it as a PNG (into ``file`` if given).
 
+        The picture is the game's alone: the HUD is the window's, for the person watching,
+        and never in a screenshot (it covered 520 x 125 pixels of a ``--frames`` run's PNG).
         ``alpha``: how far between the last two ticks to draw; by default where the last frame was.
         """
-        self._draw(self.loop.alpha if alpha is None else alpha)
+        self._draw(self.loop.alpha if alpha is None else alpha, hud=False)
         save_screenshot(path, file)
 
     def close(self) -> None:

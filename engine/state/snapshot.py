@@ -2,9 +2,10 @@
 
 The hash must be the same for the same history in every process and on every machine,
 so the snapshot holds only values that print the same everywhere: numbers (floats by
-their shortest round-trip repr), strings, lists, and class names from the modules that
-define them (a game file's module as ``game``: its name and content don't reach the hash).
-Nothing derived from ``hash()``, ``id()``, set order or paths reaches it.
+their shortest round-trip repr), strings, lists, and class names by where their module's
+file lies (``engine.state.names.class_name``: never the name a module was imported under,
+and a game file's module is ``game``). Nothing derived from ``hash()``, ``id()``, set order,
+import names or absolute paths reaches it.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Any, Protocol
 from engine.buffering.access import signals_of
 from engine.entity import Entity
 from engine.messages import shown
-from engine.state.names import public_module_name
+from engine.state.names import class_file, class_module, class_origin
 
-__all__ = ["Snapshotted", "UnhashableState", "jsonable", "snapshot", "state_hash"]
+__all__ = ["ClassNameClash", "Snapshotted", "UnhashableState", "class_names", "jsonable", "snapshot", "state_hash"]
 
 
 class Snapshotted(Protocol):
@@ -63,6 +64,36 @@ def jsonable(value: Any, where: str) -> Any:
                           "attribute holds numbers, strings, tuples, lists, dicts with string keys, sets and entities)")
 
 
+class ClassNameClash(UnhashableState):
+    """Two entity classes of one world would get one name in its snapshot, hash and save.
+
+    Their state could not be told apart, so neither is hashed nor saved; the message names
+    both classes, their files and the names they were imported under. Usually one game
+    file imported twice under two names (``python game.py`` running, and a helper that
+    does ``import game``): import the game one way.
+    """
+
+
+def class_names(kinds: Sequence[type]) -> dict[type, str]:
+    """Each class's module part of its public name (``class_module``); ``ClassNameClash`` if two share a name."""
+    names: dict[type, str] = {}
+    owners: dict[str, type] = {}
+    for kind in kinds:
+        if kind in names:
+            continue
+        module = class_module(kind)
+        name = f"{module}:{kind.__qualname__}"
+        other = owners.setdefault(name, kind)
+        if other is not kind:
+            same_file = class_file(other) is not None and class_file(other) == class_file(kind)
+            advice = ("the same file imported twice under two names: import it one way (import it, or load it "
+                      "with load_game, not both)" if same_file else "rename one of them")
+            raise ClassNameClash(f"two entity classes would both be named {name} in hashes and saves: "
+                                 f"{class_origin(other)} and {class_origin(kind)}; {advice}")
+        names[kind] = module
+    return names
+
+
 _MISSING = "<not set>"
 
 
@@ -73,13 +104,15 @@ def _entity_id(entity: Any) -> int:
 def snapshot(world: Snapshotted) -> dict[str, Any]:
     """All buffered state, the ``saved`` attributes, and the tick count (see ``World.snapshot``)."""
     entities = []
+    live = sorted(world.entities, key=_entity_id)
+    modules = class_names([type(entity) for entity in live])
     # By id, not update order: shuffling the update order must not change the hash.
-    for entity in sorted(world.entities, key=_entity_id):
+    for entity in live:
         kind = type(entity)
         where = f"{kind.__name__} (id {entity.id})"
         entities.append({
             "id": entity.id,
-            "class": f"{public_module_name(kind.__module__)}.{kind.__qualname__}",
+            "class": f"{modules[kind]}.{kind.__qualname__}",
             "state": {name: jsonable(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
             "signals": {name: jsonable(value, f"{where}.{name}") for name, value in sorted(signals_of(entity).items())},
             # What a save keeps besides buffered state is state too: a replay or a check that

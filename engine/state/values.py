@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.entity import Entity
 from engine.schema import MAX_DEPTH, MAX_INT_DIGITS, FieldError, expect_str, expect_whole
-from engine.state.names import public_module_name
+from engine.state.names import class_name
 
 __all__ = ["MAX_ID", "VALUE_DEPTH", "DeadReference", "NotSaveable", "check_like_default", "check_value", "decode",
            "encode"]
@@ -72,7 +72,7 @@ def encode(value: Any, where: str, depth: int = 0) -> Any:
             kind = type(value)
             if depth + 1 >= VALUE_DEPTH:
                 raise NotSaveable(f"{where} is nested too deeply for a save (at most {VALUE_DEPTH} levels)")
-            return {"$dead": [value.id, f"{public_module_name(kind.__module__)}:{kind.__qualname__}"]}
+            return {"$dead": [value.id, class_name(kind)]}
         return {"$entity": value.id}
     if isinstance(value, tuple):
         return {"$tuple": [encode(item, where, depth + 2) for item in value]}

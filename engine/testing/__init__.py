@@ -1,9 +1,10 @@
 """Testing your own game with pytest: the fixtures, order independence as an assertion, and the game itself.
 
-tickswap ships a pytest plugin (``engine.testing.plugin``, installed with the package,
-nothing to configure) that gives every test the fixtures ``world`` (a fresh ``World``,
-closed after the test) and ``clock`` (a ``VirtualClock`` at 0 ms). This package holds the
-rest, as ``trio.testing`` does for trio::
+tickswap ships the pytest fixtures ``world`` (a fresh ``World``, closed after the test)
+and ``clock`` (a ``VirtualClock`` at 0 ms) in ``engine.testing.fixtures``, for a project
+that opts in (``tickswap_fixtures = true`` in its pytest settings, or ``pytest_plugins =
+["engine.testing.fixtures"]`` in its top ``conftest.py``: see ``engine.testing.plugin``).
+This package holds the rest, as ``trio.testing`` does for trio::
 
     from engine import World
     from engine.testing import assert_order_independent, load_game
@@ -29,23 +30,43 @@ exactly as ``tickswap run`` does, so a test sees the same game, hashes and saves
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.files.game import Game
-from engine.files.importer import load_game as _load_game
-from engine.files.save import load_world, save_world
-from engine.tools.check import (
-    CheckResult,
-    EntityDifference,
-    Inputs,
-    check_order_independence,
-    random_input,
-)
-from engine.tools.rollback import RollbackResult, check_rollback
-from engine.tools.seeds import SeedResult, check_hash_seeds
-from engine.world import World
+if TYPE_CHECKING:
+    from engine.files.game import Game
+    from engine.tools.check import (
+        CheckResult,
+        EntityDifference,
+        Inputs,
+        check_order_independence,
+        random_input,
+    )
+    from engine.tools.rollback import RollbackResult, check_rollback
+    from engine.tools.seeds import SeedResult, check_hash_seeds
+    from engine.world import World
+
+# Imported when first named: the pytest plugin's entry point (``engine.testing.plugin``)
+# is imported by every pytest run of an environment with tickswap installed, and a
+# project that never uses tickswap should not pay for loading its world, files and checks.
+_LAZY = {"CheckResult": "engine.tools.check", "EntityDifference": "engine.tools.check", "Inputs": "engine.tools.check",
+         "check_order_independence": "engine.tools.check", "random_input": "engine.tools.check",
+         "RollbackResult": "engine.tools.rollback", "check_rollback": "engine.tools.rollback",
+         "SeedResult": "engine.tools.seeds", "check_hash_seeds": "engine.tools.seeds"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module 'engine.testing' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "SeedResult", "assert_order_independent",
            "assert_rollback_deterministic", "assert_same_in_every_process", "check_hash_seeds",
@@ -60,7 +81,9 @@ def load_game(name_or_path: str | os.PathLike[str]) -> Game:
     line's. Set a world up with ``game.setup(world)`` (``build``, then ``systems``), as
     ``tickswap run`` does. A game that can't be loaded raises ``GameError``, one line.
     """
-    return _load_game(name_or_path)
+    from engine.files.importer import load_game as command_line_load
+
+    return command_line_load(name_or_path)
 
 
 def save_game(world: World, game: Game, path: str) -> None:
@@ -69,6 +92,8 @@ def save_game(world: World, game: Game, path: str) -> None:
     The save names its game (``world.save`` alone does not, so the command line would not
     know which game it belongs to).
     """
+    from engine.files.save import save_world
+
     save_world(world, path, meta={"game": game.name, "game_digest": game.digest})
 
 
@@ -78,6 +103,9 @@ def load_save(game: Game, path: str) -> World:
 
     As there, the game's ``build`` runs first, into a world thrown away: a save names the
     game's tile maps by content, and ``build`` is what reads them in this process."""
+    from engine.files.save import load_world
+    from engine.world import World
+
     with World() as built:
         game.build(built)
     world = load_world(path, game, world_class=World)
@@ -101,6 +129,8 @@ def assert_rollback_deterministic(build: Callable[[World], Any] | Game, *, ticks
     their fields, and what to do. Returns the result when it passes. ``players`` and
     ``inputs`` are as for ``assert_order_independent``.
     """
+    from engine.tools.rollback import check_rollback
+
     result = check_rollback(build, ticks=ticks, distance=distance, seed=seed, inputs=inputs, systems=systems,
                             players=players)
     if not result.ok:
@@ -121,7 +151,10 @@ def assert_same_in_every_process(game: Game | str | os.PathLike[str], *, ticks: 
     ``build`` function can't be checked this way. The message names the first tick that
     differs, the entities and fields, and what to do.
     """
-    loaded = game if isinstance(game, Game) else _load_game(game)
+    from engine.files.game import Game
+    from engine.tools.seeds import check_hash_seeds
+
+    loaded = game if isinstance(game, Game) else load_game(game)
     result = check_hash_seeds(loaded, ticks=ticks, seed=seed, players=players, input_path=input_path,
                               no_input=no_input, processes=processes)
     if not result.ok:
@@ -147,6 +180,8 @@ def assert_order_independent(build: Callable[[World], Any] | Game, *, ticks: int
     message names the first tick that differs, the entities and their fields. Returns the
     result when it passes.
     """
+    from engine.tools.check import check_order_independence
+
     result = check_order_independence(build, ticks=ticks, orders=orders, seed=seed, inputs=inputs, systems=systems,
                                       players=players)
     if not result.ok:

@@ -29,7 +29,8 @@ from engine.errors import EntityUpdateError, where
 from engine.interrupts import Interrupted, deferring_handlers
 from engine.messages import capped, one_line, shown, shown_name
 
-__all__ = ["GameCrashed", "UsageError", "capped", "crash_line", "guarded", "refused", "say", "shown", "shown_name"]
+__all__ = ["CLOSED_PIPE", "LOST_STDOUT", "GameCrashed", "UsageError", "capped", "crash_line", "guarded", "refused",
+           "say", "shown", "shown_name"]
 
 class UsageError(Exception):
     """A mistake of the user's: printed as one line, exit status 2."""
@@ -95,19 +96,27 @@ def crash_line(game: str, error: BaseException, tick: int | None = None) -> str:
     return f"{game} failed{during}: {exception_summary(error)} (at {where(error)})"
 
 
+LOST_STDOUT = 74
+"""The exit status of a command whose stdout could not be written (closed, or its device full): sysexits'
+``EX_IOERR``. Never 1, which says "the orders differ", "a hash differs" or "a game crashed"."""
+CLOSED_PIPE = 141
+"""The exit status when stdout's reader left (``| head``): the shell's own for a process that SIGPIPE ended."""
+
+
 def _failed_output(error: OSError) -> int:
-    """stdout is gone: a reader that left is 141 and silence; closed or full is one line and 1."""
+    """stdout is gone: a reader that left is ``CLOSED_PIPE`` and silence; closed or full is one line and
+    ``LOST_STDOUT``."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
     except (OSError, ValueError):
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     if isinstance(error, BrokenPipeError):
-        return 141
+        return CLOSED_PIPE
     reason = {errno.ENOSPC: "the device is full", errno.EBADF: "it is closed"}.get(error.errno or 0,
                                                                                   error.strerror or str(error))
     say(f"cannot write the output to stdout: {reason}")
-    return 1
+    return LOST_STDOUT
 
 
 class StdoutLost(Exception):
@@ -144,7 +153,7 @@ def guarded(work: Callable[[], int], errors: tuple[type[BaseException], ...]) ->
     """Run a command: mistakes (``errors``), crashes, signals and a lost stdout end in one line, never a traceback."""
     if sys.stdout is None:  # started with stdout closed (`tickswap list >&-`): nothing could be said
         say("cannot write the output to stdout: it is closed")
-        return 1
+        return LOST_STDOUT
     stdout = sys.stdout
     sys.stdout = _WatchedStdout(stdout)
     try:

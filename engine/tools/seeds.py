@@ -162,7 +162,7 @@ def _explained(words: Sequence[str], tick: int, seeds: tuple[int, int]) -> SeedR
 
 def main(argv: list[str] | None = None) -> int:
     """One process of the check: print the state hash after every tick (or one tick's snapshot)."""
-    parser = argparse.ArgumentParser(prog="python -m engine.tools.seeds")
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.seeds")
     parser.add_argument("game")
     parser.add_argument("--ticks", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)

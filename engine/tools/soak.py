@@ -106,7 +106,8 @@ def _whole(low: int) -> Callable[[str], int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the soak and judge it: exit 0 when memory is flat and esper leaks nothing."""
-    parser = argparse.ArgumentParser(prog="python -m engine.tools.soak", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.soak",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=_whole(1), default=1_000_000)
     parser.add_argument("--entities", type=_whole(1), default=1000)
     parser.add_argument("--churn", type=_whole(0), default=10, help="spawns and despawns per tick")

@@ -24,19 +24,21 @@ import esper
 
 from engine.buffering import Buffers, ForeignWrites
 from engine.clock import checked_ms
+from engine.deprecation import warn_deprecated
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
+from engine.spatial import SpatialLayers
 from engine.state.snapshot import snapshot, state_hash
 from engine.world.checkpoints import Checkpoint, roll_back, take_checkpoint
 from engine.world.collisions import Collisions
 from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
 from engine.world.players import Players
-from engine.world.sounds import SoundRequests
+from engine.world.sounds import SoundRequest, SoundRequests
 from engine.world.spawner import Spawner
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
@@ -398,3 +400,38 @@ class World:
 
     def __repr__(self) -> str:
         return f"<World tick={self.tick_count} entities={len(self)}>"
+
+    # -- deprecated: names of 0.2, kept as aliases that warn until 0.5 (CHANGELOG.md) ------
+
+    def take_sounds(self) -> list[SoundRequest]:
+        """Deprecated: ``engine.world.take_sounds(world)``. The sounds completed ticks asked for, in order."""
+        warn_deprecated("World.take_sounds()", "engine.world.take_sounds(world)")
+        return self._sounds.take(self._ticking, self.tick_count)
+
+    def system_count(self) -> int:
+        """Deprecated: ``engine.world.system_count(world)``. How many systems ``add_processor`` added."""
+        warn_deprecated("World.system_count()", "engine.world.system_count(world)")
+        return self._early_systems + self._late_systems
+
+    def restore_entity(self, entity: Entity, entity_id: int, buffers: dict[str, Any]) -> None:
+        """Deprecated: ``World.load`` restores saved entities (``engine.world.spawner_of(world).restore_entity``)."""
+        warn_deprecated("World.restore_entity()", "World.load(path), or engine.world.spawner_of(world).restore_entity")
+        self._spawner.restore_entity(entity, entity_id, buffers)
+
+    def restore_last_id(self, last_id: int) -> None:
+        """Deprecated: ``World.load`` restores the id counter (``engine.world.spawner_of(world).restore_last_id``)."""
+        warn_deprecated("World.restore_last_id()",
+                        "World.load(path), or engine.world.spawner_of(world).restore_last_id")
+        self._spawner.restore_last_id(last_id)
+
+    def spatial_index(self) -> SpatialLayers:
+        """Deprecated: ask ``overlapping``, ``overlapping_at`` or ``near``. This tick's collision index."""
+        warn_deprecated("World.spatial_index()",
+                        "world.overlapping(entity), world.overlapping_at(...) or world.near(...)")
+        return self._collisions.index(self._ticking, self.tick_count)
+
+    @property
+    def structure_version(self) -> int:
+        """Deprecated: ``engine.world.spawner_of(world).structure_version``. Bumped whenever entities join or leave."""
+        warn_deprecated("World.structure_version", "engine.world.spawner_of(world).structure_version")
+        return self._spawner.structure_version

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
@@ -44,7 +44,7 @@ from engine.schema import (
     parse_json,
     version_matches,
 )
-from engine.state.names import __version__, public_module_name
+from engine.state.names import GAME_MODULE_PREFIX, __version__, class_file, class_name, class_origin
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
 
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from engine.files.game import Game
 
 __all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "SaveError", "check_document", "check_game", "check_world",
-           "entity_classes", "read_save"]
+           "classes_by_name", "entity_classes", "read_save"]
 
 FORMAT = "tickswap-save"
 """The ``format`` field of every save file."""
@@ -82,9 +82,10 @@ def _is_number(value: Any) -> bool:
 
 def _check_random_state(state: Any, where: str) -> None:
     """A ``random.Random.getstate()`` as JSON: [3, 625 words, gauss or null]."""
-    if not (isinstance(state, list) and len(state) == 3 and state[0] == 3 and isinstance(state[1], list)
-            and len(state[1]) == 625):
+    if not (isinstance(state, list) and len(state) == 3 and isinstance(state[1], list) and len(state[1]) == 625):
         raise FieldError(f"{where} is not the state of a Python random generator")
+    if not (is_whole(state[0]) and state[0] == 3):  # 3.0 is no version, as 60.0 is no tick count
+        raise FieldError(f"{where}: the generator's version must be the whole number 3, got {shown(state[0])}")
     for word in state[1][:624]:
         expect_whole(word, where, 0, 2**32 - 1)
     expect_whole(state[1][624], where, 1, 624)
@@ -183,13 +184,14 @@ def check_document(data: Any) -> dict[str, Any]:
     return data
 
 
-def entity_classes() -> dict[str, type[Entity] | None]:
-    """Every Entity class that exists in this process, by ``module:qualname`` (imports nothing).
+def classes_by_name() -> dict[str, list[type[Entity]]]:
+    """Every Entity class that exists in this process, by its name in saves (``class_name``; imports nothing).
 
-    A name that two loaded game files share (``game:Ball`` of two files) maps to ``None``:
-    which one a save means is then for the caller to say, by passing the game.
+    Several classes may share a name: one game file loaded twice (imported, and loaded
+    with ``load_game``), or two games' ``game:Ball``. Which one a save means is then for
+    the game to say (``Game.owns_class``).
     """
-    found: dict[str, type[Entity] | None] = {}
+    found: dict[str, list[type[Entity]]] = {}
     stack: list[type[Entity]] = [Entity]
     seen: set[type[Entity]] = set()
     while stack:
@@ -197,49 +199,122 @@ def entity_classes() -> dict[str, type[Entity] | None]:
         if kind in seen:
             continue
         seen.add(kind)
-        name = f"{public_module_name(kind.__module__)}:{kind.__qualname__}"
-        found[name] = kind if found.get(name, kind) is kind else None
+        found.setdefault(class_name(kind), []).append(kind)
         stack.extend(kind.__subclasses__())
     return found
 
 
-def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None]
-                  ) -> type[Entity]:
+def entity_classes() -> dict[str, type[Entity] | None]:
+    """Every Entity class that exists in this process, by ``module:qualname``; a name several share maps to ``None``."""
+    return {name: kinds[0] if len(kinds) == 1 else None for name, kinds in classes_by_name().items()}
+
+
+def _content(kind: type) -> str | None:
+    """The SHA-256 of the file ``kind``'s module was loaded from (``None`` without one): copies of a file agree."""
+    file = class_file(kind)
+    if file is None:
+        return None
+    if file not in _CONTENTS:
+        try:
+            _CONTENTS[file] = hashlib.sha256(read_bounded(file, MAX_SAVE_BYTES, "a game's module")).hexdigest()
+        except (OSError, NotAFile):
+            _CONTENTS[file] = None
+    return _CONTENTS[file]
+
+
+_CONTENTS: dict[str, str | None] = {}
+
+
+def _one_games_classes(records: list[Any], meta: Any, near: str | None = None) -> dict[str, type[Entity] | None]:
+    """Classes for a save loaded without its game: a name several loaded classes share is resolved as one game's.
+
+    A game file's classes are ``game:Ball`` in every game, so a process that loaded two
+    games (or one game file twice) has two ``game:Ball``. Only the save's own evidence
+    decides, never a guess: the digest its ``meta`` records; copies of one file (the same
+    content: either is the game, and the one the process imported itself is taken, not
+    ``load_game``'s); the directory of the save's other classes, where those are not in
+    doubt; last, the game this process imported itself (not a copy ``load_game`` made),
+    where all of it lies in the save's own directory (``near``) or the working directory,
+    as a test's game and its save do. What is still in doubt stays ``None``, and is
+    refused naming both.
+    """
+    by_name = classes_by_name()
+    found = {name: kinds[0] if len(kinds) == 1 else None for name, kinds in by_name.items()}
+    digest = meta.get("game_digest") if isinstance(meta, dict) else None
+    names = {record["class"] for record in records if isinstance(record, dict) and isinstance(record.get("class"), str)}
+    doubtful = {name: by_name[name] for name in names if len(by_name.get(name, [])) > 1}
+    if not doubtful:
+        return found
+    for name, kinds in doubtful.items():
+        if isinstance(digest, str) and any(_content(kind) == digest for kind in kinds):
+            kinds = [kind for kind in kinds if _content(kind) == digest]
+        if len({_content(kind) for kind in kinds}) == 1 and _content(kinds[0]) is not None:
+            imported = [kind for kind in kinds if not kind.__module__.startswith(GAME_MODULE_PREFIX)]
+            kinds = (imported or kinds)[:1]
+        doubtful[name] = kinds
+        found[name] = kinds[0] if len(kinds) == 1 else None
+    # Then the names still in doubt, by the directory the save's settled classes come from.
+    places = {os.path.dirname(file) for name in names
+              if (kind := found.get(name)) is not None and not _is_engine(kind) and (file := class_file(kind))}
+    for name, kinds in doubtful.items():
+        if found[name] is None and places:
+            kinds = [kind for kind in kinds if os.path.dirname(class_file(kind) or "") in places]
+            found[name] = kinds[0] if len(kinds) == 1 else None
+    still = [name for name in doubtful if found[name] is None]
+    local = {os.path.realpath(near or os.curdir), os.path.realpath(os.curdir)}
+    own = {name: [kind for kind in doubtful[name] if not kind.__module__.startswith(GAME_MODULE_PREFIX)
+                  and os.path.dirname(os.path.realpath(class_file(kind) or "")) in local] for name in still}
+    if still and all(len(kinds) == 1 for kinds in own.values()):
+        found.update({name: kinds[0] for name, kinds in own.items()})
+    return found
+
+
+def _is_engine(kind: type) -> bool:
+    return kind.__module__ == "engine" or kind.__module__.startswith("engine.")
+
+
+def _both(kinds: list[type[Entity]]) -> str:
+    return " and ".join(class_origin(kind) for kind in kinds[:2]) + (" ..." if len(kinds) > 2 else "")
+
+
+def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, type[Entity] | None],
+                  by_name: dict[str, list[type[Entity]]] | None = None) -> type[Entity]:
     """The class a save names, among the game's own classes and the engine's (never by importing)."""
-    public, _, qualname = name.partition(":")
-    # A game file's classes are saved as game:Qualname, whatever the file is called now.
-    module = game.real_module_name(public) if game is not None else public
-    is_engine = module == "engine" or module.startswith("engine.")
-    if game is not None and not (is_engine or game.owns_module(module)):
-        raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
-    if game is not None and not is_engine:
-        # Looked up in the game's own module (never imported, never another copy of it).
-        found: Any = (game.module if module == (game.module_name or game.module.__name__)
-                      else game.beside_module(module) or sys.modules.get(module))
-        for part in qualname.split("."):
-            found = vars(found).get(part) if hasattr(found, "__dict__") else None
-        if (isinstance(found, type) and issubclass(found, Entity) and found.__module__ == module
-                and found.__qualname__ == qualname):
-            return found
+    if game is not None:
+        named = (by_name or {}).get(name, [])
+        candidates = [kind for kind in named if _is_engine(kind) or game.owns_class(kind)]
+        if len(candidates) > 1:
+            # One of the game's files loaded twice in this process: the copy the game itself loaded is its.
+            loaded = [kind for kind in candidates if game.loaded_class(kind)]
+            candidates = loaded if len(loaded) == 1 else candidates
+        if len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            raise FieldError(f"{where} names class {name!r}, which more than one class of {game.name} has: "
+                             f"{_both(candidates)}")
+        if named:
+            raise FieldError(f"{where} names class {name!r}, which is not one of {game.name}'s classes or the engine's")
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
     if name in classes and classes[name] is None:
-        raise FieldError(f"{where} names class {name!r}, which more than one loaded game file has: load the save "
-                         "with its game (tickswap run GAME --load FILE)")
+        both = _both(classes_by_name().get(name, []))
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded class has ({both}): load the save "
+                         "with its game (tickswap run GAME --load FILE, or engine.testing.load_save)")
     kind = classes.get(name)
     if kind is None:
-        owner = f"{game.name} has no such Entity class" if game is not None else "is no Entity class loaded here"
-        raise FieldError(f"{where} names class {name!r}, which {owner}")
+        raise FieldError(f"{where} names class {name!r}, which is no Entity class loaded here")
     return kind
 
 
 def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type[Entity] | None] | None = None,
-                *, writing: bool = False
+                *, writing: bool = False, near: str | None = None
                 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[type[Entity]], dict[int, type[Entity]]]:
     """Check the world and every entity record; returns them with each record's class, and despawned ones'.
 
     ``classes`` maps class names to classes (default: every Entity class in this process).
     ``writing``: the writer's own check, where a despawned entity's class need only be a
     class name (the reader resolves it against the game, which the writer is not given).
+    ``near``: the save's directory, where a save read without its game looks for the game
+    a name several loaded games share belongs to (``_one_games_classes``).
     """
     info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"),
                        ("music", "players", "inputs"))
@@ -276,13 +351,15 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
                              f"{players - 1}; world.input is player 0's), got {shown(others)[:60]}")
         for player, queued in enumerate(others, 1):
             check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
-    classes = entity_classes() if classes is None else classes
+    if classes is None:
+        classes = _one_games_classes(records, data.get("meta"), near) if game is None else entity_classes()
+    by_name = classes_by_name() if game is not None else None
     kinds = []
     dead: list[DeadReference] = []
     for index, record in enumerate(records):
         where = f"entities[{index}] (id {record['id']})"
         name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
-        kind = _entity_class(name, where, game, classes)
+        kind = _entity_class(name, where, game, classes, by_name)
         _check_entity_record(record, where, kind, ids, tick_count, dead)
         kinds.append(kind)
     dead_kinds: dict[int, type[Entity]] = {}
@@ -293,7 +370,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
             raise FieldError(f"{where} refers to despawned entity {dead_id}, above world.last_id {last_id}")
         if writing:
             continue
-        kind = _entity_class(name, where, game, classes)
+        kind = _entity_class(name, where, game, classes, by_name)
         if dead_kinds.setdefault(dead_id, kind) is not kind:
             raise FieldError(f"{where} gives despawned entity {dead_id} two different classes")
     return info, records, kinds, dead_kinds
@@ -353,29 +430,22 @@ def _is_replay(text: str) -> bool:
 def check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str | None]:
     """Whether the save is ``game``'s: returns how to prefix a problem found later, and a note to print.
 
-    A game file whose content (or name) changed since the save is not refused here: its
-    classes and fields are checked like any save's, and only what does not fit is refused.
+    A save is never refused here: a game is one game however it was loaded (``tickswap run
+    NAME``, a path, a test's ``load_game`` or ``import``), and classes are named alike in
+    all of them, so a save made one way loads another way; a save that names no game (a
+    test's ``world.save()``) loads into the game the command names. Its classes and fields
+    are checked like any save's, and only what does not fit is refused, with this prefix.
     """
     saved = meta.get("game")
-    if saved is None:
-        raise SaveError(f"{where}: meta names no game: this save was not written by tickswap run, so which game it "
-                        "belongs to is unknown")
     digest = meta.get("game_digest")
-    if not game.is_file:
-        if digest is not None:
-            raise SaveError(f"{where} is a save of the game file {shown(saved)}, not of the registered game "
-                            f"{game.name!r}")
-        if saved != game.name:
-            raise SaveError(f"{where} is a save of another game, {shown(saved)}, not of {game.name!r}")
+    if saved is None:
+        return f"{where} names no game and does not fit {game.name}", None
+    if digest is not None and game.digest is not None and digest != game.digest and saved == game.name:
+        changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
+                   f"{(game.digest or '')[:12]})")
+        return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"
+    if saved == game.name or (digest is not None and digest == game.digest):
         return f"{where} is damaged", None
-    if digest is None:
-        raise SaveError(f"{where} is a save of another game, the registered game {saved!r}, not of the game file "
-                        f"{game.name}")
-    if digest == game.digest:
-        return f"{where} is damaged", None
-    if saved != game.name:
-        return (f"{where} is a save of another game, {saved}, not of {game.name}",
-                f"{where} was saved by {saved}; its classes and fields fit {game.name}, so it is loaded into it")
-    changed = (f"the game file changed since it was saved (digest {digest[:12]}, now "
-               f"{(game.digest or '')[:12]})")
-    return f"{where}: {changed}, and the save no longer fits it", f"{where}: {changed}; every class and field fits"
+    return (f"{where} is a save of another game, {shown_name(saved)}, not of {game.name}",
+            f"{where} was saved by {shown_name(saved)}; its classes and fields fit {game.name}, so it is loaded "
+            "into it")

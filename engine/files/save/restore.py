@@ -152,7 +152,7 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     try:
         if game is not None:
             damaged, note = check_game(data["meta"], game, where)
-        info, records, kinds, dead_kinds = check_world(data, game)
+        info, records, kinds, dead_kinds = check_world(data, game, near=os.path.dirname(os.path.abspath(path)))
         queues = [_queue_state(queued) for queued in [info["input"], *info.get("inputs", [])]]
     except SaveError:
         raise

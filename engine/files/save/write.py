@@ -39,7 +39,8 @@ from engine.files.save.check import (
 from engine.input.events import InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
-from engine.state.names import __version__, public_module_name
+from engine.state.names import __version__
+from engine.state.snapshot import ClassNameClash, class_names
 from engine.state.values import NotSaveable, encode
 from engine.world.music import music_of
 
@@ -84,8 +85,9 @@ class SavedWorld(Protocol):
         """Make the world's esper world current for a block."""
 
 
-def _entity_record(entity: Entity) -> dict[str, Any]:
-    """Everything a save keeps of ``entity``: class, id, buffered state, the buffers' own state, crowd."""
+def _entity_record(entity: Entity, module: str) -> dict[str, Any]:
+    """Everything a save keeps of ``entity`` (its class's module named ``module``): class, id, buffered state,
+    the buffers' own state, crowd."""
     kind = type(entity)
     where = f"{kind.__name__} (id {entity.id})"
     assert entity.id is not None
@@ -102,7 +104,7 @@ def _entity_record(entity: Entity) -> dict[str, Any]:
     return {
         "crowd": crowd,
         "id": entity.id,
-        "class": f"{public_module_name(kind.__module__)}:{kind.__qualname__}",
+        "class": f"{module}:{kind.__qualname__}",
         "buffered": {name: encode(value, f"{where}.{name}") for name, value in committed_values(entity).items()},
         "saved": {name: encode(getattr(entity, name), f"{where}.{name}") for name in kind.saved},
         "signals": {name: encode(value, f"{where}.{name}") for name, value in sorted(buffers["signals"].items())},
@@ -134,7 +136,8 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
     with world.esper_context():
-        entities = [_entity_record(entity) for entity in world.entities]
+        modules = class_names([type(entity) for entity in world.entities])
+        entities = [_entity_record(entity, modules[type(entity)]) for entity in world.entities]
     queues = [_queued(world.input_queue_of(player)) for player in range(world.players)]
     # Player 0's is "input", as in a save of one player; the others' only when there are others.
     players = {} if world.players == 1 else {"players": world.players, "inputs": queues[1:]}
@@ -170,7 +173,7 @@ def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, 
             raise SaveError(f"the save would be {len(text):,} bytes, more than a save may be ({MAX_SAVE_BYTES:,})")
     except SaveError:
         raise
-    except NotSaveable as error:
+    except (NotSaveable, ClassNameClash) as error:
         raise SaveError(str(error)) from None
     except (TypeError, ValueError, RecursionError) as error:
         raise SaveError(f"cannot save the world to {shown_name(path)}: {type(error).__name__}: "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from engine.files.game import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.loops import LOOPS
@@ -31,7 +31,16 @@ MAX_COUNT = 10**9
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block."""
+    """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block.
+
+    No abbreviations: ``--tick 100`` is refused, not taken as ``--ticks`` (an option added
+    later would silently change what an abbreviation in someone's script means). Every
+    subcommand's parser is a ``Parser`` too, so none of them takes one either.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         print(one_line(f"{self.prog}: {message} (see {self.prog} --help)"), file=sys.stderr)
@@ -137,8 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(run)
     replay = commands.add_parser("replay", help="replay a recording and verify every state hash")
     replay.add_argument("file", type=_file_name, help="a replay written by `tickswap run GAME --record FILE`")
-    replay.add_argument("--game", metavar="PATH", type=_file_name,
-                        help="the game file to replay it with (if it changed since the recording, the replay says so)")
+    replay.add_argument("--game", metavar="GAME", type=_file_name,
+                        help="the game to replay it with: a game file, or an installed game's name (if it changed "
+                             "since the recording, the replay says so)")
     display = replay.add_mutually_exclusive_group()
     display.add_argument("--headless", action="store_true", help="render the replay off-screen while verifying")
     display.add_argument("--window", action="store_true", help="show the replay in a window while verifying")

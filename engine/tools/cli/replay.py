@@ -2,7 +2,8 @@
 
 Without a window the replay is verified as fast as the ticks run; with ``--headless`` or
 ``--window`` it is drawn while verifying. Its game is a registered one by name, or the
-game file the user names with ``--game``: a replay never runs a file by itself.
+game the user names with ``--game`` (a file, or an installed game's name): a replay never
+runs a file by itself.
 """
 
 from __future__ import annotations
@@ -26,29 +27,31 @@ __all__ = ["replay_command"]
 
 
 def _replay_game(replay: Any, chosen: str | None) -> Game:
-    """The replay's game: a registered one by name, or the game file the user names with ``--game``.
+    """The replay's game: the one the user names with ``--game`` (a game file or an installed game's name), else
+    the registered game the recording names.
 
-    A game file is never run because a replay names it, not even one lying beside the
-    replay with the recorded digest: whoever sent the replay can send that file too, so
-    a matching digest shows only that the file fits the header, not that the user chose
-    to run it. The refusal says which ``--game`` to pass.
+    A game is one game however it is loaded, so a recording of ``tickswap run NAME`` replays
+    with ``--game path/to/its/logic.py`` and one of a game file with ``--game NAME`` where
+    that game is installed. A game file is never run because a replay names it, not even
+    one lying beside the replay with the recorded digest: whoever sent the replay can send
+    that file too, so a matching digest shows only that the file fits the header, not that
+    the user chose to run it. The refusal says which ``--game`` to pass.
     """
     recording = shown_name(replay.path)
+    if chosen is not None:
+        # The user named this game: it may be run whatever its content; hashes say whether it still fits.
+        if chosen in sample_games() and not chosen.endswith(".py") and os.sep not in chosen:
+            return load_game(chosen)
+        if not chosen.endswith(".py") and os.sep not in chosen and not os.path.lexists(chosen):
+            raise UsageError(f"--game {shown_name(chosen)}: no such game file, and no installed game of that name "
+                             f"(installed: {', '.join(sorted(sample_games())) or 'none'})")
+        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     if replay.game_digest is None:
-        if chosen is not None:
-            raise UsageError(f"{recording} is a recording of the game {replay.game!r}, which needs no --game (--game "
-                             "takes a game file, for a recording of one)")
         if replay.game not in sample_games():
             # Only a registered game by name: never a file or directory the header happens to name.
             raise UsageError(f"{recording}:1: the replay's game {replay.game!r} is not an installed game; "
-                             f"installed: {', '.join(sorted(sample_games()))}")
+                             f"installed: {', '.join(sorted(sample_games()))} (or pass its file with --game)")
         return load_game(replay.game)
-    if chosen is not None:
-        # The user named this file: it may be run whatever its content; hashes say whether it still fits.
-        if not chosen.endswith(".py") and os.sep not in chosen and not os.path.lexists(chosen):
-            raise UsageError(f"--game {shown_name(chosen)}: --game takes a game file (FILE.py), not a game's name; "
-                             "a sample's recording needs no --game")
-        return load_game(chosen if chosen.endswith(".py") or os.sep in chosen else os.path.join(".", chosen))
     beside = os.path.join(os.path.dirname(os.path.abspath(replay.path)), replay.game)
     relative = os.path.relpath(beside)
     suggestion = shown_name((beside if relative.startswith("..") else relative) if os.path.lexists(beside)
@@ -66,8 +69,12 @@ def replay_command(args: argparse.Namespace) -> int:
     replay = read_replay(args.file)
     game = _replay_game(replay, args.game)
     check_outputs(args, game)
-    changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
-               f"{(replay.game_digest or '')[:12]})" if replay.game_digest not in (None, game.digest) else None)
+    changed = None
+    if replay.game_digest is not None and game.digest is None:
+        changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
+    elif replay.game_digest not in (None, game.digest):
+        changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
+                   f"{(replay.game_digest or '')[:12]})")
     if replay.players not in game.players:
         raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
                          f"played by {game.played_by()} (its PLAYERS)")

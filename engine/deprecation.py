@@ -1,0 +1,21 @@
+"""Deprecated names: what a public name removed from the API says while its alias lasts.
+
+tickswap removes a public name only after one minor version of warning: the name stays
+as an alias that does what it did and warns (``DeprecationWarning``, naming what to use
+instead), and ``CHANGELOG.md`` says when it goes. A leaf: it imports nothing from the engine.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["REMOVED_IN", "warn_deprecated"]
+
+REMOVED_IN = "0.5"
+"""The version that drops the aliases of names removed in 0.3 (they come back, warning, in 0.4)."""
+
+
+def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
+    """Warn that ``old`` is deprecated, naming ``new``; the warning points at the caller's line (``stacklevel``)."""
+    warnings.warn(f"{old} is deprecated and goes in tickswap {REMOVED_IN}: use {new}", DeprecationWarning,
+                  stacklevel=stacklevel)
