@@ -59,23 +59,17 @@ def check_json_properties(properties: Any, owner: str) -> frozenset[str]:
         if not isinstance(item, dict):
             continue
         name, kind, value = item.get("name"), item.get("type"), item.get("value")
-        if kind == "bool":
-            if value in ("true", "false") and isinstance(value, str):
-                strings.add(str(name))
-            elif not isinstance(value, bool):
-                raise _refuse(owner, name, kind, value)
-        elif kind == "int":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise _refuse(owner, name, kind, value)
-        elif kind == "float":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise _refuse(owner, name, kind, value)
-        elif kind == "color":
-            if not (isinstance(value, str) and _COLOR.fullmatch(value)):
-                raise _refuse(owner, name, kind, value)
-        elif kind == "object":
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise _refuse(owner, name, kind, value)
+        if kind == "bool" and isinstance(value, str) and value in ("true", "false"):
+            strings.add(str(name))
+        elif kind == "bool" and not isinstance(value, bool):
+            raise _refuse(owner, name, kind, value)
+        elif kind in ("int", "float") and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                           or not math.isfinite(value)):
+            raise _refuse(owner, name, kind, value)
+        elif kind == "color" and not (isinstance(value, str) and _COLOR.fullmatch(value)):
+            raise _refuse(owner, name, kind, value)
+        elif kind == "object" and (isinstance(value, bool) or not isinstance(value, int)):
+            raise _refuse(owner, name, kind, value)
     return frozenset(strings)
 
 
