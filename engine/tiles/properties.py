@@ -61,14 +61,14 @@ def check_json_properties(properties: Any, owner: str) -> frozenset[str]:
         name, kind, value = item.get("name"), item.get("type"), item.get("value")
         if kind == "bool" and isinstance(value, str) and value in ("true", "false"):
             strings.add(str(name))
-        elif kind == "bool" and not isinstance(value, bool):
-            raise _refuse(owner, name, kind, value)
-        elif kind in ("int", "float") and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                           or not math.isfinite(value)):
-            raise _refuse(owner, name, kind, value)
-        elif kind == "color" and not (isinstance(value, str) and _COLOR.fullmatch(value)):
-            raise _refuse(owner, name, kind, value)
-        elif kind == "object" and (isinstance(value, bool) or not isinstance(value, int)):
+            continue
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        fits = {"bool": isinstance(value, bool),
+                "int": number and math.isfinite(value),
+                "float": number and math.isfinite(value),
+                "color": isinstance(value, str) and _COLOR.fullmatch(value) is not None,
+                "object": isinstance(value, int) and not isinstance(value, bool)}.get(kind, True)
+        if not fits:
             raise _refuse(owner, name, kind, value)
     return frozenset(strings)
 
