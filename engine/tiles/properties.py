@@ -58,14 +58,14 @@ def check_json_properties(properties: Any, owner: str) -> frozenset[str]:
     for item in properties:
         if not isinstance(item, dict):
             continue
-        name, kind, value = item.get("name"), item.get("type"), item.get("value")
+        name, kind, value = item.get("name"), str(item.get("type")), item.get("value")
         if kind == "bool" and isinstance(value, str) and value in ("true", "false"):
             strings.add(str(name))
             continue
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         fits = {"bool": isinstance(value, bool),
-                "int": number and math.isfinite(value),
-                "float": number and math.isfinite(value),
+                "int": finite,
+                "float": finite,
                 "color": isinstance(value, str) and _COLOR.fullmatch(value) is not None,
                 "object": isinstance(value, int) and not isinstance(value, bool)}.get(kind, True)
         if not fits:
