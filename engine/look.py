@@ -11,8 +11,14 @@ the renderer (``engine.render``) turns that into vertices::
 
 A look can be replaced at any time, on the class or on one instance
 (``self.look = Look(text=f"Score: {self.points}")``), and the next frame shows the new
-one; ``self.look = None`` hides the entity. Entities of the same look are drawn together
-from one vertex buffer; higher ``layer`` numbers are drawn on top.
+one; ``self.look = None`` hides the entity. A look set on one instance is state, like a
+buffered field (``engine.buffering.shown``): saved, rolled back, in the state hash.
+Entities of the same look are drawn together from one vertex buffer; higher ``layer``
+numbers are drawn on top. ``Part`` is one more look drawn with an entity, at an offset
+(an entity's ``parts``: a health bar, a turret).
+
+A picture's PNG header is read when its look is made (headless): a missing or damaged
+picture is refused there, by name, and the picture's size is the look's box.
 """
 
 from __future__ import annotations
