@@ -124,7 +124,8 @@ class Entity(BufferSlots, metaclass=_EntityClass):
     angle: float = buffered(0.0)
     slapped = signal()
 
-    look: Any = LOOK
+    # Typed as the value it reads as (a class body's ``look = Look(...)`` type-checks too); it is a descriptor.
+    look: Look | None = LOOK  # type: ignore[assignment]
     """How the renderer draws this entity (a ``Look``: a plain value, logic never touches
     pyglet); ``None`` draws nothing. Declared on the class (``look = Look(...)``), it is what
     every instance shows until it sets its own; it may change at any time, per class
@@ -133,7 +134,7 @@ class Entity(BufferSlots, metaclass=_EntityClass):
     (and collisions) see the committed one, it is saved, loaded, rolled back and in the
     state hash; ``del self.look`` follows the class again (``engine.buffering.shown``)."""
     _class_look: ClassVar[Look | None] = None
-    parts: Any = PARTS
+    parts: tuple[Part, ...] = PARTS  # type: ignore[assignment]
     """More looks drawn with this entity, a tuple of ``Part`` (a health bar, a turret); ``()``
     by default. Declared and changed like ``look``, and state like it when set on an instance."""
     _class_parts: ClassVar[tuple[Part, ...]] = ()
