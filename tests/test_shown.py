@@ -211,8 +211,14 @@ def test_a_look_set_in_init_before_entity_init_stands():
             self.look = BIG
             super().__init__(angle=30.0)
 
-    early = Early()
-    assert early.look is BIG and early.angle == 30.0
+    class Earlier(Entity):
+        def __init__(self) -> None:
+            self.parts = (Part(SMALL),)
+            super().__init__()
+
+    early, earlier = Early(), Earlier()
+    assert early.look is BIG and early.angle == 30.0 and early.parts == ()
+    assert earlier.parts == (Part(SMALL),) and earlier.look is None
 
 
 def _save_data(tmp_path: Path, change: Any) -> Path:

@@ -97,9 +97,13 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     entity._signals = NO_SIGNALS
     entity._random = None
     entity._random_mark = -1
-    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's.
-    entity._look = getattr(entity, "_look", None)
-    entity._parts = getattr(entity, "_parts", None)
+    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
+    # (which marks _nlook: one test, not two failed reads, on every entity made).
+    if hasattr(entity, "_nlook"):
+        entity._look = getattr(entity, "_look", None)
+        entity._parts = getattr(entity, "_parts", None)
+    else:
+        entity._look = entity._parts = None
     entity._nlook = entity._nparts = UNCHANGED
 
 

@@ -117,8 +117,10 @@ class Shown:
         """Make ``raw`` (a checked slot value) the entity's own, as the tick's rules say (see the module docstring)."""
         try:
             world = entity.world
-        except AttributeError:  # set in __init__ before Entity.__init__ ran: nothing to buffer yet
-            world = None
+        except AttributeError:  # set in __init__ before Entity.__init__ ran, which keeps it (seeing _nlook)
+            setattr(entity, self.slot, raw)
+            entity._nlook = UNCHANGED
+            return
         if world is None or not world.ticking:
             setattr(entity, self.slot, raw)
             _version[0] += 1
