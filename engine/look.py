@@ -150,7 +150,8 @@ class Look:
             hint = ""
             if not os.path.isabs(self.image) and not os.path.exists(self.image):
                 hint = (f" (a relative path is read from the working directory, {shown_name(os.getcwd())}: "
-                        f"build it from the game file's place, Path(__file__).parent / {self.image!r})")
+                        f"build it from the game file's place, Path(__file__).parent / "
+                        f"{shown(os.path.basename(self.image), 60)})")
             raise PictureError(f"{error}{hint}") from None
         region = self.region
         if region is not None:
