@@ -266,8 +266,8 @@ class Part:
     with ``turns=True`` (the default) the offset and the part turn with the entity's
     ``angle`` (a gun on a ship), with ``turns=False`` neither does (a health bar stays
     level above its enemy). A part moves and turns with its entity's interpolated position
-    and angle, so it never lags a frame behind it. Its look says its layer (parts draw
-    after their entity's own look, in their order, each in its own look's layer) and
+    and angle, so it never lags a frame behind it. Its look says its layer (within a layer,
+    parts draw after the entities' own looks, each entity's in their order) and
     whether it is in window coordinates (``screen=True``: a widget's label), like any look.
 
     Parts are appearance, not bodies: collision queries see the entity's ``hitbox`` or

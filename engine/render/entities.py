@@ -15,7 +15,7 @@ Looks are read whenever any may have changed (``engine.buffering.shown.version``
 look committed, rolled back or loaded, a class's look set), so a look changed at any
 time, on the class or the instance, shows in the next frame, and a frame after which
 nothing changed reads none; ``look = None`` hides the entity. An entity's ``parts``
-(``engine.look.Part``) are drawn after its own look, each in its own look's layer, at
+(``engine.look.Part``) are drawn in their own looks' layers (after the entities' own looks of a layer), at
 its offset from the entity's interpolated position (turned with its interpolated angle
 when the part turns): rows appended to the gathered motion, so they go through the same
 buckets as the entities and interpolate with them. Higher ``Look.layer`` numbers draw
@@ -233,8 +233,7 @@ class EntityRenderer:
         part_of: list[int] = []
         offsets: list[tuple[float, float]] = []
         turns: list[bool] = []
-        row = len(drawn)
-        for index, (entity, fixed, shown_parts) in enumerate(zip(drawn, self._fixed, parts)):
+        for index, (entity, fixed) in enumerate(zip(drawn, self._fixed)):
             look = resolved(next(free) if fixed is _MISSING else fixed)
             if look is not None:
                 if not isinstance(look, Look):
@@ -244,7 +243,12 @@ class EntityRenderer:
                     texts.append((entity.id, index, look))
                 else:
                     members.setdefault(look, []).append(index)
-            for number, part in enumerate(shown_parts):
+        # Then the parts, in a pass of their own (none at all, the common case, costs one any()):
+        # after every entity's own look, so a part is never hidden by another entity's look of its layer.
+        row = len(drawn)
+        for index in (index for index, shown_parts in enumerate(parts) if shown_parts) if any(parts) else ():
+            entity = drawn[index]
+            for number, part in enumerate(parts[index]):
                 part_of.append(index)
                 offsets.append(part.offset)
                 turns.append(part.turns)
