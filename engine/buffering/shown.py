@@ -233,14 +233,17 @@ class ShownBuffers:
 
     def init_shown(self) -> None:
         """Start with nothing changed (called by the buffers' constructor)."""
-        self._shown_changed: list[tuple[BufferSlots, Shown]] = []
-        """Entities whose own update set a field this tick, each with its baseline kept (once per field)."""
+        self._shown_changed: list[BufferSlots] = []
+        """Entities whose own update set a field this tick, each with its baseline kept (once per field)..."""
+        self._shown_fields: list[Shown] = []
+        """... and which field, beside them (two lists: no tuple to allocate per change)."""
         self._shown_written: list[tuple[BufferSlots, Shown, Any]] = []
         """(entity, field, the value before) of what this tick committed: what an abort puts back."""
 
     def shown_changed(self, entity: BufferSlots, field: Shown) -> None:
         """``entity``'s own update set ``field`` for the first time this tick (its baseline is kept)."""
-        self._shown_changed.append((entity, field))
+        self._shown_changed.append(entity)
+        self._shown_fields.append(field)
 
     def write_shown(self, entity: BufferSlots, field: Shown, raw: Any) -> None:
         """A write during a tick from outside the entity's own update: at once from a system or to an
@@ -264,25 +267,27 @@ class ShownBuffers:
         if changed:
             if undoable:
                 written = self._shown_written
-                for entity, field in changed:
+                for entity, field in zip(changed, self._shown_fields):
                     before = field.get_baseline(entity)
                     if before is not UNCHANGED:  # (a system may have written it since, keeping the baseline)
                         written.append((entity, field, before))
                         setattr(entity, field.baseline, UNCHANGED)
             else:
-                for entity, field in changed:
+                for entity, field in zip(changed, self._shown_fields):
                     setattr(entity, field.baseline, UNCHANGED)
             changed.clear()
+            self._shown_fields.clear()
             _version[0] += 1
 
     def abort_shown(self) -> None:
         """The tick failed: nothing it set of anyone's look or parts remains."""
-        for entity, field in self._shown_changed:
+        for entity, field in zip(self._shown_changed, self._shown_fields):
             before = field.get_baseline(entity)
             if before is not UNCHANGED:
                 setattr(entity, field.slot, before)
                 setattr(entity, field.baseline, UNCHANGED)
         self._shown_changed.clear()
+        self._shown_fields.clear()
         if self._shown_written:
             for entity, field, before in reversed(self._shown_written):
                 setattr(entity, field.slot, before)
