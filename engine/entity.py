@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 from engine.buffering import access as _access
 from engine.buffering.buffers import init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
-from engine.buffering.shown import FOLLOW, HIDDEN, Shown, bump
+from engine.buffering.shown import FOLLOW, HIDDEN, LookShown, PartsShown, bump
 from engine.buffering.slots import SLOT_NAMES, BufferSlots
 from engine.look import Look, Part, checked_parts
 from engine.messages import shown
@@ -64,9 +64,9 @@ def _own_parts(kind: type, value: Any) -> tuple[Part, ...] | None:
     return None if value is FOLLOW else checked_parts(kind.__name__, value)
 
 
-LOOK = Shown("look", _own_look, plain=Look)
+LOOK = LookShown("look", _own_look, plain=Look)
 """``Entity.look``: what an entity shows, its class's or its own (``engine.buffering.shown``)."""
-PARTS = Shown("parts", _own_parts, empty=())
+PARTS = PartsShown("parts", _own_parts, empty=())
 """``Entity.parts``: the looks an entity shows besides its own, its class's or its own."""
 _SHOWN = {"look": LOOK, "parts": PARTS}
 

@@ -43,8 +43,23 @@ from typing import Any
 from engine.buffering.slots import BufferSlots
 from engine.errors import BufferedWriteError
 
-__all__ = ["FOLLOW", "HIDDEN", "UNCHANGED", "Shown", "ShownBuffers", "bump", "class_value", "committed", "kept_value",
-           "own_values", "put_own", "shown_values", "version"]
+__all__ = [
+    "FOLLOW",
+    "HIDDEN",
+    "UNCHANGED",
+    "LookShown",
+    "PartsShown",
+    "Shown",
+    "ShownBuffers",
+    "bump",
+    "class_value",
+    "committed",
+    "kept_value",
+    "own_values",
+    "put_own",
+    "shown_values",
+    "version",
+]
 
 
 class _Marker:
@@ -155,6 +170,33 @@ class Shown:
             frame = frame.f_back
         where = None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
         return BufferedWriteError(writer, entity, self.name, tick, where)
+
+
+class LookShown(Shown):
+    """``Shown`` for ``look``, its reads written out on its own slots: a collision grid or a naive loop
+    reads every entity's look, so a read costs two slot reads where nothing changed this tick."""
+
+    __slots__ = ()
+
+    def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
+        if entity is None or entity._blook is not UNCHANGED:
+            return Shown.__get__(self, entity, owner)
+        value = entity._look
+        if value is None:
+            return type(entity)._class_look
+        return None if value is HIDDEN else value
+
+
+class PartsShown(Shown):
+    """``Shown`` for ``parts``, its reads written out on its own slots (see ``LookShown``)."""
+
+    __slots__ = ()
+
+    def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
+        if entity is None or entity._bparts is not UNCHANGED:
+            return Shown.__get__(self, entity, owner)
+        value = entity._parts
+        return type(entity)._class_parts if value is None else value
 
 
 FOLLOW: Any = _Marker("follow the class")

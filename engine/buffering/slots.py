@@ -18,7 +18,7 @@ import importlib
 import os
 import random
 import sys
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 __all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots", "Host", "WorldBuffers"]
 
@@ -100,6 +100,8 @@ class BufferSlots:
     if TYPE_CHECKING:
         # What the buffers read of every entity besides their slots; ``Entity`` defines them.
         id: int | None
+        _class_look: ClassVar[Any]
+        _class_parts: ClassVar[Any]
 
         @property
         def world(self) -> Host | None:
