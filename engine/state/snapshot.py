@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from engine.buffering.access import signals_of
-from engine.entity import Entity
+from engine.buffering.shown import HIDDEN, Shown, class_value, kept_value
+from engine.entity import LOOK, PARTS, Entity
 from engine.messages import shown
+from engine.state.looks import look_data, parts_data, picture_root
 from engine.state.names import class_file, class_module, class_origin
 
 __all__ = ["ClassNameClash", "Snapshotted", "UnhashableState", "class_names", "jsonable", "snapshot", "state_hash"]
@@ -110,7 +112,7 @@ def snapshot(world: Snapshotted) -> dict[str, Any]:
     for entity in live:
         kind = type(entity)
         where = f"{kind.__name__} (id {entity.id})"
-        entities.append({
+        record: dict[str, Any] = {
             "id": entity.id,
             "class": f"{modules[kind]}.{kind.__qualname__}",
             "state": {name: jsonable(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
@@ -118,8 +120,40 @@ def snapshot(world: Snapshotted) -> dict[str, Any]:
             # What a save keeps besides buffered state is state too: a replay or a check that
             # ignored it would miss a run that diverged there.
             "saved": {name: jsonable(getattr(entity, name, _MISSING), f"{where}.{name}") for name in kind.saved},
-        })
+        }
+        shown_state(entity, record)
+        entities.append(record)
     return {"tick": world.tick_count, "entities": entities}
+
+
+def shown_state(entity: Entity, record: dict[str, Any]) -> None:
+    """Add what ``entity`` shows of its own (``look``, ``parts``) to its snapshot ``record``: nothing when
+    it shows what its class shows, so games that never set one on an instance hash as they always did,
+    and an own look equal to its class's (an ``on_load`` that sets the look the class already has)
+    hashes as the class's.
+
+    Pictures are named relative to the entity's class's module (else by file name): the
+    hash never holds where the game lives (``engine.look.picture_root``).
+    """
+    look = _own_unless_class(LOOK, entity)
+    parts = _own_unless_class(PARTS, entity)
+    if look is None and parts is None:
+        return
+    root = picture_root(type(entity))
+    if look is not None:
+        record["look"] = look_data(None if look is HIDDEN else look, root, portable=True)
+    if parts is not None:
+        record["parts"] = parts_data(parts, root, portable=True)
+
+
+def _own_unless_class(field: Shown, entity: Entity) -> Any:
+    """The entity's own value of ``field`` as a save keeps it, or ``None`` where it shows what its class shows."""
+    own = kept_value(field, entity)
+    if own is None:
+        return None
+    shows = field.empty if own is HIDDEN else own
+    of_class = class_value(type(entity), field)
+    return None if shows == (field.empty if of_class is None else of_class) else own
 
 
 def state_hash(world: Snapshotted) -> str:

@@ -2,7 +2,8 @@
 
 10,000 patrolling entities ticked by the world against the same ``update()`` called on
 plain objects in a Python loop (the floor), then a tick with 100 spawns and 100
-despawns against the steady tick.
+despawns against the steady tick, and one where every entity also sets a look of its
+own (an animation frame: a look set on an instance is state, buffered and kept).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections import deque
 from typing import Any
 
 from engine.entity import Entity
-from engine.tools.bench.base import Patroller, PlainPatroller, Rows, measure
+from engine.look import Look
+from engine.tools.bench.base import Patroller, PlainPatroller, Rows, measure, patrol
 from engine.world import World
 
 __all__ = ["bench_world"]
@@ -55,10 +57,23 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> Rows
             churn_tick()
 
     churn_world.spawn(Churner())
+    # Every entity sets a look of its own each tick (an animation frame): the cost of looks as state.
+    frames = [Look("square", 4, (255, 60, 60)), Look("square", 4, (60, 255, 60))]
+
+    class Animated(Patroller):
+        def update(self, world: Any) -> None:
+            patrol(self, world)
+            self.look = frames[world.tick_count & 1]
+
+    animated_world = World()
+    for i in range(count):
+        animated_world.spawn(Animated(i % 100))
     steady = measure({"bare": bare, "tick": world.tick}, rounds)
     churned = measure({"steady": world.tick, "churn": churn_world.tick}, rounds)
+    animated = measure({"steady": world.tick, "animated": animated_world.tick}, rounds)
     world.close()
     churn_world.close()
+    animated_world.close()
     from engine.buffering import ACCELERATED
 
     return [
@@ -68,4 +83,6 @@ def bench_world(count: int = 10_000, rounds: int = 50, churn: int = 100) -> Rows
         ("World.tick(), steady (again)", churned["steady"] * 1e3, 1.0, ""),
         (f"World.tick(), {churn} spawns + {churn} despawns", churned["churn"] * 1e3,
          churned["churn"] / churned["steady"], "<= 1.2x steady"),
+        (f"World.tick(), {count} entities each setting its own look", animated["animated"] * 1e3,
+         animated["animated"] / animated["steady"], "vs steady"),
     ]
