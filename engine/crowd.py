@@ -204,6 +204,10 @@ class Crowd(Entity, OwnBuffers):
         target += current if extrapolate else previous
         return count
 
+    def _member_positions(self) -> Array:
+        """The committed positions (rows ``[0, count)``), for ``world.overlapping_members``."""
+        return self.current("position")
+
     def buffered_state(self) -> dict[str, Any]:
         """The crowd's own buffered values plus a digest of each committed array.
 
