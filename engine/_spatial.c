@@ -5,7 +5,7 @@
  * query does thousands of times a tick, and its pure-Python twin (``PyTable``, ``PyGrid``
  * in spatial.py) does the same, line for line, with the same answers:
  *
- *   gather(entities, names, xy, ids, looks, hitboxes, kinds)
+ *   gather(entities, names, x, y, ids, looks, hitboxes, kinds)
  *       one walk over the entities a tick starts with: positions and ids into buffers,
  *       looks, hitboxes and classes as indices into lists of the distinct objects;
  *   Table(entities, ids, x, y, half_width, half_height, boxed)
@@ -236,8 +236,8 @@ position(PyObject *entity, PyObject *value, const char *field, double *out)
 static PyObject *
 spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "gather(entities, names, xy, ids, looks, hitboxes, kinds) takes 7 arguments");
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "gather(entities, names, x, y, ids, looks, hitboxes, kinds) takes 8 arguments");
         return NULL;
     }
     PyObject *names = args[1];
@@ -257,31 +257,35 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *result = NULL;
     Distinct looks, hitboxes, kinds;
     int ready = distinct_init(&looks) | distinct_init(&hitboxes) | distinct_init(&kinds);
-    Py_buffer xy, ids, look_index, hitbox_index, kind_index;
+    Py_buffer xs, ys, ids, look_index, hitbox_index, kind_index;
     int held = 0;
     if (ready < 0) {
         goto done;
     }
-    if (get_buffer(args[2], &xy, 'd', 8, 2 * count, 1, "gather: xy") < 0) {
+    if (get_buffer(args[2], &xs, 'd', 8, count, 1, "gather: x") < 0) {
         goto done;
     }
     held = 1;
-    if (get_buffer(args[3], &ids, 'q', 8, count, 1, "gather: ids") < 0) {
+    if (get_buffer(args[3], &ys, 'd', 8, count, 1, "gather: y") < 0) {
         goto done;
     }
     held = 2;
-    if (get_buffer(args[4], &look_index, 'i', 4, count, 1, "gather: looks") < 0) {
+    if (get_buffer(args[4], &ids, 'q', 8, count, 1, "gather: ids") < 0) {
         goto done;
     }
     held = 3;
-    if (get_buffer(args[5], &hitbox_index, 'i', 4, count, 1, "gather: hitboxes") < 0) {
+    if (get_buffer(args[5], &look_index, 'i', 4, count, 1, "gather: looks") < 0) {
         goto done;
     }
     held = 4;
-    if (get_buffer(args[6], &kind_index, 'i', 4, count, 1, "gather: kinds") < 0) {
+    if (get_buffer(args[6], &hitbox_index, 'i', 4, count, 1, "gather: hitboxes") < 0) {
         goto done;
     }
     held = 5;
+    if (get_buffer(args[7], &kind_index, 'i', 4, count, 1, "gather: kinds") < 0) {
+        goto done;
+    }
+    held = 6;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *entity = PyTuple_GET_ITEM(entities, i);
         double x, y;
@@ -343,8 +347,8 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (distinct(&kinds, (PyObject *)Py_TYPE(entity), &kind) < 0) {
             goto done;
         }
-        ((double *)xy.buf)[2 * i] = x;
-        ((double *)xy.buf)[2 * i + 1] = y;
+        ((double *)xs.buf)[i] = x;
+        ((double *)ys.buf)[i] = y;
         ((int64_t *)ids.buf)[i] = (int64_t)id;
         ((int32_t *)look_index.buf)[i] = look;
         ((int32_t *)hitbox_index.buf)[i] = hitbox;
@@ -352,11 +356,12 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     result = PyTuple_Pack(3, looks.found, hitboxes.found, kinds.found);
 done:
-    if (held >= 5) PyBuffer_Release(&kind_index);
-    if (held >= 4) PyBuffer_Release(&hitbox_index);
-    if (held >= 3) PyBuffer_Release(&look_index);
-    if (held >= 2) PyBuffer_Release(&ids);
-    if (held >= 1) PyBuffer_Release(&xy);
+    if (held >= 6) PyBuffer_Release(&kind_index);
+    if (held >= 5) PyBuffer_Release(&hitbox_index);
+    if (held >= 4) PyBuffer_Release(&look_index);
+    if (held >= 3) PyBuffer_Release(&ids);
+    if (held >= 2) PyBuffer_Release(&ys);
+    if (held >= 1) PyBuffer_Release(&xs);
     distinct_free(&kinds);
     distinct_free(&hitboxes);
     distinct_free(&looks);
@@ -1158,6 +1163,41 @@ PyDoc_STRVAR(grid_doc,
 "One kind's cells over a Table: levels of (cell, dense, x0, y0, columns, rows, keys, starts, members), and the "
 "slots every query tests (see engine.spatial).");
 
+/* The grid's levels as spatial.py's ``grid_levels`` returns them (arrays as bytes), and everywhere. */
+static PyObject *
+grid_get_levels(GridObject *self, void *closure)
+{
+    PyObject *levels = PyList_New(0);
+    if (levels == NULL) {
+        return NULL;
+    }
+    for (int n = 0; n < self->levels; n++) {
+        const Level *level = &self->level[n];
+        PyObject *spec = Py_BuildValue(
+            "(dOLLLLy#y#y#)", level->cell, level->dense ? Py_True : Py_False, (long long)level->x0,
+            (long long)level->y0, (long long)level->columns, (long long)level->rows,
+            level->dense ? "" : (const char *)level->keys,
+            level->dense ? (Py_ssize_t)0 : level->cells * (Py_ssize_t)sizeof(int64_t),
+            (const char *)level->starts, (level->cells + 1) * (Py_ssize_t)sizeof(int64_t),
+            (const char *)level->members, level->size * (Py_ssize_t)sizeof(int32_t));
+        if (spec == NULL || PyList_Append(levels, spec) < 0) {
+            Py_XDECREF(spec);
+            Py_DECREF(levels);
+            return NULL;
+        }
+        Py_DECREF(spec);
+    }
+    return Py_BuildValue("(Ny#)", levels, self->everywhere_size > 0 ? (const char *)self->everywhere : "",
+                         self->everywhere_size * (Py_ssize_t)sizeof(int32_t));
+}
+
+static PyGetSetDef grid_getset[] = {
+    {"levels", (getter)grid_get_levels, NULL,
+     "(levels, everywhere): each level as (cell, dense, x0, y0, columns, rows, keys, starts, members), its "
+     "arrays as bytes, and the slots every query tests, as bytes.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyTypeObject GridType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "engine._spatial.Grid",
@@ -1169,17 +1209,299 @@ static PyTypeObject GridType = {
     .tp_traverse = (traverseproc)grid_traverse,
     .tp_clear = (inquiry)grid_clear,
     .tp_methods = grid_methods,
+    .tp_getset = grid_getset,
     .tp_as_sequence = &grid_as_sequence,
 };
+
+
+/* -- building a grid ---------------------------------------------------------------------- */
+
+/* The k-th smallest of values[0, n) (0 <= k < n): quickselect, reordering values. No NaN here. */
+static double
+kth_smallest(double *values, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t low = 0, high = n - 1;
+    while (low < high) {
+        double pivot = values[low + (high - low) / 2];
+        Py_ssize_t i = low, j = high;
+        while (i <= j) {
+            while (values[i] < pivot) i++;
+            while (values[j] > pivot) j--;
+            if (i <= j) {
+                double swap = values[i];
+                values[i] = values[j];
+                values[j] = swap;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j) {
+            high = j;
+        } else if (k >= i) {
+            low = i;
+        } else {
+            break;
+        }
+    }
+    return values[k];
+}
+
+typedef struct {
+    int64_t key;
+    Py_ssize_t order;
+} Keyed;
+
+static int
+compare_keyed(const void *a, const void *b)
+{
+    const Keyed *left = a, *right = b;
+    if (left->key != right->key) {
+        return left->key < right->key ? -1 : 1;
+    }
+    return (left->order > right->order) - (left->order < right->order);
+}
+
+/* One level of ``slots`` (all placeable, their cells within 2**30): spatial.py's ``_level``, in C.
+ * Members by cell, then by their order in ``slots`` (numpy's stable argsort). */
+static int
+build_level(Level *level, const int32_t *slots, Py_ssize_t n, const double *x, const double *y, double cell)
+{
+    int64_t *cells_x = PyMem_Malloc((size_t)n * sizeof(int64_t));
+    int64_t *cells_y = PyMem_Malloc((size_t)n * sizeof(int64_t));
+    int result = -1;
+    if (cells_x == NULL || cells_y == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cells_x[i] = (int64_t)floor(x[slots[i]] / cell);
+        cells_y[i] = (int64_t)floor(y[slots[i]] / cell);
+        if (cells_x[i] < x0) x0 = cells_x[i];
+        if (cells_x[i] > x1) x1 = cells_x[i];
+        if (cells_y[i] < y0) y0 = cells_y[i];
+        if (cells_y[i] > y1) y1 = cells_y[i];
+    }
+    int64_t columns = x1 - x0 + 1, rows = y1 - y0 + 1;
+    level->cell = cell;
+    level->size = n;
+    level->members = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    if (level->members == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (columns * rows <= (4 * (int64_t)n > 64 ? 4 * (int64_t)n : 64)) {
+        Py_ssize_t cells = (Py_ssize_t)(columns * rows);
+        level->dense = 1;
+        level->x0 = x0;
+        level->y0 = y0;
+        level->columns = columns;
+        level->rows = rows;
+        level->cells = cells;
+        level->starts = PyMem_Calloc((size_t)cells + 1, sizeof(int64_t));
+        if (level->starts == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            level->starts[(cells_x[i] - x0) * rows + (cells_y[i] - y0) + 1]++;
+        }
+        for (Py_ssize_t c = 0; c < cells; c++) {
+            level->starts[c + 1] += level->starts[c];
+        }
+        /* A counting sort, stable: each cell's members in their order. */
+        int64_t *cursor = PyMem_Malloc((size_t)cells * sizeof(int64_t));
+        if (cursor == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(cursor, level->starts, (size_t)cells * sizeof(int64_t));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t index = (cells_x[i] - x0) * rows + (cells_y[i] - y0);
+            level->members[cursor[index]++] = slots[i];
+        }
+        PyMem_Free(cursor);
+    } else {
+        Keyed *keyed = PyMem_Malloc((size_t)n * sizeof(Keyed));
+        if (keyed == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            keyed[i].key = cells_x[i] * ((int64_t)1 << 32) + cells_y[i];
+            keyed[i].order = i;
+        }
+        qsort(keyed, (size_t)n, sizeof(Keyed), compare_keyed);
+        Py_ssize_t cells = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (i == 0 || keyed[i].key != keyed[i - 1].key) {
+                cells++;
+            }
+        }
+        level->dense = 0;
+        level->x0 = level->y0 = 0;
+        level->columns = level->rows = 1;
+        level->cells = cells;
+        level->keys = PyMem_Malloc((size_t)(cells > 0 ? cells : 1) * sizeof(int64_t));
+        level->starts = PyMem_Malloc((size_t)(cells + 1) * sizeof(int64_t));
+        if (level->keys == NULL || level->starts == NULL) {
+            PyMem_Free(keyed);
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_ssize_t cell_index = -1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (i == 0 || keyed[i].key != keyed[i - 1].key) {
+                cell_index++;
+                level->keys[cell_index] = keyed[i].key;
+                level->starts[cell_index] = i;
+            }
+            level->members[i] = slots[keyed[i].order];
+        }
+        level->starts[cells] = n;
+        PyMem_Free(keyed);
+    }
+    result = 0;
+done:
+    PyMem_Free(cells_x);
+    PyMem_Free(cells_y);
+    return result;
+}
+
+#define FAR 1073741824.0  /* 2**30 cells: spatial.py's FAR */
+
+/* spatial.py's ``grid_levels`` over a table, in C, to the same levels: level 0's cells twice
+ * the 75th percentile (by rank) of the boxes, at least 8; bigger boxes up a level of cells at
+ * least four times larger; what no level takes, everywhere. */
+static PyObject *
+spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyObject_TypeCheck(args[0], &TableType)) {
+        PyErr_SetString(PyExc_TypeError, "build(table, slots, levels): table a Table, slots int32, levels an int");
+        return NULL;
+    }
+    long most = PyLong_AsLong(args[2]);
+    if (most == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (most < 0 || most > MAX_LEVELS) {
+        PyErr_Format(PyExc_ValueError, "build: levels must be from 0 to %d", MAX_LEVELS);
+        return NULL;
+    }
+    TableObject *table = (TableObject *)args[0];
+    Py_ssize_t n = 0;
+    int32_t *slots = copy_all(args[1], 'i', 4, &n, "build: slots");
+    if (slots == NULL) {
+        return NULL;
+    }
+    if (check_slots(slots, n, table->count, "slots") < 0) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    GridObject *grid = (GridObject *)GridType.tp_alloc(&GridType, 0);
+    double *extent = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double *distance = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double *sized = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    int32_t *remaining = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    int32_t *chosen = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    unsigned char *fits = PyMem_Malloc((size_t)(n > 0 ? n : 1));
+    PyObject *result = NULL;
+    if (grid == NULL) {
+        goto done;
+    }
+    grid->table = (TableObject *)Py_NewRef((PyObject *)table);
+    if (extent == NULL || distance == NULL || sized == NULL || remaining == NULL || chosen == NULL || fits == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t slot = slots[i];
+        double half_width = table->half_width[slot], half_height = table->half_height[slot];
+        double widest = isnan(half_width) || isnan(half_height) ? NAN : fmax(half_width, half_height);
+        extent[i] = table->boxed[slot] ? 2.0 * widest : 0.0;
+        double ax = fabs(table->x[slot]), ay = fabs(table->y[slot]);
+        distance[i] = isnan(ax) || isnan(ay) ? NAN : fmax(ax, ay);
+        remaining[i] = (int32_t)i;
+    }
+    Py_ssize_t left = n;
+    double cell = 0.0;
+    for (long round = 0; round < most && left > 0; round++) {
+        Py_ssize_t count = 0, placeable = 0;
+        for (Py_ssize_t r = 0; r < left; r++) {
+            double size = extent[remaining[r]];
+            if (size < INFINITY && distance[remaining[r]] < INFINITY) {
+                placeable++;
+                if (size > 0.0) {
+                    sized[count++] = size;
+                }
+            }
+        }
+        if (count == 0 && placeable == 0) {
+            break;
+        }
+        double typical = count > 0 ? kth_smallest(sized, count, (count - 1) * 3 / 4) : 0.0;
+        cell = cell == 0.0 ? fmax(8.0, 2.0 * typical) : fmax(4.0 * cell, 2.0 * typical);
+        if (!isfinite(cell)) {
+            break;
+        }
+        Py_ssize_t taken = 0, kept = 0;
+        for (Py_ssize_t r = 0; r < left; r++) {
+            Py_ssize_t i = remaining[r];
+            double size = extent[i];
+            fits[r] = size < INFINITY && distance[i] < INFINITY && size <= cell && distance[i] < cell * FAR;
+            if (fits[r]) {
+                chosen[taken++] = slots[i];
+            }
+        }
+        if (taken > 0) {
+            grid->levels++;
+            if (build_level(&grid->level[grid->levels - 1], chosen, taken, table->x, table->y, cell) < 0) {
+                goto done;
+            }
+            grid->size += taken;
+        }
+        for (Py_ssize_t r = 0; r < left; r++) {
+            if (!fits[r]) {
+                remaining[kept++] = remaining[r];
+            }
+        }
+        left = kept;
+    }
+    grid->everywhere = PyMem_Malloc((size_t)(left > 0 ? left : 1) * sizeof(int32_t));
+    if (grid->everywhere == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < left; r++) {
+        grid->everywhere[r] = slots[remaining[r]];
+    }
+    grid->everywhere_size = left;
+    grid->size += left;
+    result = (PyObject *)grid;
+    grid = NULL;
+done:
+    Py_XDECREF(grid);
+    PyMem_Free(fits);
+    PyMem_Free(chosen);
+    PyMem_Free(remaining);
+    PyMem_Free(sized);
+    PyMem_Free(distance);
+    PyMem_Free(extent);
+    PyMem_Free(slots);
+    return result;
+}
 
 /* -- the module ---------------------------------------------------------------------------- */
 
 static PyMethodDef spatial_methods[] = {
     {"gather", (PyCFunction)(void (*)(void))spatial_gather, METH_FASTCALL,
-     "gather(entities, names, xy, ids, looks, hitboxes, kinds)\n--\n\n"
-     "One walk over the entities: x and y (the attributes names[0], names[1]) into the float64 buffer xy, ids "
+     "gather(entities, names, x, y, ids, looks, hitboxes, kinds)\n--\n\n"
+     "One walk over the entities: x and y (the attributes names[0], names[1]) into the float64 buffers x and y, ids "
      "into the int64 buffer ids, and each entity's look (names[2]), hitbox (names[3]) and class as int32 indices "
      "into the lists of distinct objects returned: (looks, hitboxes, classes)."},
+    {"build", (PyCFunction)(void (*)(void))spatial_build, METH_FASTCALL,
+     "build(table, slots, levels)\n--\n\nA Grid of the table's slots (int32, ascending) in at most ``levels`` "
+     "levels: the levels spatial.grid_levels computes, computed in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import operator
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -130,40 +131,39 @@ def _position(entity: Any, value: Any, field: str) -> float:
                     "(collisions read x and y as numbers)")
 
 
-def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], xy: Array, ids: Array, looks: Array,
-              hitboxes: Array, kinds: Array) -> tuple[list[Any], list[Any], list[type]]:
+def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Array, y: Array, ids: Array,
+              looks: Array, hitboxes: Array, kinds: Array) -> tuple[list[Any], list[Any], list[type]]:
     """``engine._spatial.gather`` in Python: the same walk, reads, refusals and results."""
     entities = tuple(entities)
     count = len(entities)
-    for name, array, dtype, size in (("xy", xy, np.float64, 2 * count), ("ids", ids, np.int64, count),
-                                     ("looks", looks, np.int32, count), ("hitboxes", hitboxes, np.int32, count),
-                                     ("kinds", kinds, np.int32, count)):
+    for name, array, dtype in (("x", x, np.float64), ("y", y, np.float64), ("ids", ids, np.int64),
+                               ("looks", looks, np.int32), ("hitboxes", hitboxes, np.int32),
+                               ("kinds", kinds, np.int32)):
         if (not isinstance(array, np.ndarray) or array.dtype != dtype or not array.flags.c_contiguous
-                or not array.flags.writeable or array.size < size):
-            raise TypeError(f"gather: {name} must be a writable contiguous buffer of at least {size} {dtype.__name__}")
+                or not array.flags.writeable or array.size < count):
+            raise TypeError(f"gather: {name} must be a writable contiguous buffer of at least {count} "
+                            f"{dtype.__name__}")
     x_name, y_name, look_name, hitbox_name = names
-    flat_xy, flat_ids = xy.reshape(-1), ids.reshape(-1)
-    flat_looks, flat_hitboxes, flat_kinds = looks.reshape(-1), hitboxes.reshape(-1), kinds.reshape(-1)
+    columns = [array.reshape(-1) for array in (x, y, ids, looks, hitboxes, kinds)]
     found: tuple[list[Any], list[Any], list[type]] = ([], [], [])
     # Per attribute, id() of an object held in ``found`` -> its index: identity, never in any hash.
     seen: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
     for slot, entity in enumerate(entities):
-        x = _position(entity, getattr(entity, x_name), "x")
-        y = _position(entity, getattr(entity, y_name), "y")
+        numbers: list[Any] = [_position(entity, getattr(entity, x_name), "x"),
+                              _position(entity, getattr(entity, y_name), "y")]
         identity = entity.id
         if not isinstance(identity, int):
             raise TypeError(f"{type(entity).__name__}'s id is a {type(identity).__name__}, not an int "
                             "(only spawned entities collide)")
-        numbers = []
+        numbers.append(identity)
         for which, value in ((0, getattr(entity, look_name)), (1, getattr(entity, hitbox_name)), (2, type(entity))):
             index = seen[which].get(id(value))
             if index is None:
                 index = seen[which][id(value)] = len(found[which])
                 found[which].append(value)
             numbers.append(index)
-        flat_xy[2 * slot], flat_xy[2 * slot + 1] = x, y
-        flat_ids[slot] = identity
-        flat_looks[slot], flat_hitboxes[slot], flat_kinds[slot] = numbers
+        for column, number in zip(columns, numbers):
+            column[slot] = number
     return found
 
 
@@ -372,6 +372,8 @@ def build_grid(table: Any, x: Array, y: Array, half_width: Array, half_height: A
                slots: Array) -> Any:
     """A grid (``Grid``: the core's, or the pure twin) of the table's ``slots``, in ``grid_levels``'s levels."""
     _GRIDS_BUILT[0] += 1
+    if _core is not None:  # the same levels, computed in C (tests/test_spatial_core.py compares them)
+        return _core.build(table, np.asarray(slots, dtype=np.int32), MAX_LEVELS)
     levels, everywhere = grid_levels(x, y, half_width, half_height, boxed, slots)
     return Grid(table, levels, everywhere)
 
@@ -381,37 +383,43 @@ def grid_levels(x: Array, y: Array, half_width: Array, half_height: Array, boxed
     """The levels of a grid of ``slots`` (ascending rows of the arrays), filed by the size of their boxes,
     and the slots no level holds (``everywhere``).
 
-    Level 0's cells are twice a typical box (the 75th percentile), at least 8 px; a box
-    wider than a level's cell goes up to a level of cells at least four times larger; a
+    Level 0's cells are twice a typical box (the 75th percentile, by rank), at least 8 px; a
+    box wider than a level's cell goes up to a level of cells at least four times larger; a
     position past ``FAR`` cells (or NaN), or a box no level takes, goes to ``everywhere``.
     """
     slots = np.asarray(slots, dtype=np.int32)
-    extent = np.where(boxed[slots], 2.0 * np.maximum(half_width[slots], half_height[slots]), 0.0)
+    if not len(slots):
+        return [], slots
+    extent = 2.0 * np.maximum(half_width[slots], half_height[slots])
+    extent[~boxed[slots]] = 0.0
     px, py = x[slots], y[slots]
-    remaining = np.arange(len(slots))
-    levels = []
+    distance = np.maximum(np.abs(px), np.abs(py))  # NaN where either is: compares as nowhere
+    levels: list[tuple[Any, ...]] = []
+    remaining: Array | None = None  # None: every slot (the usual grid has one level and no copy)
     cell = 0.0
     for _ in range(MAX_LEVELS):
-        sizes = extent[remaining]
-        with np.errstate(invalid="ignore"):
-            placeable = np.isfinite(sizes) & np.isfinite(px[remaining]) & np.isfinite(py[remaining])
-        if not placeable.any():
-            break  # nobody left a cell could hold: infinite boxes, positions at infinity or NaN
+        sizes = extent if remaining is None else extent[remaining]
+        far = distance if remaining is None else distance[remaining]
+        placeable = (sizes < math.inf) & (far < math.inf)
         sized = sizes[placeable & (sizes > 0.0)]
-        typical = float(np.percentile(sized, 75)) if len(sized) else 0.0
+        if not len(sized) and not placeable.any():
+            break  # nobody left a cell could hold: infinite boxes, positions at infinity or NaN
+        rank = (len(sized) - 1) * 3 // 4
+        typical = float(np.partition(sized, rank)[rank]) if len(sized) else 0.0
         cell = max(8.0, 2.0 * typical) if cell == 0.0 else max(4.0 * cell, 2.0 * typical)
         if not math.isfinite(cell):
             break
-        with np.errstate(invalid="ignore"):
-            fits = placeable & (sizes <= cell) & (np.abs(px[remaining]) < cell * FAR) & (
-                np.abs(py[remaining]) < cell * FAR)
-        if fits.any():
-            chosen = remaining[fits]
+        fits = placeable & (sizes <= cell) & (far < cell * FAR)
+        if remaining is None and fits.all():
+            levels.append(_level(slots, px, py, cell))
+            return levels, slots[:0]
+        chosen = np.flatnonzero(fits) if remaining is None else remaining[fits]
+        if len(chosen):
             levels.append(_level(slots[chosen], px[chosen], py[chosen], cell))
-            remaining = remaining[~fits]
+        remaining = np.flatnonzero(~fits) if remaining is None else remaining[~fits]
         if not len(remaining):
-            break
-    return levels, slots[remaining].astype(np.int32)
+            return levels, slots[:0]
+    return levels, slots if remaining is None else slots[remaining]
 
 
 def _level(slots: Array, px: Array, py: Array, cell: float) -> tuple[Any, ...]:
@@ -473,8 +481,9 @@ class Boxes:
             if kind is None:
                 slots = np.arange(len(self.entities), dtype=np.int32)
             else:
-                wanted = [n for n, cls in enumerate(self.kinds) if issubclass(cls, kind)]
-                slots = np.flatnonzero(np.isin(self.kind_of, wanted)).astype(np.int32)
+                wanted = np.array([issubclass(cls, kind) for cls in self.kinds] or [False], dtype=bool)
+                slots = (np.arange(len(self.entities), dtype=np.int32) if wanted.all()
+                         else np.flatnonzero(wanted[self.kind_of]).astype(np.int32))
             grid = self._grids[kind] = build_grid(self.table, self.x, self.y, self.half_width, self.half_height,
                                                   self.boxed, slots)
         return grid
@@ -488,59 +497,68 @@ class Boxes:
         """The (static, moving) tables of ``entities``: positions as committed (``baseline``: mid-tick, the
         values the tick began with), looks and hitboxes as they are now; crowds and screen-space entities out."""
         count = len(entities)
-        xy = np.empty((count, 2))
+        x, y = np.empty(count), np.empty(count)
         ids = np.empty(count, dtype=np.int64)
         look_of, hitbox_of, kind_of = (np.empty(count, dtype=np.int32) for _ in range(3))
         names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
-        looks, hitboxes, kinds = gather(entities, names, xy, ids, look_of, hitbox_of, kind_of)
+        looks, hitboxes, kinds = gather(entities, names, x, y, ids, look_of, hitbox_of, kind_of)
         entities = tuple(entities)
         # Per distinct class, look and hitbox, not per entity: a few Python steps whatever the count.
-        crowd = np.array([issubclass(cls, OwnBuffers) for cls in kinds], dtype=bool)
-        static = np.array([cls.static is True for cls in kinds], dtype=bool)
-        look_sizes = np.zeros((len(looks) + 1, 2))
-        look_boxed = np.zeros(len(looks) + 1, dtype=bool)
-        look_screen = np.zeros(len(looks) + 1, dtype=bool)
+        left_out = [issubclass(cls, OwnBuffers) for cls in kinds]
+        static = [cls.static is True for cls in kinds]
+        look_width, look_height = [0.0] * len(looks), [0.0] * len(looks)
+        look_boxed, screen = [False] * len(looks), [False] * len(looks)
         for n, look in enumerate(looks):
             shown = resolved(look)
             if isinstance(shown, Look):
-                look_screen[n] = shown.screen
+                screen[n] = shown.screen
                 box = shown.box
                 if box is not None:
-                    look_sizes[n], look_boxed[n] = box, True
-        included = ~crowd[kind_of] & ~look_screen[look_of]
-        hitbox_sizes = np.zeros((len(hitboxes) + 1, 2))
-        hitbox_set = np.zeros(len(hitboxes) + 1, dtype=bool)
+                    look_width[n], look_height[n] = box
+                    look_boxed[n] = True
+        included: Array | None = None  # None: everyone
+        if any(left_out) or any(screen):
+            included = ~(np.array(left_out, dtype=bool)[kind_of] | np.array(screen, dtype=bool)[look_of])
+        half_width = (np.array(look_width) * 0.5)[look_of]
+        half_height = (np.array(look_height) * 0.5)[look_of]
+        boxed = np.array(look_boxed, dtype=bool)[look_of]
         for n, hitbox in enumerate(hitboxes):
             if hitbox is None:
                 continue
+            users = hitbox_of == n
+            if included is not None:
+                users &= included
             try:
-                hitbox_sizes[n] = _checked_hitbox("", hitbox)
+                width, height = _checked_hitbox("", hitbox)
             except TypeError:
-                users = np.flatnonzero((hitbox_of == n) & included)
-                if len(users):  # refused by the name of the first entity (in update order) that has it
-                    _checked_hitbox(type(entities[int(users[0])]).__name__, hitbox)
+                if users.any():  # refused by the name of the first entity (in update order) that has it
+                    _checked_hitbox(type(entities[int(np.argmax(users))]).__name__, hitbox)
                 continue
-            hitbox_set[n] = True
-        own = hitbox_set[hitbox_of]
-        sizes = np.where(own[:, None], hitbox_sizes[hitbox_of], look_sizes[look_of])
-        boxed = own | look_boxed[look_of]
-        order = np.flatnonzero(included)
-        if len(order) > 1 and not bool(np.all(ids[order][1:] > ids[order][:-1])):
-            order = order[np.argsort(ids[order], kind="stable")]  # a shuffled update order: by id again
+            half_width[users], half_height[users], boxed[users] = width * 0.5, height * 0.5, True
+        order: Array | None = None if included is None else np.flatnonzero(included)
+        chosen = ids if order is None else ids[order]
+        if len(chosen) > 1 and not bool((chosen[1:] > chosen[:-1]).all()):
+            sort = np.argsort(chosen, kind="stable")  # a shuffled update order: by id again
+            order = sort if order is None else order[sort]
 
-        def part(rows: Array) -> Boxes:
-            half = sizes[rows] / 2.0
-            if len(rows) == count and (count == 0 or (rows[0] == 0 and bool(np.all(np.diff(rows) == 1)))):
-                chosen = entities  # everyone, in order: the usual tick
-            else:
-                chosen = tuple([entities[row] for row in rows.tolist()])
-            return Boxes(chosen, ids[rows], xy[rows, 0].copy(), xy[rows, 1].copy(),
-                         half[:, 0].copy(), half[:, 1].copy(), boxed[rows].copy(), kinds, kind_of[rows])
+        def part(rows: Array | None) -> Boxes:
+            if rows is None:  # everyone, in order: the usual tick, no copy
+                return Boxes(entities, ids, x, y, half_width, half_height, boxed, kinds, kind_of)
+            return Boxes(_picked(entities, rows), ids[rows], x[rows], y[rows],
+                         half_width[rows], half_height[rows], boxed[rows], kinds, kind_of[rows])
 
-        is_static = static[kind_of[order]]
-        if not is_static.any():
-            return part(order[:0]), part(order)
-        return part(order[is_static]), part(order[~is_static])
+        if not any(static):
+            return part(np.zeros(0, dtype=np.intp)), part(order)
+        every = np.arange(count) if order is None else order
+        is_static = np.array(static, dtype=bool)[kind_of[every]]
+        return part(every[is_static]), part(every[~is_static])
+
+
+def _picked(entities: tuple[Any, ...], rows: Array) -> tuple[Any, ...]:
+    """``entities`` at ``rows``, as a tuple (``itemgetter`` walks them in C)."""
+    if len(rows) > 1:
+        return operator.itemgetter(*rows.tolist())(entities)  # type: ignore[no-any-return]
+    return tuple(entities[row] for row in rows.tolist())
 
 
 class SpatialIndex:

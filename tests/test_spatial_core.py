@@ -192,14 +192,14 @@ class Mover:
 def _gather(gather: Callable[..., Any], entities: Any, names: tuple[str, ...] = ("x", "y", "look", "hitbox"),
             count: int | None = None) -> tuple[Any, ...]:
     size = len(entities) if count is None else count
-    xy = np.zeros((size, 2))
+    xs, ys = np.zeros(size), np.zeros(size)
     ids = np.zeros(size, dtype=np.int64)
     looks, hitboxes, kinds = (np.zeros(size, dtype=np.int32) for _ in range(3))
     try:
-        found = gather(entities, names, xy, ids, looks, hitboxes, kinds)
+        found = gather(entities, names, xs, ys, ids, looks, hitboxes, kinds)
     except Exception as error:
         return ("error", type(error).__name__, str(error))
-    return ("ok", xy.tolist(), ids.tolist(), looks.tolist(), hitboxes.tolist(), kinds.tolist(),
+    return ("ok", np.stack([xs, ys], axis=1).tolist(), ids.tolist(), looks.tolist(), hitboxes.tolist(), kinds.tolist(),
             [[id(value) for value in part] for part in found])
 
 
@@ -257,13 +257,13 @@ def test_an_id_that_is_not_an_int_is_refused_alike():
     assert outcome[:2] == ("error", "TypeError") and "id is a NoneType" in outcome[2]
 
 
-@pytest.mark.parametrize("bad", ["float32 xy", "short ids", "read-only", "strided", "bytes"])
+@pytest.mark.parametrize("bad", ["float32 x", "short ids", "read-only", "strided", "bytes"])
 def test_the_gather_refuses_every_buffer_it_cannot_write_on_every_path(bad):
     movers = [Mover(1), Mover(2)]
-    xy, ids = np.zeros((2, 2)), np.zeros(2, dtype=np.int64)
+    x, y, ids = np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.int64)
     looks, hitboxes, kinds = (np.zeros(2, dtype=np.int32) for _ in range(3))
-    if bad == "float32 xy":
-        xy = np.zeros((2, 2), dtype=np.float32)
+    if bad == "float32 x":
+        x = np.zeros(2, dtype=np.float32)
     elif bad == "short ids":
         ids = np.zeros(1, dtype=np.int64)
     elif bad == "read-only":
@@ -274,7 +274,7 @@ def test_the_gather_refuses_every_buffer_it_cannot_write_on_every_path(bad):
         hitboxes = bytes(8)  # type: ignore[assignment]
     for gather in GATHERS:
         with pytest.raises(TypeError, match="gather: "):
-            gather(movers, ("x", "y", "look", "hitbox"), xy, ids, looks, hitboxes, kinds)
+            gather(movers, ("x", "y", "look", "hitbox"), x, y, ids, looks, hitboxes, kinds)
 
 
 def test_a_look_that_empties_the_list_being_gathered_gathers_every_entity_of_the_call():
@@ -305,9 +305,9 @@ def test_a_look_that_raises_is_the_error_of_the_call_on_every_path():
 
 
 @needs_core
-@pytest.mark.parametrize("args", [(), (1, 2, 3, 4, 5, 6), ([], "xy", None, None, None, None, None),
-                                  ([], ("x", "y"), None, None, None, None, None),
-                                  (5, ("x", "y", "look", "hitbox"), None, None, None, None, None)])
+@pytest.mark.parametrize("args", [(), (1, 2, 3, 4, 5, 6), ([], "xy", None, None, None, None, None, None),
+                                  ([], ("x", "y"), None, None, None, None, None, None),
+                                  (5, ("x", "y", "look", "hitbox"), None, None, None, None, None, None)])
 def test_the_cores_gather_refuses_wrong_arguments_without_crashing(args):
     with pytest.raises(TypeError):
         CORE.gather(*args)
@@ -480,3 +480,29 @@ def test_a_collector_that_writes_into_the_positions_mid_call_changes_nothing_the
         gc.set_threshold(*thresholds)
         gc.callbacks.remove(scribble)
     assert answer[0] == expected[0] and answer[1] == expected[1]
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(40))
+def test_the_cores_build_files_every_box_in_the_levels_and_cells_numpy_files_it_in(seed):
+    scene = Scene(seed, count=random.Random(seed).choice([0, 1, 5, 120, 400]))
+    table = CORE.Table(scene.things, scene.ids, scene.x, scene.y, scene.half_width, scene.half_height, scene.boxed)
+    levels, everywhere = CORE.build(table, scene.slots, spatial.MAX_LEVELS).levels
+    assert len(levels) == len(scene.levels)
+    for built, expected in zip(levels, scene.levels):
+        cell, dense, x0, y0, columns, rows, keys, starts, members = expected
+        assert built[:6] == (cell, dense, x0, y0, columns, rows)
+        assert built[6:] == (keys.astype(np.int64).tobytes(), starts.astype(np.int64).tobytes(),
+                             members.astype(np.int32).tobytes())
+    assert everywhere == scene.everywhere.astype(np.int32).tobytes()
+
+
+@needs_core
+@pytest.mark.parametrize("args", [(), (None, np.zeros(0, dtype=np.int32), 4), ("table", np.zeros(0, dtype=np.int32), 4),
+                                  ("T", np.array([7], dtype=np.int32), 4), ("T", np.zeros(2), 4),
+                                  ("T", np.zeros(0, dtype=np.int32), 99), ("T", np.zeros(0, dtype=np.int32), "4")])
+def test_the_cores_build_refuses_wrong_arguments_without_crashing(args):
+    table = CORE.Table(*_table())
+    args = tuple(table if isinstance(arg, str) and arg == "T" else arg for arg in args)
+    with pytest.raises((TypeError, ValueError)):
+        CORE.build(*args)

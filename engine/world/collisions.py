@@ -162,12 +162,22 @@ class Collisions:
 
     def overlapping(self, entity: Entity, kind: type[E] | None, ticking: bool, tick_count: int) -> list[E]:
         """``World.overlapping``: the entities whose boxes overlap ``entity``'s (see there)."""
+        # The fast path, which a shooter takes a thousand times a tick: the kind's one grid, asked
+        # about an entity in its table (found by id and identity, so surely an Entity).
+        if ticking and tick_count == self._tick:
+            try:
+                only = self._kinds[kind].only
+            except (KeyError, TypeError):
+                only = None
+            if only is not None:
+                found: list[E] | None = only.overlapping(entity)
+                if found is not None:
+                    return found
         if not isinstance(entity, Entity):
             raise TypeError(f"world.overlapping takes an Entity, got {entity!r}")
         query = self._for(kind, ticking, tick_count)
-        only = query.only
-        if only is not None:
-            found: list[E] | None = only.overlapping(entity)
+        if query.only is not None:
+            found = query.only.overlapping(entity)
             if found is not None:
                 return found
         elif not query.grids and not query.tiles:
