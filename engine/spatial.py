@@ -144,26 +144,28 @@ def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Arra
             raise TypeError(f"gather: {name} must be a writable contiguous buffer of at least {count} "
                             f"{dtype.__name__}")
     x_name, y_name, look_name, hitbox_name = names
-    columns = [array.reshape(-1) for array in (x, y, ids, looks, hitboxes, kinds)]
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [])
+    xs, ys, identities, look_of, hitbox_of, kind_of = columns
     found: tuple[list[Any], list[Any], list[type]] = ([], [], [])
     # Per attribute, id() of an object held in ``found`` -> its index: identity, never in any hash.
     seen: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
-    for slot, entity in enumerate(entities):
-        numbers: list[Any] = [_position(entity, getattr(entity, x_name), "x"),
-                              _position(entity, getattr(entity, y_name), "y")]
+    for entity in entities:
+        xs.append(_position(entity, getattr(entity, x_name), "x"))
+        ys.append(_position(entity, getattr(entity, y_name), "y"))
         identity = entity.id
         if not isinstance(identity, int):
             raise TypeError(f"{type(entity).__name__}'s id is a {type(identity).__name__}, not an int "
                             "(only spawned entities collide)")
-        numbers.append(identity)
-        for which, value in ((0, getattr(entity, look_name)), (1, getattr(entity, hitbox_name)), (2, type(entity))):
+        identities.append(identity)
+        for which, value, into in ((0, getattr(entity, look_name), look_of),
+                                   (1, getattr(entity, hitbox_name), hitbox_of), (2, type(entity), kind_of)):
             index = seen[which].get(id(value))
             if index is None:
                 index = seen[which][id(value)] = len(found[which])
                 found[which].append(value)
-            numbers.append(index)
-        for column, number in zip(columns, numbers):
-            column[slot] = number
+            into.append(index)
+    for array, column in zip((x, y, ids, looks, hitboxes, kinds), columns):
+        array.reshape(-1)[:count] = column
     return found
 
 
@@ -464,15 +466,6 @@ class Boxes:
 
     def __len__(self) -> int:
         return len(self.entities)
-
-    def same(self, other: Boxes | None) -> bool:
-        """Whether ``other`` holds the same entities with the same boxes at the same places, to the bit."""
-        if other is None or len(other) != len(self) or other.entities != self.entities:
-            return False  # tuples of entities compare by identity first: C speed
-        return all(np.array_equal(mine.view(np.uint64), theirs.view(np.uint64))
-                   for mine, theirs in ((self.x, other.x), (self.y, other.y), (self.half_width, other.half_width),
-                                        (self.half_height, other.half_height))) and bool(
-            np.array_equal(self.boxed, other.boxed))
 
     def grid(self, kind: type | None) -> Any:
         """The grid of this table's entities of ``kind`` (``None``: all), built on first use."""

@@ -1,14 +1,16 @@
-"""The collisions family: every entity asks what it overlaps, ``world.overlapping`` against a loop."""
+"""The collisions family: every entity asks what it overlaps, ``world.overlapping`` against a loop;
+walkers on static tiles; and the shooter (``engine.tools.bench.shooter``) beside numpy and Arcade."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine.entity import Entity
 from engine.tools.bench.base import Rows, measure
 from engine.world import World
 
-__all__ = ["bench_collisions", "bench_static"]
+__all__ = ["bench_collisions", "bench_shooter", "bench_static"]
 
 
 def bench_collisions(count: int = 10_000, rounds: int = 5,
@@ -184,3 +186,92 @@ def _solid_map(directory: Any, columns: int, rows: int, tiles: int) -> Any:
                               "margin": 0, "spacing": 0}]}
     (directory / "level.tmj").write_text(json.dumps(document))
     return TileMap.load(directory / "level.tmj")
+
+
+def bench_shooter(walkers: int = 330, bullets: int = 1900, rounds: int = 20) -> Rows:
+    """The shooter workload (``engine.tools.bench.shooter``) four ways, interleaved round by round.
+
+    Bullets as entities, bullets as one crowd, the numpy floor, and Arcade 3.3 in a child
+    process where it is installed. Each round ticks every version once; the medians are
+    compared with Arcade's (the ratio column: how many times Arcade's ticks a second), or,
+    without Arcade, with the floor's. The entities and the floor find the same hits (checked).
+
+    Each tick is timed in CPU time (``time.thread_time``), here and in the child: Arcade's
+    tick is long, and on a busy machine a long tick is preempted by other work in every round
+    while a short one often is not, which a wall-clock median would count against the
+    long one only.
+    """
+    import importlib.util
+    import statistics
+    import subprocess
+    import sys
+    import time
+
+    from engine.tools.bench.shooter import NumpyFloor, engine_worlds
+
+    worlds = engine_worlds(walkers, bullets)
+    floor = NumpyFloor(walkers, bullets)
+    cases: dict[str, Callable[[], Any]] = {name: world.tick for name, (world, _hits) in worlds.items()}
+    cases["floor"] = floor.tick
+    peer: subprocess.Popen[str] | None = None
+    arcade = "arcade not installed"
+    if importlib.util.find_spec("arcade") is not None:
+        peer = subprocess.Popen([sys.executable, "-m", "engine.tools.bench.arcade_peer", str(walkers), str(bullets)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert peer.stdin is not None and peer.stdout is not None
+        said = peer.stdout.readline().split(maxsplit=1)
+        if said and said[0] == "ready":
+            arcade = f"Arcade {said[1].strip()}"
+        else:
+            arcade = f"arcade not usable here ({said[1].strip() if len(said) > 1 else 'no answer'})"
+            peer.stdin.close()
+            peer.wait()
+            peer = None
+    times: dict[str, list[float]] = {name: [] for name in [*cases, "arcade"]}
+    arcade_hits = 0
+    try:
+        for _ in range(rounds + 1):  # the first round warms every version up and is not counted
+            for name, case in cases.items():
+                start = time.thread_time()
+                case()
+                times[name].append(time.thread_time() - start)
+            if peer is not None:
+                assert peer.stdin is not None and peer.stdout is not None
+                peer.stdin.write("tick\n")
+                peer.stdin.flush()
+                seconds, found = peer.stdout.readline().split()
+                times["arcade"].append(float(seconds))
+                arcade_hits = int(found)
+    finally:
+        if peer is not None:
+            assert peer.stdin is not None
+            peer.stdin.close()
+            peer.wait()
+    ms = {name: statistics.median(values[1:]) * 1e3 for name, values in times.items() if len(values) > 1}
+    hits = {name: counter() for name, (_world, counter) in worlds.items()}
+    assert hits["entities"] == floor.hits(), f"the entities and the floor find the same hits: {hits} vs {floor.hits()}"
+    for world, _hits in worlds.values():
+        world.close()
+    reference = ms.get("arcade", ms["floor"])
+    against = "Arcade" if "arcade" in ms else "the numpy floor (arcade not installed)"
+    ticks = rounds + 1
+
+    def row(case: str, name: str, found: int, target: str) -> tuple[str, float, float, str]:
+        rate = 1e3 / ms[name]
+        return (case, ms[name], reference / ms[name],
+                f"{rate:,.0f} ticks/s, {found / ticks:,.0f} hits a tick; ratio: times {against}'s ticks/s{target}")
+
+    rows = []
+    if "arcade" in ms:
+        rows.append(row(f"{arcade}: {walkers} walkers in a spatial-hashed SpriteList, {bullets} bullets, "
+                        "check_for_collision_with_list per bullet", "arcade", arcade_hits, ""))
+    else:
+        rows.append((f"Arcade: {arcade} (pip install arcade==3.3.3 to compare)", float("nan"), float("nan"), arcade))
+    rows += [
+        row(f"tickswap: {walkers} walkers, {bullets} bullets as entities, world.overlapping(self, Walker) each",
+            "entities", hits["entities"], "; target >= 5x Arcade"),
+        row(f"tickswap: {walkers} walkers, {bullets} bullets as one Crowd, world.overlapping_members once",
+            "crowd", hits["crowd"], "; target >= 20x Arcade"),
+        row("numpy floor: the same work vectorized, no engine (bin, test, count)", "floor", floor.hits(), ""),
+    ]
+    return rows
