@@ -42,10 +42,9 @@ import importlib
 import math
 import operator
 import os
+import sys
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
 from engine.look import Look, resolved
@@ -53,7 +52,10 @@ from engine.look import Look, resolved
 __all__ = ["COMPILED", "Boxes", "PyGrid", "PyTable", "SpatialIndex", "box_of", "build_grid", "gather", "grid_levels",
            "member_box", "py_gather"]
 
-Array = np.ndarray[Any, Any]
+if TYPE_CHECKING:
+    import numpy as np
+
+    Array = np.ndarray[Any, Any]
 
 MAX_LEVELS = 4
 """Levels of a grid: each one's cells at least four times the last's; what none holds is tested every time."""
@@ -134,6 +136,8 @@ def _position(entity: Any, value: Any, field: str) -> float:
 def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Array, y: Array, ids: Array,
               looks: Array, hitboxes: Array, kinds: Array) -> tuple[list[Any], list[Any], list[type]]:
     """``engine._spatial.gather`` in Python: the same walk, reads, refusals and results."""
+    import numpy as np
+
     entities = tuple(entities)
     count = len(entities)
     for name, array, dtype in (("x", x, np.float64), ("y", y, np.float64), ("ids", ids, np.int64),
@@ -174,6 +178,8 @@ class PyTable:
 
     def __init__(self, entities: Sequence[Any], ids: Array, x: Array, y: Array, half_width: Array,
                  half_height: Array, boxed: Array) -> None:
+        import numpy as np
+
         self.entities = tuple(entities)
         self.ids: list[int] = np.asarray(ids, dtype=np.int64).tolist()
         if any(later <= earlier for earlier, later in zip(self.ids, self.ids[1:])):
@@ -210,6 +216,8 @@ class _PyLevel:
     """One level of a ``PyGrid``: the same numbers as the core's, as lists and a dict."""
 
     def __init__(self, spec: tuple[Any, ...]) -> None:
+        import numpy as np
+
         cell, dense, x0, y0, columns, rows, keys, starts, members = spec
         self.cell, self.dense = float(cell), bool(dense)
         self.x0, self.y0, self.columns, self.rows = int(x0), int(y0), int(columns), int(rows)
@@ -224,6 +232,8 @@ class PyGrid:
     """``engine._spatial.Grid`` in Python: one kind's cells over a table, the same walk and answers."""
 
     def __init__(self, table: PyTable, levels: Sequence[tuple[Any, ...]], everywhere: Array) -> None:
+        import numpy as np
+
         self.table = table
         self.levels = [_PyLevel(spec) for spec in levels]
         self.everywhere: list[int] = np.asarray(everywhere).tolist()
@@ -320,6 +330,8 @@ class PyGrid:
     def members(self, positions: Any, count: int, half_width: float, half_height: float) -> tuple[bytes, list[Any]]:
         """Every member box (float32 rows of ``positions``) against the grid: (member indices as int64 bytes,
         entities), by member, then id."""
+        import numpy as np
+
         if type(half_width) is not float or type(half_height) is not float:
             raise TypeError("members(positions, count, half_width, half_height): positions a float32 buffer, "
                             "count an int, the half sizes floats")
@@ -338,11 +350,13 @@ class PyGrid:
         return np.array(owners, dtype=np.int64).tobytes(), [entities[hit] for hit in hits]
 
 
-_NATIVE_FLOAT32 = frozenset(("f", "@f", "=f", "<f" if np.little_endian else ">f"))
+_NATIVE_FLOAT32 = frozenset(("f", "@f", "=f", "<f" if sys.byteorder == "little" else ">f"))
 
 
 def _float32_rows(values: Any, count: int, what: str) -> Array:
     """The first ``count`` float32 of ``values``'s buffer, refused as the core's ``get_buffer`` refuses it."""
+    import numpy as np
+
     try:
         view = memoryview(values)
     except TypeError:
@@ -373,6 +387,8 @@ _GRIDS_BUILT = [0]
 def build_grid(table: Any, x: Array, y: Array, half_width: Array, half_height: Array, boxed: Array,
                slots: Array) -> Any:
     """A grid (``Grid``: the core's, or the pure twin) of the table's ``slots``, in ``grid_levels``'s levels."""
+    import numpy as np
+
     _GRIDS_BUILT[0] += 1
     if _core is not None:  # the same levels, computed in C (tests/test_spatial_core.py compares them)
         return _core.build(table, np.asarray(slots, dtype=np.int32), MAX_LEVELS)
@@ -389,6 +405,8 @@ def grid_levels(x: Array, y: Array, half_width: Array, half_height: Array, boxed
     box wider than a level's cell goes up to a level of cells at least four times larger; a
     position past ``FAR`` cells (or NaN), or a box no level takes, goes to ``everywhere``.
     """
+    import numpy as np
+
     slots = np.asarray(slots, dtype=np.int32)
     if not len(slots):
         return [], slots
@@ -426,6 +444,8 @@ def grid_levels(x: Array, y: Array, half_width: Array, half_height: Array, boxed
 
 def _level(slots: Array, px: Array, py: Array, cell: float) -> tuple[Any, ...]:
     """One level's cells: (cell, dense, x0, y0, columns, rows, keys, starts, members), members by cell then slot."""
+    import numpy as np
+
     cells_x = np.floor(px / cell).astype(np.int64)
     cells_y = np.floor(py / cell).astype(np.int64)
     x0, y0 = int(cells_x.min()), int(cells_y.min())
@@ -445,7 +465,6 @@ def _level(slots: Array, px: Array, py: Array, cell: float) -> tuple[Any, ...]:
     return (cell, False, 0, 0, 1, 1, unique.astype(np.int64), starts, slots[order].astype(np.int32))
 
 
-_NOTHING = np.zeros(0)
 
 
 class Boxes:
@@ -469,6 +488,8 @@ class Boxes:
 
     def grid(self, kind: type | None) -> Any:
         """The grid of this table's entities of ``kind`` (``None``: all), built on first use."""
+        import numpy as np
+
         grid = self._grids.get(kind)
         if grid is None:
             if kind is None:
@@ -489,6 +510,8 @@ class Boxes:
     def gather(entities: Sequence[Any], baseline: bool) -> tuple[Boxes, Boxes]:
         """The (static, moving) tables of ``entities``: positions as committed (``baseline``: mid-tick, the
         values the tick began with), looks and hitboxes as they are now; crowds and screen-space entities out."""
+        import numpy as np
+
         count = len(entities)
         x, y = np.empty(count), np.empty(count)
         ids = np.empty(count, dtype=np.int64)
@@ -562,6 +585,8 @@ class SpatialIndex:
     """
 
     def __init__(self, items: Sequence[Any], positions: Sequence[tuple[float, float]] | None = None) -> None:
+        import numpy as np
+
         self.entities = list(items)
         """The items, in the order given: the order queries return them in."""
         count = len(self.entities)

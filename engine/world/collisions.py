@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.buffering.own import OwnBuffers
 from engine.entity import Entity
 from engine.look import resolved
 from engine.spatial import Boxes, SpatialIndex, box_of, member_box
 from engine.world.spawner import Spawner
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Collisions"]
 
@@ -239,6 +240,8 @@ class Collisions:
             raise TypeError(f"world.overlapping_members takes a Crowd, got {crowd!r}")
         if kind is not None and not isinstance(kind, type):
             raise TypeError(f"world.overlapping_members: kind must be a class, got {kind!r}")
+        import numpy as np  # loaded only by a world whose crowds collide: import engine stays light
+
         box = member_box(crowd)
         query = self._for(kind, ticking, tick_count)
         if box is None or not query.grids:
