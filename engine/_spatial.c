@@ -36,8 +36,9 @@
 #define REACH 0.5009765625
 #define NEAR_REACH 0.0009765625
 /* No member's cell number goes past 2**30 (spatial.py puts anyone further in ``everywhere``):
- * cell numbers beyond this bound hold nobody and are clamped before any conversion to int. */
-#define CELL_BOUND 2147483648.0
+ * cell numbers beyond this bound hold nobody and are clamped before any conversion to int
+ * (and a sparse key, x * 2**32 + y, stays far inside int64). */
+#define CELL_BOUND 1073741825.0
 
 static PyObject *hypot_function = NULL;  /* math.hypot: near() measures as the pure path does */
 static PyObject *str_id = NULL;

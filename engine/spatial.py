@@ -64,8 +64,8 @@ REACH = 0.5009765625
 own) and 1/1024 more, so rounding never loses a member at a cell's edge (the C core's ``REACH``)."""
 NEAR_REACH = 0.0009765625
 """The same margin for ``near``, which goes by centres alone."""
-CELL_BOUND = 2147483648.0
-"""Cell numbers beyond this hold nobody (nobody is filed past 2**30 cells): walks are clamped to it."""
+CELL_BOUND = 1073741825.0
+"""Cell numbers beyond this (2**30 + 1) hold nobody (nobody is filed past 2**30 cells): walks are clamped to it."""
 FAR = 2.0 ** 30
 """A position further than this many cells from the origin is in no cell (``everywhere``)."""
 
@@ -152,7 +152,9 @@ def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Arra
     xs, ys, identities, look_of, hitbox_of, kind_of = columns
     found: tuple[list[Any], list[Any], list[type]] = ([], [], [])
     # Per attribute, id() of an object held in ``found`` -> its index: identity, never in any hash.
-    seen: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
+    looks_seen: dict[int, int] = {}
+    hitboxes_seen: dict[int, int] = {}
+    kinds_seen: dict[int, int] = {}
     for entity in entities:
         xs.append(_position(entity, getattr(entity, x_name), "x"))
         ys.append(_position(entity, getattr(entity, y_name), "y"))
@@ -161,16 +163,21 @@ def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Arra
             raise TypeError(f"{type(entity).__name__}'s id is a {type(identity).__name__}, not an int "
                             "(only spawned entities collide)")
         identities.append(identity)
-        for which, value, into in ((0, getattr(entity, look_name), look_of),
-                                   (1, getattr(entity, hitbox_name), hitbox_of), (2, type(entity), kind_of)):
-            index = seen[which].get(id(value))
-            if index is None:
-                index = seen[which][id(value)] = len(found[which])
-                found[which].append(value)
-            into.append(index)
+        look_of.append(_index(getattr(entity, look_name), looks_seen, found[0]))
+        hitbox_of.append(_index(getattr(entity, hitbox_name), hitboxes_seen, found[1]))
+        kind_of.append(_index(type(entity), kinds_seen, found[2]))
     for array, column in zip((x, y, ids, looks, hitboxes, kinds), columns):
         array.reshape(-1)[:count] = column
     return found
+
+
+def _index(value: Any, seen: dict[int, int], found: list[Any]) -> int:
+    """``value``'s index among the distinct objects in ``found`` (by identity), added if new."""
+    index = seen.get(id(value))
+    if index is None:
+        index = seen[id(value)] = len(found)
+        found.append(value)
+    return index
 
 
 class PyTable:
