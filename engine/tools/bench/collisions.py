@@ -3,6 +3,7 @@ walkers on static tiles; and the shooter (``engine.tools.bench.shooter``) beside
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -55,7 +56,7 @@ def bench_collisions(count: int = 10_000, rounds: int = 5,
     for i, (x, y) in enumerate(spots):
         indexed.spawn(Indexed(x, y, True))
         brute.spawn(Brute(x, y, i < askers))
-    times = measure({"indexed": indexed.tick, "brute": brute.tick}, rounds)
+    times = measure({"indexed": indexed.tick, "brute": brute.tick}, rounds, time.thread_time)
     touching = [getattr(e, "touching", None) for e in indexed.entities[:askers]]
     assert touching == [getattr(e, "touching", None) for e in brute.entities[:askers]], "both find the same"
     indexed.close()
@@ -137,7 +138,7 @@ def bench_static(tiles: int = 900, movers: int = 5, rounds: int = 30) -> Rows:
               "map quiet": level(TileMap, QuietOnMap), "bare quiet": level(None, Quiet)}
     for world in worlds.values():
         world.tick()  # the first tick builds the static grid: not what a tick costs afterwards
-    times = measure({name: world.tick for name, world in worlds.items()}, rounds)
+    times = measure({name: world.tick for name, world in worlds.items()}, rounds, time.thread_time)
     walkers = {name: [(w.x, w.y) for w in world.entities_of(Walker)] for name, world in worlds.items()}
     assert walkers["static"] == walkers["regridded"] == walkers["map"], "all three find the same"
     for world in worlds.values():
@@ -205,7 +206,6 @@ def bench_shooter(walkers: int = 330, bullets: int = 1900, rounds: int = 20) -> 
     import statistics
     import subprocess
     import sys
-    import time
 
     from engine.tools.bench.shooter import NumpyFloor, engine_worlds
 

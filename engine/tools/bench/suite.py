@@ -69,8 +69,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
                lambda quick: bench_render(1000, 3) if quick else bench_render(10_000, 20)),
     "render-turning": ("Rendering, headless: plain squares vs turning squares and changing text, same renderer",
                        lambda quick: bench_render_turning(1000, 3, 10) if quick else bench_render_turning(10_000, 20)),
-    "collisions": ("Collisions: the shooter (walkers on a route, bullets asking what they hit) beside numpy and "
-                   "Arcade, in CPU time; every entity asks what it overlaps; walkers on static tiles",
+    "collisions": ("Collisions, in CPU time: the shooter (walkers on a route, bullets asking what they hit) beside "
+                   "numpy and Arcade; every entity asks what it overlaps; walkers on static tiles",
                    lambda quick: [*bench_shooter(33, 190, 2), *bench_collisions(300, 2, 300), *bench_static(100, 3, 3)]
                    if quick else [*bench_shooter(), *bench_collisions(1000, 5, 1000), *bench_collisions(10_000, 5, 500),
                                   *bench_static()]),
