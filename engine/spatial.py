@@ -19,12 +19,13 @@ looks at bullets. A grid has *levels*: the first has cells twice a typical box; 
 big for them goes to a level of cells four times larger or more, and so on, so a range
 ring or a 640 px bar sits in the few coarse cells it covers and is tested only by queries
 near it, never by every query. Whatever no cell can hold (an infinite box, a position past
-2**30 cells, NaN) is tested by every query: it overlaps nothing anyway. A level whose
-occupied cells span a small rectangle is dense (an array of cells), else sparse (sorted
-keys). Levels are built with numpy on both paths.
+2**30 cells, NaN) is tested by every query (an infinite box overlaps every box, one at NaN
+none). A level whose occupied cells span a small rectangle is dense (an array of cells),
+else sparse (sorted keys). ``grid_levels`` computes the levels with numpy; the core's
+``build`` computes the same levels in C (a test compares them byte for byte).
 
 **The query in C.** The cell walk, the box test and the sort by id run in the compiled
-``engine._spatial`` (``Table``, ``Grid``, ``gather``), where it was built, unless
+``engine._spatial`` (``gather``, ``Table``, ``Grid``, ``build``), where it was built, unless
 ``TICKSWAP_PURE=1``; ``PyTable``, ``PyGrid`` and ``py_gather`` here are its pure-Python
 twin, the same walk in the same order with the same float expressions, so the two give
 the same answers (``tests/test_spatial_core.py`` compares them on random boxes, NaN,
@@ -472,13 +473,11 @@ def _level(slots: Array, px: Array, py: Array, cell: float) -> tuple[Any, ...]:
     return (cell, False, 0, 0, 1, 1, unique.astype(np.int64), starts, slots[order].astype(np.int32))
 
 
-
-
 class Boxes:
     """One table of boxes (a tick's moving entities, or the static ones) and its grids, one per kind asked.
 
-    Built from entities with ``Boxes.gather`` (or ``Boxes.of``): everything the queries
-    read is read here, once. ``kinds`` are the distinct classes, ``kind_of`` each row's.
+    Built from entities by ``Boxes.gather``: everything the queries read is read there,
+    once. ``kinds`` are the distinct classes gathered, ``kind_of`` each row's index among them.
     """
 
     def __init__(self, entities: tuple[Any, ...], ids: Array, x: Array, y: Array, half_width: Array,
