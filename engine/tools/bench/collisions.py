@@ -239,9 +239,16 @@ def bench_shooter(walkers: int = 330, bullets: int = 1900, rounds: int = 20) -> 
                 assert peer.stdin is not None and peer.stdout is not None
                 peer.stdin.write("tick\n")
                 peer.stdin.flush()
-                seconds, found = peer.stdout.readline().split()
-                times["arcade"].append(float(seconds))
-                arcade_hits = int(found)
+                answer = peer.stdout.readline().split()
+                if len(answer) != 2:  # the peer died: say so, and compare with the floor instead
+                    arcade = f"arcade stopped answering after {len(times['arcade'])} ticks"
+                    times["arcade"] = []
+                    peer.stdin.close()
+                    peer.wait()
+                    peer = None
+                    continue
+                times["arcade"].append(float(answer[0]))
+                arcade_hits = int(answer[1])
     finally:
         if peer is not None:
             assert peer.stdin is not None
@@ -253,13 +260,13 @@ def bench_shooter(walkers: int = 330, bullets: int = 1900, rounds: int = 20) -> 
     for world, _hits in worlds.values():
         world.close()
     reference = ms.get("arcade", ms["floor"])
-    against = "Arcade" if "arcade" in ms else "the numpy floor (arcade not installed)"
+    against = "Arcade's" if "arcade" in ms else "the numpy floor's (arcade not installed)"
     ticks = rounds + 1
 
     def row(case: str, name: str, found: int, target: str) -> tuple[str, float, float, str]:
         rate = 1e3 / ms[name]
         return (case, ms[name], reference / ms[name],
-                f"{rate:,.0f} ticks/s, {found / ticks:,.0f} hits a tick; ratio: times {against}'s ticks/s{target}")
+                f"{rate:,.0f} ticks/s, {found / ticks:,.0f} hits a tick; ratio: times {against} ticks/s{target}")
 
     rows = []
     if "arcade" in ms:

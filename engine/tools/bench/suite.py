@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
             _print_table(f"{title} [{path}]{quick}", rows)
             print()
     if args.json:
-        figures = {name: [{"case": case, "ms": ms, "ratio": ratio, "target": target, "path": path}
+        # A figure that was not measured (a peer not installed) is NaN in the table, null in JSON.
+        figures = {name: [{"case": case, "ms": None if ms != ms else ms, "ratio": None if ratio != ratio else ratio,
+                           "target": target, "path": path}
                           for case, ms, ratio, target in rows] for name, rows in results.items()}
         print(json.dumps(figures, indent=2))
     return 0
