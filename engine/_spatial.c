@@ -384,6 +384,18 @@ typedef struct {
 
 static PyTypeObject TableType;
 
+/* Whether a table is still whole: the collector may have cleared one in a cycle (its entities
+ * gone) while a finalizer of the cycle still holds it. */
+static int
+table_cleared(const TableObject *table)
+{
+    if (table == NULL || table->entities == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "this collision table was cleared by the garbage collector");
+        return 1;
+    }
+    return 0;
+}
+
 static int
 table_traverse(TableObject *self, visitproc visit, void *arg)
 {
@@ -459,6 +471,10 @@ table_find(TableObject *self, PyObject *entity)
 {
     PyObject *value = PyObject_GetAttr(entity, str_id);
     if (value == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();  /* no id: not in the table (the caller says what it should have been) */
+            return -1;
+        }
         return -2;
     }
     if (!PyLong_Check(value)) {
@@ -492,6 +508,9 @@ table_find(TableObject *self, PyObject *entity)
 static PyObject *
 table_box(TableObject *self, PyObject *entity)
 {
+    if (table_cleared(self)) {
+        return NULL;
+    }
     Py_ssize_t slot = table_find(self, entity);
     if (slot == -2) {
         return NULL;
@@ -514,6 +533,9 @@ table_length(TableObject *self)
 static PyObject *
 table_get_entities(TableObject *self, void *closure)
 {
+    if (table_cleared(self)) {
+        return NULL;
+    }
     return Py_NewRef(self->entities);
 }
 
@@ -940,6 +962,9 @@ entities_of(const TableObject *table, const int32_t *slots, Py_ssize_t size)
 static PyObject *
 grid_overlapping_box(GridObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (table_cleared(self->table)) {
+        return NULL;
+    }
     if (nargs < 4 || nargs > 5) {
         PyErr_SetString(PyExc_TypeError, "overlapping_box(x, y, half_width, half_height, exclude=None)");
         return NULL;
@@ -974,6 +999,9 @@ grid_overlapping_box(GridObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 grid_overlapping(GridObject *self, PyObject *entity)
 {
+    if (table_cleared(self->table)) {
+        return NULL;
+    }
     /* Found first: reading the id may run Python code; afterwards nothing does until the list. */
     Py_ssize_t slot = table_find(self->table, entity);
     if (slot == -2) {
@@ -1029,6 +1057,9 @@ within(double dx, double dy, double radius)
 static PyObject *
 grid_near(GridObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (table_cleared(self->table)) {
+        return NULL;
+    }
     if (nargs != 3 || !PyFloat_CheckExact(args[0]) || !PyFloat_CheckExact(args[1]) || !PyFloat_CheckExact(args[2])) {
         PyErr_SetString(PyExc_TypeError, "near(x, y, radius) takes three floats");
         return NULL;
@@ -1065,6 +1096,9 @@ done:
 static PyObject *
 grid_members(GridObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (table_cleared(self->table)) {
+        return NULL;
+    }
     if (nargs != 4 || !PyFloat_CheckExact(args[2]) || !PyFloat_CheckExact(args[3])) {
         PyErr_SetString(PyExc_TypeError, "members(positions, count, half_width, half_height): positions a float32 "
                                          "buffer, count an int, the half sizes floats");
@@ -1192,7 +1226,17 @@ grid_get_levels(GridObject *self, void *closure)
                          self->everywhere_size * (Py_ssize_t)sizeof(int32_t));
 }
 
+static PyObject *
+grid_get_table(GridObject *self, void *closure)
+{
+    if (table_cleared(self->table)) {
+        return NULL;
+    }
+    return Py_NewRef((PyObject *)self->table);
+}
+
 static PyGetSetDef grid_getset[] = {
+    {"table", (getter)grid_get_table, NULL, "The Table this grid's slots name.", NULL},
     {"levels", (getter)grid_get_levels, NULL,
      "(levels, everywhere): each level as (cell, dense, x0, y0, columns, rows, keys, starts, members), its "
      "arrays as bytes, and the slots every query tests, as bytes.", NULL},
@@ -1390,6 +1434,9 @@ spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     TableObject *table = (TableObject *)args[0];
+    if (table_cleared(table)) {
+        return NULL;
+    }
     Py_ssize_t n = 0;
     int32_t *slots = copy_all(args[1], 'i', 4, &n, "build: slots");
     if (slots == NULL) {

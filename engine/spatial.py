@@ -204,7 +204,7 @@ class PyTable:
 
     def find(self, entity: Any) -> int:
         """The slot holding ``entity`` (by id, then identity), or -1."""
-        identity = entity.id
+        identity = getattr(entity, "id", None)
         if not isinstance(identity, int):
             return -1
         slot = self._slot.get(identity, -1)

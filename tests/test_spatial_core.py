@@ -506,3 +506,57 @@ def test_the_cores_build_refuses_wrong_arguments_without_crashing(args):
     args = tuple(table if isinstance(arg, str) and arg == "T" else arg for arg in args)
     with pytest.raises((TypeError, ValueError)):
         CORE.build(*args)
+
+
+def test_something_without_an_id_is_in_no_table_and_a_world_names_it():
+    for grid in _grids():
+        assert grid.overlapping("not an entity") is None
+        assert grid.table.box(object()) is False
+    from engine import Entity, World
+
+    with World() as world:
+        world.spawn(Entity())
+
+        class Asker(Entity):
+            def update(self, world: World) -> None:
+                world.overlapping(self, Entity)  # the kind's grid exists from now on
+                self.refused = None
+                try:
+                    world.overlapping("not an entity", Entity)
+                except TypeError as error:
+                    self.refused = str(error)
+
+        asker = world.spawn(Asker())
+        world.tick()
+        assert asker.refused == "world.overlapping takes an Entity, got 'not an entity'"
+
+
+@needs_core
+def test_a_finalizer_in_a_cycle_through_a_table_and_its_grid_queries_them_without_crashing():
+    # A cycle through a table (an entity holding its world, the world its grids) is collected; a
+    # finalizer of the cycle may still call the grid it holds (before the collector clears it, an
+    # answer; after, a RuntimeError): never a crash.
+    columns = _table(3)
+    table = CORE.Table(*columns)
+    grid = CORE.build(table, np.arange(3, dtype=np.int32), 4)
+    found = []
+
+    class Finalizer:
+        def __init__(self, grid: Any, table: Any, thing: Any) -> None:
+            self.grid, self.table, self.thing = grid, table, thing
+
+        def __del__(self) -> None:
+            grid, table = self.grid, self.table
+            for call in (lambda: grid.overlapping(self.thing), lambda: grid.near(0.0, 0.0, 1.0),
+                         lambda: grid.overlapping_box(0.0, 0.0, 1.0, 1.0), lambda: grid.table,
+                         lambda: grid.members(np.zeros(2, dtype=np.float32), 1, 1.0, 1.0), lambda: table.box(1)):
+                try:
+                    found.append(("ok", call()))
+                except Exception as error:
+                    found.append(("error", type(error).__name__))
+
+    holder = columns[0][0]
+    holder.cycle = Finalizer(grid, table, holder)  # the table's entity -> the finalizer -> the table: a cycle
+    del table, grid, holder, columns
+    gc.collect()
+    assert len(found) == 6 and all(outcome[0] == "ok" or outcome[1] == "RuntimeError" for outcome in found[:5])
