@@ -14,7 +14,9 @@ It lives in the same ``World`` and follows the same rules:
   not written during a tick does not rotate, so it costs nothing. If the tick fails,
   ``next`` is simply not swapped in.
 * Members spawned or despawned during a tick join or leave after it; despawned members
-  are compacted away with one vectorized pass.
+  are compacted away with one vectorized pass. Members spawned by several entities in one
+  tick join in their spawners' spawn order (each spawner's in its own order), as entities'
+  spawns get their ids: the rows never depend on the update order.
 * ``draw_positions(alpha, out)`` interpolates (or extrapolates) every member's position
   in one vectorized expression, written straight into the renderer's vertex buffer.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from operator import itemgetter
 from typing import Any, ClassVar
 
 import numpy as np
@@ -35,10 +38,12 @@ from engine.buffering.own import OwnBuffers
 from engine.deprecation import warn_deprecated
 from engine.entity import Entity
 from engine.look import Look
+from engine.world.access import updating_entity
 
 __all__ = ["Crowd"]
 
 Array = np.ndarray[Any, Any]
+_SENDER = itemgetter(0)
 
 
 class Crowd(Entity, OwnBuffers):
@@ -76,7 +81,7 @@ class Crowd(Entity, OwnBuffers):
         }  # [previous, current, next] per field
         self._written: set[str] = set()
         self._rotated_at: dict[str, int] = {}
-        self._spawns: list[dict[str, Array]] = []
+        self._spawns: list[tuple[int, dict[str, Array]]] = []  # (the spawner's id, the batch), in call order
         self._despawn_mask: Array | None = None
 
     # -- reading and writing ------------------------------------------------------------
@@ -129,13 +134,15 @@ class Crowd(Entity, OwnBuffers):
                              f"its fields are {sorted(self.fields)}")
         batch = {name: np.asarray(value, dtype=np.float32).reshape(-1, self.fields[name])
                  for name, value in values.items()}
-        pending = sum(len(next(iter(spawn.values()))) for spawn in self._spawns)
+        pending = sum(len(next(iter(spawn.values()))) for _sender, spawn in self._spawns)
         if self.count + pending + rows.pop() > self.capacity:
             raise ValueError(f"{type(self).__name__} is full: capacity {self.capacity}, {self.count} members "
                              f"and {pending} waiting to join")
         world = self.world
         if world is not None and world.ticking:
-            self._spawns.append(batch)
+            sender = updating_entity(world)
+            sender_id = getattr(sender, "id", None)
+            self._spawns.append((-1 if sender_id is None else sender_id, batch))
         else:
             self._join(batch)
 
@@ -178,7 +185,9 @@ class Crowd(Entity, OwnBuffers):
         if self._despawn_mask is not None:
             self._leave(self._despawn_mask)
             self._despawn_mask = None
-        for batch in self._spawns:
+        # In the canonical order, as entities spawned in a tick get their ids: their spawners' ids
+        # (a stable sort keeps each spawner's own order), so the rows never depend on update order.
+        for _sender, batch in sorted(self._spawns, key=_SENDER):
             self._join(batch)
         self._spawns.clear()
 
@@ -204,6 +213,10 @@ class Crowd(Entity, OwnBuffers):
         target *= alpha
         target += current if extrapolate else previous
         return count
+
+    def _member_positions(self) -> Array:
+        """The committed positions (rows ``[0, count)``), for ``world.overlapping_members``."""
+        return self.current("position")
 
     def buffered_state(self) -> dict[str, Any]:
         """The crowd's own buffered values plus a digest of each committed array.

@@ -1,231 +1,621 @@
-"""Collisions: which entities overlap one, or a box, or stand near a point, from one grid per tick.
+"""Collisions: the grids that answer which entities overlap a box, or stand near a point.
 
-``world.overlapping(entity, kind=None)``, ``world.overlapping_at(x, y, size, kind=None)`` and
-``world.near(x, y, radius, kind=None)`` read *committed* positions, the ones every entity
-sees during a tick, so their answers are the same in every update order, and return
-entities sorted by id, so even the list is. Committed positions do not change during a
-tick, so one index (uniform grids) is built per tick and serves every query of it: a game
-whose 1,000 entities each ask "what do I touch?" pays for one grid and 1,000 short
-look-ups instead of a million box tests. Entities whose class says ``static = True``
-(tiles) have a grid of their own, kept from tick to tick while it is exact
-(``SpatialLayers``): a level of 900 tiles is not re-gridded every tick. A static entity
-may also carry ``solid_index``, a grid of boxes that are not entities (a ``TileMap``'s
-solid tiles), built once by it: queries read those grids as they are.
+``world.overlapping(entity, kind=None)``, ``world.overlapping_at(x, y, size, kind=None)``,
+``world.near(x, y, radius, kind=None)`` and ``world.overlapping_members(crowd, kind)``
+read *committed* state, the state every entity sees during a tick, so their answers are
+the same in every update order, and return entities sorted by id, so even the list is.
+This module is the mechanism; which grid serves a query, and when it is built, is the
+world's part ``engine.world.collisions``.
+
+**A table per tick.** ``Boxes`` gathers, in one walk (``gather``), every entity's position,
+id, look, hitbox and class, and turns them into numbers with numpy: a box per distinct
+look and hitbox, not per entity. Crowds (``OwnBuffers``: their members are rows of arrays)
+and screen-space entities (``Look(screen=True)``: a HUD lives in window coordinates) are
+left out. What is left, sorted by id, is a ``Table``.
+
+**A grid per kind, built when first asked.** ``Boxes.grid(kind)`` files the table's
+entities of ``kind`` (a class and its subclasses) in cells, so a query for walkers never
+looks at bullets. A grid has *levels*: the first has cells twice a typical box; a box too
+big for them goes to a level of cells four times larger or more, and so on, so a range
+ring or a 640 px bar sits in the few coarse cells it covers and is tested only by queries
+near it, never by every query. Whatever no cell can hold (an infinite box, a position past
+2**30 cells, NaN) is tested by every query (an infinite box overlaps every box, one at NaN
+none). A level whose occupied cells span a small rectangle is dense (an array of cells),
+else sparse (sorted keys). ``grid_levels`` computes the levels with numpy; the core's
+``build`` computes the same levels in C (a test compares them byte for byte).
+
+**The query in C.** The cell walk, the box test and the sort by id run in the compiled
+``engine._spatial`` (``gather``, ``Table``, ``Grid``, ``build``), where it was built, unless
+``TICKSWAP_PURE=1``; ``PyTable``, ``PyGrid`` and ``py_gather`` here are its pure-Python
+twin, the same walk in the same order with the same float expressions, so the two give
+the same answers (``tests/test_spatial_core.py`` compares them on random boxes, NaN,
+infinite, huge, negative and zero sizes included). ``COMPILED`` says which runs.
 
 An entity's box is its ``hitbox`` (``(width, height)``, centred on its position), by
 default its look's size; boxes are axis-aligned (they don't turn with ``angle``). An
 entity with neither (no look, a text look) has no box and overlaps nothing, though
-``near`` still finds it by its position. Boxes that only touch do not overlap. During a
-tick, every entity live when the tick began is found (one despawned earlier in the tick
-still collides, so both sides see the hit in every update order); crowds (entities with
-buffers of their own, ``OwnBuffers``) are left out (their members are rows of numpy
-arrays: query those with numpy).
-
-This module is the mechanism (the grid, its static layer and its look-ups); which index
-serves a query, and when it is built, is the world's part ``engine.world.collisions``.
+``near`` still finds it by its position. Boxes that only touch do not overlap.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+import operator
+import os
+import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
-from engine.entity import Entity
-from engine.look import resolved
+from engine.look import Look, resolved
 
-__all__ = ["SpatialIndex", "SpatialLayers", "box_of"]
+__all__ = ["COMPILED", "Boxes", "PyGrid", "PyTable", "SpatialIndex", "box_of", "build_grid", "gather", "grid_levels",
+           "member_box", "py_gather"]
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    Array = np.ndarray[Any, Any]
+
+MAX_LEVELS = 4
+"""Levels of a grid: each one's cells at least four times the last's; what none holds is tested every time."""
+REACH = 0.5009765625
+"""How far past a query's box its cells reach, in cells: half a cell (the most a member sticks out of its
+own) and 1/1024 more, so rounding never loses a member at a cell's edge (the C core's ``REACH``)."""
+NEAR_REACH = 0.0009765625
+"""The same margin for ``near``, which goes by centres alone."""
+CELL_BOUND = 1073741825.0
+"""Cell numbers beyond this (2**30 + 1) hold nobody (nobody is filed past 2**30 cells): walks are clamped to it."""
+FAR = 2.0 ** 30
+"""A position further than this many cells from the origin is in no cell (``everywhere``)."""
 
 
-def box_of(entity: Entity) -> tuple[float, float] | None:
+def _import_core() -> Any:
+    """The compiled ``engine._spatial``, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
+    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
+        return None
+    try:
+        return importlib.import_module("engine._spatial")
+    except ImportError:
+        return None
+
+
+_core = _import_core()
+COMPILED = _core is not None
+"""Whether the compiled ``engine._spatial`` answers queries (False: the pure-Python twin, same answers)."""
+
+
+def box_of(entity: Any) -> tuple[float, float] | None:
     """``entity``'s (width, height) for collisions: its ``hitbox``, else its look's size, else ``None``."""
     hitbox = getattr(entity, "hitbox", None)
     if hitbox is not None:
-        if (not isinstance(hitbox, tuple) or len(hitbox) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in hitbox)):
-            raise TypeError(f"{type(entity).__name__}.hitbox must be (width, height), two numbers >= 0, "
-                            f"got {hitbox!r}")
-        return float(hitbox[0]), float(hitbox[1])
+        return _checked_hitbox(type(entity).__name__, hitbox)
     look = resolved(entity.look)
     return None if look is None else look.box
 
 
-class SpatialIndex:
-    """A uniform grid of entities' positions and boxes, built once from committed state.
+def _checked_hitbox(owner: str, hitbox: Any) -> tuple[float, float]:
+    if (not isinstance(hitbox, tuple) or len(hitbox) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in hitbox)):
+        raise TypeError(f"{owner}.hitbox must be (width, height), two numbers >= 0, got {hitbox!r}")
+    return float(hitbox[0]), float(hitbox[1])
 
-    Each entity is filed in the cell of its centre; the cell is twice the size of a
-    typical box, so a box can only reach into the neighbouring cells. The few entities
-    much larger than that are checked against every query.
+
+def member_box(crowd: Any) -> tuple[float, float] | None:
+    """The box of each member of ``crowd`` (an ``OwnBuffers``): the crowd's ``hitbox``, else its look's size.
+
+    ``None`` when its look is in screen space (window coordinates are in no world collision).
     """
+    hitbox = getattr(crowd, "hitbox", None)
+    look = resolved(crowd.look)
+    if look is not None and look.screen:
+        return None
+    if hitbox is not None:
+        return _checked_hitbox(type(crowd).__name__, hitbox)
+    box = None if look is None else look.box
+    if box is None:
+        raise ValueError(f"{type(crowd).__name__}'s members have no box: give the crowd a look with a size "
+                         f"(Look('square', 4)) or hitbox = (width, height)")
+    return box
 
-    SMALL = 32
-    """Up to this many entities, no grid: each query checks them all (numpy's set-up costs more)."""
 
-    def __init__(self, entities: Sequence[Entity], positions: Sequence[tuple[float, float]] | None = None) -> None:
-        # A crowd's members are rows of arrays, not entities: its own position means nothing here.
-        kept = [slot for slot, entity in enumerate(entities) if not isinstance(entity, OwnBuffers)]
-        self.entities = [entities[slot] for slot in kept]
-        """The entities indexed, in update order (crowds left out)."""
-        count = len(self.entities)
-        self.slot_of = {entity.id: slot for slot, entity in enumerate(self.entities)}
-        where = [(e.x, e.y) for e in self.entities] if positions is None else [positions[slot] for slot in kept]
-        if count <= self.SMALL:
-            self._small(where)
-            return
-        # numpy loads only when a game asks for collisions: import engine stays light.
+# -- the pure-Python twin of engine._spatial ---------------------------------------------------------
+
+
+def _position(entity: Any, value: Any, field: str) -> float:
+    """A position as the core reads it: a float (or subclass) as its value, an int as float(int),
+    never through an overridden ``__float__``."""
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, int):
+        return int.__float__(value)
+    raise TypeError(f"{type(entity).__name__}'s {field} is a {type(value).__name__}, not a number "
+                    "(collisions read x and y as numbers)")
+
+
+def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Array, y: Array, ids: Array,
+              looks: Array, hitboxes: Array, kinds: Array) -> tuple[list[Any], list[Any], list[type]]:
+    """``engine._spatial.gather`` in Python: the same walk, reads, refusals and results."""
+    import numpy as np
+
+    entities = tuple(entities)
+    count = len(entities)
+    for name, array, dtype in (("x", x, np.float64), ("y", y, np.float64), ("ids", ids, np.int64),
+                               ("looks", looks, np.int32), ("hitboxes", hitboxes, np.int32),
+                               ("kinds", kinds, np.int32)):
+        if (not isinstance(array, np.ndarray) or array.dtype != dtype or not array.flags.c_contiguous
+                or not array.flags.writeable or array.size < count):
+            raise TypeError(f"gather: {name} must be a writable contiguous buffer of at least {count} "
+                            f"{dtype.__name__}")
+    x_name, y_name, look_name, hitbox_name = names
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [])
+    xs, ys, identities, look_of, hitbox_of, kind_of = columns
+    found: tuple[list[Any], list[Any], list[type]] = ([], [], [])
+    # Per attribute, id() of an object held in ``found`` -> its index: identity, never in any hash.
+    looks_seen: dict[int, int] = {}
+    hitboxes_seen: dict[int, int] = {}
+    kinds_seen: dict[int, int] = {}
+    for entity in entities:
+        xs.append(_position(entity, getattr(entity, x_name), "x"))
+        ys.append(_position(entity, getattr(entity, y_name), "y"))
+        identity = entity.id
+        if not isinstance(identity, int):
+            raise TypeError(f"{type(entity).__name__}'s id is a {type(identity).__name__}, not an int "
+                            "(only spawned entities collide)")
+        identities.append(identity)
+        look_of.append(_index(getattr(entity, look_name), looks_seen, found[0]))
+        hitbox_of.append(_index(getattr(entity, hitbox_name), hitboxes_seen, found[1]))
+        kind_of.append(_index(type(entity), kinds_seen, found[2]))
+    for array, column in zip((x, y, ids, looks, hitboxes, kinds), columns):
+        array.reshape(-1)[:count] = column
+    return found
+
+
+def _index(value: Any, seen: dict[int, int], found: list[Any]) -> int:
+    """``value``'s index among the distinct objects in ``found`` (by identity), added if new."""
+    index = seen.get(id(value))
+    if index is None:
+        index = seen[id(value)] = len(found)
+        found.append(value)
+    return index
+
+
+class PyTable:
+    """``engine._spatial.Table`` in Python: one tick's boxes, sorted by id."""
+
+    def __init__(self, entities: Sequence[Any], ids: Array, x: Array, y: Array, half_width: Array,
+                 half_height: Array, boxed: Array) -> None:
         import numpy as np
 
-        positions_array = np.array(where, dtype=np.float64).reshape(count, 2)
-        boxes = np.zeros((count, 2))
-        boxed = np.zeros(count, dtype=bool)
-        for slot, entity in enumerate(self.entities):
-            box = box_of(entity)
-            if box is not None:
-                boxes[slot] = box
-                boxed[slot] = True
-        self.x, self.y = positions_array[:, 0].tolist(), positions_array[:, 1].tolist()
-        halves = boxes / 2.0
-        self.half_width, self.half_height = halves[:, 0].tolist(), halves[:, 1].tolist()
-        self.boxed = boxed.tolist()
-        extents = np.maximum(boxes[:, 0], boxes[:, 1])[boxed]
-        typical = float(np.percentile(extents, 75)) if len(extents) else 0.0
-        self.cell = max(8.0, 2.0 * typical)
-        # Anything wider than a cell could reach past the neighbours: checked every time. So
-        # is anything at a position no cell number can hold (NaN, infinite, astronomically far).
-        with np.errstate(invalid="ignore"):
-            far = ~(np.abs(positions_array) < self.cell * 2.0**30).all(axis=1)
-        big = (np.maximum(boxes[:, 0], boxes[:, 1]) > self.cell) | far
-        self.big: list[int] = np.flatnonzero(big).tolist()
-        small = np.flatnonzero(~big)
-        cells_x = np.floor(positions_array[small, 0] / self.cell).astype(np.int64)
-        cells_y = np.floor(positions_array[small, 1] / self.cell).astype(np.int64)
-        keys = cells_x * (1 << 32) + cells_y
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        unique, starts = np.unique(sorted_keys, return_index=True)
-        ends = np.append(starts[1:], len(sorted_keys))
-        self.members: list[int] = small[order].tolist()
-        self.cells: dict[int, tuple[int, int]] = dict(zip(unique.tolist(), zip(starts.tolist(), ends.tolist())))
+        self.entities = tuple(entities)
+        self.ids: list[int] = np.asarray(ids, dtype=np.int64).tolist()
+        if any(later <= earlier for earlier, later in zip(self.ids, self.ids[1:])):
+            raise ValueError("Table: ids must be sorted and distinct")
+        self.x: list[float] = np.asarray(x, dtype=np.float64).tolist()
+        self.y: list[float] = np.asarray(y, dtype=np.float64).tolist()
+        self.half_width: list[float] = np.asarray(half_width, dtype=np.float64).tolist()
+        self.half_height: list[float] = np.asarray(half_height, dtype=np.float64).tolist()
+        self.boxed: list[bool] = np.asarray(boxed, dtype=bool).tolist()
+        self._slot = {identity: slot for slot, identity in enumerate(self.ids)}
 
-    def _small(self, where: list[tuple[float, float]]) -> None:
-        """A few entities: every one is a candidate for every query (the same answers as the grid's)."""
-        self.x = [float(x) for x, _ in where]
-        self.y = [float(y) for _, y in where]
-        boxes = [box_of(entity) for entity in self.entities]
-        self.boxed = [box is not None for box in boxes]
-        self.half_width = [box[0] / 2.0 if box is not None else 0.0 for box in boxes]
-        self.half_height = [box[1] / 2.0 if box is not None else 0.0 for box in boxes]
-        self.cell = 8.0
-        self.big = list(range(len(self.entities)))
-        self.members = []
-        self.cells = {}
+    def __len__(self) -> int:
+        return len(self.entities)
 
-    def _around(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
-        """Slots of every entity whose centre is in a cell touching [x0, x1] x [y0, y1] (plus the big ones)."""
-        cell = self.cell
-        found = list(self.big)
-        cells, members = self.cells, self.members
-        bounds = (x0 / cell, x1 / cell, y0 / cell, y1 / cell)
-        if any(math.isnan(bound) for bound in bounds):
-            return found  # a NaN box is nowhere
-        if not all(math.isfinite(bound) for bound in bounds):
-            return found + members
-        columns = math.floor(bounds[1]) - math.floor(bounds[0]) + 1
-        rows = math.floor(bounds[3]) - math.floor(bounds[2]) + 1
-        if columns * rows > len(cells):
-            return found + members  # a query wider than the occupied cells: everyone is a candidate
-        for cell_x in range(math.floor(x0 / cell), math.floor(x1 / cell) + 1):
-            base = cell_x * (1 << 32)
-            for cell_y in range(math.floor(y0 / cell), math.floor(y1 / cell) + 1):
-                span = cells.get(base + cell_y)
-                if span is not None:
-                    found.extend(members[span[0]:span[1]])
+    def find(self, entity: Any) -> int:
+        """The slot holding ``entity`` (by id, then identity), or -1."""
+        identity = getattr(entity, "id", None)
+        if not isinstance(identity, int):
+            return -1
+        slot = self._slot.get(identity, -1)
+        return slot if slot >= 0 and self.entities[slot] is entity else -1
+
+    def box(self, entity: Any) -> tuple[float, float, float, float] | bool | None:
+        """(x, y, half width, half height) of ``entity`` here; ``None`` if it has no box; ``False`` if not here."""
+        slot = self.find(entity)
+        if slot < 0:
+            return False
+        if not self.boxed[slot]:
+            return None
+        return self.x[slot], self.y[slot], self.half_width[slot], self.half_height[slot]
+
+
+class _PyLevel:
+    """One level of a ``PyGrid``: the same numbers as the core's, as lists and a dict."""
+
+    def __init__(self, spec: tuple[Any, ...]) -> None:
+        import numpy as np
+
+        cell, dense, x0, y0, columns, rows, keys, starts, members = spec
+        self.cell, self.dense = float(cell), bool(dense)
+        self.x0, self.y0, self.columns, self.rows = int(x0), int(y0), int(columns), int(rows)
+        self.starts: list[int] = np.asarray(starts).tolist()
+        self.members: list[int] = np.asarray(members).tolist()
+        key_list: list[int] = np.asarray(keys).tolist()
+        self.cells = self.columns * self.rows if self.dense else len(key_list)
+        self.spans = {key: (self.starts[n], self.starts[n + 1]) for n, key in enumerate(key_list)}
+
+
+class PyGrid:
+    """``engine._spatial.Grid`` in Python: one kind's cells over a table, the same walk and answers."""
+
+    def __init__(self, table: PyTable, levels: Sequence[tuple[Any, ...]], everywhere: Array) -> None:
+        import numpy as np
+
+        self.table = table
+        self.levels = [_PyLevel(spec) for spec in levels]
+        self.everywhere: list[int] = np.asarray(everywhere).tolist()
+        self.size = sum(len(level.members) for level in self.levels) + len(self.everywhere)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _candidates(self, x0: float, x1: float, y0: float, y1: float, near: bool) -> list[int]:
+        """The core's ``candidates``: the members of the cells the range covers, level by level, then everywhere."""
+        found: list[int] = []
+        for level in self.levels:
+            if not level.members:
+                continue
+            cell = level.cell
+            reach = cell * (NEAR_REACH if near else REACH)
+            bounds = ((x0 - reach) / cell, (x1 + reach) / cell, (y0 - reach) / cell, (y1 + reach) / cell)
+            if any(math.isnan(bound) for bound in bounds):
+                continue  # a box at NaN is nowhere
+            # Clamped, then floored: the same as the core's floor, then clamp, since the bounds are whole.
+            low_x, high_x, low_y, high_y = (math.floor(min(max(bound, -CELL_BOUND), CELL_BOUND)) for bound in bounds)
+            if level.dense:
+                low_x, low_y = max(low_x, level.x0), max(low_y, level.y0)
+                high_x = min(high_x, level.x0 + level.columns - 1)
+                high_y = min(high_y, level.y0 + level.rows - 1)
+                if low_x > high_x or low_y > high_y:
+                    continue
+                starts, members, rows = level.starts, level.members, level.rows
+                for x in range(low_x, high_x + 1):
+                    base = (x - level.x0) * rows - level.y0
+                    found.extend(members[starts[base + low_y]:starts[base + high_y + 1]])
+            else:
+                if low_x > high_x or low_y > high_y:
+                    continue
+                if float(high_x - low_x + 1) * float(high_y - low_y + 1) > level.cells:
+                    found.extend(level.members)
+                    continue
+                spans, members = level.spans, level.members
+                for x in range(low_x, high_x + 1):
+                    base = x * (1 << 32)
+                    for y in range(low_y, high_y + 1):
+                        span = spans.get(base + y)
+                        if span is not None:
+                            found.extend(members[span[0]:span[1]])
+        found.extend(self.everywhere)
         return found
 
+    def _overlapping_slots(self, x: float, y: float, half_width: float, half_height: float, skip: int) -> list[int]:
+        table = self.table
+        xs, ys, widths, heights, boxed = table.x, table.y, table.half_width, table.half_height, table.boxed
+        hits = [slot for slot in self._candidates(x - half_width, x + half_width, y - half_height, y + half_height,
+                                                  False)
+                if boxed[slot] and slot != skip and abs(xs[slot] - x) < widths[slot] + half_width
+                and abs(ys[slot] - y) < heights[slot] + half_height]
+        hits.sort()
+        return hits
+
+    def overlapping(self, entity: Any) -> list[Any] | None:
+        """The entities whose boxes overlap ``entity``'s box in the table, by id; ``None`` if it is not there."""
+        table = self.table
+        slot = table.find(entity)
+        if slot < 0:
+            return None
+        if not table.boxed[slot]:
+            return []
+        entities = table.entities
+        return [entities[hit] for hit in self._overlapping_slots(
+            table.x[slot], table.y[slot], table.half_width[slot], table.half_height[slot], slot)]
+
     def overlapping_box(self, x: float, y: float, half_width: float, half_height: float,
-                        exclude: int = -1) -> list[int]:
-        """Slots (in update order) of the boxed entities overlapping the box centred on (x, y)."""
-        reach = self.cell / 2.0
-        xs, ys, widths, heights, boxed = self.x, self.y, self.half_width, self.half_height, self.boxed
-        hits = [slot for slot in self._around(x - half_width - reach, y - half_height - reach,
-                                              x + half_width + reach, y + half_height + reach)
-                if boxed[slot] and slot != exclude
-                and abs(xs[slot] - x) < widths[slot] + half_width and abs(ys[slot] - y) < heights[slot] + half_height]
+                        exclude: Any = None) -> list[Any]:
+        """The entities (but ``exclude``) whose boxes overlap the box centred on (x, y), by id."""
+        if not all(type(value) is float for value in (x, y, half_width, half_height)):
+            raise TypeError("overlapping_box: x, y, half_width and half_height must be floats")
+        skip = -1 if exclude is None else self.table.find(exclude)
+        entities = self.table.entities
+        return [entities[hit] for hit in self._overlapping_slots(x, y, half_width, half_height, skip)]
+
+    def near(self, x: float, y: float, radius: float) -> list[Any]:
+        """The entities whose position is within ``radius`` of (x, y), by id."""
+        if not all(type(value) is float for value in (x, y, radius)):
+            raise TypeError("near(x, y, radius) takes three floats")
+        xs, ys = self.table.x, self.table.y
+        # The core's test: hypot is never below either side, so the call is spared where one side is past radius.
+        hits = []
+        for slot in self._candidates(x - radius, x + radius, y - radius, y + radius, True):
+            dx, dy = xs[slot] - x, ys[slot] - y
+            if abs(dx) <= radius and abs(dy) <= radius and math.hypot(dx, dy) <= radius:
+                hits.append(slot)
         hits.sort()
-        return hits
+        entities = self.table.entities
+        return [entities[hit] for hit in hits]
 
-    def near(self, x: float, y: float, radius: float) -> list[int]:
-        """Slots (in update order) of the entities whose position is within ``radius`` of (x, y)."""
-        xs, ys = self.x, self.y
-        # hypot, not squares: a position of 1e200 must not overflow.
-        hits = [slot for slot in self._around(x - radius, y - radius, x + radius, y + radius)
-                if math.hypot(xs[slot] - x, ys[slot] - y) <= radius]
-        hits.sort()
-        return hits
+    def members(self, positions: Any, count: int, half_width: float, half_height: float) -> tuple[bytes, list[Any]]:
+        """Every member box (float32 rows of ``positions``) against the grid: (member indices as int64 bytes,
+        entities), by member, then id."""
+        import numpy as np
+
+        if type(half_width) is not float or type(half_height) is not float:
+            raise TypeError("members(positions, count, half_width, half_height): positions a float32 buffer, "
+                            "count an int, the half sizes floats")
+        if not isinstance(count, int):
+            raise TypeError(f"members: count must be an int, got {type(count).__name__}")
+        if count < 0:
+            raise ValueError("members: count must be 0 or more")
+        values: list[float] = _float32_rows(positions, 2 * count, "members: positions").astype(np.float64).tolist()
+        owners: list[int] = []
+        hits: list[int] = []
+        for member in range(count):
+            found = self._overlapping_slots(values[2 * member], values[2 * member + 1], half_width, half_height, -1)
+            owners.extend([member] * len(found))
+            hits.extend(found)
+        entities = self.table.entities
+        return np.array(owners, dtype=np.int64).tobytes(), [entities[hit] for hit in hits]
 
 
-def _entity_id(entity: Entity) -> int:
-    return entity.id if entity.id is not None else -1
+_NATIVE_FLOAT32 = frozenset(("f", "@f", "=f", "<f" if sys.byteorder == "little" else ">f"))
 
 
-class SpatialLayers:
-    """One tick's index in two layers: the static entities and everyone else.
+def _float32_rows(values: Any, count: int, what: str) -> Array:
+    """The first ``count`` float32 of ``values``'s buffer, refused as the core's ``get_buffer`` refuses it."""
+    import numpy as np
 
-    The static layer (entities whose class says ``static = True``) is kept from tick to
-    tick while it is exactly right: the same entities, each at the same position with the
-    same look and hitbox. Anything else (a tile that moved, one despawned or spawned, a
-    changed look) rebuilds it, so ``static`` is a promise for speed, never for correctness.
-    The other layer is built every tick. Every query reads both and returns entities
-    sorted by id, so the list (not only the set) is the same in every update order.
+    try:
+        view = memoryview(values)
+    except TypeError:
+        raise TypeError(f"{what} must be a contiguous buffer of native f, got {type(values).__name__}") from None
+    if not view.c_contiguous:
+        raise TypeError(f"{what} must be a contiguous buffer of native f, got {type(values).__name__}")
+    if view.format not in _NATIVE_FLOAT32 or view.nbytes // 4 < count:
+        raise TypeError(f"{what} must be a contiguous buffer of at least {count} native f, got format "
+                        f"{view.format} with {view.nbytes} bytes")
+    return np.frombuffer(view.cast("B"), dtype=np.float32)[:count].copy()
+
+
+if _core is not None:
+    Table: Any = _core.Table
+    Grid: Any = _core.Grid
+    gather: Any = _core.gather
+else:
+    Table, Grid, gather = PyTable, PyGrid, py_gather
+
+
+# -- building: the same numbers on both paths ------------------------------------------------------------
+
+
+_GRIDS_BUILT = [0]
+"""How many grids were built in this process (tests count them: one per kind and tick, at most)."""
+
+
+def build_grid(table: Any, x: Array, y: Array, half_width: Array, half_height: Array, boxed: Array,
+               slots: Array) -> Any:
+    """A grid (``Grid``: the core's, or the pure twin) of the table's ``slots``, in ``grid_levels``'s levels."""
+    import numpy as np
+
+    _GRIDS_BUILT[0] += 1
+    if _core is not None:  # the same levels, computed in C (tests/test_spatial_core.py compares them)
+        return _core.build(table, np.asarray(slots, dtype=np.int32), MAX_LEVELS)
+    levels, everywhere = grid_levels(x, y, half_width, half_height, boxed, slots)
+    return Grid(table, levels, everywhere)
+
+
+def grid_levels(x: Array, y: Array, half_width: Array, half_height: Array, boxed: Array,
+                slots: Array) -> tuple[list[tuple[Any, ...]], Array]:
+    """The levels of a grid of ``slots`` (ascending rows of the arrays), filed by the size of their boxes,
+    and the slots no level holds (``everywhere``).
+
+    Level 0's cells are twice a typical box (the 75th percentile, by rank), at least 8 px; a
+    box wider than a level's cell goes up to a level of cells at least four times larger; a
+    position past ``FAR`` cells (or NaN), or a box no level takes, goes to ``everywhere``.
+    """
+    import numpy as np
+
+    slots = np.asarray(slots, dtype=np.int32)
+    if not len(slots):
+        return [], slots
+    extent = 2.0 * np.maximum(half_width[slots], half_height[slots])
+    extent[~boxed[slots]] = 0.0
+    px, py = x[slots], y[slots]
+    distance = np.maximum(np.abs(px), np.abs(py))  # NaN where either is: compares as nowhere
+    levels: list[tuple[Any, ...]] = []
+    remaining: Array | None = None  # None: every slot (the usual grid has one level and no copy)
+    cell = 0.0
+    for _ in range(MAX_LEVELS):
+        sizes = extent if remaining is None else extent[remaining]
+        far = distance if remaining is None else distance[remaining]
+        placeable = (sizes < math.inf) & (far < math.inf)
+        sized = sizes[placeable & (sizes > 0.0)]
+        if not len(sized) and not placeable.any():
+            break  # nobody left a cell could hold: infinite boxes, positions at infinity or NaN
+        rank = (len(sized) - 1) * 3 // 4
+        typical = float(np.partition(sized, rank)[rank]) if len(sized) else 0.0
+        cell = max(8.0, 2.0 * typical) if cell == 0.0 else max(4.0 * cell, 2.0 * typical)
+        if not math.isfinite(cell):
+            break
+        fits = placeable & (sizes <= cell) & (far < cell * FAR)
+        if remaining is None and fits.all():
+            levels.append(_level(slots, px, py, cell))
+            return levels, slots[:0]
+        chosen = np.flatnonzero(fits) if remaining is None else remaining[fits]
+        if len(chosen):
+            levels.append(_level(slots[chosen], px[chosen], py[chosen], cell))
+        remaining = np.flatnonzero(~fits) if remaining is None else remaining[~fits]
+        if not len(remaining):
+            return levels, slots[:0]
+    return levels, slots if remaining is None else slots[remaining]
+
+
+def _level(slots: Array, px: Array, py: Array, cell: float) -> tuple[Any, ...]:
+    """One level's cells: (cell, dense, x0, y0, columns, rows, keys, starts, members), members by cell then slot."""
+    import numpy as np
+
+    cells_x = np.floor(px / cell).astype(np.int64)
+    cells_y = np.floor(py / cell).astype(np.int64)
+    x0, y0 = int(cells_x.min()), int(cells_y.min())
+    columns, rows = int(cells_x.max()) - x0 + 1, int(cells_y.max()) - y0 + 1
+    if columns * rows <= max(64, 4 * len(slots)):
+        index = (cells_x - x0) * rows + (cells_y - y0)
+        order = np.argsort(index, kind="stable")
+        counts = np.bincount(index, minlength=columns * rows)
+        starts = np.zeros(columns * rows + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        return (cell, True, x0, y0, columns, rows, np.zeros(0, dtype=np.int64), starts,
+                slots[order].astype(np.int32))
+    keys = cells_x * (1 << 32) + cells_y
+    order = np.argsort(keys, kind="stable")
+    unique, firsts = np.unique(keys[order], return_index=True)
+    starts = np.append(firsts, len(keys)).astype(np.int64)
+    return (cell, False, 0, 0, 1, 1, unique.astype(np.int64), starts, slots[order].astype(np.int32))
+
+
+class Boxes:
+    """One table of boxes (a tick's moving entities, or the static ones) and its grids, one per kind asked.
+
+    Built from entities by ``Boxes.gather``: everything the queries read is read there,
+    once. ``kinds`` are the distinct classes gathered, ``kind_of`` each row's index among them.
     """
 
-    def __init__(self, static: SpatialIndex | None, moving: SpatialIndex,
-                 fixed: Sequence[SpatialIndex] = ()) -> None:
-        self.layers = [layer for layer in (static, moving) if layer is not None and layer.entities]
-        self.fixed = [layer for layer in fixed if layer.entities]
-        """Grids of boxes that are not entities (a tile map's solid tiles), built once by their owner."""
+    def __init__(self, entities: tuple[Any, ...], ids: Array, x: Array, y: Array, half_width: Array,
+                 half_height: Array, boxed: Array, kinds: list[type], kind_of: Array) -> None:
+        self.entities = entities
+        self.ids, self.x, self.y = ids, x, y
+        self.half_width, self.half_height, self.boxed = half_width, half_height, boxed
+        self.kinds, self.kind_of = kinds, kind_of
+        self.table = Table(entities, ids, x, y, half_width, half_height, boxed)
+        self._grids: dict[Any, Any] = {}
 
-    def box_of(self, entity: Entity) -> tuple[float, float, float, float] | bool | None:
-        """Where ``entity`` is indexed: (x, y, half width, half height); ``None`` if it has no box there;
-        ``False`` if it is not indexed at all (spawned in this tick)."""
-        if entity.id is None:
-            return False
-        for layer in self.layers:
-            slot = layer.slot_of.get(entity.id, -1)
-            if slot >= 0 and layer.entities[slot] is entity:
-                if not layer.boxed[slot]:
-                    return None
-                return layer.x[slot], layer.y[slot], layer.half_width[slot], layer.half_height[slot]
-        return False
+    def __len__(self) -> int:
+        return len(self.entities)
 
-    def overlapping_box(self, x: float, y: float, half_width: float, half_height: float,
-                        exclude: Entity | None = None) -> list[Entity]:
-        """The indexed entities with a box overlapping the box centred on (x, y), but ``exclude``; by id."""
-        found: list[Entity] = []
-        for layer in self.layers:
-            skip = -1
-            if exclude is not None and exclude.id is not None:
-                skip = layer.slot_of.get(exclude.id, -1)
-            entities = layer.entities
-            found.extend(entities[slot] for slot in layer.overlapping_box(x, y, half_width, half_height, skip))
-        found.sort(key=_entity_id)
-        return found
+    def grid(self, kind: type | None) -> Any:
+        """The grid of this table's entities of ``kind`` (``None``: all), built on first use."""
+        import numpy as np
 
-    def fixed_overlapping_box(self, x: float, y: float, half_width: float, half_height: float) -> list[Any]:
-        """The fixed boxes (tiles) overlapping the box centred on (x, y): grid by grid, each in its own order."""
-        found: list[Any] = []
-        for layer in self.fixed:
-            entities = layer.entities
-            found.extend(entities[slot] for slot in layer.overlapping_box(x, y, half_width, half_height))
-        return found
+        grid = self._grids.get(kind)
+        if grid is None:
+            if kind is None:
+                slots = np.arange(len(self.entities), dtype=np.int32)
+            else:
+                wanted = np.array([issubclass(cls, kind) for cls in self.kinds] or [False], dtype=bool)
+                slots = (np.arange(len(self.entities), dtype=np.int32) if wanted.all()
+                         else np.flatnonzero(wanted[self.kind_of]).astype(np.int32))
+            grid = self._grids[kind] = build_grid(self.table, self.x, self.y, self.half_width, self.half_height,
+                                                  self.boxed, slots)
+        return grid
 
-    def near(self, x: float, y: float, radius: float) -> list[Entity]:
-        """The indexed entities whose position is within ``radius`` of (x, y), by id."""
-        found: list[Entity] = []
-        for layer in self.layers:
-            entities = layer.entities
-            found.extend(entities[slot] for slot in layer.near(x, y, radius))
-        found.sort(key=_entity_id)
-        return found
+    def has(self, kind: type | None) -> bool:
+        """Whether any entity of this table is of ``kind``."""
+        return len(self.entities) > 0 and (kind is None or any(issubclass(cls, kind) for cls in self.kinds))
 
+    @staticmethod
+    def gather(entities: Sequence[Any], baseline: bool) -> tuple[Boxes, Boxes]:
+        """The (static, moving) tables of ``entities``: positions as committed (``baseline``: mid-tick, the
+        values the tick began with), looks and hitboxes as they are now; crowds and screen-space entities out."""
+        import numpy as np
+
+        count = len(entities)
+        x, y = np.empty(count), np.empty(count)
+        ids = np.empty(count, dtype=np.int64)
+        look_of, hitbox_of, kind_of = (np.empty(count, dtype=np.int32) for _ in range(3))
+        names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
+        looks, hitboxes, kinds = gather(entities, names, x, y, ids, look_of, hitbox_of, kind_of)
+        entities = tuple(entities)
+        # Per distinct class, look and hitbox, not per entity: a few Python steps whatever the count.
+        left_out = [issubclass(cls, OwnBuffers) for cls in kinds]
+        static = [cls.static is True for cls in kinds]
+        look_width, look_height = [0.0] * len(looks), [0.0] * len(looks)
+        look_boxed, screen = [False] * len(looks), [False] * len(looks)
+        for n, look in enumerate(looks):
+            shown = resolved(look)
+            if isinstance(shown, Look):
+                screen[n] = shown.screen
+                box = shown.box
+                if box is not None:
+                    look_width[n], look_height[n] = box
+                    look_boxed[n] = True
+        included: Array | None = None  # None: everyone
+        if any(left_out) or any(screen):
+            included = ~(np.array(left_out, dtype=bool)[kind_of] | np.array(screen, dtype=bool)[look_of])
+        half_width = (np.array(look_width) * 0.5)[look_of]
+        half_height = (np.array(look_height) * 0.5)[look_of]
+        boxed = np.array(look_boxed, dtype=bool)[look_of]
+        for n, hitbox in enumerate(hitboxes):
+            if hitbox is None:
+                continue
+            users = hitbox_of == n
+            if included is not None:
+                users &= included
+            try:
+                width, height = _checked_hitbox("", hitbox)
+            except TypeError:
+                if users.any():  # refused by the name of the first entity (in update order) that has it
+                    _checked_hitbox(type(entities[int(np.argmax(users))]).__name__, hitbox)
+                continue
+            half_width[users], half_height[users], boxed[users] = width * 0.5, height * 0.5, True
+        order: Array | None = None if included is None else np.flatnonzero(included)
+        chosen = ids if order is None else ids[order]
+        if len(chosen) > 1 and not bool((chosen[1:] > chosen[:-1]).all()):
+            sort = np.argsort(chosen, kind="stable")  # a shuffled update order: by id again
+            order = sort if order is None else order[sort]
+
+        def part(rows: Array | None) -> Boxes:
+            if rows is None:  # everyone, in order: the usual tick, no copy
+                return Boxes(entities, ids, x, y, half_width, half_height, boxed, kinds, kind_of)
+            return Boxes(_picked(entities, rows), ids[rows], x[rows], y[rows],
+                         half_width[rows], half_height[rows], boxed[rows], kinds, kind_of[rows])
+
+        if not any(static):
+            return part(np.zeros(0, dtype=np.intp)), part(order)
+        every = np.arange(count) if order is None else order
+        is_static = np.array(static, dtype=bool)[kind_of[every]]
+        return part(every[is_static]), part(every[~is_static])
+
+
+def _picked(entities: tuple[Any, ...], rows: Array) -> tuple[Any, ...]:
+    """``entities`` at ``rows``, as a tuple (``itemgetter`` walks them in C)."""
+    if len(rows) > 1:
+        return operator.itemgetter(*rows.tolist())(entities)  # type: ignore[no-any-return]
+    return tuple(entities[row] for row in rows.tolist())
+
+
+class SpatialIndex:
+    """A grid of boxes that are not entities (a ``TileMap``'s solid tiles), built once by their owner.
+
+    ``items`` are anything with ``x``, ``y`` and a ``hitbox`` (or ``look``); queries return
+    them in the order given (a map's: by layer, row, column), read from ``positions``.
+    """
+
+    def __init__(self, items: Sequence[Any], positions: Sequence[tuple[float, float]] | None = None) -> None:
+        import numpy as np
+
+        self.entities = list(items)
+        """The items, in the order given: the order queries return them in."""
+        count = len(self.entities)
+        where = [(item.x, item.y) for item in self.entities] if positions is None else list(positions)
+        xy = np.array(where, dtype=np.float64).reshape(count, 2)
+        sizes = np.zeros((count, 2))
+        boxed = np.zeros(count, dtype=bool)
+        for slot, item in enumerate(self.entities):
+            box = box_of(item)
+            if box is not None:
+                sizes[slot], boxed[slot] = box, True
+        half = sizes / 2.0
+        ids = np.arange(count, dtype=np.int64)
+        x, y = xy[:, 0].copy(), xy[:, 1].copy()
+        half_width, half_height = half[:, 0].copy(), half[:, 1].copy()
+        self.table = Table(self.entities, ids, x, y, half_width, half_height, boxed)
+        self.grid = build_grid(self.table, x, y, half_width, half_height, boxed, np.arange(count, dtype=np.int32))
+        """The grid of every item (its ``levels``, and ``everywhere``)."""
+
+    def __len__(self) -> int:
+        return len(self.entities)
+
+    def overlapping_box(self, x: float, y: float, half_width: float, half_height: float) -> list[Any]:
+        """The items with a box overlapping the box centred on (x, y), in their order."""
+        result: list[Any] = self.grid.overlapping_box(float(x), float(y), float(half_width), float(half_height))
+        return result

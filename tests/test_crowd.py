@@ -162,3 +162,31 @@ def test_the_swarm_is_deterministic_and_order_independent():
                 world.tick()
             hashes.add(world.state_hash())
     assert len(hashes) == 1
+
+
+class Sparks(Crowd):
+    """Members spawned by other entities' updates."""
+
+
+class Emitter(Entity):
+    """Spawns one member into a shared crowd each tick, at its own place."""
+
+    def __init__(self, crowd: Sparks, x: float) -> None:
+        super().__init__(x=x)
+        self.crowd = crowd
+
+    saved = ("crowd",)
+
+    def update(self, world: World) -> None:
+        self.crowd.spawn_members(position=[[self.x, float(world.tick_count)]])
+
+
+def test_members_spawned_by_several_entities_in_a_tick_join_in_the_same_order_in_every_update_order():
+    from engine.testing import assert_order_independent
+
+    def build(world: World) -> None:
+        sparks = world.spawn(Sparks(500))
+        for n in range(5):
+            world.spawn(Emitter(sparks, float(n)))
+
+    assert_order_independent(build, ticks=12, orders=4, inputs=None)

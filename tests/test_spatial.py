@@ -152,23 +152,46 @@ def test_moving_before_asking_is_order_independent_once_the_world_has_asked(worl
         assert seen == expected
 
 
-def test_one_index_serves_every_query_of_a_tick(world, monkeypatch):
+def counting_grids(monkeypatch) -> list[int]:
+    """The size of every grid built from now on (engine.spatial.build_grid), in order."""
     import engine.spatial
 
-    builds = []
-    original = engine.spatial.SpatialIndex.__init__
+    built: list[int] = []
+    original = engine.spatial.build_grid
 
-    def counting(self, entities, positions=None):
-        builds.append(len(entities))
-        original(self, entities, positions)
+    def counting(table, x, y, half_width, half_height, boxed, slots):
+        built.append(len(slots))
+        return original(table, x, y, half_width, half_height, boxed, slots)
 
-    monkeypatch.setattr(engine.spatial.SpatialIndex, "__init__", counting)
+    monkeypatch.setattr(engine.spatial, "build_grid", counting)
+    return built
+
+
+def test_one_grid_serves_every_query_of_a_kind_in_a_tick(world, monkeypatch):
+    builds = counting_grids(monkeypatch)
     for i in range(20):
         world.spawn(Wanderer(i * 3.0, 0.0))
     world.tick()
-    assert builds == [20], "one index for 40 queries"
+    assert builds == [20], "one grid for 40 queries"
     world.tick()
     assert builds == [20, 20]
+
+
+def test_a_kind_gets_a_grid_of_its_own_built_when_first_asked_and_only_then(world, monkeypatch):
+    builds = counting_grids(monkeypatch)
+
+    class Asking(Box):
+        def update(self, world: World) -> None:
+            self.seen = world.overlapping(self, Ghost)
+
+    for i in range(5):
+        world.spawn(Asking(i * 3.0, 0.0))
+    for i in range(7):
+        world.spawn(Ghost(i * 3.0, 0.0))
+    world.tick()
+    assert builds == [7], "the ghosts' grid, once: the five boxes are not in it"
+    world.tick()
+    assert builds == [7, 7]
 
 
 def test_an_entity_despawned_mid_tick_collides_until_the_tick_ends_then_is_gone(world):
@@ -245,3 +268,31 @@ def test_an_entity_that_despawns_or_changes_its_look_mid_tick_still_collides_in_
             world.spawn(kind(x=100, y=100))
 
     assert_order_independent(build, ticks=10, orders=4, inputs=None)
+
+
+# -- screen-space entities are in no world collision (issue 29, defect 3) ------------------------------
+
+
+class HudBar(Entity):
+    look = Look("square", (640, 16), (40, 40, 40), screen=True)
+
+
+def test_a_screen_space_entity_is_not_in_world_collisions(world):
+    bar = world.spawn(HudBar(x=320, y=464))
+    box = world.spawn(Box(x=320, y=464))
+    assert world.overlapping_at(320, 464, (4, 4)) == [box]
+    assert world.overlapping(box) == [] and world.overlapping(bar) == []
+    assert world.near(320, 464, 10) == [box]
+    world.tick()
+    assert world.overlapping_at(320, 464, (4, 4)) == [box]
+
+
+def test_a_screen_space_entity_asked_about_mid_tick_overlaps_nothing_and_is_never_found(world):
+    class Asker(Box):
+        def update(self, world: World) -> None:
+            self.found = (world.overlapping(self), world.overlapping_at(320, 464, (4, 4), HudBar))
+
+    world.spawn(HudBar(x=320, y=464))
+    asker = world.spawn(Asker(x=320, y=464))
+    world.tick()
+    assert asker.found == ([], [])

@@ -111,3 +111,64 @@ def test_context_blocks_nest_switch_back_and_release_the_lock_after_an_error() -
         pass
     second.spawn(Entity())  # the lock was released: another context is entered
     assert len(second) == 1
+
+
+# -- entities_of during a tick: the tick's start (issue 29, defect 2) ------------------------------
+
+
+from engine import buffered, signal  # noqa: E402
+from engine.testing import assert_order_independent  # noqa: E402
+
+
+class Runner(Entity):
+    """Runs; one of two despawns itself mid-tick at tick 3."""
+
+    damage = signal(sum)
+
+    def update(self, world: World) -> None:
+        if world.tick_count == 3 and self.x in (1.0, 3.0):
+            world.despawn(self)
+
+
+class Gunner(Entity):
+    """Hits every runner it can list and counts them: the list must not depend on who updated first."""
+
+    runners = buffered(0)
+    everyone = buffered(0)
+
+    def update(self, world: World) -> None:
+        for runner in world.entities_of(Runner):
+            runner.damage.send(1.0)
+        self.runners = len(world.entities_of(Runner))
+        self.everyone = len(world.entities)
+        if world.tick_count == 4:
+            world.spawn(Runner(x=99.0))
+
+
+def test_entities_of_during_a_tick_is_the_same_in_every_update_order() -> None:
+    def build(world: World) -> None:
+        for n in range(6):
+            world.spawn(Runner(x=float(n)))
+            world.spawn(Gunner())
+
+    assert_order_independent(build, ticks=8, orders=6, inputs=None)
+
+
+def test_entities_of_during_a_tick_answers_from_the_tick_start_sorted_by_id(world: World) -> None:
+    runners = [world.spawn(Runner(x=float(n))) for n in range(4)]
+    seen: list[list[Entity]] = []
+
+    class Watcher(Entity):
+        def update(self, world: World) -> None:
+            world.despawn(runners[1])
+            world.spawn(Runner(x=50.0))
+            seen.append(world.entities_of(Runner))
+            seen.append(world.entities)
+
+    watcher = world.spawn(Watcher())
+    world.shuffle_order(random.Random(5))
+    world.tick()
+    assert seen[0] == runners, "despawned this tick: still listed; spawned this tick: not yet"
+    assert seen[1] == [*runners, watcher]
+    assert [entity.id for entity in seen[1]] == sorted(entity.id for entity in seen[1])
+    assert len(world.entities_of(Runner)) == 4 and runners[1] not in world.entities_of(Runner), "after the tick: live"

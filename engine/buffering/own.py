@@ -5,7 +5,8 @@ order) but holds many members in arrays it double-buffers itself. The engine dri
 through this protocol and never names the class that implements it: the buffers commit
 and abort its arrays with every tick, a save keeps and restores them, the renderer draws
 its members, and collision queries leave it out (its own position means nothing for its
-members). ``engine.crowd.Crowd`` implements it.
+members), reading its members' positions when they ask what they overlap
+(``world.overlapping_members``). ``engine.crowd.Crowd`` implements it.
 
 A plain base class rather than a ``typing.Protocol``: the renderer and the collision grid
 ask ``isinstance`` of every entity, and a nominal check costs what any ``isinstance``
@@ -65,6 +66,11 @@ class OwnBuffers:
 
     def _put_back_own(self, kept: Any) -> None:
         """Hold again what ``_keep_own`` returned (a rollback, between ticks)."""
+        raise NotImplementedError
+
+    def _member_positions(self) -> Any:
+        """The members' committed positions, for collisions: a C-contiguous float32 array of ``count`` rows of
+        (x, y), read-only."""
         raise NotImplementedError
 
     def draw_positions(self, alpha: float, out: Any, extrapolate: bool = False) -> int:

@@ -64,26 +64,62 @@ class Spawner:
         """Goes up whenever the set of live entities changes (renderers re-sync on it)."""
         self._restoring = False  # set while a save's entities are spawned: they hold what the save held
         self._shuffled = False  # the update order was permuted: queries sort by id, as spawn order had them
+        # The entities live when a tick began, by id, and per kind asked: entities_of during a tick.
+        self._start: list[Entity] = []
+        self._start_token: object | None = None
+        self._start_of: dict[Any, list[Any]] = {}
 
     # -- reading ------------------------------------------------------------------------
 
     def live(self) -> list[Entity]:
-        """Live entities in spawn order (by id), whatever the update order; a new list."""
+        """Live entities in spawn order (by id), whatever the update order; a new list.
+
+        During a tick: everyone live when the tick began (``World.entities``), so the answer
+        never depends on who updated first.
+        """
+        if self._during_tick():
+            return list(self._tick_start())
         live = [entity for entity in self._order.values() if entity.alive]
         if self._shuffled:
             live.sort(key=_ID)
         return live
 
     def live_of(self, kind: type[E]) -> list[E]:
-        """Live entities that are instances of ``kind``, in spawn order (by id), whatever the update order."""
+        """Live entities that are instances of ``kind``, in spawn order (by id), whatever the update order.
+
+        During a tick: those live when the tick began, like ``live``; kept for the tick, per kind.
+        """
+        if self._during_tick():
+            start = self._tick_start()
+            try:
+                found = self._start_of[kind]
+            except KeyError:
+                found = self._start_of[kind] = [entity for entity in start if isinstance(entity, kind)]
+            return list(found)
         live = [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
         if self._shuffled:
             live.sort(key=_ID)
         return live
 
     def count(self) -> int:
-        """How many entities are live."""
+        """How many entities are live (during a tick: were live when it began)."""
+        if self._during_tick():
+            return len(self._order)
         return sum(1 for entity in self._order.values() if entity.alive)
+
+    def _during_tick(self) -> bool:
+        owner = self._owner()
+        return owner is not None and owner.ticking
+
+    def _tick_start(self) -> list[Entity]:
+        """During a tick: everyone live when it began, by id. The order holds exactly them until the tick's end
+        (spawns and despawns wait for ``settle``), so its token says when the list must be made again."""
+        if self._start_token is not self._order_token:
+            start = list(self._order.values())
+            if self._shuffled:
+                start.sort(key=_ID)
+            self._start, self._start_token, self._start_of = start, self._order_token, {}
+        return self._start
 
     def update_order(self) -> list[Entity]:
         """Everyone in the update order, as a new list: live when the tick began.

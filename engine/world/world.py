@@ -31,10 +31,9 @@ from engine.errors import BufferedWriteError, EntityUpdateError
 from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
-from engine.spatial import SpatialLayers
 from engine.state.snapshot import snapshot, state_hash
 from engine.world.checkpoints import Checkpoint, roll_back, take_checkpoint
-from engine.world.collisions import Collisions
+from engine.world.collisions import Collisions, OldIndex
 from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
 from engine.world.players import Players
@@ -194,11 +193,17 @@ class World:
         """Live entities in spawn order (by id), the update order; a new list, safe to keep while spawning.
 
         It stays spawn order when ``tickswap check`` shuffles the updates: a loop over it is the same loop.
+        During a tick it answers from the tick's start, like the collision queries: everyone live
+        when the tick began (one despawned earlier in the tick included, one spawned in it not yet),
+        so the answer never depends on who updated first.
         """
         return self._spawner.live()
 
     def entities_of(self, kind: type[E]) -> list[E]:
-        """Live entities that are instances of ``kind``, in spawn order (by id), like ``entities``."""
+        """Live entities that are instances of ``kind``, in spawn order (by id), like ``entities``.
+
+        During a tick, those live when the tick began (see ``entities``): the same list in every update order.
+        """
         return self._spawner.live_of(kind)
 
     def __len__(self) -> int:
@@ -260,6 +265,20 @@ class World:
         from committed positions, like ``overlapping``: the same answer in every update order.
         """
         return self._collisions.overlapping_at(x, y, size, kind, self._ticking, self.tick_count)
+
+    def overlapping_members(self, crowd: Entity, kind: type[T] | None = None) -> tuple[Any, list[T]]:
+        """Which members of ``crowd`` (a ``Crowd``) overlap which live entities (of ``kind``), in one call.
+
+        Returns ``(members, entities)``: a numpy int64 array of member indices (rows of the
+        crowd's arrays) and the list of the entities each one overlaps, pair by pair
+        (``zip(members, entities)``), sorted by member index, then entity id. A member's box
+        is the crowd's ``hitbox`` if it sets one, else its look's size, centred on the
+        member's position. Read from committed state, the crowd's committed members
+        included, like ``overlapping``: the same answer in every update order. For projectiles
+        as a crowd: ``members, hit = world.overlapping_members(self, Enemy)``, then a signal
+        to each enemy hit and ``self.despawn_members(members)``.
+        """
+        return self._collisions.overlapping_members(crowd, kind, self._ticking, self.tick_count)
 
     def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
         """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
@@ -424,11 +443,11 @@ class World:
                         "World.load(path), or engine.world.spawner_of(world).restore_last_id")
         self._spawner.restore_last_id(last_id)
 
-    def spatial_index(self) -> SpatialLayers:
+    def spatial_index(self) -> OldIndex:
         """Deprecated: ask ``overlapping``, ``overlapping_at`` or ``near``. This tick's collision index."""
         warn_deprecated("World.spatial_index()",
                         "world.overlapping(entity), world.overlapping_at(...) or world.near(...)")
-        return self._collisions.index(self._ticking, self.tick_count)
+        return OldIndex(self._collisions, self._ticking, self.tick_count)
 
     @property
     def structure_version(self) -> int:

@@ -9,7 +9,9 @@ plain squares; ``world.overlapping`` against the O(n*m) loop over ``entities_of`
 loop frame against the same lag accumulator written inline; and frame pacing on the real clock, plain ``time.sleep``
 against sleeping then spinning to the deadline; and the full frame (``frame``): a tick
 then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
-against the floor frame: the bare loop, then one vertex buffer drawn from numpy. Every table names the path
+against the floor frame: the bare loop, then one vertex buffer drawn from numpy; and the shooter
+(``collisions``): 330 walkers and 1,900 bullets asking what they hit, as entities and as a crowd,
+beside the same work in bare numpy and Arcade 3.3 where it is installed. Every table names the path
 that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
 interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
@@ -23,6 +25,7 @@ from engine.tools.bench.base import Patroller as Patroller
 from engine.tools.bench.base import measure as measure
 from engine.tools.bench.base import tick_path as tick_path
 from engine.tools.bench.collisions import bench_collisions as bench_collisions
+from engine.tools.bench.collisions import bench_shooter as bench_shooter
 from engine.tools.bench.collisions import bench_static as bench_static
 from engine.tools.bench.crowd import bench_crowd as bench_crowd
 from engine.tools.bench.frame import bench_frame as bench_frame
@@ -35,4 +38,5 @@ from engine.tools.bench.suite import main as main
 from engine.tools.bench.world import bench_world as bench_world
 
 __all__ = ["BENCHMARKS", "Patroller", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
-           "bench_render", "bench_render_turning", "bench_static", "bench_world", "main", "measure", "tick_path"]
+           "bench_render", "bench_render_turning", "bench_shooter", "bench_static", "bench_world", "main", "measure",
+           "tick_path"]

@@ -1,14 +1,17 @@
-"""The collisions family: every entity asks what it overlaps, ``world.overlapping`` against a loop."""
+"""The collisions family: every entity asks what it overlaps, ``world.overlapping`` against a loop;
+walkers on static tiles; and the shooter (``engine.tools.bench.shooter``) beside numpy and Arcade."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from engine.entity import Entity
 from engine.tools.bench.base import Rows, measure
 from engine.world import World
 
-__all__ = ["bench_collisions", "bench_static"]
+__all__ = ["bench_collisions", "bench_shooter", "bench_static"]
 
 
 def bench_collisions(count: int = 10_000, rounds: int = 5,
@@ -53,7 +56,7 @@ def bench_collisions(count: int = 10_000, rounds: int = 5,
     for i, (x, y) in enumerate(spots):
         indexed.spawn(Indexed(x, y, True))
         brute.spawn(Brute(x, y, i < askers))
-    times = measure({"indexed": indexed.tick, "brute": brute.tick}, rounds)
+    times = measure({"indexed": indexed.tick, "brute": brute.tick}, rounds, time.thread_time)
     touching = [getattr(e, "touching", None) for e in indexed.entities[:askers]]
     assert touching == [getattr(e, "touching", None) for e in brute.entities[:askers]], "both find the same"
     indexed.close()
@@ -135,7 +138,7 @@ def bench_static(tiles: int = 900, movers: int = 5, rounds: int = 30) -> Rows:
               "map quiet": level(TileMap, QuietOnMap), "bare quiet": level(None, Quiet)}
     for world in worlds.values():
         world.tick()  # the first tick builds the static grid: not what a tick costs afterwards
-    times = measure({name: world.tick for name, world in worlds.items()}, rounds)
+    times = measure({name: world.tick for name, world in worlds.items()}, rounds, time.thread_time)
     walkers = {name: [(w.x, w.y) for w in world.entities_of(Walker)] for name, world in worlds.items()}
     assert walkers["static"] == walkers["regridded"] == walkers["map"], "all three find the same"
     for world in worlds.values():
@@ -184,3 +187,98 @@ def _solid_map(directory: Any, columns: int, rows: int, tiles: int) -> Any:
                               "margin": 0, "spacing": 0}]}
     (directory / "level.tmj").write_text(json.dumps(document))
     return TileMap.load(directory / "level.tmj")
+
+
+def bench_shooter(walkers: int = 330, bullets: int = 1900, rounds: int = 20) -> Rows:
+    """The shooter workload (``engine.tools.bench.shooter``) four ways, interleaved round by round.
+
+    Bullets as entities, bullets as one crowd, the numpy floor, and Arcade 3.3 in a child
+    process where it is installed. Each round ticks every version once; the medians are
+    compared with Arcade's (the ratio column: how many times Arcade's ticks a second), or,
+    without Arcade, with the floor's. The entities and the floor find the same hits (checked).
+
+    Each tick is timed in CPU time (``time.thread_time``), here and in the child: Arcade's
+    tick is long, and on a busy machine a long tick is preempted by other work in every round
+    while a short one often is not, which a wall-clock median would count against the
+    long one only.
+    """
+    import importlib.util
+    import statistics
+    import subprocess
+    import sys
+
+    from engine.tools.bench.shooter import NumpyFloor, engine_worlds
+
+    worlds = engine_worlds(walkers, bullets)
+    floor = NumpyFloor(walkers, bullets)
+    cases: dict[str, Callable[[], Any]] = {name: world.tick for name, (world, _hits) in worlds.items()}
+    cases["floor"] = floor.tick
+    peer: subprocess.Popen[str] | None = None
+    arcade = "arcade not installed"
+    if importlib.util.find_spec("arcade") is not None:
+        peer = subprocess.Popen([sys.executable, "-m", "engine.tools.bench.arcade_peer", str(walkers), str(bullets)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert peer.stdin is not None and peer.stdout is not None
+        said = peer.stdout.readline().split(maxsplit=1)
+        if said and said[0] == "ready":
+            arcade = f"Arcade {said[1].strip()}"
+        else:
+            arcade = f"arcade not usable here ({said[1].strip() if len(said) > 1 else 'no answer'})"
+            peer.stdin.close()
+            peer.wait()
+            peer = None
+    times: dict[str, list[float]] = {name: [] for name in [*cases, "arcade"]}
+    arcade_hits = 0
+    try:
+        for _ in range(rounds + 1):  # the first round warms every version up and is not counted
+            for name, case in cases.items():
+                start = time.thread_time()
+                case()
+                times[name].append(time.thread_time() - start)
+            if peer is not None:
+                assert peer.stdin is not None and peer.stdout is not None
+                peer.stdin.write("tick\n")
+                peer.stdin.flush()
+                answer = peer.stdout.readline().split()
+                if len(answer) != 2:  # the peer died: say so, and compare with the floor instead
+                    arcade = f"arcade stopped answering after {len(times['arcade'])} ticks"
+                    times["arcade"] = []
+                    peer.stdin.close()
+                    peer.wait()
+                    peer = None
+                    continue
+                times["arcade"].append(float(answer[0]))
+                arcade_hits = int(answer[1])
+    finally:
+        if peer is not None:
+            assert peer.stdin is not None
+            peer.stdin.close()
+            peer.wait()
+    ms = {name: statistics.median(values[1:]) * 1e3 for name, values in times.items() if len(values) > 1}
+    hits = {name: counter() for name, (_world, counter) in worlds.items()}
+    assert hits["entities"] == floor.hits(), f"the entities and the floor find the same hits: {hits} vs {floor.hits()}"
+    for world, _hits in worlds.values():
+        world.close()
+    reference = ms.get("arcade", ms["floor"])
+    against = "Arcade's" if "arcade" in ms else "the numpy floor's (arcade not installed)"
+    ticks = rounds + 1
+
+    def row(case: str, name: str, found: int, target: str) -> tuple[str, float, float, str]:
+        rate = 1e3 / ms[name]
+        return (case, ms[name], reference / ms[name],
+                f"{rate:,.0f} ticks/s, {found / ticks:,.0f} hits a tick; ratio: times {against} ticks/s{target}")
+
+    rows = []
+    if "arcade" in ms:
+        rows.append(row(f"{arcade}: {walkers} walkers in a spatial-hashed SpriteList, {bullets} bullets, "
+                        "check_for_collision_with_list per bullet", "arcade", arcade_hits, ""))
+    else:
+        rows.append((f"Arcade: {arcade} (pip install arcade==3.3.3 to compare)", float("nan"), float("nan"), arcade))
+    rows += [
+        row(f"tickswap: {walkers} walkers, {bullets} bullets as entities, world.overlapping(self, Walker) each",
+            "entities", hits["entities"], "; target >= 5x Arcade"),
+        row(f"tickswap: {walkers} walkers, {bullets} bullets as one Crowd, world.overlapping_members once",
+            "crowd", hits["crowd"], "; target >= 20x Arcade"),
+        row("numpy floor: the same work vectorized, no engine (bin, test, count)", "floor", floor.hits(), ""),
+    ]
+    return rows

@@ -1,0 +1,562 @@
+"""The collision grid's two paths: the compiled ``engine._spatial`` and its pure twin give the same answers.
+
+Every query is asked of both on the same table and levels, and of a brute-force loop over
+the table: the cells must never lose a box, and both paths must agree to the entity, in
+the same order, NaN, infinite, huge, negative and zero sizes included. Then hostile input
+against the compiled entry points (bad buffers, wrong types, code that mutates what a call
+holds while it runs): the core never crashes, and where the pure twin takes the same input
+both give the same outcome. CI runs this file under ASAN/UBSAN and ``PYTHONMALLOC=debug``
+(``.ci/sanitize``): keep it fast.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine import spatial
+from engine.spatial import PyGrid, PyTable, grid_levels, py_gather
+
+CORE: Any = spatial._core
+needs_core = pytest.mark.skipif(CORE is None, reason="engine._spatial is not built here (or TICKSWAP_PURE is set)")
+
+
+def test_the_core_is_built_where_ci_requires_it():
+    if os.environ.get("TICKSWAP_REQUIRE_CORE", "") not in ("", "0"):
+        assert CORE is not None, "TICKSWAP_REQUIRE_CORE is set but engine._spatial did not load"
+
+
+class Thing:
+    """What a table holds: anything with an id (the grid reads nothing else of it)."""
+
+    def __init__(self, identity: int) -> None:
+        self.id = identity
+
+    def __repr__(self) -> str:
+        return f"Thing({self.id})"
+
+
+SPECIAL = [0.0, -0.0, 1e300, -1e300, math.inf, -math.inf, math.nan, 5e-324, 2.0**40, -(2.0**40)]
+
+
+def _number(rng: random.Random, spread: float) -> float:
+    roll = rng.random()
+    if roll < 0.08:
+        return rng.choice(SPECIAL)
+    if roll < 0.15:
+        return rng.uniform(-1e9, 1e9)
+    return rng.uniform(-spread, spread)
+
+
+def _size(rng: random.Random) -> float:
+    roll = rng.random()
+    if roll < 0.05:
+        return rng.choice([0.0, math.inf, 1e300, 5e-324])
+    if roll < 0.15:
+        return rng.uniform(100.0, 700.0)  # the big boxes: range rings, bars
+    return rng.choice([0.0, 2.0, 4.0, 8.0, 16.0, rng.uniform(0.0, 40.0)])
+
+
+class Scene:
+    """One random table, a grid of a random subset of it on every path, and a brute-force oracle."""
+
+    def __init__(self, seed: int, count: int = 120, spread: float = 400.0) -> None:
+        rng = random.Random(seed)
+        self.rng, self.spread = rng, spread
+        self.things = [Thing(n * 3 + 1) for n in range(count)]
+        self.ids = np.array([thing.id for thing in self.things], dtype=np.int64)
+        self.x = np.array([_number(rng, spread) for _ in range(count)])
+        self.y = np.array([_number(rng, spread) for _ in range(count)])
+        self.half_width = np.array([_size(rng) / 2 for _ in range(count)])
+        self.half_height = np.array([_size(rng) / 2 for _ in range(count)])
+        self.boxed = np.array([rng.random() < 0.85 for _ in range(count)], dtype=bool)
+        self.slots = np.array(sorted(rng.sample(range(count), rng.randint(0, count))), dtype=np.int32)
+        levels, everywhere = grid_levels(self.x, self.y, self.half_width, self.half_height, self.boxed, self.slots)
+        self.levels, self.everywhere = levels, everywhere
+        columns = (self.things, self.ids, self.x, self.y, self.half_width, self.half_height, self.boxed)
+        self.grids: list[Any] = [PyGrid(PyTable(*columns), levels, everywhere)]
+        if CORE is not None:
+            self.grids.append(CORE.Grid(CORE.Table(*columns), levels, everywhere))
+
+    def brute(self, x: float, y: float, half_width: float, half_height: float, skip: int = -1) -> list[Thing]:
+        xs, ys, widths, heights = (values.tolist() for values in (self.x, self.y, self.half_width,
+                                                                  self.half_height))
+        return [self.things[s] for s in self.slots.tolist()
+                if self.boxed[s] and s != skip and abs(xs[s] - x) < widths[s] + half_width
+                and abs(ys[s] - y) < heights[s] + half_height]
+
+    def brute_near(self, x: float, y: float, radius: float) -> list[Thing]:
+        found = []
+        for s in self.slots.tolist():
+            dx, dy = float(self.x[s]) - x, float(self.y[s]) - y
+            if abs(dx) <= radius and abs(dy) <= radius and math.hypot(dx, dy) <= radius:
+                found.append(self.things[s])
+        return found
+
+    def box(self) -> tuple[float, float, float, float]:
+        rng = self.rng
+        return _number(rng, self.spread), _number(rng, self.spread), _size(rng) / 2, _size(rng) / 2
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_path_and_brute_force_agree_on_random_boxes(seed):
+    scene = Scene(seed)
+    for _ in range(60):
+        x, y, half_width, half_height = scene.box()
+        expected = scene.brute(x, y, half_width, half_height)
+        for grid in scene.grids:
+            assert grid.overlapping_box(x, y, half_width, half_height) == expected, (type(grid), x, y)
+        radius = abs(scene.box()[2])
+        expected = scene.brute_near(x, y, radius)
+        for grid in scene.grids:
+            assert grid.near(x, y, radius) == expected, (type(grid), x, y, radius)
+    for slot in scene.slots.tolist():
+        thing = scene.things[slot]
+        if scene.boxed[slot]:
+            expected = scene.brute(float(scene.x[slot]), float(scene.y[slot]), float(scene.half_width[slot]),
+                                   float(scene.half_height[slot]), slot)
+        else:
+            expected = []
+        for grid in scene.grids:
+            assert grid.overlapping(thing) == expected
+            excluded = grid.overlapping_box(float(scene.x[slot]), float(scene.y[slot]), 1.0, 1.0, thing)
+            assert thing not in excluded
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_crowds_members_against_a_grid_are_the_same_pairs_on_every_path(seed):
+    scene = Scene(seed, spread=200.0)
+    rng = random.Random(seed)
+    with np.errstate(over="ignore"):  # 1e300 as float32 is infinite, as a crowd would hold it
+        positions = np.array([[_number(rng, 200.0), _number(rng, 200.0)] for _ in range(150)], dtype=np.float32)
+    expected_members, expected_things = [], []
+    for member, (x, y) in enumerate(positions.astype(np.float64).tolist()):
+        hits = scene.brute(x, y, 2.0, 3.0)
+        expected_members += [member] * len(hits)
+        expected_things += hits
+    for grid in scene.grids:
+        members, things = grid.members(positions, len(positions), 2.0, 3.0)
+        assert np.frombuffer(members, dtype=np.int64).tolist() == expected_members
+        assert things == expected_things
+
+
+def test_a_query_past_every_cell_or_at_nan_is_answered_and_the_same_everywhere():
+    scene = Scene(3, count=200)
+    for x, y, w, h in [(1e300, 0.0, 1.0, 1.0), (0.0, 0.0, math.inf, 1.0), (math.nan, 0.0, 1.0, 1.0),
+                       (0.0, math.nan, 1.0, 1.0), (-math.inf, math.inf, 0.0, 0.0), (2.0**62, -(2.0**62), 1e20, 1e20),
+                       (0.0, 0.0, 0.0, 0.0), (5e-324, -5e-324, 5e-324, 5e-324)]:
+        answers = [grid.overlapping_box(x, y, w, h) for grid in scene.grids]
+        assert all(answer == scene.brute(x, y, w, h) for answer in answers)
+        answers = [grid.near(x, y, w) for grid in scene.grids]
+        assert all(answer == scene.brute_near(x, y, w) for answer in answers)
+
+
+def test_big_boxes_go_to_coarser_levels_and_small_queries_never_test_them():
+    # 300 small boxes and one 640 px bar far above them: the bar sits in a level of its own.
+    count = 301
+    x = np.array([float(n % 30) * 20.0 for n in range(300)] + [320.0])
+    y = np.array([float(n // 30) * 20.0 for n in range(300)] + [5000.0])
+    half = np.array([4.0] * 300 + [320.0])
+    height = np.array([4.0] * 300 + [8.0])
+    levels, everywhere = grid_levels(x, y, half, height, np.ones(count, dtype=bool), np.arange(count, dtype=np.int32))
+    assert len(levels) == 2 and len(everywhere) == 0
+    assert levels[0][-1].tolist().count(300) == 0 and levels[1][-1].tolist() == [300]
+    grid = PyGrid(PyTable([Thing(n) for n in range(count)], np.arange(count), x, y, half, height,
+                          np.ones(count, dtype=bool)), levels, everywhere)
+    assert 300 not in grid._candidates(0.0, 4.0, 0.0, 4.0, False), "a small query far from the bar never sees it"
+    assert 300 in grid._candidates(300.0, 304.0, 4996.0, 5000.0, False)
+    assert len(grid._candidates(0.0, 4.0, 0.0, 4.0, False)) <= 4, "and only the few small boxes of its cells"
+
+
+# -- the gather -------------------------------------------------------------------------------------------
+
+
+GATHERS: list[Callable[..., Any]] = [py_gather, *([CORE.gather] if CORE is not None else [])]
+
+
+class Mover:
+    look: Any = "square"
+    hitbox: Any = None
+
+    def __init__(self, identity: Any, x: Any = 0.0, y: Any = 0.0) -> None:
+        self.id, self.x, self.y = identity, x, y
+
+
+def _gather(gather: Callable[..., Any], entities: Any, names: tuple[str, ...] = ("x", "y", "look", "hitbox"),
+            count: int | None = None) -> tuple[Any, ...]:
+    size = len(entities) if count is None else count
+    xs, ys = np.zeros(size), np.zeros(size)
+    ids = np.zeros(size, dtype=np.int64)
+    looks, hitboxes, kinds = (np.zeros(size, dtype=np.int32) for _ in range(3))
+    try:
+        found = gather(entities, names, xs, ys, ids, looks, hitboxes, kinds)
+    except Exception as error:
+        return ("error", type(error).__name__, str(error))
+    return ("ok", np.stack([xs, ys], axis=1).tolist(), ids.tolist(), looks.tolist(), hitboxes.tolist(), kinds.tolist(),
+            [[id(value) for value in part] for part in found])
+
+
+def _every_gather(make: Callable[[], Any], **options: Any) -> tuple[Any, ...]:
+    outcomes = [_gather(gather, make(), **options) for gather in GATHERS]
+    # Objects made by make() differ per call: compare what identity does not decide.
+    shaped = [outcome if outcome[0] == "error" else outcome[:6] + (
+        [len(part) for part in outcome[6]],) for outcome in outcomes]
+    for other in shaped[1:]:
+        assert other == shaped[0]
+    return shaped[0]
+
+
+def test_the_gather_reads_the_same_numbers_and_distinct_objects_on_every_path():
+    shared_look, other_look = object(), object()
+
+    class Other(Mover):
+        look = other_look
+
+    def make() -> list[Any]:
+        movers: list[Any] = [Mover(n + 1, float(n), -n) for n in range(5)] + [Other(9, True, 2**60)]
+        movers[1].look = shared_look
+        movers[3].look = shared_look
+        movers[2].hitbox = (3.0, 4.0)
+        return movers
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok"
+    assert outcome[1][5] == [1.0, float(2**60)] and outcome[2] == [1, 2, 3, 4, 5, 9]
+    assert outcome[3] == [0, 1, 0, 1, 0, 2], "looks by identity: the class's, the shared one, the other class's"
+    assert outcome[4] == [0, 0, 1, 0, 0, 0] and outcome[5] == [0, 0, 0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("value", ["1.5", None, 1j, np.float32(1.5)])
+def test_an_x_that_is_not_a_float_or_an_int_is_refused_alike(value):
+    outcome = _every_gather(lambda: [Mover(1), Mover(2, value)])
+    assert outcome[:2] == ("error", "TypeError") and "Mover's x is a" in outcome[2]
+
+
+def test_an_overridden_float_is_never_called_and_the_value_is_read_as_it_is():
+    class Sly(float):
+        def __float__(self) -> float:
+            raise AssertionError("never called")
+
+    outcome = _every_gather(lambda: [Mover(1, Sly(2.5), 10**20)])
+    assert outcome[0] == "ok" and outcome[1] == [[2.5, 1e20]]
+
+
+def test_an_int_too_large_for_a_float_is_the_same_overflow_on_both_paths():
+    assert _every_gather(lambda: [Mover(1, 10**400)])[:2] == ("error", "OverflowError")
+
+
+def test_an_id_that_is_not_an_int_is_refused_alike():
+    outcome = _every_gather(lambda: [Mover(None)])
+    assert outcome[:2] == ("error", "TypeError") and "id is a NoneType" in outcome[2]
+
+
+@pytest.mark.parametrize("bad", ["float32 x", "short ids", "read-only", "strided", "bytes"])
+def test_the_gather_refuses_every_buffer_it_cannot_write_on_every_path(bad):
+    movers = [Mover(1), Mover(2)]
+    x, y, ids = np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.int64)
+    looks, hitboxes, kinds = (np.zeros(2, dtype=np.int32) for _ in range(3))
+    if bad == "float32 x":
+        x = np.zeros(2, dtype=np.float32)
+    elif bad == "short ids":
+        ids = np.zeros(1, dtype=np.int64)
+    elif bad == "read-only":
+        looks.flags.writeable = False
+    elif bad == "strided":
+        kinds = np.zeros(4, dtype=np.int32)[::2]
+    else:
+        hitboxes = bytes(8)  # type: ignore[assignment]
+    for gather in GATHERS:
+        with pytest.raises(TypeError, match="gather: "):
+            gather(movers, ("x", "y", "look", "hitbox"), x, y, ids, looks, hitboxes, kinds)
+
+
+def test_a_look_that_empties_the_list_being_gathered_gathers_every_entity_of_the_call():
+    def make() -> list[Any]:
+        movers: list[Any] = []
+
+        class Emptying(Mover):
+            @property
+            def look(self) -> Any:
+                movers.clear()
+                gc.collect()
+                return object()  # a new object each time: every entity its own, none freed under us
+
+        movers.extend(Emptying(n + 1, float(n)) for n in range(6))
+        return movers
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and outcome[2] == [1, 2, 3, 4, 5, 6] and outcome[3] == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_look_that_raises_is_the_error_of_the_call_on_every_path():
+    class Broken(Mover):
+        @property
+        def look(self) -> Any:
+            raise LookupError("no look here")
+
+    assert _every_gather(lambda: [Mover(1), Broken(2)]) == ("error", "LookupError", "no look here")
+
+
+@needs_core
+@pytest.mark.parametrize("args", [(), (1, 2, 3, 4, 5, 6), ([], "xy", None, None, None, None, None, None),
+                                  ([], ("x", "y"), None, None, None, None, None, None),
+                                  (5, ("x", "y", "look", "hitbox"), None, None, None, None, None, None)])
+def test_the_cores_gather_refuses_wrong_arguments_without_crashing(args):
+    with pytest.raises(TypeError):
+        CORE.gather(*args)
+
+
+# -- the table and the grid: hostile input ---------------------------------------------------------------
+
+
+def _table(count: int = 3, **changes: Any) -> tuple[Any, ...]:
+    columns: dict[str, Any] = {"entities": [Thing(n + 1) for n in range(count)],
+                               "ids": np.arange(1, count + 1, dtype=np.int64),
+                               "x": np.zeros(count), "y": np.zeros(count), "half_width": np.ones(count),
+                               "half_height": np.ones(count), "boxed": np.ones(count, dtype=bool)}
+    columns.update(changes)
+    return tuple(columns.values())
+
+
+@needs_core
+@pytest.mark.parametrize("change, error", [
+    ({"ids": np.array([3, 2, 1], dtype=np.int64)}, ValueError),
+    ({"ids": np.array([1, 1, 2], dtype=np.int64)}, ValueError),
+    ({"ids": np.arange(3, dtype=np.int32)}, TypeError),
+    ({"x": np.zeros(2)}, TypeError),
+    ({"y": np.zeros(6)[::2]}, TypeError),
+    ({"half_width": [1.0, 1.0, 1.0]}, TypeError),
+    ({"boxed": np.ones(3, dtype=np.uint8)}, TypeError),
+    ({"entities": 7}, TypeError),
+])
+def test_a_table_of_bad_columns_is_refused_by_the_core_without_crashing(change, error):
+    with pytest.raises(error):
+        CORE.Table(*_table(**change))
+
+
+def test_a_table_copies_what_it_is_given_so_later_changes_to_the_arrays_or_list_change_nothing():
+    columns = _table(4)
+    tables = [PyTable(*columns), *([CORE.Table(*columns)] if CORE is not None else [])]
+    grids = [kind(table, *grid_levels(*columns[2:], np.arange(4, dtype=np.int32)))
+             for kind, table in zip([PyGrid, *([CORE.Grid] if CORE is not None else [])], tables)]
+    columns[0].clear()
+    columns[2][:] = 1e9
+    for grid in grids:
+        assert [thing.id for thing in grid.overlapping_box(0.0, 0.0, 1.0, 1.0)] == [1, 2, 3, 4]
+
+
+@needs_core
+@pytest.mark.parametrize("level", [
+    "not a tuple",
+    (8.0, True, 0, 0, 1, 1, np.zeros(0, dtype=np.int64), np.array([0, 1]), np.array([5], dtype=np.int32)),
+    (8.0, True, 0, 0, 1, 1, np.zeros(0, dtype=np.int64), np.array([0, 2]), np.array([0], dtype=np.int32)),
+    (8.0, True, 0, 0, 2, 1, np.zeros(0, dtype=np.int64), np.array([0, 1, 0]), np.array([0], dtype=np.int32)),
+    (8.0, True, 0, 0, 0, 1, np.zeros(0, dtype=np.int64), np.array([0]), np.zeros(0, dtype=np.int32)),
+    (8.0, True, 0, 0, 1 << 30, 1 << 30, np.zeros(0, dtype=np.int64), np.array([0]), np.zeros(0, dtype=np.int32)),
+    (8.0, True, 1 << 40, 0, 1, 1, np.zeros(0, dtype=np.int64), np.array([0, 0]), np.zeros(0, dtype=np.int32)),
+    (0.0, True, 0, 0, 1, 1, np.zeros(0, dtype=np.int64), np.array([0, 0]), np.zeros(0, dtype=np.int32)),
+    (math.nan, False, 0, 0, 1, 1, np.zeros(0, dtype=np.int64), np.array([0]), np.zeros(0, dtype=np.int32)),
+    (8.0, False, 0, 0, 1, 1, np.array([5, 2], dtype=np.int64), np.array([0, 0, 1]), np.array([0], dtype=np.int32)),
+    (8.0, False, 0, 0, 1, 1, np.array([2], dtype=np.int64), np.array([0]), np.array([0], dtype=np.int32)),
+    (8.0, False, 0, 0, 1, 1, np.array([2], dtype=np.int64), np.array([0, 1]), np.array([-1], dtype=np.int32)),
+    (8.0, False, 0, 0, 1, 1, np.array([2], dtype=np.int64), np.array([0, 1]), np.array([0.0])),
+], ids=["not-a-tuple", "slot-out-of-range", "starts-past-members", "starts-decrease", "no-columns",
+        "too-many-cells", "origin-far", "zero-cell", "nan-cell", "keys-unsorted", "starts-short", "negative-slot",
+        "float-members"])
+def test_a_grid_of_bad_levels_is_refused_by_the_core_without_crashing(level):
+    table = CORE.Table(*_table())
+    with pytest.raises((TypeError, ValueError)):
+        CORE.Grid(table, [level], np.zeros(0, dtype=np.int32))
+
+
+@needs_core
+def test_a_grid_refuses_too_many_levels_a_table_of_another_kind_and_everywhere_out_of_range():
+    table = CORE.Table(*_table())
+    with pytest.raises(ValueError, match="at most"):
+        CORE.Grid(table, [("level",)] * 9, np.zeros(0, dtype=np.int32))
+    with pytest.raises(TypeError):
+        CORE.Grid(PyTable(*_table()), [], np.zeros(0, dtype=np.int32))
+    with pytest.raises(ValueError, match="everywhere"):
+        CORE.Grid(table, [], np.array([3], dtype=np.int32))
+
+
+@needs_core
+@pytest.mark.parametrize("args", [(), (1.0, 2.0, 3.0), (1, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0, "4"),
+                                  (1.0, 2.0, 3.0, 4.0, None, None)])
+def test_the_cores_overlapping_box_refuses_wrong_arguments_without_crashing(args):
+    grid = CORE.Grid(CORE.Table(*_table()), [], np.arange(3, dtype=np.int32))
+    with pytest.raises(TypeError):
+        grid.overlapping_box(*args)
+
+
+def _grids(count: int = 6) -> list[Any]:
+    columns = _table(count, x=np.arange(count, dtype=np.float64))
+    levels, everywhere = grid_levels(*columns[2:], np.arange(count, dtype=np.int32))
+    grids: list[Any] = [PyGrid(PyTable(*columns), levels, everywhere)]
+    if CORE is not None:
+        grids.append(CORE.Grid(CORE.Table(*columns), levels, everywhere))
+    return grids
+
+
+def _outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
+    try:
+        return ("ok", call())
+    except Exception as error:
+        return ("error", type(error).__name__)
+
+
+@pytest.mark.parametrize("positions, count", [
+    (np.zeros((3, 2), dtype=np.float64), 3),
+    (np.zeros((6, 2), dtype=np.float32)[::2], 3),
+    (np.zeros((1, 2), dtype=np.float32), 3),
+    (np.zeros((3, 2), dtype=np.float32), -1),
+    (np.zeros((3, 2), dtype=np.float32), 2.0),
+    (b"\0" * 24, 3),
+    (None, 0),
+], ids=["float64", "strided", "short", "negative", "float-count", "bytes", "none"])
+def test_members_refuses_bad_positions_and_counts_alike_on_every_path(positions, count):
+    outcomes = [_outcome(lambda grid=grid: grid.members(positions, count, 1.0, 1.0)) for grid in _grids()]
+    assert outcomes[0][0] == "error" and all(outcome == outcomes[0] for outcome in outcomes)
+
+
+def test_members_reads_a_read_only_array_and_a_count_below_its_rows_alike():
+    positions = np.array([[0.0, 0.0], [2.0, 0.0], [50.0, 0.0]], dtype=np.float32)
+    positions.flags.writeable = False
+    answers = [grid.members(positions, 2, 0.6, 0.6) for grid in _grids()]
+    for members, things in answers:
+        assert np.frombuffer(members, dtype=np.int64).tolist() == [0, 0, 1, 1, 1]
+        assert [thing.id for thing in things] == [1, 2, 2, 3, 4], "the third row is past the count"
+
+
+def test_an_id_that_runs_code_or_raises_is_safe_and_the_same_on_every_path():
+    grids = _grids()
+
+    class Haunted:
+        @property
+        def id(self) -> int:
+            gc.collect()
+            grids[-1].overlapping_box(0.0, 0.0, 100.0, 100.0)  # re-entering the grid mid-call
+            return 2
+
+    class Cursed:
+        @property
+        def id(self) -> int:
+            raise KeyError("cursed")
+
+    for grid in grids:
+        assert grid.overlapping(Haunted()) is None, "an id the table holds, but not that object"
+        assert grid.overlapping(Thing(10**30)) is None and grid.overlapping(Thing(-5)) is None
+        assert [thing.id for thing in grid.overlapping_box(0.0, 0.0, 2.5, 1.0, Haunted())] == [1, 2, 3, 4]
+        with pytest.raises(KeyError, match="cursed"):
+            grid.overlapping(Cursed())
+
+
+@needs_core
+def test_a_collector_that_writes_into_the_positions_mid_call_changes_nothing_the_core_answers():
+    # The core copies the positions before anything can run; a collector started by its
+    # allocations then scribbles over the array and re-enters the grid: the answer stands.
+    pure, core = _grids(40)
+    original = np.random.default_rng(1).uniform(-2, 42, (300, 2)).astype(np.float32)
+    expected = pure.members(original.copy(), 300, 0.7, 0.7)
+    positions = original.copy()
+
+    def scribble(phase: str, info: dict[str, Any]) -> None:
+        positions[:] = np.nan
+        core.near(0.0, 0.0, 5.0)
+
+    thresholds = gc.get_threshold()
+    gc.callbacks.append(scribble)
+    gc.set_threshold(1, 1, 1)
+    try:
+        answer = core.members(positions, 300, 0.7, 0.7)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.callbacks.remove(scribble)
+    assert answer[0] == expected[0] and answer[1] == expected[1]
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(40))
+def test_the_cores_build_files_every_box_in_the_levels_and_cells_numpy_files_it_in(seed):
+    scene = Scene(seed, count=random.Random(seed).choice([0, 1, 5, 120, 400]))
+    table = CORE.Table(scene.things, scene.ids, scene.x, scene.y, scene.half_width, scene.half_height, scene.boxed)
+    levels, everywhere = CORE.build(table, scene.slots, spatial.MAX_LEVELS).levels
+    assert len(levels) == len(scene.levels)
+    for built, expected in zip(levels, scene.levels):
+        cell, dense, x0, y0, columns, rows, keys, starts, members = expected
+        assert built[:6] == (cell, dense, x0, y0, columns, rows)
+        assert built[6:] == (keys.astype(np.int64).tobytes(), starts.astype(np.int64).tobytes(),
+                             members.astype(np.int32).tobytes())
+    assert everywhere == scene.everywhere.astype(np.int32).tobytes()
+
+
+@needs_core
+@pytest.mark.parametrize("args", [(), (None, np.zeros(0, dtype=np.int32), 4), ("table", np.zeros(0, dtype=np.int32), 4),
+                                  ("T", np.array([7], dtype=np.int32), 4), ("T", np.zeros(2), 4),
+                                  ("T", np.zeros(0, dtype=np.int32), 99), ("T", np.zeros(0, dtype=np.int32), "4")])
+def test_the_cores_build_refuses_wrong_arguments_without_crashing(args):
+    table = CORE.Table(*_table())
+    args = tuple(table if isinstance(arg, str) and arg == "T" else arg for arg in args)
+    with pytest.raises((TypeError, ValueError)):
+        CORE.build(*args)
+
+
+def test_something_without_an_id_is_in_no_table_and_a_world_names_it():
+    for grid in _grids():
+        assert grid.overlapping("not an entity") is None
+        assert grid.table.box(object()) is False
+    from engine import Entity, World
+
+    with World() as world:
+        world.spawn(Entity())
+
+        class Asker(Entity):
+            def update(self, world: World) -> None:
+                world.overlapping(self, Entity)  # the kind's grid exists from now on
+                self.refused = None
+                try:
+                    world.overlapping("not an entity", Entity)
+                except TypeError as error:
+                    self.refused = str(error)
+
+        asker = world.spawn(Asker())
+        world.tick()
+        assert asker.refused == "world.overlapping takes an Entity, got 'not an entity'"
+
+
+@needs_core
+def test_a_finalizer_in_a_cycle_through_a_table_and_its_grid_queries_them_without_crashing():
+    # A cycle through a table (an entity holding its world, the world its grids) is collected; a
+    # finalizer of the cycle may still call the grid it holds (before the collector clears it, an
+    # answer; after, a RuntimeError): never a crash.
+    columns = _table(3)
+    table = CORE.Table(*columns)
+    grid = CORE.build(table, np.arange(3, dtype=np.int32), 4)
+    found = []
+
+    class Finalizer:
+        def __init__(self, grid: Any, table: Any, thing: Any) -> None:
+            self.grid, self.table, self.thing = grid, table, thing
+
+        def __del__(self) -> None:
+            grid, table = self.grid, self.table
+            for call in (lambda: grid.overlapping(self.thing), lambda: grid.near(0.0, 0.0, 1.0),
+                         lambda: grid.overlapping_box(0.0, 0.0, 1.0, 1.0), lambda: grid.table,
+                         lambda: grid.members(np.zeros(2, dtype=np.float32), 1, 1.0, 1.0), lambda: table.box(1)):
+                try:
+                    found.append(("ok", call()))
+                except Exception as error:
+                    found.append(("error", type(error).__name__))
+
+    holder = columns[0][0]
+    holder.cycle = Finalizer(grid, table, holder)  # the table's entity -> the finalizer -> the table: a cycle
+    del table, grid, holder, columns
+    gc.collect()
+    assert len(found) == 6 and all(outcome[0] == "ok" or outcome[1] == "RuntimeError" for outcome in found[:5])
