@@ -1,0 +1,176 @@
+"""Paths measured along their length, and followers walking them as state that saves and rolls back."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from engine import Entity, Follower, Path, World, buffered
+from engine.testing import assert_order_independent, assert_rollback_deterministic
+
+L_SHAPE = Path([(0, 0), (30, 0), (30, 40)])
+
+
+def test_a_path_knows_its_length_and_the_point_and_heading_at_any_distance():
+    assert L_SHAPE.length == 70.0
+    assert [L_SHAPE.point_at(d) for d in (0, 15, 30, 50, 70)] == [(0.0, 0.0), (15.0, 0.0), (30.0, 0.0), (30.0, 20.0),
+                                                                  (30.0, 40.0)]
+    assert [L_SHAPE.angle_at(d) for d in (0, 29.9, 30, 70)] == [0.0, 0.0, 90.0, 90.0], "a corner takes the way out"
+    assert (L_SHAPE.point_at(-5), L_SHAPE.point_at(500)) == ((0.0, 0.0), (30.0, 40.0)), "an open path holds its ends"
+
+
+def test_a_closed_path_goes_round_and_back_to_its_first_point():
+    square = Path([(0, 0), (10, 0), (10, 10), (0, 10)], closed=True)
+    assert square.length == 40.0
+    assert [square.point_at(d) for d in (35, 40, 45, -5)] == [(0.0, 5.0), (0.0, 0.0), (5.0, 0.0), (0.0, 5.0)]
+    assert square.angle_at(35) == -90.0
+    assert square.reversed().points == ((0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0))
+    assert L_SHAPE.reversed() == Path([(30, 40), (30, 0), (0, 0)]) and hash(L_SHAPE) == hash(Path(L_SHAPE.points))
+
+
+def test_repeated_points_add_no_length_and_borrow_a_heading():
+    path = Path([(0, 0), (0, 0), (0, 10), (0, 10), (5, 10)])
+    assert path.length == 15.0
+    assert [path.angle_at(d) for d in (0, 5, 10, 12)] == [90.0, 90.0, 0.0, 0.0]
+    assert Path([(3, 4), (3, 4)]).point_at(1.0) == (3.0, 4.0)
+
+
+@pytest.mark.parametrize("points, message", [
+    ([(0, 0)], "at least two points, got 1"),
+    ([(0, 0), (1, math.nan)], "point 1 must be \\(x, y\\), two finite numbers"),
+    ([(0, 0), (1, 2, 3)], "point 1 must be"),
+    ([(0, 0), ("1", 2)], "point 1 must be"),
+    ("abc", "a sequence of \\(x, y\\) points"),
+])
+def test_bad_paths_are_refused_by_name(points, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        Path(points)
+
+
+def test_a_path_is_an_immutable_value():
+    with pytest.raises(AttributeError, match="immutable"):
+        L_SHAPE.length = 3.0  # type: ignore[misc]
+    with pytest.raises(ValueError, match="finite number"):
+        L_SHAPE.point_at(math.inf)
+
+
+def map_object(name: str, points: tuple[tuple[float, float], ...], shape: str) -> SimpleNamespace:
+    """A stand-in for a Tiled object with points, as engine.tiles.MapObject gives them (world coordinates)."""
+    return SimpleNamespace(name=name, kind="", x=0.0, y=0.0, width=0.0, height=0.0, points=points, shape=shape)
+
+
+def test_a_path_is_made_from_a_tiled_polyline_or_polygon_and_refuses_an_object_without_points():
+    route = Path.from_object(map_object("route", ((0.0, 0.0), (0.0, 20.0)), "polyline"))
+    assert (route.length, route.closed) == (20.0, False)
+    ring = Path.from_object(map_object("ring", ((0.0, 0.0), (4.0, 0.0), (4.0, 3.0)), "polygon"))
+    assert (ring.length, ring.closed) == (12.0, True)
+    assert Path.from_object(map_object("ring", ring.points, "polygon"), closed=False).length == 7.0
+    with pytest.raises(ValueError, match="map object 'door' has no points: a path is a Tiled polyline or polygon"):
+        Path.from_object(map_object("door", (), "rectangle"))
+    with pytest.raises(ValueError, match="map object 'bad': Path needs at least two points"):
+        Path.from_object(map_object("bad", ((1.0, 1.0),), "polyline"))
+
+
+class Walker(Follower):
+    """Walks the L at 4 units a tick, facing where it goes."""
+
+    def __init__(self, start: float = 0.0, speed: float = 4.0, loop: bool = False) -> None:
+        super().__init__()
+        self.follow(L_SHAPE, speed, start=start, turn=True, loop=loop)
+
+
+def test_a_follower_walks_at_its_speed_turns_at_corners_and_stops_at_the_end():
+    with World() as world:
+        walker = world.spawn(Walker())
+        assert (walker.x, walker.y, walker.path_distance) == (0.0, 0.0, 0.0)
+        places = []
+        for _ in range(20):
+            world.tick()
+            places.append((walker.x, walker.y, walker.angle))
+        assert places[6] == (28.0, 0.0, 0.0) and places[7] == (30.0, 2.0, 90.0)
+        assert places[16] == (30.0, 38.0, 90.0) and places[17:] == [(30.0, 40.0, 90.0)] * 3
+        assert walker.arrived and walker.path_distance == 70.0
+
+
+def test_a_looping_follower_jumps_back_to_the_start_without_a_streak():
+    with World() as world:
+        walker = world.spawn(Walker(start=66.0, loop=True))
+        world.tick()
+        assert (walker.x, walker.y, walker.path_distance) == (0.0, 0.0, 0.0)
+        assert walker.draw_position(0.5) == (0.0, 0.0), "snapped: previous = current after the jump"
+        assert not walker.arrived
+
+
+def test_a_follower_changes_speed_by_following_again_from_where_it_is():
+    class Slowed(Follower):
+        def update(self, world: World) -> None:
+            if world.tick_count == 2:
+                self.follow(self.path, 1.0, start=self.path_distance)
+
+    with World() as world:
+        slowed = world.spawn(Slowed())
+        slowed.follow(L_SHAPE, 10.0)
+        xs = []
+        for _ in range(5):
+            world.tick()
+            xs.append(slowed.x)
+        assert xs == [10.0, 20.0, 30.0, 30.0, 30.0] and slowed.y == 2.0
+        slowed.stop_following()
+        assert (slowed.path, slowed.path_distance, slowed.arrived) == (None, 0.0, False)
+
+
+def test_follow_refuses_what_is_not_a_path_or_a_speed():
+    with pytest.raises(TypeError, match="Follower.follow takes a Path, got \\[\\(0, 0\\)\\]"):
+        Follower().follow([(0, 0)], 1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="speed must be a finite number, got nan"):
+        Follower().follow(L_SHAPE, math.nan)
+
+
+class Tower(Entity):
+    """Aims at whichever walker is furthest along: reads the others' committed distances."""
+
+    target: int = buffered(0)
+
+    def update(self, world: World) -> None:
+        walkers = [entity for entity in world.entities if isinstance(entity, Walker)]
+        best = max(walkers, key=lambda walker: (walker.path_distance, -walker.id))
+        self.target = best.id
+
+
+class Spawner(Entity):
+    """Sends a walker every fifth tick, each a little faster: a wave."""
+
+    def update(self, world: World) -> None:
+        if world.tick_count % 5 == 0:
+            world.spawn(Walker(speed=1.0 + world.tick_count / 50, loop=world.tick_count % 10 == 0))
+
+
+def build_wave(world: World) -> None:
+    world.spawn(Walker())
+    world.spawn(Spawner())
+    world.spawn(Tower())
+
+
+def test_walking_is_the_same_in_every_update_order():
+    assert_order_independent(build_wave, ticks=60, orders=4, inputs=None)
+
+
+def test_walking_rolls_back_and_resimulates_exactly():
+    assert_rollback_deterministic(build_wave, ticks=40, distance=6, inputs=None)
+
+
+def test_a_save_made_mid_path_loads_and_walks_on_as_the_straight_run(tmp_path):
+    with World(seed=5) as straight:
+        build_wave(straight)
+        for _ in range(13):
+            straight.tick()
+        straight.save(tmp_path / "mid.json")
+        with World.load(tmp_path / "mid.json") as loaded:
+            for _ in range(40):
+                straight.tick()
+                loaded.tick()
+                assert loaded.state_hash() == straight.state_hash()
+            assert [w.path_distance for w in loaded.entities if isinstance(w, Walker)] == \
+                   [w.path_distance for w in straight.entities if isinstance(w, Walker)]
