@@ -204,6 +204,22 @@ class Crowd(Entity, OwnBuffers):
         target += current if extrapolate else previous
         return count
 
+    def draw_field(self, name: str, alpha: float, out: Array) -> int:
+        """Write member field ``name`` interpolated ``alpha`` of the way into the last tick into ``out``; return count.
+
+        ``previous + (current - previous) * alpha`` in one vectorized pass, as
+        ``draw_positions`` does for positions: the renderer draws a crowd's ``scale`` and
+        ``opacity`` fields (when it has them) with it.
+        """
+        count = self.count
+        current = self._arrays[name][1][:count]
+        previous: Array = self.previous(name)
+        target = out[:count]
+        np.subtract(current, previous, out=target)
+        target *= alpha
+        target += previous
+        return count
+
     def buffered_state(self) -> dict[str, Any]:
         """The crowd's own buffered values plus a digest of each committed array.
 
