@@ -158,11 +158,13 @@ class Crowd(Entity, OwnBuffers):
         self.count = end
 
     def _leave(self, mask: Array) -> None:
-        keep = ~mask
-        kept = int(keep.sum())
+        # Rows by index, once: numpy's take is many times faster than a boolean mask on
+        # (rows, 2) arrays, and particles leave every tick from every field's three buffers.
+        rows = np.flatnonzero(~mask)
+        kept = len(rows)
         for buffers in self._arrays.values():
             for buffer in buffers:
-                buffer[:kept] = buffer[: self.count][keep]
+                buffer[:kept] = np.take(buffer[: self.count], rows, axis=0)
         self.count = kept
 
     # -- the world's swap -------------------------------------------------------------------
