@@ -103,6 +103,15 @@ class Particles(Crowd):
                  fade: bool = True, shrink: bool = False, shape: str = "circle", size: float = 4.0,
                  color: tuple[int, ...] = (255, 255, 255), layer: int = 0, screen: bool = False,
                  follow: Entity | None = None) -> None:
+        capacity = self._settle(burst, rate, duration, lifetime, speed, direction, spread, gravity, drag, fade, shrink,
+                                shape, size, color, layer, screen, follow)
+        super().__init__(capacity, self._look())
+        self.x, self.y = x, y
+
+    def _settle(self, burst: Any, rate: Any, duration: Any, lifetime: Any, speed: Any, direction: Any, spread: Any,
+                gravity: Any, drag: Any, fade: Any, shrink: Any, shape: Any, size: Any, color: Any, layer: Any,
+                screen: Any, follow: Any) -> int:
+        """Check the settings (from the constructor, or a save), keep them, and return the capacity they need."""
         if isinstance(burst, bool) or not isinstance(burst, int) or not 0 <= burst <= MAX_PARTICLES:
             raise ValueError(f"Particles burst must be a whole number from 0 to {MAX_PARTICLES:,}, got {shown(burst)}")
         rate = _number("rate", rate, 0.0, float(MAX_PARTICLES))
@@ -111,7 +120,7 @@ class Particles(Crowd):
         if burst == 0 and (rate == 0.0):
             raise ValueError("Particles emit nothing: give a burst (particles at once) or a rate (particles per tick)")
         lifetime_range = _range("lifetime", lifetime, 1.0)
-        capacity = burst + math.ceil(rate) * (math.ceil(lifetime_range[1]) + 1)
+        capacity: int = burst + math.ceil(rate) * (math.ceil(lifetime_range[1]) + 1)
         if capacity > MAX_PARTICLES:
             raise ValueError(f"Particles would hold up to {capacity:,} particles at once (burst {burst}, "
                              f"rate {rate:g}, lifetime up to {lifetime_range[1]:g} ticks); at most {MAX_PARTICLES:,}")
@@ -133,10 +142,9 @@ class Particles(Crowd):
         self.shrink = shrink
         self.shape, self.size, self.layer, self.screen = shape, size, layer, screen
         self.color = tuple(color) if isinstance(color, list) else color
-        look = self._look()  # checks shape, size, colour and layer now, naming the bad one
+        self._look()  # checks shape, size, colour and layer now, naming the bad one
         self.followed = follow
-        super().__init__(capacity, look)
-        self.x, self.y = x, y
+        return capacity
 
     @classmethod
     def burst(cls, x: float, y: float, count: int = 24, **settings: Any) -> Particles:
@@ -148,11 +156,21 @@ class Particles(Crowd):
         self.stop_asked = True
 
     def on_load(self, world: Any) -> None:
-        """After a load: the look is made again from the saved settings."""
+        """After a load: the settings checked (a save is data from elsewhere), and the look made again from them."""
+        try:
+            needed = self._settle(self.burst_count, self.rate, self.duration, self.lifetime, self.speed, self.direction,
+                                  self.spread, self.gravity, self.drag, self.fade, self.shrink, self.shape, self.size,
+                                  self.color, self.layer, self.screen, self.followed)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{type(self).__name__} (id {self.id}): {error}") from None
+        if needed > self.capacity:
+            raise ValueError(f"{type(self).__name__} (id {self.id}): its settings need room for {needed:,} particles, "
+                             f"its saved capacity is {self.capacity:,}")
         self.look = self._look()
+        super().on_load(world)
 
     def _look(self) -> Look:
-        return Look(self.shape, self.size, self.color, layer=self.layer, screen=self.screen)  # type: ignore[arg-type]
+        return Look(self.shape, self.size, self.color, layer=self.layer, screen=self.screen)
 
     def update(self, world: Any) -> None:
         """Age, move, fade and shrink the particles, emit this tick's new ones, and leave when all is done."""

@@ -247,6 +247,26 @@ class Follower(Advancing):
         speed, distance = route[_SPEED], route[_DISTANCE]
         return bool(distance >= path.length if speed >= 0 else distance <= 0.0)
 
+    def on_load(self, world: Any) -> None:
+        """After a load: refuse a walk a save could hold but no ``follow`` makes (a save is data from elsewhere)."""
+        route = self.route
+        where = f"{type(self).__name__} (id {self.id}).route"
+        if route == ():
+            super().on_load(world)
+            return
+        if not (isinstance(route, tuple) and len(route) == 6):
+            raise ValueError(f"{where}: {shown(route)} is not a walk (6 values)")
+        points, closed, distance, speed, loop, turn = route
+        if not all(isinstance(flag, bool) for flag in (closed, loop, turn)) or not all(
+                isinstance(number, float) and math.isfinite(number) for number in (distance, speed)):
+            raise ValueError(f"{where}: closed {shown(closed)}, distance {shown(distance)}, speed {shown(speed)}, "
+                             f"loop {shown(loop)}, turn {shown(turn)} are not a walk's")
+        try:
+            self._path = Path(points, closed)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{where}: {error}") from None
+        super().on_load(world)
+
     def _along(self, path: Path, distance: float, loop: bool) -> float:
         length = path.length
         if loop and length > 0.0:

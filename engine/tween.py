@@ -149,6 +149,33 @@ class Tweened(Advancing):
                 setattr(self, name, value)
         self.tweens = tuple(entry for entry in self.tweens if not (field is None or entry[_FIELD] == field))
 
+    def on_load(self, world: Any) -> None:
+        """After a load: refuse tweens a save could hold but no tween makes (a save is data from elsewhere)."""
+        for index, entry in enumerate(self.tweens):
+            problem = self._damage(entry)
+            if problem:
+                raise ValueError(f"{type(self).__name__} (id {self.id}).tweens[{index}]: {problem}")
+        super().on_load(world)
+
+    def _damage(self, entry: Any) -> str:
+        """What is wrong with one saved tween, or ``""``."""
+        if not (isinstance(entry, tuple) and len(entry) == 9):
+            return f"{shown(entry)} is not a tween (9 values)"
+        field, start, end, ticks, done, easing, wait, repeat, yoyo = entry
+        if not isinstance(field, str) or field not in type(self)._layout.names or field == "tweens":
+            return f"{shown(field)} is not a buffered field of {type(self).__name__}"
+        shape = _shape(end)
+        if shape is None or (start is not None and _shape(start) != shape):
+            return f"start {shown(start)} and end {shown(end)} are not numbers, or tuples of as many"
+        if easing not in EASINGS:
+            return f"easing {shown(easing)} is not one of engine.easing's functions"
+        counts = ((ticks, 1), (done, 0), (wait, 0), (repeat, 0))
+        if any(isinstance(count, bool) or not isinstance(count, int) or count < least for count, least in counts) \
+                or done >= ticks or not isinstance(yoyo, bool):
+            return (f"ticks {shown(ticks)}, done {shown(done)}, wait {shown(wait)}, repeat {shown(repeat)}, "
+                    f"yoyo {shown(yoyo)} are not a tween's counts")
+        return ""
+
     def _advance(self, world: Any) -> None:
         tweens = self.tweens
         if tweens:

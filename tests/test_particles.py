@@ -231,3 +231,25 @@ def test_faded_and_shrunk_particles_are_drawn_smaller_and_fainter(quads, monkeyp
     assert [x for x in range(44, 80) if row[x]] == list(range(52, 68)) and row[60] == 255, "no fade: full"
     assert steady.current("opacity").tolist() == [[1.0]]
 
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("spread", 999.0, "spread must be a number from 0 to 360, got 999.0"),
+    ("rate", 50.0, "its settings need room for 3,330 particles, its saved capacity is 30"),  # 30 + 50 * 66
+    ("color", "red", "Look color must be"),
+    ("fade", "yes", "fade must be True or False"),
+])
+def test_a_save_holding_settings_no_emitter_has_is_refused_at_load_naming_it(tmp_path, name, value, message):
+    import json
+
+    from engine import SaveError
+
+    with World() as world:
+        world.spawn(Particles.burst(0, 0, 30, lifetime=(10, 65)))
+        world.tick()
+        world.save(tmp_path / "puff.json")
+    data = json.loads((tmp_path / "puff.json").read_text())
+    data["entities"][0]["saved"][name] = value
+    (tmp_path / "puff.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=f"puff.json cannot be loaded: ValueError: Particles \\(id 1\\): .*{message}"):
+        World.load(tmp_path / "puff.json")

@@ -174,3 +174,27 @@ def test_a_save_made_mid_path_loads_and_walks_on_as_the_straight_run(tmp_path):
                 assert loaded.state_hash() == straight.state_hash()
             assert [w.path_distance for w in loaded.entities if isinstance(w, Walker)] == \
                    [w.path_distance for w in straight.entities if isinstance(w, Walker)]
+
+
+@pytest.mark.parametrize("route, message", [
+    ([[[0.0, 0.0]], False, 0.0, 1.0, False, False], "Path needs at least two points, got 1"),
+    ([[[0.0, 0.0], ["a", 1.0]], False, 0.0, 1.0, False, False], "Path point 1 must be"),
+    ([[[0.0, 0.0], [1.0, 1.0]], False, "far", 1.0, False, False], "distance 'far'"),
+    ([1, 2], "is not a walk \\(6 values\\)"),
+])
+def test_a_save_holding_a_walk_no_follow_makes_is_refused_at_load_naming_it(tmp_path, route, message):
+    import json
+
+    from engine import SaveError
+
+    def tagged(value):
+        return {"$tuple": [tagged(item) for item in value]} if isinstance(value, list) else value
+
+    with World() as world:
+        world.spawn(Walker())
+        world.save(tmp_path / "walk.json")
+    data = json.loads((tmp_path / "walk.json").read_text())
+    data["entities"][0]["buffered"]["route"] = tagged(route)
+    (tmp_path / "walk.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=f"walk.json cannot be loaded: ValueError: Walker \\(id 1\\).route: .*{message}"):
+        World.load(tmp_path / "walk.json")

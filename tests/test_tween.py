@@ -227,3 +227,37 @@ def test_a_save_made_mid_tween_loads_and_goes_on_as_the_straight_run(tmp_path):
                 straight.tick()
                 loaded.tick()
                 assert loaded.state_hash() == straight.state_hash()
+
+
+def _damaged(tmp_path, world: World, change) -> str:
+    """Save ``world``, let ``change`` edit the JSON of its entities, and return the path of the damaged save."""
+    import json
+
+    path = tmp_path / "damaged.json"
+    world.save(path)
+    data = json.loads(path.read_text())
+    change(data["entities"])
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("entry, message", [
+    (["y", None, 1.0, 5, 0, "os.system", 0, 1, False], "easing 'os.system' is not one of engine.easing's"),
+    (["z", None, 1.0, 5, 0, "linear", 0, 1, False], "'z' is not a buffered field of Title"),
+    (["y", None, 1.0, 5, 5, "linear", 0, 1, False], "are not a tween's counts"),
+    (["y", "up", 1.0, 5, 0, "linear", 0, 1, False], "start 'up' and end 1.0 are not numbers"),
+    (["y", 1.0], "is not a tween \\(9 values\\)"),
+])
+def test_a_save_holding_a_tween_no_tween_makes_is_refused_at_load_naming_it(tmp_path, entry, message):
+    from engine import SaveError
+
+    def change(entities):
+        title = next(record for record in entities if record["class"].endswith(":Title"))
+        title["buffered"]["tweens"] = {"$tuple": [{"$tuple": entry}]}
+
+    with World() as world:
+        world.spawn(Title())
+        path = _damaged(tmp_path, world, change)
+    with pytest.raises(SaveError, match=f"damaged.json cannot be loaded: ValueError: Title \\(id 1\\).tweens\\[0\\]: "
+                                        f".*{message}"):
+        World.load(path)
