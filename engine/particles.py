@@ -105,7 +105,7 @@ class Particles(Crowd):
                  follow: Entity | None = None) -> None:
         capacity = self._settle(burst, rate, duration, lifetime, speed, direction, spread, gravity, drag, fade, shrink,
                                 shape, size, color, layer, screen, follow)
-        super().__init__(capacity, self._look())
+        super().__init__(capacity, self._make_look())
         self.x, self.y = x, y
 
     def _settle(self, burst: Any, rate: Any, duration: Any, lifetime: Any, speed: Any, direction: Any, spread: Any,
@@ -142,7 +142,7 @@ class Particles(Crowd):
         self.shrink = shrink
         self.shape, self.size, self.layer, self.screen = shape, size, layer, screen
         self.color = tuple(color) if isinstance(color, list) else color
-        self._look()  # checks shape, size, colour and layer now, naming the bad one
+        self._make_look()  # checks shape, size, colour and layer now, naming the bad one
         self.followed = follow
         return capacity
 
@@ -166,10 +166,10 @@ class Particles(Crowd):
         if needed > self.capacity:
             raise ValueError(f"{type(self).__name__} (id {self.id}): its settings need room for {needed:,} particles, "
                              f"its saved capacity is {self.capacity:,}")
-        self.look = self._look()
+        self.look = self._make_look()
         super().on_load(world)
 
-    def _look(self) -> Look:
+    def _make_look(self) -> Look:
         return Look(self.shape, self.size, self.color, layer=self.layer, screen=self.screen)
 
     def update(self, world: Any) -> None:

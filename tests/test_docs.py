@@ -188,7 +188,7 @@ def test_the_docs_plural_fix_touches_only_a_closing_literal_that_a_letter_follow
 
 def test_the_tutorial_lists_every_shape_a_look_can_be_with_an_example_each():
     from engine import Look
-    from engine.look import _SHAPES
+    from engine.look import SHAPES as _SHAPES
 
     text = section(DOCS / "tutorial.md", "### Every shape a look can be", "## Run it")
     namespace: dict[str, object] = {}
