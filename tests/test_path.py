@@ -6,8 +6,9 @@ import math
 from types import SimpleNamespace
 
 import pytest
+from mapfiles import tmj
 
-from engine import Entity, Follower, Path, World, buffered
+from engine import Entity, Follower, Path, TileMap, World, buffered
 from engine.testing import assert_order_independent, assert_rollback_deterministic
 
 L_SHAPE = Path([(0, 0), (30, 0), (30, 40)])
@@ -56,21 +57,55 @@ def test_a_path_is_an_immutable_value():
         L_SHAPE.point_at(math.inf)
 
 
-def map_object(name: str, points: tuple[tuple[float, float], ...], shape: str) -> SimpleNamespace:
-    """A stand-in for a Tiled object with points, as engine.tiles.MapObject gives them (world coordinates)."""
-    return SimpleNamespace(name=name, kind="", x=0.0, y=0.0, width=0.0, height=0.0, points=points, shape=shape)
+ROUTE = {"id": 1, "name": "route", "type": "", "x": 4, "y": 10, "width": 0, "height": 0, "rotation": 0,
+         "visible": True, "polyline": [{"x": 0, "y": 0}, {"x": 20, "y": 0}, {"x": 20, "y": 10}]}
+RING = {"id": 2, "name": "ring", "type": "", "x": 2, "y": 4, "width": 0, "height": 0, "rotation": 0,
+        "visible": True, "polygon": [{"x": 0, "y": 0}, {"x": 8, "y": 0}, {"x": 8, "y": 6}]}
+DOOR = {"id": 3, "name": "door", "type": "", "x": 0, "y": 0, "width": 8, "height": 8, "rotation": 0, "visible": True}
 
 
-def test_a_path_is_made_from_a_tiled_polyline_or_polygon_and_refuses_an_object_without_points():
-    route = Path.from_object(map_object("route", ((0.0, 0.0), (0.0, 20.0)), "polyline"))
-    assert (route.length, route.closed) == (20.0, False)
-    ring = Path.from_object(map_object("ring", ((0.0, 0.0), (4.0, 0.0), (4.0, 3.0)), "polygon"))
-    assert (ring.length, ring.closed) == (12.0, True)
-    assert Path.from_object(map_object("ring", ring.points, "polygon"), closed=False).length == 7.0
+def level_objects(tmp_path) -> dict[str, object]:
+    """A real Tiled map (3 rows of 8 px: 24 px high) with a polyline, a polygon and a rectangle, by name."""
+    level = TileMap.load(tmj(tmp_path, [[0, 0, 0, 0]] * 3, objects=[ROUTE, RING, DOOR]))
+    return {thing.name: thing for thing in level.objects}
+
+
+def test_a_path_is_made_from_a_tiled_polyline_or_polygon_and_refuses_an_object_without_points(tmp_path):
+    objects = level_objects(tmp_path)
+    route = Path.from_object(objects["route"])
+    # Tiled's y points down from the map's top; the world's up from its bottom (24 px high).
+    assert route.points == ((4.0, 14.0), (24.0, 14.0), (24.0, 4.0)) and not route.closed
+    assert (route.length, route.angle_at(25.0)) == (30.0, -90.0)
+    ring = Path.from_object(objects["ring"])
+    assert (ring.length, ring.closed, ring.point_at(ring.length)) == (24.0, True, (2.0, 20.0))
+    assert Path.from_object(objects["ring"], closed=False).length == 14.0
     with pytest.raises(ValueError, match="map object 'door' has no points: a path is a Tiled polyline or polygon"):
-        Path.from_object(map_object("door", (), "rectangle"))
+        Path.from_object(objects["door"])
     with pytest.raises(ValueError, match="map object 'bad': Path needs at least two points"):
-        Path.from_object(map_object("bad", ((1.0, 1.0),), "polyline"))
+        Path.from_object(SimpleNamespace(name="bad", points=((1.0, 1.0),), shape="polyline"))
+
+
+def test_a_follower_walks_a_route_drawn_in_tiled_and_a_save_of_the_map_and_walker_goes_on(tmp_path):
+    class Scout(Follower):
+        saved = ("level",)
+
+        def __init__(self, level: TileMap) -> None:
+            super().__init__()
+            self.level = level
+            self.follow(Path.from_object(level.objects[0]), speed=3.0, turn=True, loop=True)
+
+    with World() as straight:
+        level = straight.spawn(TileMap.load(tmj(tmp_path, [[0, 0, 0, 0]] * 3, objects=[ROUTE, RING])))
+        scout = straight.spawn(Scout(level))
+        for _ in range(8):
+            straight.tick()
+        assert (scout.x, scout.y, scout.angle) == (24.0, 10.0, -90.0)
+        straight.save(tmp_path / "scout.json")
+        with World.load(tmp_path / "scout.json") as loaded:
+            for _ in range(30):
+                straight.tick()
+                loaded.tick()
+                assert loaded.state_hash() == straight.state_hash()
 
 
 class Walker(Follower):
