@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 from engine.buffering import access as _access
 from engine.buffering.buffers import init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
-from engine.buffering.shown import HIDDEN, Shown, bump
+from engine.buffering.shown import FOLLOW, HIDDEN, Shown, bump
 from engine.buffering.slots import SLOT_NAMES, BufferSlots
 from engine.look import Look, Part, checked_parts
 from engine.messages import shown
@@ -47,19 +47,24 @@ __all__ = ["LOOK", "PARTS", "Entity", "attach", "buffered", "detach", "signal"]
 
 
 def _own_look(kind: type, value: Any) -> Any:
-    """An instance's own look as its slot holds it (``HIDDEN`` for ``None``); anything else refused by name."""
+    """An instance's own look as its slot holds it (``HIDDEN`` for ``None``, ``None`` to follow its class
+    again: ``del entity.look``); anything else refused by name."""
+    if type(value) is Look:
+        return value
     if value is None:
         return HIDDEN
+    if value is FOLLOW:
+        return None
     if not isinstance(value, Look):
         raise TypeError(f"{kind.__name__}.look must be a Look or None, got {shown(value)}")
     return value
 
 
-def _own_parts(kind: type, value: Any) -> tuple[Part, ...]:
-    return checked_parts(kind.__name__, value)
+def _own_parts(kind: type, value: Any) -> tuple[Part, ...] | None:
+    return None if value is FOLLOW else checked_parts(kind.__name__, value)
 
 
-LOOK = Shown("look", _own_look)
+LOOK = Shown("look", _own_look, plain=Look)
 """``Entity.look``: what an entity shows, its class's or its own (``engine.buffering.shown``)."""
 PARTS = Shown("parts", _own_parts, empty=())
 """``Entity.parts``: the looks an entity shows besides its own, its class's or its own."""
@@ -124,7 +129,8 @@ class Entity(BufferSlots, metaclass=_EntityClass):
     angle: float = buffered(0.0)
     slapped = signal()
 
-    look: Any = LOOK
+    # Typed as the value it reads as (a class body's ``look = Look(...)`` type-checks too); it is a descriptor.
+    look: Look | None = LOOK  # type: ignore[assignment]
     """How the renderer draws this entity (a ``Look``: a plain value, logic never touches
     pyglet); ``None`` draws nothing. Declared on the class (``look = Look(...)``), it is what
     every instance shows until it sets its own; it may change at any time, per class
@@ -133,7 +139,7 @@ class Entity(BufferSlots, metaclass=_EntityClass):
     (and collisions) see the committed one, it is saved, loaded, rolled back and in the
     state hash; ``del self.look`` follows the class again (``engine.buffering.shown``)."""
     _class_look: ClassVar[Look | None] = None
-    parts: Any = PARTS
+    parts: tuple[Part, ...] = PARTS  # type: ignore[assignment]
     """More looks drawn with this entity, a tuple of ``Part`` (a health bar, a turret); ``()``
     by default. Declared and changed like ``look``, and state like it when set on an instance."""
     _class_parts: ClassVar[tuple[Part, ...]] = ()

@@ -211,8 +211,14 @@ def test_a_look_set_in_init_before_entity_init_stands():
             self.look = BIG
             super().__init__(angle=30.0)
 
-    early = Early()
-    assert early.look is BIG and early.angle == 30.0
+    class Earlier(Entity):
+        def __init__(self) -> None:
+            self.parts = (Part(SMALL),)
+            super().__init__()
+
+    early, earlier = Early(), Earlier()
+    assert early.look is BIG and early.angle == 30.0 and early.parts == ()
+    assert earlier.parts == (Part(SMALL),) and earlier.look is None
 
 
 def _save_data(tmp_path: Path, change: Any) -> Path:
@@ -302,3 +308,62 @@ def test_pictures_never_put_the_games_directory_in_a_hash_and_a_save_moves_with_
     on = _tickswap("run", str(second), "--load", str(tmp_path / "coins.save"), "--ticks", "10")
     again = _tickswap("run", str(second), "--ticks", "30")
     assert on.split("state ")[1][:16] == again.split("state ")[1][:16]
+
+
+def test_a_tick_that_fails_after_the_commit_takes_back_own_and_system_looks_in_order():
+    class Grower(Entity):
+        look = SMALL
+
+        def update(self, world: World) -> None:
+            self.look = BIG
+
+    class Tint:  # after the Update Method system: sees BIG, paints it, then the next system fails
+        def __init__(self, world: World) -> None:
+            self.world = world
+
+        def process(self) -> None:
+            grower = self.world.entities_of(Grower)[0]
+            assert grower.look is BIG
+            grower.look = Look("circle", 6)
+
+    class Broken:
+        def process(self) -> None:
+            raise RuntimeError("a later system fails")
+
+    with World() as world:
+        grower = world.spawn(Grower())
+        world.add_processor(Tint(world), priority=-1)
+        world.add_processor(Broken(), priority=-2)
+        before = world.state_hash()
+        with pytest.raises(RuntimeError, match="a later system fails"):
+            world.tick()
+        assert grower.look is SMALL and world.state_hash() == before
+
+
+def test_a_look_set_twice_in_one_update_commits_the_last_and_a_failed_signal_combine_takes_it_back():
+    def broken(values: tuple[Any, ...]) -> Any:
+        if values:
+            raise ValueError("combine fails")
+        return 0
+
+    from engine import signal
+
+    class Twice(Entity):
+        look = SMALL
+        poke = signal(broken)
+
+        def update(self, world: World) -> None:
+            self.look = BIG
+            self.look = Look("diamond", 5)
+            assert self.look == Look("diamond", 5)
+            if world.tick_count == 1:
+                self.poke.send(1)
+
+    with World() as world:
+        twice = world.spawn(Twice())
+        world.tick()
+        assert twice.look == Look("diamond", 5)
+        del twice.look
+        with pytest.raises(EntityUpdateError, match="combine fails"):
+            world.tick()
+        assert twice.look is SMALL, "the failed tick's look is taken back"

@@ -97,10 +97,14 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     entity._signals = NO_SIGNALS
     entity._random = None
     entity._random_mark = -1
-    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's.
-    entity._look = getattr(entity, "_look", None)
-    entity._parts = getattr(entity, "_parts", None)
-    entity._nlook = entity._nparts = UNCHANGED
+    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
+    # (which marks _blook, the baseline slot: one test, not two failed reads, on every entity made).
+    if hasattr(entity, "_blook"):
+        entity._look = getattr(entity, "_look", None)
+        entity._parts = getattr(entity, "_parts", None)
+    else:
+        entity._look = entity._parts = None
+    entity._blook = entity._bparts = UNCHANGED
 
 
 class PureBuffers(SignalBuffers, ShownBuffers):
@@ -248,7 +252,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                 written.extend(_differences(entity, entity._bfull))
         if written or self.diagnosing:
             raise ForeignWrites(written)
-        self.commit_shown()
+        self.commit_shown(self._late_systems or bool(self._pending))
         moved = self._moved
         if not self._late_systems and not self._pending:
             # No later system and no signal to combine (a combine is game code that may fail

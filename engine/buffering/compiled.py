@@ -86,7 +86,7 @@ class CompiledBuffers(PureBuffers):
         suspects: list[BufferSlots] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
         if suspects is not None:
             raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
-        self.commit_shown()
+        self.commit_shown(self._late_systems or bool(self._pending))
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 

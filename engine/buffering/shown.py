@@ -17,9 +17,14 @@ animation, a damage tint). What one instance sets is state like a buffered field
   class, and ``del entity.look`` makes one follow its class again.
 
 Each field is a descriptor on ``Entity`` (``Shown``) over two slots the buffers keep on
-every entity: the committed value and the pending one. A slot holding ``None`` follows
-the class (whose default is the class attribute ``_class_look``, or ``_class_parts``,
-which ``Entity`` and its metaclass keep); ``HIDDEN`` is an own look of ``None``.
+every entity: the entity's own value (``_look``), and the *baseline* (``_blook``): the
+value committed before the entity changed it during this tick, or ``UNCHANGED``. The
+entity's own update writes straight through to the first slot, keeping the baseline the
+first time, so it reads its own with one slot read, and a reader that is not the entity
+gets the baseline while there is one; the commit only forgets the baselines. A slot
+holding ``None`` follows the class (whose default is the class attribute
+``_class_look``, or ``_class_parts``, which ``Entity`` and its metaclass keep);
+``HIDDEN`` is an own look of ``None``.
 
 Nothing per tick is paid by an entity that does not set its look: the cost is in the
 write itself. The renderer reads every entity's look each frame, so it asks ``version()``
@@ -38,7 +43,7 @@ from typing import Any
 from engine.buffering.slots import BufferSlots
 from engine.errors import BufferedWriteError
 
-__all__ = ["HIDDEN", "UNCHANGED", "Shown", "ShownBuffers", "bump", "class_value", "committed", "kept_value",
+__all__ = ["FOLLOW", "HIDDEN", "UNCHANGED", "Shown", "ShownBuffers", "bump", "class_value", "committed", "kept_value",
            "own_values", "put_own", "shown_values", "version"]
 
 
@@ -57,7 +62,7 @@ class _Marker:
 HIDDEN: Any = _Marker("hidden")
 """In a look slot: the instance's own look is ``None`` (it shows nothing), as opposed to ``None``: its class's."""
 UNCHANGED: Any = _Marker("unchanged")
-"""In a pending slot: nothing set during this tick."""
+"""In a baseline slot: nothing set during this tick."""
 
 _version = [0]
 
@@ -84,15 +89,22 @@ class Shown:
     value of ``HIDDEN``.
     """
 
-    def __init__(self, name: str, check: Callable[[type, Any], Any], empty: Any = None) -> None:
+    __slots__ = ("baseline", "check", "class_attribute", "empty", "get_baseline", "get_committed", "name", "plain",
+                 "slot")
+
+    def __init__(self, name: str, check: Callable[[type, Any], Any], empty: Any = None,
+                 plain: type | None = None) -> None:
         self.name = name
         self.slot = f"_{name}"
-        self.pending = f"_n{name}"
+        self.baseline = f"_b{name}"
         self.class_attribute = f"_class_{name}"
         self.check = check
         self.empty = empty
+        self.plain = plain
+        """A type whose instances are taken as they are, unchecked (``Look``): the common case, made cheap."""
         self.get_committed: Callable[[Any], Any] = attrgetter(self.slot)
-        self.get_pending: Callable[[Any], Any] = attrgetter(self.pending)
+        """The slot as it is: between ticks, the committed own value (``None``: the class's)."""
+        self.get_baseline: Callable[[Any], Any] = attrgetter(self.baseline)
 
     def __repr__(self) -> str:
         return f"<shown field {self.name!r}>"
@@ -101,29 +113,40 @@ class Shown:
         if entity is None:
             return getattr(owner, self.class_attribute)
         value = self.get_committed(entity)
-        if self.get_pending(entity) is not UNCHANGED and _updating(entity):
-            value = self.get_pending(entity)
+        if self.get_baseline(entity) is not UNCHANGED:  # changed this tick: only its own update sees it yet
+            world = entity.world
+            if world is None or world._buffers.sender is not entity:
+                value = self.get_baseline(entity)
         if value is None:
             return getattr(type(entity), self.class_attribute)
         return self.empty if value is HIDDEN else value
 
     def __set__(self, entity: BufferSlots, value: Any) -> None:
-        self.write(entity, self.check(type(entity), value))
-
-    def __delete__(self, entity: BufferSlots) -> None:
-        self.write(entity, None)  # follow the class again
-
-    def write(self, entity: BufferSlots, raw: Any) -> None:
-        """Make ``raw`` (a checked slot value) the entity's own, as the tick's rules say (see the module docstring)."""
+        # The hot path of a game that animates its entities: a look set in an entity's own update.
+        raw = value if type(value) is self.plain else self.check(type(entity), value)
         try:
             world = entity.world
-        except AttributeError:  # set in __init__ before Entity.__init__ ran: nothing to buffer yet
-            world = None
-        if world is None or not world.ticking:
+        except AttributeError:  # set in __init__ before Entity.__init__ ran, which keeps it (seeing _blook)
             setattr(entity, self.slot, raw)
-            _version[0] += 1
+            entity._blook = UNCHANGED
             return
-        world._buffers.write_shown(entity, self, raw)  # type: ignore[attr-defined]
+        if world is not None:
+            buffers = world._buffers
+            if buffers.sender is entity:  # its own update: write through, keeping the baseline the first time
+                baseline = self.baseline
+                if getattr(entity, baseline) is UNCHANGED:
+                    setattr(entity, baseline, getattr(entity, self.slot))
+                    buffers.shown_changed(entity, self)
+                setattr(entity, self.slot, raw)
+                return
+            if world.ticking:
+                buffers.write_shown(entity, self, raw)
+                return
+        setattr(entity, self.slot, raw)  # between ticks, or never spawned: at once
+        _version[0] += 1
+
+    def __delete__(self, entity: BufferSlots) -> None:
+        self.__set__(entity, FOLLOW)  # follow the class again
 
     def refuse(self, writer: BufferSlots, entity: BufferSlots, tick: int) -> BufferedWriteError:
         """The error for ``writer`` setting ``entity``'s field during its update, at the game's line."""
@@ -134,13 +157,11 @@ class Shown:
         return BufferedWriteError(writer, entity, self.name, tick, where)
 
 
+FOLLOW: Any = _Marker("follow the class")
+"""What ``del entity.look`` sets: each field's ``check`` makes it ``None``, the slot's "its class's"."""
+
+
 _HERE = __file__.rsplit("buffering", 1)[0]  # the engine's own frames are skipped when naming the writer's line
-
-
-def _updating(entity: BufferSlots) -> bool:
-    """Whether ``entity``'s own ``update()`` is running now (so it reads what it set itself)."""
-    world = entity.world
-    return world is not None and world._buffers.sender is entity  # type: ignore[attr-defined]
 
 
 def committed(field: Shown, entity: BufferSlots) -> Any:
@@ -164,7 +185,7 @@ def kept_value(field: Shown, entity: BufferSlots) -> Any:
 def put_own(field: Shown, entity: BufferSlots, raw: Any) -> None:
     """Put back a kept slot value (a load): ``None``, ``HIDDEN`` or a checked own value."""
     setattr(entity, field.slot, raw)
-    setattr(entity, field.pending, UNCHANGED)
+    setattr(entity, field.baseline, UNCHANGED)
     _version[0] += 1
 
 
@@ -197,55 +218,67 @@ class ShownBuffers:
     """The buffers' share of shown state (``PureBuffers`` is one): what entities set during a tick.
 
     ``sender`` is the entity whose update runs and ``_tick`` the tick's number, both the
-    buffers' own; ``write_shown`` is called by ``Shown.write`` during a tick,
-    ``commit_shown`` by the commit that ends the Update Method system, ``abort_shown`` by
-    a failed tick's abort and ``forget_shown`` by a finished tick.
+    buffers' own. ``Shown`` calls ``shown_changed`` the first time an entity's own update
+    sets a field in a tick (the baseline is kept on the entity) and ``write_shown`` for any
+    other write during a tick; the commit that ends the Update Method system calls
+    ``commit_shown``, a failed tick's abort ``abort_shown``, a finished tick ``forget_shown``.
     """
 
     sender: BufferSlots | None
     _tick: int
 
     def init_shown(self) -> None:
-        """Start with nothing pending (called by the buffers' constructor)."""
-        self._shown_pending: list[tuple[BufferSlots, Shown]] = []
-        """Entities that set their own look or parts in their update this tick (committed at its end)."""
+        """Start with nothing changed (called by the buffers' constructor)."""
+        self._shown_changed: list[tuple[BufferSlots, Shown]] = []
+        """Entities whose own update set a field this tick, each with its baseline kept (once per field)."""
         self._shown_written: list[tuple[BufferSlots, Shown, Any]] = []
-        """(entity, field, the value before) of every shown value this tick committed: what an abort puts back."""
+        """(entity, field, the value before) of what this tick committed: what an abort puts back."""
+
+    def shown_changed(self, entity: BufferSlots, field: Shown) -> None:
+        """``entity``'s own update set ``field`` for the first time this tick (its baseline is kept)."""
+        self._shown_changed.append((entity, field))
 
     def write_shown(self, entity: BufferSlots, field: Shown, raw: Any) -> None:
-        """An entity's look or parts set during a tick: pending for the entity's own update, at once
-        for a system or an entity spawned in this tick, refused from another entity's update."""
+        """A write during a tick from outside the entity's own update: at once from a system or to an
+        entity spawned in this tick (taken back if the tick fails), refused from another entity's update."""
         sender = self.sender
-        if sender is entity:
-            if field.get_pending(entity) is UNCHANGED:
-                self._shown_pending.append((entity, field))
-            setattr(entity, field.pending, raw)
-            return
         if sender is not None and entity.id is not None:
             raise field.refuse(sender, entity, self._tick)
-        # A system's write (or one to an entity spawned this tick): committed now, taken back if the tick fails.
-        self._shown_written.append((entity, field, field.get_committed(entity)))
+        before = field.get_committed(entity)
+        if field.get_baseline(entity) is not UNCHANGED:  # set by its own update earlier this tick
+            before = field.get_baseline(entity)
+            setattr(entity, field.baseline, UNCHANGED)
+        self._shown_written.append((entity, field, before))
         setattr(entity, field.slot, raw)
         _version[0] += 1
 
-    def commit_shown(self) -> None:
+    def commit_shown(self, undoable: bool = True) -> None:
         """What entities set of their own in their updates becomes what everyone reads (the Update Method
-        system's commit): systems after it see it, and an abort still takes it back."""
-        pending = self._shown_pending
-        if pending:
-            written = self._shown_written
-            for entity, field in pending:
-                written.append((entity, field, field.get_committed(entity)))
-                setattr(entity, field.slot, field.get_pending(entity))
-                setattr(entity, field.pending, UNCHANGED)
-            pending.clear()
+        system's commit): systems after it see it. ``undoable``: something after the commit may still
+        fail the tick (a later system, a signal's combine), so the baselines are kept for an abort."""
+        changed = self._shown_changed
+        if changed:
+            if undoable:
+                written = self._shown_written
+                for entity, field in changed:
+                    before = field.get_baseline(entity)
+                    if before is not UNCHANGED:  # (a system may have written it since, keeping the baseline)
+                        written.append((entity, field, before))
+                        setattr(entity, field.baseline, UNCHANGED)
+            else:
+                for entity, field in changed:
+                    setattr(entity, field.baseline, UNCHANGED)
+            changed.clear()
             _version[0] += 1
 
     def abort_shown(self) -> None:
         """The tick failed: nothing it set of anyone's look or parts remains."""
-        for entity, field in self._shown_pending:
-            setattr(entity, field.pending, UNCHANGED)
-        self._shown_pending.clear()
+        for entity, field in self._shown_changed:
+            before = field.get_baseline(entity)
+            if before is not UNCHANGED:
+                setattr(entity, field.slot, before)
+                setattr(entity, field.baseline, UNCHANGED)
+        self._shown_changed.clear()
         if self._shown_written:
             for entity, field, before in reversed(self._shown_written):
                 setattr(entity, field.slot, before)

@@ -41,8 +41,8 @@ ACCELERATED = _core is not None
 
 # In this order on purpose (not sorted): what the tick reads together sits together.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_nlook",
-          "_parts", "_nparts", "__dict__", "__weakref__")
+          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_blook",
+          "_parts", "_bparts", "__dict__", "__weakref__")
 # The compiled core reads the slots, so with it entities always have them. Without it, the
 # pure path is fastest with them up to 3.12, and without them from 3.13 on, where any slot
 # in a base class costs every instance CPython's inline attribute storage (a user's
@@ -93,9 +93,9 @@ class BufferSlots:
     _random: random.Random | None
     _random_mark: int
     _look: Any
-    _nlook: Any
+    _blook: Any
     _parts: Any
-    _nparts: Any
+    _bparts: Any
 
     if TYPE_CHECKING:
         # What the buffers read of every entity besides their slots; ``Entity`` defines them.
@@ -120,6 +120,16 @@ class WorldBuffers(Protocol):
 
     def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
         """The entity's random generator, made on first use."""
+
+    @property
+    def sender(self) -> BufferSlots | None:
+        """The entity whose ``update()`` is running, or ``None``."""
+
+    def shown_changed(self, entity: BufferSlots, field: Any) -> None:
+        """The entity's own update set a shown field (``engine.buffering.shown``) for the first time this tick."""
+
+    def write_shown(self, entity: BufferSlots, field: Any, raw: Any) -> None:
+        """A shown field set during a tick from outside the entity's own update."""
 
 
 class Host(Protocol):
