@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from engine import easing as easing
 from engine.camera import Camera as Camera
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
@@ -34,9 +35,12 @@ from engine.loops import FrameRate as FrameRate
 from engine.loops import GameLoop as GameLoop
 from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
+from engine.path import Follower as Follower
+from engine.path import Path as Path
 from engine.state.names import __version__ as __version__
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
+from engine.tween import Tweened as Tweened
 from engine.world import World as World
 
 # ``import engine.keys`` (0.2's module, now engine.input.keys) keeps working: the same module by its old path.
@@ -46,14 +50,15 @@ if TYPE_CHECKING:
     from engine.crowd import Crowd as Crowd
     from engine.files.replay import ReplayError as ReplayError
     from engine.files.save import SaveError as SaveError
+    from engine.particles import Particles as Particles
     from engine.tiles import Tile as Tile
     from engine.tiles import TileMap as TileMap
 
 # Names loaded when a game first uses them, so that ``import engine`` stays light:
-# ``Crowd`` brings numpy, the two file errors the save and replay packages, and the tile
-# map (pytiled-parser is imported only when a map is read) its package.
-_LAZY = {"Crowd": "engine.crowd", "ReplayError": "engine.files.replay", "SaveError": "engine.files.save",
-         "Tile": "engine.tiles", "TileMap": "engine.tiles"}
+# ``Crowd`` and ``Particles`` bring numpy, the two file errors the save and replay packages,
+# and the tile map (pytiled-parser is imported only when a map is read) its package.
+_LAZY = {"Crowd": "engine.crowd", "Particles": "engine.particles", "ReplayError": "engine.files.replay",
+         "SaveError": "engine.files.save", "Tile": "engine.tiles", "TileMap": "engine.tiles"}
 
 
 def __getattr__(name: str) -> Any:
@@ -97,6 +102,7 @@ __all__ = [
     "Entity",
     "EntityUpdateError",
     "FixedStepLoop",
+    "Follower",
     "FrameRate",
     "Framebuffer",
     "GameLoop",
@@ -104,6 +110,8 @@ __all__ = [
     "InputQueue",
     "Look",
     "Part",
+    "Particles",
+    "Path",
     "RealClock",
     "RenderGatedLoop",
     "ReplayError",
@@ -114,10 +122,12 @@ __all__ = [
     "TileMap",
     "Trace",
     "TraceEvent",
+    "Tweened",
     "VariableStepLoop",
     "VirtualClock",
     "World",
     "buffered",
+    "easing",
     "keys",
     "run",
     "signal",

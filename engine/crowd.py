@@ -166,11 +166,13 @@ class Crowd(Entity, OwnBuffers):
         self.count = end
 
     def _leave(self, mask: Array) -> None:
-        keep = ~mask
-        kept = int(keep.sum())
+        # Rows by index, once: numpy's take is many times faster than a boolean mask on
+        # (rows, 2) arrays, and particles leave every tick from every field's three buffers.
+        rows = np.flatnonzero(~mask)
+        kept = len(rows)
         for buffers in self._arrays.values():
             for buffer in buffers:
-                buffer[:kept] = buffer[: self.count][keep]
+                buffer[:kept] = np.take(buffer[: self.count], rows, axis=0)
         self.count = kept
 
     # -- the world's swap -------------------------------------------------------------------
@@ -217,6 +219,22 @@ class Crowd(Entity, OwnBuffers):
     def _member_positions(self) -> Array:
         """The committed positions (rows ``[0, count)``), for ``world.overlapping_members``."""
         return self.current("position")
+
+    def draw_field(self, name: str, alpha: float, out: Array) -> int:
+        """Write member field ``name`` interpolated ``alpha`` of the way into the last tick into ``out``; return count.
+
+        ``previous + (current - previous) * alpha`` in one vectorized pass, as
+        ``draw_positions`` does for positions: the renderer draws a crowd's ``scale`` and
+        ``opacity`` fields (when it has them) with it.
+        """
+        count = self.count
+        current = self._arrays[name][1][:count]
+        previous: Array = self.previous(name)
+        target = out[:count]
+        np.subtract(current, previous, out=target)
+        target *= alpha
+        target += previous
+        return count
 
     def buffered_state(self) -> dict[str, Any]:
         """The crowd's own buffered values plus a digest of each committed array.

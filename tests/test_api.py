@@ -255,3 +255,18 @@ def test_0_2_module_paths_still_import():
     from engine.render.runner import LOOPS as runner_loops
 
     assert old_keys is keys and runner_loops is LOOPS
+
+
+def test_the_effects_kit_is_exported_and_only_particles_brings_numpy():
+    from engine import easing
+    from engine.particles import Particles
+    from engine.path import Follower, Path
+    from engine.tween import Tweened
+
+    assert (engine.Tweened, engine.Follower, engine.Path, engine.Particles, engine.easing) == (
+        Tweened, Follower, Path, Particles, easing)
+    assert {"Tweened", "Follower", "Path", "Particles", "easing"} <= set(engine.__all__)
+    code = ("import sys, engine; engine.Tweened, engine.Path, engine.easing.ease_out_back; before = 'numpy' in "
+            "sys.modules; engine.Particles; print(before, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

@@ -12,7 +12,7 @@ from engine.tools.cli import main
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_each_benchmark_runs_quickly_and_prints_a_table_with_ratios(capsys, name, request):
-    if name.startswith("render") or name == "frame":
+    if name.startswith("render") or name in ("frame", "particles"):
         request.getfixturevalue("offscreen")
     assert main(["bench", name, "--quick"]) == 0
     out = capsys.readouterr().out
@@ -74,3 +74,16 @@ def test_the_frame_through_the_renderer_is_compared_with_a_floor_frame_that_runs
     floor_frame = next(ms for case, (ms, _) in rows.items() if "floor frame" in case)
     renderer_ms, renderer_ratio = next(value for case, value in rows.items() if "EntityRenderer" in case)
     assert renderer_ratio == pytest.approx(renderer_ms / floor_frame)
+
+
+def test_the_particles_family_sets_a_full_fountain_beside_a_plain_crowd_of_as_many(offscreen):
+    from engine.tools.bench import bench_particles
+
+    rows = {case: (ms, ratio) for case, ms, ratio, _ in bench_particles(1000, 2)}
+    assert len(rows) == 6
+    # As many born as die each tick: the fountain holds the plain crowd's count.
+    assert "particles, 1,000 fading and shrinking, frame" in rows
+    for name in ("frame", "vertex buffer written", "tick"):
+        plain = next(ms for case, (ms, _) in rows.items() if case.startswith("plain") and name in case)
+        ours, ratio = next(value for case, value in rows.items() if case.startswith("particles,") and name in case)
+        assert ratio == pytest.approx(ours / plain)

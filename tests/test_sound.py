@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine import Entity, World
@@ -181,3 +183,123 @@ def test_the_working_directory_hint_is_given_only_for_a_relative_path(tmp_path, 
     relative, absolute = capsys.readouterr().err.splitlines()
     assert "relative path is looked up from" in relative
     assert "gone.wav" in absolute and "relative path" not in absolute
+
+
+# -- a limit on plays of one sound -----------------------------------------------------------------
+
+class Tower(Entity):
+    """Fires every fourth tick, at a volume of its own: fifty of them are a battery."""
+
+    def __init__(self, volume: float) -> None:
+        super().__init__()
+        self.volume = volume
+
+    def update(self, world: World) -> None:
+        if world.tick_count % 4 == 0:
+            world.play("shot.wav", self.volume, limit=4)
+
+
+def test_a_limited_sound_is_asked_at_most_limit_times_a_tick_the_loudest_in_any_update_order():
+    heard = []
+    for order in range(3):
+        with World(seed=order) as world:
+            for index in range(50):
+                world.spawn(Tower(volume=round(0.02 * (index + 1), 2)))
+            if order:
+                world.shuffle_order(random.Random(order))
+            world.tick()
+            heard.append(sorted((r.tick, r.volume, r.limit) for r in take_sounds(world)))
+    assert heard[0] == [(1, 0.94, 4), (1, 0.96, 4), (1, 0.98, 4), (1, 1.0, 4)]
+    assert heard[1] == heard[0] == heard[2]
+
+
+def test_different_limits_on_one_sound_in_one_tick_the_smallest_holds_and_unlimited_sounds_are_untouched(world):
+    class Mixed(Entity):
+        def update(self, world: World) -> None:
+            for volume in (0.2, 0.9, 0.5):
+                world.play("shot.wav", volume)
+            world.play("shot.wav", 0.1, limit=2)
+            for _ in range(6):
+                world.play("step.wav", 0.3)
+
+    world.spawn(Mixed())
+    world.tick()
+    taken = [(r.sound, r.volume, r.limit) for r in take_sounds(world)]
+    assert taken == [("shot.wav", 0.9, 2), ("shot.wav", 0.5, 2)] + [("step.wav", 0.3, None)] * 6
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1.5, True, 5000])
+def test_a_bad_limit_is_refused_by_name(world, limit):
+    with pytest.raises(ValueError, match=f"limit={limit!r}.*a whole number from 1 to 1024"):
+        world.play("shot.wav", limit=limit)
+
+
+def write_wav(path, milliseconds: int) -> None:
+    import wave
+
+    with wave.open(str(path), "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(8000)
+        writer.writeframes(b"\0\0" * (8 * milliseconds))
+
+
+def test_the_player_skips_a_limited_play_while_limit_plays_still_sound_counting_time_in_ticks(tmp_path):
+    from engine.render.sound import SoundPlayer
+    from engine.world.sounds import SoundRequest, sound_length_ms
+
+    shot = tmp_path / "shot.wav"
+    write_wav(shot, 100)  # 6.4 ticks of 15.625 ms
+    assert sound_length_ms(str(shot)) == 100.0
+    player = SoundPlayer(silent=True)
+    # Two at tick 1, one each at ticks 3, 7, 8: with limit 2, tick 3's finds two sounding
+    # (until 1 * 15.625 + 100 = 115.6 ms), tick 8's (125 ms) finds them done.
+    requests = [SoundRequest(str(shot), 1.0, tick, 2) for tick in (1, 1, 3, 7, 8, 8, 8)]
+    player.play(requests)
+    assert [r.tick for r in player.limited] == [3, 7, 8]
+    assert len(player.played) == 7, "every request is logged, heard or not"
+    unlimited = SoundPlayer(silent=True)
+    unlimited.play([SoundRequest(str(shot), 1.0, tick) for tick in (1, 1, 3)])
+    assert list(unlimited.limited) == []
+
+
+def test_a_sound_of_unknown_length_is_capped_only_within_its_tick(tmp_path):
+    from engine.render.sound import SoundPlayer
+    from engine.world.sounds import SoundRequest, sound_length_ms
+
+    music = tmp_path / "boom.ogg"
+    music.write_bytes(b"OggS not really")
+    broken = tmp_path / "broken.wav"
+    broken.write_bytes(b"RIFF....")
+    assert sound_length_ms(str(music)) is None and sound_length_ms(str(broken)) is None
+    player = SoundPlayer(silent=True)
+    player.play([SoundRequest(str(music), 1.0, tick, 1) for tick in (1, 2, 3)])
+    assert list(player.limited) == []
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_a_headless_run_hears_a_battery_of_fifty_as_limit_shots(tmp_path):
+    from engine.render.runner import GameRunner
+
+    write_wav(tmp_path / "shot.wav", 200)
+    game = tmp_path / "battery.py"
+    game.write_text(
+        "from pathlib import Path\n"
+        "from engine import Entity\n"
+        "SHOT = str(Path(__file__).with_name('shot.wav'))\n"
+        "class Gun(Entity):\n"
+        "    def update(self, world):\n"
+        "        if (world.tick_count + self.id) % 3 == 0:\n"
+        "            world.play(SHOT, 0.5, limit=3)\n"
+        "def build(world):\n"
+        "    for _ in range(50):\n"
+        "        world.spawn(Gun())\n")
+    runner = GameRunner(str(game), headless=True)
+    runner.run(frames=60)
+    heard = [r for r in runner.sound.played if r not in runner.sound.limited]
+    per_tick = {r.tick: sum(1 for h in runner.sound.played if h.tick == r.tick) for r in runner.sound.played}
+    runner.close()
+    assert max(per_tick.values()) == 3, "at most 3 requests a tick reach the player"
+    # 200 ms is 12.8 ticks: a window of 13 ticks never holds more than 3 heard shots.
+    starts = sorted(r.tick for r in heard)
+    assert starts and all(len([t for t in starts if s <= t < s + 12]) <= 3 for s in starts)

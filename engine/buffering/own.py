@@ -76,3 +76,11 @@ class OwnBuffers:
     def draw_positions(self, alpha: float, out: Any, extrapolate: bool = False) -> int:
         """Write every member's drawn position into ``out`` (rows ``[0, count)``); return the count."""
         raise NotImplementedError
+
+    def draw_field(self, name: str, alpha: float, out: Any) -> int:
+        """Write member field ``name`` interpolated for ``alpha`` into ``out`` (rows ``[0, count)``); return the count.
+
+        The renderer asks for ``scale`` and ``opacity`` when ``fields`` has them: a size and
+        an opacity per member (particles that shrink and fade).
+        """
+        raise NotImplementedError

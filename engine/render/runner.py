@@ -127,6 +127,7 @@ class GameRunner:
         self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
         ms_per_update = 1000 / ups if ups else game.ms_per_update
         self.ms_per_update = ms_per_update
+        self.sound.ms_per_update = ms_per_update  # a limited sound's plays are timed in ticks
         self.world.ms_per_update = ms_per_update  # speed_factor is 1.0 exactly at this step
         self.loop = make_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
                               clock=self.clock, process_input=self._pump, max_fps=max_fps)

@@ -5,6 +5,13 @@ audio device or no decoder for a file: a sound is an effect, and a game must run
 same without one. The first failure is reported once on stderr, never raised. Every
 request is logged in ``played`` (tick, file, volume), heard or not, so tests and replays
 can check which sounds a run asked for.
+
+A request with a ``limit`` (``world.play(path, limit=4)``) is skipped, and logged in
+``limited``, while ``limit`` plays of the same file are still sounding. Time is counted
+in ticks, not read from a clock: a request of tick ``t`` starts at ``t * ms_per_update``
+and sounds for the file's length: a WAV's from its header, so the same run skips the
+same plays windowed or headless, and a replay hears what the run heard; another format's
+from the decoder once it is loaded (headless, never: there only the tick's own cap holds).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from engine.world.sounds import SoundRequest, missing_sound
+from engine.world.sounds import SoundRequest, missing_sound, sound_length_ms
 
 __all__ = ["SoundPlayer"]
 
@@ -22,21 +29,30 @@ __all__ = ["SoundPlayer"]
 class SoundPlayer:
     """Plays ``SoundRequest``s; ``silent=True`` only logs them (headless runs)."""
 
-    def __init__(self, *, silent: bool, log_size: int = 10_000) -> None:
+    def __init__(self, *, silent: bool, log_size: int = 10_000, ms_per_update: float = 15.625) -> None:
         self.silent = silent
+        self.ms_per_update = ms_per_update
+        """The game's step: a request of tick ``t`` starts ``t * ms_per_update`` into the run."""
         self.played: deque[SoundRequest] = deque(maxlen=log_size)
         """The latest requests, heard or not, oldest first."""
+        self.limited: deque[SoundRequest] = deque(maxlen=log_size)
+        """The latest requests skipped because ``limit`` plays of their sound were still sounding."""
         self._sources: dict[str, Any] = {}
+        self._lengths: dict[str, float | None] = {}
+        self._sounding: dict[str, list[float]] = {}  # per limited file: when each of its plays ends, in ms
         self._broken: set[str] = set()
         self._unavailable = False
 
     def play(self, requests: Iterable[SoundRequest]) -> None:
-        """Play each request (unless silent), and log it."""
+        """Play each request (unless silent or over its limit), and log it."""
         for request in requests:
             self.played.append(request)
             if request.sound in self._broken:
                 continue
             if request.sound not in self._sources and missing_sound(request, self._broken):
+                continue
+            if request.limit is not None and not self._start(request):
+                self.limited.append(request)
                 continue
             if self.silent or self._unavailable:
                 continue
@@ -46,6 +62,9 @@ class SoundPlayer:
                     import pyglet.media
 
                     source = self._sources[request.sound] = pyglet.media.load(request.sound, streaming=False)
+                    length = getattr(source, "duration", None)
+                    if self._lengths.get(request.sound) is None and isinstance(length, (int, float)) and length > 0:
+                        self._lengths[request.sound] = length * 1000.0  # an OGG's: no header told us
                 player = source.play()
                 player.volume = request.volume
             except Exception as error:
@@ -54,3 +73,19 @@ class SoundPlayer:
                 self._broken.add(request.sound)
                 print(f"tickswap: cannot play {request.sound!r} ({type(error).__name__}: {error}); "
                       "going on without it", file=sys.stderr)
+
+    def _start(self, request: SoundRequest) -> bool:
+        """Whether a limited request may sound: fewer than ``limit`` plays of its file still sounding then."""
+        sound, limit = request.sound, request.limit
+        assert limit is not None
+        if sound not in self._lengths:
+            self._lengths[sound] = sound_length_ms(sound)
+        start = request.tick * self.ms_per_update
+        # A length we cannot know counts as none: the tick's own cap (engine.world.sounds) still holds.
+        ends = [end for end in self._sounding.get(sound, ()) if end > start]
+        if len(ends) >= limit:
+            self._sounding[sound] = ends
+            return False
+        ends.append(start + (self._lengths[sound] or 0.0))
+        self._sounding[sound] = ends
+        return True

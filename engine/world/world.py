@@ -225,15 +225,15 @@ class World:
 
     # -- effects and queries (SoundRequests, MusicRequests, Collisions) ------------------------
 
-    def play(self, sound: str | os.PathLike[str], volume: float = 1.0) -> None:
+    def play(self, sound: str | os.PathLike[str], volume: float = 1.0, limit: int | None = None) -> None:
         """Ask for ``sound`` (the path of a WAV or OGG file) to be played after this tick.
 
         ``volume`` is from 0.0 (silent) to 1.0 (as recorded). It changes no game state:
-        the runner plays it after the tick (nothing headless, or without an audio device),
-        and a replay asks for it again at the same tick. Asked for outside a tick (in
-        ``build``), it is played with the next tick's sounds.
-        """
-        self._sounds.ask(sound, volume, self._ticking, self.tick_count)
+        the runner plays it after the tick (none headless or without audio), and a replay
+        asks for it again at the same tick. Asked for outside a tick (in ``build``), it is
+        played with the next tick's. ``limit=4``: at most four plays of this sound at once
+        (the loudest; ``engine.world.sounds`` says how)."""
+        self._sounds.ask(sound, volume, self._ticking, self.tick_count, limit)
 
     def music(self, path: str | os.PathLike[str] | None, loop: bool = True, volume: float = 1.0) -> None:
         """Start (or switch to) the music at ``path``, streamed, after this tick; ``None`` stops it.

@@ -16,6 +16,7 @@ from engine.tools.bench.collisions import bench_collisions, bench_shooter, bench
 from engine.tools.bench.crowd import bench_crowd
 from engine.tools.bench.frame import bench_frame
 from engine.tools.bench.loop import bench_loop, bench_pacing
+from engine.tools.bench.particles import bench_particles
 from engine.tools.bench.render import bench_render, bench_render_turning
 from engine.tools.bench.rollback import bench_rollback
 from engine.tools.bench.world import bench_world
@@ -80,6 +81,9 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
              lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
     "crowd": ("Crowd: one tick of a vectorized crowd vs the same update fused in bare numpy (the floor)",
               lambda quick: bench_crowd(10_000, 3) if quick else bench_crowd(1_000_000, 30)),
+    "particles": ("Particles: a fountain of fading, shrinking particles beside a plain crowd of as many, "
+                  "frame and tick (headless)",
+                  lambda quick: bench_particles(1000, 3) if quick else bench_particles(10_000, 30)),
     "frame": ("The full frame: World.tick() then an interpolated draw, every entity moving, beside the bare loop "
               "and the one-vertex-buffer floor (headless)",
               lambda quick: bench_frame((1000,), 3) if quick else bench_frame()),
