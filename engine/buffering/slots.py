@@ -107,6 +107,10 @@ class BufferSlots:
 class WorldBuffers(Protocol):
     """What an entity's buffered state asks of its world's buffers (``PureBuffers`` has it all)."""
 
+    @property
+    def sender(self) -> BufferSlots | None:
+        """The entity whose ``update()`` is running, or ``None``."""
+
     def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
         """Put a signal (or one contribution to a valued signal) into the next buffer."""
 

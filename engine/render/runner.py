@@ -102,7 +102,8 @@ class GameRunner:
         self.world = world if world is not None else World(seed=seed)
         if world is None:
             game.build(self.world)
-        width, height = game.setting("WIDTH", 640), game.setting("HEIGHT", 480)
+        width, height = game.view_size
+        self.world.view_size = (width, height)  # a world given (a replay's, a save's) maps the mouse like this window
         self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
         view_module = game.view()
         background = getattr(view_module, "BACKGROUND", (0, 0, 0))
