@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine.camera import Camera as Camera
+from engine.camera import Mouse as Mouse
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
@@ -21,6 +22,13 @@ from engine.entity import buffered as buffered
 from engine.entity import signal as signal
 from engine.errors import BufferedWriteError as BufferedWriteError
 from engine.errors import EntityUpdateError as EntityUpdateError
+from engine.gui import Button as Button
+from engine.gui import Label as Label
+from engine.gui import Panel as Panel
+from engine.gui import Slider as Slider
+from engine.gui import Style as Style
+from engine.gui import TextInput as TextInput
+from engine.gui import Widget as Widget
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -84,6 +92,7 @@ def run(build: Callable[[World], object], argv: list[str] | None = None) -> NoRe
 
 __all__ = [
     "BufferedWriteError",
+    "Button",
     "Camera",
     "Clock",
     "ConstantRateLoop",
@@ -97,12 +106,18 @@ __all__ = [
     "GameLoop",
     "InputEvent",
     "InputQueue",
+    "Label",
     "Look",
+    "Mouse",
+    "Panel",
     "RealClock",
     "RenderGatedLoop",
     "ReplayError",
     "SaveError",
     "Scene",
+    "Slider",
+    "Style",
+    "TextInput",
     "TickInput",
     "Tile",
     "TileMap",
@@ -110,6 +125,7 @@ __all__ = [
     "TraceEvent",
     "VariableStepLoop",
     "VirtualClock",
+    "Widget",
     "World",
     "buffered",
     "keys",

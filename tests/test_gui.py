@@ -382,3 +382,35 @@ def test_the_compiled_core_and_the_pure_path_run_the_menu_to_the_same_hash(scrip
                              env={**os.environ, "TICKSWAP_PURE": pure})
         hashes.add(out.stdout.split("state ")[-1].strip())
     assert len(hashes) == 1, hashes
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_clicks_and_typing_in_the_window_are_recorded_and_replayed_hash_for_hash(tmp_path, capsys):
+    from engine.files.replay import Recorder, read_replay
+    from engine.render.runner import GameRunner
+    from engine.tools.cli import main
+
+    path = tmp_path / "menu.jsonl"
+    runner = GameRunner(MENU, headless=True, seed=0)
+    recorder = Recorder(path, game=MENU.name, seed=0, ms_per_update=runner.ms_per_update,
+                        game_digest=MENU.digest)
+    runner.after_tick = recorder.after_tick
+    window = runner.window
+    script = {3: ("on_mouse_motion", 320, 320, 0, 0), 5: ("on_mouse_press", 320, 320, keys.MOUSE_LEFT, 0),
+              6: ("on_mouse_release", 320, 320, keys.MOUSE_LEFT, 0), 8: ("on_mouse_press", 320, 150, 1, 0),
+              9: ("on_mouse_release", 320, 150, 1, 0), 10: ("on_text", "Bo\r"), 11: ("on_text", "b"),
+              12: ("on_text_motion", keys.MOTION_BACKSPACE), 13: ("on_key_press", keys.RETURN, 0)}
+    for frame in range(20):
+        if frame in script:
+            window.dispatch_event(*script[frame])
+        runner.run(frames=1)
+    menu = menu_of(runner.world)
+    assert (menu.starts, menu.greeting) == (1, "Hello, Bo!")
+    recorder.close(runner.world)
+    runner.close()
+    recorded = path.read_text()
+    assert '["text","Bo",0.0,0.0]' in recorded and "\\r" not in recorded, "Enter is a key press, not text"
+    assert read_replay(path).input_ticks
+    capsys.readouterr()
+    assert main(["replay", str(path), "--game", str(MENU.path)]) == 0
+    assert "all match" in capsys.readouterr().out

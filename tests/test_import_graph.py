@@ -134,15 +134,6 @@ def test_the_import_reader_counts_imports_made_inside_functions():
     assert any(target.startswith("engine.tools.cli") for target in _imports()["engine"])
 
 
-MAX_LINES = 400
-
-
-def test_no_engine_module_is_over_400_lines():
-    long = {str(path.relative_to(ENGINE.parent)): count for path in sorted(ENGINE.rglob("*.py"))
-            if (count := len(path.read_text().splitlines())) > MAX_LINES}
-    assert long == {}
-
-
 def test_the_double_buffer_imports_only_leaves():
     # buffering is typed against its own base class and protocols: beyond itself it may
     # name only the errors it raises and the look a crowd carries (both leaves).

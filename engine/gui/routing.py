@@ -33,17 +33,46 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol
 
-from engine.buffering.access import committed
 from engine.input import keys
 from engine.input.events import InputEvent, TickInput
 from engine.world import spawner_of
 
-if TYPE_CHECKING:
-    from engine.gui.widget import Widget
 
-__all__ = ["ACTIVATE", "Outcome", "outcome_of", "route"]
+class Widget(Protocol):
+    """What routing asks of a widget (``engine.gui.widget.Widget`` has it all): reading only."""
+
+    id: int | None
+    level: ClassVar[int]
+    interactive: ClassVar[bool]
+    stops_pointer: ClassVar[bool]
+
+    def start_value(self) -> Any:
+        """The value routing starts from (a slider's number, a text field's text), as committed."""
+
+    def on_pointer(self, outcome: Outcome, x: float) -> None:
+        """The pointer, holding this widget, is at window ``x``."""
+
+    def on_click(self, outcome: Outcome) -> None:
+        """A press and release inside this widget."""
+
+    def on_key(self, outcome: Outcome, key: int) -> None:
+        """A key pressed while this widget has focus."""
+
+    def on_step(self, outcome: Outcome, direction: int) -> bool:
+        """Left (-1) or right (+1) while focused: whether the widget used it."""
+
+    def on_text(self, outcome: Outcome, text: str) -> None:
+        """Text typed while this widget has focus."""
+
+    def on_motion(self, outcome: Outcome, motion: int) -> None:
+        """An editing key while this widget has focus."""
+
+    def committed(self, name: str) -> Any:
+        """Buffered field ``name`` as committed when the tick began, whoever asks."""
+
+__all__ = ["ACTIVATE", "Outcome", "Widget", "outcome_of", "route"]
 
 ACTIVATE = frozenset((keys.RETURN, keys.NUM_ENTER, keys.SPACE, keys.PAD_A))
 """The keys that activate the focused widget."""
@@ -87,11 +116,11 @@ class _Seen:
 
 
 def _seen(widget: Widget) -> _Seen:
-    x, y = committed(widget, "x"), committed(widget, "y")
-    width, height = committed(widget, "size")
-    enabled = committed(widget, "visible") and not committed(widget, "disabled") and widget.interactive
-    seen = _Seen(widget, x - width / 2, y - height / 2, x + width / 2, y + height / 2, committed(widget, "layer"),
-                 enabled, enabled and committed(widget, "focusable"))
+    x, y = widget.committed("x"), widget.committed("y")
+    width, height = widget.committed("size")
+    enabled = widget.committed("visible") and not widget.committed("disabled") and widget.interactive
+    seen = _Seen(widget, x - width / 2, y - height / 2, x + width / 2, y + height / 2, widget.committed("layer"),
+                 enabled, enabled and widget.committed("focusable"))
     seen.outcome.value = widget.start_value()
     return seen
 
@@ -99,11 +128,11 @@ def _seen(widget: Widget) -> _Seen:
 def route(widgets: list[Widget], tick_input: TickInput) -> dict[int, Outcome]:
     """Walk ``tick_input``'s events over ``widgets`` (one player's, in spawn order): each one's ``Outcome``, by id."""
     seen = [_seen(widget) for widget in widgets]
-    stoppers = sorted((each for each in seen if committed(each.widget, "visible") and each.widget.stops_pointer),
+    stoppers = sorted((each for each in seen if each.widget.committed("visible") and each.widget.stops_pointer),
                       key=lambda each: (each.layer, each.widget.level, each.widget.id), reverse=True)
     focusable = [each for each in seen if each.focusable]
-    captured = next((each for each in reversed(seen) if each.enabled and committed(each.widget, "pressed")), None)
-    focus = next((each for each in reversed(focusable) if committed(each.widget, "focused")), None)
+    captured = next((each for each in reversed(seen) if each.enabled and each.widget.committed("pressed")), None)
+    focus = next((each for each in reversed(focusable) if each.widget.committed("focused")), None)
 
     def under(x: float, y: float) -> _Seen | None:
         return next((each for each in stoppers if each.contains(x, y)), None)
@@ -171,22 +200,20 @@ _passes: weakref.WeakKeyDictionary[Any, tuple[tuple[int, int], tuple[TickInput, 
     weakref.WeakKeyDictionary())
 
 
-def outcome_of(world: Any, widget: Widget) -> Outcome:
-    """This tick's ``Outcome`` for ``widget`` (see the module docstring), routed once per tick for every widget.
+def outcome_of(world: Any, widget: Widget, kind: type[Any]) -> Outcome:
+    """This tick's ``Outcome`` for ``widget``, routed once per tick for every widget of ``world`` of class ``kind``.
 
     Kept only while the tick runs, for the tick and the input it was made from: a rollback,
     a retried tick or a re-simulated one (new input objects) routes again.
     """
-    from engine.gui.widget import Widget
-
     key = (world.tick_count, spawner_of(world).structure_version)
     inputs = tuple(world.input_of(player) for player in range(world.players))
     cached = _passes.get(world) if world.ticking else None
     if cached is None or cached[0] != key or any(a is not b for a, b in zip(cached[1], inputs, strict=True)):
         outcomes: dict[int, Outcome] = {}
-        widgets = world.entities_of(Widget)
+        widgets = world.entities_of(kind)
         for player, tick_input in enumerate(inputs):
-            mine = [each for each in widgets if committed(each, "player") == player]
+            mine = [each for each in widgets if each.committed("player") == player]
             if mine:
                 outcomes.update(route(mine, tick_input))
         cached = (key, inputs, outcomes)

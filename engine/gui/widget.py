@@ -137,7 +137,7 @@ class Widget(Entity):
         if self.player >= world.players:
             raise ValueError(f"{type(self).__name__} {self.id} is player {self.player}'s, but the world has "
                              f"{world.players} player{'s' if world.players != 1 else ''}")
-        outcome = outcome_of(world, self)
+        outcome = outcome_of(world, self, Widget)
         self.hovered = outcome.hovered
         self.pressed = outcome.pressed
         self.focused = outcome.focused

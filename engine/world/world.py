@@ -4,8 +4,8 @@ The Update Method pattern: the world calls every entity's ``update()`` once per 
 spawn order, as one esper processor at priority 0; other systems are esper processors
 (``add_processor``). This module only decides *when* things happen. ``World`` is composed
 of parts, each in its own module here: a ``Spawner`` (ids, update order, joining after a
-tick), ``Players``, ``SoundRequests``, ``MusicRequests``, ``Collisions``, its esper world
-(``engine.ecs``) and Double Buffer (``engine.buffering``); tools reach them through
+tick), ``Players``, ``View`` (the window's size, the mouse), ``SoundRequests``, ``MusicRequests``,
+``Collisions``, its esper world (``engine.ecs``) and Double Buffer (``engine.buffering``); tools reach them through
 ``spawner_of``, ``esper_of`` ..., never through ``World``. The update path never queries
 esper (its query cache is rebuilt after any structural change): the spawner keeps the table.
 """
@@ -23,12 +23,12 @@ from typing import Any, TypeVar
 import esper
 
 from engine.buffering import Buffers, ForeignWrites
-from engine.camera import Camera, Mouse, first_camera
+from engine.camera import Mouse
 from engine.clock import checked_ms
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
-from engine.files.game import DEFAULT_MS_PER_UPDATE, DEFAULT_VIEW_SIZE, checked_view_size
+from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
@@ -39,6 +39,7 @@ from engine.world.music import MusicRequests
 from engine.world.players import Players
 from engine.world.sounds import SoundRequests
 from engine.world.spawner import Spawner
+from engine.world.view import View
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
@@ -79,6 +80,7 @@ class World:
         self._sounds = SoundRequests()
         self._music = MusicRequests()
         self._collisions = Collisions(self._spawner)
+        self._view = View(self._spawner)
         self.seed = seed
         self.random = random.Random(seed)
         """For code outside entities (``build``, systems): entities use their own ``random``,
@@ -98,8 +100,6 @@ class World:
         """Where player 0's input events wait for the next tick (the window, tests and replays push here)."""
         self.input = self._players.inputs[0]
         """The input of the tick in progress (or the last one), player 0's: see ``TickInput``."""
-        self._view_size = DEFAULT_VIEW_SIZE
-        self._cameras: tuple[int, list[Camera]] = (-1, [])  # the cameras, as of a structure version
         self._ticking = False
         self._ticker: int | None = None  # the thread whose tick() is running, start to end
         self._tick_lock = threading.Lock()
@@ -122,50 +122,27 @@ class World:
         """Where player ``player``'s events wait for the next tick (``world.input_queue`` is player 0's)."""
         return self._players.queues[self._players.check(player, "input_queue_of")]
 
-    # -- the mouse, in the window and in the world (engine.camera) ---------------------------
+    # -- the window and the mouse (the View: engine.world.view) ---------------------------------
 
     @property
     def view_size(self) -> tuple[int, int]:
-        """The window's size in pixels, ``(width, height)``: the game's ``WIDTH`` and ``HEIGHT``.
-
-        The world needs it to map the mouse through a camera, which centres the view on the
-        window's centre. Worlds that ``tickswap`` and ``engine.testing`` make for a game get
-        the game's (default 640 x 480); a world made by hand gets the default, and a test of
-        a game of another size sets it (``world.view_size = (800, 600)``).
-        """
-        return self._view_size
+        """The window's ``(width, height)`` in pixels, which a camera centres the view in: the game's ``WIDTH``,
+        ``HEIGHT`` in worlds built for a game (``Game.build``), else 640 x 480 until set."""
+        return self._view.size
 
     @view_size.setter
     def view_size(self, size: tuple[int, int]) -> None:
-        self._view_size = checked_view_size(size)
+        self._view.size = size
 
     @property
     def mouse(self) -> Mouse:
-        """Where player 0's mouse is: ``.x``, ``.y`` in the world, ``.window_x``, ``.window_y`` in the window.
-
-        The mouse of ``world.input`` (its latest move, drag, press or scroll) mapped through
-        the camera (the first live ``Camera``, as the renderer draws: its zoom and shake
-        included) as of the state the tick reads, so an entity under the mouse is at
-        ``(mouse.x, mouse.y)`` under any camera and zoom. Without a camera, world and window
-        coordinates are the same. See ``Camera.to_world``.
-        """
-        return self.mouse_of(0)
+        """Player 0's mouse: ``.x``, ``.y`` in the world, through the camera (its zoom and shake included) as the
+        renderer draws it, and ``.window_x``, ``.window_y`` in the window (see ``Camera.to_world``)."""
+        return self._view.mouse(self._players.inputs[0])
 
     def mouse_of(self, player: int) -> Mouse:
-        """Where player ``player``'s mouse is (``world.mouse`` is player 0's)."""
-        tick_input = self.input_of(player)
-        window_x, window_y = tick_input.mouse_x, tick_input.mouse_y
-        camera = self._camera()
-        if camera is None:
-            return Mouse(float(window_x), float(window_y), float(window_x), float(window_y))
-        x, y = camera.to_world(window_x, window_y, self._view_size)
-        return Mouse(x, y, float(window_x), float(window_y))
-
-    def _camera(self) -> Camera | None:
-        version = self._spawner.structure_version
-        if self._cameras[0] != version:
-            self._cameras = (version, self._spawner.live_of(Camera))
-        return first_camera(self._cameras[1])
+        """Player ``player``'s mouse, as ``world.mouse`` is player 0's."""
+        return self._view.mouse(self.input_of(player))
 
     # -- esper ----------------------------------------------------------------------------
 
