@@ -29,6 +29,7 @@ from engine.gui import Slider as Slider
 from engine.gui import Style as Style
 from engine.gui import TextInput as TextInput
 from engine.gui import Widget as Widget
+from engine.gui import widget_under_mouse as widget_under_mouse
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -131,4 +132,5 @@ __all__ = [
     "keys",
     "run",
     "signal",
+    "widget_under_mouse",
 ]

@@ -66,7 +66,7 @@ def test_the_gui_widgets_and_the_mouse_are_public():
     # Added deliberately in 0.4 (engine.gui, world.mouse): a game imports them from engine.
     import engine.gui
 
-    for name in ("Button", "Label", "Panel", "Slider", "Style", "TextInput", "Widget"):
+    for name in ("Button", "Label", "Panel", "Slider", "Style", "TextInput", "Widget", "widget_under_mouse"):
         assert name in engine.__all__ and getattr(engine, name) is getattr(engine.gui, name), name
     assert "Mouse" in engine.__all__ and engine.World().mouse.__class__ is engine.Mouse
     assert engine.keys.MOUSE_LEFT == 1

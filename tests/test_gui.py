@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Entity, InputEvent, World, keys
+from engine import Entity, InputEvent, World, buffered, keys
 from engine.gui import Button, Label, Panel, Slider, TextInput, Widget
 from engine.testing import assert_order_independent, assert_rollback_deterministic, load_game
 
@@ -414,3 +414,39 @@ def test_clicks_and_typing_in_the_window_are_recorded_and_replayed_hash_for_hash
     capsys.readouterr()
     assert main(["replay", str(path), "--game", str(MENU.path)]) == 0
     assert "all match" in capsys.readouterr().out
+
+
+class Builder(Entity):
+    """Places a tower at a left click in the world, but not through the HUD: a tower defense's click."""
+
+    towers = buffered(())
+
+    def update(self, world: World) -> None:
+        from engine import widget_under_mouse
+
+        if world.input.just_pressed(keys.MOUSE_LEFT) and widget_under_mouse(world) is None:
+            self.towers = (*self.towers, (world.mouse.x, world.mouse.y))
+
+
+def test_a_click_on_the_gui_is_not_a_click_in_the_world_in_any_order():
+    from engine import Camera
+
+    def build(world: World) -> None:
+        world.spawn(Builder())
+        world.spawn(Button("Sell", 600, 20, (80, 30), disabled=True))  # a disabled button still takes the click
+        world.spawn(Camera(0, 0, zoom=2.0))
+        world.spawn(Panel(320, 460, (640, 40)))
+
+    def inputs(tick: int) -> list[InputEvent]:
+        x, y = [(600, 20), (100, 100), (320, 470), (500, 300)][tick % 4]
+        return [InputEvent("mouse_press", keys.MOUSE_LEFT, x, y), InputEvent("mouse_release", keys.MOUSE_LEFT, x, y)]
+
+    assert_order_independent(build, ticks=8, orders=4, inputs=inputs)
+    with World() as world:
+        build(world)
+        for tick in range(1, 5):
+            for event in inputs(tick):
+                world.input_queue.push(event)
+            world.tick()
+        builder = world.entities_of(Builder)[0]
+        assert builder.towers == ((-110.0, -70.0), (90.0, 30.0)), "the clicks at (100, 100) and (500, 300) only"

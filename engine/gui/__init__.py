@@ -5,7 +5,8 @@ every update order) and whose input is the tick's recorded input, so a replay cl
 same buttons and a headless test drives them with ``world.input_queue``. They live in
 window coordinates (bottom-left origin, like ``Look(screen=True)``) and draw through looks.
 
-- ``Widget`` (``engine.gui.widget``): the box, the shared flags, the hit test, ``Style``.
+- ``Widget`` (``engine.gui.widget``): the box, the shared flags, the hit test, ``Style``;
+  ``widget_under_mouse(world)``, for games that also take clicks in the world.
 - ``Button``, ``Label``, ``Panel``, ``Slider``, ``TextInput`` (``engine.gui.widgets``).
 - ``engine.gui.routing``: how one tick's input is shared out (pointer, capture, focus, keys, text).
 
@@ -18,10 +19,11 @@ from __future__ import annotations
 
 from engine.gui.widget import Style as Style
 from engine.gui.widget import Widget as Widget
+from engine.gui.widget import widget_under_mouse as widget_under_mouse
 from engine.gui.widgets import Button as Button
 from engine.gui.widgets import Label as Label
 from engine.gui.widgets import Panel as Panel
 from engine.gui.widgets import Slider as Slider
 from engine.gui.widgets import TextInput as TextInput
 
-__all__ = ["Button", "Label", "Panel", "Slider", "Style", "TextInput", "Widget"]
+__all__ = ["Button", "Label", "Panel", "Slider", "Style", "TextInput", "Widget", "widget_under_mouse"]

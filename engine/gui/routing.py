@@ -72,7 +72,7 @@ class Widget(Protocol):
     def committed(self, name: str) -> Any:
         """Buffered field ``name`` as committed when the tick began, whoever asks."""
 
-__all__ = ["ACTIVATE", "Outcome", "Widget", "outcome_of", "route"]
+__all__ = ["ACTIVATE", "Outcome", "Widget", "outcome_of", "pointed", "route"]
 
 ACTIVATE = frozenset((keys.RETURN, keys.NUM_ENTER, keys.SPACE, keys.PAD_A))
 """The keys that activate the focused widget."""
@@ -125,8 +125,11 @@ def _seen(widget: Widget) -> _Seen:
     return seen
 
 
-def route(widgets: list[Widget], tick_input: TickInput) -> dict[int, Outcome]:
-    """Walk ``tick_input``'s events over ``widgets`` (one player's, in spawn order): each one's ``Outcome``, by id."""
+def route(widgets: list[Widget], tick_input: TickInput) -> tuple[dict[int, Outcome], Widget | None]:
+    """Walk ``tick_input``'s events over ``widgets`` (one player's, in spawn order).
+
+    Returns each one's ``Outcome`` by id, and the widget under the pointer at the end (``None``: none).
+    """
     seen = [_seen(widget) for widget in widgets]
     stoppers = sorted((each for each in seen if each.widget.committed("visible") and each.widget.stops_pointer),
                       key=lambda each: (each.layer, each.widget.level, each.widget.id), reverse=True)
@@ -176,7 +179,8 @@ def route(widgets: list[Widget], tick_input: TickInput) -> dict[int, Outcome]:
         each.outcome.hovered = each is top and each.enabled
         each.outcome.pressed = each is captured
         each.outcome.focused = each is focus
-    return {each.widget.id: each.outcome for each in seen if each.widget.id is not None}
+    return ({each.widget.id: each.outcome for each in seen if each.widget.id is not None},
+            None if top is None else top.widget)
 
 
 def _key(event: InputEvent, focus: _Seen | None, moved: Callable[[int], _Seen | None]) -> _Seen | None:
@@ -196,12 +200,21 @@ def _key(event: InputEvent, focus: _Seen | None, moved: Callable[[int], _Seen | 
     return focus
 
 
-_passes: weakref.WeakKeyDictionary[Any, tuple[tuple[int, int], tuple[TickInput, ...], dict[int, Outcome]]] = (
-    weakref.WeakKeyDictionary())
+@dataclass(slots=True)
+class _Routed:
+    """One tick's routing of a world: for the tick, the structure and the input objects it was made from."""
+
+    key: tuple[int, int]
+    inputs: tuple[TickInput, ...]
+    outcomes: dict[int, Outcome]
+    pointed: dict[int, Widget | None]
 
 
-def outcome_of(world: Any, widget: Widget, kind: type[Any]) -> Outcome:
-    """This tick's ``Outcome`` for ``widget``, routed once per tick for every widget of ``world`` of class ``kind``.
+_passes: weakref.WeakKeyDictionary[Any, _Routed] = weakref.WeakKeyDictionary()
+
+
+def _routed(world: Any, kind: type[Any]) -> _Routed:
+    """This tick's routing of every widget of ``world`` of class ``kind``, done once per tick.
 
     Kept only while the tick runs, for the tick and the input it was made from: a rollback,
     a retried tick or a re-simulated one (new input objects) routes again.
@@ -209,17 +222,28 @@ def outcome_of(world: Any, widget: Widget, kind: type[Any]) -> Outcome:
     key = (world.tick_count, spawner_of(world).structure_version)
     inputs = tuple(world.input_of(player) for player in range(world.players))
     cached = _passes.get(world) if world.ticking else None
-    if cached is None or cached[0] != key or any(a is not b for a, b in zip(cached[1], inputs, strict=True)):
-        outcomes: dict[int, Outcome] = {}
-        widgets = world.entities_of(kind)
-        for player, tick_input in enumerate(inputs):
-            mine = [each for each in widgets if each.committed("player") == player]
-            if mine:
-                outcomes.update(route(mine, tick_input))
-        cached = (key, inputs, outcomes)
-        if world.ticking:
-            _passes[world] = cached
-    found = cached[2].get(widget.id) if widget.id is not None else None
+    if cached is not None and cached.key == key and all(a is b for a, b in zip(cached.inputs, inputs, strict=True)):
+        return cached
+    routed = _Routed(key, inputs, {}, {})
+    widgets = world.entities_of(kind)
+    for player, tick_input in enumerate(inputs):
+        mine = [each for each in widgets if each.committed("player") == player]
+        outcomes, routed.pointed[player] = route(mine, tick_input) if mine else ({}, None)
+        routed.outcomes.update(outcomes)
+    if world.ticking:
+        _passes[world] = routed
+    return routed
+
+
+def outcome_of(world: Any, widget: Widget, kind: type[Any]) -> Outcome:
+    """This tick's ``Outcome`` for ``widget``, routed once per tick for every widget of ``world`` of class ``kind``."""
+    found = _routed(world, kind).outcomes.get(widget.id) if widget.id is not None else None
     if found is None:  # not live when the tick began: it keeps what it had
         found = Outcome(value=widget.start_value())
     return found
+
+
+def pointed(world: Any, kind: type[Any], player: int) -> Widget | None:
+    """The widget of class ``kind`` under ``player``'s pointer after this tick's events (panels and disabled ones
+    too: whatever the pointer stops at), or ``None``."""
+    return _routed(world, kind).pointed.get(player)

@@ -26,11 +26,11 @@ from typing import Any, ClassVar
 
 from engine.buffering.access import committed
 from engine.entity import Entity, buffered
-from engine.gui.routing import Outcome, outcome_of
+from engine.gui.routing import Outcome, outcome_of, pointed
 from engine.look import Look
 from engine.messages import shown
 
-__all__ = ["Style", "Widget", "checked_size"]
+__all__ = ["Style", "Widget", "checked_size", "widget_under_mouse"]
 
 Color = tuple[int, ...]
 MAX_WIDGET_SIDE = 16384.0
@@ -180,3 +180,16 @@ class Widget(Entity):
     def looks(self) -> tuple[tuple[Look, float, float], ...]:
         """What this widget shows now: ``(look, dx, dy)`` from its centre, bottom first; nothing when hidden."""
         return ()
+
+
+def widget_under_mouse(world: Any, player: int = 0) -> Widget | None:
+    """The widget under ``player``'s mouse after this tick's input: the one a click there reaches (a panel or a
+    disabled button too), or ``None`` when the mouse is over the game.
+
+    For a game that also takes clicks in the world: ``if widget_under_mouse(world) is None:
+    place a tower at world.mouse``. The same in every update order (see ``engine.gui.routing``).
+    """
+    if type(player) is not int or not 0 <= player < world.players:
+        raise ValueError(f"widget_under_mouse: player must be from 0 to {world.players - 1}, got {shown(player)}")
+    found = pointed(world, Widget, player)
+    return found if isinstance(found, Widget) else None
