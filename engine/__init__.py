@@ -35,6 +35,7 @@ from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
 from engine.input import keys as keys
 from engine.look import Look as Look
+from engine.look import Part as Part
 from engine.loops import ConstantRateLoop as ConstantRateLoop
 from engine.loops import FixedStepLoop as FixedStepLoop
 from engine.loops import FrameRate as FrameRate
@@ -111,6 +112,7 @@ __all__ = [
     "Look",
     "Mouse",
     "Panel",
+    "Part",
     "RealClock",
     "RenderGatedLoop",
     "ReplayError",

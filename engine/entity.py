@@ -29,6 +29,7 @@ Plain attributes are the entity's own and are not buffered or rolled back: an
 
 from __future__ import annotations
 
+import math
 import random
 import weakref
 from collections.abc import Callable
@@ -37,13 +38,69 @@ from typing import Any, ClassVar
 from engine.buffering import access as _access
 from engine.buffering.buffers import init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
+from engine.buffering.shown import HIDDEN, Shown, bump
 from engine.buffering.slots import SLOT_NAMES, BufferSlots
-from engine.look import Look
+from engine.look import Look, Part, checked_parts
+from engine.messages import shown
 
-__all__ = ["Entity", "attach", "buffered", "detach", "signal"]
+__all__ = ["LOOK", "PARTS", "Entity", "attach", "buffered", "detach", "signal"]
 
 
-class Entity(BufferSlots):
+def _own_look(kind: type, value: Any) -> Any:
+    """An instance's own look as its slot holds it (``HIDDEN`` for ``None``); anything else refused by name."""
+    if value is None:
+        return HIDDEN
+    if not isinstance(value, Look):
+        raise TypeError(f"{kind.__name__}.look must be a Look or None, got {shown(value)}")
+    return value
+
+
+def _own_parts(kind: type, value: Any) -> tuple[Part, ...]:
+    return checked_parts(kind.__name__, value)
+
+
+LOOK = Shown("look", _own_look)
+"""``Entity.look``: what an entity shows, its class's or its own (``engine.buffering.shown``)."""
+PARTS = Shown("parts", _own_parts, empty=())
+"""``Entity.parts``: the looks an entity shows besides its own, its class's or its own."""
+_SHOWN = {"look": LOOK, "parts": PARTS}
+
+
+def _class_value(kind: type, name: str, value: Any) -> Any:
+    """A class's own look or parts (``look = Look(...)`` in its body, or ``Kind.look = ...`` later), checked."""
+    if name == "parts":
+        return checked_parts(kind.__name__, value)
+    if value is not None and not isinstance(value, Look):
+        hint = (": an entity's look is state the engine keeps; set self.look in update() rather than computing it"
+                if hasattr(type(value), "__get__") else "")
+        raise TypeError(f"{kind.__name__}.look must be a Look or None, got {shown(value)}{hint}")
+    return value
+
+
+class _EntityClass(type):
+    """The class of every ``Entity`` class: ``Kind.look = ...`` and ``Kind.parts = ...`` set the class's
+    default (which every instance without its own shows), not an attribute hiding the engine's."""
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        field = _SHOWN.get(name)
+        if field is None:
+            type.__setattr__(cls, name, value)
+            return
+        type.__setattr__(cls, field.class_attribute, _class_value(cls, name, value))
+        bump()
+
+    def __delattr__(cls, name: str) -> None:
+        field = _SHOWN.get(name)
+        if field is None:
+            type.__delattr__(cls, name)
+            return
+        if field.class_attribute not in vars(cls):
+            raise AttributeError(f"{cls.__name__} sets no {name} of its own (it shows its base class's)")
+        type.__delattr__(cls, field.class_attribute)
+        bump()
+
+
+class Entity(BufferSlots, metaclass=_EntityClass):
     """A game object in the Update Method pattern: override ``update(world)``.
 
     ``x``, ``y`` and ``angle`` (degrees, counter-clockwise) are buffered (see the module
@@ -67,10 +124,19 @@ class Entity(BufferSlots):
     angle: float = buffered(0.0)
     slapped = signal()
 
-    look: Look | None = None
-    """How the renderer draws this entity (a plain value: logic never touches pyglet);
-    ``None`` draws nothing. It may change at any time, per instance or per class, and the
-    next frame shows the new one."""
+    look: Any = LOOK
+    """How the renderer draws this entity (a ``Look``: a plain value, logic never touches
+    pyglet); ``None`` draws nothing. Declared on the class (``look = Look(...)``), it is what
+    every instance shows until it sets its own; it may change at any time, per class
+    (``Skeleton.look = ...``) or per instance (``self.look = HURT``), and the next frame shows
+    the new one. Set on an instance it is state, like a buffered field: during a tick others
+    (and collisions) see the committed one, it is saved, loaded, rolled back and in the
+    state hash; ``del self.look`` follows the class again (``engine.buffering.shown``)."""
+    _class_look: ClassVar[Look | None] = None
+    parts: Any = PARTS
+    """More looks drawn with this entity, a tuple of ``Part`` (a health bar, a turret); ``()``
+    by default. Declared and changed like ``look``, and state like it when set on an instance."""
+    _class_parts: ClassVar[tuple[Part, ...]] = ()
     hitbox: tuple[float, float] | None = None
     """Width and height of the box ``world.overlapping`` tests; ``None``: the look's size."""
     static: ClassVar[bool] = False
@@ -94,11 +160,16 @@ class Entity(BufferSlots):
         # or a save made while a subclass lives would not load.
         names = [name for base in reversed(cls.__mro__[1:]) for name in vars(base).get("saved", ())]
         cls.saved = tuple(dict.fromkeys([*names, *(saved or ())]))
+        for name in _SHOWN:
+            if name in vars(cls):  # the class's default: kept beside the engine's descriptor, not over it
+                value = _class_value(cls, name, vars(cls)[name])
+                type.__delattr__(cls, name)
+                type.__setattr__(cls, _SHOWN[name].class_attribute, value)
         if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
             _refuse_attribute_hooks(cls)
             cls._layout = register(cls, cls.__mro__[1:])
 
-    def __init__(self, x: float = 0.0, y: float = 0.0) -> None:
+    def __init__(self, x: float = 0.0, y: float = 0.0, angle: float = 0.0) -> None:
         layout = type(self)._layout
         # A subclass may have set its own buffered values before calling us: keep those.
         # (hasattr, not self.__dict__: touching __dict__ makes CPython give up the inline
@@ -108,6 +179,9 @@ class Entity(BufferSlots):
                 setattr(self, name, default)
         self.x = x
         self.y = y
+        # An angle a subclass set before calling us stands, unless one is given (-0.0 is one).
+        if angle != 0.0 or math.copysign(1.0, angle) < 0.0:
+            self.angle = angle
         self.id: int | None = None
         self._world: Callable[[], Any] = _no_world
         self.alive = False

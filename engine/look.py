@@ -22,10 +22,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.files.png import MAX_PICTURE_SIDE, png_size
+from engine.files.png import MAX_PICTURE_SIDE, PictureError, png_size
 from engine.messages import shown, shown_name
 
-__all__ = ["Look"]
+__all__ = ["MAX_PARTS", "Look", "Part", "checked_parts"]
 
 MAX_SIZE = 100_000.0
 """The largest side of a look, in pixels: far beyond any window, far below what breaks a vertex buffer."""
@@ -41,7 +41,7 @@ def _pixels(value: object, largest: float) -> bool:
             and 0 < value <= largest)
 
 Shape = Literal["square", "circle", "diamond", "image", "text"]
-_SHAPES = ("square", "circle", "diamond", "image", "text")
+SHAPES = ("square", "circle", "diamond", "image", "text")
 AnchorX = Literal["left", "center", "right"]
 AnchorY = Literal["bottom", "center", "top"]
 _ANCHORS_X = ("left", "center", "right")
@@ -54,8 +54,9 @@ class Look:
 
     ``size`` is ``(width, height)`` (or one number for both), centred on the entity's
     position and turned by its ``angle``. For a picture, give ``image`` (the path of a
-    PNG): the shape becomes ``"image"``, ``size`` defaults to the picture's own and
-    ``color`` tints it (white keeps its colours). For text, give ``text``: the shape
+    PNG): the shape becomes ``"image"``, ``size`` defaults to the picture's own (read
+    from its header when the look is made, so a missing or damaged picture is refused
+    then, by name) and ``color`` tints it (white keeps its colours). For text, give ``text``: the shape
     becomes ``"text"``, ``size`` is the font size (default 16) and the text is centred on
     the entity (``anchor_x``: ``"left"``, ``"center"`` or ``"right"``; ``anchor_y``:
     ``"bottom"``, ``"center"`` or ``"top"`` say which point of the text sits there instead).
@@ -114,10 +115,11 @@ class Look:
             if not isinstance(self.image, str) or not self.image or "\0" in self.image:
                 raise ValueError(f"Look image must be the path of a picture, got {shown(self.image)}")
             object.__setattr__(self, "shape", "image")
+            self._check_picture()
         elif self.shape == "image":
             raise ValueError("Look shape 'image' needs image='path/to/picture.png'")
-        if self.shape not in _SHAPES:
-            raise ValueError(f"Look shape must be one of {', '.join(_SHAPES)}, got {shown(self.shape)}")
+        if self.shape not in SHAPES:
+            raise ValueError(f"Look shape must be one of {', '.join(SHAPES)}, got {shown(self.shape)}")
         if self.size is None and self.image is None:
             object.__setattr__(self, "size", (8.0, 8.0))
         size = self.size
@@ -130,6 +132,28 @@ class Look:
         if size is not None:
             object.__setattr__(self, "size", (float(size[0]), float(size[1])))
         self._check_color()
+
+    def _check_picture(self) -> None:
+        """Read the picture's size from its PNG header now (headless), so a missing or damaged
+        picture is refused where the look is made, by name, not first when it is drawn; and
+        a picture without ``size`` or ``region`` has its own size as its box."""
+        assert isinstance(self.image, str)
+        try:
+            width, height = png_size(self.image, "the picture")
+        except PictureError as error:
+            hint = ""
+            if not os.path.isabs(self.image) and not os.path.exists(self.image):
+                hint = (f" (a relative path is read from the working directory, {shown_name(os.getcwd())}: "
+                        f"build it from the game file's place, Path(__file__).parent / {self.image!r})")
+            raise PictureError(f"{error}{hint}") from None
+        region = self.region
+        if region is not None:
+            left, top, region_width, region_height = region
+            if left + region_width > width or top + region_height > height:
+                raise ValueError(f"the region {region} (left, top, width, height) of the picture "
+                                 f"{shown_name(self.image)} goes past its {width}x{height} pixels")
+        elif self.size is None:
+            object.__setattr__(self, "size", (float(width), float(height)))
 
     def _check_region(self) -> None:
         region = self.region
@@ -201,8 +225,8 @@ class Look:
 
     @property
     def box(self) -> tuple[float, float] | None:
-        """The look's (width, height) in pixels, or ``None`` where only drawing knows it (text,
-        a picture's own size)."""
+        """The look's (width, height) in pixels (a picture's own size when none was given), or
+        ``None`` for text, whose size only drawing knows."""
         if self.shape == "text" or not isinstance(self.size, tuple):
             return None
         return self.size
@@ -219,3 +243,58 @@ identity, as ``None``. (``Entity.look = None`` is the intent; see the renderer.)
 def resolved(look: Look | None) -> Look | None:
     """``look``, or ``None`` for no look at all (``None`` or the class default)."""
     return None if look is DEFAULT_LOOK else look
+
+
+MAX_PARTS = 64
+"""The most parts one entity shows (a health bar, a turret, a label: a few, not a crowd)."""
+MAX_OFFSET = 1_000_000.0
+"""The farthest a part may sit from its entity, in pixels, along either axis."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One more look an entity shows, drawn with it: a health bar over an enemy, a turret on a base.
+
+    ``offset=(dx, dy)`` is where the part sits from the entity's position, in pixels;
+    with ``turns=True`` (the default) the offset and the part turn with the entity's
+    ``angle`` (a gun on a ship), with ``turns=False`` neither does (a health bar stays
+    level above its enemy). A part moves and turns with its entity's interpolated position
+    and angle, so it never lags a frame behind it. Its look says its layer (parts draw
+    after their entity's own look, in their order, each in its own look's layer) and
+    whether it is in window coordinates (``screen=True``: a widget's label), like any look.
+
+    Parts are appearance, not bodies: collision queries see the entity's ``hitbox`` or
+    look only. An entity's ``parts`` is a tuple of them, set on its class or on one
+    instance like ``look`` (and, set on an instance, is state: saved, rolled back).
+    """
+
+    look: Look
+    offset: tuple[float, float] = (0.0, 0.0)
+    turns: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.look, Look):
+            raise TypeError(f"Part look must be a Look, got {shown(self.look)}")
+        offset = self.offset
+        if not (isinstance(offset, (tuple, list)) and len(offset) == 2
+                and all(isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                        and abs(value) <= MAX_OFFSET for value in offset)):
+            raise ValueError(f"Part offset must be (dx, dy), two finite numbers of pixels up to {MAX_OFFSET:g} "
+                             f"away, got {shown(offset)}")
+        object.__setattr__(self, "offset", (float(offset[0]), float(offset[1])))
+        if not isinstance(self.turns, bool):
+            raise TypeError(f"Part turns must be True (the part turns with its entity) or False, "
+                            f"got {shown(self.turns)}")
+
+
+def checked_parts(owner: str, value: Any) -> tuple[Part, ...]:
+    """``value`` as an entity's parts (a tuple of ``Part``; ``None`` or ``()`` for none); ``owner`` names it."""
+    if value is None:
+        return ()
+    if isinstance(value, Part):
+        raise TypeError(f"{owner}.parts is a tuple of Parts: write ({shown(value, 40)},) for one")
+    if not (isinstance(value, (tuple, list)) and all(isinstance(part, Part) for part in value)):
+        raise TypeError(f"{owner}.parts must be a tuple of Part (or None), got {shown(value)}")
+    if len(value) > MAX_PARTS:
+        raise ValueError(f"{owner}.parts holds {len(value)} parts; an entity shows at most {MAX_PARTS}")
+    return tuple(value)

@@ -21,7 +21,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import engine.world.world
-from engine import Entity, World, buffered, signal
+from engine import Entity, Look, Part, World, buffered, signal
 from engine.buffering import (
     ACCELERATED,
     CompiledBuffers,
@@ -123,7 +123,21 @@ def _act(self: Walker, world: World) -> None:
             world.tick()
         elif action == "clear":
             world._buffers._order.clear()  # the list the tick walks: reaching past the engine
+        # What an entity shows is state too: its own, its class's again, another's (refused).
+        elif action == "look":
+            self.look = LOOKS[value % len(LOOKS)]
+        elif action == "unlook":
+            del self.look
+        elif action == "parts":
+            self.parts = PARTS[value % len(PARTS)]
+        elif action == "lookother" and other is not None and other is not self:
+            other.look = LOOKS[value % len(LOOKS)]
     self.plan = []
+
+
+LOOKS = (Look("circle", 4), None, Look("square", (3, 5), (200, 10, 10)), Look(text="hi"))
+PARTS = ((), (Part(Look("square", 2), (0, 6), turns=False),), None,
+         (Part(Look("diamond", 3)), Part(Look(text="hp"), (1, -4))))
 
 
 ODD_VALUES: tuple[Any, ...] = ("1.5", None, Decimal("1.5"), True, 10**30, float("nan"))
@@ -212,7 +226,8 @@ class Early:
 _tick = st.tuples(st.just("tick"), st.just(0), st.just(0))
 _plan = st.tuples(st.just("plan"), st.integers(0, 50),
                   st.tuples(st.sampled_from(["spawn", "despawn", "slap", "send", "write", "same", "snap", "still",
-                                             "fail", "odd", "fickle", "doomed", "reenter", "clear"]),
+                                             "fail", "odd", "fickle", "doomed", "reenter", "clear", "look",
+                                             "unlook", "parts", "lookother"]),
                             st.integers(0, 50), st.integers(-2, 5)))
 steps = st.one_of(
     _tick, _plan, _tick, _plan,
@@ -221,6 +236,9 @@ steps = st.one_of(
     st.tuples(st.just("write"), st.integers(0, 50), st.integers(-3, 3)),
     st.tuples(st.just("shuffle"), st.integers(0, 1000), st.just(0)),
     st.tuples(st.just("gc"), st.just(0), st.just(0)),
+    st.tuples(st.just("checkpoint"), st.just(0), st.just(0)),
+    st.tuples(st.just("rollback"), st.just(0), st.just(0)),
+    st.tuples(st.just("look"), st.integers(0, 50), st.integers(0, 5)),
 )
 
 
@@ -232,7 +250,7 @@ def _observe(script: Script, error: BaseException | None) -> list[Any]:
         names = layout_of(entity).names
         seen.append((entity.alive, entity.id, [repr(previous(entity, name)) for name in names],
                      [repr(value) for value in layout_of(entity).get(entity)], entity.was_slapped(),
-                     sorted(access.signals_of(entity).items())))
+                     sorted(access.signals_of(entity).items()), repr(entity.look), repr(entity.parts)))
     return seen
 
 
@@ -264,6 +282,7 @@ def _run(kind: type, systems: int, program: list[tuple[Any, ...]], monkeypatch: 
     if systems & 2:
         world.add_processor(Early(world), priority=3)
     trace: list[Any] = []
+    kept: list[Any] = []
     threshold = gc.get_threshold()
     try:
         for _ in range(3):
@@ -286,6 +305,15 @@ def _run(kind: type, systems: int, program: list[tuple[Any, ...]], monkeypatch: 
                 found = script.find(target)
                 if found is not None:
                     found.plan.append(value)
+            elif step == "checkpoint":
+                kept[:] = [world.checkpoint()]
+            elif step == "rollback":
+                if kept:
+                    world.rollback(kept[0])
+            elif step == "look":
+                found = script.find(target)
+                if found is not None:
+                    found.look = LOOKS[value % len(LOOKS)]  # between ticks: committed at once
             else:
                 hooked = step == "gc"  # a profiler's hook, set off often, walking the buffers' lists
                 if hooked:

@@ -712,7 +712,7 @@ class _Other:
     # In this order on purpose: two slots first, so every slot name sits at another offset.
     __slots__ = ("pad0", "pad1", "x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
                  "_nx", "_ny", "_na", "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals",
-                 "_random", "_random_mark")
+                 "_random", "_random_mark", "_look", "_parts")
 
 
 @needs_core
@@ -1058,7 +1058,7 @@ def test_the_cores_keep_and_put_back_refuse_what_they_were_not_given_and_change_
         refusals = [
             ((entities[:-1], rows, odd, extras, no_signals), ValueError, "4 entities for 5 kept rows"),
             ((entities, rows, odd[::-1], extras[::-1], no_signals), ValueError, "increasing indices"),
-            ((entities, rows, [*odd, "4"], (*extras, None, None, None), no_signals), ValueError, "increasing"),
+            ((entities, rows, [*odd, "4"], (*extras, *[None] * 5), no_signals), ValueError, "increasing"),
             ((entities, rows, odd, extras[:-1], no_signals), ValueError, "kept rows"),
             (([*entities[:-1], object()], rows, odd, extras, no_signals), TypeError, "expected an Entity"),
             ((entities, list(rows), odd, extras, no_signals), TypeError, "tuples from keep"),

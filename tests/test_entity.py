@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import Entity, World, buffered, signal
@@ -263,9 +265,10 @@ def test_looks_are_validated_by_name():
     from engine import Look
 
     assert Look("circle", 5).size == (5.0, 5.0)
-    assert Look(image="ship.png").shape == "image"
+    ball = str(Path(__file__).parents[1] / "games" / "pong" / "ball.png")
+    assert Look(image=ball).shape == "image"
     for bad, words in [({"shape": "hexagon"}, "hexagon"), ({"size": -2}, "-2"), ({"color": (1, 2)}, r"\(1, 2\)"),
-                       ({"shape": "image"}, "image="), ({"image": ""}, "''")]:
+                       ({"shape": "image"}, "image="), ({"image": ""}, "''"), ({"image": "ship.png"}, "ship.png")]:
         with pytest.raises(ValueError, match=words):
             Look(**bad)
 

@@ -39,17 +39,18 @@
 enum {
     S_X, S_Y, S_ANGLE, S_ALIVE, S_MOTION_ONLY,
     S_BX, S_BY, S_BA, S_NX, S_NY, S_NA, S_PX, S_PY, S_PA,
-    S_PREV_TICK, S_BFULL, S_NFULL, S_PREST, S_SIGNALS, S_RANDOM, S_RANDOM_MARK,
+    S_PREV_TICK, S_BFULL, S_NFULL, S_PREST, S_SIGNALS, S_RANDOM, S_RANDOM_MARK, S_LOOK, S_PARTS,
     S_COUNT
 };
 
 static const char *slot_names[S_COUNT] = {
     "x", "y", "angle", "alive", "_motion_only",
     "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-    "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark",
+    "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
 };
 
 static Py_ssize_t offsets[S_COUNT];
+static Py_ssize_t kept_end = 0;           /* past the last slot keep() and put_back() touch */
 static PyTypeObject *slots_type = NULL;   /* BufferSlots, set by configure() */
 static PyObject *str_layout = NULL;       /* "_layout" */
 static PyObject *str_get = NULL;          /* "get" */
@@ -259,6 +260,12 @@ core_configure(PyObject *module, PyObject *cls)
         found[s] = member->offset;
     }
     memcpy(offsets, found, sizeof(offsets));
+    kept_end = 0;
+    for (int s = 0; s < S_COUNT; s++) {
+        if (offsets[s] + (Py_ssize_t)sizeof(PyObject *) > kept_end) {
+            kept_end = offsets[s] + (Py_ssize_t)sizeof(PyObject *);
+        }
+    }
     /* A class checked against the old slots class has its slots at the old offsets. */
     checked_type = NULL;
     checked_tag = 0;
@@ -969,18 +976,19 @@ static PyTypeObject SettlerType = {
 
 /* What a checkpoint keeps of every entity: a row of references, in this order, copied out of
  * the slots in one pass; and, for the few entities whose other kept slots (``_prest``,
- * ``_signals``, ``_random``, in this order) are not the defaults a motion-only entity has
- * (``()``, the shared empty signals dict, ``None``), those three as well. */
+ * ``_signals``, ``_random``, ``_look``, ``_parts``, in this order) are not the defaults a
+ * motion-only entity that shows its class's look has (``()``, the shared empty signals dict,
+ * ``None``, ``None``, ``None``), those five as well. */
 #define KEPT_WIDTH 7
 static const int kept_slots[KEPT_WIDTH] = {S_X, S_Y, S_ANGLE, S_PX, S_PY, S_PA, S_PREV_TICK};
-#define EXTRA_WIDTH 3
+#define EXTRA_WIDTH 5
 /* A kept row: the KEPT_WIDTH slots, then the entity's class (a game may swap it: the rollback
  * makes it that class again before anything is put back, kept.py's restore). */
 #define ROW_WIDTH (KEPT_WIDTH + 1)
-static const int extra_slots[EXTRA_WIDTH] = {S_PREST, S_SIGNALS, S_RANDOM};
+static const int extra_slots[EXTRA_WIDTH] = {S_PREST, S_SIGNALS, S_RANDOM, S_LOOK, S_PARTS};
 /* Every slot keep() reads, in the order kept.py's pure path reads them: the same error first. */
 static const int read_slots[KEPT_WIDTH + EXTRA_WIDTH] = {S_X, S_Y, S_ANGLE, S_PX, S_PY, S_PA, S_PREST,
-                                                         S_PREV_TICK, S_SIGNALS, S_RANDOM};
+                                                         S_PREV_TICK, S_LOOK, S_PARTS, S_SIGNALS, S_RANDOM};
 /* The classes ``keep`` lists; past this many, it returns None and the caller finds them. */
 #define KEPT_KINDS 32
 static PyObject *minus_one = NULL;     /* the ``_random_mark`` a rollback leaves: -1 */
@@ -997,7 +1005,7 @@ prefetch_kept(PyObject *list, Py_ssize_t i)
     Py_ssize_t size = PyList_GET_SIZE(list);
     if (i + AHEAD < size) {
         char *entity = (char *)PyList_GET_ITEM(list, i + AHEAD);
-        for (Py_ssize_t line = 0; line < offsets[S_RANDOM_MARK] + 8; line += 64) {
+        for (Py_ssize_t line = 0; line < kept_end; line += 64) {
             __builtin_prefetch(entity + line, 1);
         }
     }
@@ -1091,7 +1099,8 @@ core_keep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         row[KEPT_WIDTH] = Py_NewRef((PyObject *)Py_TYPE(entity));
         PyObject *prest = SLOT(entity, S_PREST);
         if (SLOT(entity, S_MOTION_ONLY) != Py_True || SLOT(entity, S_RANDOM) != Py_None
-                || SLOT(entity, S_SIGNALS) != no_signals || !PyTuple_CheckExact(prest) || PyTuple_GET_SIZE(prest)) {
+                || SLOT(entity, S_SIGNALS) != no_signals || !PyTuple_CheckExact(prest) || PyTuple_GET_SIZE(prest)
+                || SLOT(entity, S_LOOK) != Py_None || SLOT(entity, S_PARTS) != Py_None) {
             if (pile_push(&odd, (void *)i) < 0) {
                 PyErr_NoMemory();
                 goto failed;
@@ -1267,7 +1276,7 @@ core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Pile flagged = {NULL, 0, 0};
     int scan_all = 0;
     Py_ssize_t next = 0, next_index = odd_count ? PyLong_AsSsize_t(PyList_GET_ITEM(odd, 0)) : -1;
-    PyObject *defaults[EXTRA_WIDTH] = {empty_tuple, no_signals, Py_None};
+    PyObject *defaults[EXTRA_WIDTH] = {empty_tuple, no_signals, Py_None, Py_None, Py_None};
     PyObject **row = &PyTuple_GET_ITEM(rows, 0);
     for (Py_ssize_t i = 0; i < count; i++, row += ROW_WIDTH) {
         PyObject *entity = PyList_GET_ITEM(entities, i);

@@ -59,6 +59,7 @@ from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import MUTABLE_TYPES, Layout, layout_of
 from engine.buffering.kept import keep_buffers, put_back_buffers, restore_buffers
 from engine.buffering.own import OwnBuffers
+from engine.buffering.shown import UNCHANGED, ShownBuffers
 from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host
 from engine.buffering.traps import trap_writes
@@ -96,9 +97,13 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     entity._signals = NO_SIGNALS
     entity._random = None
     entity._random_mark = -1
+    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's.
+    entity._look = getattr(entity, "_look", None)
+    entity._parts = getattr(entity, "_parts", None)
+    entity._nlook = entity._nparts = UNCHANGED
 
 
-class PureBuffers(SignalBuffers):
+class PureBuffers(SignalBuffers, ShownBuffers):
     """The Double Buffer of one world, in pure Python (see the module docstring for the protocol).
 
     ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
@@ -111,6 +116,7 @@ class PureBuffers(SignalBuffers):
 
     def __init__(self) -> None:
         super().__init__()
+        self.init_shown()
         self.sender = None
         self.serial = 0
         """Goes up at every tick attempt: marks which entities' generators were saved this tick."""
@@ -242,6 +248,7 @@ class PureBuffers(SignalBuffers):
                 written.extend(_differences(entity, entity._bfull))
         if written or self.diagnosing:
             raise ForeignWrites(written)
+        self.commit_shown()
         moved = self._moved
         if not self._late_systems and not self._pending:
             # No later system and no signal to combine (a combine is game code that may fail
@@ -307,6 +314,7 @@ class PureBuffers(SignalBuffers):
         for entity, before in self._system_written:
             _previous_from(entity, before + entity._bfull[len(before):], tick)
         self._system_written.clear()
+        self.forget_shown()
         self._moved.clear()
         self._changed.clear()
         for entity in self._snapped:
@@ -343,6 +351,7 @@ class PureBuffers(SignalBuffers):
             else:
                 layout_of(entity).set(entity, before)
         self._system_written.clear()
+        self.abort_shown()
         self._moved.clear()
         self._changed.clear()
         self._snapped.clear()

@@ -86,6 +86,7 @@ class CompiledBuffers(PureBuffers):
         suspects: list[BufferSlots] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
         if suspects is not None:
             raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
+        self.commit_shown()
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
 

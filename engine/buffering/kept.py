@@ -2,7 +2,8 @@
 
 The buffers' half of ``World.checkpoint`` (``engine.world.checkpoints`` does the world's
 half): the committed buffered values, the previous values the renderer interpolates
-from, the committed signals and the entity's random generator. Taken between ticks only,
+from, what the entity shows of its own (``engine.buffering.shown``), the committed
+signals and the entity's random generator. Taken between ticks only,
 when nothing is pending. Values are kept by reference: buffered values are immutable
 (a spawn refuses a mutable one), and signals dicts are replaced, never changed, by a tick.
 The generator object itself is kept, so a rollback puts the same object back.
@@ -28,16 +29,20 @@ from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout
+from engine.buffering.shown import bump
 from engine.buffering.slots import BufferSlots, _core
 
 __all__ = ["KeptBuffers", "keep_buffers", "keep_compiled", "put_back_buffers", "put_back_compiled",
            "restore_buffers", "restore_classes", "restore_compiled"]
 
+_EXTRAS = 5
+"""How many slots the core keeps of each odd entity: ``_prest``, ``_signals``, ``_random``, ``_look``, ``_parts``."""
+
 KeptBuffers = Any
 """Every entity's kept buffers (opaque outside this module)."""
 
 # Read after the buffered fields, in this order; the generator's state follows them.
-_SLOTS = ("_px", "_py", "_pa", "_prest", "_prev_tick", "_signals", "_random")
+_SLOTS = ("_px", "_py", "_pa", "_prest", "_prev_tick", "_look", "_parts", "_signals", "_random")
 
 
 class _Keeper:
@@ -116,6 +121,7 @@ def restore_classes(entities: Sequence[BufferSlots], changed: Iterable[int], kin
                             f"{kind.__name__} at the checkpoint and can't be made one again ({error}); "
                             "nothing was rolled back") from None
         swapped.append((entity, now))
+    bump()  # a class swapped back shows its class's look
 
 
 def restore_buffers(entities: Sequence[BufferSlots], kept: KeptBuffers) -> None:
@@ -147,6 +153,7 @@ def put_back_buffers(entities: Iterable[BufferSlots], kept: KeptBuffers) -> list
         else:  # the generator's state follows: the same object comes back, at that state
             keeper.put(entity, values[:-1])
             values[-2].setstate(values[-1])
+    bump()  # looks and parts may be others now
     return None
 
 
@@ -163,7 +170,7 @@ def keep_compiled(entities: list[BufferSlots]) -> tuple[KeptBuffers, list[type[A
     for at, index in enumerate(odd):
         entity: BufferSlots = entities[index]
         layout: Layout = type(entity)._layout  # type: ignore[attr-defined]
-        generator: random.Random | None = extras[3 * at + 2]
+        generator: random.Random | None = extras[_EXTRAS * at + 2]
         if layout.rest or generator is not None:
             more.append((index, layout if layout.rest else None, layout.get(entity) if layout.rest else None,
                          generator, None if generator is None else generator.getstate()))
@@ -193,4 +200,5 @@ def put_back_compiled(entities: list[BufferSlots], kept: KeptBuffers) -> list[Bu
             layout.set(entities[index], values)
         if generator is not None:
             generator.setstate(state)
+    bump()  # looks and parts may be others now
     return signalled

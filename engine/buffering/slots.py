@@ -41,8 +41,8 @@ ACCELERATED = _core is not None
 
 # In this order on purpose (not sorted): what the tick reads together sits together.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "__dict__",
-          "__weakref__")
+          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_nlook",
+          "_parts", "_nparts", "__dict__", "__weakref__")
 # The compiled core reads the slots, so with it entities always have them. Without it, the
 # pure path is fastest with them up to 3.12, and without them from 3.13 on, where any slot
 # in a base class costs every instance CPython's inline attribute storage (a user's
@@ -62,7 +62,8 @@ class BufferSlots:
     offset and CPython's specialised bytecode reads them from Python as fast as any
     attribute (``LOAD_ATTR_SLOT``). ``x``, ``y`` and ``angle`` are the committed values
     (the updating entity's own pending ones during its update); ``_b*`` the baseline,
-    ``_n*`` the pending values of an entity that changed, ``_p*`` the previous ones.
+    ``_n*`` the pending values of an entity that changed, ``_p*`` the previous ones;
+    ``_look`` and ``_parts`` what the entity shows of its own (``engine.buffering.shown``).
     Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
     """
@@ -91,6 +92,10 @@ class BufferSlots:
     _signals: dict[str, Any]
     _random: random.Random | None
     _random_mark: int
+    _look: Any
+    _nlook: Any
+    _parts: Any
+    _nparts: Any
 
     if TYPE_CHECKING:
         # What the buffers read of every entity besides their slots; ``Entity`` defines them.

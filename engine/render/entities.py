@@ -11,14 +11,19 @@ updating one pyglet shape per entity costs several times more at 10,000 entities
 ``tickswap bench``). Text looks are pyglet labels in one batch per layer, rebuilt only
 when their text changes and moved only when their entity moves.
 
-Looks are read every frame (one attribute read per entity), so a look changed at any
-time, on the class or the instance, shows in the next frame; ``look = None`` hides the
-entity. Higher ``Look.layer`` numbers draw on top; within a layer, entities of one look
-keep update order and looks are drawn in the order their first entity comes in update
-order. A spawned ``Camera`` centres the view on its interpolated position (zoomed and
-shaken as it says); looks with ``screen=True`` are drawn after every world layer, in
-window coordinates, where no camera moves them. Rendering only reads: it never changes
-game state.
+Looks are read whenever any may have changed (``engine.buffering.shown.version``: a
+look committed, rolled back or loaded, a class's look set), so a look changed at any
+time, on the class or the instance, shows in the next frame, and a frame after which
+nothing changed reads none; ``look = None`` hides the entity. An entity's ``parts``
+(``engine.look.Part``) are drawn after its own look, each in its own look's layer, at
+its offset from the entity's interpolated position (turned with its interpolated angle
+when the part turns): rows appended to the gathered motion, so they go through the same
+buckets as the entities and interpolate with them. Higher ``Look.layer`` numbers draw
+on top; within a layer, entities of one look keep update order and looks are drawn in
+the order their first entity comes in update order. A spawned ``Camera`` centres the
+view on its interpolated position (zoomed and shaken as it says); looks with
+``screen=True`` are drawn after every world layer, in window coordinates, where no
+camera moves them. Rendering only reads: it never changes game state.
 
 This module is the renderer that composes the parts: it decides what is drawn, with
 which look, in which layer and order, and when to gather. How is elsewhere: the point
@@ -31,7 +36,6 @@ below the looks of that layer).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -40,9 +44,11 @@ import pyglet
 from engine.buffering import ACCELERATED, gather_pair
 from engine.buffering.access import motion
 from engine.buffering.own import OwnBuffers
+from engine.buffering.shown import shown_values
+from engine.buffering.shown import version as shown_version
 from engine.camera import Camera
-from engine.entity import Entity
-from engine.look import Look, resolved
+from engine.entity import LOOK, PARTS, Entity
+from engine.look import Look, Part, resolved
 from engine.render.crowds import CrowdLayer
 from engine.render.quads import QuadBucket
 from engine.render.sprites import Bucket, fits_a_point
@@ -86,7 +92,25 @@ _MISSING_CLASS = object()
 
 def _is_text(look: Any) -> bool:
     return isinstance(look, Look) and look.shape == "text"
-_get_look = attrgetter("look")
+
+
+def place_parts(rows: np.ndarray[Any, Any], offsets: np.ndarray[Any, Any],
+                turns: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where parts are, from their entities' ``rows`` (``x, y, angle`` each): ``(x, y, angle)`` per part.
+
+    A part that turns sits at its offset turned by its entity's angle, and is turned as
+    much; one that does not sits at its offset, unturned. Worked out in double precision
+    and returned in the rows' own type, as the gather gave them.
+    """
+    entity = rows.astype(np.float64)
+    angle = np.where(turns, entity[:, 2], 0.0)
+    radians = np.radians(angle)
+    cos, sin = np.cos(radians), np.sin(radians)
+    placed = np.empty_like(entity)
+    placed[:, 0] = entity[:, 0] + offsets[:, 0] * cos - offsets[:, 1] * sin
+    placed[:, 1] = entity[:, 1] + offsets[:, 0] * sin + offsets[:, 1] * cos
+    placed[:, 2] = angle
+    return placed.astype(rows.dtype)
 
 
 class EntityRenderer:
@@ -116,6 +140,11 @@ class EntityRenderer:
         self._free: list[Entity] = []  # those whose look comes from the entity, not from ``looks``
         self._fixed: list[Look | None] = []  # the looks of the others, by position in _drawn
         self._seen_looks: list[Any] | None = None
+        self._seen_parts: list[tuple[Part, ...]] | None = None
+        self._seen_version = -1
+        self._part_of: np.ndarray[Any, Any] | None = None  # the entity (index in _drawn) of each part's row
+        self._part_offsets: np.ndarray[Any, Any] = np.zeros((0, 2))
+        self._part_turns: np.ndarray[Any, Any] = np.zeros(0, dtype=bool)
         self._camera: Camera | None = None
         self._plan: list[tuple[tuple[bool, int], list[Bucket | QuadBucket], list[CrowdLayer]]] = []
         self._scale = 1.0  # the zoom the buckets were chosen for (points or quads)
@@ -189,24 +218,44 @@ class EntityRenderer:
 
     def _current_looks(self) -> list[Any]:
         """The look of every entity whose look is its own, read now (a look can change at any time)."""
-        return list(map(_get_look, self._free))
+        return shown_values(LOOK, self._free)
 
-    def _sync_looks(self, free_looks: list[Any]) -> None:
-        """Put every drawn entity in the bucket of its look (or none), keeping update order."""
+    def _sync_looks(self, free_looks: list[Any], parts: list[tuple[Part, ...]]) -> None:
+        """Put every drawn entity, and every part, in the bucket of its look (or none), keeping update order.
+
+        Parts get rows after the entities' (``_part_of`` says whose), so a bucket's rows
+        may be entities' or parts': drawn the same way.
+        """
         free = iter(free_looks)
         members: dict[Look, list[int]] = {}
-        texts: list[tuple[int, int, Look]] = []
-        for index, (entity, fixed) in enumerate(zip(self._drawn, self._fixed)):
+        texts: list[tuple[Any, int, Look]] = []
+        drawn = self._drawn
+        part_of: list[int] = []
+        offsets: list[tuple[float, float]] = []
+        turns: list[bool] = []
+        row = len(drawn)
+        for index, (entity, fixed, shown_parts) in enumerate(zip(drawn, self._fixed, parts)):
             look = resolved(next(free) if fixed is _MISSING else fixed)
-            if look is None:
-                continue
-            if not isinstance(look, Look):
-                raise TypeError(f"{type(entity).__name__}.look must be a Look or None, got {look!r}")
-            if look.shape == "text":
-                assert entity.id is not None
-                texts.append((entity.id, index, look))
-            else:
-                members.setdefault(look, []).append(index)
+            if look is not None:
+                if not isinstance(look, Look):
+                    raise TypeError(f"{type(entity).__name__}.look must be a Look or None, got {look!r}")
+                if look.shape == "text":
+                    assert entity.id is not None
+                    texts.append((entity.id, index, look))
+                else:
+                    members.setdefault(look, []).append(index)
+            for number, part in enumerate(shown_parts):
+                part_of.append(index)
+                offsets.append(part.offset)
+                turns.append(part.turns)
+                if part.look.shape == "text":
+                    texts.append(((entity.id, number), row, part.look))
+                else:
+                    members.setdefault(part.look, []).append(row)
+                row += 1
+        self._part_of = np.array(part_of, dtype=np.intp) if part_of else None
+        self._part_offsets = np.array(offsets, dtype=np.float64).reshape(-1, 2)
+        self._part_turns = np.array(turns, dtype=bool)
         for look in [look for look in self._buckets if look not in members]:
             self._buckets.pop(look).delete()
         for look, indices in members.items():
@@ -222,6 +271,7 @@ class EntityRenderer:
         self._order = sorted((self._buckets[look] for look in members), key=lambda bucket: bucket.stage)
         self._texts.assign(texts)
         self._seen_looks = free_looks
+        self._seen_parts = parts
         self._plan_layers()
 
     def _plan_layers(self) -> None:
@@ -274,20 +324,32 @@ class EntityRenderer:
             if any(layer.quads != (not fits_a_point(layer.look, scale)) for layer in self._crowds.values()):
                 self._sync_structure()  # a crowd's look too: its layer is made again, as quads or points
                 regather = True
-        # One pass over the entities a frame: a list compares its items by identity first,
-        # so the same looks as last frame cost no __eq__; equal looks in new objects redraw nothing.
-        free_looks = self._current_looks()
-        if free_looks != self._seen_looks and not self._restyle_texts(free_looks):
-            self._sync_looks(free_looks)
-            regather = True
-        else:
-            self._seen_looks = free_looks
+        # Looks and parts are read only when something shown may have changed (or the entities
+        # did): then one pass over the entities, and a list compares its items by identity
+        # first, so the same looks as last frame cost no __eq__; equal looks in new objects
+        # redraw nothing.
+        version = shown_version()
+        if version != self._seen_version or self._seen_looks is None:
+            self._seen_version = version
+            free_looks = self._current_looks()
+            parts = shown_values(PARTS, self._drawn)
+            if parts != self._seen_parts or (free_looks != self._seen_looks and not self._restyle_texts(free_looks)):
+                self._sync_looks(free_looks, parts)
+                regather = True
+            else:
+                self._seen_looks = free_looks
         if regather or world.tick_count != self._synced_tick:
             drawn = self._drawn
             if self._motion is None or len(self._motion[0]) < len(drawn):
                 rows = max(64, 2 * len(drawn))  # room to grow: spawning a few more allocates nothing
                 self._motion = np.empty((rows, 3), dtype=np.float32), np.empty((rows, 3), dtype=np.float32)
             previous, current = gather_motion(drawn, world.tick_count, self._motion)
+            part_of = self._part_of
+            if part_of is not None:  # the parts' rows follow the entities', placed from them
+                previous = np.concatenate((previous, place_parts(previous[part_of], self._part_offsets,
+                                                                 self._part_turns)))
+                current = np.concatenate((current, place_parts(current[part_of], self._part_offsets,
+                                                               self._part_turns)))
             for bucket in self._order:
                 bucket.take(previous, current)
             self._texts.take(previous, current)
@@ -347,7 +409,7 @@ class EntityRenderer:
 
     @property
     def entity_count(self) -> int:
-        """How many entities the renderer is drawing, crowd members included."""
+        """How many looks the renderer is drawing: entities', parts' and crowd members'."""
         return (sum(bucket.count for bucket in self._order) + len(self._texts.labels)
                 + sum(layer.crowd.count for layer in self._crowds.values()))
 

@@ -14,6 +14,8 @@ import numpy as np
 import pyglet
 from pyglet.gl import GL_LINES
 
+from engine.world import population
+
 __all__ = ["Hud"]
 
 _VERTEX_SOURCE = """#version 330 core
@@ -46,7 +48,7 @@ TEXT_BOTTOM = GRAPH_TOP + 4
 class Hud:
     """Statistics drawn over the game, bottom left; ``visible`` toggles it."""
 
-    def __init__(self, window: Any, loop: Any, world: Any, *, entity_count: Any = None) -> None:
+    def __init__(self, window: Any, loop: Any, world: Any) -> None:
         from pyglet.graphics.shader import Shader, ShaderProgram
 
         self.window = window
@@ -55,7 +57,6 @@ class Hud:
         self.visible = True
         self.note = ""
         """A short status line (paused, interpolation off, ...) the runner sets."""
-        self._entity_count = entity_count
         self._times: deque[float] = deque([0.0] * SAMPLES, maxlen=SAMPLES)
         self._batch = pyglet.graphics.Batch()
         program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
@@ -99,7 +100,7 @@ class Hud:
                 self._fps = (self.loop.frames - frames) * 1000 / (now_ms - since)
                 self._ups = (self.loop.ticks - ticks) * 1000 / (now_ms - since)
             self._frames_then, self._ticks_then, self._last_text = self.loop.frames, self.loop.ticks, now_ms
-            entities = self._entity_count() if self._entity_count else len(self.world)
+            entities = population(self.world)  # the summary line's count, in its words
             # Until a quarter second has passed there is no rate to show yet: say so.
             rates = (f"{self._fps:5.1f} fps  {self._ups:5.1f} ups" if self._frames_then or self._fps
                      else "  -- fps    -- ups")
@@ -108,7 +109,7 @@ class Hud:
             self._label.width = max(64, min(510, self.window.width - 16))
             self._label.text = (
                 f"{rates}  alpha {self.loop.alpha:.2f}  "
-                f"updates/frame {self.loop.frame_updates}  entities {entities}\n"
+                f"updates/frame {self.loop.frame_updates}  {entities}\n"
                 f"{type(self.loop).__name__}  {self.note}"
             )
             self._backdrop.width = self._label.width + 10

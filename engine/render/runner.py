@@ -136,8 +136,7 @@ class GameRunner:
         # pass: its flip stands in for a vsync'd 60 Hz one. Loops that wait for their own
         # deadlines just pay a small render cost, or two pacers would fight.
         self._render_ms = 1000 / DISPLAY_HZ if LOOPS[loop].renders_freely else HEADLESS_RENDER_MS
-        self.hud = Hud(self.window, self.loop, self.world,
-                       entity_count=lambda: getattr(self.view, "entity_count", len(self.world)))
+        self.hud = Hud(self.window, self.loop, self.world)
         self.hud.visible = show_hud
         self._paused = False
         self._stopped = False

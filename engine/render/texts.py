@@ -1,4 +1,4 @@
-"""Text looks: one pyglet label per entity whose look is text, in one batch per layer.
+"""Text looks: one pyglet label per entity (or part) whose look is text, in one batch per layer.
 
 Text cannot be a point sprite, so it has its own, slower path: a label is rebuilt only
 when its look changes (and restyled in place where it can be) and moved only when its
@@ -7,6 +7,7 @@ entity's drawn position or angle changes, so text that stands still costs nothin
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -24,16 +25,17 @@ class Texts:
     """
 
     def __init__(self) -> None:
-        self.labels: dict[int, Any] = {}  # entity id -> label
-        self.looks: dict[int, Look] = {}
-        self.placed: dict[int, tuple[float, float, float]] = {}
+        # Keyed by entity id, or (entity id, part number) for a part's text.
+        self.labels: dict[Hashable, Any] = {}
+        self.looks: dict[Hashable, Look] = {}
+        self.placed: dict[Hashable, tuple[float, float, float]] = {}
         self.batches: dict[tuple[bool, int], Any] = {}  # by stage: (screen, layer)
-        self.rows: list[tuple[int, int]] = []  # (entity id, index in the drawn list)
+        self.rows: list[tuple[Hashable, int]] = []  # (key, row of the gathered motion)
         self.previous: np.ndarray[Any, Any] = np.zeros((0, 3))
         self.current: np.ndarray[Any, Any] = np.zeros((0, 3))
 
-    def assign(self, rows: list[tuple[int, int, Look]]) -> None:
-        """Keep a label for each (entity id, index, look); make, restyle or drop labels to match."""
+    def assign(self, rows: list[tuple[Hashable, int, Look]]) -> None:
+        """Keep a label for each (key, row, look); make, restyle or drop labels to match."""
         wanted = {entity_id for entity_id, _, _ in rows}
         for entity_id in [i for i in self.labels if i not in wanted]:
             self.labels.pop(entity_id).delete()
@@ -43,8 +45,9 @@ class Texts:
             self.restyle(entity_id, look)
         self.rows = [(entity_id, index) for entity_id, index, _ in rows]
 
-    def restyle(self, entity_id: int, look: Look) -> None:
-        """Give entity ``entity_id``'s label ``look``: changed in place where it can be, made where it must."""
+    def restyle(self, entity_id: Hashable, look: Look) -> None:
+        """Give the label of ``entity_id`` (an id, or (id, part number)) ``look``: changed in place where it
+        can be, made where it must."""
         import pyglet.text
 
         old = self.looks.get(entity_id)

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from engine.buffering.access import signals_of
-from engine.entity import Entity
+from engine.buffering.shown import HIDDEN, kept_value
+from engine.entity import LOOK, PARTS, Entity
 from engine.messages import shown
+from engine.state.looks import look_data, parts_data, picture_root
 from engine.state.names import public_module_name
 
 __all__ = ["Snapshotted", "UnhashableState", "jsonable", "snapshot", "state_hash"]
@@ -77,7 +79,7 @@ def snapshot(world: Snapshotted) -> dict[str, Any]:
     for entity in sorted(world.entities, key=_entity_id):
         kind = type(entity)
         where = f"{kind.__name__} (id {entity.id})"
-        entities.append({
+        record: dict[str, Any] = {
             "id": entity.id,
             "class": f"{public_module_name(kind.__module__)}.{kind.__qualname__}",
             "state": {name: jsonable(value, f"{where}.{name}") for name, value in entity.buffered_state().items()},
@@ -85,8 +87,28 @@ def snapshot(world: Snapshotted) -> dict[str, Any]:
             # What a save keeps besides buffered state is state too: a replay or a check that
             # ignored it would miss a run that diverged there.
             "saved": {name: jsonable(getattr(entity, name, _MISSING), f"{where}.{name}") for name in kind.saved},
-        })
+        }
+        shown_state(entity, record)
+        entities.append(record)
     return {"tick": world.tick_count, "entities": entities}
+
+
+def shown_state(entity: Entity, record: dict[str, Any]) -> None:
+    """Add what ``entity`` shows of its own (``look``, ``parts``) to its snapshot ``record``: nothing when
+    it shows its class's, so games that never set one on an instance hash as they always did.
+
+    Pictures are named relative to the entity's class's module (else by file name): the
+    hash never holds where the game lives (``engine.look.picture_root``).
+    """
+    look = kept_value(LOOK, entity)
+    parts = kept_value(PARTS, entity)
+    if look is None and parts is None:
+        return
+    root = picture_root(type(entity))
+    if look is not None:
+        record["look"] = look_data(None if look is HIDDEN else look, root, portable=True)
+    if parts is not None:
+        record["parts"] = parts_data(parts, root, portable=True)
 
 
 def state_hash(world: Snapshotted) -> str:

@@ -81,9 +81,35 @@ def compare_snapshots(reference: Mapping[str, Any], other: Mapping[str, Any],
         for name in sorted(a.get("saved", {}).keys() | b.get("saved", {}).keys()):
             if not _same(a["saved"].get(name), b["saved"].get(name)):
                 fields.append((name, a["saved"].get(name), b["saved"].get(name)))
+        for name in ("look", "parts"):  # what an instance shows of its own; absent: its class's
+            if not _same(a.get(name, _CLASS), b.get(name, _CLASS)):
+                fields.append((name, _shown(a.get(name, _CLASS)), _shown(b.get(name, _CLASS))))
         if fields:
             differences.append(EntityDifference(_short(a["class"]), entity_id, tuple(fields)))
     return differences
+
+
+_CLASS = "its class's"
+
+
+def _shown(value: Any) -> Any:
+    """A snapshot's look (or parts) said briefly: ``square 8x8 #ffffffff layer 0``, not its whole record."""
+    if isinstance(value, list):
+        return [_shown(part.get("look")) if isinstance(part, dict) else part for part in value]
+    if not isinstance(value, dict):
+        return value
+    what = value.get("text") if value.get("shape") == "text" else value.get("shape")
+    image = value.get("image")
+    if isinstance(image, dict) and image:
+        what = str(next(iter(image.values())))
+    size = value.get("size")
+    if isinstance(size, list):
+        size = "x".join(f"{side:g}" for side in size if isinstance(side, (int, float)))
+    region = value.get("region")
+    color = value.get("color")
+    tint = "#" + "".join(f"{part:02x}" for part in color) if isinstance(color, list) and all(
+        isinstance(part, int) for part in color) else ""
+    return f"{what} {size} {tint}".rstrip() + (f" region {region}" if region else "")
 
 
 def _same(a: Any, b: Any) -> bool:

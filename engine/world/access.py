@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.buffering.own import OwnBuffers
 from engine.ecs import EsperWorld
 from engine.world.sounds import SoundRequest
 
 if TYPE_CHECKING:
     from engine.world.world import World
 
-__all__ = ["esper_of", "system_count", "take_sounds", "updating_entity"]
+__all__ = ["esper_of", "population", "system_count", "take_sounds", "updating_entity"]
 
 
 def esper_of(world: World) -> EsperWorld:
@@ -33,6 +34,22 @@ def take_sounds(world: World) -> list[SoundRequest]:
 def system_count(world: World) -> int:
     """How many systems were added with ``add_processor`` (the Update Method system is not counted)."""
     return world._early_systems + world._late_systems
+
+
+def population(world: World) -> str:
+    """How many entities live in ``world``, in words: ``"12 entities"``, ``"1 entity"``, and the
+    members of its crowds beside them (``"3 entities, 1900 crowd members"``).
+
+    The one count the HUD and the command line's summary line both show: live entities
+    (drawn or not: a camera, a controller), each crowd one of them, its members apart.
+    """
+    live = world.entities
+    said = f"{len(live)} {'entity' if len(live) == 1 else 'entities'}"
+    crowds = [entity for entity in live if isinstance(entity, OwnBuffers)]
+    if crowds:
+        members = sum(crowd.count for crowd in crowds)
+        said += f", {members} crowd {'member' if members == 1 else 'members'}"
+    return said
 
 
 def updating_entity(world: World) -> object | None:

@@ -44,6 +44,7 @@ from engine.schema import (
     parse_json,
     version_matches,
 )
+from engine.state.looks import own_shown
 from engine.state.names import __version__, public_module_name
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
@@ -72,6 +73,8 @@ class SaveError(ValueError):
 
 
 _ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
+_SHOWN_KEYS = ("look", "parts")
+"""Optional: what an entity shows of its own (absent: its class's look and parts)."""
 
 
 def _is_number(value: Any) -> bool:
@@ -95,7 +98,8 @@ def _check_random_state(state: Any, where: str) -> None:
 def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[int], tick_count: int,
                          dead: list[DeadReference]) -> None:
     """Check one entity record against its class (called once the class is resolved)."""
-    expect_keys(record, where, _ENTITY_KEYS)
+    expect_keys(record, where, _ENTITY_KEYS, _SHOWN_KEYS)
+    own_shown(record, where, kind)
     defaults = kind.buffered_fields()
     names = tuple(defaults)
     buffered = expect_keys(record["buffered"], f"{where}.buffered", names)
@@ -258,7 +262,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         raise FieldError(f"entities must be a list of at most {MAX_ENTITIES}")
     ids: set[int] = set()
     for index, record in enumerate(records):
-        record = expect_keys(record, f"entities[{index}]", _ENTITY_KEYS)
+        record = expect_keys(record, f"entities[{index}]", _ENTITY_KEYS, _SHOWN_KEYS)
         entity_id = expect_whole(record["id"], f"entities[{index}].id", 1, MAX_ID)
         if entity_id in ids:
             raise FieldError(f"entities[{index}].id {entity_id} is used twice")

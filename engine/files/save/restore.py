@@ -25,12 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from engine.buffering.own import OwnBuffers
-from engine.entity import Entity
+from engine.buffering.shown import put_own
+from engine.entity import LOOK, PARTS, Entity
 from engine.errors import mark_restored, missing_after_load
 from engine.files.save.check import SaveError, check_game, check_world, read_save
 from engine.input.events import STICKS, InputEvent, InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
+from engine.state.looks import own_shown
 from engine.state.values import decode
 from engine.world.music import music_of
 from engine.world.spawner import spawner_of
@@ -101,6 +103,8 @@ def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: 
             "previous": list(decode(record["previous"]["values"], entities, dead)),
             "random": None if generator is None else [generator[0], generator[1], decode(generator[2], {})],
         })
+        for name, value in own_shown(record, f"entities (id {record['id']})", type(entity)).items():
+            put_own(LOOK if name == "look" else PARTS, entity, value)
     spawner.restore_last_id(last_id)
     for record in records:
         entity = entities[record["id"]]

@@ -24,8 +24,9 @@ from typing import Any, Protocol
 
 from engine.buffering.access import committed_values, saved_state
 from engine.buffering.own import OwnBuffers
+from engine.buffering.shown import HIDDEN, kept_value
 from engine.ecs import current_components
-from engine.entity import Entity
+from engine.entity import LOOK, PARTS, Entity
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.save.check import (
     FORMAT,
@@ -39,6 +40,7 @@ from engine.files.save.check import (
 from engine.input.events import InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
+from engine.state.looks import look_data, parts_data, picture_root
 from engine.state.names import __version__, public_module_name
 from engine.state.values import NotSaveable, encode
 from engine.world.music import music_of
@@ -99,7 +101,7 @@ def _entity_record(entity: Entity) -> dict[str, Any]:
     crowd = entity._saved_own() if isinstance(entity, OwnBuffers) else None
     buffers = saved_state(entity)
     generator = buffers["random"]
-    return {
+    record = {
         "crowd": crowd,
         "id": entity.id,
         "class": f"{public_module_name(kind.__module__)}:{kind.__qualname__}",
@@ -112,6 +114,14 @@ def _entity_record(entity: Entity) -> dict[str, Any]:
                                            for value in buffers["previous"]]}},
         "random": None if generator is None else [generator[0], generator[1], encode(generator[2], where)],
     }
+    # What it shows of its own (absent: its class's). Pictures beside the class's module are
+    # written relative to it, so the save moves with its game (engine.look.picture_root).
+    look, parts = kept_value(LOOK, entity), kept_value(PARTS, entity)
+    if look is not None:
+        record["look"] = look_data(None if look is HIDDEN else look, picture_root(kind))
+    if parts is not None:
+        record["parts"] = parts_data(parts, picture_root(kind))
+    return record
 
 
 def _music(world: SavedWorld) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
-from engine.world import World, take_music, take_sounds
+from engine.world import World, population, take_music, take_sounds
 from engine.world.sounds import missing_file, missing_sound
 
 __all__ = ["RunSession", "check_run_args", "module_of", "run_command"]
@@ -169,9 +169,8 @@ class RunSession:
             self.args.no_hud = True
             self.runner = make_runner(self.args, self.game, world)
             write_screenshot(self.runner, self.args.screenshot, alpha=1.0)
-        entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
         return (f"{ticks} ticks in {seconds * 1000:.1f} ms "
-                f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {entities}")
+                f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {population(world)}")
 
     def _run_frames(self) -> str:
         """A loop in a window (or off-screen); returns the summary."""
