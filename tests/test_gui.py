@@ -450,3 +450,55 @@ def test_a_click_on_the_gui_is_not_a_click_in_the_world_in_any_order():
             world.tick()
         builder = world.entities_of(Builder)[0]
         assert builder.towers == ((-110.0, -70.0), (90.0, 30.0)), "the clicks at (100, 100) and (500, 300) only"
+
+
+# -- drawn ----------------------------------------------------------------------------------------
+
+@pytest.mark.usefixtures("offscreen")
+def test_a_button_draws_its_body_text_and_focus_ring_and_hovering_changes_its_colour():
+    import pyglet
+
+    from engine import Camera
+    from engine.render import create_window
+    from engine.render.context import read_pixels
+    from engine.render.entities import EntityRenderer
+
+    window = create_window(200, 100, headless=True)
+    try:
+        with World() as world:
+            world.spawn(Camera(5000, -300, zoom=3.0))  # widgets are in window coordinates: no camera moves them
+            button = world.spawn(Button("OK", 100, 50, (80, 30)))
+            renderer = EntityRenderer(world)
+            style = button.style
+
+            def drawn() -> bytes:
+                pyglet.gl.glClearColor(0, 0, 0, 1)
+                window.clear()
+                renderer.draw(1.0)
+                return read_pixels(window.width, window.height)
+
+            def at(data: bytes, x: int, y: int) -> tuple[int, ...]:
+                return tuple(data[(y * 200 + x) * 4:(y * 200 + x) * 4 + 3])
+
+            def near(drawn: tuple[int, ...], rgb: tuple[int, ...]) -> bool:
+                # Within the colour depth of the off-screen context (16 bits on some: 5 bits of red).
+                return all(abs(a - b) <= 8 for a, b in zip(drawn, rgb[:3], strict=False))
+
+            first = drawn()  # before any tick: made with its parts
+            assert near(at(first, 65, 40), style.background), "its body, away from the text"
+            assert at(first, 100, 70) == (0, 0, 0) and at(first, 30, 50) == (0, 0, 0), "only inside its box"
+            text = {at(first, x, y) for x in range(90, 111) for y in range(44, 57)}
+            assert any(near(each, style.text) for each in text), "its text is drawn over the body"
+            world.input_queue.mouse_motion(100, 50)
+            world.tick()
+            hovered = drawn()
+            assert near(at(hovered, 65, 40), style.hover) and not near(at(hovered, 65, 40), style.background)
+            world.input_queue.press(keys.TAB)
+            world.input_queue.mouse_motion(10, 10)
+            world.tick()
+            focused = drawn()
+            assert near(at(focused, 65, 40), style.background), "the pointer left it"
+            assert near(at(focused, 100, 65 + 1), style.focus), "a focus ring just outside its top edge"
+            renderer.delete()
+    finally:
+        window.close()

@@ -13,9 +13,11 @@ slider's ``changed``, a text field's ``submitted``. The widget sets it in the ti
 arrived, so everyone else reads it (committed) during the next tick, in every update order,
 like a signal; a subclass that overrides ``update`` reads it right after ``super().update(world)``.
 
-A widget draws through looks: ``looks()`` lists what it shows for its current state (a
-panel, a label, a focus ring...), each a ``Look`` and an offset from its centre, in the
-colours of its class's ``style`` (a ``Style``: subclass a widget to restyle it).
+A widget draws through its ``parts`` (``Part``: several looks per entity): ``appearance()``
+says what it shows for its current state (a body, a label, a focus ring...), in the colours
+of its class's ``style`` (a ``Style``: subclass a widget to restyle it), and the widget sets
+its ``parts`` to it when it is made and at the end of every ``update``; the parts are state
+like the rest, so a save, a replay or a rollback draws the same.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any, ClassVar
 from engine.buffering.access import committed
 from engine.entity import Entity, buffered
 from engine.gui.routing import Outcome, outcome_of, pointed
-from engine.look import Look
+from engine.look import Part
 from engine.messages import shown
 
 __all__ = ["Style", "Widget", "checked_size", "widget_under_mouse"]
@@ -122,6 +124,7 @@ class Widget(Entity):
         self.layer = layer
         self.player = player
         self.focused = focused
+        self.refresh()
 
     # -- the hit test --------------------------------------------------------------------
 
@@ -142,6 +145,7 @@ class Widget(Entity):
         self.pressed = outcome.pressed
         self.focused = outcome.focused
         self.apply(outcome)
+        self.refresh()
 
     def apply(self, outcome: Outcome) -> None:
         """Write a widget kind's own results (a click, a value) into its fields; the base has none."""
@@ -177,8 +181,19 @@ class Widget(Entity):
 
     # -- drawing -------------------------------------------------------------------------
 
-    def looks(self) -> tuple[tuple[Look, float, float], ...]:
-        """What this widget shows now: ``(look, dx, dy)`` from its centre, bottom first; nothing when hidden."""
+    def refresh(self) -> None:
+        """Show the current state: set ``parts`` to ``appearance()`` (done after every update; call it after
+        changing a widget between ticks, in ``build``, for the first frame to show it)."""
+        shown = self.appearance()
+        if shown != self.parts:  # an unchanged menu writes nothing
+            self.parts = shown
+
+    def appearance(self) -> tuple[Part, ...]:
+        """What this widget shows for its state now, as parts (offsets from its centre); nothing when hidden.
+
+        The widget sets its ``parts`` to it when made and after each update: a field a
+        subclass changes after ``super().update(world)`` shows from the next tick.
+        """
         return ()
 
 

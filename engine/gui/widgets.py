@@ -7,6 +7,10 @@ the game is a flag it raises for one tick, which the game polls during the next:
 * ``Button.clicked``: a press and release inside it, or Enter/Space/pad A while it has focus;
 * ``Slider.changed``: its ``value`` moved (dragged, clicked, Left/Right while focused);
 * ``TextInput.submitted``: Enter (or pad A) while it has focus; its ``text`` is the text typed.
+
+Each draws as parts (``Part``: several looks per entity, at offsets from its centre): a body
+whose colour follows its state, its text, a focus ring; ``appearance()`` is what it shows
+for its current state, cached per state so that redrawing a menu allocates nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from engine.gui.routing import ACTIVATE, Outcome
 from engine.gui.widget import Style, Widget
 from engine.input import keys
 from engine.input.events import MAX_TEXT
-from engine.look import Look
+from engine.look import Look, Part
 from engine.messages import shown
 
 __all__ = ["MAX_TEXT_LENGTH", "Button", "Label", "Panel", "Slider", "TextInput"]
@@ -30,7 +34,7 @@ MAX_TEXT_LENGTH = 10_000
 _LEVELS = 10  # a widget's looks draw at layer * _LEVELS + level: panels, then bodies, then marks, then text
 _PANEL, _BODY, _MARK, _TEXT = range(4)
 
-Looks = tuple[tuple[Look, float, float], ...]
+Parts = tuple[Part, ...]
 
 
 def _text(value: Any, who: str, name: str = "text") -> str:
@@ -55,12 +59,17 @@ def _words(text: str, font_size: float, color: tuple[int, ...], layer: int, anch
     return Look(text=text, size=font_size, color=color, screen=True, layer=layer, anchor_x=anchor_x)  # type: ignore[arg-type]
 
 
-def _ring(width: float, height: float, style: Style, layer: int) -> Looks:
+def _part(look: Look, dx: float = 0.0, dy: float = 0.0) -> Part:
+    """A look at ``(dx, dy)`` from the widget's centre; level, as a widget never turns."""
+    return Part(look, (dx, dy), turns=False)
+
+
+def _ring(width: float, height: float, style: Style, layer: int) -> Parts:
     """A focus ring: four bars around a box (beside it, never under it: no drawing order to rely on)."""
     border = style.border
     across, up = _box(width + 2 * border, border, style.focus, layer), _box(border, height, style.focus, layer)
-    return ((across, 0.0, (height + border) / 2), (across, 0.0, -(height + border) / 2),
-            (up, -(width + border) / 2, 0.0), (up, (width + border) / 2, 0.0))
+    return (_part(across, 0.0, (height + border) / 2), _part(across, 0.0, -(height + border) / 2),
+            _part(up, -(width + border) / 2, 0.0), _part(up, (width + border) / 2, 0.0))
 
 
 class Panel(Widget):
@@ -76,12 +85,12 @@ class Panel(Widget):
                  **options: Any) -> None:
         super().__init__(x, y, size, **options)
 
-    def looks(self) -> Looks:
+    def appearance(self) -> Parts:
         """The panel's box, in ``style.panel``."""
         if not self.visible:
             return ()
         width, height = self.size
-        return ((_box(width, height, self.style.panel, self.layer * _LEVELS + _PANEL), 0.0, 0.0),)
+        return (_part(_box(width, height, self.style.panel, self.layer * _LEVELS + _PANEL)),)
 
 
 class Label(Widget):
@@ -99,14 +108,15 @@ class Label(Widget):
         if anchor_x not in ("left", "center", "right"):
             raise ValueError(f"Label anchor_x must be left, center or right, got {shown(anchor_x)}")
         self.anchor_x = anchor_x
+        self.refresh()
 
-    def looks(self) -> Looks:
+    def appearance(self) -> Parts:
         """The text, in ``style.text`` at ``style.font_size`` (nothing for no text)."""
         if not self.visible or not self.text:
             return ()
         style = self.style
         color = style.disabled_text if self.disabled else style.text
-        return ((_words(self.text, style.font_size, color, self.layer * _LEVELS + _TEXT, self.anchor_x), 0.0, 0.0),)
+        return (_part(_words(self.text, style.font_size, color, self.layer * _LEVELS + _TEXT, self.anchor_x)),)
 
 
 class Button(Widget):
@@ -121,6 +131,7 @@ class Button(Widget):
                  **options: Any) -> None:
         super().__init__(x, y, size, **options)
         self.text = _text(text, "Button")
+        self.refresh()
 
     def on_click(self, outcome: Outcome) -> None:
         """A click activates it."""
@@ -135,7 +146,7 @@ class Button(Widget):
         """``clicked``: whether this tick's input clicked it."""
         self.clicked = outcome.activated
 
-    def looks(self) -> Looks:
+    def appearance(self) -> Parts:
         """Its body (normal, hovered, pressed or disabled colour), its text, and a focus ring when focused."""
         if not self.visible:
             return ()
@@ -145,17 +156,17 @@ class Button(Widget):
 
 @lru_cache(maxsize=1024)
 def _button_looks(style: Style, size: tuple[float, float], text: str, layer: int, disabled: bool, pressed: bool,
-                  hovered: bool, focused: bool) -> Looks:
+                  hovered: bool, focused: bool) -> Parts:
     width, height = size
     body = (style.disabled if disabled else style.pressed if pressed else style.hover if hovered
             else style.background)
-    looks: Looks = ((_box(width, height, body, layer * _LEVELS + _BODY), 0.0, 0.0),)
+    parts: Parts = (_part(_box(width, height, body, layer * _LEVELS + _BODY)),)
     if text:
-        looks += ((_words(text, style.font_size, style.disabled_text if disabled else style.text,
-                          layer * _LEVELS + _TEXT), 0.0, 0.0),)
+        parts += (_part(_words(text, style.font_size, style.disabled_text if disabled else style.text,
+                               layer * _LEVELS + _TEXT)),)
     if focused and not disabled:
-        looks += _ring(width, height, style, layer * _LEVELS + _MARK)
-    return looks
+        parts += _ring(width, height, style, layer * _LEVELS + _MARK)
+    return parts
 
 
 class Slider(Widget):
@@ -189,6 +200,7 @@ class Slider(Widget):
         if not low <= start <= high:
             raise ValueError(f"Slider value must be from {low:g} to {high:g}, got {shown(value)}")
         self.value = self._snapped(start, low, high, spacing)
+        self.refresh()
 
     @staticmethod
     def _snapped(value: float, low: float, high: float, step: float) -> float:
@@ -233,7 +245,7 @@ class Slider(Widget):
         """How far along the value is, from 0.0 (``minimum``) to 1.0 (``maximum``)."""
         return (self.value - self.minimum) / (self.maximum - self.minimum)
 
-    def looks(self) -> Looks:
+    def appearance(self) -> Parts:
         """Its track, and its knob where the value is (highlighted when hovered, pressed or focused)."""
         if not self.visible:
             return ()
@@ -243,11 +255,11 @@ class Slider(Widget):
 
 @lru_cache(maxsize=1024)
 def _slider_looks(style: Style, size: tuple[float, float], fraction: float, layer: int, disabled: bool,
-                  hot: bool, focused: bool, knob: float) -> Looks:
+                  hot: bool, focused: bool, knob: float) -> Parts:
     width, height = size
     track = _box(width, max(2.0, height / 6), style.disabled if disabled else style.track, layer * _LEVELS + _BODY)
     color = style.disabled_text if disabled else style.focus if focused else style.hover if hot else style.knob
-    return ((track, 0.0, 0.0), (_box(knob, height, color, layer * _LEVELS + _MARK), (fraction - 0.5) * width, 0.0))
+    return _part(track), _part(_box(knob, height, color, layer * _LEVELS + _MARK), (fraction - 0.5) * width)
 
 
 class TextInput(Widget):
@@ -273,6 +285,7 @@ class TextInput(Widget):
         self.max_length = max_length
         self.text = _text(text, "TextInput")[:max_length]
         self.placeholder = _text(placeholder, "TextInput", "placeholder")
+        self.refresh()
 
     def start_value(self) -> Any:
         """The committed text."""
@@ -301,7 +314,7 @@ class TextInput(Widget):
         self.text = outcome.value
         self.submitted = outcome.activated
 
-    def looks(self) -> Looks:
+    def appearance(self) -> Parts:
         """Its field, its text (or placeholder) from the left, a caret and a focus ring while focused."""
         if not self.visible:
             return ()
@@ -311,19 +324,19 @@ class TextInput(Widget):
 
 @lru_cache(maxsize=1024)
 def _field_looks(style: Style, size: tuple[float, float], text: str, placeholder: str, layer: int, disabled: bool,
-                 hovered: bool, focused: bool) -> Looks:
+                 hovered: bool, focused: bool) -> Parts:
     width, height = size
     body = style.disabled if disabled else style.hover if hovered and not focused else style.field
-    looks: Looks = ((_box(width, height, body, layer * _LEVELS + _BODY), 0.0, 0.0),)
+    parts: Parts = (_part(_box(width, height, body, layer * _LEVELS + _BODY)),)
     shown_text, color = ((text + "_" if focused else text), style.disabled_text if disabled else style.text)
     if not text and not focused:
         shown_text, color = placeholder, style.placeholder
     if shown_text:
-        looks += ((_words(shown_text, style.font_size, color, layer * _LEVELS + _TEXT, "left"),
-                   -width / 2 + style.padding, 0.0),)
+        parts += (_part(_words(shown_text, style.font_size, color, layer * _LEVELS + _TEXT, "left"),
+                        -width / 2 + style.padding),)
     if focused and not disabled:
-        looks += _ring(width, height, style, layer * _LEVELS + _MARK)
-    return looks
+        parts += _ring(width, height, style, layer * _LEVELS + _MARK)
+    return parts
 
 
 assert MAX_TEXT <= MAX_TEXT_LENGTH  # one text event always fits a field's longest text
