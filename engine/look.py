@@ -11,8 +11,14 @@ the renderer (``engine.render``) turns that into vertices::
 
 A look can be replaced at any time, on the class or on one instance
 (``self.look = Look(text=f"Score: {self.points}")``), and the next frame shows the new
-one; ``self.look = None`` hides the entity. Entities of the same look are drawn together
-from one vertex buffer; higher ``layer`` numbers are drawn on top.
+one; ``self.look = None`` hides the entity. A look set on one instance is state, like a
+buffered field (``engine.buffering.shown``): saved, rolled back, in the state hash.
+Entities of the same look are drawn together from one vertex buffer; higher ``layer``
+numbers are drawn on top. ``Part`` is one more look drawn with an entity, at an offset
+(an entity's ``parts``: a health bar, a turret).
+
+A picture's PNG header is read when its look is made (headless): a missing or damaged
+picture is refused there, by name, and the picture's size is the look's box.
 """
 
 from __future__ import annotations
@@ -276,15 +282,20 @@ class Part:
         if not isinstance(self.look, Look):
             raise TypeError(f"Part look must be a Look, got {shown(self.look)}")
         offset = self.offset
-        if not (isinstance(offset, (tuple, list)) and len(offset) == 2
-                and all(isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-                        and abs(value) <= MAX_OFFSET for value in offset)):
+        if not (isinstance(offset, (tuple, list)) and len(offset) == 2 and _offset(offset[0]) and _offset(offset[1])):
             raise ValueError(f"Part offset must be (dx, dy), two finite numbers of pixels up to {MAX_OFFSET:g} "
                              f"away, got {shown(offset)}")
-        object.__setattr__(self, "offset", (float(offset[0]), float(offset[1])))
+        if type(offset) is not tuple or type(offset[0]) is not float or type(offset[1]) is not float:
+            object.__setattr__(self, "offset", (float(offset[0]), float(offset[1])))
         if not isinstance(self.turns, bool):
             raise TypeError(f"Part turns must be True (the part turns with its entity) or False, "
                             f"got {shown(self.turns)}")
+
+
+def _offset(value: object) -> bool:
+    """Whether ``value`` is one coordinate of a part's offset: a finite number (not a bool) within ``MAX_OFFSET``."""
+    return (type(value) is float or (isinstance(value, (int, float)) and not isinstance(value, bool))) and (
+        -MAX_OFFSET <= value <= MAX_OFFSET)  # NaN fails both comparisons; infinity the bound
 
 
 def checked_parts(owner: str, value: Any) -> tuple[Part, ...]:

@@ -186,9 +186,10 @@ def test_the_docs_plural_fix_touches_only_a_closing_literal_that_a_letter_follow
     assert lines == ["two ``TraceEvent``\\ s (``build``, then ``systems``)", "no literal here"]
 
 
-def test_the_tutorial_lists_every_shape_a_look_can_be_with_an_example_each():
+def test_the_tutorial_lists_every_shape_a_look_can_be_with_an_example_each(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the page's example writes its picture where it runs
     from engine import Look
-    from engine.look import _SHAPES
+    from engine.look import SHAPES as _SHAPES
 
     text = section(DOCS / "tutorial.md", "### Every shape a look can be", "## Run it")
     namespace: dict[str, object] = {}

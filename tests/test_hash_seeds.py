@@ -17,6 +17,7 @@ NAMES = ("ann", "bob", "cyd", "dee", "eve")
 
 class Mover(Entity):
     x = buffered(0.0)
+    saved = ("name",)  # its one mistake is set order: a save and a load keep it as it was
 
     def __init__(self, name: str) -> None:
         super().__init__()

@@ -144,3 +144,30 @@ class TestDrawn:
             at = self._draw(renderer, window, 1.0)
             assert at(40, 20) == (255, 0, 0) and at(20, 20) == (0, 0, 255)
             renderer.delete()
+
+    def test_a_text_part_that_changes_every_tick_restyles_its_label_without_resorting(self, window, monkeypatch):
+        from engine.render.entities import EntityRenderer
+
+        class Counter(Entity):
+            look = BLUE
+
+            def update(self, world: World) -> None:
+                self.parts = (Part(Look(text=str(world.tick_count), size=8), (0, 12), turns=False),)
+
+        with World() as world:
+            for index in range(10):
+                world.spawn(Enemy(x=index * 10, y=10))
+            counter = world.spawn(Counter(x=60, y=30))
+            world.tick()
+            renderer = EntityRenderer(world)
+            self._draw(renderer, window, 1.0)
+            resorts: list[int] = []
+            monkeypatch.setattr(renderer, "_sync_looks", lambda *looks_and_parts: resorts.append(1))
+            for _ in range(4):
+                world.tick()
+                self._draw(renderer, window, 1.0)
+            assert resorts == [] and renderer._texts.labels[(counter.id, 0)].text == "4"
+            counter.parts = (Part(Look(text="moved", size=8), (0, 20), turns=False),)  # another offset: re-sorted
+            self._draw(renderer, window, 1.0)
+            assert resorts == [1]
+            renderer.delete()

@@ -304,6 +304,32 @@ class EntityRenderer:
         self._seen_looks = free_looks
         return True
 
+    def _restyle_parts(self, parts: list[tuple[Part, ...]]) -> bool:
+        """Apply parts that changed only in their text (a widget's label, a counter over a unit) to their labels.
+
+        Returns False (do the full re-sort) if any part changed otherwise: in number, offset,
+        turning, or a look that is not text on both sides.
+        """
+        seen = self._seen_parts
+        if seen is None or len(seen) != len(parts):
+            return False
+        changed = [(index, old, new) for index, (old, new) in enumerate(zip(seen, parts)) if old is not new]
+        restyled: list[tuple[Any, Look]] = []
+        for index, old, new in changed:
+            if len(old) != len(new):
+                return False
+            for number, (was, now) in enumerate(zip(old, new)):
+                if was == now:
+                    continue
+                if (was.offset, was.turns) != (now.offset, now.turns) or not (_is_text(was.look)
+                                                                             and _is_text(now.look)):
+                    return False
+                restyled.append(((self._drawn[index].id, number), now.look))
+        for key, look in restyled:
+            self._texts.restyle(key, look)
+        self._seen_parts = parts
+        return True
+
     def _sync_entities(self) -> bool:
         """Follow spawns, despawns and crowds' looks; whether the motion must be gathered again."""
         # Crowds are few: their looks are checked every frame like everyone else's.
@@ -333,7 +359,8 @@ class EntityRenderer:
             self._seen_version = version
             free_looks = self._current_looks()
             parts = shown_values(PARTS, self._drawn)
-            if parts != self._seen_parts or (free_looks != self._seen_looks and not self._restyle_texts(free_looks)):
+            if ((free_looks != self._seen_looks and not self._restyle_texts(free_looks))
+                    or (parts != self._seen_parts and not self._restyle_parts(parts))):
                 self._sync_looks(free_looks, parts)
                 regather = True
             else:

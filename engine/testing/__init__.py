@@ -44,12 +44,14 @@ from engine.tools.check import (
     random_input,
 )
 from engine.tools.rollback import RollbackResult, check_rollback
+from engine.tools.saveload import SaveLoadResult, check_save_load
 from engine.tools.seeds import SeedResult, check_hash_seeds
 from engine.world import World
 
-__all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "SeedResult", "assert_order_independent",
-           "assert_rollback_deterministic", "assert_same_in_every_process", "check_hash_seeds",
-           "check_order_independence", "check_rollback", "load_game", "load_save", "random_input", "save_game"]
+__all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "SaveLoadResult", "SeedResult",
+           "assert_order_independent", "assert_rollback_deterministic", "assert_same_after_load",
+           "assert_same_in_every_process", "check_hash_seeds", "check_order_independence", "check_rollback",
+           "check_save_load", "load_game", "load_save", "random_input", "save_game"]
 
 
 def load_game(name_or_path: str | os.PathLike[str]) -> Game:
@@ -103,6 +105,26 @@ def assert_rollback_deterministic(build: Callable[[World], Any] | Game, *, ticks
     """
     result = check_rollback(build, ticks=ticks, distance=distance, seed=seed, inputs=inputs, systems=systems,
                             players=players)
+    if not result.ok:
+        raise AssertionError(result.describe())
+    return result
+
+
+def assert_same_after_load(build: Callable[[World], Any] | Game, *, ticks: int = 300, saves: int = 3, seed: int = 0,
+                           inputs: Inputs | str | Sequence[Inputs] = "random",
+                           systems: Callable[[World], Any] | None = None,
+                           players: int | None = None) -> SaveLoadResult:
+    """Fail (``AssertionError``) unless a save and a load, at any of ``saves`` ticks, change nothing.
+
+    What ``tickswap check``'s save/load pass runs (``check_save_load``): the game is saved at
+    ``saves`` ticks spread over the run, each save loaded in a fresh world that then runs
+    beside the straight run with the same input. The message names the first tick that
+    differs, the save it was loaded from, the entities and their fields, and what to do.
+    Returns the result when it passes. ``players`` and ``inputs`` are as for
+    ``assert_order_independent``.
+    """
+    result = check_save_load(build, ticks=ticks, saves=saves, seed=seed, inputs=inputs, systems=systems,
+                             players=players)
     if not result.ok:
         raise AssertionError(result.describe())
     return result

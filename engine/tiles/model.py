@@ -49,10 +49,16 @@ class Tile:
 
 @dataclass(frozen=True)
 class MapObject:
-    """An object of an object layer (a player start, a coin, an enemy): games spawn entities from these.
+    """An object of an object layer (a player start, a coin, an enemy, a route): games spawn entities from these.
 
-    ``x``, ``y`` are its CENTRE in world coordinates (y up); ``kind`` is Tiled's class (or
-    type) string. Rotation is not applied.
+    ``x``, ``y`` are its CENTRE in world coordinates (y up) and ``width``, ``height`` its
+    size; ``kind`` is Tiled's class (or type) string; ``shape`` is Tiled's kind of object:
+    ``"rectangle"``, ``"ellipse"``, ``"point"``, ``"polygon"``, ``"polyline"``, ``"tile"``
+    or ``"text"``. A polyline or polygon has its ``points`` in world coordinates (the map
+    lies with its bottom-left at world (0, 0), y up), in Tiled's order, turned as Tiled
+    turns the object; a polygon is closed (its last point joins its first, which is not
+    repeated); its ``x``, ``y``, ``width``, ``height`` are the box its points span. Other
+    objects have no points, and their rotation is not applied.
     """
 
     name: str
@@ -63,6 +69,8 @@ class MapObject:
     height: float
     properties: Mapping[str, Any] = field(default_factory=lambda: EMPTY, hash=False)
     layer: str = ""
+    points: tuple[tuple[float, float], ...] = ()
+    shape: str = "rectangle"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ parses with ``xml.etree``, which would expand internal entities).
 from __future__ import annotations
 
 import json
+import math
 import re
 import xml.etree.ElementTree as etree
 from pathlib import Path
@@ -22,8 +23,13 @@ from engine.files.reading import NotAFile, read_bounded
 from engine.messages import shown, shown_name
 from engine.schema import FieldError, parse_json
 from engine.tiles.model import MapError
+from engine.tiles.properties import PropertyError, check_json_properties, check_xml_properties
 
-__all__ = ["check_map_file", "refuse_declarations"]
+__all__ = ["BoolStrings", "check_map_file", "refuse_declarations"]
+
+BoolStrings = dict[tuple[Any, ...], frozenset[str]]
+"""The JSON bool properties written as strings (``"false"``), by what holds them: ``("map",)``,
+``("layer", id)``, ``("object", id)``, ``("tile", first gid, tile id)``; the reader makes them bools."""
 
 _DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _LAYER_TYPES = ("tilelayer", "objectgroup", "group", "imagelayer")
@@ -35,15 +41,22 @@ class _Bad(ValueError):
     """One problem in a file's content, without the file's name (the caller adds it)."""
 
 
-def check_map_file(file: Path, where: str, limit: int) -> None:
-    """Check the map at ``file`` and the tileset and template files it names; ``MapError`` in one line otherwise."""
+def check_map_file(file: Path, where: str, limit: int) -> BoolStrings:
+    """Check the map at ``file`` and the tileset and template files it names; ``MapError`` in one line otherwise.
+
+    Every custom property is checked against its declared type (``engine.tiles.properties``);
+    returns the JSON bools written as strings, for the reader to make bools.
+    """
     seen: set[Path] = set()
     document = _parsed(file, where, limit)
+    found: BoolStrings = {}
     try:
-        named = _tmx_map(document) if isinstance(document, etree.Element) else _json_map(document)
+        named = _tmx_map(document) if isinstance(document, etree.Element) else _json_map(document, found)
+    except PropertyError as error:
+        raise MapError(f"{where}: {error}") from None
     except _Bad as error:
         raise MapError(f"{where} is not a valid Tiled map: {error}") from None
-    for kind, name in named:
+    for kind, name, first_gid in named:
         other = file.parent / name
         if other in seen:
             continue
@@ -52,11 +65,18 @@ def check_map_file(file: Path, where: str, limit: int) -> None:
         if not other.exists():
             raise MapError(f"{where} names a {kind} file that does not exist: {shown_name(name)}")
         content = _parsed(other, other_where, limit)
-        if kind == "tileset" and isinstance(content, dict):
-            try:
-                _json_tileset(content, "the tileset")
-            except _Bad as error:
-                raise MapError(f"{other_where} is not a valid Tiled tileset: {error}") from None
+        try:
+            if isinstance(content, etree.Element):
+                _xml_properties(content, kind)
+            elif kind == "tileset" and isinstance(content, dict):
+                _json_tileset(content, "the tileset", found, first_gid)
+            elif kind == "template" and isinstance(content, dict) and isinstance(content.get("object"), dict):
+                check_json_properties(content["object"].get("properties"), "the template's object")
+        except PropertyError as error:
+            raise MapError(f"{other_where}: {error}") from None
+        except _Bad as error:
+            raise MapError(f"{other_where} is not a valid Tiled tileset: {error}") from None
+    return found
 
 
 def _parsed(file: Path, where: str, limit: int) -> Any:
@@ -136,7 +156,11 @@ def _object_at(value: Any, path: str) -> dict[str, Any]:
 _INT, _NUMBER, _STR, _LIST, _BOOL = (int,), (int, float), (str,), (list,), (bool,)
 
 
-def _json_map(document: Any) -> list[tuple[str, str]]:
+Named = list[tuple[str, str, int]]
+"""The files a map names: (kind, file name, the first gid of a tileset, else 0)."""
+
+
+def _json_map(document: Any, found: BoolStrings) -> Named:
     if not isinstance(document, dict):
         raise _Bad(f"it holds a JSON {type(document).__name__.replace('dict', 'object')}, not a map object")
     for key in ("width", "height", "tilewidth", "tileheight", "nextobjectid"):
@@ -144,28 +168,28 @@ def _json_map(document: Any) -> list[tuple[str, str]]:
     for key in ("orientation", "renderorder"):
         _need(document, "the map", key, _STR, "a string")
     _need(document, "the map", "version", (str, int, float), "a version")
-    _properties(document, "the map")
-    named: list[tuple[str, str]] = []
+    _properties(document, "the map", "the map", found, ("map",))
+    named: Named = []
     for index, tileset in enumerate(_need(document, "the map", "tilesets", _LIST, "a list")):
         path = f"tilesets[{index}]"
         _object_at(tileset, path)
-        _need(tileset, path, "firstgid", _INT, "a whole number")
+        first_gid = _need(tileset, path, "firstgid", _INT, "a whole number")
         if "source" in tileset:
-            named.append(("tileset", _need(tileset, path, "source", _STR, "a file name")))
+            named.append(("tileset", _need(tileset, path, "source", _STR, "a file name"), first_gid))
         else:
-            _json_tileset(tileset, path)
-    _layers(_need(document, "the map", "layers", _LIST, "a list"), "layers", named, 0)
+            _json_tileset(tileset, path, found, first_gid)
+    _layers(_need(document, "the map", "layers", _LIST, "a list"), "layers", named, 0, found)
     return named
 
 
-def _json_tileset(tileset: Any, path: str) -> None:
+def _json_tileset(tileset: Any, path: str, found: BoolStrings, first_gid: int) -> None:
     _object_at(tileset, path)
-    _need(tileset, path, "name", _STR, "a string")
+    name = _need(tileset, path, "name", _STR, "a string")
     for key in ("tilecount", "tilewidth", "tileheight", "spacing", "margin", "columns"):
         _need(tileset, path, key, _INT, "a whole number")
     if "image" in tileset:
         _need(tileset, path, "image", _STR, "a file name")
-    _properties(tileset, path)
+    _properties(tileset, path, f"tileset {shown(name, 40)}", found, None)
     tiles = tileset.get("tiles", [])
     if not isinstance(tiles, (list, dict)):
         raise _Bad(f"{path}.tiles must be a list, got {shown(tiles)}")
@@ -174,10 +198,14 @@ def _json_tileset(tileset: Any, path: str) -> None:
         _object_at(tile, at)
         if isinstance(tiles, list):
             _need(tile, at, "id", _INT, "a whole number")
-        _properties(tile, at)
+        tile_id = tile.get("id", index)
+        _properties(tile, at, f"tile {shown(tile_id)} of tileset {shown(name, 40)}", found,
+                    ("tile", first_gid, tile_id))
 
 
-def _properties(record: dict[str, Any], path: str) -> None:
+def _properties(record: dict[str, Any], path: str, owner: str, found: BoolStrings,
+                key: tuple[Any, ...] | None) -> None:
+    """A JSON ``properties`` list: each item's shape, then its value against its type (``owner`` holds it)."""
     properties = record.get("properties")
     if properties is None:
         return
@@ -190,9 +218,12 @@ def _properties(record: dict[str, Any], path: str) -> None:
         _need(item, at, "type", _STR, "a string")
         if "value" not in item:
             raise _Bad(f"{at} has no 'value'")
+    strings = check_json_properties(properties, owner)
+    if strings and key is not None:
+        found[key] = strings
 
 
-def _layers(layers: list[Any], path: str, named: list[tuple[str, str]], depth: int) -> None:
+def _layers(layers: list[Any], path: str, named: Named, depth: int, found: BoolStrings) -> None:
     if depth > _MAX_GROUP_DEPTH:
         raise _Bad(f"{path}: layer groups nest more than {_MAX_GROUP_DEPTH} deep")
     for index, layer in enumerate(layers):
@@ -207,15 +238,16 @@ def _layers(layers: list[Any], path: str, named: list[tuple[str, str]], depth: i
         _pair(layer, at, "offsetx", "offsety", _NUMBER, "a number")
         _pair(layer, at, "startx", "starty", _INT, "a whole number")
         _pair(layer, at, "width", "height", _INT, "a whole number")
-        _properties(layer, at)
+        name = layer["name"]
+        _properties(layer, at, f"layer {shown(name, 40)}", found, ("layer", layer.get("id")))
         if kind == "tilelayer":
             _tile_layer(layer, at)
         elif kind == "objectgroup":
             _need(layer, at, "draworder", _STR, "a string")
             for number, item in enumerate(_need(layer, at, "objects", _LIST, "a list")):
-                _json_object(item, f"{at}.objects[{number}]", named)
+                _json_object(item, f"{at}.objects[{number}]", named, name, found)
         elif kind == "group":
-            _layers(_need(layer, at, "layers", _LIST, "a list"), f"{at}.layers", named, depth + 1)
+            _layers(_need(layer, at, "layers", _LIST, "a list"), f"{at}.layers", named, depth + 1, found)
         else:
             _need(layer, at, "image", _STR, "a file name")
 
@@ -235,13 +267,15 @@ def _tile_layer(layer: dict[str, Any], at: str) -> None:
         raise _Bad(f"{at}.data holds {shown(bad)}, not a tile id")
 
 
-def _json_object(item: Any, at: str, named: list[tuple[str, str]]) -> None:
+def _json_object(item: Any, at: str, named: Named, layer: str, found: BoolStrings) -> None:
     _object_at(item, at)
-    _need(item, at, "id", _INT, "a whole number")
+    object_id = _need(item, at, "id", _INT, "a whole number")
     _need(item, at, "x", _NUMBER, "a number")
     _need(item, at, "y", _NUMBER, "a number")
+    owner = _object_owner(object_id, item.get("name"), layer)
     if "template" in item:  # the template gives the rest
-        named.append(("template", _need(item, at, "template", _STR, "a file name")))
+        named.append(("template", _need(item, at, "template", _STR, "a file name"), 0))
+        _properties(item, at, owner, found, ("object", object_id))
         return
     _need(item, at, "width", _NUMBER, "a number")
     _need(item, at, "height", _NUMBER, "a number")
@@ -258,7 +292,13 @@ def _json_object(item: Any, at: str, named: list[tuple[str, str]]) -> None:
                 _need(point, f"{at}.{key}[{number}]", "y", _NUMBER, "a number")
     if "text" in item:
         _need(_object_at(item["text"], f"{at}.text"), f"{at}.text", "text", _STR, "a string")
-    _properties(item, at)
+    _properties(item, at, owner, found, ("object", object_id))
+
+
+def _object_owner(object_id: Any, name: Any, layer: Any) -> str:
+    """An object as a message names it: ``object 3 'route' in layer 'paths'``."""
+    called = f" {shown(name, 40)}" if isinstance(name, str) and name else ""
+    return f"object {str(object_id)[:12]}{called} in layer {shown(layer, 40)}"
 
 
 # -- TMX -------------------------------------------------------------------------------------
@@ -273,19 +313,75 @@ def _attribute(element: etree.Element, path: str, name: str, whole: bool = False
     return value
 
 
-def _tmx_map(root: etree.Element) -> list[tuple[str, str]]:
+def _finite(element: etree.Element, path: str, name: str) -> None:
+    """An attribute pytiled-parser reads with ``float()``: a finite number, or refused by name (``nan``, ``1e999``)."""
+    value = element.attrib.get(name)
+    if value is None:
+        return
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise _Bad(f"{path}'s {name!r} must be a finite number, got {shown(value)}")
+
+
+def _points(element: etree.Element, path: str) -> None:
+    """A polyline's or polygon's ``points``: "x,y x,y ...", each a finite number."""
+    for kind in ("polyline", "polygon"):
+        shape = element.find(kind)
+        if shape is None:
+            continue
+        text = shape.attrib.get("points", "")
+        pairs = text.split()
+        if not pairs:
+            raise _Bad(f"{path}'s <{kind}> has no points")
+        for pair in pairs:
+            values = pair.split(",")
+            if len(values) != 2 or not all(math.isfinite(number) for number in map(_float_or_nan, values)):
+                raise _Bad(f"{path}'s <{kind}> point {shown(pair, 40)} is not two finite numbers x,y")
+
+
+def _float_or_nan(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _xml_properties(root: etree.Element, kind: str) -> None:
+    """Every property of an XML map, tileset or template against its type (``engine.tiles.properties``)."""
+    check_xml_properties(root, {"map": "the map", "tileset": f"tileset {shown(root.get('name'), 40)}",
+                                "template": "the template"}.get(kind, f"the {kind}"))
+    for tileset in root.iter("tileset"):
+        name = shown(tileset.get("name"), 40)
+        if tileset is not root:
+            check_xml_properties(tileset, f"tileset {name}")
+        for tile in tileset.iter("tile"):
+            check_xml_properties(tile, f"tile {str(tile.get('id'))[:12]} of tileset {name}")
+    for tag in ("layer", "objectgroup", "group", "imagelayer"):
+        for layer in root.iter(tag):
+            check_xml_properties(layer, f"layer {shown(layer.get('name'), 40)}")
+            for item in layer.findall("object"):
+                check_xml_properties(item, _object_owner(item.get("id"), item.get("name"), layer.get("name")))
+    for item in root.findall("object"):  # a template's object
+        check_xml_properties(item, "the template's object")
+
+
+def _tmx_map(root: etree.Element) -> Named:
     if root.tag != "map":
         raise _Bad(f"its root element is <{str(root.tag)[:40]}>, not <map>")
     for name in ("width", "height", "tilewidth", "tileheight", "nextlayerid", "nextobjectid", "infinite"):
         _attribute(root, "<map>", name, whole=True)
     for name in ("orientation", "renderorder", "tiledversion", "version"):
         _attribute(root, "<map>", name)
-    named: list[tuple[str, str]] = []
+    _xml_properties(root, "map")
+    named: Named = []
     for index, tileset in enumerate(root.iter("tileset")):
         path = f"<tileset> {index + 1}"
-        _attribute(tileset, path, "firstgid", whole=True)
+        first_gid = int(_attribute(tileset, path, "firstgid", whole=True))
         if "source" in tileset.attrib:
-            named.append(("tileset", tileset.attrib["source"]))
+            named.append(("tileset", tileset.attrib["source"], first_gid))
             continue
         _attribute(tileset, path, "name")
         for name in ("tilewidth", "tileheight", "tilecount", "columns"):
@@ -297,11 +393,18 @@ def _tmx_map(root: etree.Element) -> list[tuple[str, str]]:
         if layer.find("data") is None:
             raise _Bad(f"{path} has no <data>")
     for index, item in enumerate(root.iter("object")):
-        path = f"<object> {index + 1}"
+        path = f"<object> {index + 1} (id {shown(item.attrib.get('id'))})"
         _attribute(item, path, "id", whole=True)
         if "template" in item.attrib:
-            named.append(("template", item.attrib["template"]))
+            named.append(("template", item.attrib["template"], 0))
         for name in ("x", "y"):
             if "template" not in item.attrib:
                 _attribute(item, path, name)
+        for name in ("x", "y", "width", "height", "rotation"):
+            _finite(item, path, name)
+        if ("width" in item.attrib) != ("height" in item.attrib):
+            raise _Bad(f"{path} has a width or a height but not both")
+        if item.attrib.get("visible", "1") not in ("0", "1"):
+            raise _Bad(f"{path}'s 'visible' must be 0 or 1, got {shown(item.attrib['visible'])}")
+        _points(item, path)
     return named

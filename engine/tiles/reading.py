@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -20,7 +21,7 @@ from engine.files.png import check_png
 from engine.messages import one_line, shown, shown_name
 from engine.tiles.files import check_map_files
 from engine.tiles.model import LayerData, MapData, MapError, MapObject, TilesetData
-from engine.tiles.precheck import check_map_file
+from engine.tiles.precheck import BoolStrings, check_map_file
 
 __all__ = ["MAX_CELLS", "MAX_MAP_BYTES", "read_map"]
 
@@ -51,7 +52,7 @@ def read_map(path: str | Path) -> MapData:
     # is read), its layers' data inflates bounded; then damage named in words (line and column,
     # the field's path), never a parser's KeyError, before pytiled-parser opens anything.
     check_map_files(file, where, MAX_MAP_BYTES, MAX_CELLS)
-    check_map_file(file, where, MAX_MAP_BYTES)
+    bool_strings = check_map_file(file, where, MAX_MAP_BYTES)
     import pytiled_parser
 
     try:
@@ -63,7 +64,7 @@ def read_map(path: str | Path) -> MapData:
     except Exception as error:  # what the checks above let through, pytiled-parser raises as it likes
         raise MapError(f"{where} is not a Tiled map pytiled-parser can read: {_reason(error)}") from None
     try:
-        return _checked(parsed, file, where)
+        return _checked(parsed, file, where, bool_strings)
     except MapError:
         raise
     except Exception as error:
@@ -78,7 +79,7 @@ def _reason(error: Exception) -> str:
     return text or "it gave no reason"
 
 
-def _checked(parsed: Any, file: Path, where: str) -> MapData:
+def _checked(parsed: Any, file: Path, where: str, bool_strings: BoolStrings) -> MapData:
     if parsed.infinite:
         raise MapError(f"{where} is an infinite map: save it as a fixed-size map (Map > Map Properties > Infinite off)")
     if parsed.orientation != "orthogonal":
@@ -89,7 +90,7 @@ def _checked(parsed: Any, file: Path, where: str) -> MapData:
         raise MapError(f"{where} is {columns} x {rows} tiles: a map has 1 to {MAX_CELLS:,} cells")
     if not (0 < tile_width <= MAX_TILE and 0 < tile_height <= MAX_TILE):
         raise MapError(f"{where} has tiles of {tile_width} x {tile_height} px: a tile is 1 to {MAX_TILE} px a side")
-    tilesets = tuple(_tileset(first_gid, tileset, file, where, tile_width, tile_height)
+    tilesets = tuple(_tileset(first_gid, tileset, file, where, tile_width, tile_height, bool_strings)
                      for first_gid, tileset in sorted(parsed.tilesets.items()))
     layers: list[LayerData] = []
     objects: list[MapObject] = []
@@ -98,9 +99,9 @@ def _checked(parsed: Any, file: Path, where: str) -> MapData:
         kind = type(layer).__name__
         name = str(layer.name)
         if kind == "TileLayer":
-            layers.append(_tile_layer(layer, name, columns, rows, tilesets, where))
+            layers.append(_tile_layer(layer, name, columns, rows, tilesets, where, bool_strings))
         elif kind == "ObjectLayer":
-            objects.extend(_object(item, name, height) for item in layer.tiled_objects)
+            objects.extend(_object(item, name, height, bool_strings) for item in layer.tiled_objects)
         else:
             raise MapError(f"{where}: layer {name!r} is an {kind}: only tile and object layers are supported")
         if sum(len(layer.cells) * columns for layer in layers) > MAX_CELLS:
@@ -109,7 +110,7 @@ def _checked(parsed: Any, file: Path, where: str) -> MapData:
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         raise MapError(f"{where}: two tile layers are named {twice[0]!r}: tile_at(layer=...) needs names to differ")
-    properties = _properties(parsed.properties, where, "the map")
+    properties = _properties(parsed.properties, where, "the map", strings=bool_strings.get(("map",)))
     data = MapData(name=file.name, columns=columns, rows=rows, tile_width=tile_width, tile_height=tile_height,
                    layers=tuple(layers), tilesets=tilesets, properties=properties, objects=tuple(objects), digest="")
     return MapData(**{**data.__dict__, "digest": _digest(data)})
@@ -127,7 +128,8 @@ def _flattened(layers: Any, where: str, depth: int = 0) -> list[Any]:
     return found
 
 
-def _tileset(first_gid: int, tileset: Any, file: Path, where: str, tile_width: int, tile_height: int) -> TilesetData:
+def _tileset(first_gid: int, tileset: Any, file: Path, where: str, tile_width: int, tile_height: int,
+             bool_strings: BoolStrings) -> TilesetData:
     name = str(tileset.name)
     if tileset.image is None:
         raise MapError(f"{where}: tileset {name!r} is an image collection: only tilesets cut from one image "
@@ -150,7 +152,7 @@ def _tileset(first_gid: int, tileset: Any, file: Path, where: str, tile_width: i
         raise MapError(f"{where}: the image {shown_name(image.name)} of tileset {name!r} is {size[0]} x {size[1]} px, "
                        f"too small for {count} tiles of {tile_width} x {tile_height} in {columns} columns")
     properties = {int(tile_id): _properties(tile.properties, where, f"tile {tile_id} of tileset {name!r}",
-                                                 solid=True)
+                                            solid=True, strings=bool_strings.get(("tile", first_gid, tile_id)))
                   for tile_id, tile in sorted((tileset.tiles or {}).items()) if tile.properties}
     return TilesetData(name=name, image=image, image_width=size[0], image_height=size[1], first_gid=first_gid,
                        count=count, columns=columns, margin=margin, spacing=spacing, tile_width=tile_width,
@@ -166,7 +168,7 @@ def _png_size(image: Path, where: str, tileset: str) -> tuple[int, int]:
 
 
 def _tile_layer(layer: Any, name: str, columns: int, rows: int, tilesets: tuple[TilesetData, ...],
-                where: str) -> LayerData:
+                where: str, bool_strings: BoolStrings) -> LayerData:
     data = layer.data
     if data is None or len(data) != rows or any(len(row) != columns for row in data):
         raise MapError(f"{where}: layer {name!r} does not hold {columns} x {rows} tiles")
@@ -187,25 +189,62 @@ def _tile_layer(layer: Any, name: str, columns: int, rows: int, tilesets: tuple[
                                f"{gid}, which no tileset has (out of range)")
         cells.append(tuple(int(gid) for gid in row))
     cells.reverse()  # Tiled's first row is the top one; ours, the bottom one (y up)
-    properties = _properties(layer.properties, where, f"layer {name!r}", solid=True)
+    properties = _properties(layer.properties, where, f"layer {name!r}", solid=True,
+                             strings=bool_strings.get(("layer", getattr(layer, "id", None))))
     return LayerData(name=name, cells=tuple(cells), properties=properties, visible=bool(layer.visible),
                      solid=properties.get("solid") is True)
 
 
-def _object(item: Any, layer: str, height: int) -> MapObject:
+def _object(item: Any, layer: str, height: int, bool_strings: BoolStrings) -> MapObject:
     x, y = float(item.coordinates.x), float(item.coordinates.y)
     width, height_ = float(item.size.width), float(item.size.height)
-    # Tiled places a tile object by its bottom-left corner, every other object by its top-left.
-    top = y - height_ if type(item).__name__ == "Tile" else y
+    shape = type(item).__name__.lower()  # rectangle, ellipse, point, polygon, polyline, tile, text
     kind = getattr(item, "class_", "") or getattr(item, "type", "") or ""
-    return MapObject(name=str(item.name or ""), kind=str(kind), x=x + width / 2, y=height - (top + height_ / 2),
-                     width=width, height=height_, properties=_properties(item.properties, "", "an object"),
-                     layer=layer)
+    properties = _properties(item.properties, "", "an object", strings=bool_strings.get(("object", item.id)))
+    name = str(item.name or "")
+    if shape in ("polyline", "polygon"):
+        # Its points in world coordinates (turned as Tiled turns the object, about its origin), and
+        # its x, y the centre of the box they span, as for every other object.
+        points = _world_points(item.points, x, y, float(item.rotation or 0.0), height)
+        if shape == "polygon" and len(points) > 1 and points[-1] == points[0]:
+            points = points[:-1]  # closed: the first point is not repeated
+        xs, ys = [point[0] for point in points], [point[1] for point in points]
+        return MapObject(name=name, kind=str(kind), x=(min(xs) + max(xs)) / 2, y=(min(ys) + max(ys)) / 2,
+                         width=max(xs) - min(xs), height=max(ys) - min(ys), properties=properties, layer=layer,
+                         points=points, shape=shape)
+    # Tiled places a tile object by its bottom-left corner, every other object by its top-left.
+    top = y - height_ if shape == "tile" else y
+    return MapObject(name=name, kind=str(kind), x=x + width / 2, y=height - (top + height_ / 2),
+                     width=width, height=height_, properties=properties, layer=layer, shape=shape)
 
 
-def _properties(properties: Any, where: str, what: str, solid: bool = False) -> Mapping[str, Any]:
-    """The properties as plain data; with ``solid``, a ``solid`` property that is not a bool is refused."""
-    found = MappingProxyType({str(key): _value(value) for key, value in sorted((properties or {}).items())})
+def _world_points(points: Any, x: float, y: float, rotation: float, height: int) -> tuple[tuple[float, float], ...]:
+    """Tiled's points (relative to the object, y down, turned ``rotation`` degrees clockwise) in world coordinates."""
+    turn = math.radians(rotation)
+    cos, sin = math.cos(turn), math.sin(turn)
+    placed = []
+    for point in points:
+        dx, dy = float(point.x), float(point.y)
+        if rotation:
+            dx, dy = dx * cos - dy * sin, dx * sin + dy * cos
+        placed.append((x + dx, height - (y + dy)))
+    if not placed:
+        placed.append((x, height - y))
+    return tuple(placed)
+
+
+def _properties(properties: Any, where: str, what: str, solid: bool = False,
+                strings: frozenset[str] | None = None) -> Mapping[str, Any]:
+    """The properties as plain data; with ``solid``, a ``solid`` property that is not a bool is refused.
+
+    ``strings``: the bool properties a JSON file wrote as ``"true"``/``"false"`` (found by the
+    precheck), made the bools they say.
+    """
+    plain = {str(key): _value(value) for key, value in sorted((properties or {}).items())}
+    for name in strings or ():
+        if plain.get(name) in ("true", "false"):
+            plain[name] = plain[name] == "true"
+    found = MappingProxyType(plain)
     if solid and "solid" in found and not isinstance(found["solid"], bool):
         # "yes" or 1 would read as not solid, silently: a bool typed as a string in Tiled is a mistake to name.
         raise MapError(f"{where}: {what} has solid = {shown(found['solid'])}: solid must be a bool property "
@@ -245,6 +284,8 @@ def _digest(data: MapData) -> str:
         "tilesets": [[t.name, t.image.name, t.first_gid, t.count, t.columns, t.margin, t.spacing,
                       {str(k): _plain(v) for k, v in t.tile_properties.items()}] for t in data.tilesets],
         "properties": _plain(data.properties),
-        "objects": [[o.name, o.kind, o.x, o.y, o.width, o.height, _plain(o.properties), o.layer] for o in data.objects],
+        # A polyline's or polygon's points and shape only where it has them: other maps keep their digests.
+        "objects": [[o.name, o.kind, o.x, o.y, o.width, o.height, _plain(o.properties), o.layer,
+                     *([o.shape, [list(point) for point in o.points]] if o.points else [])] for o in data.objects],
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()

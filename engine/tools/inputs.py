@@ -19,7 +19,7 @@ from engine.files.game import MAX_PLAYERS, Game
 from engine.input.events import InputEvent
 from engine.input.keys import name as key_name
 
-__all__ = ["DEFAULT_KEYS", "Inputs", "Setup", "events_for", "random_input", "setup_of"]
+__all__ = ["DEFAULT_KEYS", "Inputs", "Setup", "events_for", "game_of", "random_input", "setup_of"]
 
 DEFAULT_KEYS: tuple[int, ...] = (65361, 65362, 65363, 65364, 32, 65293, 119, 97, 115, 100)
 """The keys random input presses unless told otherwise: the arrows, Space, Enter and W A S D
@@ -110,7 +110,7 @@ class Setup:
         return [list(events(tick)) for events in self.inputs]
 
 
-def _game_of(build: Any, systems: Any) -> Game | None:
+def game_of(build: Any, systems: Any) -> Game | None:
     """The game a check's setup comes from: a ``Game`` itself, or one's ``setup`` or ``add_systems``."""
     for part in (build, systems):
         if isinstance(part, Game):
@@ -131,7 +131,7 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
     ``inputs`` is ``"random"`` (every player a seeded stream of its own), ``None``, one
     player's ``Inputs`` (player 0's), or a list or tuple of one ``Inputs`` per player.
     """
-    game = _game_of(build, systems)
+    game = game_of(build, systems)
     if isinstance(build, Game):
         build = build.setup  # build, then systems, as tickswap check does
     if not callable(build):

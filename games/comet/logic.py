@@ -70,11 +70,7 @@ class Ship(Entity):
             self.x, self.y, self.dx, self.dy = WIDTH / 2, HEIGHT / 2, 0.0, 0.0
             self.snap()  # a teleport: don't draw it streaking across the screen
             if self.lives == 0:
-                self.look = None
-
-    def on_load(self, world: World) -> None:
-        if self.lives == 0:
-            self.look = None  # a look set on one entity is not saved
+                self.look = None  # hidden: a look set on one entity is state, saved and loaded with it
 
 
 class Bullet(Entity):

@@ -1,7 +1,9 @@
 """``tickswap check GAME``: does the game come out the same in every update order (``engine.tools.check``)?
 
 With ``--rollback N``: after a rollback of N ticks (``engine.tools.rollback``)? Either way
-it then runs the game in ``--hash-seeds K`` fresh processes (default 3, ``0`` skips), each
+it then saves the game at ``--saves N`` ticks (default 3, ``0`` skips), loads each save in a
+fresh world and runs it beside the straight run (``engine.tools.saveload``), and runs the
+game in ``--hash-seeds K`` fresh processes (default 3, ``0`` skips), each
 with its own ``PYTHONHASHSEED``, and compares their state hashes every tick
 (``engine.tools.seeds``): what one process's worlds share (set order, ``id()``) is caught
 only there. With
@@ -24,6 +26,7 @@ from engine.tools.check import check_order_independence
 from engine.tools.cli.worlds import check_players
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
 from engine.tools.rollback import check_rollback
+from engine.tools.saveload import SaveLoadResult, check_save_load
 from engine.tools.seeds import SeedResult, check_hash_seeds, inputs_of
 
 __all__ = ["check_command"]
@@ -48,7 +51,11 @@ def check_command(args: argparse.Namespace) -> int:
             result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
                                               inputs=inputs, players=players)
         across: SeedResult | None = None
+        loads: SaveLoadResult | None = None
         # A game that fails at a tick fails there in every process too: the failure is the news.
+        if args.saves and not result.crashed:
+            loads = check_save_load(game.setup, ticks=args.ticks, saves=args.saves, seed=args.seed, inputs=inputs,
+                                    players=players)
         if args.hash_seeds and not result.crashed:
             across = check_hash_seeds(game, ticks=args.ticks, seed=args.seed, players=players, input_path=args.input,
                                       no_input=args.no_input, processes=args.hash_seeds)
@@ -60,6 +67,8 @@ def check_command(args: argparse.Namespace) -> int:
         raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
             from None
     print(f"{args.game}: {result.describe()}")
+    if loads is not None:
+        print(f"{args.game}: {loads.describe()}")
     if across is not None:
         print(f"{args.game}: {across.describe()}")
-    return 0 if result.ok and (across is None or across.ok) else 1
+    return 0 if result.ok and (loads is None or loads.ok) and (across is None or across.ok) else 1

@@ -92,6 +92,16 @@ def _hash_seeds(text: str) -> int:
     return value
 
 
+def _saves(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"expected 0 (skip) to 100 saves, got {shown(value)}")
+    return value
+
+
 def _file_name(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError("expected a file name, got ''")
@@ -162,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "re-simulate them with the same input")
     check.add_argument("--players", type=players, help="how many players each world has, each fed input of its own "
                        "(default: the fewest the game takes); --input lines name theirs with \"player\": P")
+    check.add_argument("--saves", metavar="N", type=_saves, default=3,
+                       help="then save the game at N ticks spread over the run, load each save in a fresh world and "
+                            "run it beside the straight run: catches state a save does not hold (default 3; 0 skips "
+                            "it)")
     check.add_argument("--hash-seeds", metavar="K", type=_hash_seeds, default=3,
                        help="then run the game in K fresh processes, PYTHONHASHSEED 1 to K, and compare their state "
                             "hashes every tick: catches hash(str), set order and id() (default 3; 0 skips it)")
