@@ -73,17 +73,48 @@ def test_the_mouse_is_the_same_in_every_update_order_and_for_the_camera_itself()
     assert_order_independent(build, ticks=40, orders=4)
 
 
-def test_a_world_gets_its_games_window_size_wherever_it_is_built(tmp_path):
+WIDE = """
+from engine import Camera, Entity, buffered
+
+WIDTH, HEIGHT = 800, 200
+
+
+class Aim(Entity):
+    at = buffered((0.0, 0.0))
+
+    def update(self, world):
+        self.at = (world.mouse.x, world.mouse.y)
+
+
+def build(world):
+    world.spawn(Camera(50, 50, zoom=2.0))
+    world.spawn(Aim())
+"""
+
+
+def test_a_world_gets_its_games_window_size_wherever_it_is_built(tmp_path, capsys):
     from engine.files.game import GameError
     from engine.testing import load_game, load_save, save_game
+    from engine.tools.cli import main
+    from engine.tools.inputs import setup_of
 
     game_file = tmp_path / "wide.py"
-    game_file.write_text("WIDTH = 800\nHEIGHT = 200\n\ndef build(world):\n    pass\n")
+    game_file.write_text(WIDE)
+    (tmp_path / "in.jsonl").write_text('{"tick": 1, "input": [["mouse_motion", null, 0, 0]]}\n')
     game = load_game(game_file)
     with World() as world:
         assert world.view_size == (640, 480)
         game.setup(world)
         assert world.view_size == (800, 200)
+        world.input_queue.mouse_motion(0, 0)
+        world.tick()
+        assert world.entities[-1].at == (-150.0, 0.0), "400 and 100 pixels from the centre, at zoom 2"
+        assert main(["run", str(game_file), "--ticks", "1", "--input", str(tmp_path / "in.jsonl")]) == 0
+        assert capsys.readouterr().out.split("state ")[1][:16] == world.state_hash()[:16], "the command's world too"
+        for build in (game, game.setup, game.build):  # the ways a check may be given a game
+            with World() as checked:
+                setup_of(build, game.add_systems, None, None, 0).build(checked)
+                assert checked.view_size == (800, 200), build
         save_game(world, game, str(tmp_path / "s.json"))
     loaded = load_save(game, str(tmp_path / "s.json"))
     assert loaded.view_size == (800, 200)

@@ -64,24 +64,17 @@ class Game:
 
     @property
     def build(self) -> Callable[[Any], Any]:
-        """The game's ``build(world)``, which first gives the world the game's window size (``world.view_size``).
-
-        The world maps the mouse through a camera with it (``world.mouse``): every world
-        built for the game, by any command or test, maps it as the game's window does.
-        """
+        """The game's ``build(world)``."""
         build: Callable[[Any], Any] = self.module.build
-        size = self.view_size
-
-        def sized_build(world: Any) -> Any:
-            world.view_size = size
-            return build(world)
-
-        sized_build.__name__ = sized_build.__qualname__ = getattr(build, "__name__", "build")
-        return sized_build
+        return build
 
     @property
     def view_size(self) -> tuple[int, int]:
-        """The game's window size in pixels: ``(WIDTH, HEIGHT)``, by default ``DEFAULT_VIEW_SIZE``."""
+        """The game's window size in pixels: ``(WIDTH, HEIGHT)``, by default ``DEFAULT_VIEW_SIZE``.
+
+        Every world the engine builds for the game gets it as ``world.view_size`` before
+        ``build`` (``setup``, the commands, the checks, a network session), so the mouse maps
+        through a camera as the game's window does (``world.mouse``)."""
         return checked_view_size((self.setting("WIDTH", DEFAULT_VIEW_SIZE[0]),
                                   self.setting("HEIGHT", DEFAULT_VIEW_SIZE[1])), self.name)
 
@@ -107,7 +100,8 @@ class Game:
         return f"{span} player{'s' if most != 1 else ''}"
 
     def setup(self, world: Any) -> None:
-        """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""
+        """A fresh game: the game's window size (``world.view_size``), ``build(world)``, then ``systems(world)``."""
+        world.view_size = self.view_size
         self.build(world)
         self.add_systems(world)
 
