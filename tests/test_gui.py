@@ -502,3 +502,31 @@ def test_a_button_draws_its_body_text_and_focus_ring_and_hovering_changes_its_co
             renderer.delete()
     finally:
         window.close()
+
+
+class Closer(Entity):
+    """Despawns the first button at tick 3, mid-tick: routing still counts it (it was there when the tick began)."""
+
+    saved = ("target",)
+
+    def __init__(self, target: Button) -> None:
+        super().__init__()
+        self.target = target
+
+    def update(self, world: World) -> None:
+        if world.tick_count == 2:
+            world.despawn(self.target)
+
+
+def test_a_widget_despawned_mid_tick_routes_the_same_in_every_order():
+    def build(world: World) -> None:
+        first = world.spawn(Button("A", 100, 100))
+        world.spawn(Button("B", 100, 200))
+        world.spawn(Closer(first))
+        world.spawn(Button("C", 100, 300))
+
+    def inputs(tick: int) -> list[InputEvent]:
+        # At tick 3 focus goes from B past C, round to A if it is counted (else on to B).
+        return [InputEvent("key_press", keys.TAB)] * (2 if tick == 3 else 1)
+
+    assert_order_independent(build, ticks=6, orders=6, inputs=inputs)

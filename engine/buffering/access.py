@@ -15,8 +15,8 @@ from typing import Any
 from engine.buffering.fields import MOTION, layout_of
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_values", "motion", "previous", "random_of",
-           "restore_state", "saved_state", "signals_of", "snap"]
+__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_state", "committed_values", "motion",
+           "previous", "random_of", "restore_state", "saved_state", "signals_of", "snap"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
@@ -93,6 +93,15 @@ def committed(entity: BufferSlots, name: str) -> Any:
     index = layout_of(entity).index(name)
     baseline = (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
     return baseline[index]
+
+
+def committed_state(entity: BufferSlots) -> dict[str, Any]:
+    """Every buffered field of ``entity`` by name, as ``committed`` reads each (one pass, for a shared computation)."""
+    layout = layout_of(entity)
+    world = entity.world
+    if world is None or world._buffers.sender is not entity:
+        return dict(zip(layout.names, layout.get(entity)))
+    return dict(zip(layout.names, (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull))
 
 
 def committed_values(entity: BufferSlots) -> dict[str, Any]:

@@ -48,8 +48,8 @@ class Widget(Protocol):
     interactive: ClassVar[bool]
     stops_pointer: ClassVar[bool]
 
-    def start_value(self) -> Any:
-        """The value routing starts from (a slider's number, a text field's text), as committed."""
+    def start_value(self, state: dict[str, Any]) -> Any:
+        """The value routing starts from (a slider's number, a text field's text), from the committed ``state``."""
 
     def on_pointer(self, outcome: Outcome, x: float) -> None:
         """The pointer, holding this widget, is at window ``x``."""
@@ -69,8 +69,8 @@ class Widget(Protocol):
     def on_motion(self, outcome: Outcome, motion: int) -> None:
         """An editing key while this widget has focus."""
 
-    def committed(self, name: str) -> Any:
-        """Buffered field ``name`` as committed when the tick began, whoever asks."""
+    def committed_state(self) -> dict[str, Any]:
+        """Every buffered field as committed when the tick began, whoever asks."""
 
 __all__ = ["ACTIVATE", "Outcome", "Widget", "outcome_of", "pointed", "route"]
 
@@ -95,6 +95,8 @@ class Outcome:
     focused: bool = False
     activated: bool = False
     value: Any = None
+    state: dict[str, Any] = field(default_factory=dict)
+    """The widget's buffered fields as committed when the tick began (what its hooks read)."""
 
 
 @dataclass(slots=True)
@@ -115,27 +117,27 @@ class _Seen:
         return self.left <= x < self.right and self.bottom <= y < self.top
 
 
-def _seen(widget: Widget) -> _Seen:
-    x, y = widget.committed("x"), widget.committed("y")
-    width, height = widget.committed("size")
-    enabled = widget.committed("visible") and not widget.committed("disabled") and widget.interactive
-    seen = _Seen(widget, x - width / 2, y - height / 2, x + width / 2, y + height / 2, widget.committed("layer"),
-                 enabled, enabled and widget.committed("focusable"))
-    seen.outcome.value = widget.start_value()
+def _seen(widget: Widget, state: dict[str, Any]) -> _Seen:
+    x, y = state["x"], state["y"]
+    width, height = state["size"]
+    enabled = state["visible"] and not state["disabled"] and widget.interactive
+    seen = _Seen(widget, x - width / 2, y - height / 2, x + width / 2, y + height / 2, state["layer"],
+                 enabled, enabled and state["focusable"], Outcome(value=widget.start_value(state), state=state))
     return seen
 
 
-def route(widgets: list[Widget], tick_input: TickInput) -> tuple[dict[int, Outcome], Widget | None]:
-    """Walk ``tick_input``'s events over ``widgets`` (one player's, in spawn order).
+def route(widgets: list[tuple[Widget, dict[str, Any]]], tick_input: TickInput
+          ) -> tuple[dict[int, Outcome], Widget | None]:
+    """Walk ``tick_input``'s events over ``widgets`` (one player's, in spawn order, each with its committed state).
 
     Returns each one's ``Outcome`` by id, and the widget under the pointer at the end (``None``: none).
     """
-    seen = [_seen(widget) for widget in widgets]
-    stoppers = sorted((each for each in seen if each.widget.committed("visible") and each.widget.stops_pointer),
+    seen = [_seen(widget, state) for widget, state in widgets]
+    stoppers = sorted((each for each in seen if each.outcome.state["visible"] and each.widget.stops_pointer),
                       key=lambda each: (each.layer, each.widget.level, each.widget.id), reverse=True)
     focusable = [each for each in seen if each.focusable]
-    captured = next((each for each in reversed(seen) if each.enabled and each.widget.committed("pressed")), None)
-    focus = next((each for each in reversed(focusable) if each.widget.committed("focused")), None)
+    captured = next((each for each in reversed(seen) if each.enabled and each.outcome.state["pressed"]), None)
+    focus = next((each for each in reversed(focusable) if each.outcome.state["focused"]), None)
 
     def under(x: float, y: float) -> _Seen | None:
         return next((each for each in stoppers if each.contains(x, y)), None)
@@ -211,6 +213,22 @@ class _Routed:
 
 
 _passes: weakref.WeakKeyDictionary[Any, _Routed] = weakref.WeakKeyDictionary()
+_widgets: weakref.WeakKeyDictionary[Any, tuple[int, type[Any], list[Any]]] = weakref.WeakKeyDictionary()
+
+
+def _widgets_of(world: Any, kind: type[Any]) -> list[Any]:
+    """The world's widgets as the tick began (one despawned during it too), by id: found again only when the
+    set of entities changed, which happens between ticks (a world of thousands of entities pays once)."""
+    spawner = spawner_of(world)
+    cached = _widgets.get(world)
+    if cached is None or cached[0] != spawner.structure_version or cached[1] is not kind:
+        found = sorted((each for each in spawner.update_order() if isinstance(each, kind)), key=_by_id)
+        cached = _widgets[world] = (spawner.structure_version, kind, found)
+    return cached[2]
+
+
+def _by_id(widget: Any) -> int:
+    return int(widget.id)
 
 
 def _routed(world: Any, kind: type[Any]) -> _Routed:
@@ -220,14 +238,15 @@ def _routed(world: Any, kind: type[Any]) -> _Routed:
     a retried tick or a re-simulated one (new input objects) routes again.
     """
     key = (world.tick_count, spawner_of(world).structure_version)
-    inputs = tuple(world.input_of(player) for player in range(world.players))
+    players = world.players
+    inputs = (world.input,) if players == 1 else tuple(world.input_of(player) for player in range(players))
     cached = _passes.get(world) if world.ticking else None
     if cached is not None and cached.key == key and all(a is b for a, b in zip(cached.inputs, inputs, strict=True)):
         return cached
     routed = _Routed(key, inputs, {}, {})
-    widgets = world.entities_of(kind)
+    widgets = [(widget, widget.committed_state()) for widget in _widgets_of(world, kind)]
     for player, tick_input in enumerate(inputs):
-        mine = [each for each in widgets if each.committed("player") == player]
+        mine = [each for each in widgets if each[1]["player"] == player]
         outcomes, routed.pointed[player] = route(mine, tick_input) if mine else ({}, None)
         routed.outcomes.update(outcomes)
     if world.ticking:
@@ -239,7 +258,8 @@ def outcome_of(world: Any, widget: Widget, kind: type[Any]) -> Outcome:
     """This tick's ``Outcome`` for ``widget``, routed once per tick for every widget of ``world`` of class ``kind``."""
     found = _routed(world, kind).outcomes.get(widget.id) if widget.id is not None else None
     if found is None:  # not live when the tick began: it keeps what it had
-        found = Outcome(value=widget.start_value())
+        state = widget.committed_state()
+        found = Outcome(value=widget.start_value(state), state=state)
     return found
 
 

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.buffering.access import committed
+from engine.buffering.access import committed, committed_state
 from engine.entity import Entity, buffered
 from engine.gui.routing import Outcome, outcome_of, pointed
 from engine.look import Part
@@ -150,10 +150,11 @@ class Widget(Entity):
     def apply(self, outcome: Outcome) -> None:
         """Write a widget kind's own results (a click, a value) into its fields; the base has none."""
 
-    # -- what routing asks of a widget (reading only: committed state and the outcome) -----
+    # -- what routing asks of a widget (reading only: the outcome, and its committed ``state``) --
 
-    def start_value(self) -> Any:
-        """The value routing starts from this tick (a slider's number, a text field's text), as committed."""
+    def start_value(self, state: dict[str, Any]) -> Any:
+        """The value routing starts from this tick (a slider's number, a text field's text), from the committed
+        ``state``."""
         return None
 
     def on_pointer(self, outcome: Outcome, x: float) -> None:
@@ -178,6 +179,10 @@ class Widget(Entity):
     def committed(self, name: str) -> Any:
         """Buffered field ``name`` as committed when the tick began: what routing reads, whoever asks."""
         return committed(self, name)
+
+    def committed_state(self) -> dict[str, Any]:
+        """Every buffered field as committed when the tick began, by name (routing reads them once a tick)."""
+        return committed_state(self)
 
     # -- drawing -------------------------------------------------------------------------
 

@@ -209,35 +209,37 @@ class Slider(Widget):
         # Twelve decimals: 0.1 * 3 reads back as 0.3, the same on every machine.
         return round(min(max(value, low), high), 12)
 
-    def _limits(self) -> tuple[float, float, float]:
-        return self.committed("minimum"), self.committed("maximum"), self.committed("step")
+    @staticmethod
+    def _limits(outcome: Outcome) -> tuple[float, float, float]:
+        state = outcome.state
+        return state["minimum"], state["maximum"], state["step"]
 
-    def start_value(self) -> Any:
+    def start_value(self, state: dict[str, Any]) -> Any:
         """The committed value."""
-        return self.committed("value")
+        return state["value"]
 
     def on_pointer(self, outcome: Outcome, x: float) -> None:
         """The value under window ``x`` (the knob's centre spans the slider's width)."""
-        low, high, step = self._limits()
-        width = self.committed("size")[0]
-        fraction = (x - (self.committed("x") - width / 2)) / width
+        low, high, step = self._limits(outcome)
+        width = outcome.state["size"][0]
+        fraction = (x - (outcome.state["x"] - width / 2)) / width
         outcome.value = self._snapped(low + min(max(fraction, 0.0), 1.0) * (high - low), low, high, step)
 
     def on_step(self, outcome: Outcome, direction: int) -> bool:
         """Left/right move the value by a step (or a twentieth of the range)."""
-        low, high, step = self._limits()
+        low, high, step = self._limits(outcome)
         outcome.value = self._snapped(outcome.value + direction * (step or (high - low) / 20), low, high, step)
         return True
 
     def on_key(self, outcome: Outcome, key: int) -> None:
         """Home and End go to the ends."""
-        low, high, _step = self._limits()
+        low, high, _step = self._limits(outcome)
         if key in (keys.HOME, keys.END):
             outcome.value = low if key == keys.HOME else high
 
     def apply(self, outcome: Outcome) -> None:
         """``value`` and ``changed``."""
-        self.changed = outcome.value != self.committed("value")
+        self.changed = outcome.value != outcome.state["value"]
         self.value = outcome.value
 
     @property
@@ -287,13 +289,13 @@ class TextInput(Widget):
         self.placeholder = _text(placeholder, "TextInput", "placeholder")
         self.refresh()
 
-    def start_value(self) -> Any:
+    def start_value(self, state: dict[str, Any]) -> Any:
         """The committed text."""
-        return self.committed("text")
+        return state["text"]
 
     def on_text(self, outcome: Outcome, text: str) -> None:
         """Typed text goes at the end, up to ``max_length`` characters."""
-        outcome.value = (outcome.value + text)[:self.committed("max_length")]
+        outcome.value = (outcome.value + text)[:outcome.state["max_length"]]
 
     def on_motion(self, outcome: Outcome, motion: int) -> None:
         """Backspace deletes the last character."""
