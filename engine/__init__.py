@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import easing as easing
 from engine.camera import Camera as Camera
+from engine.camera import Mouse as Mouse
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
@@ -23,6 +24,14 @@ from engine.entity import buffered as buffered
 from engine.entity import signal as signal
 from engine.errors import BufferedWriteError as BufferedWriteError
 from engine.errors import EntityUpdateError as EntityUpdateError
+from engine.gui import Button as Button
+from engine.gui import Label as Label
+from engine.gui import Panel as Panel
+from engine.gui import Slider as Slider
+from engine.gui import Style as Style
+from engine.gui import TextInput as TextInput
+from engine.gui import Widget as Widget
+from engine.gui import widget_under_mouse as widget_under_mouse
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -94,6 +103,7 @@ def run(build: Callable[[World], object], argv: list[str] | None = None) -> NoRe
 
 __all__ = [
     "BufferedWriteError",
+    "Button",
     "Camera",
     "Clock",
     "ConstantRateLoop",
@@ -108,7 +118,10 @@ __all__ = [
     "GameLoop",
     "InputEvent",
     "InputQueue",
+    "Label",
     "Look",
+    "Mouse",
+    "Panel",
     "Part",
     "Particles",
     "Path",
@@ -117,6 +130,9 @@ __all__ = [
     "ReplayError",
     "SaveError",
     "Scene",
+    "Slider",
+    "Style",
+    "TextInput",
     "TickInput",
     "Tile",
     "TileMap",
@@ -125,10 +141,12 @@ __all__ = [
     "Tweened",
     "VariableStepLoop",
     "VirtualClock",
+    "Widget",
     "World",
     "buffered",
     "easing",
     "keys",
     "run",
     "signal",
+    "widget_under_mouse",
 ]

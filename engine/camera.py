@@ -20,17 +20,23 @@ committed position (smoothly, if you like)::
 rolled back and replayed like its position. A shake's offsets are drawn from the
 camera's own ``random`` when it starts (one seed), then follow from that seed and the
 tick: the same in a replay, whatever the frame rate, and drawing changes nothing.
+
+``view_transform`` is the one statement of where the camera puts the world in the window
+(the renderer draws with it); ``to_world`` and ``to_window`` map points through it, which
+is what ``world.mouse`` does with the mouse. A ``Mouse`` is a mouse position in both.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from engine.entity import Entity, buffered
 from engine.messages import shown
 
-__all__ = ["Camera"]
+__all__ = ["Camera", "Mouse", "first_camera"]
 
 MAX_ZOOM = 100.0
 """The largest zoom factor (and 1 / the smallest): beyond it a look is a pixel or the window one."""
@@ -101,3 +107,52 @@ class Camera(Entity):
             (x0, y0), (x1, y1) = self.shake_offset(tick - 1), self.shake_offset(tick)
             x, y = x + x0 + (x1 - x0) * alpha, y + y0 + (y1 - y0) * alpha
         return x, y, max(zoom, 1 / MAX_ZOOM)
+
+    def view_transform(self, alpha: float, view_size: tuple[int, int],
+                       extrapolate: bool = False) -> tuple[float, float, float]:
+        """Where the world lies in a window of ``view_size`` pixels, ``alpha`` into the next tick: ``(tx, ty, zoom)``.
+
+        A world point ``(x, y)`` is drawn at window ``(x * zoom + tx, y * zoom + ty)``: the
+        view's centre (``draw_view``) lands on the window's centre, moved by whole pixels
+        (a camera between two pixels would blur nothing but shimmer edges). The renderer
+        draws with exactly this; ``to_world`` inverts it.
+        """
+        x, y, zoom = self.draw_view(alpha, extrapolate)
+        width, height = view_size
+        return float(round(width / 2 - x * zoom)), float(round(height / 2 - y * zoom)), zoom
+
+    def to_world(self, window_x: float, window_y: float, view_size: tuple[int, int]) -> tuple[float, float]:
+        """The world point drawn at window pixel ``(window_x, window_y)`` (bottom-left origin), as of the last tick.
+
+        The renderer's own transform at alpha 1 (``view_transform``): the latest committed
+        state, which is what game logic can know (how far a frame was into the next tick is
+        not game state). ``world.mouse`` calls it with the window's size.
+        """
+        tx, ty, zoom = self.view_transform(1.0, view_size)
+        return (window_x - tx) / zoom, (window_y - ty) / zoom
+
+    def to_window(self, x: float, y: float, view_size: tuple[int, int]) -> tuple[float, float]:
+        """Where world point ``(x, y)`` is drawn in the window, as of the last tick: ``to_world`` undone."""
+        tx, ty, zoom = self.view_transform(1.0, view_size)
+        return x * zoom + tx, y * zoom + ty
+
+
+def first_camera(entities: Iterable[object]) -> Camera | None:
+    """The camera the view follows: the first live ``Camera`` of ``entities`` (spawn order), or ``None``."""
+    return next((each for each in entities if isinstance(each, Camera) and each.alive), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Mouse:
+    """Where the mouse is: ``x``, ``y`` in the world (through the camera, if any); ``window_x``, ``window_y``
+    in the window.
+
+    Window coordinates have their origin at the window's bottom-left corner, as screen-space
+    looks (``Look(screen=True)``) and GUI widgets do; world coordinates are where a world
+    entity under the mouse is. Without a camera they are the same.
+    """
+
+    x: float
+    y: float
+    window_x: float
+    window_y: float

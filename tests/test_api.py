@@ -270,3 +270,13 @@ def test_the_effects_kit_is_exported_and_only_particles_brings_numpy():
             "sys.modules; engine.Particles; print(before, 'numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_the_gui_widgets_and_the_mouse_are_public():
+    # Added deliberately in 0.4 (engine.gui, world.mouse): a game imports them from engine.
+    import engine.gui
+
+    for name in ("Button", "Label", "Panel", "Slider", "Style", "TextInput", "Widget", "widget_under_mouse"):
+        assert name in engine.__all__ and getattr(engine, name) is getattr(engine.gui, name), name
+    assert "Mouse" in engine.__all__ and engine.World().mouse.__class__ is engine.Mouse
+    assert engine.keys.MOUSE_LEFT == 1

@@ -141,3 +141,74 @@ def test_the_input_script_reader_is_public_in_engine_input(tmp_path):
     path.write_text('{"tick": 2, "input": [["key_press", "LEFT", 0, 0]]}\n')
     assert engine.input.read_input_script is read_input_script
     assert engine.input.read_input_script(path) == {2: [InputEvent("key_press", 65361, 0, 0)]}
+
+
+def test_typed_text_and_editing_keys_reach_the_tick_in_order_and_survive_json():
+    from engine import keys
+
+    queue = InputQueue()
+    queue.type_text("Ad")
+    queue.text_motion(keys.MOTION_BACKSPACE)
+    queue.type_text("é" * 70)  # longer than one event holds: split, as the window splits it
+    tick = queue.take()
+    assert [event.type for event in tick.events] == ["text", "text_motion", "text", "text"]
+    assert tick.text == "Ad" + "é" * 70 and [len(event.key) for event in tick.events[2:]] == [64, 6]
+    assert not tick.pressed(keys.MOTION_BACKSPACE) and tick.modifiers == 0, "text is no key press"
+    for event in tick.events:
+        assert InputEvent.from_json(event.to_json()) == event
+    assert queue.take().text == "", "text is per tick"
+
+
+@pytest.mark.parametrize("event, words", [
+    (("text", ""), "1 to 64 printable characters"),
+    (("text", "a\r"), "no control characters"),
+    (("text", 5), "the text typed"),
+    (("text_motion", 3000), "a text motion"),
+    (("text_motion", "BACKSPACE"), "a text motion"),
+])
+def test_a_text_event_that_no_window_sends_is_refused_when_made(event, words):
+    with pytest.raises(ValueError, match=words):
+        InputEvent(*event)
+
+
+def test_mouse_buttons_and_text_motions_are_named_in_script_lines(tmp_path):
+    from engine import keys
+    from engine.input.scripts import read_input_script
+
+    path = tmp_path / "in.jsonl"
+    path.write_text(
+        '{"tick": 2, "input": [["mouse_press", "MOUSE_LEFT", 320, 240], ["mouse_drag", "MOUSE_LEFT", 330, 240]]}\n'
+        '{"tick": 3, "input": [["mouse_release", 1, 330, 240], ["mouse_press", "mouse_right", 5, 6]]}\n'
+        '{"tick": 4, "input": [["text", "Ada", 0, 0], ["text_motion", "MOTION_BACKSPACE", 0, 0]]}\n')
+    script = read_input_script(path)
+    assert [(event.type, event.key) for event in script[2]] == [("mouse_press", keys.MOUSE_LEFT),
+                                                                ("mouse_drag", keys.MOUSE_LEFT)]
+    assert [event.key for event in script[3]] == [keys.MOUSE_LEFT, keys.MOUSE_RIGHT]
+    assert [(event.type, event.key) for event in script[4]] == [("text", "Ada"),
+                                                                ("text_motion", keys.MOTION_BACKSPACE)]
+
+
+@pytest.mark.parametrize("event, words", [
+    ('["text", 5, 0, 0]', "a text event's key is the text typed"),
+    ('["text", "", 0, 0]', "1 to 64 printable characters"),
+    ('["text", "a\\n", 0, 0]', "no control characters"),
+    ('["text", null, 0, 0]', "a text event's key is the text typed"),
+    ('["text_motion", "LEFT", 0, 0]', "a text_motion event's key is a text motion"),
+    ('["text_motion", 70000, 0, 0]', "a text_motion event's key is a text motion"),
+    ('["mouse_press", "LEFT", 0, 0]', "a mouse_press event's key is a mouse button"),
+    ('["mouse_press", 3, 0, 0]', "a mouse_press event's key is a mouse button"),
+    ('["mouse_release", null, 0, 0]', "a mouse_release event's key is a mouse button"),
+    ('["mouse_drag", 0, 0, 0]', "the bits of the mouse buttons held"),
+])
+def test_a_damaged_mouse_or_text_line_is_refused_naming_file_line_and_problem(tmp_path, capsys, event, words):
+    from engine.files.replay import ReplayError
+    from engine.input.scripts import read_input_script
+    from engine.tools.cli import main
+
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"tick": 1, "input": [["key_press", "A", 0, 0]]}\n{"tick": 2, "input": [' + event + ']}\n')
+    with pytest.raises(ReplayError, match=f":2: input\\[0\\]: .*{words}"):
+        read_input_script(path)
+    assert main(["run", "patrol", "--ticks", "5", "--input", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2: input[0]: " in err and words in err and err.count("\n") == 1, err

@@ -15,7 +15,8 @@ def test_engine_keys_imports_with_no_display_and_no_pyglet():
     assert out.stdout.split() == ["65361", "32", "97", "49", "False"]
 
 
-def test_every_pyglet_key_has_the_same_name_and_code_here():
+def test_every_pyglet_key_has_the_same_name_and_code_here(offscreen):
+    # offscreen: importing pyglet.window opens a display unless pyglet was told off-screen first.
     import pyglet.window.key as pyglet_keys
 
     from engine import keys
@@ -37,7 +38,7 @@ def test_names_come_back_and_the_engine_keeps_only_esc_and_f1_to_f5():
 def test_every_key_name_reads_back_as_its_code_in_one_place():
     from engine import InputEvent, keys
 
-    named = [each for each in dir(keys) if each.isupper() and not each.startswith(("MOD_", "MOTION_", "_N"))]
+    named = [each for each in dir(keys) if each.isupper() and not each.startswith(("MOD_", "MOTION_", "MOUSE", "_N"))]
     for code in {getattr(keys, each) for each in named if type(getattr(keys, each)) is int}:
         name = keys.name(code)
         assert keys.code(name) == code and keys.code(name.lower()) == code, name
@@ -52,3 +53,26 @@ def test_engine_keys_is_the_input_packages_keys_module():
     from engine.input import keys
 
     assert engine.keys is keys and engine.keys.LEFT == keys.LEFT == 65361
+
+
+def test_mouse_buttons_are_pyglets_and_read_by_name_only_as_buttons(offscreen):
+    import pyglet.window.mouse as pyglet_mouse
+
+    from engine import keys
+
+    assert (keys.MOUSE_LEFT, keys.MOUSE_MIDDLE, keys.MOUSE_RIGHT, keys.MOUSE4, keys.MOUSE5) == (
+        pyglet_mouse.LEFT, pyglet_mouse.MIDDLE, pyglet_mouse.RIGHT, pyglet_mouse.MOUSE4, pyglet_mouse.MOUSE5)
+    assert keys.button("mouse_right") == 4 and keys.button_name(keys.MOUSE_MIDDLE) == "MOUSE_MIDDLE"
+    # A button's name is no key's: "MOUSE_LEFT" in a key_press is refused, and code 1 has no key name.
+    assert keys.code("MOUSE_LEFT") is None and keys.button("LEFT") is None and keys.name(1) == "KEY_1"
+    assert {1, 2, 4, 8, 16} == keys.BUTTONS
+
+
+def test_text_motions_are_pyglets_and_read_by_name(offscreen):
+    import pyglet.window.key as pyglet_keys
+
+    from engine import keys
+
+    motions = {name: getattr(pyglet_keys, name) for name in dir(pyglet_keys) if name.startswith("MOTION_")}
+    assert motions and all(keys.motion(name) == code for name, code in motions.items())
+    assert set(motions.values()) == keys.MOTIONS and keys.motion("BACKSPACE") is None

@@ -15,8 +15,8 @@ from typing import Any
 from engine.buffering.fields import MOTION, layout_of
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["NO_SIGNALS", "committed_positions", "committed_values", "motion", "previous", "random_of",
-           "restore_state", "saved_state", "signals_of", "snap"]
+__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_state", "committed_values", "motion",
+           "previous", "random_of", "restore_state", "saved_state", "signals_of", "snap"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
@@ -78,6 +78,30 @@ def committed_positions(entities: Iterable[BufferSlots]) -> list[tuple[float, fl
     pending position, which nobody else may see before the tick ends.
     """
     return [(entity._bx, entity._by) for entity in entities]
+
+
+def committed(entity: BufferSlots, name: str) -> Any:
+    """Buffered field ``name`` of ``entity`` as every *other* entity reads it now, whoever asks.
+
+    Mid-update an entity reads its own pending value; this is the committed one (set aside
+    when the tick began) even then: what a computation shared by several entities in one
+    tick must read, so that its outcome does not depend on which of them asked first.
+    """
+    world = entity.world
+    if world is None or world._buffers.sender is not entity:
+        return getattr(entity, name)
+    index = layout_of(entity).index(name)
+    baseline = (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
+    return baseline[index]
+
+
+def committed_state(entity: BufferSlots) -> dict[str, Any]:
+    """Every buffered field of ``entity`` by name, as ``committed`` reads each (one pass, for a shared computation)."""
+    layout = layout_of(entity)
+    world = entity.world
+    if world is None or world._buffers.sender is not entity:
+        return dict(zip(layout.names, layout.get(entity)))
+    return dict(zip(layout.names, (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull))
 
 
 def committed_values(entity: BufferSlots) -> dict[str, Any]:

@@ -114,6 +114,10 @@ class BufferSlots:
 class WorldBuffers(Protocol):
     """What an entity's buffered state asks of its world's buffers (``PureBuffers`` has it all)."""
 
+    @property
+    def sender(self) -> BufferSlots | None:
+        """The entity whose ``update()`` is running, or ``None``."""
+
     def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
         """Put a signal (or one contribution to a valued signal) into the next buffer."""
 
@@ -122,10 +126,6 @@ class WorldBuffers(Protocol):
 
     def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
         """The entity's random generator, made on first use."""
-
-    @property
-    def sender(self) -> BufferSlots | None:
-        """The entity whose ``update()`` is running, or ``None``."""
 
     def shown_changed(self, entity: BufferSlots, field: Any) -> None:
         """The entity's own update set a shown field (``engine.buffering.shown``) for the first time this tick."""

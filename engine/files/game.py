@@ -31,8 +31,8 @@ from engine.input.keys import name as key_name
 from engine.messages import shown
 from engine.state.names import class_file, module_of
 
-__all__ = ["DEFAULT_MS_PER_UPDATE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError", "check_keys",
-           "check_players", "check_settings", "check_step"]
+__all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError",
+           "check_keys", "check_players", "check_settings", "check_step", "checked_view_size"]
 
 DEFAULT_MS_PER_UPDATE = 15.625
 """The default step: 64 updates a second. It is exact in binary floating point and in
@@ -71,6 +71,16 @@ class Game:
         build: Callable[[Any], Any] = self.module.build
         return build
 
+    @property
+    def view_size(self) -> tuple[int, int]:
+        """The game's window size in pixels: ``(WIDTH, HEIGHT)``, by default ``DEFAULT_VIEW_SIZE``.
+
+        Every world the engine builds for the game gets it as ``world.view_size`` before
+        ``build`` (``setup``, the commands, the checks, a network session), so the mouse maps
+        through a camera as the game's window does (``world.mouse``)."""
+        return checked_view_size((self.setting("WIDTH", DEFAULT_VIEW_SIZE[0]),
+                                  self.setting("HEIGHT", DEFAULT_VIEW_SIZE[1])), self.name)
+
     def add_systems(self, world: Any) -> None:
         """Call the game's optional ``systems(world)``: after ``build`` on a fresh run, after loading a save.
 
@@ -93,7 +103,8 @@ class Game:
         return f"{span} player{'s' if most != 1 else ''}"
 
     def setup(self, world: Any) -> None:
-        """A fresh game: ``build(world)``, then ``systems(world)`` if the game has it."""
+        """A fresh game: the game's window size (``world.view_size``), ``build(world)``, then ``systems(world)``."""
+        world.view_size = self.view_size
         self.build(world)
         self.add_systems(world)
 
@@ -176,6 +187,18 @@ class Game:
 
 MAX_WINDOW_SIDE = 16384
 """The largest ``WIDTH`` or ``HEIGHT`` a game may ask for."""
+DEFAULT_VIEW_SIZE = (640, 480)
+"""The window of a game that names no ``WIDTH`` and ``HEIGHT``, and a world's ``view_size`` until told."""
+
+
+def checked_view_size(size: Any, where: str = "world.view_size") -> tuple[int, int]:
+    """A window size ``(width, height)``, each a whole number of pixels from 1 to ``MAX_WINDOW_SIDE``; else
+    ``GameError`` naming ``where``."""
+    if not (isinstance(size, (tuple, list)) and len(size) == 2 and all(
+            type(side) is int and 1 <= side <= MAX_WINDOW_SIDE for side in size)):
+        raise GameError(f"{where}: a window size is (width, height), each a whole number of pixels from 1 to "
+                        f"{MAX_WINDOW_SIDE}, got {shown(size)}")
+    return int(size[0]), int(size[1])
 
 
 def check_settings(module: ModuleType, where: str) -> None:

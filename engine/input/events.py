@@ -9,6 +9,9 @@ the events, later ticks of the same frame get none, and nothing is lost. Key and
 codes are plain values (pyglet's integer key codes, or strings in tests), so this
 module needs no window. A game controller's buttons are keys (``keys.PAD_A`` ...) and its
 sticks ``"stick"`` events, whose position carries over from tick to tick like held keys.
+Typed text arrives as ``"text"`` events (the characters, as pyglet's ``on_text`` gives them)
+and editing keys as ``"text_motion"`` events (``keys.MOTION_BACKSPACE`` ..., as
+``on_text_motion`` gives them, key repeat included): a text field reads those, not key presses.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from typing import Any, Literal
 from engine.input import keys
 from engine.messages import shown
 
-__all__ = ["InputEvent", "InputQueue", "TickInput", "not_a_key"]
+__all__ = ["MAX_TEXT", "InputEvent", "InputQueue", "TickInput", "not_a_key"]
 
 EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
-                    "mouse_scroll", "stick"]
+                    "mouse_scroll", "stick", "text", "text_motion"]
 _TYPES = frozenset(("key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
-                    "mouse_scroll", "stick"))
+                    "mouse_scroll", "stick", "text", "text_motion"))
+MAX_TEXT = 64
+"""The most characters one ``"text"`` event holds (the window splits longer text into several)."""
 STICKS = 2
 """A controller's sticks: 0 the left, 1 the right."""
 Sticks = tuple[tuple[float, float], ...]
@@ -41,7 +46,9 @@ class InputEvent:
     a ``"mouse_scroll"`` carries how far the wheel turned in ``scroll_x``/``scroll_y``;
     a ``"mouse_drag"`` is a move with buttons held (``key``: the buttons' bits); a
     ``"stick"`` is a controller stick moved (``key``: the stick, 0 left or 1 right; ``x``,
-    ``y`` from -1.0 to 1.0, y up).
+    ``y`` from -1.0 to 1.0, y up); a ``"text"`` event is text typed (``key``: the characters,
+    1 to ``MAX_TEXT`` printable ones); a ``"text_motion"`` an editing key (``key``: a
+    ``keys.MOTION_*`` code, ``keys.MOTION_BACKSPACE`` ...). Mouse buttons are ``keys.MOUSE_LEFT``...
     """
 
     type: EventType
@@ -64,6 +71,10 @@ class InputEvent:
             raise TypeError(f"InputEvent key must be hashable (an int, a string, a tuple), got {self.key!r}") from None
         if self.type == "stick":
             _check_stick(self.key, self.x, self.y)
+        elif self.type in ("text", "text_motion"):
+            problem = _text_problem(self.type, self.key)
+            if problem:
+                raise ValueError(problem)
 
     def to_json(self) -> list[Any]:
         """A compact JSON form, for replays and saves: ``[type, key, x, y]``, then ``modifiers, scroll_x,
@@ -88,9 +99,11 @@ class InputEvent:
 
         Types are strict, as everywhere a file says a number: a key is a key code (an int,
         never ``true``), or a key's name as in ``engine.keys`` (``"RIGHT"``, ``"PAD_A"``), which
-        becomes its code; mouse buttons are ints; motion and scroll events carry no key
-        (``null``); positions are finite numbers, never ``"12"``; a stick event is
-        ``["stick", 0 or 1, x, y]`` with x and y from -1.0 to 1.0.
+        becomes its code; a mouse button is one of ``keys.MOUSE_LEFT`` ... (a code, or its name,
+        ``"MOUSE_LEFT"``), a drag's key the bits of the buttons held; motion and scroll events
+        carry no key (``null``); positions are finite numbers, never ``"12"``; a stick event is
+        ``["stick", 0 or 1, x, y]`` with x and y from -1.0 to 1.0; a text event's key is the
+        text typed (``["text", "é", 0, 0]``), a text motion's a ``keys.MOTION_*`` code or name.
         """
         if not isinstance(data, list) or len(data) not in (4, 7):
             raise ValueError(f"an input event is [type, key, x, y] or [type, key, x, y, modifiers, scroll_x, "
@@ -122,9 +135,27 @@ def _check_stick(stick: Any, x: Any, y: Any) -> None:
 
 def not_a_key(kind: str, key: Any) -> str:
     """Why ``key`` is no key of a ``kind`` event: the one wording, for replays and input scripts alike."""
+    if kind == "mouse_drag":
+        return f"a mouse_drag event's key is the bits of the mouse buttons held (1 to 31), got {shown(key)}"
     if kind.startswith("mouse"):
-        return f"a {kind} event's key is a mouse button number, got {shown(key)}"
+        return (f"a {kind} event's key is a mouse button, a code (1, 2, 4, 8, 16) or a name from engine.keys "
+                f"(\"MOUSE_LEFT\", \"MOUSE_RIGHT\", \"MOUSE_MIDDLE\", \"MOUSE4\", \"MOUSE5\"), got {shown(key)}")
+    if kind in ("text", "text_motion"):
+        return _text_problem(kind, key) or f"{shown(key)} is no {kind} event's key"
     return f"{shown(key)} is not a key: use a name from engine.keys (\"LEFT\", \"SPACE\", \"A\") or a key code"
+
+
+def _text_problem(kind: str, key: Any) -> str:
+    """Why ``key`` can't be a ``"text"`` or ``"text_motion"`` event's key ("" when it can)."""
+    if kind == "text":
+        if not isinstance(key, str) or not 1 <= len(key) <= MAX_TEXT or not key.isprintable():
+            return (f"a text event's key is the text typed, 1 to {MAX_TEXT} printable characters (no control "
+                    f"characters: Enter is a key_press, Backspace a text_motion), got {shown(key)}")
+        return ""
+    if type(key) is not int or key not in keys.MOTIONS:
+        return (f"a text_motion event's key is a text motion, a code or a name from engine.keys "
+                f"(\"MOTION_BACKSPACE\", \"MOTION_LEFT\", \"MOTION_DELETE\" ...), got {shown(key)}")
+    return ""
 
 
 def _json_key(kind: str, key: Any) -> Any:
@@ -136,12 +167,24 @@ def _json_key(kind: str, key: Any) -> Any:
         if key is not None:
             raise ValueError(f"a {kind} event has no key (null), got {shown(key)}")
         return None
-    if isinstance(key, str) and kind in ("key_press", "key_release"):
-        code = keys.code(key)
+    if kind == "text":
+        if _text_problem(kind, key):
+            raise ValueError(_text_problem(kind, key))
+        return key
+    if isinstance(key, str) and kind in ("key_press", "key_release", "mouse_press", "mouse_release", "mouse_drag",
+                                         "text_motion"):
+        code = (keys.code(key) if kind.startswith("key") else keys.motion(key) if kind == "text_motion"
+                else keys.button(key))
         if code is None:
             raise ValueError(not_a_key(kind, key))
         return code
     if type(key) is not int:
+        raise ValueError(not_a_key(kind, key))
+    if kind == "text_motion" and key not in keys.MOTIONS:
+        raise ValueError(not_a_key(kind, key))
+    if kind in ("mouse_press", "mouse_release") and key not in keys.BUTTONS:
+        raise ValueError(not_a_key(kind, key))
+    if kind == "mouse_drag" and not 1 <= key <= 31:
         raise ValueError(not_a_key(kind, key))
     if not 0 <= key < 2**63:  # pyglet's key codes and mouse buttons are never negative
         what = "a key code or a key's name" if kind.startswith("key") else "a mouse button number"
@@ -161,10 +204,13 @@ class TickInput:
     the wheel's turns during this tick; ``modifiers`` are the modifier bits
     (``keys.MOD_SHIFT`` ...) held at this tick's latest key or mouse event (0 if none).
     ``stick(n)`` is where a controller's stick is, as of this tick's latest stick event.
+    ``text`` is the text typed during this tick (every ``"text"`` event's, in order); editing
+    keys are the ``"text_motion"`` events in ``events`` (a text field walks ``events`` in order,
+    so that a Backspace between two letters deletes the right one).
     """
 
     __slots__ = ("_down", "_held", "_start", "_sticks", "_up", "events", "modifiers", "mouse_x", "mouse_y",
-                 "scroll_x", "scroll_y")
+                 "scroll_x", "scroll_y", "text")
 
     def __init__(self, events: Iterable[InputEvent] = (), held: frozenset[Hashable] = frozenset(),
                  mouse: tuple[float, float] = (0.0, 0.0), sticks: Sticks = _CENTRED) -> None:
@@ -178,6 +224,7 @@ class TickInput:
         self.mouse_x, self.mouse_y = mouse
         self.scroll_x = self.scroll_y = 0.0
         self.modifiers = 0
+        typed: list[str] = []
         for event in self.events:
             if event.type in ("key_press", "mouse_press"):
                 held_now.add(event.key)
@@ -191,10 +238,15 @@ class TickInput:
             elif event.type == "stick":
                 sticks_now[event.key] = (event.x, event.y)  # type: ignore[call-overload]
                 continue  # a controller has no modifier keys: a stick leaves the keyboard's alone
+            elif event.type in ("text", "text_motion"):
+                if event.type == "text":
+                    typed.append(event.key)  # type: ignore[arg-type]
+                continue  # what a key press made: the press itself carried the modifiers
             if event.type in _MOUSE_AT:
                 self.mouse_x, self.mouse_y = event.x, event.y
             if event.type != "mouse_motion":
                 self.modifiers = event.modifiers
+        self.text = "".join(typed)
         self._sticks: Sticks = tuple(sticks_now)
         self._held = frozenset(held_now)
         self._down = frozenset(down)
@@ -274,6 +326,16 @@ class InputQueue:
     def stick(self, n: int, x: float, y: float) -> None:
         """Queue a move of controller stick ``n`` (0 left, 1 right) to ``(x, y)``, each from -1.0 to 1.0, y up."""
         self._events.append(InputEvent("stick", n, x, y))
+
+    def type_text(self, text: str) -> None:
+        """Queue ``text`` as typed (``"text"`` events of at most ``MAX_TEXT`` characters each), as a window would."""
+        if not isinstance(text, str):
+            raise TypeError(f"InputQueue.type_text takes a string, got {shown(text)}")
+        self._events.extend(InputEvent("text", text[start:start + MAX_TEXT]) for start in range(0, len(text), MAX_TEXT))
+
+    def text_motion(self, motion: int) -> None:
+        """Queue an editing key (``keys.MOTION_BACKSPACE`` ...), as a window's ``on_text_motion`` would."""
+        self._events.append(InputEvent("text_motion", motion))
 
     def __len__(self) -> int:
         return len(self._events)

@@ -9,9 +9,13 @@ Letters are ``A`` to ``Z``; the digit keys ``_0`` to ``_9`` (a name can't start 
 digit); the keypad ``NUM_0`` ...; modifier keys ``LSHIFT``, ``RCTRL`` ...; and the
 modifier *bits* of ``world.input.modifiers``: ``MOD_SHIFT``, ``MOD_CTRL``, ``MOD_ALT``,
 ``MOD_COMMAND``, ... (``MOD_ACCEL`` is Ctrl, or Command on macOS); a game controller's
-buttons ``PAD_A``, ``PAD_START``, ``PAD_UP`` ... (triggers are ``PAD_LT``/``PAD_RT``). ``name(code)`` gives
-a key's name back, and ``code(name)`` a name's code (the one reading of key names). The
-engine keeps Esc (quit) and F1 to F5 for itself; every other key reaches the game.
+buttons ``PAD_A``, ``PAD_START``, ``PAD_UP`` ... (triggers are ``PAD_LT``/``PAD_RT``); the mouse
+buttons ``MOUSE_LEFT``, ``MOUSE_MIDDLE``, ``MOUSE_RIGHT``, ``MOUSE4``, ``MOUSE5`` (pyglet's
+``pyglet.window.mouse`` codes); and the text-cursor motions of ``"text_motion"`` events,
+``MOTION_BACKSPACE``, ``MOTION_LEFT`` ... ``name(code)`` gives a key's name back, and
+``code(name)`` a name's code (the one reading of key names); ``button(name)`` and
+``motion(name)`` read mouse buttons' and motions' names alike. The engine keeps Esc (quit)
+and F1 to F5 for itself; every other key reaches the game.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ MOD_SCROLLLOCK = 0x100
 MOD_FUNCTION = 0x200
 MOD_ACCEL = MOD_COMMAND if sys.platform == "darwin" else MOD_CTRL
 """Ctrl, or Command on macOS: the key that goes with shortcuts."""
+
+# Mouse buttons (pyglet.window.mouse's codes): a mouse_press/mouse_release event's key, and
+# bits of a mouse_drag's. They count as keys in world.input.pressed(keys.MOUSE_LEFT).
+MOUSE_LEFT = 0x1
+MOUSE_MIDDLE = 0x2
+MOUSE_RIGHT = 0x4
+MOUSE4 = 0x8
+MOUSE5 = 0x10
 
 # Keys.
 BACKSPACE = 0xff08
@@ -257,7 +269,7 @@ PAD_RIGHT = 0x100010
 _NAMES: dict[int, str] = {}
 for _name, _code in list(globals().items()):
     if ((_name.isupper() or (_name.startswith("_") and _name[1:].isdigit()))
-            and isinstance(_code, int) and not _name.startswith(("MOD_", "MOTION_"))):
+            and isinstance(_code, int) and not _name.startswith(("MOD_", "MOTION_", "MOUSE"))):
         _NAMES.setdefault(_code, _name)
 
 
@@ -274,10 +286,36 @@ def code(key_name: str) -> int | None:
     is ``keys._1``). Modifier bits and text motions are not keys.
     """
     text = "_" + key_name if key_name.isdigit() and len(key_name) == 1 else key_name.upper()
-    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(("MOD_", "MOTION_")):
+    if not (text.isupper() or (text.startswith("_") and text[1:].isdigit())) or text.startswith(
+            ("MOD_", "MOTION_", "MOUSE")):
         return None
     found = globals().get(text)
     return found if type(found) is int else None
+
+
+def button(button_name: str) -> int | None:
+    """The code of the mouse button named ``button_name`` (any case), or None: ``button("MOUSE_LEFT") == 1``."""
+    found = _BUTTONS.get(button_name.upper())
+    return found
+
+
+def button_name(code: int) -> str:
+    """The name of mouse button ``code`` (``"MOUSE_LEFT"``); unknown codes as ``"MOUSE_<code>"``."""
+    return next((name for name, each in _BUTTONS.items() if each == code), f"MOUSE_{code}")
+
+
+def motion(motion_name: str) -> int | None:
+    """The code of the text motion named ``motion_name`` (any case), or None: ``motion("MOTION_BACKSPACE")``."""
+    return _MOTIONS.get(motion_name.upper())
+
+
+_BUTTONS = {"MOUSE_LEFT": MOUSE_LEFT, "MOUSE_MIDDLE": MOUSE_MIDDLE, "MOUSE_RIGHT": MOUSE_RIGHT, "MOUSE4": MOUSE4,
+            "MOUSE5": MOUSE5}
+BUTTONS = frozenset(_BUTTONS.values())
+"""Every mouse button's code: a mouse_press or mouse_release event's key is one of them."""
+_MOTIONS = {_name: _code for _name, _code in list(globals().items()) if _name.startswith("MOTION_")}
+MOTIONS = frozenset(_MOTIONS.values())
+"""Every text motion's code: a ``"text_motion"`` event's key is one of them."""
 
 
 RESERVED = frozenset({ESCAPE, F1, F2, F3, F4, F5})

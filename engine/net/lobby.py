@@ -94,6 +94,7 @@ class SessionOptions:
 def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
     """The default world of a session: ``World(seed, step, players)``, ``build``, then ``systems``."""
     world = World(seed=seed, ms_per_update=ms_per_update, players=players)
+    world.view_size = game.view_size
     game.build(world)
     game.add_systems(world)
     return world

@@ -409,11 +409,10 @@ class EntityRenderer:
             from pyglet.math import Mat4, Vec3
 
             assert camera is not None
-            x, y, zoom = camera.draw_view(alpha, self.extrapolate)
+            # The camera's one transform: world.mouse maps the mouse back through the same one.
+            tx, ty, zoom = camera.view_transform(alpha, (window.width, window.height), self.extrapolate)
             saved_view = window.view
-            # Whole pixels at zoom 1: a camera between two pixels would blur nothing but shimmer edges.
-            moved = Mat4.from_translation(Vec3(round(window.width / 2 - x * zoom),
-                                               round(window.height / 2 - y * zoom), 0.0))
+            moved = Mat4.from_translation(Vec3(tx, ty, 0.0))
             window.view = moved if zoom == 1.0 else moved @ Mat4.from_scale(Vec3(zoom, zoom, 1.0))
         self._sync(zoom, regather)
         self._texts.write(alpha, self.extrapolate)

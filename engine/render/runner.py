@@ -10,7 +10,8 @@ the same on every machine.
 
 The engine keeps only Esc (quit) and F1 to F5: F1 toggles the HUD, F2 pauses, F3 runs
 one tick while paused, F4 toggles interpolation, F5 extrapolation. Every other key,
-mouse drags, the wheel and the modifiers go to the game (``world.input``), untouched.
+mouse drags, the wheel, the modifiers and typed text (``"text"`` and ``"text_motion"``
+events) go to the game (``world.input``), untouched.
 Sounds and music the world asked for during a tick are played right after it (silent
 headless). The first connected game controller (``engine.render.pads``) reaches the game
 as ``keys.PAD_*`` buttons and ``"stick"`` events, like keys; headless there are none.
@@ -28,7 +29,7 @@ from engine.clock import RealClock, VirtualClock
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input import keys
-from engine.input.events import InputEvent
+from engine.input.events import MAX_TEXT, InputEvent
 from engine.interrupts import TICK
 from engine.loops import LOOPS, FixedStepLoop, make_loop
 from engine.messages import shown
@@ -101,7 +102,8 @@ class GameRunner:
         self.world = world if world is not None else World(seed=seed)
         if world is None:
             game.build(self.world)
-        width, height = game.setting("WIDTH", 640), game.setting("HEIGHT", 480)
+        width, height = game.view_size
+        self.world.view_size = (width, height)  # a world given (a replay's, a save's) maps the mouse like this window
         self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
         view_module = game.view()
         background = getattr(view_module, "BACKGROUND", (0, 0, 0))
@@ -144,7 +146,8 @@ class GameRunner:
             on_key_press=self._on_key_press, on_key_release=self._on_key_release,
             on_mouse_press=self._on_mouse_press, on_mouse_release=self._on_mouse_release,
             on_mouse_motion=self._on_mouse_motion, on_mouse_drag=self._on_mouse_drag,
-            on_mouse_scroll=self._on_mouse_scroll, on_close=self._on_close,
+            on_mouse_scroll=self._on_mouse_scroll, on_text=self._on_text, on_text_motion=self._on_text_motion,
+            on_close=self._on_close,
         )
 
     # -- input ------------------------------------------------------------------------
@@ -207,6 +210,16 @@ class GameRunner:
     def _on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
         self._forward(InputEvent("mouse_scroll", None, float(x), float(y), scroll_x=float(scroll_x),
                                  scroll_y=float(scroll_y)))
+
+    def _on_text(self, text: str) -> None:
+        # Enter comes as "\r" too (it is a key_press already): text events hold printable text only.
+        printable = "".join(character for character in text if character.isprintable())
+        for start in range(0, len(printable), MAX_TEXT):
+            self._forward(InputEvent("text", printable[start:start + MAX_TEXT]))
+
+    def _on_text_motion(self, motion: int) -> None:
+        if motion in keys.MOTIONS:
+            self._forward(InputEvent("text_motion", motion))
 
     def _on_close(self) -> bool:
         self.stop()

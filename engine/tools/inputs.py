@@ -110,6 +110,15 @@ class Setup:
         return [list(events(tick)) for events in self.inputs]
 
 
+def _sized(build: Callable[[Any], Any], size: tuple[int, int]) -> Callable[[Any], Any]:
+    """``build``, giving the world the game's window size first (as ``Game.setup`` does)."""
+    def sized(world: Any) -> Any:
+        world.view_size = size
+        return build(world)
+
+    return sized
+
+
 def game_of(build: Any, systems: Any) -> Game | None:
     """The game a check's setup comes from: a ``Game`` itself, or one's ``setup`` or ``add_systems``."""
     for part in (build, systems):
@@ -133,9 +142,11 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
     """
     game = game_of(build, systems)
     if isinstance(build, Game):
-        build = build.setup  # build, then systems, as tickswap check does
+        build = build.setup  # the window's size, build, then systems, as tickswap check does
     if not callable(build):
         raise TypeError(f"build must be a function of the world (or a Game from load_game), got {build!r}")
+    if game is not None and build != game.setup:  # game.build: the world still gets the game's window size
+        build = _sized(build, game.view_size)
     if players is None:
         players = game.players.start if game is not None else 1
     if type(players) is not int or not 1 <= players <= MAX_PLAYERS:

@@ -4,8 +4,8 @@ The Update Method pattern: the world calls every entity's ``update()`` once per 
 spawn order, as one esper processor at priority 0; other systems are esper processors
 (``add_processor``). This module only decides *when* things happen. ``World`` is composed
 of parts, each in its own module here: a ``Spawner`` (ids, update order, joining after a
-tick), ``Players``, ``SoundRequests``, ``MusicRequests``, ``Collisions``, its esper world
-(``engine.ecs``) and Double Buffer (``engine.buffering``); tools reach them through
+tick), ``Players``, ``View`` (the window's size, the mouse), ``SoundRequests``, ``MusicRequests``,
+``Collisions``, its esper world (``engine.ecs``) and Double Buffer (``engine.buffering``); tools reach them through
 ``spawner_of``, ``esper_of`` ..., never through ``World``. The update path never queries
 esper (its query cache is rebuilt after any structural change): the spawner keeps the table.
 """
@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import esper
 
 from engine.buffering import Buffers, ForeignWrites
+from engine.camera import Mouse
 from engine.clock import checked_ms
 from engine.deprecation import warn_deprecated
 from engine.ecs import EsperWorld
@@ -39,6 +40,7 @@ from engine.world.music import MusicRequests
 from engine.world.players import Players
 from engine.world.sounds import SoundRequest, SoundRequests
 from engine.world.spawner import Spawner
+from engine.world.view import View
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
@@ -79,6 +81,7 @@ class World:
         self._sounds = SoundRequests()
         self._music = MusicRequests()
         self._collisions = Collisions(self._spawner)
+        self._view = View(self._spawner)
         self.seed = seed
         self.random = random.Random(seed)
         """For code outside entities (``build``, systems): entities use their own ``random``,
@@ -119,6 +122,28 @@ class World:
     def input_queue_of(self, player: int) -> InputQueue:
         """Where player ``player``'s events wait for the next tick (``world.input_queue`` is player 0's)."""
         return self._players.queues[self._players.check(player, "input_queue_of")]
+
+    # -- the window and the mouse (the View: engine.world.view) ---------------------------------
+
+    @property
+    def view_size(self) -> tuple[int, int]:
+        """The window's ``(width, height)`` in pixels, which a camera centres the view in: the game's ``WIDTH``,
+        ``HEIGHT`` in worlds built for a game (``Game.build``), else 640 x 480 until set."""
+        return self._view.size
+
+    @view_size.setter
+    def view_size(self, size: tuple[int, int]) -> None:
+        self._view.size = size
+
+    @property
+    def mouse(self) -> Mouse:
+        """Player 0's mouse: ``.x``, ``.y`` in the world, through the camera (its zoom and shake included) as the
+        renderer draws it, and ``.window_x``, ``.window_y`` in the window (see ``Camera.to_world``)."""
+        return self._view.mouse(self._players.inputs[0])
+
+    def mouse_of(self, player: int) -> Mouse:
+        """Player ``player``'s mouse, as ``world.mouse`` is player 0's."""
+        return self._view.mouse(self.input_of(player))
 
     # -- esper ----------------------------------------------------------------------------
 

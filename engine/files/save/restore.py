@@ -47,6 +47,7 @@ class LoadedWorld(Protocol):
     """What a load does to the new world it fills (``World`` has it all; the rest is its ``spawner_of``)."""
 
     tick_count: int
+    view_size: tuple[int, int]
 
     @property
     def random(self) -> random.Random:
@@ -172,6 +173,8 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     # A world class made before players (a test's own subclass) still loads a save of one.
     world = world_class(seed=seed) if len(queues) == 1 else world_class(seed=seed, players=len(queues))
     try:
+        if game is not None:  # the window's size is the game's, not the save's: as its build gives it
+            world.view_size = game.view_size
         version, internal, gauss = info["random"]
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]

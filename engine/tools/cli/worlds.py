@@ -37,6 +37,7 @@ def build_world(game: Game, seed: int, saves: str | None = None, players: int | 
     refused: a save can't hold systems, so they would be silently lost on ``--load``.
     """
     world = World(seed=seed, players=check_players(game, players))
+    world.view_size = game.view_size
     try:
         game.build(world)
         added = system_count(world)
