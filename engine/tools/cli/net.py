@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import socket
 import sys
 import time
@@ -28,6 +29,9 @@ from engine.messages import shown
 from engine.net.checks import PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
 from engine.net.lobby import SessionError
+from engine.net.nat import NAT_KINDS
+from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
+from engine.net.rendezvous import is_room_code, new_code, room_code
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
@@ -98,6 +102,23 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
                          "both the host and the joiner must give it")
+    command.add_argument("--rendezvous", metavar="HOST:PORT",
+                         help="with a room code: the rendezvous (tickswap rendezvous) that passes the ICE offers; "
+                         "default $TICKSWAP_RENDEZVOUS; there is no public one "
+                         f"(PORT default {DEFAULT_RENDEZVOUS_PORT})")
+    command.add_argument("--stun", metavar="HOST:PORT",
+                         help="with a room code: the STUN server that tells this peer its public address (default: "
+                         "the rendezvous, which answers STUN; 'off': none)")
+    command.add_argument("--turn", metavar="USER:PASSWORD@HOST:PORT",
+                         help="with a room code: a TURN relay (coturn) for when no direct path exists (symmetric "
+                         "NATs); USER@HOST:PORT takes the password from $TICKSWAP_TURN_PASSWORD")
+    command.add_argument("--ice-host", metavar="ADDR", action="append",
+                         help="with a room code: gather host candidates on this IPv4 address only (repeatable; "
+                         "default: every address of this machine but loopback)")
+    command.add_argument("--emulate-nat", choices=NAT_KINDS, metavar="KIND",
+                         help="with a room code: put this peer behind an emulated home router on 127.0.0.1 "
+                         f"({', '.join(NAT_KINDS)}); 'rebinding' moves its ports every --emulate-rebind MS "
+                         "(default 1000) once play starts")
 
 
 def add_session_commands(commands: Any) -> None:
@@ -112,26 +133,32 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
         host.add_argument("game", help="a game's name or the path of a game file")
     host.add_argument("--players", type=whole(1, MAX_PLAYERS),
                       help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
-    host.add_argument("--port", type=whole(0, 65535), default=DEFAULT_PORT,
-                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
-    host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    host.add_argument("--port", type=whole(0, 65535),
+                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one; not with --room)")
+    host.add_argument("--bind", help="address to listen on (default 127.0.0.1; not with --room)")
+    host.add_argument("--room", nargs="?", const="", metavar="CODE",
+                      help="open a room at the rendezvous instead of listening on a port: prints a short code "
+                      "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
     _session_options(host)
 
 
 def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
-    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT})")
+    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT}), or a "
+                      "room code (6 letters and digits, as the host printed: give --rendezvous too)")
     if game:
         join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
     join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player")
     _session_options(join)
 
 
-def _options(args: argparse.Namespace) -> SessionOptions:
+def _options(args: argparse.Namespace, room: bool = False) -> SessionOptions:
+    """The session's options; in a room, ``--emulate-rebind`` is the emulated router's (its ports move), not this."""
     emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
                           duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed,
-                          flip=args.emulate_flip, truncate=args.emulate_truncate, rebind_ms=args.emulate_rebind)
+                          flip=args.emulate_flip, truncate=args.emulate_truncate,
+                          rebind_ms=0.0 if room else args.emulate_rebind)
     return SessionOptions(input_delay=args.input_delay, max_prediction=args.max_prediction,
                           desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
                           emulation=emulation if emulation.active else None,
@@ -337,44 +364,166 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         players = 2  # the fewest a session has
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
-    if args.emulate_rebind:
+    room = args.room is not None
+    _check_room_options(args, room)
+    if args.emulate_rebind and args.emulate_nat != "rebinding":
         raise UsageError("--emulate-rebind: a host's port is where its joiners reach it and can't move; give it to "
                          "a joiner (a home router moves a joiner's port, and the host follows it)")
+    if room and (args.port is not None or args.bind is not None):
+        raise UsageError("--port and --bind are for a host that joiners reach at its address; with --room the "
+                         "paths are found by ICE (--ice-host chooses the addresses)")
+    code = room_code(args.room) if room and args.room else new_code() if room else ""
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
+    setup = _RoomSetup(args) if room else None
+    session: Session | None = None
     try:
-        session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
-                               options=_options(args), say=say, build=_builder(game.name))
-    except TransportError as error:  # a port in use, an address not this machine's: the user's to change
-        raise UsageError(str(error)) from None
-    try:
-        host, port = session.address
         try:
-            say(f"hosting {game.name} for {players} players on {host}:{port}")
+            if setup is not None:
+                setup.host_room(code, players, game)
+            session = Session.host(game, players=players, seed=args.seed,
+                                   port=DEFAULT_PORT if args.port is None else args.port,
+                                   bind=args.bind or "127.0.0.1", options=_options(args, room), say=say,
+                                   build=_builder(game.name),
+                                   transport=setup.room if setup is not None else None)
+        except TransportError as error:  # a port in use, an address not this machine's: the user's to change
+            raise UsageError(str(error)) from None
+        try:
+            if setup is None:
+                host, port = session.address
+                say(f"hosting {game.name} for {players} players on {host}:{port}")
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
+        if setup is not None:
+            setup.started()
         return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
+    except Interrupted as interrupt:  # in the room's opening, before any session
+        return _stopped_in_lobby(args, interrupt)
     finally:
-        session.close()
+        if session is not None:
+            session.close()
+        if setup is not None:
+            setup.close()
 
 
-def _address(text: str) -> tuple[str, int]:
+class _RoomSetup:
+    """A room's parts for one command: the rendezvous, ICE's configuration, the emulated router (if any), the room."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from engine.net.ice import IceConfig, TurnServer
+        from engine.net.nat import NatBox
+
+        text = args.rendezvous or os.environ.get("TICKSWAP_RENDEZVOUS")
+        if not text:
+            raise UsageError("a room needs a rendezvous: give --rendezvous HOST:PORT (or set TICKSWAP_RENDEZVOUS); "
+                             "tickswap has no public one: run `tickswap rendezvous` on a machine every player can "
+                             "reach")
+        self.rendezvous = _address(text, "--rendezvous", DEFAULT_RENDEZVOUS_PORT)
+        stun = self.rendezvous if args.stun is None else None if args.stun == "off" else \
+            _address(args.stun, "--stun", 3478)
+        turn = None
+        if args.turn is not None:
+            try:
+                turn = TurnServer.parse(args.turn, os.environ.get("TICKSWAP_TURN_PASSWORD"),
+                                        resolve=lambda where: _address(where, "--turn", 3478))
+            except ValueError as error:
+                raise UsageError(f"--turn: {error}") from None
+        hosts = None
+        if args.ice_host:
+            for host in args.ice_host:
+                _ipv4(host, "--ice-host")
+            hosts = tuple(args.ice_host)
+        elif args.emulate_nat:
+            hosts = ("127.0.0.1",)  # the emulated router lives on 127.0.0.1: so do the houses behind it
+        self.box = None
+        if args.emulate_nat:
+            self.box = NatBox(args.emulate_nat, seed=args.emulate_seed, rebind_ms=args.emulate_rebind or 1000.0)
+        self.config = IceConfig(stun=stun, turn=turn, hosts=hosts,
+                                sockets=self.box.make_socket if self.box is not None else None)
+        self.room: Any = None
+        self.lobby_timeout = float(args.lobby_timeout)
+        self.game_file = getattr(args, "game", None)
+
+    def where(self) -> str:
+        """The rendezvous as HOST:PORT."""
+        return f"{self.rendezvous[0]}:{self.rendezvous[1]}"
+
+    def host_room(self, code: str, players: int, game: Game) -> None:
+        """Open the room (``SessionError`` when the rendezvous refuses or says nothing) and say its code."""
+        from engine.net.room import SILENT_S, HostRoom
+
+        self.room = HostRoom(self.rendezvous, code, self.config, say=say, capacity=players - 1 + 8)
+        say(f"opening room {code} at the rendezvous {self.where()}")
+        self.room.open(min(SILENT_S, self.lobby_timeout))
+        file = f" {shown_name(self.game_file)}" if game.digest and self.game_file else " GAME" if game.digest else ""
+        say(f"room {code} is open: the other players join with `tickswap join {code}{file} --rendezvous "
+            f"{self.where()}`")
+
+    def join_room(self, code: str) -> tuple[tuple[str, int], Any]:
+        """Find the host of room ``code`` (the setup phase, ICE to the end): its address and the transport to it."""
+        from engine.net.room import JoinRoom
+
+        say(f"looking for room {code} at the rendezvous {self.where()}")
+        joiner = JoinRoom(self.rendezvous, code, self.config, say=say, timeout_s=self.lobby_timeout)
+        try:
+            path = joiner.run()
+        finally:
+            joiner.close()
+        say(f"a path to the host of room {code}: {path.describe()}")
+        return path.remote_address, path.transport
+
+    def started(self) -> None:
+        """Play starts: the room closes at the rendezvous, and an emulated rebinding router starts moving."""
+        if self.room is not None:
+            self.room.close_room()
+        if self.box is not None:
+            self.box.arm()
+
+    def close(self) -> None:
+        """Let the room (if the session did not) and the emulated router go."""
+        if self.room is not None and getattr(self.room, "is_open", False):
+            self.room.close()
+        if self.box is not None:
+            self.box.close()
+
+
+def _check_room_options(args: argparse.Namespace, room: bool) -> None:
+    given = [name for name, value in (("--rendezvous", args.rendezvous), ("--stun", args.stun),
+                                      ("--turn", args.turn), ("--ice-host", args.ice_host),
+                                      ("--emulate-nat", args.emulate_nat)) if value]
+    if given and not room:
+        raise UsageError(f"{', '.join(given)}: for a room (host --room, join CODE); a session at an address "
+                         "needs none")
+    if room and args.emulate_rebind and args.emulate_nat != "rebinding":
+        raise UsageError("--emulate-rebind: in a room the port is the one ICE agreed on; emulate a router that moves "
+                         "it with --emulate-nat rebinding (its ports move every --emulate-rebind MS)")
+
+
+def _ipv4(text: str, option: str) -> str:
+    try:
+        socket.inet_pton(socket.AF_INET, text)
+    except (OSError, ValueError):
+        raise UsageError(f"{option} {shown(text)} is not an IPv4 address (four numbers)") from None
+    return text
+
+
+def _address(text: str, what: str = "join", default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """HOST[:PORT] with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
     if text.startswith("[") or text.count(":") > 1:
-        raise UsageError(f"join {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
+        raise UsageError(f"{what} {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
     host, colon, port = text.partition(":")
-    port = port if colon else str(DEFAULT_PORT)
+    port = port if colon else str(default_port)
     if not host or not port.isdigit():
-        raise UsageError(f"join: expected HOST:PORT (or HOST, port {DEFAULT_PORT}), got {shown(text)}")
+        raise UsageError(f"{what}: expected HOST:PORT (or HOST, port {default_port}), got {shown(text)}")
     if not 0 < int(port) < 65536:
-        raise UsageError(f"join {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
+        raise UsageError(f"{what} {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
     try:
         found = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_DGRAM)
     except (OSError, UnicodeError) as error:
-        raise UsageError(f"join: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
+        raise UsageError(f"{what}: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
     return str(found[0][4][0]), int(port)
 
 
@@ -385,18 +534,26 @@ def _registered(name: str) -> Game:
 
 
 def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
-    """``tickswap join HOST:PORT [GAME]``: join, play, print the summary (``game``: already loaded)."""
-    address = _address(args.address)
+    """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded)."""
+    room = is_room_code(args.address)
+    _check_room_options(args, room)
+    address = None if room else _address(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
     _check(args, game)
     if args.spectate and args.input is not None:
         raise UsageError("--input: a spectator has no input")
     named = _check_script(args, None)  # the player is the host's to give: checked against it after the welcome
-    session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
-                           build=_builder(game_file or ""), load=_registered)
+    setup = _RoomSetup(args) if room else None
+    transport = None
+    session: Session | None = None
     try:
         try:
+            if setup is not None:
+                address, transport = setup.join_room(room_code(args.address))
+            assert address is not None
+            session = Session.join(address, game, spectate=args.spectate, options=_options(args, room), say=say,
+                                   build=_builder(game_file or ""), load=_registered, transport=transport)
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
@@ -405,11 +562,19 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
             _leave_the_seat(session)
             raise UsageError(f"--input {shown_name(args.input)} scripts player {named}, but the host gave this peer "
                              f"{who}: left before the start, the seat is free again")
-        say(f"joined {address[0]}:{address[1]} as {who} of {session.players}")
+        where = f"room {room_code(args.address)}" if room else f"{address[0]}:{address[1]}"
+        say(f"joined {where} as {who} of {session.players}")
+        if setup is not None:
+            setup.started()
         return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
     finally:
-        session.close()
+        if session is not None:
+            session.close()
+        elif transport is not None:
+            transport.close()
+        if setup is not None:
+            setup.close()
         sys.stdout.flush()
