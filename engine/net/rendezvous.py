@@ -256,6 +256,11 @@ class Rendezvous:
         self.expire()
         return len(self._rooms)
 
+    @property
+    def sources(self) -> int:
+        """How many source addresses the rate limit remembers now (at most ``MAX_SOURCES``)."""
+        return len(self._sources)
+
     def expire(self) -> None:
         """Forget the rooms whose host has not posted for ``ROOM_TTL_S``."""
         now = self.now()
@@ -317,8 +322,11 @@ class Rendezvous:
             blob = self._blob(data, _HEADER.size + _OPEN.size, length, offer_id == 0)
             return None if blob is None else self._open(code, secret, offer_id, blob, source)
         nonce, length = _JOIN.unpack_from(data, _HEADER.size)
+        if nonce == 0:
+            self.counters["malformed"] += 1
+            return None
         blob = self._blob(data, _HEADER.size + _JOIN.size, length, False)
-        return None if blob is None or nonce == 0 else self._join(code, nonce, blob)
+        return None if blob is None else self._join(code, nonce, blob)
 
     def _blob(self, data: bytes, start: int, length: int, empty: bool) -> bytes | None:
         """The offer at ``start`` (``empty``: it must be empty), checked: its length, the zeros after, its text."""

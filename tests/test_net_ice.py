@@ -1,0 +1,136 @@
+"""Two peers behind emulated home routers meet by a room code and end bit-identical: directly, and through TURN.
+
+Real UDP on 127.0.0.1 (``icesim``): a rendezvous in a thread, a ``NatBox`` per house, and
+for TURN the system's coturn started by the test (skipped with a message where it is not
+installed). Host candidates are gathered on 127.0.0.1 only, and STUN and TURN are asked on
+127.0.0.1 only: the tests assert every candidate gathered and every address a router sent
+to is 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from icesim import NO_COTURN, Coturn, Meeting, Rendezvous, coturn_binary, meet, rendezvous, scripts
+from netsim import reference
+
+from engine.net.ice import IceConfig
+from engine.net.lobby import SessionError
+from engine.net.nat import NatBox
+from engine.net.rendezvous import new_code
+from engine.net.room import HostRoom, JoinRoom
+
+TICKS = 300
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Rendezvous]:
+    with rendezvous() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def coturn() -> Iterator[Coturn]:
+    binary = coturn_binary()
+    if binary is None:
+        pytest.skip(NO_COTURN)
+    server = Coturn(binary)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def assert_on_the_offline_hash(meeting: Meeting) -> None:
+    offline = reference(TICKS, scripts())
+    assert meeting.host.world.state_hash() == meeting.joiner.world.state_hash() == offline
+    assert meeting.host.stats.damaged == meeting.joiner.stats.damaged == 0
+
+
+def assert_only_loopback(meeting: Meeting) -> None:
+    """Every candidate gathered or offered, and every address a router sent to, is on 127.0.0.1."""
+    for path in (meeting.host_path, meeting.joiner_path):
+        assert {c.host for c in path.gathered + path.offered} == {"127.0.0.1"}, path.gathered + path.offered
+    for box in meeting.boxes:
+        assert box.destinations and {host for host, _ in box.destinations} == {"127.0.0.1"}
+
+
+def test_behind_full_cone_and_port_restricted_routers_the_peers_meet_directly(served: Rendezvous) -> None:
+    meeting = meet(("full-cone", "port-restricted"), served)
+    assert_on_the_offline_hash(meeting)
+    assert_only_loopback(meeting)
+    for path in (meeting.host_path, meeting.joiner_path):
+        assert {c.kind for c in path.gathered} == {"host", "srflx"}  # STUN from the rendezvous, no TURN given
+        assert not path.relayed and path.local.kind == "host" and path.remote.kind in ("srflx", "prflx")
+    # The joiner's host address is private behind its router: the host reached it at the router's port.
+    assert meeting.host_path.remote_address != meeting.joiner_path.local.address
+
+
+def test_two_port_restricted_routers_are_punched_through(served: Rendezvous) -> None:
+    meeting = meet(("port-restricted", "port-restricted"), served)
+    assert_on_the_offline_hash(meeting)
+    assert not meeting.host_path.relayed and not meeting.joiner_path.relayed
+
+
+def test_two_symmetric_routers_meet_through_the_turn_relay(served: Rendezvous, coturn: Coturn) -> None:
+    meeting = meet(("symmetric", "symmetric"), served, turn=coturn.turn)
+    assert_on_the_offline_hash(meeting)
+    assert_only_loopback(meeting)
+    for path in (meeting.host_path, meeting.joiner_path):
+        assert {c.kind for c in path.gathered} == {"host", "srflx", "relay"}
+        assert path.relayed
+    relayed = [path for path in (meeting.host_path, meeting.joiner_path) if path.local.kind == "relay"]
+    assert relayed, "one side at least sends through its own relay"
+    counters = relayed[0].transport.counters
+    assert counters["relay_channel_data"] > TICKS // 2 and counters["relay_dropped"] == 0
+    assert coturn.turn.address in set().union(*(box.destinations for box in meeting.boxes))
+
+
+def test_a_rebinding_joiner_is_followed_through_the_hosts_relay_which_binds_its_new_ports(served: Rendezvous,
+                                                                                          coturn: Coturn) -> None:
+    # The host, behind a symmetric router, relays; the joiner's router moves its port every 150 ms or so.
+    meeting = meet(("symmetric", "rebinding"), served, turn=coturn.turn, joiner_turn=False, rebind_ms=150)
+    assert_on_the_offline_hash(meeting)
+    assert meeting.host_path.local.kind == "relay" and meeting.joiner_path.remote.kind == "relay"
+    assert meeting.boxes[1].table.moves >= 2
+    assert meeting.host.stats.moved >= 2, "the host followed the joiner to its new ports"
+    counters = meeting.host_path.transport.counters
+    assert counters["relay_requests"] >= 2 + meeting.host.stats.moved  # a channel bound for each new port
+
+
+def test_two_symmetric_routers_with_no_relay_find_no_path_and_say_so_in_bounded_time(served: Rendezvous) -> None:
+    boxes = [NatBox("symmetric", seed=n) for n in range(2)]
+    configs = [IceConfig(stun=served.address, hosts=("127.0.0.1",), sockets=box.make_socket, timeout_s=2.0)
+               for box in boxes]
+    said: list[str] = []
+    code = new_code()
+    room = HostRoom(served.address, code, configs[0], say=said.append)
+    joining = JoinRoom(served.address, code, configs[1], say=said.append, timeout_s=30)
+    try:
+        room.open(10)
+        with pytest.raises(SessionError, match=f"no path to the host of room {code}: ICE found no path to the "
+                                               r"other side within 2 s \(2 candidates here, 2 there\)"):
+            for _ in range(5000):
+                room.receive()
+                room.wait(0.002)
+                joining.step(0.005)
+        assert room.paths == []
+    finally:
+        room.close()
+        joining.close()
+        for box in boxes:
+            box.close()
+
+
+def test_a_code_no_host_opened_is_refused_by_the_rendezvous(served: Rendezvous) -> None:
+    box = NatBox("full-cone")
+    joining = JoinRoom(served.address, "ABCDEF", IceConfig(stun=served.address, hosts=("127.0.0.1",),
+                                                             sockets=box.make_socket), say=print, timeout_s=30)
+    try:
+        with pytest.raises(SessionError, match=f"the rendezvous at 127.0.0.1:{served.address[1]} has no room ABCDEF: "
+                                               "check the code"):
+            joining.run()
+    finally:
+        joining.close()
+        box.close()
