@@ -30,8 +30,8 @@ from engine.net.checks import PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
 from engine.net.lobby import SessionError
 from engine.net.nat import NAT_KINDS
+from engine.net.rendezvous import CODE_LENGTH, is_room_code, new_code, room_code
 from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
-from engine.net.rendezvous import is_room_code, new_code, room_code
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
@@ -372,7 +372,10 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     if room and (args.port is not None or args.bind is not None):
         raise UsageError("--port and --bind are for a host that joiners reach at its address; with --room the "
                          "paths are found by ICE (--ice-host chooses the addresses)")
-    code = room_code(args.room) if room and args.room else new_code() if room else ""
+    try:
+        code = room_code(args.room) if room and args.room else new_code() if room else ""
+    except ValueError as error:
+        raise UsageError(f"--room: {error}") from None
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
     setup = _RoomSetup(args) if room else None
     session: Session | None = None
@@ -527,6 +530,21 @@ def _address(text: str, what: str = "join", default_port: int = DEFAULT_PORT) ->
     return str(found[0][4][0]), int(port)
 
 
+def _looks_like_code(text: str) -> bool:
+    return len(text.strip()) == CODE_LENGTH and text.strip().isalnum()
+
+
+def _host_or_code(text: str) -> tuple[str, int]:
+    """A joiner's HOST[:PORT]; one that looks like a mistyped room code is refused as such when no host has its name."""
+    try:
+        return _address(text)
+    except UsageError:
+        if _looks_like_code(text):
+            raise UsageError(f"join {shown(text)}: no host has that name, and it is no room code (codes have only "
+                             "letters and digits, never 0, O, 1, I or L)") from None
+        raise
+
+
 def _registered(name: str) -> Game:
     if name not in sample_games():
         raise SessionError(f"the host plays {name!r}, which is not a registered game here: name the game file", 2)
@@ -536,8 +554,13 @@ def _registered(name: str) -> Game:
 def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded)."""
     room = is_room_code(args.address)
+    if not room and (args.rendezvous or args.emulate_nat) and _looks_like_code(args.address):
+        try:
+            room_code(args.address)
+        except ValueError as error:  # room options, and a code mistyped: say what is wrong with the code
+            raise UsageError(f"join: {error}") from None
     _check_room_options(args, room)
-    address = None if room else _address(args.address)
+    address = None if room else _host_or_code(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
     _check(args, game)
