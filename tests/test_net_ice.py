@@ -99,8 +99,23 @@ def test_a_rebinding_joiner_is_followed_through_the_hosts_relay_which_binds_its_
     assert counters["relay_requests"] >= 2 + meeting.host.stats.moved  # a channel bound for each new port
 
 
-def test_two_symmetric_routers_with_no_relay_find_no_path_and_say_so_in_bounded_time(served: Rendezvous) -> None:
-    boxes = [NatBox("symmetric", seed=n) for n in range(2)]
+def test_a_full_cone_router_lets_a_symmetric_ones_fresh_port_in_directly(served: Rendezvous) -> None:
+    meeting = meet(("full-cone", "symmetric"), served)
+    assert_on_the_offline_hash(meeting)
+    assert not meeting.host_path.relayed and meeting.host_path.remote.kind == "prflx"  # learned in the checks
+
+
+def test_a_rebinding_joiner_is_followed_on_a_direct_path(served: Rendezvous) -> None:
+    meeting = meet(("full-cone", "rebinding"), served, rebind_ms=150)
+    assert_on_the_offline_hash(meeting)
+    assert not meeting.host_path.relayed and meeting.boxes[1].table.moves >= 2
+    assert meeting.host.stats.moved >= 2
+
+
+@pytest.mark.parametrize("kinds", [("symmetric", "symmetric"), ("symmetric", "port-restricted")])
+def test_routers_that_need_a_relay_find_no_path_without_one_and_say_so_in_bounded_time(
+        served: Rendezvous, kinds: tuple[str, str]) -> None:
+    boxes = [NatBox(kind, seed=n) for n, kind in enumerate(kinds)]
     configs = [IceConfig(stun=served.address, hosts=("127.0.0.1",), sockets=box.make_socket, timeout_s=2.0)
                for box in boxes]
     said: list[str] = []

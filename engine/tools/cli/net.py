@@ -425,6 +425,7 @@ class _RoomSetup:
                              "tickswap has no public one: run `tickswap rendezvous` on a machine every player can "
                              "reach")
         self.rendezvous = _address(text, "--rendezvous", DEFAULT_RENDEZVOUS_PORT)
+        self.named = text if ":" in text else f"{text}:{DEFAULT_RENDEZVOUS_PORT}"  # as the user wrote it
         stun = self.rendezvous if args.stun is None else None if args.stun == "off" else \
             _address(args.stun, "--stun", 3478)
         turn = None
@@ -451,8 +452,8 @@ class _RoomSetup:
         self.game_file = getattr(args, "game", None)
 
     def where(self) -> str:
-        """The rendezvous as HOST:PORT."""
-        return f"{self.rendezvous[0]}:{self.rendezvous[1]}"
+        """The rendezvous as HOST:PORT, as the user named it (the players are told that, not an address)."""
+        return self.named
 
     def host_room(self, code: str, players: int, game: Game) -> None:
         """Open the room (``SessionError`` when the rendezvous refuses or says nothing) and say its code."""
