@@ -125,7 +125,9 @@ def test_routers_that_need_a_relay_find_no_path_without_one_and_say_so_in_bounde
     try:
         room.open(10)
         with pytest.raises(SessionError, match=f"no path to the host of room {code}: ICE found no path to the "
-                                               r"other side within 2 s \(2 candidates here, 2 there\)"):
+                                               r"other side within 2 s \(2 candidates here, 2 there; neither side has a "
+                                               r"TURN relay, "
+                                               r"which symmetric routers need\)"):
             for _ in range(5000):
                 room.receive()
                 room.wait(0.002)

@@ -322,16 +322,18 @@ class IceAgent:
         for candidate in remote.candidates:
             await connection.add_remote_candidate(to_aioice(candidate))
         await connection.add_remote_candidate(None)
+        relayed = any(c.kind == "relay" for c in self.gathered + remote.candidates)
+        hint = "" if relayed else "; neither side has a TURN relay, which symmetric routers need"
         try:
             await asyncio.wait_for(connection.connect(), self.config.timeout_s)
         except asyncio.TimeoutError:
             await self.close()
             raise IceError(f"ICE found no path to the other side within {self.config.timeout_s:g} s "
-                           f"({len(self.gathered)} candidates here, {len(remote.candidates)} there)") from None
+                           f"({len(self.gathered)} candidates here, {len(remote.candidates)} there{hint})") from None
         except ConnectionError:
             await self.close()
             raise IceError(f"ICE found no path to the other side: every pair of its {len(self.gathered)} "
-                           f"candidates here and {len(remote.candidates)} there failed") from None
+                           f"candidates here and {len(remote.candidates)} there failed{hint}") from None
         try:
             path = self._take_over(remote, clock)
         finally:
