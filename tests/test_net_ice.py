@@ -9,17 +9,19 @@ to is 127.0.0.1.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from icesim import NO_COTURN, Coturn, Meeting, Rendezvous, coturn_binary, meet, rendezvous, scripts
-from netsim import reference
+from netsim import GAME, reference
 
 from engine.net.ice import IceConfig
 from engine.net.lobby import SessionError
 from engine.net.nat import NatBox
 from engine.net.rendezvous import new_code
 from engine.net.room import HostRoom, JoinRoom
+from engine.net.session import Session, SessionOptions
 
 TICKS = 300
 
@@ -151,3 +153,57 @@ def test_a_code_no_host_opened_is_refused_by_the_rendezvous(served: Rendezvous) 
     finally:
         joining.close()
         box.close()
+
+
+def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served: Rendezvous) -> None:
+    """The host's room takes joiners one offer at a time; its transport sends each datagram by its joiner's path."""
+    boxes = [NatBox(kind, seed=n) for n, kind in enumerate(("port-restricted", "full-cone", "port-restricted"))]
+    configs = [IceConfig(stun=served.address, hosts=("127.0.0.1",), sockets=box.make_socket) for box in boxes]
+    code = new_code()
+    room = HostRoom(served.address, code, configs[0], say=lambda line: None)
+    joinings = [JoinRoom(served.address, code, config, say=lambda line: None, timeout_s=60) for config in configs[1:]]
+    peers: list[Session] = []
+    deadline = time.monotonic() + 60
+    try:
+        room.open(10)
+        host = Session.host(GAME, players=3, seed=3, options=SessionOptions(ticks=TICKS), transport=room,
+                            say=lambda line: None)
+        host.open_lobby(60)
+        peers.append(host)
+        paths: dict[int, object] = {}
+        while len(paths) < 2 or not all(peer.ready for peer in peers):
+            assert time.monotonic() < deadline, "the room of three did not fill within 60 s"
+            for peer in peers:
+                peer.poll()
+            room.wait(0.002)
+            for n, joining in enumerate(joinings):
+                if n not in paths:
+                    path = joining.step(0.003)
+                    if path is not None:
+                        paths[n] = path
+                        joiner = Session.join(path.remote_address, GAME, transport=path.transport,
+                                              say=lambda line: None)
+                        joiner.open_lobby(60)
+                        peers.append(joiner)
+        room.close_room()
+        three = [*scripts(), {20: scripts()[0][5]}]
+        for peer in peers:
+            peer.script = three[peer.player]
+            peer.start_ticks(TICKS)
+        while not all(peer.over for peer in peers):
+            assert time.monotonic() < deadline, "the session of three did not end within 60 s"
+            for peer in peers:
+                if not peer.over:
+                    peer.step_ticks()
+            room.wait(0.001)
+        assert len(room.paths) == 2 and {peer.player for peer in peers} == {0, 1, 2}
+        assert len({peer.world.state_hash() for peer in peers}) == 1
+        assert host.world.state_hash() == reference(TICKS, three)
+    finally:
+        for peer in peers:
+            peer.close()
+        room.close()
+        for joining in joinings:
+            joining.close()
+        for box in boxes:
+            box.close()
