@@ -462,7 +462,7 @@ class _RoomSetup:
         self.room = HostRoom(self.rendezvous, code, self.config, say=say, capacity=players - 1 + 8)
         say(f"opening room {code} at the rendezvous {self.where()}")
         self.room.open(min(SILENT_S, self.lobby_timeout))
-        file = f" {shown_name(self.game_file)}" if game.digest and self.game_file else " GAME" if game.digest else ""
+        file = f" {shown_name(self.game_file or game.name)}" if game.digest else ""  # a sample: the host names it
         say(f"room {code} is open: the other players join with `tickswap join {code}{file} --rendezvous "
             f"{self.where()}`")
 
@@ -492,6 +492,8 @@ class _RoomSetup:
             self.room.close()
         if self.box is not None:
             self.box.close()
+            if self.box.table.moves:
+                say(f"the emulated {self.box.table.kind} router moved its ports {self.box.table.moves} times")
 
 
 def _check_room_options(args: argparse.Namespace, room: bool) -> None:
