@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from engine.interrupts import Interrupted
+from engine.messages import shown
 from engine.net.rendezvous import DEFAULT_PORT, RendezvousServer
 from engine.net.transport import TransportError
 from engine.tools.cli.numbers import whole
@@ -23,9 +24,9 @@ def _rate(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 < value <= 10_000:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, at most 10000, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
+    if not 0 < value <= 10_000:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected a number above 0, at most 10000, got {shown(text)}")
     return value
 
 
