@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import socket
 import sys
 import time
@@ -29,14 +28,13 @@ from engine.messages import shown
 from engine.net.checks import PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
 from engine.net.lobby import SessionError
-from engine.net.nat import NAT_KINDS
-from engine.net.rendezvous import CODE_LENGTH, is_room_code, new_code, room_code
-from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
+from engine.net.rendezvous import is_room_code, new_code, room_code
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.numbers import whole
 from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
+from engine.tools.cli.rooms import RoomSetup, add_room_options, check_room_options, looks_like_code
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
 from engine.world import World
@@ -102,23 +100,7 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
                          "both the host and the joiner must give it")
-    command.add_argument("--rendezvous", metavar="HOST:PORT",
-                         help="with a room code: the rendezvous (tickswap rendezvous) that passes the ICE offers; "
-                         "default $TICKSWAP_RENDEZVOUS; there is no public one "
-                         f"(PORT default {DEFAULT_RENDEZVOUS_PORT})")
-    command.add_argument("--stun", metavar="HOST:PORT",
-                         help="with a room code: the STUN server that tells this peer its public address (default: "
-                         "the rendezvous, which answers STUN; 'off': none)")
-    command.add_argument("--turn", metavar="USER:PASSWORD@HOST:PORT",
-                         help="with a room code: a TURN relay (coturn) for when no direct path exists (symmetric "
-                         "NATs); USER@HOST:PORT takes the password from $TICKSWAP_TURN_PASSWORD")
-    command.add_argument("--ice-host", metavar="ADDR", action="append",
-                         help="with a room code: gather host candidates on this IPv4 address only (repeatable; "
-                         "default: every address of this machine but loopback)")
-    command.add_argument("--emulate-nat", choices=NAT_KINDS, metavar="KIND",
-                         help="with a room code: put this peer behind an emulated home router on 127.0.0.1 "
-                         f"({', '.join(NAT_KINDS)}); 'rebinding' moves its ports every --emulate-rebind MS "
-                         "(default 1000) once play starts")
+    add_room_options(command)
 
 
 def add_session_commands(commands: Any) -> None:
@@ -365,7 +347,7 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
     room = args.room is not None
-    _check_room_options(args, room)
+    check_room_options(args, room)
     if args.emulate_rebind and args.emulate_nat != "rebinding":
         raise UsageError("--emulate-rebind: a host's port is where its joiners reach it and can't move; give it to "
                          "a joiner (a home router moves a joiner's port, and the host follows it)")
@@ -377,7 +359,7 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     except ValueError as error:
         raise UsageError(f"--room: {error}") from None
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
-    setup = _RoomSetup(args) if room else None
+    setup = RoomSetup(args, _address) if room else None
     session: Session | None = None
     try:
         try:
@@ -412,110 +394,6 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
             setup.close()
 
 
-class _RoomSetup:
-    """A room's parts for one command: the rendezvous, ICE's configuration, the emulated router (if any), the room."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        from engine.net.ice import IceConfig, TurnServer
-        from engine.net.nat import NatBox
-
-        text = args.rendezvous or os.environ.get("TICKSWAP_RENDEZVOUS")
-        if not text:
-            raise UsageError("a room needs a rendezvous: give --rendezvous HOST:PORT (or set TICKSWAP_RENDEZVOUS); "
-                             "tickswap has no public one: run `tickswap rendezvous` on a machine every player can "
-                             "reach")
-        self.rendezvous = _address(text, "--rendezvous", DEFAULT_RENDEZVOUS_PORT)
-        self.named = text if ":" in text else f"{text}:{DEFAULT_RENDEZVOUS_PORT}"  # as the user wrote it
-        stun = self.rendezvous if args.stun is None else None if args.stun == "off" else \
-            _address(args.stun, "--stun", 3478)
-        turn = None
-        if args.turn is not None:
-            try:
-                turn = TurnServer.parse(args.turn, os.environ.get("TICKSWAP_TURN_PASSWORD"),
-                                        resolve=lambda where: _address(where, "--turn", 3478))
-            except ValueError as error:
-                raise UsageError(f"--turn: {error}") from None
-        hosts = None
-        if args.ice_host:
-            for host in args.ice_host:
-                _ipv4(host, "--ice-host")
-            hosts = tuple(args.ice_host)
-        elif args.emulate_nat:
-            hosts = ("127.0.0.1",)  # the emulated router lives on 127.0.0.1: so do the houses behind it
-        self.box = None
-        if args.emulate_nat:
-            self.box = NatBox(args.emulate_nat, seed=args.emulate_seed, rebind_ms=args.emulate_rebind or 1000.0)
-        self.config = IceConfig(stun=stun, turn=turn, hosts=hosts,
-                                sockets=self.box.make_socket if self.box is not None else None)
-        self.room: Any = None
-        self.lobby_timeout = float(args.lobby_timeout)
-        self.game_file = getattr(args, "game", None)
-
-    def where(self) -> str:
-        """The rendezvous as HOST:PORT, as the user named it (the players are told that, not an address)."""
-        return self.named
-
-    def host_room(self, code: str, players: int, game: Game) -> None:
-        """Open the room (``SessionError`` when the rendezvous refuses or says nothing) and say its code."""
-        from engine.net.room import SILENT_S, HostRoom
-
-        self.room = HostRoom(self.rendezvous, code, self.config, say=say, capacity=players - 1 + 8)
-        say(f"opening room {code} at the rendezvous {self.where()}")
-        self.room.open(min(SILENT_S, self.lobby_timeout))
-        file = f" {shown_name(self.game_file or game.name)}" if game.digest else ""  # a sample: the host names it
-        say(f"room {code} is open: the other players join with `tickswap join {code}{file} --rendezvous "
-            f"{self.where()}`")
-
-    def join_room(self, code: str) -> tuple[tuple[str, int], Any]:
-        """Find the host of room ``code`` (the setup phase, ICE to the end): its address and the transport to it."""
-        from engine.net.room import JoinRoom
-
-        say(f"looking for room {code} at the rendezvous {self.where()}")
-        joiner = JoinRoom(self.rendezvous, code, self.config, say=say, timeout_s=self.lobby_timeout)
-        try:
-            path = joiner.run()
-        finally:
-            joiner.close()
-        say(f"a path to the host of room {code}: {path.describe()}")
-        return path.remote_address, path.transport
-
-    def started(self) -> None:
-        """Play starts: the room closes at the rendezvous, and an emulated rebinding router starts moving."""
-        if self.room is not None:
-            self.room.close_room()
-        if self.box is not None:
-            self.box.arm()
-
-    def close(self) -> None:
-        """Let the room (if the session did not) and the emulated router go."""
-        if self.room is not None and getattr(self.room, "is_open", False):
-            self.room.close()
-        if self.box is not None:
-            self.box.close()
-            if self.box.table.moves:
-                say(f"the emulated {self.box.table.kind} router moved its ports {self.box.table.moves} times")
-
-
-def _check_room_options(args: argparse.Namespace, room: bool) -> None:
-    given = [name for name, value in (("--rendezvous", args.rendezvous), ("--stun", args.stun),
-                                      ("--turn", args.turn), ("--ice-host", args.ice_host),
-                                      ("--emulate-nat", args.emulate_nat)) if value]
-    if given and not room:
-        raise UsageError(f"{', '.join(given)}: for a room (host --room, join CODE); a session at an address "
-                         "needs none")
-    if room and args.emulate_rebind and args.emulate_nat != "rebinding":
-        raise UsageError("--emulate-rebind: in a room the port is the one ICE agreed on; emulate a router that moves "
-                         "it with --emulate-nat rebinding (its ports move every --emulate-rebind MS)")
-
-
-def _ipv4(text: str, option: str) -> str:
-    try:
-        socket.inet_pton(socket.AF_INET, text)
-    except (OSError, ValueError):
-        raise UsageError(f"{option} {shown(text)} is not an IPv4 address (four numbers)") from None
-    return text
-
-
 def _address(text: str, what: str = "join", default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """HOST[:PORT] with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
     if text.startswith("[") or text.count(":") > 1:
@@ -533,16 +411,12 @@ def _address(text: str, what: str = "join", default_port: int = DEFAULT_PORT) ->
     return str(found[0][4][0]), int(port)
 
 
-def _looks_like_code(text: str) -> bool:
-    return len(text.strip()) == CODE_LENGTH and text.strip().isalnum()
-
-
 def _host_or_code(text: str) -> tuple[str, int]:
     """A joiner's HOST[:PORT]; one that looks like a mistyped room code is refused as such when no host has its name."""
     try:
         return _address(text)
     except UsageError:
-        if _looks_like_code(text):
+        if looks_like_code(text):
             raise UsageError(f"join {shown(text)}: no host has that name, and it is no room code (codes have only "
                              "letters and digits, never 0, O, 1, I or L)") from None
         raise
@@ -557,12 +431,12 @@ def _registered(name: str) -> Game:
 def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded)."""
     room = is_room_code(args.address)
-    if not room and (args.rendezvous or args.emulate_nat) and _looks_like_code(args.address):
+    if not room and (args.rendezvous or args.emulate_nat) and looks_like_code(args.address):
         try:
             room_code(args.address)
         except ValueError as error:  # room options, and a code mistyped: say what is wrong with the code
             raise UsageError(f"join: {error}") from None
-    _check_room_options(args, room)
+    check_room_options(args, room)
     address = None if room else _host_or_code(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
@@ -570,7 +444,7 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
     if args.spectate and args.input is not None:
         raise UsageError("--input: a spectator has no input")
     named = _check_script(args, None)  # the player is the host's to give: checked against it after the welcome
-    setup = _RoomSetup(args) if room else None
+    setup = RoomSetup(args, _address) if room else None
     transport = None
     session: Session | None = None
     try:
