@@ -207,3 +207,45 @@ def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served:
             joining.close()
         for box in boxes:
             box.close()
+
+
+def test_the_handed_over_transport_answers_the_peers_late_checks_and_passes_the_game_through() -> None:
+    from aioice import stun
+
+    from engine.net.emulate import MemoryNetwork
+    from engine.net.ice import IceTransport
+
+    network = MemoryNetwork()
+    ours, theirs = network.transport(), network.transport()
+    transport = IceTransport(ours, "ours", "p" * 22, "them")
+
+    def check(username: str, password: str) -> bytes:
+        request = stun.Message(message_method=stun.Method.BINDING, message_class=stun.Class.REQUEST)
+        request.attributes["USERNAME"] = username
+        request.add_message_integrity(password.encode())
+        return bytes(request)
+
+    theirs.send(check("ours:them", "p" * 22), ours.address)  # the peer's last check, after our hand-over
+    theirs.send(check("ours:them", "q" * 22), ours.address)  # a check with the wrong password
+    theirs.send(check("ours:else", "p" * 22), ours.address)  # someone else's
+    theirs.send(b"TSW2 a game datagram", ours.address)
+    assert transport.receive() == [(b"TSW2 a game datagram", theirs.address)]
+    (answer, _), = theirs.receive()
+    message = stun.parse_message(answer)
+    assert message.message_class == stun.Class.RESPONSE and message.attributes["XOR-MAPPED-ADDRESS"] == theirs.address
+    assert message.check_message_integrity(("p" * 22).encode())
+    assert transport.counters["ice_answered"] == 1 and transport.counters["ice_dropped"] == 2
+
+
+def test_a_turn_server_is_named_with_its_credentials() -> None:
+    from engine.net.ice import TurnServer
+
+    assert TurnServer.parse("alice:s3cret@127.0.0.1:3478") == TurnServer(("127.0.0.1", 3478), "alice", "s3cret")
+    assert TurnServer.parse("alice@127.0.0.1:3478", password="from-env").password == "from-env"
+    for text, problem in (("127.0.0.1:3478", "is not USER:PASSWORD@HOST:PORT"),
+                          ("alice@127.0.0.1:3478", "has no password"),
+                          ("alice:pw@turn.example.org:3478", "'turn.example.org' is not an IPv4 address"),
+                          ("alice:pw@127.0.0.1:99999", "is not HOST:PORT with a port from 1 to 65535")):
+        with pytest.raises(ValueError, match=problem):
+            TurnServer.parse(text)
+    assert "s3cret" not in repr(TurnServer.parse("alice:s3cret@127.0.0.1:3478"))  # a password is not shown
