@@ -210,8 +210,7 @@ def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served:
 
 
 def test_the_handed_over_transport_answers_the_peers_late_checks_and_passes_the_game_through() -> None:
-    from aioice import stun
-
+    from engine.net import stun
     from engine.net.emulate import MemoryNetwork
     from engine.net.ice import IceTransport
 
@@ -220,10 +219,8 @@ def test_the_handed_over_transport_answers_the_peers_late_checks_and_passes_the_
     transport = IceTransport(ours, "ours", "p" * 22, "them")
 
     def check(username: str, password: str) -> bytes:
-        request = stun.Message(message_method=stun.Method.BINDING, message_class=stun.Class.REQUEST)
-        request.attributes["USERNAME"] = username
-        request.add_message_integrity(password.encode())
-        return bytes(request)
+        return stun.build(stun.BINDING, stun.REQUEST, [(stun.USERNAME, username.encode())], key=password.encode(),
+                          fingerprint=True)
 
     theirs.send(check("ours:them", "p" * 22), ours.address)  # the peer's last check, after our hand-over
     theirs.send(check("ours:them", "q" * 22), ours.address)  # a check with the wrong password
@@ -231,9 +228,9 @@ def test_the_handed_over_transport_answers_the_peers_late_checks_and_passes_the_
     theirs.send(b"TSW2 a game datagram", ours.address)
     assert transport.receive() == [(b"TSW2 a game datagram", theirs.address)]
     (answer, _), = theirs.receive()
-    message = stun.parse_message(answer)
-    assert message.message_class == stun.Class.RESPONSE and message.attributes["XOR-MAPPED-ADDRESS"] == theirs.address
-    assert message.check_message_integrity(("p" * 22).encode())
+    message = stun.parse(answer)
+    assert message is not None and message.klass == stun.SUCCESS
+    assert message.address(stun.XOR_MAPPED_ADDRESS) == theirs.address and message.integrity_ok(b"p" * 22)
     assert transport.counters["ice_answered"] == 1 and transport.counters["ice_dropped"] == 2
 
 

@@ -32,19 +32,18 @@ import contextlib
 import contextvars
 import ipaddress
 import socket
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import aioice
 import aioice.ice
-from aioice import stun
 
 from engine.clock import Clock
 from engine.messages import shown
+from engine.net import stun
 from engine.net.offer import CANDIDATE_KINDS, MAX_CANDIDATES, Candidate, IceError, Offer
-from engine.net.relay import RelayTransport, TurnAllocation, parse_stun
+from engine.net.relay import RelayTransport, TurnAllocation
 from engine.net.transport import Address, Transport, TransportError, UdpTransport
 
 __all__ = ["CANDIDATE_KINDS", "MAX_CANDIDATES", "Candidate", "IceAgent", "IceConfig", "IceError", "IceLoop",
@@ -408,9 +407,6 @@ class IcePath:
 # -- the polled transport after the hand-over ------------------------------------------------------
 
 
-_COOKIE = struct.pack("!I", stun.COOKIE)
-
-
 class IceTransport:
     """The selected pair's transport, polled: datagrams pass as they are, but ICE's own checks are answered here.
 
@@ -454,26 +450,21 @@ class IceTransport:
         """The datagrams for the game; the checks among them answered, other STUN dropped."""
         taken = []
         for data, source in self.inner.receive(limit):
-            if len(data) >= 20 and data[0] < 0x40 and data[4:8] == _COOKIE:
+            if stun.is_stun(data):
                 self._check(data, source)
             else:
                 taken.append((data, source))
         return taken
 
     def _check(self, data: bytes, source: Address) -> None:
-        message = parse_stun(data)
-        if (message is None or message.message_method != stun.Method.BINDING
-                or message.message_class != stun.Class.REQUEST
-                or message.attributes.get("USERNAME") != self._username
-                or not message.check_message_integrity(self._pwd)):
+        message = stun.parse(data)
+        if (message is None or message.method != stun.BINDING or message.klass != stun.REQUEST
+                or message.text(stun.USERNAME) != self._username or not message.integrity_ok(self._pwd)):
             self._counts["ice_dropped"] += 1
             return
-        answer = stun.Message(message_method=stun.Method.BINDING, message_class=stun.Class.RESPONSE,
-                              transaction_id=message.transaction_id)
-        answer.attributes["XOR-MAPPED-ADDRESS"] = source
-        answer.add_message_integrity(self._pwd)
-        answer.add_fingerprint()
-        self.inner.send(bytes(answer), source)
+        answer = stun.build(stun.BINDING, stun.SUCCESS, [(stun.XOR_MAPPED_ADDRESS, stun.xor_address(source))],
+                            transaction=message.transaction, key=self._pwd, fingerprint=True)
+        self.inner.send(answer, source)
         self._counts["ice_answered"] += 1
 
     def wait(self, timeout_s: float) -> bool:

@@ -28,15 +28,15 @@ indication only from an address we have a permission for. ``RelayTransport`` cou
 from __future__ import annotations
 
 import hashlib
+import secrets
 import select
 import socket
 import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from aioice import stun
-
 from engine.clock import Clock, RealClock
+from engine.net import stun
 from engine.net.checks import MAX_DATAGRAM
 from engine.net.transport import Address, TransportError
 
@@ -54,23 +54,11 @@ RETRY_S = (0.5, 1.0, 2.0, 4.0)
 """When a request unanswered is sent again; after the last it is given up."""
 _FIRST_CHANNEL, _LAST_CHANNEL = 0x4000, 0x4FFF
 _CHANNEL_HEADER = struct.Struct("!HH")
-_PARSE_ERRORS = (ValueError, struct.error, IndexError, KeyError, TypeError)
-"""What ``aioice.stun.parse_message`` raises on bytes that are no STUN message (they are dropped)."""
 
 
 def integrity_key(username: str, realm: str, password: str) -> bytes:
     """The long-term credential key of RFC 8489: MD5 of ``username:realm:password`` (what TURN servers check)."""
     return hashlib.md5(f"{username}:{realm}:{password}".encode()).digest()
-
-
-def parse_stun(data: bytes) -> stun.Message | None:
-    """``data`` as a STUN message, or ``None`` when it is not one (damaged, truncated, another protocol)."""
-    if len(data) < 20 or data[0] >= 0x40:
-        return None
-    try:
-        return stun.parse_message(data)
-    except _PARSE_ERRORS:
-        return None
 
 
 @dataclass
@@ -177,11 +165,9 @@ class TurnRelay:
         if peer[0] in self._permits:
             if peer in self._fallback:
                 self._permits[peer[0]] = max(self._permits[peer[0]], now - CHANNEL_REFRESH_S / 2)
-            message = stun.Message(message_method=stun.Method.SEND, message_class=stun.Class.INDICATION)
-            message.attributes["XOR-PEER-ADDRESS"] = peer
-            message.attributes["DATA"] = data
             self.counters["relay_indications"] += 1
-            out.append(bytes(message))
+            out.append(stun.build(stun.SEND, stun.INDICATION, [(stun.XOR_PEER_ADDRESS, stun.xor_address(peer)),
+                                                                (stun.DATA_ATTRIBUTE, data)]))
         else:
             if peer in self._fallback and not any(r.kind == "permit" and r.peer == peer
                                                   for r in self._pending.values()):
@@ -204,23 +190,22 @@ class TurnRelay:
     def _request(self, kind: str, peer: Address | None, channel: int, now: float, renewed: int = 0) -> list[bytes]:
         if len(self._pending) >= MAX_PENDING:
             return []
-        method = {"refresh": stun.Method.REFRESH, "release": stun.Method.REFRESH, "bind": stun.Method.CHANNEL_BIND,
-                  "permit": stun.Method.CREATE_PERMISSION}[kind]
-        message = stun.Message(message_method=method, message_class=stun.Class.REQUEST)
+        method = {"refresh": stun.REFRESH, "release": stun.REFRESH, "bind": stun.CHANNEL_BIND,
+                  "permit": stun.CREATE_PERMISSION}[kind]
+        attributes: list[tuple[int, bytes]] = []
         if kind in ("refresh", "release"):
-            message.attributes["LIFETIME"] = 0 if kind == "release" else 600
+            attributes.append((stun.LIFETIME, struct.pack(">I", 0 if kind == "release" else 600)))
         if kind == "bind":
-            message.attributes["CHANNEL-NUMBER"] = channel
+            attributes.append((stun.CHANNEL_NUMBER, struct.pack(">HH", channel, 0)))
         if peer is not None:
-            message.attributes["XOR-PEER-ADDRESS"] = peer
-        message.attributes["USERNAME"] = self.allocation.username
-        message.attributes["NONCE"] = self.allocation.nonce
-        message.attributes["REALM"] = self.allocation.realm
-        message.add_message_integrity(self._key)
-        self._pending[message.transaction_id] = _Request(kind, peer, channel, now, renewed=renewed)
-        self._sent[message.transaction_id] = bytes(message)
+            attributes.append((stun.XOR_PEER_ADDRESS, stun.xor_address(peer)))
+        attributes += [(stun.USERNAME, self.allocation.username.encode()), (stun.REALM, self.allocation.realm.encode()),
+                       (stun.NONCE, self.allocation.nonce)]
+        transaction = secrets.token_bytes(12)
+        self._pending[transaction] = _Request(kind, peer, channel, now, renewed=renewed)
+        self._sent[transaction] = stun.build(method, stun.REQUEST, attributes, transaction=transaction, key=self._key)
         self.counters["relay_requests"] += 1
-        return [self._sent[message.transaction_id]]
+        return [self._sent[transaction]]
 
     def poll(self) -> list[bytes]:
         """What the time asks to send now: refreshes due, requests to send again."""
@@ -291,52 +276,52 @@ class TurnRelay:
                 return None
             self._channels[peer].used = self.now()
             return data[4:4 + length], peer
-        message = parse_stun(data)
+        message = stun.parse(data)
         if message is None:
             self.counters["relay_dropped"] += 1
             return None
-        if message.message_class == stun.Class.INDICATION and message.message_method == stun.Method.DATA:
-            peer, payload = message.attributes.get("XOR-PEER-ADDRESS"), message.attributes.get("DATA")
-            if (not isinstance(peer, tuple) or not isinstance(payload, bytes) or peer[0] not in self._permits
-                    or len(payload) > MAX_DATAGRAM):
+        if message.klass == stun.INDICATION and message.method == stun.DATA:
+            peer, payload = message.address(stun.XOR_PEER_ADDRESS), message.attributes.get(stun.DATA_ATTRIBUTE)
+            if peer is None or payload is None or peer[0] not in self._permits or len(payload) > MAX_DATAGRAM:
                 self.counters["relay_dropped"] += 1
                 return None
-            return payload, (str(peer[0]), int(peer[1]))
-        if message.message_class in (stun.Class.RESPONSE, stun.Class.ERROR):
+            return payload, peer
+        if message.klass in (stun.SUCCESS, stun.ERROR):
             self._answer(message)
         else:
             self.counters["relay_dropped"] += 1
         return None
 
     def _answer(self, message: stun.Message) -> None:
-        request = self._pending.get(message.transaction_id)
+        request = self._pending.get(message.transaction)
         if request is None:
             self.counters["relay_dropped"] += 1
             return
         now = self.now()
-        code = message.error_code if message.message_class == stun.Class.ERROR else None
-        if code in (401, 438) and isinstance(message.attributes.get("NONCE"), bytes) and request.renewed < 2:
+        code = message.error_code if message.klass == stun.ERROR else None
+        nonce = message.attributes.get(stun.NONCE)
+        if code in (401, 438) and nonce and len(nonce) <= 763 and request.renewed < 2:
             # A new nonce (or realm): unauthenticated by design (RFC 8489 9.2.5); the request goes again with it.
-            self.allocation.nonce = message.attributes["NONCE"]
-            realm = message.attributes.get("REALM")
-            if code == 401 and isinstance(realm, str):
+            self.allocation.nonce = nonce
+            realm = message.text(stun.REALM)
+            if code == 401 and realm:
                 self.allocation.realm = realm
                 self._key = integrity_key(self.allocation.username, realm, self.allocation.password)
-            del self._pending[message.transaction_id]
-            self._sent.pop(message.transaction_id, None)
+            del self._pending[message.transaction]
+            self._sent.pop(message.transaction, None)
             self._resend += self._request(request.kind, request.peer, request.channel, now, renewed=request.renewed + 1)
             return
-        if not message.check_message_integrity(self._key):
+        if not message.integrity_ok(self._key):
             self.counters["relay_dropped"] += 1  # not the server's (or damaged): the request stays open
             return
-        del self._pending[message.transaction_id]
-        self._sent.pop(message.transaction_id, None)
+        del self._pending[message.transaction]
+        self._sent.pop(message.transaction, None)
         if code is not None:
             self._refused(request, code)
             return
         if request.kind == "refresh":
-            lifetime = message.attributes.get("LIFETIME")
-            if isinstance(lifetime, int) and lifetime > 0:
+            lifetime = message.number(stun.LIFETIME)
+            if lifetime is not None and lifetime > 0:
                 self.lifetime_s = float(min(lifetime, 3600))
             self._refresh_at = now + max(5.0, self.lifetime_s / 2)
         elif request.kind == "bind" and request.peer is not None:

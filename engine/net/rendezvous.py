@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from engine.clock import Clock, RealClock
 from engine.messages import shown
+from engine.net import stun
 from engine.net.transport import Address, UdpTransport
 
 __all__ = ["BUSY", "CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_PORT", "FULL", "MAX_BLOB", "MAX_SOURCES", "NO_ROOM", "OK",
@@ -76,7 +77,6 @@ _OPEN = struct.Struct(">16sQH")
 _CLOSE = struct.Struct(">16s")
 _JOIN = struct.Struct(">QH")
 _REPLY = struct.Struct(">BQQH")
-STUN_COOKIE = 0x2112A442
 
 
 def new_code() -> str:
@@ -191,25 +191,14 @@ def _reply(kind: bytes, code: str, status: int, first: int, second: int, blob: b
 def stun_answer(data: bytes, source: Address) -> bytes | None:
     """The answer to a STUN binding request (RFC 8489: the source address, XOR-mapped), or ``None`` for anything else.
 
-    Only a well-formed request is answered: a 20-byte header of type 0x0001 with the magic
-    cookie and a length that matches (attributes, if any, are not read), at most 548 bytes.
+    Only a well-formed request of at most 548 bytes is answered (``engine.net.stun.parse``
+    checks it whole; its attributes are not used). The answer is 32 bytes.
     """
-    if not 20 <= len(data) <= 548:
+    message = stun.parse(data) if len(data) <= 548 else None
+    if message is None or message.method != stun.BINDING or message.klass != stun.REQUEST:
         return None
-    kind, length, cookie = struct.unpack_from(">HHI", data)
-    if kind != 0x0001 or cookie != STUN_COOKIE or length != len(data) - 20 or length % 4:
-        return None
-    transaction = data[8:20]
-    try:
-        raw = bytes(int(part) for part in source[0].split("."))
-    except ValueError:
-        return None
-    if len(raw) != 4:
-        return None
-    port = source[1] ^ (STUN_COOKIE >> 16)
-    address = bytes(a ^ b for a, b in zip(raw, struct.pack(">I", STUN_COOKIE)))
-    attribute = struct.pack(">HHBBH", 0x0020, 8, 0, 1, port) + address  # XOR-MAPPED-ADDRESS, IPv4
-    return struct.pack(">HHI", 0x0101, len(attribute), STUN_COOKIE) + transaction + attribute
+    return stun.build(stun.BINDING, stun.SUCCESS, [(stun.XOR_MAPPED_ADDRESS, stun.xor_address(source))],
+                      transaction=message.transaction)
 
 
 @dataclass
