@@ -11,7 +11,7 @@ as a state machine that takes datagrams and the time and returns datagrams), and
 Across the internet: ``room`` (``HostRoom``, ``JoinRoom``: meeting by a room code at a
 ``rendezvous``, then ``ice``'s ICE through home routers, with aioice, in a setup phase),
 ``offer`` (what the two sides swap), ``relay`` (the polled TURN client a relayed path plays
-through), and ``nat`` (``NatBox``: emulated home routers on 127.0.0.1, for tests).
+through, speaking ``stun``), and ``nat`` (``NatBox``: emulated home routers on 127.0.0.1, for tests).
 
 Nothing is imported here, so ``import engine.net.packets`` (or a transport) loads only what it needs.
 """
