@@ -246,3 +246,64 @@ def test_a_turn_server_is_named_with_its_credentials() -> None:
         with pytest.raises(ValueError, match=problem):
             TurnServer.parse(text)
     assert "s3cret" not in repr(TurnServer.parse("alice:s3cret@127.0.0.1:3478"))  # a password is not shown
+
+
+def test_the_relays_refreshes_on_the_sessions_clock_are_taken_by_a_real_coturn(served: Rendezvous,
+                                                                               coturn: Coturn) -> None:
+    """After the hand-over the relay's time is the session's clock: 5 virtual minutes of refreshes, coturn agrees."""
+    from engine import VirtualClock
+    from engine.net.relay import RelayTransport
+
+    clock = VirtualClock()
+    boxes = [NatBox("symmetric", seed=n) for n in range(2)]
+    configs = [IceConfig(stun=served.address, turn=coturn.turn if n == 0 else None, hosts=("127.0.0.1",),
+                         sockets=box.make_socket) for n, box in enumerate(boxes)]
+    code = new_code()
+    room = HostRoom(served.address, code, configs[0], say=lambda line: None, clock=clock)
+    joining = JoinRoom(served.address, code, configs[1], say=lambda line: None, timeout_s=60)
+    deadline = time.monotonic() + 60
+    try:
+        room.open(10)
+        found = None
+        while found is None or not room.paths:
+            assert time.monotonic() < deadline, "no path within 60 s"
+            room.receive()
+            room.wait(0.002)
+            found = found or joining.step(0.005)
+        room.close_room()
+        host, joiner = room.paths[0], found
+        relay = host.transport.inner
+        assert isinstance(relay, RelayTransport)
+
+        def exchange(word: bytes) -> None:
+            """The joiner sends ``word`` to the host's relay and the host answers: both arrive."""
+            joiner.transport.send(word, joiner.remote_address)
+            heard: list[tuple[bytes, tuple[str, int]]] = []
+            while not heard:
+                assert time.monotonic() < deadline, f"{word!r} did not arrive"
+                heard = [(data, source) for data, source in host.transport.receive() if data == word]
+                host.transport.wait(0.005)
+            host.transport.send(word + b" back", heard[0][1])
+            while word + b" back" not in [data for data, _ in joiner.transport.receive()]:
+                assert time.monotonic() < deadline, f"{word!r} was not answered"
+                joiner.transport.wait(0.005)
+            while relay.relay.pending:  # the refreshes this minute asked for, answered before the next
+                assert time.monotonic() < deadline, "coturn did not answer the relay's requests"
+                host.transport.receive()
+                host.transport.wait(0.005)
+
+        exchange(b"first")
+        for minute in range(1, 6):
+            clock.advance(60_000)
+            exchange(f"minute {minute}".encode())
+        counters = relay.counters
+        assert counters["relay_requests"] >= 2 + 2 + 1, counters  # at the hand-over, then 2 refreshes, a channel's
+        assert counters["relay_refused"] == counters["relay_dropped"] == counters["relay_retries"] == 0, counters
+        assert relay.relay.lost is None and relay.relay.lifetime_s > 0
+    finally:
+        for path in room.paths:
+            path.transport.close()
+        room.close()
+        joining.close()
+        for box in boxes:
+            box.close()

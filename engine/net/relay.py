@@ -141,11 +141,16 @@ class TurnRelay:
         self.lost: str | None = None
         self.counters: dict[str, int] = dict.fromkeys(
             ("relay_channel_data", "relay_indications", "relay_held_back", "relay_requests", "relay_retries",
-             "relay_refused", "relay_dropped"), 0)
+             "relay_refused", "relay_dropped", "relay_stale"), 0)
 
     def now(self) -> float:
         """The injected clock's time, in seconds."""
         return self._clock.now_ns() / 1e9
+
+    @property
+    def pending(self) -> int:
+        """How many requests wait for the server's answer now."""
+        return len(self._pending)
 
     # -- out ---------------------------------------------------------------------------------
 
@@ -295,7 +300,7 @@ class TurnRelay:
     def _answer(self, message: stun.Message) -> None:
         request = self._pending.get(message.transaction)
         if request is None:
-            self.counters["relay_dropped"] += 1
+            self.counters["relay_stale"] += 1  # an answer to a request no longer open (a resent one's second answer)
             return
         now = self.now()
         code = message.error_code if message.klass == stun.ERROR else None
