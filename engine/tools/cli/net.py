@@ -28,11 +28,13 @@ from engine.messages import shown
 from engine.net.checks import PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
 from engine.net.lobby import SessionError
+from engine.net.rendezvous import is_room_code, new_code, room_code
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.numbers import whole
 from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
+from engine.tools.cli.rooms import RoomSetup, add_room_options, check_room_options, looks_like_code
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
 from engine.world import World
@@ -98,6 +100,7 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
                          "both the host and the joiner must give it")
+    add_room_options(command)
 
 
 def add_session_commands(commands: Any) -> None:
@@ -112,26 +115,32 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
         host.add_argument("game", help="a game's name or the path of a game file")
     host.add_argument("--players", type=whole(1, MAX_PLAYERS),
                       help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
-    host.add_argument("--port", type=whole(0, 65535), default=DEFAULT_PORT,
-                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
-    host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    host.add_argument("--port", type=whole(0, 65535),
+                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one; not with --room)")
+    host.add_argument("--bind", help="address to listen on (default 127.0.0.1; not with --room)")
+    host.add_argument("--room", nargs="?", const="", metavar="CODE",
+                      help="open a room at the rendezvous instead of listening on a port: prints a short code "
+                      "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
     _session_options(host)
 
 
 def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
-    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT})")
+    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT}), or a "
+                      "room code (6 letters and digits, as the host printed: give --rendezvous too)")
     if game:
         join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
     join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player")
     _session_options(join)
 
 
-def _options(args: argparse.Namespace) -> SessionOptions:
+def _options(args: argparse.Namespace, room: bool = False) -> SessionOptions:
+    """The session's options; in a room, ``--emulate-rebind`` is the emulated router's (its ports move), not this."""
     emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
                           duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed,
-                          flip=args.emulate_flip, truncate=args.emulate_truncate, rebind_ms=args.emulate_rebind)
+                          flip=args.emulate_flip, truncate=args.emulate_truncate,
+                          rebind_ms=0.0 if room else args.emulate_rebind)
     return SessionOptions(input_delay=args.input_delay, max_prediction=args.max_prediction,
                           desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
                           emulation=emulation if emulation.active else None,
@@ -337,45 +346,80 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         players = 2  # the fewest a session has
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
-    if args.emulate_rebind:
+    room = args.room is not None
+    check_room_options(args, room)
+    if args.emulate_rebind and args.emulate_nat != "rebinding":
         raise UsageError("--emulate-rebind: a host's port is where its joiners reach it and can't move; give it to "
                          "a joiner (a home router moves a joiner's port, and the host follows it)")
+    if room and (args.port is not None or args.bind is not None):
+        raise UsageError("--port and --bind are for a host that joiners reach at its address; with --room the "
+                         "paths are found by ICE (--ice-host chooses the addresses)")
+    try:
+        code = room_code(args.room) if room and args.room else new_code() if room else ""
+    except ValueError as error:
+        raise UsageError(f"--room: {error}") from None
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
+    setup = RoomSetup(args, _address) if room else None
+    session: Session | None = None
     try:
-        session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
-                               options=_options(args), say=say, build=_builder(game.name))
-    except TransportError as error:  # a port in use, an address not this machine's: the user's to change
-        raise UsageError(str(error)) from None
-    try:
-        host, port = session.address
         try:
-            say(f"hosting {game.name} for {players} players on {host}:{port}")
+            if setup is not None:
+                setup.host_room(code, players, game)
+            session = Session.host(game, players=players, seed=args.seed,
+                                   port=DEFAULT_PORT if args.port is None else args.port,
+                                   bind=args.bind or "127.0.0.1", options=_options(args, room), say=say,
+                                   build=_builder(game.name),
+                                   transport=setup.room if setup is not None else None)
+        except TransportError as error:  # a port in use, an address not this machine's: the user's to change
+            raise UsageError(str(error)) from None
+        try:
+            if setup is None:
+                host, port = session.address
+                say(f"hosting {game.name} for {players} players on {host}:{port}")
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
+        if setup is not None:
+            setup.started()
         return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
+    except Interrupted as interrupt:  # in the room's opening, before any session
+        return _stopped_in_lobby(args, interrupt)
     finally:
-        session.close()
+        if session is not None:
+            session.close()
+        if setup is not None:
+            setup.close()
 
 
-def _address(text: str) -> tuple[str, int]:
+def _address(text: str, what: str = "join", default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """HOST[:PORT] with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
     if text.startswith("[") or text.count(":") > 1:
-        raise UsageError(f"join {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
+        raise UsageError(f"{what} {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
     host, colon, port = text.partition(":")
-    port = port if colon else str(DEFAULT_PORT)
+    port = port if colon else str(default_port)
     if not host or not port.isdigit():
-        raise UsageError(f"join: expected HOST:PORT (or HOST, port {DEFAULT_PORT}), got {shown(text)}")
+        raise UsageError(f"{what}: expected HOST:PORT (or HOST, port {default_port}), got {shown(text)}")
     if not 0 < int(port) < 65536:
-        raise UsageError(f"join {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
+        raise UsageError(f"{what} {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
     try:
         found = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_DGRAM)
     except (OSError, UnicodeError) as error:
-        raise UsageError(f"join: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
+        raise UsageError(f"{what}: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
     return str(found[0][4][0]), int(port)
+
+
+def _host_or_code(text: str) -> tuple[str, int]:
+    """A joiner's HOST[:PORT]; one that looks like a mistyped room code is refused as such when no host has its name."""
+    try:
+        return _address(text)
+    except UsageError:
+        if looks_like_code(text):
+            raise UsageError(f"join {shown(text)}: no host has that name, and it is no room code (codes have only "
+                             "letters and digits, never 0, O, 1, I or L)") from None
+        raise
 
 
 def _registered(name: str) -> Game:
@@ -385,18 +429,31 @@ def _registered(name: str) -> Game:
 
 
 def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
-    """``tickswap join HOST:PORT [GAME]``: join, play, print the summary (``game``: already loaded)."""
-    address = _address(args.address)
+    """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded)."""
+    room = is_room_code(args.address)
+    if not room and (args.rendezvous or args.emulate_nat) and looks_like_code(args.address):
+        try:
+            room_code(args.address)
+        except ValueError as error:  # room options, and a code mistyped: say what is wrong with the code
+            raise UsageError(f"join: {error}") from None
+    check_room_options(args, room)
+    address = None if room else _host_or_code(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
     _check(args, game)
     if args.spectate and args.input is not None:
         raise UsageError("--input: a spectator has no input")
     named = _check_script(args, None)  # the player is the host's to give: checked against it after the welcome
-    session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
-                           build=_builder(game_file or ""), load=_registered)
+    setup = RoomSetup(args, _address) if room else None
+    transport = None
+    session: Session | None = None
     try:
         try:
+            if setup is not None:
+                address, transport = setup.join_room(room_code(args.address))
+            assert address is not None
+            session = Session.join(address, game, spectate=args.spectate, options=_options(args, room), say=say,
+                                   build=_builder(game_file or ""), load=_registered, transport=transport)
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
@@ -405,11 +462,19 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
             _leave_the_seat(session)
             raise UsageError(f"--input {shown_name(args.input)} scripts player {named}, but the host gave this peer "
                              f"{who}: left before the start, the seat is free again")
-        say(f"joined {address[0]}:{address[1]} as {who} of {session.players}")
+        where = f"room {room_code(args.address)}" if room else f"{address[0]}:{address[1]}"
+        say(f"joined {where} as {who} of {session.players}")
+        if setup is not None:
+            setup.started()
         return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
     finally:
-        session.close()
+        if session is not None:
+            session.close()
+        elif transport is not None:
+            transport.close()
+        if setup is not None:
+            setup.close()
         sys.stdout.flush()
