@@ -57,12 +57,8 @@ def check_run_args(args: argparse.Namespace, game: Game) -> None:
         # No loop runs with --ticks: these would be accepted and change nothing.
         raise UsageError("--ticks runs the ticks back to back with no loop; it can't be combined with --loop, "
                          "--max-fps or --no-vsync")
-    if args.record and args.load:
-        raise UsageError("--record replays from the game's start; it can't be combined with --load")
     if args.load and args.seed is not None:
         raise UsageError("--load continues the saved world with its own seed; it can't be combined with --seed")
-    if args.load and args.players is not None:
-        raise UsageError("--load continues the saved world with its own players; it can't be combined with --players")
     if args.seed is None:
         args.seed = 0
     if not args.load:
