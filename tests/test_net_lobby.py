@@ -90,7 +90,7 @@ def test_a_game_mismatch_refusal_says_how_to_play_anyway_and_who_must_allow_it()
 
     differs = Hello("game.py", "aaaa", __version__, False, 3)
     said = _refusal(differs, "game.py", "bbbb", SessionOptions())
-    assert said.startswith("the joiner's game file 'game.py' is not the host's 'game.py' (their contents differ)")
+    assert said.startswith("the joiner's game file 'game.py' is not the host's game file 'game.py' (their contents differ)")
     assert "--allow-game-mismatch on both sides plays anyway" in said
     asks = Hello("game.py", "aaaa", __version__, False, 3, allow_mismatch=True)
     assert _refusal(asks, "game.py", "bbbb", SessionOptions()).endswith(
