@@ -15,7 +15,7 @@ import pytest
 from test_net_session import Peer, join, script
 
 from engine.files.replay import ReplayError
-from engine.input.scripts import read_input_scripts
+from engine.input.scripts import read_script_lines
 from engine.net.packets import Hello, PacketError, Welcome, decode, encode
 
 
@@ -63,10 +63,10 @@ def test_a_host_script_naming_another_player_is_refused_before_the_socket_opens(
 def test_the_script_reader_refuses_a_line_naming_another_player_with_its_line(tmp_path: Path) -> None:
     path = script(tmp_path / "two.jsonl", {2: [(1, "key_press", "LEFT")], 0: [(2, "key_press", "RIGHT")]}, named=True)
     with pytest.raises(ReplayError, match=r"two\.jsonl:2: player 0, but this peer is player 2"):
-        read_input_scripts(path, only=2)
+        read_script_lines(path, only=2)
     with pytest.raises(ReplayError, match=r"two\.jsonl:1: player 2, but this peer is player 0"):
-        read_input_scripts(path, only=0)
-    assert set(read_input_scripts(path)) == {0, 2}, "without only, every player's lines are read"
+        read_script_lines(path, only=0)
+    assert set(read_script_lines(path)) == {0, 2}, "without only, every player's lines are read"
 
 
 # -- the packets carry the terms ------------------------------------------------------------------

@@ -22,7 +22,7 @@ from engine.files.game import MAX_PLAYERS, Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder
 from engine.input.events import InputEvent
-from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.input.scripts import assign_unnamed, read_script_lines
 from engine.interrupts import TICK, Interrupted
 from engine.messages import shown
 from engine.net.checks import MAX_DELAYS, MAX_INPUT_DELAY, PacketError
@@ -235,7 +235,7 @@ def _script(path: str | None, player: int | None, players: int) -> dict[int, lis
         return {}
     if player is None:
         raise UsageError("--input: a spectator has no input")
-    return assign_unnamed(read_input_scripts(path, players, only=player), player).get(player, {})
+    return assign_unnamed(read_script_lines(path, players, only=player), player).get(player, {})
 
 
 def _builder(game_name: str) -> Any:
@@ -412,7 +412,7 @@ def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
     """
     if not args.input:
         return None
-    named = sorted(p for p in read_input_scripts(args.input, only=player, joining=player is None) if p is not None)
+    named = sorted(p for p in read_script_lines(args.input, only=player, joining=player is None) if p is not None)
     if len(named) > 1:
         raise UsageError(f"--input {shown_name(args.input)} scripts players {', '.join(map(str, named))}: "
                          "a peer scripts only its own player")
