@@ -90,9 +90,24 @@ def test_a_game_mismatch_refusal_says_how_to_play_anyway_and_who_must_allow_it()
 
     differs = Hello("game.py", "aaaa", __version__, False, 3)
     said = _refusal(differs, "game.py", "bbbb", SessionOptions())
-    assert said.startswith("the joiner's game file 'game.py' is not the host's game file 'game.py' (their contents differ)")
+    assert said.startswith("the joiner's game file 'game.py' is not the host's game file 'game.py' (their contents "
+                           "differ)")
     assert "--allow-game-mismatch on both sides plays anyway" in said
     asks = Hello("game.py", "aaaa", __version__, False, 3, allow_mismatch=True)
     assert _refusal(asks, "game.py", "bbbb", SessionOptions()).endswith(
         "; --allow-game-mismatch must be given to the host too")
     assert _refusal(asks, "game.py", "bbbb", SessionOptions(allow_game_mismatch=True)) == ""
+
+
+def test_a_sample_game_is_called_a_game_and_a_game_file_a_game_file_in_a_mismatch() -> None:
+    # Issue 30's sixth finding: a joiner naming the sample pong was told "the joiner's game file 'pong'".
+    from engine.net.lobby import SessionOptions
+    from engine.net.lobby import refusal as _refusal
+    from engine.state.names import __version__
+
+    sample = Hello("pong", "", __version__, False, 3)
+    assert _refusal(sample, "game.py", "bbbb", SessionOptions()).startswith(
+        "the joiner's game 'pong' is not the host's game file 'game.py';")
+    file = Hello("game.py", "aaaa", __version__, False, 3)
+    assert _refusal(file, "pong", "", SessionOptions()).startswith(
+        "the joiner's game file 'game.py' is not the host's game 'pong';")

@@ -219,3 +219,42 @@ def test_in_a_session_of_two_a_silent_player_still_ends_it_on_both_sides() -> No
     assert host.ended is not None and re.search(r"player 1 \(127\.0\.0\.1:\d+\) sent nothing for 3 s: dropped",
                                                 host.ended), host.ended
     assert not host.dropped
+
+
+def test_a_catchup_is_checked_whole_before_anything_is_built() -> None:
+    import zlib
+
+    from engine.net.catchup import Start, pack, unpack
+    from engine.net.checks import PacketError
+    from engine.net.packets import Run
+
+    good = Start(30, '{"format": "tickswap-save"}', (Run(1, 31, 40, ((33, (InputEvent("key_press", 65),)),)),))
+    assert unpack(pack(good), players=2) == good
+    cases = {
+        "not zlib": [b"garbage"],
+        "cut short": [b"".join(pack(good))[:-3]],
+        "with more after it": [*pack(good), b"more"],
+        "a run from another tick": pack(Start(30, "{}", (Run(1, 35, 40),))),
+        "a player past the session's": pack(Start(30, "{}", (Run(5, 31, 40),))),
+        "a bomb": [zlib.compress(b" " * (33 * 1024 * 1024))],
+    }
+    for name, pieces in cases.items():
+        with pytest.raises(PacketError, match="the host's catch-up"):
+            unpack(pieces, players=2)
+        assert name
+
+
+def test_a_late_joiner_given_a_damaged_save_stops_saying_so_and_builds_nothing() -> None:
+    from engine.net.catchup import Start
+    from engine.net.lobby import SessionOptions as Options
+
+    net = Net()
+    host = net.host(options=Options(ticks=100))
+    net.join(options=Options(ticks=100))
+    net.open()
+    late = net.join(spectate=True, options=Options(ticks=100))
+    late.game, late.players, late.ms_per_update = host.game, 2, host.ms_per_update
+    bad = Start(12, '{"format": "tickswap-save", "version": 2}', ())
+    with pytest.raises(SessionError, match=r"the host's world of tick 12 is damaged: .*: this peer can't join"):
+        late._load(bad)
+    assert late.world is None

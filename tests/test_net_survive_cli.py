@@ -12,6 +12,7 @@ None sleeps: the tests wait for the peers' own lines.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -165,3 +166,32 @@ def test_a_host_only_option_given_to_join_says_whose_it_is(tmp: Path) -> None:
     assert status == 2, err
     assert err.strip() == ("tickswap join: --players is the host's: a joiner plays the session the host set up "
                            "(tickswap host GAME --players ...) (see tickswap join --help)")
+
+
+def no_display(tmp: Path, *args: str) -> subprocess.Popen[str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return subprocess.Popen([sys.executable, "-m", "engine.tools.cli", *args], cwd=tmp, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a machine without a display is Linux's")
+def test_a_host_that_cannot_open_its_window_says_so_before_it_listens(tmp: Path) -> None:
+    # Issue 30's second finding: it welcomed its joiner ("all 2 players are in"), then failed with "no display".
+    out, err = no_display(tmp, "host", "game.py", "--players", "2", "--port", "0").communicate(timeout=TIMEOUT)
+    assert err.strip() == "tickswap: no display to open a window on (DISPLAY is not set); try --headless", err
+    assert "hosting" not in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a machine without a display is Linux's")
+def test_a_joiner_that_cannot_draw_the_hosts_frames_leaves_before_the_start_and_the_host_waits_on(
+        offscreen: None, tmp: Path) -> None:
+    first, port = host(tmp, "--headless", "--frames", "200")
+    joiner = no_display(tmp, "join", f"127.0.0.1:{port}", "game.py")
+    _, err = joiner.communicate(timeout=TIMEOUT)
+    assert joiner.returncode == 2, err
+    assert "no display to open a window on (DISPLAY is not set); try --headless: left before the start, the seat is " \
+           "free again" in err, err
+    first.wait_for("player 1 left the lobby before the start")
+    second = join(tmp, port, "--headless", "--frames", "200")
+    (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
+    assert (status1, status2) == (0, 0), err1 + err2

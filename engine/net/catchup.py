@@ -88,8 +88,10 @@ def unpack(pieces: list[bytes], players: int) -> Start:
         data = inflater.decompress(b"".join(pieces), MAX_CATCHUP_BYTES)
     except zlib.error as error:
         raise PacketError(f"the host's catch-up is not zlib data ({error})") from None
-    if inflater.unconsumed_tail or not inflater.eof:
-        raise PacketError(f"the host's catch-up inflates past {MAX_CATCHUP_BYTES:,} bytes, or is cut short")
+    if inflater.unconsumed_tail:
+        raise PacketError(f"the host's catch-up inflates past {MAX_CATCHUP_BYTES:,} bytes")
+    if not inflater.eof or inflater.unused_data:
+        raise PacketError("the host's catch-up is cut short, or has bytes after its end")
     try:
         record = parse_json(data.decode("utf-8"))
         expect_keys(record, "the catch-up", ("tick", "save", "runs", "delays", "input_delay"))
