@@ -195,3 +195,14 @@ def test_a_joiner_that_cannot_draw_the_hosts_frames_leaves_before_the_start_and_
     second = join(tmp, port, "--headless", "--frames", "200")
     (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
     assert (status1, status2) == (0, 0), err1 + err2
+
+
+def test_a_joiner_given_the_combined_script_is_refused_as_the_host_refuses_it(tmp: Path) -> None:
+    # Issue 30's first finding: player 0's lines (naming no player) were merged into player 1's, and it played.
+    combined = lines(tmp / "all.jsonl", [(5, None, "key_press RIGHT"), (7, 1, "key_press LEFT")])
+    for role in (("host", "game.py", "--players", "2", "--port", "0"), ("join", "127.0.0.1:9", "game.py")):
+        peer = Peer(tmp, *role, "--ticks", "10", "--input", str(combined))
+        status, _, err = peer.finish()
+        assert status == 2 and "all.jsonl:2: " in err and len(err.strip().splitlines()) == 1, err
+        assert "hosting" not in err and "waiting for the host" not in err, "refused before asking anyone"
+    assert "line 1 names no player and line 2 names player 1: that is tickswap run's combined script" in err
