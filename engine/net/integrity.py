@@ -39,6 +39,12 @@ sides compute the shared value and draw the link's two keys from it with keyed B
   is not authenticated: no password, no certificate. Such an attacker can also drop or
   delay anything, which no tag prevents. Once the join is done, someone who joins the path
   later cannot take the session over.
+- A player dropped from a session of 3 or more takes its seat back with a proof, not an
+  address: at its first join both sides drew a rejoin secret from the shared value
+  (``rejoin_secret``), which the joiner keeps as its rejoin code. A new process joins
+  afresh (a new key) and its ``Hello`` carries ``rejoin_proof``: keyed by that secret over
+  the seat's token, its nonce and its new public value, so whoever sees the ``Hello`` can't
+  put their own key in it, and it serves one attempt. Who holds the code holds the seat.
 - An old datagram replayed from a new address is still a valid datagram: it is used as
   a resend would be (the protocol is idempotent), but it does not move the peer to that
   address, because only a datagram with a higher ``seq`` than any before does. Someone on
