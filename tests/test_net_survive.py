@@ -258,3 +258,24 @@ def test_a_late_joiner_given_a_damaged_save_stops_saying_so_and_builds_nothing()
     with pytest.raises(SessionError, match=r"the host's world of tick 12 is damaged: .*: this peer can't join"):
         late._load(bad)
     assert late.world is None
+
+
+def test_a_rejoined_player_never_sends_the_host_back_the_input_it_was_given() -> None:
+    # Its own "connect" came from the host in the catch-up: sent back, the host would drop the datagram as a mix-up.
+    options = SessionOptions(ticks=600, disconnect_timeout=0.5)
+    net, host, second, third = three(options)
+    code = third.rejoin_code
+    back: list[Session] = []
+    acks: list[tuple[list[int], list[int]]] = []
+
+    def meddle(round_: int) -> None:
+        if round_ == 150:
+            net.kill(third)
+        if round_ > 150 and 2 in host.dropped and not back:
+            back.append(net.join(options=replace(options, rejoin=code)))
+        if back and back[0].ready and not acks:  # just caught up, nothing sent yet
+            acks.append((next(iter(back[0].peers.values())).acks, list(back[0].sync.known)))
+    net.play_session(600, between=meddle)
+    held, known = acks[0]
+    assert held == known and known[2] > back[0].sync.start, "the host holds all it sent, its own player's too"
+    assert back[0].finished and host.stats.dropped_packets == 0, host.summary({})

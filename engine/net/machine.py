@@ -297,7 +297,8 @@ class SessionMachine:
         now = self.now()
         for peer in self.peers.values():
             peer.heard, peer.max_ping_ms = now, self.options.disconnect_timeout * 1000
-            peer.acks = [self.sync.start] * self.players  # a late joiner's peers hold everything before its start
+            # The host holds everything a late joiner started with (it sent it): never sent back to it.
+            peer.acks = list(self.sync.known)
 
     def _load(self, start: CatchStart) -> World:
         """A late joiner's world: the host's save of its last confirmed tick, checked whole, then the game's systems."""
