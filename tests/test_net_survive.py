@@ -279,3 +279,21 @@ def test_a_rejoined_player_never_sends_the_host_back_the_input_it_was_given() ->
     held, known = acks[0]
     assert held == known and known[2] > back[0].sync.start, "the host holds all it sent, its own player's too"
     assert back[0].finished and host.stats.dropped_packets == 0, host.summary({})
+
+
+def test_when_the_last_other_player_leaves_the_host_ends_without_failure() -> None:
+    options = SessionOptions(ticks=100_000)
+    net, host, second, third = three(options)
+
+    def leave(peer: Session) -> None:
+        peer.close()
+        peer.flush()
+        net.kill(peer)
+    net.play_frames(300)
+    leave(third)
+    net.play_frames(300)
+    assert host.ended is None, "one left: the others play on"
+    leave(second)
+    net.play_frames(300)
+    assert host.ended is not None and host.left, host.ended
+    assert re.fullmatch(r"player 1 \(127\.0\.0\.1:\d+\) left, and no other player is left", host.ended)
