@@ -147,7 +147,7 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
                       help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
     host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
-    host.add_argument("--rejoin-window", type=_real(0.0, 86_400.0, "seconds"), default=REJOIN_WINDOW_S,
+    host.add_argument("--rejoin-window", type=_real(0.0, 86_400.0, "seconds_or_0_never"), default=REJOIN_WINDOW_S,
                       help=f"with 3 players or more, a dropped player may rejoin within this many seconds (default "
                       f"{REJOIN_WINDOW_S:g}; 0: never)")
     host.add_argument("--input-delay-at", metavar="TICK:DELAY", type=_delay_at, action="append",
