@@ -582,6 +582,8 @@ class SessionMachine:
         """Whether a ``Hello`` may join the running session: the seat it takes back, and why not (``""``: it may)."""
         game = self.game
         assert game is not None and self.sync is not None
+        if hello.rejoin is None and not hello.spectate:
+            return None, self._no_seat()  # a player late: no seat, whatever else may be wrong with it
         problem = refusal(hello, game.name, game.digest or "", self.options)
         if problem:
             return None, problem
@@ -599,16 +601,17 @@ class SessionMachine:
             if self.target is not None and self.sync.known[seat.player] >= self.target:
                 return None, "the session is at its last tick"
             return seat, ""
-        if hello.spectate:
-            if sum(1 for peer in self.peers.values() if peer.player is None) >= MAX_SPECTATORS:
-                return None, f"the session is full ({MAX_SPECTATORS} spectators already)"
-            return None, ""
-        if self.dropped:
-            open_seats = ", ".join(str(player) for player, seat in sorted(self.dropped.items()) if not seat.closed)
-            if open_seats:
-                return None, (f"the session has started; player {open_seats}'s seat is kept for that player, who "
-                              "rejoins with its rejoin code (--rejoin CODE); --spectate watches")
-        return None, LATE
+        if sum(1 for peer in self.peers.values() if peer.player is None) >= MAX_SPECTATORS:
+            return None, f"the session is full ({MAX_SPECTATORS} spectators already)"
+        return None, ""
+
+    def _no_seat(self) -> str:
+        """Why a player arriving late gets no seat: every seat is taken, or kept for the player that dropped."""
+        open_seats = ", ".join(str(player) for player, seat in sorted(self.dropped.items()) if not seat.closed)
+        if open_seats:
+            return (f"the session has started; player {open_seats}'s seat is kept for that player, who rejoins with "
+                    "its rejoin code (--rejoin CODE); --spectate watches")
+        return LATE
 
     def _welcome_late(self, hello: Hello, data: bytes, address: Address, seat: Seat | None) -> str:
         """Welcome a late spectator, or a dropped player back: its catch-up of the last confirmed tick follows.
