@@ -33,6 +33,7 @@ from operator import itemgetter
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.buffering.own import OwnBuffers
 from engine.deprecation import warn_deprecated
@@ -146,8 +147,9 @@ class Crowd(Entity, OwnBuffers):
         else:
             self._join(batch)
 
-    def despawn_members(self, which: Array) -> None:
-        """Remove members by index array or boolean mask (over ``[0, count)``): after the tick, or at once."""
+    def despawn_members(self, which: npt.ArrayLike) -> None:
+        """Remove members by index array or boolean mask (over ``[0, count)``; a list will do): after the tick,
+        or at once."""
         mask = np.zeros(self.count, dtype=bool)
         mask[np.asarray(which)] = True
         world = self.world

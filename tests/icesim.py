@@ -26,7 +26,7 @@ from pathlib import Path
 
 from netsim import GAME
 
-from engine.input.events import InputEvent
+from engine.input.events import EventType, InputEvent
 from engine.net.ice import IceConfig, IcePath, TurnServer
 from engine.net.lobby import SessionOptions
 from engine.net.nat import NatBox
@@ -132,7 +132,8 @@ def coturn_binary() -> str | None:
 NO_COTURN = ("coturn is not installed (Debian: apt-get install -y coturn; .ci/run installs it when it runs as root): "
              "the TURN tests are skipped")
 
-PRESS, RELEASE = "key_press", "key_release"
+PRESS: EventType = "key_press"
+RELEASE: EventType = "key_release"
 
 
 def scripts() -> list[dict[int, list[InputEvent]]]:
@@ -219,9 +220,9 @@ def meet(kinds: tuple[str, str], served: Rendezvous, *, turn: TurnServer | None 
         assert len(room.paths) == 1
         return Meeting(host, joiner, room.paths[0], found[0], boxes, said)
     finally:
-        for peer in (host, joiner):
-            if peer is not None:
-                peer.close()
+        for opened in (host, joiner):
+            if opened is not None:
+                opened.close()
         room.close()
         joining.close()
         for box in boxes:

@@ -8,7 +8,7 @@ from engine import DoubleBuffer, Framebuffer, Scene
 
 
 def test_swap_exchanges_references_without_copying():
-    buffers = DoubleBuffer(list)
+    buffers: DoubleBuffer[list[str]] = DoubleBuffer(list)
     current, upcoming = buffers.current, buffers.next
     upcoming.append("drawn")
     buffers.swap()

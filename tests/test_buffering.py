@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import cast
 
 import esper
 import pytest
@@ -307,7 +308,7 @@ def test_a_rolled_back_tick_then_a_retry_equals_a_world_that_never_failed():
                 Flaky.fail_at = -1
                 raise RuntimeError("flaky")
 
-    def run(fail_at: int) -> tuple[list[str], list[int]]:
+    def run(fail_at: int) -> tuple[list[str], list[int | None]]:
         Flaky.fail_at = fail_at
         with World(seed=3) as world:
             world.spawn(Flaky())
@@ -319,7 +320,7 @@ def test_a_rolled_back_tick_then_a_retry_equals_a_world_that_never_failed():
                 except EntityUpdateError:
                     continue
                 hashes.append(world.state_hash())
-            return hashes, [entity.id for entity in world.entities][:6]  # type: ignore[misc]
+            return hashes, [entity.id for entity in world.entities][:6]
 
     clean, clean_ids = run(-1)
     retried, retried_ids = run(20)
@@ -421,12 +422,12 @@ def test_a_signal_that_cannot_combine_fails_its_tick_and_leaves_nothing_behind(l
         world.add_processor(type("Late", (esper.Processor,), {"process": lambda self: None})(), priority=-1)
     for _ in range(3):
         world.tick()
-    before = (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in world.entities])
+    before = (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in cast("list[Sender]", world.entities)])
     with pytest.raises(EntityUpdateError, match=r"Sender \(id 2\)'s signal 'hits' could not combine .* in tick 4: "
                                                 r"TypeError") as refused:
         world.tick()
     assert isinstance(refused.value.__cause__, TypeError)
-    assert (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in world.entities]) == before
+    assert (world.state_hash(), world.snapshot(), [(e.x, e.prev_x, e.hp, e.hits.value) for e in cast("list[Sender]", world.entities)]) == before
     assert world.tick_count == 3
 
 
@@ -470,7 +471,7 @@ def test_a_refused_write_of_several_fields_leaves_the_world_exactly_as_before_in
 
 
 class Bag(Entity):
-    items = buffered(())
+    items: tuple[int, ...] = buffered(())
     count = buffered(0)
 
 
@@ -495,7 +496,7 @@ def test_a_mutable_value_written_to_a_buffered_field_is_refused_by_name(value):
 
 def test_an_entity_spawned_with_a_mutable_buffered_value_is_refused_by_name(world):
     bag = Bag()
-    bag.items = [1]
+    bag.items = [1]  # type: ignore[assignment]  # refused by name
     with pytest.raises(TypeError, match=r"Bag.items is buffered and was set to a list"):
         world.spawn(bag)
     assert world.entities == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import esper
 import pytest
 
 from engine import Entity, InputEvent, World, buffered
@@ -310,7 +311,7 @@ def test_a_saved_plain_attribute_that_depends_on_update_order_is_caught_and_name
 
 
 def test_the_assertion_runs_the_games_systems_when_given():
-    class Failing:
+    class Failing(esper.Processor):
         def process(self) -> None:
             raise RuntimeError("system ran")
 
@@ -363,7 +364,7 @@ class Still(Entity):
     """Moves only when a system moves it."""
 
 
-class AddOne:
+class AddOne(esper.Processor):
     """Adds 1 to every Still's x (or y)."""
 
     def __init__(self, world: World, field: str = "x") -> None:

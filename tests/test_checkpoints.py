@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from typing import Any
+from typing import Any, cast
 
+import esper
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from engine import Entity, InputEvent, World, buffered, signal
 from engine.crowd import Crowd
 from engine.testing import load_game, random_input
 from engine.world import music_of, take_music
+from engine.world.checkpoints import Checkpoint
 
 SAMPLES = ["bouncy", "comet", "explorer", "framebuffer", "patrol", "platformer", "pong", "slapstick", "swarm"]
 
@@ -54,7 +56,7 @@ class Bullet(Entity):
     fuse = buffered(3)
     damage = signal(sum)
 
-    def __init__(self, target: Entity | None = None) -> None:
+    def __init__(self, target: Gun | None = None) -> None:
         super().__init__()
         self.target = target
 
@@ -100,7 +102,7 @@ class Dust(Crowd):
             self.despawn_members([0])
 
 
-class Dice:
+class Dice(esper.Processor):
     """A system drawing from world.random into an entity's buffered state, before the entities update."""
 
     def __init__(self, gun: Gun) -> None:
@@ -144,6 +146,7 @@ def test_a_despawned_entity_comes_back_as_the_same_object_and_a_spawned_one_goes
         run(world, space, 1, 3)
         bullets = world.entities_of(Bullet)
         ids = [bullet.id for bullet in bullets]
+        assert None not in ids
         log = list(gun.log)
         checkpoint = world.checkpoint()
         run(world, space, 4, 6)
@@ -154,8 +157,8 @@ def test_a_despawned_entity_comes_back_as_the_same_object_and_a_spawned_one_goes
         assert all(bullet.alive and bullet.world is world for bullet in bullets)
         assert not any(bullet.alive or bullet.world is not None or bullet.id is not None for bullet in newer)
         assert gun.log == log and world.entities[:2] == [gun, dust]
-        assert world.last_id == max(ids)
-        assert world.spawn(Bullet()).id == max(ids) + 1  # the id counter came back too
+        assert world.last_id == max(cast("list[int]", ids))
+        assert world.spawn(Bullet()).id == max(cast("list[int]", ids)) + 1  # the id counter came back too
 
 
 def test_the_input_queue_and_the_last_tick_input_come_back():
@@ -187,6 +190,8 @@ def test_the_current_music_comes_back_and_the_runner_is_told():
 
 
 class Snooper(Entity):
+    checkpoint: Checkpoint  # set before the tick that uses it
+
     def __init__(self, when: str) -> None:
         super().__init__()
         self.when = when
@@ -214,7 +219,7 @@ def test_a_checkpoint_of_another_world_is_refused_by_name():
         with pytest.raises(ValueError, match="<Checkpoint tick=0> was taken of another world"):
             other.rollback(checkpoint)
         with pytest.raises(TypeError, match="takes a Checkpoint"):
-            other.rollback("tick 0")
+            other.rollback("tick 0")  # type: ignore[arg-type]  # refused by name
 
 
 SCRIPT = """
@@ -375,12 +380,12 @@ def test_a_rollback_refuses_a_class_it_cannot_swap_back_naming_the_entity_and_ch
     with World(seed=3) as world:
         guard, pinned = world.spawn(Guard()), world.spawn(Pinned())
         world.tick()
-        guard.__class__ = Ghost
+        guard.__class__ = Ghost  # type: ignore[assignment]  # a class swapped behind the engine's back
         # The guard goes back to a Guard; the pinned entity, as if it had been one, can't (slots differ).
         with pytest.raises(TypeError, match=r"^World.rollback\(\): Pinned \(id 2\) was a Guard at the checkpoint "
                                             r"and can't be made one again .*nothing was rolled back$"):
             restore_classes([guard, pinned], [0, 1], [Guard, Guard])
-        assert type(guard) is Ghost and type(pinned) is Pinned  # the guard's swap back was undone
+        assert type(guard) is Ghost and type(pinned) is Pinned  # type: ignore[comparison-overlap]  # swapped above  # the guard's swap back was undone
 
 
 @pytest.mark.parametrize("pure", ["0", "1"])

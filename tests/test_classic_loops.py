@@ -183,8 +183,13 @@ def test_render_gated_update_that_overruns_grows_the_interval_as_soon_as_it_does
     loop = RenderGatedLoop(update, render, ms_per_update=5, render_interval_ms=10, clock=clock)
     loop.frame()
     assert loop.render_interval_ms == 10
-    seen = []
-    loop._update = lambda: (seen.append(loop.render_interval_ms), update())  # type: ignore[method-assign]
+    seen: list[float] = []
+
+    def noted_update() -> None:
+        seen.append(loop.render_interval_ms)
+        update()
+
+    loop._update = noted_update
     loop.frame()  # frame from 0 due at 10: updates end at 7, 13 (overrun: 1.2 x 13), 19 (1.2 x 19)
     assert seen == [10, 10, pytest.approx(1.2 * 13)], "the update after the overrun already sees it grown"
     assert loop.render_interval_ms == pytest.approx(1.2 * 19)
@@ -276,14 +281,14 @@ def test_stop_and_until_end_run_for_every_loop(kind):
     loop.run(until=500)
     assert 500 <= clock.now_ms() < 600
     frames_before = loop.frames
-    original_render = loop._render
+    original_render = loop._render  # type: ignore[attr-defined]  # past the Loop protocol, on purpose
 
     def render_then_stop(alpha: float) -> None:
         original_render(alpha)
         if loop.frames - frames_before == 2:
             loop.stop()
 
-    loop._render = render_then_stop
+    loop._render = render_then_stop  # type: ignore[attr-defined]  # past the Loop protocol, on purpose
     assert loop.run() == 3
 
 
@@ -307,8 +312,8 @@ def test_loops_without_waits_on_a_frozen_clock_raise_instead_of_hanging(make):
         (lambda: RenderGatedLoop(print, print, ms_per_update=10, render_interval_ms=math.inf),
          "render_interval_ms.*inf"),
         (lambda: RenderGatedLoop(print, print, ms_per_update=10, max_updates_per_frame=0), "max_updates_per_frame.*0"),
-        (lambda: ConstantRateLoop(42, print), "update must be callable, got 42"),
-        (lambda: VariableStepLoop(print, "draw"), "render must be callable, got 'draw'"),
+        (lambda: ConstantRateLoop(42, print), "update must be callable, got 42"),  # type: ignore[arg-type]
+        (lambda: VariableStepLoop(print, "draw"), "render must be callable, got 'draw'"),  # type: ignore[arg-type]
     ],
 )
 def test_every_loop_validates_its_arguments_by_name(make, words):

@@ -183,7 +183,7 @@ def test_what_overlapping_members_cannot_answer_is_refused_by_name(world):
     with pytest.raises(ValueError, match="Shapeless's members have no box: give the crowd a look with a size"):
         world.overlapping_members(shapeless, Walker)
     with pytest.raises(TypeError, match="kind must be a class, got 'Walker'"):
-        world.overlapping_members(world.spawn(Bullets(1)), "Walker")  # type: ignore[arg-type]
+        world.overlapping_members(world.spawn(Bullets(1)), "Walker")
 
 
 def test_a_screen_space_crowd_collides_with_nothing(world):

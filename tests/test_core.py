@@ -15,6 +15,7 @@ import random
 from decimal import Decimal
 from typing import Any
 
+import esper
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -116,20 +117,20 @@ def _act(self: Walker, world: World) -> None:
         elif action == "odd":
             self.x = ODD_VALUES[value % len(ODD_VALUES)]
         elif action == "fickle" and isinstance(self, Actor):
-            self.hp = Fickle(world, raises=value % 2 == 0)
+            self.hp = Fickle(world, raises=value % 2 == 0)  # type: ignore[assignment]  # hostile, on purpose
         elif action == "doomed":
             self.y = Doomed(self.y, world)
         elif action == "reenter":
             world.tick()
         elif action == "clear":
-            world._buffers._order.clear()  # the list the tick walks: reaching past the engine
+            world._buffers._order.clear()  # type: ignore[attr-defined]  # the list the tick walks: reaching past the engine
         # What an entity shows is state too: its own, its class's again, another's (refused).
         elif action == "look":
             self.look = LOOKS[value % len(LOOKS)]
         elif action == "unlook":
             del self.look
         elif action == "parts":
-            self.parts = PARTS[value % len(PARTS)]
+            self.parts = PARTS[value % len(PARTS)]  # type: ignore[assignment]  # None among them: the class's again
         elif action == "lookother" and other is not None and other is not self:
             other.look = LOOKS[value % len(LOOKS)]
     self.plan = []
@@ -200,7 +201,7 @@ class Script:
         return self.made[label % len(self.made)] if self.made else None
 
 
-class Late:
+class Late(esper.Processor):
     """A system after the Update Method system: its writes are kept."""
 
     def __init__(self, world: World) -> None:
@@ -212,7 +213,7 @@ class Late:
                 entity.hp = 95
 
 
-class Early:
+class Early(esper.Processor):
     """A system before it: entities read what it writes as their own committed values."""
 
     def __init__(self, world: World) -> None:
@@ -425,7 +426,7 @@ def test_the_core_refuses_objects_that_are_not_entities():
 
 @needs_core
 def test_a_system_added_during_a_tick_gives_the_same_previous_values_on_both_paths(monkeypatch):
-    class Nudge:
+    class Nudge(esper.Processor):
         def __init__(self, world: World, fail: bool) -> None:
             self.world, self.fail = world, fail
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
+import esper
 import numpy as np
 import pytest
 
@@ -151,7 +152,7 @@ def test_a_position_whose_float_empties_the_list_is_refused_by_name_and_never_ca
         entity = Entity()
         entities = [entity, Entity()]
         entity.y = float(sum(range(1000)))  # a float of its own: freed if the slot lets go of it
-        entity.x = _Sneaky(entities, entity)
+        entity.x = _Sneaky(entities, entity)  # type: ignore[assignment]  # a hostile value, on purpose
         return entities, np.zeros((2, 3), dtype=np.float32)
 
     _Sneaky.calls = 0
@@ -180,7 +181,7 @@ class _Tick:
 def test_a_previous_tick_that_is_not_an_int_is_not_compared_and_gathers_the_current_values():
     def make() -> tuple[list[Entity], Any]:
         entity = Entity(x=float(sum(range(100))), y=2.0)
-        entity._prev_tick = _Tick(entity)
+        entity._prev_tick = _Tick(entity)  # type: ignore[assignment]  # a hostile value, on purpose
         return [entity], np.zeros((1, 3), dtype=np.float32)
 
     _Tick.compared = 0
@@ -268,7 +269,7 @@ def test_the_pair_refuses_a_position_whose_float_empties_the_list_and_never_call
         entity = Entity()
         entities = [Entity(x=3.0), entity, Entity()]
         entity.y = float(sum(range(1000)))  # a float of its own: freed if the slot lets go of it
-        entity.x = _Sneaky(entities, entity)
+        entity.x = _Sneaky(entities, entity)  # type: ignore[assignment]  # a hostile value, on purpose
         return entities, _rows(3), _rows(3)
 
     _Sneaky.calls = 0
@@ -284,7 +285,7 @@ def test_the_pair_refuses_a_position_whose_float_empties_the_list_and_never_call
 def test_the_pair_does_not_compare_a_previous_tick_that_is_not_an_int():
     def make() -> tuple[list[Entity], Any, Any]:
         entity = Entity(x=float(sum(range(100))), y=2.0)
-        entity._prev_tick = _Tick(entity)
+        entity._prev_tick = _Tick(entity)  # type: ignore[assignment]  # a hostile value, on purpose
         return [entity], _rows(1), _rows(1)
 
     _Tick.compared = 0
@@ -445,7 +446,7 @@ class _Writer(Entity):
     def update(self, world: World) -> None:
         self.x += 1.0
         if world.tick_count == 1:
-            self.target.hp = _Equal(self.target.hp, self.action)
+            self.target.hp = _Equal(self.target.hp, self.action)  # type: ignore[assignment]  # a hostile value, on purpose
 
 
 def _scene(action: Callable[[World], Callable[[], Any]], late_system: bool = False) -> Callable[[], Any]:
@@ -469,7 +470,7 @@ def _scene(action: Callable[[World], Callable[[], Any]], late_system: bool = Fal
     return scenario
 
 
-class _Nothing:
+class _Nothing(esper.Processor):
     def process(self) -> None:
         pass
 
@@ -576,7 +577,7 @@ def test_a_finalizer_run_by_the_stash_rewriting_y_gives_the_same_world():
         world = World()
         try:
             entity = world.spawn(Walker(x=1.0, y=float(sum(range(77)))))
-            entity._motion_only = 1  # not the bool True: the stash's careful path
+            entity._motion_only = 1  # type: ignore[assignment]  # not the bool True: the stash's careful path
             entity._bx = _Doomed(entity)
             world.tick()
             return entity.x, entity.y, world.state_hash()
@@ -591,7 +592,7 @@ class _Eraser(Entity):
 
     def update(self, world: World) -> None:
         self.x += 1.0
-        world._buffers._order.clear()
+        world._buffers._order.clear()  # type: ignore[attr-defined]  # the list behind the Sequence, emptied on purpose
 
 
 def test_an_update_that_empties_the_update_list_is_refused_alike_and_the_world_kept():
@@ -602,7 +603,7 @@ def test_an_update_that_empties_the_update_list_is_refused_alike_and_the_world_k
             world.spawn(_Eraser())
             last = world.spawn(Walker())
             before = world.state_hash()
-            seen = []
+            seen: list[object] = []
             for _ in range(2):
                 try:
                     world.tick()
@@ -749,7 +750,7 @@ def test_a_settler_that_failed_is_spent_and_names_the_entity(field):
 class _Mortal(Walker):
     """Records, when freed, how long the lists in ``lists`` still are."""
 
-    lists: list[list[Entity]] = []
+    lists: list[list[Walker]] = []
     seen: list[int] = []
 
     def __del__(self) -> None:
@@ -801,7 +802,7 @@ def test_a_commit_commits_every_moved_entity_whatever_the_shape_of_its_lists(sha
     elif shape == "with a Keeper":
         keeper = Keeper()
         compiled._core.stash([keeper])
-        order.insert(20, keeper)
+        order.insert(20, keeper)  # type: ignore[arg-type]  # a Keeper among the walkers, on purpose
     assert compiled._core.commit(order, moved, 7, False) is None
     assert moved == []
     assert [(e.x, e._px, e._prev_tick) for e in entities] == [(i + 1.0, float(i), 7) for i in range(40)]
@@ -817,7 +818,7 @@ def test_a_commit_listing_an_entity_twice_with_a_tick_that_is_not_an_int_keeps_e
     count = sys.getrefcount(tick)
     compiled._core.commit(order, moved, tick, False)
     held = sys.getrefcount(tick) - count  # the entity's _prev_tick, and nothing else
-    assert held == 1 and entity._prev_tick is tick and moved == []
+    assert held == 1 and entity._prev_tick is tick and moved == []  # type: ignore[comparison-overlap]  # a tuple tick
 
 
 # -- threads ---------------------------------------------------------------------------------------
@@ -943,7 +944,7 @@ def test_a_slot_deleted_between_checkpoint_and_rollback_is_put_back_alike(slot):
 
 @pytest.mark.parametrize("slot", ["y", "_py", "_prest", "_prev_tick", "_signals", "_random"])
 def test_a_checkpoint_of_an_entity_missing_a_slot_is_refused_alike_by_name(slot):
-    def scenario() -> tuple[Any, ...]:
+    def scenario() -> int:
         with World(seed=5) as world:
             entities = _walkers_and_keepers(world)
             world.tick()

@@ -92,7 +92,9 @@ def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
 def test_every_command_the_cli_reference_lists_exists():
     from engine.tools.cli.options import build_parser
 
-    commands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    subcommands = build_parser()._subparsers
+    assert subcommands is not None and subcommands._group_actions[0].choices is not None
+    commands = set(subcommands._group_actions[0].choices)
     usage = re.findall(r"```text\n(.*?)```", (DOCS / "cli.md").read_text(), flags=re.S)[0]
     listed = set(re.findall(r"^tickswap (\w+)", usage, flags=re.M))
     assert listed == commands

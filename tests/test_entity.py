@@ -270,10 +270,10 @@ def test_looks_are_validated_by_name():
     for bad, words in [({"shape": "hexagon"}, "hexagon"), ({"size": -2}, "-2"), ({"color": (1, 2)}, r"\(1, 2\)"),
                        ({"shape": "image"}, "image="), ({"image": ""}, "''"), ({"image": "ship.png"}, "ship.png")]:
         with pytest.raises(ValueError, match=words):
-            Look(**bad)
+            Look(**bad)  # type: ignore[arg-type]  # bad values on purpose
 
 
 def test_saved_as_a_plain_string_is_refused_with_the_fix():
     with pytest.raises(TypeError, match=r"saved must be a tuple of attribute names, got 'hp': write saved = \('hp',\)"):
         class Forgetful(Entity):
-            saved = ("hp")
+            saved = ("hp")  # type: ignore[assignment]  # the mistake the message names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -238,7 +239,7 @@ def test_a_clock_returning_nonsense_is_refused_by_name(reading):
         def __repr__(self) -> str:
             return "BadClock()"
 
-        def now_ns(self):  # type: ignore[override]
+        def now_ns(self):
             return reading
 
     with pytest.raises((ValueError, TypeError), match=r"BadClock\(\)\.now_ns\(\)"):
@@ -272,7 +273,7 @@ def test_bad_arguments_are_refused_with_a_message_naming_them(kwargs, error, wor
 
 @pytest.mark.parametrize("position", ["update", "render"])
 def test_callbacks_must_be_callable(position):
-    args = {"update": lambda: None, "render": lambda alpha: None}
+    args: dict[str, Any] = {"update": lambda: None, "render": lambda alpha: None}
     args[position] = 42
     with pytest.raises(TypeError, match=f"{position} must be callable, got 42"):
         FixedStepLoop(args["update"], args["render"])

@@ -20,7 +20,7 @@ import types
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -89,8 +89,8 @@ def _numeric_options() -> list[tuple[str, str, Callable[[str], Any]]]:
     """(command, option, type) for every option of every command that parses a number."""
     parser = build_parser()
     found = []
-    for action in parser._subparsers._group_actions if parser._subparsers else ():  # type: ignore[attr-defined]
-        for command, sub in action.choices.items():
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for command, sub in cast("dict[str, argparse.ArgumentParser]", action.choices).items():  # the subcommands
             for option in sub._actions:
                 kind = option.type
                 if callable(kind) and getattr(kind, "__name__", "") not in ("_file_name", "str"):
@@ -148,14 +148,19 @@ SETTINGS = {
 }
 
 
+def _checked(module: types.ModuleType, value: object) -> object:
+    """``value``, once ``check_settings`` took the game holding it."""
+    check_settings(module, "g.py")
+    return value
+
+
 def test_every_game_setting(tally):
     for name, rule in SETTINGS.items():
         for value in HOSTILE:
             module = types.ModuleType("fuzzed_game")
             module.build = lambda world: None  # type: ignore[attr-defined]
             setattr(module, name, value)
-            tally.attempt(name, value, lambda module=module, value=value: (check_settings(module, "g.py"), value)[1],
-                          (GameError,), rule)
+            tally.attempt(name, value, lambda module=module, value=value: _checked(module, value), (GameError,), rule)
     assert not tally.bad, tally.bad
 
 
@@ -198,8 +203,8 @@ def test_every_input_event_field(tally):
                       lambda p: ["key_press", 65361, 0, 0, p, 0.0, 0.0]):
             tally.attempt("event number", position, lambda shape=shape, position=position: InputEvent.from_json(
                 shape(position)), (ValueError,), _valid_event)
-    for shape in ([], ["key_press"], "key_press", None, ["key_press", 1, 0], ["key_press", 1, 0, 0, 0]):
-        tally.attempt("event shape", shape, lambda shape=shape: InputEvent.from_json(shape), (ValueError,), _valid_event)
+    for bad in ([], ["key_press"], "key_press", None, ["key_press", 1, 0], ["key_press", 1, 0, 0, 0]):
+        tally.attempt("event shape", bad, lambda bad=bad: InputEvent.from_json(bad), (ValueError,), _valid_event)
     assert not tally.bad, tally.bad
 
 

@@ -91,11 +91,13 @@ def test_comet_bullets_break_rocks_score_shows_as_text_and_hits_ask_for_sounds()
         score = world.entities_of(Score)[0]
         rock = world.spawn(Rock(ship.x, ship.y + 60, 0.0, 0.0, 2.0))
         world.input_queue.press(keys.SPACE)  # the ship starts facing up, at the rock
-        heard = []
+        heard: list[str] = []
         for _ in range(20):
             world.tick()
             heard.extend(request.sound for request in take_sounds(world))
         assert not rock.alive and score.points >= 10
+        assert score.look is not None and score.look.text is not None
+        assert score.look is not None and score.look.text is not None
         assert score.look.text.startswith(f"Score {score.points}")
         assert SHOT in heard and BANG in heard
         assert ship.angle == 90.0
@@ -122,7 +124,7 @@ def test_explorer_the_camera_follows_the_player_and_gems_chime():
         camera = world.entities_of(Camera)[0]
         gem = world.spawn(Gem(player.x + 40, player.y))
         world.input_queue.press(keys.RIGHT)
-        heard = []
+        heard: list[str] = []
         for _ in range(60):
             world.tick()
             heard.extend(request.sound for request in take_sounds(world))
@@ -191,7 +193,7 @@ def test_pong_a_paddle_sends_the_ball_back_faster_with_a_hit_sound():
         world.tick()
         world.tick()
         ball.x, ball.y, ball.dx, ball.dy, ball.wait = left.x + 30, left.y, -5.0, 0.0, 0
-        heard = []
+        heard: list[str] = []
         for _ in range(4):
             world.tick()
             heard.extend(request.sound for request in take_sounds(world))
@@ -207,7 +209,7 @@ def test_pong_seven_points_end_the_match_and_r_starts_another():
         world.tick()
         world.input_queue.release(keys.SPACE)
         world.tick()
-        heard = []
+        heard: list[str] = []
         for point in range(7):
             ball.x, ball.y, ball.dx, ball.dy, ball.wait = 636.0, 240.0, 5.0, 0.0, 0  # about to leave on the right
             world.tick()

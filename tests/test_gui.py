@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,8 @@ def widgets(world: World) -> dict[str, Widget]:
     return found
 
 
-def menu_of(world: World) -> Entity:
+def menu_of(world: World) -> Any:
+    """The menu game's Menu entity (a class of the loaded game file's)."""
     return next(entity for entity in world.entities if type(entity).__name__ == "Menu")
 
 
@@ -336,6 +338,7 @@ def test_a_save_mid_typing_loads_into_a_world_that_goes_on_the_same(script, tmp_
         MENU.setup(straight)
         run(straight, range(1, 12))
         field = widgets(straight)["TextInput"]
+        assert isinstance(field, TextInput)
         assert field.focused and field.text == "Ad", "saved while typing"
         save_game(straight, MENU, str(tmp_path / "typing.json"))
         run(straight, range(12, 21))
@@ -419,7 +422,7 @@ def test_clicks_and_typing_in_the_window_are_recorded_and_replayed_hash_for_hash
 class Builder(Entity):
     """Places a tower at a left click in the world, but not through the HUD: a tower defense's click."""
 
-    towers = buffered(())
+    towers: tuple[tuple[float, float], ...] = buffered(())
 
     def update(self, world: World) -> None:
         from engine import widget_under_mouse

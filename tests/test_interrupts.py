@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,7 +118,7 @@ def _patch_engine_points(monkeypatch: pytest.MonkeyPatch) -> None:
         if not getattr(buffers, "_test_patched", False):
             real_finish = buffers.finish
 
-            def finish(inner: object, *args: object) -> None:
+            def finish(inner: Any, *args: Any) -> None:  # forwards to whichever buffers' finish
                 real_finish(inner, *args)
                 _stop("buffers-finish")  # committed, swapped: tick_count not yet counted
 

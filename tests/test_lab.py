@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import cast
+
 import pytest
 
 from engine.loops import LOOPS
@@ -159,9 +162,11 @@ def test_the_command_line_offers_exactly_the_loops_of_the_table():
     from engine.loops import LOOPS
     from engine.tools.cli.options import build_parser
 
-    run = build_parser()._subparsers._group_actions[0].choices["run"]
+    subcommands = build_parser()._subparsers
+    assert subcommands is not None
+    run = cast("dict[str, argparse.ArgumentParser]", subcommands._group_actions[0].choices)["run"]
     loop_option = next(action for action in run._actions if "--loop" in action.option_strings)
-    assert list(loop_option.choices) == list(LOOPS)
+    assert loop_option.choices is not None and list(loop_option.choices) == list(LOOPS)
 
 
 @pytest.mark.parametrize(("argv", "words"), [

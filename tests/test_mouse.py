@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pyglet
 import pytest
 
@@ -108,7 +110,7 @@ def test_a_world_gets_its_games_window_size_wherever_it_is_built(tmp_path, capsy
         assert world.view_size == (800, 200)
         world.input_queue.mouse_motion(0, 0)
         world.tick()
-        assert world.entities[-1].at == (-150.0, 0.0), "400 and 100 pixels from the centre, at zoom 2"
+        assert cast(Any, world.entities[-1]).at == (-150.0, 0.0), "400 and 100 pixels from the centre, at zoom 2"
         assert main(["run", str(game_file), "--ticks", "1", "--input", str(tmp_path / "in.jsonl")]) == 0
         assert capsys.readouterr().out.split("state ")[1][:16] == world.state_hash()[:16], "the command's world too"
         for build in (game, game.setup, game.build):  # the ways a check may be given a game

@@ -39,12 +39,18 @@ def test_music_changes_are_handed_over_after_their_tick_once_and_change_no_state
     assert _asked(world, 9) == [(2, "a.ogg", True, 0.5), (5, "b.ogg", False, 1.0), (7, None, True, 1.0)]
     assert take_music(world) == [] and music_of(world).current is None
     with World() as silent:
-        silent.spawn(Entity()).update = lambda w, e=None: None  # type: ignore[method-assign]
+        def still(w: World) -> None:
+            pass
+
+        silent.spawn(Entity()).update = still  # type: ignore[method-assign, assignment]  # replaced on this one instance
         for _ in range(9):
             silent.tick()
     with World() as quiet:
         dj = quiet.spawn(DJ())
-        dj.update = lambda w, d=dj: setattr(d, "x", d.x + 1)  # type: ignore[method-assign]
+        def silent_dj(w: World, d: DJ = dj) -> None:
+            d.x = d.x + 1
+
+        dj.update = silent_dj  # type: ignore[method-assign, assignment]  # replaced on this one instance
         for _ in range(9):
             quiet.tick()
         assert quiet.state_hash() == world.state_hash()
@@ -81,7 +87,8 @@ def test_a_request_between_ticks_after_a_failed_tick_is_not_taken_for_the_failed
     world.despawn(failing)
     world.music("a.ogg")  # between ticks: the failed tick's request must not make this one "already playing"
     assert [(r.tick, r.path) for r in take_music(world)] == [(0, "a.ogg")]
-    assert music_of(world).current is not None and music_of(world).current.path == "a.ogg"
+    current = music_of(world).current
+    assert current is not None and current.path == "a.ogg"
 
 
 @pytest.mark.parametrize(("args", "error", "said"), [
@@ -135,6 +142,9 @@ def test_the_player_switches_tracks_streams_them_and_stops_the_old_one(monkeypat
     loaded, players = [], []
 
     class FakePlayer:
+        loop: bool  # set by the music player
+        volume: float
+
         def __init__(self):
             self.state = "new"
             players.append(self)
@@ -151,7 +161,11 @@ def test_the_player_switches_tracks_streams_them_and_stops_the_old_one(monkeypat
         def delete(self):
             self.state = "deleted"
 
-    monkeypatch.setattr(media, "load", lambda path, streaming: loaded.append((path, streaming)) or path)
+    def load(path, streaming):
+        loaded.append((path, streaming))
+        return path
+
+    monkeypatch.setattr(media, "load", load)
     monkeypatch.setattr(media, "Player", FakePlayer)
     monkeypatch.chdir(tmp_path)
     for name in ("a.ogg", "b.ogg"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 from icesim import NO_COTURN, Coturn, Meeting, Rendezvous, coturn_binary, meet, rendezvous, scripts
@@ -22,6 +23,7 @@ from engine.net.nat import NatBox
 from engine.net.rendezvous import new_code
 from engine.net.room import HostRoom, JoinRoom
 from engine.net.session import Session, SessionOptions
+from engine.world import World
 
 TICKS = 300
 
@@ -46,6 +48,7 @@ def coturn() -> Iterator[Coturn]:
 
 def assert_on_the_offline_hash(meeting: Meeting) -> None:
     offline = reference(TICKS, scripts())
+    assert meeting.host.world is not None and meeting.joiner.world is not None
     assert meeting.host.world.state_hash() == meeting.joiner.world.state_hash() == offline
     assert meeting.host.stats.damaged == meeting.joiner.stats.damaged == 0
 
@@ -188,6 +191,7 @@ def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served:
         room.close_room()
         three = [*scripts(), {20: scripts()[0][5]}]
         for peer in peers:
+            assert peer.player is not None
             peer.script = three[peer.player]
             peer.start_ticks(TICKS)
         while not all(peer.over for peer in peers):
@@ -197,8 +201,10 @@ def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served:
                     peer.step_ticks()
             room.wait(0.001)
         assert len(room.paths) == 2 and {peer.player for peer in peers} == {0, 1, 2}
-        assert len({peer.world.state_hash() for peer in peers}) == 1
-        assert host.world.state_hash() == reference(TICKS, three)
+        worlds = [peer.world for peer in peers]
+        assert all(world is not None for world in worlds)
+        assert len({cast(World, world).state_hash() for world in worlds}) == 1
+        assert cast(World, host.world).state_hash() == reference(TICKS, three)
     finally:
         for peer in peers:
             peer.close()

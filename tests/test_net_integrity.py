@@ -75,8 +75,8 @@ def test_a_sealed_datagram_opens_with_the_other_end_and_says_whether_it_is_the_n
     joiner, host = a_link()
     first, second = joiner.seal(b"one"), joiner.seal(b"two")
     assert len(first) == OVERHEAD + 3 and frame_kind(first) == b"S"
-    assert read_header(second) is not None and (read_header(second).session, read_header(second).token,
-                                                 read_header(second).seq) == (SESSION, TOKEN, 2)
+    header = read_header(second)
+    assert header is not None and (header.session, header.token, header.seq) == (SESSION, TOKEN, 2)
     assert host.open(second) == (b"two", True)
     assert host.open(first) == (b"one", False), "older than one already taken: used, but moves nothing"
     assert host.open(second) == (b"two", False), "a duplicate or a replay is not the newest either"

@@ -78,7 +78,7 @@ def test_welcome_and_hello_carry_the_terms_and_refuse_bad_ones() -> None:
     assert decode(encode(hello)) == hello
     for bad in ({"ticks": 0}, {"desync_interval": 0}, {"desync_interval": 10**6}, {"ticks": "300"}):
         with pytest.raises(PacketError):
-            Welcome(7, 1, 1, 2, 0, 20.0, "patrol", "", **bad)  # type: ignore[arg-type]
+            Welcome(7, 1, 1, 2, 0, 20.0, "patrol", "", **bad)
     with pytest.raises(PacketError, match="hello ticks"):
         Hello("patrol", "", "0.1.0", False, 3, ticks=-1)
 

@@ -8,7 +8,7 @@ session's ``VirtualClock``, which the transport's waits move).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 from test_net_running import GAME, FakeTransport, running
 
@@ -32,7 +32,7 @@ def hello(nonce: int, *, ticks: int | None = None) -> bytes:
 def hosted(inbox: list[tuple[bytes, Any]]) -> tuple[Session, FakeTransport, list[str]]:
     """A two-player host whose lobby receives ``inbox`` and then player 1's good Hello."""
     clock = VirtualClock()
-    transport, said = FakeTransport(clock), []
+    transport, said = FakeTransport(clock), cast("list[str]", [])
     session = Session(transport, GAME, SessionOptions(), is_host=True, say=said.append, build=build_plain,
                       clock=clock)
     session.players, session.seed, session.player, session.session_id = 2, 0, 0, 77

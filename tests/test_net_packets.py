@@ -19,6 +19,7 @@ from engine.net.packets import (
     Got,
     Hello,
     Inputs,
+    Message,
     PacketError,
     Refuse,
     Run,
@@ -35,7 +36,7 @@ MOVE = InputEvent("mouse_motion", None, 10.5, 20.0)
 STICK = InputEvent("stick", 1, 0.5, -1.0)
 SCROLL = InputEvent("mouse_scroll", None, 1.0, 2.0, 0, 0.0, -3.0)
 
-MESSAGES = [
+MESSAGES: list[Message] = [
     Hello("patrol", "ab" * 32, "0.1.0", False, 12345, key="0f" * 256),
     Hello("my game.py", "", "1.2.3", True, 0),
     Welcome(7, 12345, 1, 3, 2**64 - 1, 16.5, "patrol", "ab" * 32, token=2**63 - 1, key="e0" * 256),
@@ -145,7 +146,7 @@ def test_a_message_built_wrong_is_refused_by_name_before_it_is_sent():
     with pytest.raises(PacketError, match="hello nonce"):
         Hello("patrol", "", "0.1.0", False, -5)
     with pytest.raises(PacketError, match="inputs acks"):
-        Inputs(1, 0, 0, acks=[1, 2])  # a list is not the tuple a message holds
+        Inputs(1, 0, 0, acks=[1, 2])  # type: ignore[arg-type]  # a list is not the tuple a message holds
     with pytest.raises(PacketError, match="run events tick"):
         Run(0, 0, 5, ((3, (PRESS,)), (3, (PRESS,))))
     with pytest.raises(PacketError, match="can't be sent"):

@@ -13,6 +13,7 @@ import re
 import struct
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from netsim import GAME, Net, reference
@@ -20,13 +21,13 @@ from test_net_session import SCRIPTS
 
 from engine import keys
 from engine.files.importer import load_game
-from engine.input.events import InputEvent
-from engine.net.emulate import Emulation
+from engine.input.events import EventType, InputEvent
+from engine.net.emulate import Emulation, MemoryTransport
 from engine.net.integrity import MAGIC, Link
 from engine.net.lobby import SessionError, SessionOptions
 from engine.net.packets import Inputs, encode_inputs
 
-PLAYER_SCRIPTS = [{tick: [InputEvent(kind, getattr(keys, key))] for tick, kind, key in SCRIPTS[player]}
+PLAYER_SCRIPTS = [{tick: [InputEvent(cast(EventType, kind), getattr(keys, key))] for tick, kind, key in SCRIPTS[player]}
                   for player in sorted(SCRIPTS)]
 BAD = dict(loss=0.2, delay_ms=100.0, jitter_ms=10.0, duplicate=0.05, reorder=0.05)
 
@@ -102,10 +103,10 @@ def test_a_forged_datagram_from_a_new_address_changes_nothing_and_a_rebinding_go
             attacker.send(forged.seal(encode_inputs(Inputs(session=host.session_id, sender=1, tick=0,
                                                            acks=(0, 0)))), host.transport.address)
         if round_ == 100:
-            joiner.transport.rebind()  # its NAT forgot the mapping: a new source port
+            cast(MemoryTransport, joiner.transport).rebind()  # its NAT forgot the mapping: a new source port
         if round_ == 150:
             assert host.ended is None and not host.finished, "still playing"
-            host.transport.rebind()  # and later the host's: the joiner follows it the same way
+            cast(MemoryTransport, host.transport).rebind()  # and later the host's: the joiner follows it the same way
 
     net.play_ticks(300, between=meddle)
     assert hashes(net) == {reference(300, PLAYER_SCRIPTS[:2])}
@@ -131,6 +132,7 @@ def test_three_players_and_a_spectator_end_with_the_same_hash() -> None:
 def patched_game(tmp_path: Path, name: str = "patched.py") -> object:
     """The test game with another speed: the same name and players, another outcome."""
     path = tmp_path / name
+    assert GAME.path is not None
     path.write_text(Path(GAME.path).read_text().replace("SPEED = 1.5", "SPEED = 1.25"))
     return load_game(str(path))
 
@@ -264,7 +266,11 @@ def test_the_host_sends_start_to_every_joiner_when_its_lobby_ends() -> None:
     net.open([])  # the lobbies open; nothing has been sent yet
     sent: list[bytes] = []
     send = host.transport.send
-    host.transport.send = lambda data, to: bool(sent.append(data)) or send(data, to)  # type: ignore[method-assign]
+    def noted(data: bytes, to: Any) -> bool:
+        sent.append(data)
+        return send(data, to)
+
+    host.transport.send = noted  # type: ignore[method-assign]  # this session's transport only
     net.open()
     [link] = [peer.link for peer in host.peers.values()]
     assert link is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -82,13 +82,18 @@ class FakeTransport:
         return messages
 
 
+def _never_built(*args: object) -> World:
+    """The session's builder where the test builds its world itself (never called)."""
+    raise AssertionError("the test builds the session's world itself")
+
+
 def running(*, host: bool = True, player: int | None = 0, players: int = 2,
             peers: tuple[tuple[Any, int | None], ...] = ((ONE, 1),)) -> tuple[Session, FakeTransport, list[str]]:
     """A session past its lobby (as ``wait_ready`` leaves it), talking to fake ``peers`` (address, player)."""
     clock = VirtualClock()
-    transport, said = FakeTransport(clock), []
+    transport, said = FakeTransport(clock), cast("list[str]", [])
     session = Session(transport, GAME, SessionOptions(input_delay=0, disconnect_timeout=3600), is_host=host,
-                      say=said.append, build=lambda *a: None, clock=clock)
+                      say=said.append, build=_never_built, clock=clock)
     world = World(seed=3, ms_per_update=GAME.ms_per_update, players=players)
     GAME.build(world)
     session.world, session.player, session.players, session.session_id = world, player, players, SESSION

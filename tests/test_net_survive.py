@@ -189,6 +189,7 @@ def test_the_host_changes_the_input_delay_at_an_agreed_tick_and_every_peer_says_
         if round_ == 100:
             scheduled.append(host.set_input_delay(5))
         if round_ == 300:
+            assert host.sync is not None
             scheduled.append(host.set_input_delay(0, at=host.sync.known[0] + 100))
     net.play_session(600, between=meddle)
     assert len(scheduled) == 2 and scheduled[0] < scheduled[1] < 600
@@ -203,6 +204,7 @@ def test_the_host_changes_the_input_delay_at_an_agreed_tick_and_every_peer_says_
 
 def test_an_input_delay_change_too_soon_or_out_of_range_is_refused() -> None:
     net, host, _, _ = three(SessionOptions(ticks=100))
+    assert host.sync is not None
     soonest = host.sync.known[0] + 64
     with pytest.raises(ValueError, match=rf"tick 10 is too soon: the soonest is {soonest}"):
         host.set_input_delay(3, at=10)
@@ -274,9 +276,11 @@ def test_a_rejoined_player_never_sends_the_host_back_the_input_it_was_given() ->
         if round_ > 150 and 2 in host.dropped and not back:
             back.append(net.join(options=replace(options, rejoin=code)))
         if back and back[0].ready and not acks:  # just caught up, nothing sent yet
+            assert back[0].sync is not None
             acks.append((next(iter(back[0].peers.values())).acks, list(back[0].sync.known)))
     net.play_session(600, between=meddle)
     held, known = acks[0]
+    assert back[0].sync is not None
     assert held == known and known[2] > back[0].sync.start, "the host holds all it sent, its own player's too"
     assert back[0].finished and host.stats.dropped_packets == 0, host.summary({})
 

@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def tmp(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def lines(path: Path, events: list[tuple[int, int | None, str]]) -> Path:
+def lines(path: Path, events: Sequence[tuple[int, int | None, str]]) -> Path:
     """A script: (tick, player or None, event) lines; an event is ``"key_press RIGHT"`` or ``"disconnect"``."""
     text = ""
     for tick, player, event in events:

@@ -10,12 +10,12 @@ import pytest
 
 from engine.net.emulate import REORDER_MS, EmulatedTransport, Emulation, MemoryNetwork
 from engine.net.packets import MAX_DATAGRAM
-from engine.net.transport import TransportError, UdpTransport
+from engine.net.transport import Address, TransportError, UdpTransport
 
 
 def _receive_all(transport, count, deadline_s=2.0):
     """Poll (no sleeping) until ``count`` datagrams arrived or the deadline passed."""
-    got = []
+    got: list[tuple[bytes, Address]] = []
     deadline = time.monotonic() + deadline_s
     while len(got) < count and time.monotonic() < deadline:
         got.extend(transport.receive())
@@ -37,7 +37,7 @@ def test_receive_takes_at_most_limit_and_leaves_the_rest():
     with UdpTransport() as a, UdpTransport() as b:
         for index in range(4):
             a.send(bytes([index]), b.address)
-        first = []
+        first: list[tuple[bytes, Address]] = []
         deadline = time.monotonic() + 2.0
         while not first and time.monotonic() < deadline:
             first = b.receive(limit=1)
@@ -94,7 +94,7 @@ class _Failing:
 def test_a_full_buffer_a_refused_port_and_an_unreachable_network_are_counted_not_raised():
     transport = UdpTransport()
     real = transport._socket
-    transport._socket = _Failing()
+    transport._socket = _Failing()  # type: ignore[assignment]  # a stand-in socket whose sends fail
     try:
         assert [transport.send(b"x", ("127.0.0.1", 9)) for _ in range(3)] == [False, False, False]
         assert (transport.counters["send_blocked"], transport.counters["send_refused"],

@@ -111,12 +111,12 @@ def test_world_save_raises_save_error_not_raw_errors(tmp_path):
         saved = ("loop",)
 
         def __init__(self) -> None:
-            super().__init__(x=np.float32(1.5))
+            super().__init__(x=np.float32(1.5))  # type: ignore[arg-type]  # a numpy float, on purpose
             self.loop: list[object] = []
             self.loop.append(self.loop)
 
     with World() as world:
-        world.spawn(Entity(x=np.float32(2.5)))
+        world.spawn(Entity(x=np.float32(2.5)))  # type: ignore[arg-type]  # a numpy float, on purpose
         world.save(tmp_path / "float32.json")
         assert World.load(tmp_path / "float32.json").entities[0].x == 2.5
         with pytest.raises(SaveError, match="cannot write"):
@@ -144,6 +144,7 @@ def test_a_huge_integer_or_a_nan_is_handled_when_saving(tmp_path):
         world.spawn(Big(10**12))
         world.save(tmp_path / "nan.json")
         copy = World.load(tmp_path / "nan.json").entities[0]
+        assert isinstance(copy, Big)
         assert copy.x != copy.x and copy.f == float("-inf") and copy.n == 10**12
         world.spawn(Big(10**60))
         with pytest.raises(SaveError, match="digits"):

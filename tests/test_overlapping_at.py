@@ -39,6 +39,12 @@ class Asker(Entity):
         self.answers = [world.overlapping_at(x, y, size) for x, y, size in self.questions]
 
 
+def _id(entity: Entity) -> int:
+    """A spawned entity's id."""
+    assert entity.id is not None, f"{entity!r} has no id"
+    return entity.id
+
+
 def brute(entities: list[Entity], x: float, y: float, size: tuple[float, float], kind: type | None = None) -> list[Entity]:
     found = []
     for entity in entities:
@@ -47,7 +53,7 @@ def brute(entities: list[Entity], x: float, y: float, size: tuple[float, float],
             continue
         if abs(entity.x - x) * 2 < box[0] + size[0] and abs(entity.y - y) * 2 < box[1] + size[1]:
             found.append(entity)
-    return sorted(found, key=lambda entity: entity.id)
+    return sorted(found, key=_id)
 
 
 coordinate = st.integers(-60, 60).map(float)

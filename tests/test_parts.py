@@ -18,7 +18,7 @@ BLUE = Look("square", 10, (0, 0, 255))
 
 class Enemy(Entity):
     look = BLUE
-    parts = (Part(GREEN, offset=(0, 10), turns=False),)
+    parts: tuple[Part, ...] = (Part(GREEN, offset=(0, 10), turns=False),)
 
     def update(self, world: World) -> None:
         self.x += 40
@@ -32,16 +32,16 @@ def test_parts_are_checked_by_name():
     with pytest.raises(TypeError, match="Part turns must be True"):
         Part(RED, turns=1)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"Enemy.parts is a tuple of Parts: write \(Part"):
-        Enemy().parts = Part(RED)
+        Enemy().parts = Part(RED)  # type: ignore[assignment]  # refused by name
     with pytest.raises(TypeError, match=r"Enemy.parts must be a tuple of Part \(or None\), got \['x'\]"):
-        Enemy().parts = ["x"]
+        Enemy().parts = ["x"]  # type: ignore[assignment]  # refused by name
     with pytest.raises(ValueError, match=f"at most {MAX_PARTS}"):
         Enemy().parts = (Part(RED),) * (MAX_PARTS + 1)
-    assert Part(RED, [1, 2]).offset == (1.0, 2.0)
+    assert Part(RED, [1, 2]).offset == (1.0, 2.0)  # type: ignore[arg-type]  # a list is taken as a pair
     enemy = Enemy()
-    enemy.parts = None
+    enemy.parts = None  # type: ignore[assignment]  # None: back to the class's parts
     assert enemy.parts == () and Entity().parts == ()
-    enemy.parts = [Part(RED)]
+    enemy.parts = [Part(RED)]  # type: ignore[assignment]  # a list is taken as a tuple
     assert enemy.parts == (Part(RED),)
 
 
@@ -111,7 +111,7 @@ class TestDrawn:
 
         class Base(Entity):
             look = Look("square", 20, (0, 0, 255), layer=1)
-            parts = (Part(Look("square", 8, (255, 0, 0), layer=1)),  # same layer: after the entity, on top
+            parts: tuple[Part, ...] = (Part(Look("square", 8, (255, 0, 0), layer=1)),  # same layer: after the entity, on top
                      Part(Look("square", 30, (0, 255, 0), layer=0)))  # lower layer: below everything
 
         with World() as world:

@@ -52,7 +52,7 @@ def test_bad_paths_are_refused_by_name(points, message):
 
 def test_a_path_is_an_immutable_value():
     with pytest.raises(AttributeError, match="immutable"):
-        L_SHAPE.length = 3.0  # type: ignore[misc]
+        L_SHAPE.length = 3.0
     with pytest.raises(ValueError, match="finite number"):
         L_SHAPE.point_at(math.inf)
 
@@ -142,6 +142,7 @@ def test_a_follower_changes_speed_by_following_again_from_where_it_is():
     class Slowed(Follower):
         def update(self, world: World) -> None:
             if world.tick_count == 2:
+                assert self.path is not None, "following since its spawn"
                 self.follow(self.path, 1.0, start=self.path_distance)
 
     with World() as world:
@@ -163,6 +164,12 @@ def test_follow_refuses_what_is_not_a_path_or_a_speed():
         Follower().follow(L_SHAPE, math.nan)
 
 
+def _id(entity: Entity) -> int:
+    """A spawned entity's id."""
+    assert entity.id is not None, f"{entity!r} has no id"
+    return entity.id
+
+
 class Tower(Entity):
     """Aims at whichever walker is furthest along: reads the others' committed distances."""
 
@@ -170,8 +177,8 @@ class Tower(Entity):
 
     def update(self, world: World) -> None:
         walkers = [entity for entity in world.entities if isinstance(entity, Walker)]
-        best = max(walkers, key=lambda walker: (walker.path_distance, -walker.id))
-        self.target = best.id
+        best = max(walkers, key=lambda walker: (walker.path_distance, -_id(walker)))
+        self.target = _id(best)
 
 
 class Spawner(Entity):

@@ -370,7 +370,7 @@ def test_the_swarm_crowd_is_drawn_interpolated(window):
     from engine.render.entities import EntityRenderer
 
     class Pair(Crowd):
-        look = Look("square", 4, (0, 255, 0))
+        look: Look | None = Look("square", 4, (0, 255, 0))
 
         def update(self, world: World) -> None:
             np.add(self.current("position"), self.current("velocity"), out=self.next("position"))
@@ -681,7 +681,7 @@ class FakeDriver:
         self.polls = 0
         self.idles: list[float] = []
         self.handed: list[list] = []
-        self.ended = None
+        self.ended: str | None = None
         self._end_after = end_after
 
     def poll(self) -> None:

@@ -7,6 +7,7 @@ import pyglet
 import pytest
 
 from engine import Camera, Entity, Look, World
+from engine.look import AnchorX, AnchorY
 
 pytestmark = pytest.mark.usefixtures("offscreen")
 
@@ -82,7 +83,8 @@ def test_anchors_place_text_where_they_say(window):
     from engine.render.entities import EntityRenderer
 
     boxes = {}
-    for anchor_x, anchor_y in (("left", "bottom"), ("right", "top"), ("center", "center")):
+    anchors: tuple[tuple[AnchorX, AnchorY], ...] = (("left", "bottom"), ("right", "top"), ("center", "center"))
+    for anchor_x, anchor_y in anchors:
         with World() as world:
             world.spawn(Entity(x=100, y=50)).look = Look(text="Hi 8", size=14, screen=True,
                                                          anchor_x=anchor_x, anchor_y=anchor_y)

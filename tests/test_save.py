@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import ClassVar, cast
 
 import esper
 import pytest
@@ -86,7 +87,7 @@ def test_saved_attributes_round_trip_and_undeclared_ones_do_not(tmp_path):
 
 
 class Part(Entity):
-    saved = ("owner", "scene")
+    saved: ClassVar[tuple[str, ...]] = ("owner", "scene")
 
     def __init__(self, owner: Entity | None = None) -> None:
         super().__init__()
@@ -94,7 +95,7 @@ class Part(Entity):
 
 
 class Caption(Part):
-    saved = ("text",)  # adds to Part's names, as buffered fields are inherited
+    saved: ClassVar[tuple[str, ...]] = ("text",)  # adds to Part's names, as buffered fields are inherited
 
     def __init__(self, owner: Entity | None = None) -> None:
         super().__init__(owner)
@@ -110,7 +111,7 @@ def test_a_subclass_saved_adds_to_its_bases_and_a_save_of_it_loads(tmp_path):
         world.save(tmp_path / "c.json")
         loaded = World.load(tmp_path / "c.json")
         caption = loaded.entities_of(Caption)[0]
-        assert (caption.owner.x, caption.scene, caption.text) == (3, "title", "Press Space")
+        assert caption.owner is not None and (caption.owner.x, caption.scene, caption.text) == (3, "title", "Press Space")
         assert loaded.state_hash() == world.state_hash()
         loaded.close()
 
@@ -247,7 +248,7 @@ def test_a_reference_to_a_despawned_entity_loads_as_a_despawned_stub(tmp_path):
     data = json.loads((tmp_path / "s.json").read_text())
     assert data["entities"][0]["saved"]["target"] == {"$dead": [target.id, f"{__name__}:Target"]}
     loaded = World.load(tmp_path / "s.json")
-    stub = loaded.entities[0].target
+    stub = cast(Missile, loaded.entities[0]).target
     assert type(stub) is Target and stub.id == target.id and stub.alive is False and stub not in loaded.entities
     assert loaded.state_hash() == world.state_hash()
     for each in (world, loaded):
@@ -415,7 +416,7 @@ def test_an_attribute_missing_in_on_load_or_in_a_fresh_entity_is_explained_accor
             self.dream = 1
 
         def update(self, world: World) -> None:
-            self.nap += 1  # never set anywhere: not a save's doing
+            self.nap += 1  # type: ignore[attr-defined]  # never set anywhere: not a save's doing
 
     with World() as world:
         sleeper = world.spawn(Sleeper())

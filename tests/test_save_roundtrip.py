@@ -112,7 +112,7 @@ def test_the_cases_of_the_issue_are_refused_by_name_when_writing(tmp_path):
         path = tmp_path / "s.json"
         with World() as world:
             keeper = world.spawn(Keeper(thing))
-            keeper.anything, keeper.flag, keeper.x = anything, flag, x
+            keeper.anything, keeper.flag, keeper.x = anything, flag, x  # type: ignore[assignment]  # bad on purpose
             try:
                 world.save(path)
             except SaveError as error:

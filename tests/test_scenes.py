@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any, cast
 
 from test_sheets import write_sheet
 
@@ -37,7 +38,7 @@ def _ticked(game_file: Path, ticks: int, script: Path) -> tuple[str, list[str]]:
     game, events = load_game(str(game_file)), read_input_script(script)
     with World(seed=0) as world:
         game.setup(world)
-        director = world.entities[0]
+        director = cast(Any, world.entities[0])  # the game file's Director
         scenes = [director.scene]
         for _ in range(ticks):
             for event in events.get(world.tick_count + 1, ()):
@@ -110,7 +111,9 @@ def test_an_entity_animated_from_a_sheet_saves_loads_replays_and_checks(tmp_path
         regions = []
         for _ in range(30):
             world.tick()
-            regions.append(world.entities[0].look.region)
+            look = world.entities[0].look
+            assert look is not None
+            regions.append(look.region)
         assert world.state_hash()[:16] == full
     # Tick n runs with tick_count n - 1: frames of 6 ticks each, left to right, top row first, round again.
     assert regions[::6] == [(0, 0, 8, 8), (8, 0, 8, 8), (0, 8, 8, 8), (8, 8, 8, 8), (0, 0, 8, 8)]

@@ -86,8 +86,15 @@ def test_overlapping_equals_a_brute_force_check_on_random_scenes(scene):
             assert world.near(entity.x, entity.y, 30) == expected
 
 
+def _id(entity: Entity) -> int:
+    """A spawned entity's id."""
+    assert entity.id is not None, f"{entity!r} has no id"
+    return entity.id
+
+
 def wobble(entity: Entity, world: World, salt: int) -> float:
     """A step from -6 to 6 that depends on the entity and the tick only, never on update order."""
+    assert entity.id is not None, "a spawned entity's"
     return float((entity.id * 7 + world.tick_count * 13 + salt * 5) % 13 - 6)
 
 
@@ -100,7 +107,7 @@ class Wanderer(Box):
 
     def update(self, world: World) -> None:
         self.seen.append(sorted(e.id for e in world.overlapping(self)))
-        self.seen.append(sorted(e.id for e in world.near(self.x, self.y, 25)))
+        self.seen.append(sorted(_id(e) for e in world.near(self.x, self.y, 25)))
         self.x += wobble(self, world, 1)
         self.y += wobble(self, world, 2)
 
@@ -246,7 +253,7 @@ class Hitter(Entity):
 
 
 class Hider(Entity):
-    look = Look("square", 20, (200, 80, 80))
+    look: Look | None = Look("square", 20, (200, 80, 80))
 
     def update(self, world: World) -> None:
         if world.tick_count == 3:

@@ -325,6 +325,12 @@ def _table(count: int = 3, **changes: Any) -> tuple[Any, ...]:
     return tuple(columns.values())
 
 
+def _levels(columns: tuple[Any, ...], slots: Any) -> tuple[list[tuple[Any, ...]], Any]:
+    """``grid_levels`` of a table's columns (x, y, half sizes, boxed) and ``slots``."""
+    x, y, half_width, half_height, boxed = columns[2:]
+    return grid_levels(x, y, half_width, half_height, boxed, slots)
+
+
 @needs_core
 @pytest.mark.parametrize("change, error", [
     ({"ids": np.array([3, 2, 1], dtype=np.int64)}, ValueError),
@@ -344,7 +350,7 @@ def test_a_table_of_bad_columns_is_refused_by_the_core_without_crashing(change, 
 def test_a_table_copies_what_it_is_given_so_later_changes_to_the_arrays_or_list_change_nothing():
     columns = _table(4)
     tables = [PyTable(*columns), *([CORE.Table(*columns)] if CORE is not None else [])]
-    grids = [kind(table, *grid_levels(*columns[2:], np.arange(4, dtype=np.int32)))
+    grids = [kind(table, *_levels(columns, np.arange(4, dtype=np.int32)))
              for kind, table in zip([PyGrid, *([CORE.Grid] if CORE is not None else [])], tables)]
     columns[0].clear()
     columns[2][:] = 1e9
@@ -398,7 +404,7 @@ def test_the_cores_overlapping_box_refuses_wrong_arguments_without_crashing(args
 
 def _grids(count: int = 6) -> list[Any]:
     columns = _table(count, x=np.arange(count, dtype=np.float64))
-    levels, everywhere = grid_levels(*columns[2:], np.arange(count, dtype=np.int32))
+    levels, everywhere = _levels(columns, np.arange(count, dtype=np.int32))
     grids: list[Any] = [PyGrid(PyTable(*columns), levels, everywhere)]
     if CORE is not None:
         grids.append(CORE.Grid(CORE.Table(*columns), levels, everywhere))
@@ -422,7 +428,10 @@ def _outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
     (None, 0),
 ], ids=["float64", "strided", "short", "negative", "float-count", "bytes", "none"])
 def test_members_refuses_bad_positions_and_counts_alike_on_every_path(positions, count):
-    outcomes = [_outcome(lambda grid=grid: grid.members(positions, count, 1.0, 1.0)) for grid in _grids()]
+    def members(grid: Any) -> Callable[[], Any]:
+        return lambda: grid.members(positions, count, 1.0, 1.0)
+
+    outcomes = [_outcome(members(grid)) for grid in _grids()]
     assert outcomes[0][0] == "error" and all(outcome == outcomes[0] for outcome in outcomes)
 
 
@@ -522,7 +531,7 @@ def test_something_without_an_id_is_in_no_table_and_a_world_names_it():
                 world.overlapping(self, Entity)  # the kind's grid exists from now on
                 self.refused = None
                 try:
-                    world.overlapping("not an entity", Entity)
+                    world.overlapping("not an entity", Entity)  # type: ignore[call-overload]  # refused by name
                 except TypeError as error:
                     self.refused = str(error)
 

@@ -17,6 +17,13 @@ from engine.tiles import MapError, MapObject
 ROWS = [[0, 0, 0, 0], [0, 2, 0, 0], [1, 1, 1, 1]]
 
 
+def _tile_at(level: TileMap, x: float, y: float) -> Tile:
+    """The tile at (x, y), which the test knows is there."""
+    found = level.tile_at(x, y)
+    assert found is not None, f"no tile at {(x, y)}"
+    return found
+
+
 def test_a_map_lies_with_its_bottom_left_at_the_origin_y_up(tmp_path):
     level = TileMap.load(tmj(tmp_path, ROWS))
     assert (level.columns, level.rows, level.tile_width, level.tile_height) == (4, 3, 8, 8)
@@ -25,7 +32,7 @@ def test_a_map_lies_with_its_bottom_left_at_the_origin_y_up(tmp_path):
     bottom = level.tile_at(1.0, 1.0)
     assert bottom == Tile(x=4.0, y=4.0, width=8.0, height=8.0, column=0, row=0, layer="ground", id=0,
                           properties={"solid": True}, solid=True)
-    green = level.tile_at(12.0, 12.0)
+    green = _tile_at(level, 12.0, 12.0)
     assert (green.id, green.column, green.row, green.solid) == (1, 1, 1, False)
     assert level.tile_at(1.0, 20.0) is None  # an empty cell
     assert level.tile_at(-1.0, 1.0) is None and level.tile_at(1.0, 24.0) is None  # outside
@@ -37,7 +44,7 @@ def test_a_map_lies_with_its_bottom_left_at_the_origin_y_up(tmp_path):
 def test_a_tmx_map_reads_as_the_same_map(tmp_path):
     level = TileMap.load(tmx(tmp_path, ROWS))
     assert (level.columns, level.rows, level.layers, level.properties) == (4, 3, ("ground",), {"title": "Second"})
-    assert level.tile_at(1.0, 1.0).solid and level.tile_at(12.0, 12.0).id == 1
+    assert _tile_at(level, 1.0, 1.0).solid and _tile_at(level, 12.0, 12.0).id == 1
     assert level.objects == [MapObject(name="start", kind="Player", x=12.0, y=20.0, width=8.0, height=8.0,
                                        properties={}, layer="things")]
 
@@ -52,7 +59,7 @@ def test_objects_give_their_centre_in_world_coordinates(tmp_path):
 
 def test_a_layer_marked_solid_makes_all_its_tiles_solid(tmp_path):
     level = TileMap.load(tmj(tmp_path, ROWS, solid_ids=(), layer_properties={"solid": True}))
-    assert level.tile_at(12.0, 12.0).solid and level.tile_at(1.0, 1.0).solid
+    assert _tile_at(level, 12.0, 12.0).solid and _tile_at(level, 1.0, 1.0).solid
 
 
 def _refused(path) -> str:
@@ -132,7 +139,7 @@ def test_a_saved_map_loads_back_with_its_tiles_and_collisions(tmp_path):
     with World.load(tmp_path / "save.json") as loaded:
         assert loaded.state_hash() == before
         level = loaded.entities[0]
-        assert isinstance(level, TileMap) and level.tile_at(1.0, 1.0).solid
+        assert isinstance(level, TileMap) and _tile_at(level, 1.0, 1.0).solid
         loaded.tick()
         assert loaded.overlapping_at(4.0, 4.0, (2.0, 2.0), kind=Tile) == [level.tile_at(4.0, 4.0)]
 

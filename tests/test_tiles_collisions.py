@@ -13,6 +13,8 @@ from engine import Entity, Tile, TileMap, World
 
 
 class Box(Entity):
+    hitbox: tuple[float, float]  # always given
+
     def __init__(self, x: float, y: float, size: tuple[float, float]) -> None:
         super().__init__(x=x, y=y)
         self.hitbox = size

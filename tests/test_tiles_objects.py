@@ -84,7 +84,8 @@ def test_a_json_bool_written_as_a_string_loads_as_the_bool_it_says(tmp_path):
     document = json.loads((tmp_path / "level.tmj").read_text())
     document["layers"][0]["properties"] = [{"name": "solid", "type": "bool", "value": "false"}]
     (tmp_path / "stringy.tmj").write_text(json.dumps(document))
-    assert TileMap.load(tmp_path / "stringy.tmj").tile_at(12.0, 12.0).solid is False
+    green = TileMap.load(tmp_path / "stringy.tmj").tile_at(12.0, 12.0)
+    assert green is not None and green.solid is False
 
 
 def _refused(path: Path) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from typing import cast
 
 import esper
 import pytest
@@ -117,8 +118,10 @@ def test_despawning_a_later_entity_mid_tick_skips_it_and_nobody_else(world):
     world.tick()
     assert log == list("abce")
     assert [r.name for r in world.entities] == list("abce")
+    despawned = recorders["d"].id
+    assert despawned is not None
     with world.esper_context():
-        assert not esper.entity_exists(recorders["d"].id)
+        assert not esper.entity_exists(despawned)
 
 
 def test_despawning_an_already_updated_entity_changes_nothing_else_this_tick(world):
@@ -224,6 +227,7 @@ class Boom(Entity):
 def test_a_failing_tick_is_rolled_back_and_reported_with_class_id_and_tick(world):
     class Busy(Entity):
         level = buffered(0)
+        victim: Entity
 
         def update(self, world: World) -> None:
             self.x += 5
@@ -325,7 +329,7 @@ def test_a_single_bit_of_difference_changes_the_hash():
 
 def test_bad_spawns_and_despawns_are_refused_with_clear_errors(world):
     with pytest.raises(TypeError, match="spawn takes an Entity, got 'goblin'"):
-        world.spawn("goblin")  # type: ignore[type-var]
+        world.spawn("goblin")
     bones = world.spawn(Entity())
     with pytest.raises(ValueError, match="already spawned"):
         world.spawn(bones)
@@ -407,7 +411,7 @@ def run_agents(seeds: list[int], order: list[int], ticks: int) -> list[tuple]:
             # sees does not depend on spawn order; during the tick it reads buffered state only.
             board["peers"] = sorted(world.entities, key=lambda agent: agent.label)
             world.tick()
-        return sorted((a.label, a.value, a.x, a.was_slapped()) for a in world.entities)
+        return sorted((a.label, a.value, a.x, a.was_slapped()) for a in cast("list[Agent]", world.entities))
 
 
 @settings(max_examples=40, deadline=None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import esper
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -21,7 +23,7 @@ class Probe(Entity):
         super().__init__(x=float(label))
         self.label = label
         self.log = log
-        self.plan: list[tuple[str, object]] = []
+        self.plan: list[tuple[str, int | Probe | None]] = []
 
     def update(self, world: World) -> None:
         self.log.append((world.tick_count + 1, self.label))
@@ -29,21 +31,21 @@ class Probe(Entity):
         self.score += self.label + self.gifts.value
         for action, target in self.plan:
             if action == "spawn":
-                world.spawn(Probe(target, self.log))  # type: ignore[arg-type]
+                world.spawn(Probe(cast(int, target), self.log))  # a "spawn" plan holds the new label
             elif action == "despawn":
-                world.despawn(target)  # type: ignore[arg-type]
+                world.despawn(cast(Probe, target))  # the other plans hold a live probe
             elif action == "slap":
-                target.slap()  # type: ignore[union-attr]
+                cast(Probe, target).slap()
             elif action == "send":
-                target.gifts.send(0.1 * self.label)  # type: ignore[union-attr]
+                cast(Probe, target).gifts.send(0.1 * self.label)
             elif action == "write" and target is not self:
-                target.score = -1  # type: ignore[union-attr]
+                cast(Probe, target).score = -1
             elif action == "fail":
                 raise RuntimeError("planned failure")
         self.plan = []
 
 
-class Cap:
+class Cap(esper.Processor):
     """A system after the Update Method system: caps every score, and its writes must stick."""
 
     def __init__(self, world: World) -> None:
@@ -96,7 +98,7 @@ class WorldMachine(RuleBasedStateMachine):
     @rule()
     def tick(self) -> None:
         before_live = self.live()
-        despawned_mid_tick = {target.label for probe in before_live for action, target in probe.plan  # type: ignore[union-attr]
+        despawned_mid_tick = {cast(Probe, target).label for probe in before_live for action, target in probe.plan
                               if action == "despawn"}
         start = len(self.log)
         self.world.tick()
@@ -157,7 +159,7 @@ class WorldMachine(RuleBasedStateMachine):
 
     @invariant()
     def live_entities_are_in_spawn_order(self) -> None:
-        assert [p.label for p in self.world.entities] == [p.label for p in self.live()]
+        assert [cast(Probe, p).label for p in self.world.entities] == [p.label for p in self.live()]
 
     @invariant()
     def the_update_order_is_the_live_entities_in_spawn_order(self) -> None:

@@ -47,7 +47,7 @@ class LobbyTally:
         self._held_from: dict[str, int] = {}
         self._last = now
 
-    def refuse(self, send: Callable[[bytes, Any], None], hello: bytes, answers: bytes, nonce: int, reason: str,
+    def refuse(self, send: Callable[[bytes, Any], object], hello: bytes, answers: bytes, nonce: int, reason: str,
                address: Any) -> None:
         """Answer a ``Hello`` with ``Refuse``: in full the first few times for an address, then counted and small.
 

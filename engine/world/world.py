@@ -18,7 +18,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import esper
 
@@ -269,7 +269,13 @@ class World:
         """
         self._music.ask(path, loop, volume, self._ticking, self.tick_count)
 
-    def overlapping(self, entity: Entity, kind: type[T] | None = None) -> list[T]:
+    # Without a kind the answer mixes entities and a map's tiles: list[Any], for the caller to narrow.
+    @overload
+    def overlapping(self, entity: Entity, kind: None = None) -> list[Any]: ...
+    @overload
+    def overlapping(self, entity: Entity, kind: type[T]) -> list[T]: ...
+
+    def overlapping(self, entity: Entity, kind: type[T] | None = None) -> list[T] | list[Any]:
         """The live entities (instances of ``kind``, if given) whose boxes overlap ``entity``'s, sorted by id.
 
         With a spawned ``TileMap``, its solid tiles follow the entities (by layer, row,
@@ -280,8 +286,13 @@ class World:
         """
         return self._collisions.overlapping(entity, kind, self._ticking, self.tick_count)
 
+    @overload
+    def overlapping_at(self, x: float, y: float, size: tuple[float, float], kind: None = None) -> list[Any]: ...
+    @overload
+    def overlapping_at(self, x: float, y: float, size: tuple[float, float], kind: type[T]) -> list[T]: ...
+
     def overlapping_at(self, x: float, y: float, size: tuple[float, float],
-                       kind: type[T] | None = None) -> list[T]:
+                       kind: type[T] | None = None) -> list[T] | list[Any]:
         """The live entities (instances of ``kind``, if given) that a box of ``size`` (width, height)
         centred at (x, y) would overlap, sorted by id; then the solid tiles of spawned maps
         (``kind=Tile``: only those; an Entity class: only entities).
@@ -291,7 +302,13 @@ class World:
         """
         return self._collisions.overlapping_at(x, y, size, kind, self._ticking, self.tick_count)
 
-    def overlapping_members(self, crowd: Entity, kind: type[T] | None = None) -> tuple[Any, list[T]]:
+    @overload
+    def overlapping_members(self, crowd: Entity, kind: None = None) -> tuple[Any, list[Any]]: ...
+    @overload
+    def overlapping_members(self, crowd: Entity, kind: type[T]) -> tuple[Any, list[T]]: ...
+
+    def overlapping_members(self, crowd: Entity,
+                            kind: type[T] | None = None) -> tuple[Any, list[T]] | tuple[Any, list[Any]]:
         """Which members of ``crowd`` (a ``Crowd``) overlap which live entities (of ``kind``), in one call.
 
         Returns ``(members, entities)``: a numpy int64 array of member indices (rows of the
@@ -305,7 +322,12 @@ class World:
         """
         return self._collisions.overlapping_members(crowd, kind, self._ticking, self.tick_count)
 
-    def near(self, x: float, y: float, radius: float, kind: type[E] | None = None) -> list[E]:
+    @overload
+    def near(self, x: float, y: float, radius: float, kind: None = None) -> list[Entity]: ...
+    @overload
+    def near(self, x: float, y: float, radius: float, kind: type[T]) -> list[T]: ...
+
+    def near(self, x: float, y: float, radius: float, kind: type[T] | None = None) -> list[T] | list[Entity]:
         """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
 
         Sorted by id, from committed positions: the same in every update order.

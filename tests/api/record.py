@@ -227,7 +227,7 @@ def _cli() -> dict[str, list[str]]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for command, sub in action.choices.items():
-                options = set()
+                options: set[str] = set()
                 for option in sub._actions:
                     if option.option_strings:
                         options.update(string for string in option.option_strings if string.startswith("--"))
