@@ -1,6 +1,6 @@
 """``tickswap host GAME --players N`` and ``tickswap join HOST:PORT [GAME]``: a headless network session.
 
-Both run ``--ticks N`` confirmed ticks with the local player's ``--input`` script and end
+Both run ``--ticks N`` confirmed ticks with the local players' ``--input`` script and end
 with ``tickswap run``'s summary line (the state hash of the same ticks with every player's
 input, so a session can be checked against ``tickswap run --input COMBINED``), and may
 ``--record`` a replay that ``tickswap replay`` plays back. The host says where it listens
@@ -116,6 +116,10 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
                       help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
     host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
+    host.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
+                      help="how many of the players play on this machine, players 0 to N-1 (default 1): the "
+                      "keyboard is split between them (the game's PLAYER_KEYS, or WASD and the arrows) and every "
+                      "pad is one of them; the joiners are the others")
     _session_options(host)
 
 
@@ -149,13 +153,28 @@ def _check(args: argparse.Namespace, game: Game | None) -> None:
                   game)
 
 
-def _script(path: str | None, player: int | None, players: int) -> dict[int, list[InputEvent]]:
-    """The local player's scripted input: every line must be its own (read again now that the player is known)."""
+def _scripts(path: str | None, local: tuple[int, ...], players: int) -> dict[int, dict[int, list[InputEvent]]]:
+    """The local players' scripted input, by player: every line must be theirs (read again now that they are known).
+
+    Lines naming no player are the first local player's.
+    """
     if path is None:
         return {}
-    if player is None:
+    if not local:
         raise UsageError("--input: a spectator has no input")
-    return assign_unnamed(read_input_scripts(path, players, only=player), player).get(player, {})
+    read = assign_unnamed(read_input_scripts(path, players, only=local[0] if len(local) == 1 else None), local[0])
+    strangers = sorted(set(read) - set(local))
+    if strangers:
+        raise UsageError(f"--input {shown_name(path)} scripts player {strangers[0]}, but this peer plays "
+                         f"{_played(local)}: a peer scripts only its own players")
+    return read
+
+
+def _played(local: tuple[int, ...]) -> str:
+    """``player 0`` or ``players 0 and 1``, ``players 0, 1 and 2``: who a peer plays, as messages say it."""
+    if len(local) == 1:
+        return f"player {local[0]}"
+    return f"players {', '.join(map(str, local[:-1]))} and {local[-1]}"
 
 
 def _builder(game_name: str) -> Any:
@@ -169,7 +188,7 @@ def _play(session: Session, args: argparse.Namespace) -> int:
     world = session.world
     game = session.game
     assert world is not None and game is not None and session.sync is not None
-    session.script = _script(args.input, session.player, session.players)
+    session.scripts = _scripts(args.input, session.local_players, session.players)
     recorder = None
     if args.record:
         recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
@@ -340,16 +359,25 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     if args.emulate_rebind:
         raise UsageError("--emulate-rebind: a host's port is where its joiners reach it and can't move; give it to "
                          "a joiner (a home router moves a joiner's port, and the host follows it)")
-    _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
+    local = args.local
+    if not local < players:
+        raise UsageError(f"--local {local}: a host plays 1 to {players - 1} of its {players} players itself (the "
+                         "others join); give more --players")
+    # The host is players 0 to local - 1: a line naming another is refused before anyone joins.
+    if local == 1:
+        _check_script(args, 0)
+    elif args.input:
+        _scripts(args.input, tuple(range(local)), players)
     try:
         session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
-                               options=_options(args), say=say, build=_builder(game.name))
+                               options=_options(args), say=say, build=_builder(game.name), local=local)
     except TransportError as error:  # a port in use, an address not this machine's: the user's to change
         raise UsageError(str(error)) from None
     try:
         host, port = session.address
         try:
-            say(f"hosting {game.name} for {players} players on {host}:{port}")
+            here = f" ({_played(session.local_players)} here)" if local > 1 else ""
+            say(f"hosting {game.name} for {players} players{here} on {host}:{port}")
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
