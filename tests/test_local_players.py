@@ -312,3 +312,48 @@ def test_a_host_plays_fewer_players_than_the_session_has():
     for local in (0, 3, True):
         with pytest.raises(ValueError, match=f"local={local!r}: a host plays 1 to 2 of its 3 players itself"):
             Session.host(GAME, players=3, local=local, transport=MemoryNetwork().transport(7777))
+
+
+# -- the command line: tickswap host GAME --players 3 --local 2, real processes on 127.0.0.1 ------------------
+
+
+def test_a_host_with_two_local_players_and_a_joiner_end_on_the_hash_of_a_plain_run_and_replay(tmp_path):
+    import shutil
+
+    from test_net_session import GAME, SCRIPTS, hash_of, host, join, plain_run, replays, script
+
+    shutil.copy(GAME, tmp_path / "game.py")
+    script(tmp_path / "here.jsonl", {0: SCRIPTS[0], 1: SCRIPTS[1]}, named=True)
+    script(tmp_path / "p2.jsonl", {2: SCRIPTS[2]}, named=False)
+    first, port = host(tmp_path, "--local", "2", "--ticks", "300", "--input", "here.jsonl", "--record", "h.jsonl",
+                       players=3)
+    second = join(tmp_path, port, "--ticks", "300", "--input", "p2.jsonl", "--record", "j.jsonl")
+    (status1, out1, err1), (status2, out2, err2) = first.finish(), second.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    assert "hosting game.py for 3 players (players 0 and 1 here) on 127.0.0.1:" in err1, err1
+    assert "player 2 joined" in err1 and "joined 127.0.0.1:" in err2 and "as player 2 of 3" in err2, err1 + err2
+    assert hash_of(out1) == hash_of(out2) == plain_run(tmp_path, 300, 3)
+    replays(tmp_path, "h.jsonl")
+    replays(tmp_path, "j.jsonl")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--players", "3", "--local", "3"], "--local 3: a host plays 1 to 2 of its 3 players itself (the others join); "
+                                         "give more --players"),
+    (["--players", "3", "--local", "2", "--input", "other.jsonl"],
+     "--input other.jsonl scripts player 2, but this peer plays players 0 and 1: a peer scripts only its own players"),
+])
+def test_a_host_refuses_local_players_it_cannot_have_in_one_line_before_opening_its_port(tmp_path, capsys, args,
+                                                                                          said, monkeypatch):
+    import shutil
+
+    from test_net_session import GAME
+
+    from engine.tools.cli import main
+
+    shutil.copy(GAME, tmp_path / "game.py")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "other.jsonl").write_text('{"player": 2, "tick": 3, "input": [["key_press", "LEFT", 0, 0]]}\n')
+    assert main(["host", str(tmp_path / "game.py"), "--port", "0", "--ticks", "10", *args]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1 and "hosting" not in err, err
