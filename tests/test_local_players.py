@@ -338,8 +338,8 @@ def test_a_host_with_two_local_players_and_a_joiner_end_on_the_hash_of_a_plain_r
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    (["--players", "3", "--local", "3"], "--local 3: a host plays 1 to 2 of its 3 players itself (the others join); "
-                                         "give more --players"),
+    (["--players", "3", "--local", "3"], "--local 3: with --players 3 no seat is left for a joiner (a host plays at "
+                                         "most 2 of its players itself); give --players 4 or more"),
     (["--players", "3", "--local", "2", "--input", "other.jsonl"],
      "--input other.jsonl scripts player 2, but this peer plays players 0 and 1: a peer scripts only its own players"),
 ])

@@ -361,8 +361,8 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
                          "a joiner (a home router moves a joiner's port, and the host follows it)")
     local = args.local
     if not local < players:
-        raise UsageError(f"--local {local}: a host plays 1 to {players - 1} of its {players} players itself (the "
-                         "others join); give more --players")
+        raise UsageError(f"--local {local}: with --players {players} no seat is left for a joiner (a host plays at "
+                         f"most {players - 1} of its players itself); give --players {local + 1} or more")
     # The host is players 0 to local - 1: a line naming another is refused before anyone joins.
     if local == 1:
         _check_script(args, 0)
