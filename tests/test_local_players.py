@@ -357,3 +357,18 @@ def test_a_host_refuses_local_players_it_cannot_have_in_one_line_before_opening_
     assert main(["host", str(tmp_path / "game.py"), "--port", "0", "--ticks", "10", *args]) == 2
     err = capsys.readouterr().err
     assert said in err and len(err.strip().splitlines()) == 1 and "hosting" not in err, err
+
+
+def test_a_runner_that_makes_its_own_world_gives_it_the_fewest_players_the_game_takes(duel, tmp_path):
+    from engine.render.runner import GameRunner
+
+    two = tmp_path / "two.py"
+    two.write_text(DUEL.replace("PLAYERS = range(1, 3)", "PLAYERS = range(2, 4)"))
+    runner = GameRunner(str(two), headless=True)
+    try:
+        assert runner.world.players == 2 and runner.local_players.players == (0, 1)
+        runner.window.dispatch_event("on_key_press", keys.UP, 0)
+        _one_tick(runner)
+        assert runner.world.input_of(1).pressed(keys.UP) and not runner.world.input.pressed(keys.UP)
+    finally:
+        runner.close()

@@ -114,7 +114,8 @@ class GameRunner:
         self.driver = driver
         """What runs the ticks instead of ``world.tick`` (a network session), or ``None``."""
         self._local: dict[int, list[InputEvent]] = {}  # the window's events for the driver's next tick, by player
-        self.world = world if world is not None else World(seed=seed)
+        # A world of its own has the fewest players the game takes (its PLAYERS), as tickswap run's has.
+        self.world = world if world is not None else World(seed=seed, players=game.players.start)
         if world is None:
             game.build(self.world)
         if local_players is None:
