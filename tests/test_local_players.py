@@ -372,3 +372,20 @@ def test_a_runner_that_makes_its_own_world_gives_it_the_fewest_players_the_game_
         assert runner.world.input_of(1).pressed(keys.UP) and not runner.world.input.pressed(keys.UP)
     finally:
         runner.close()
+
+
+def test_pong_for_two_on_one_keyboard_left_paddle_on_w_s_right_on_the_arrows(runner_of):
+    from games.pong.logic import Paddle
+
+    runner = runner_of("pong")
+    window = runner.window
+    window.dispatch_event("on_key_press", keys.RCTRL, 0)  # player 1 serves (Right Ctrl is its Space)
+    _one_tick(runner)
+    window.dispatch_event("on_key_release", keys.RCTRL, 0)
+    left, right = sorted(runner.world.entities_of(Paddle), key=lambda paddle: paddle.x)
+    before = (left.y, right.y)
+    window.dispatch_event("on_key_press", keys.W, 0)
+    window.dispatch_event("on_key_press", keys.DOWN, 0)
+    for _ in range(5):
+        _one_tick(runner)
+    assert left.y > before[0] and right.y < before[1]
