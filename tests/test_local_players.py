@@ -389,3 +389,41 @@ def test_pong_for_two_on_one_keyboard_left_paddle_on_w_s_right_on_the_arrows(run
     for _ in range(5):
         _one_tick(runner)
     assert left.y > before[0] and right.y < before[1]
+
+
+PUNCH = '''from engine import Entity, buffered, keys
+
+PLAYERS = 2
+PLAYER_KEYS = {0: {keys.W: keys.UP, keys.F: keys.J}, 1: {keys.UP: keys.UP, keys.NUM_1: keys.J}}
+order = []
+
+
+class Boxer(Entity):
+    saved = ("player",)
+    punches = buffered(0)
+
+    def __init__(self, player):
+        super().__init__()
+        self.player = player
+
+    def update(self, world):
+        if world.input_of(self.player).just_pressed(keys.J):  # a punch read as J: order-dependent on purpose
+            order.append(self.player)
+            self.punches = len(order)
+
+
+def build(world):
+    order.clear()
+    for player in range(world.players):
+        world.spawn(Boxer(player))
+'''
+
+
+def test_check_presses_the_keys_a_games_player_keys_reads_for_every_player(tmp_path, capsys):
+    from engine.tools.cli import main
+
+    game = tmp_path / "punch.py"
+    game.write_text(PUNCH)
+    assert main(["check", str(game), "--ticks", "200", "--hash-seeds", "0", "--saves", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "order dependent" in out or "differs" in out, out
