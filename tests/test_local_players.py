@@ -275,11 +275,11 @@ def test_a_session_with_two_local_players_on_one_peer_ends_bit_identical_with_an
     net = Net()
     host = net.host(players=3, local=2, options=options)
     joiner = net.join(options=options)
+    joiner.script = SCRIPTS[2]  # before its welcome: its own player's, whichever seat it gets
     net.open()
     assert host.local_players == (0, 1) and joiner.player == 2 and joiner.local_players == (2,)
     assert "all 3 players are in: the session starts" in net.said[0]
     host.scripts = {0: SCRIPTS[0], 1: SCRIPTS[1]}
-    joiner.script = SCRIPTS[2]
     net.play_ticks(300)
     assert host.ended is None and joiner.ended is None
     assert host.world.state_hash() == joiner.world.state_hash() == reference(300, SCRIPTS)

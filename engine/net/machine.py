@@ -100,6 +100,7 @@ class SessionMachine:
         """Called once per confirmed tick, in order: (tick, inputs by player, hash at recording hash ticks)."""
         self.scripts: dict[int, dict[int, list[InputEvent]]] = {}
         """Scripted local input by player, then game tick (``--input``): added to that player's input of that tick."""
+        self._script: dict[int, list[InputEvent]] = {}  # ``script``: the first local player's, whoever that will be
         self.target: int | None = None
         """The last tick of a ``--ticks`` session (``engine.net.headless``), or ``None`` in frames."""
         self.finished_at: float | None = None
@@ -125,14 +126,22 @@ class SessionMachine:
 
     @property
     def script(self) -> dict[int, list[InputEvent]]:
-        """The first local player's scripted input by game tick (``scripts`` has every local player's)."""
-        return self.scripts.get(self.player, {}) if self.player is not None else {}
+        """The first local player's scripted input by game tick, unless ``scripts`` names that player.
+
+        It may be set before the player is known (a joiner before its welcome).
+        """
+        first = self.local_players[0] if self.local_players else -1
+        return self.scripts.get(first, self._script)
 
     @script.setter
     def script(self, script: dict[int, list[InputEvent]]) -> None:
-        if self.player is None:
-            raise ValueError("a spectator has no input to script")
-        self.scripts[self.player] = script
+        self._script = script
+        self.scripts.pop(self.local_players[0] if self.local_players else -1, None)
+
+    def _scripted(self, player: int, tick: int) -> list[InputEvent]:
+        if player in self.scripts:
+            return self.scripts[player].get(tick, [])
+        return self._script.get(tick, []) if player == self.local_players[0] else []
 
     # -- the lobby --------------------------------------------------------------------------
 
@@ -307,7 +316,7 @@ class SessionMachine:
         assert sync is not None
         while sync.needs_local() and (self.target is None or sync.next_local_tick <= self.target):
             tick = sync.next_local_tick
-            sync.add_local({player: [*self._pending.get(player, ()), *self.scripts.get(player, {}).get(tick, ())]
+            sync.add_local({player: [*self._pending.get(player, ()), *self._scripted(player, tick)]
                             for player in self.local_players})
             self._pending = {}
 
