@@ -78,9 +78,7 @@ class SessionMachine:
         self._build = build
         self.world: World | None = None
         self.player: int | None = None
-        self.local_players: tuple[int, ...] = ()
-        """The players this peer plays: a host's 0, 1, ... (``(0,)`` unless told), a joiner's own, none for a
-        spectator. ``advance`` takes each one's events."""
+        self._local_players: tuple[int, ...] = ()  # set for a host that plays several; else (player,)
         self.players = 0
         self.seed = 0
         self.ms_per_update = 0.0  # the step, the host's: known after the lobby
@@ -125,6 +123,18 @@ class SessionMachine:
         return self.clock.now_ns() / 1e9
 
     @property
+    def local_players(self) -> tuple[int, ...]:
+        """The players this peer plays: a host's 0 to N-1 when told (``Session.host(local=N)``), else ``player``
+        alone; none for a spectator. ``advance`` takes each one's events."""
+        if self._local_players:
+            return self._local_players
+        return () if self.player is None else (self.player,)
+
+    @local_players.setter
+    def local_players(self, players: tuple[int, ...]) -> None:
+        self._local_players = tuple(players)
+
+    @property
     def script(self) -> dict[int, list[InputEvent]]:
         """The first local player's scripted input by game tick, unless ``scripts`` names that player.
 
@@ -153,7 +163,7 @@ class SessionMachine:
             self._lobby = HostLobby(session=self.session_id, game=game.name, digest=game.digest or "",
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
-                                    local=len(self.local_players or (0,)))
+                                    local=max(1, len(self.local_players)))
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -188,7 +198,6 @@ class SessionMachine:
                                    welcome=joined.welcome, answers=joined.answers))
             assert self.game is not None
             self.ms_per_update = self.game.ms_per_update
-            self.local_players = self.local_players or (0,)
         elif isinstance(lobby, JoinLobby):
             welcomed, link = lobby.welcome, lobby.link
             assert welcomed is not None and link is not None and self.joining is not None
@@ -204,7 +213,6 @@ class SessionMachine:
                          f"--desync-interval), not {options.desync_interval}")
             self.options = replace(options, ticks=welcomed.ticks, desync_interval=welcomed.desync_interval)
             self.player, self.players, self.seed = welcomed.player, welcomed.players, welcomed.seed
-            self.local_players = () if welcomed.player is None else (welcomed.player,)
             self.session_id = welcomed.session
             self._answers = lobby.answers
             self.stats.damaged += lobby.damaged
