@@ -2,9 +2,10 @@
 
 ``events`` holds ``InputEvent``, ``InputQueue`` and ``TickInput``; ``keys`` the key codes
 (``engine.keys`` is this module too); ``checks`` the checks of events as files hold them
-(replays, scripts, saves); ``scripts`` the ``--input`` format and its public reader,
-``read_input_script``; ``local`` which player each device of one machine plays
-(``LocalPlayers``: pads, and the keyboard split by ``PLAYER_KEYS`` or ``DEFAULT_PLAYER_KEYS``).
+(replays, scripts, saves); ``scripts`` the ``--input`` format and its public readers,
+``read_input_script`` (player 0's input) and ``read_input_scripts`` (every player's); ``local``
+which player each device of one machine plays (``LocalPlayers``: pads, and the keyboard split
+by ``PLAYER_KEYS`` or ``DEFAULT_PLAYER_KEYS``).
 """
 
 from __future__ import annotations
@@ -20,17 +21,18 @@ from engine.input.local import LocalPlayers as LocalPlayers
 
 if TYPE_CHECKING:
     from engine.input.scripts import read_input_script as read_input_script
+    from engine.input.scripts import read_input_scripts as read_input_scripts
 
 
 def __getattr__(name: str) -> Any:
-    # The script reader shares the replay format's line reader, which loads the world: it
-    # loads when first named, so that the world can import this package's events.
-    if name == "read_input_script":
-        from engine.input.scripts import read_input_script
+    # The script readers share the replay format's line reader, which loads the world: they
+    # load when first named, so that the world can import this package's events.
+    if name in ("read_input_script", "read_input_scripts"):
+        from engine.input import scripts
 
-        return read_input_script
+        return getattr(scripts, name)
     raise AttributeError(f"module 'engine.input' has no attribute {name!r}")
 
 
 __all__ = ["DEFAULT_PLAYER_KEYS", "InputEvent", "InputQueue", "LocalPlayers", "TickInput", "keys",
-           "read_input_script"]
+           "read_input_script", "read_input_scripts"]
