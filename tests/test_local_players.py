@@ -102,6 +102,19 @@ def test_the_default_split_reads_each_half_of_the_keyboard_as_its_players_arrows
         (0, InputEvent("text", "w"))], "the mouse and typed text are the first player's"
 
 
+def test_a_split_keys_caret_motion_is_its_players_not_the_first_players():
+    """Player 1 holding Up (its arrows) repeats MOTION_UP: that is player 1's, never player 0's input."""
+    from engine.input import LocalPlayers
+
+    local = LocalPlayers(2)
+    held = InputEvent("text_motion", keys.MOTION_UP)
+    assert local.route(held) == [(1, held)]
+    assert local.route(InputEvent("text_motion", keys.MOTION_NEXT_WORD)) == [
+        (0, InputEvent("text_motion", keys.MOTION_NEXT_WORD))], "a motion of no player's key is the first player's"
+    assert LocalPlayers(1).route(held) == [(0, held)], "alone, the whole keyboard is the player's"
+    assert LocalPlayers((3, 5)).route(held) == [(5, held)], "the world's player of that part"
+
+
 def test_one_player_alone_has_the_whole_keyboard_untouched_and_every_pad():
     from engine.input import LocalPlayers
 
@@ -427,3 +440,53 @@ def test_check_presses_the_keys_a_games_player_keys_reads_for_every_player(tmp_p
     assert main(["check", str(game), "--ticks", "200", "--hash-seeds", "0", "--saves", "0"]) == 1
     out = capsys.readouterr().out
     assert "order dependent" in out or "differs" in out, out
+
+
+# -- with sessions that survive a drop: the host's own players are players too ---------------------
+
+
+def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_takes_it_back_with_its_code():
+    """3 players, 2 of them on the host's keyboard: the remote third dropping leaves two players, who play on."""
+    import re
+    from dataclasses import replace
+
+    from netsim import Net, offline
+    from test_net_play import PLAYER_SCRIPTS
+    from test_net_survive import CONNECT, DISCONNECT, cut
+
+    from engine.net import SessionOptions
+
+    options = SessionOptions(ticks=900, disconnect_timeout=0.5)
+    net = Net()
+    host = net.host(players=3, local=2, options=options)
+    third = net.join(options=options)
+    net.open()
+    host.scripts = {0: PLAYER_SCRIPTS[0], 1: PLAYER_SCRIPTS[1]}
+    third.script = PLAYER_SCRIPTS[2]
+    code = third.rejoin_code
+    assert code is not None
+    back = []
+
+    def meddle(round_: int) -> None:
+        if round_ == 150:
+            net.kill(third)
+        if round_ > 150 and 2 in host.dropped and not back:
+            again = net.join(options=replace(options, rejoin=code))
+            again.script = PLAYER_SCRIPTS[2]
+            back.append(again)
+    net.play_session(900, between=meddle)
+    assert back, f"the host ended instead of playing on: {host.ended}"
+    again = back[0]
+    said = "\n".join(net.said[0])
+    dropped = int(re.search(r"player 2 is disconnected from tick (\d+)", said).group(1))
+    returned = int(re.search(r"player 2 is back from tick (\d+)", said).group(1))
+    assert re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 0\.5 s: dropped at tick \d+: the others play on",
+                     said), said
+    scripts = [PLAYER_SCRIPTS[0], PLAYER_SCRIPTS[1],
+               {**cut(PLAYER_SCRIPTS[2], before=dropped, after=returned), dropped: [DISCONNECT],
+                returned: [CONNECT]}]
+    expected = offline(900, scripts)
+    for peer in (host, again):
+        assert peer.ended is None and peer.finished, peer.ended
+        assert peer.world.tick_count == 900 and peer.world.state_hash() == expected.hash
+    assert again.player == 2 and again.local_players == (2,) and host.local_players == (0, 1)

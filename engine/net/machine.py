@@ -898,7 +898,8 @@ class SessionMachine:
         self.remove_peer(peer)
         self.dropped[player] = Seat(player, peer.token, peer.rejoin_secret, self.now(), tick, closed=window <= 0)
         where = f"{peer.address[0]}:{peer.address[1]}"
-        if not any(other.player is not None for other in self.peers.values()):
+        # Two players on the host's keyboard still have a game: only a host left alone ends it.
+        if len(self.local_players) < 2 and not any(other.player is not None for other in self.peers.values()):
             self.left = why.startswith("left")  # the last one chose to leave: no failure, as in a session of 2
             self._end(f"player {player} ({where}) {why}, and no other player is left", tell=True)
             return
