@@ -27,7 +27,9 @@ The rule, in full (the input guide's table says the same):
   the first pad is player 0's, the second player 1's (each beside their half); four players,
   a split keyboard and two pads: the pads are players 2 and 3. A pad's buttons stay
   ``keys.PAD_*`` and its sticks ``"stick"`` events.
-- **The mouse and typed text** are the first local player's.
+- **The mouse and typed text** are the first local player's; but a caret motion
+  (``"text_motion"``) made by a key of a player's part (a held arrow repeats
+  ``MOTION_UP``, whose code is the Up key's) is that player's, as itself.
 
 Two devices of one player holding one key (two pads' A, or two physical keys read as
 Space) are one key held: it is released when the last lets go. The engine's own keys (Esc,
@@ -171,6 +173,9 @@ class LocalPlayers:
             player, read = self._keys[event.key]
             source = ("key", event.key)
             event = replace(event, key=read, modifiers=0)  # one player's Shift is not the other's
+        elif event.type == "text_motion" and type(event.key) is int and event.key in self._keys:
+            # A held arrow's caret motion (MOTION_UP is the Up key's code): that key's player's, as itself.
+            return [(self._keys[event.key][0], event)]
         else:
             return [(self.players[0], event)]
         if event.type not in _KEY_EVENTS:
