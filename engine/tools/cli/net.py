@@ -505,10 +505,12 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         except TransportError as error:  # a port in use, an address not this machine's: the user's to change
             raise UsageError(str(error)) from None
         try:
+            here = f" ({_played(session.local_players)} here)" if local > 1 else ""
             if setup is None:
                 host, port = session.address
-                here = f" ({_played(session.local_players)} here)" if local > 1 else ""
                 say(f"hosting {game.name} for {players} players{here} on {host}:{port}")
+            elif here:
+                say(f"hosting {game.name} for {players} players{here} in room {code}")
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
