@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -295,6 +296,7 @@ def test_a_session_with_two_local_players_on_one_peer_ends_bit_identical_with_an
     host.scripts = {0: SCRIPTS[0], 1: SCRIPTS[1]}
     net.play_ticks(300)
     assert host.ended is None and joiner.ended is None
+    assert host.world is not None and joiner.world is not None
     assert host.world.state_hash() == joiner.world.state_hash() == reference(300, SCRIPTS)
     assert reference(300, SCRIPTS) != reference(300, [SCRIPTS[0], {}, SCRIPTS[2]]), "player 1's input counts"
 
@@ -309,8 +311,10 @@ def test_a_window_hands_a_session_each_local_players_events_as_that_players():
     given = {1: {0: [InputEvent("key_press", keys.RIGHT)], 1: [InputEvent("key_press", keys.LEFT)]}}
     net.play_frames(200, inputs=lambda peer, frame: given.get(frame, {}) if peer == 0 else ())
     for peer in net.peers:
+        assert peer.sync is not None and peer.world is not None
         assert peer.sync.emitted > 20
-        movers = sorted(peer.world.entities, key=lambda mover: mover.player)
+        everyone: list[Any] = list(peer.world.entities)
+        movers = sorted(everyone, key=lambda mover: mover.player)
         assert movers[0].x > 0.0 and movers[1].x < 100.0 and movers[2].x == 200.0, [m.x for m in movers]
     with pytest.raises(ValueError, match=r"player 2 is not played here \(this peer plays \[0, 1\]\)"):
         host.advance({2: [InputEvent("key_press", keys.LEFT)]})
@@ -454,7 +458,7 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     from test_net_play import PLAYER_SCRIPTS
     from test_net_survive import CONNECT, DISCONNECT, cut
 
-    from engine.net import SessionOptions
+    from engine.net import Session, SessionOptions
 
     options = SessionOptions(ticks=900, disconnect_timeout=0.5)
     net = Net()
@@ -465,7 +469,7 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     third.script = PLAYER_SCRIPTS[2]
     code = third.rejoin_code
     assert code is not None
-    back = []
+    back: list[Session] = []
 
     def meddle(round_: int) -> None:
         if round_ == 150:
@@ -478,8 +482,10 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     assert back, f"the host ended instead of playing on: {host.ended}"
     again = back[0]
     said = "\n".join(net.said[0])
-    dropped = int(re.search(r"player 2 is disconnected from tick (\d+)", said).group(1))
-    returned = int(re.search(r"player 2 is back from tick (\d+)", said).group(1))
+    dropped_at = re.search(r"player 2 is disconnected from tick (\d+)", said)
+    back_at = re.search(r"player 2 is back from tick (\d+)", said)
+    assert dropped_at is not None and back_at is not None, said
+    dropped, returned = int(dropped_at.group(1)), int(back_at.group(1))
     assert re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 0\.5 s: dropped at tick \d+: the others play on",
                      said), said
     scripts = [PLAYER_SCRIPTS[0], PLAYER_SCRIPTS[1],
@@ -488,5 +494,6 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     expected = offline(900, scripts)
     for peer in (host, again):
         assert peer.ended is None and peer.finished, peer.ended
+        assert peer.world is not None
         assert peer.world.tick_count == 900 and peer.world.state_hash() == expected.hash
     assert again.player == 2 and again.local_players == (2,) and host.local_players == (0, 1)
