@@ -450,7 +450,7 @@ def test_check_presses_the_keys_a_games_player_keys_reads_for_every_player(tmp_p
 
 
 def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_takes_it_back_with_its_code():
-    """3 players, 2 of them on the host's keyboard: the remote third dropping leaves two players, who play on."""
+    """3 players, 2 on the host's keyboard: the remote third dropping leaves two, who play on; a spectator arrives."""
     import re
     from dataclasses import replace
 
@@ -470,17 +470,21 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     code = third.rejoin_code
     assert code is not None
     back: list[Session] = []
+    watchers: list[Session] = []
 
     def meddle(round_: int) -> None:
         if round_ == 150:
             net.kill(third)
-        if round_ > 150 and 2 in host.dropped and not back:
+        if round_ > 150 and 2 in host.dropped and not watchers:
+            watchers.append(net.join(spectate=True))  # it starts from a save holding the two local players' input
+        if round_ > 150 and 2 in host.dropped and not back and watchers and watchers[0].ready:
             again = net.join(options=replace(options, rejoin=code))
             again.script = PLAYER_SCRIPTS[2]
             back.append(again)
     net.play_session(900, between=meddle)
     assert back, f"the host ended instead of playing on: {host.ended}"
-    again = back[0]
+    again, watcher = back[0], watchers[0]
+    assert watcher.late and again.late
     said = "\n".join(net.said[0])
     dropped_at = re.search(r"player 2 is disconnected from tick (\d+)", said)
     back_at = re.search(r"player 2 is back from tick (\d+)", said)
@@ -492,7 +496,7 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
                {**cut(PLAYER_SCRIPTS[2], before=dropped, after=returned), dropped: [DISCONNECT],
                 returned: [CONNECT]}]
     expected = offline(900, scripts)
-    for peer in (host, again):
+    for peer in (host, again, watcher):
         assert peer.ended is None and peer.finished, peer.ended
         assert peer.world is not None
         assert peer.world.tick_count == 900 and peer.world.state_hash() == expected.hash
