@@ -294,8 +294,11 @@ def test_a_session_with_two_local_players_on_one_peer_ends_bit_identical_with_an
     assert host.local_players == (0, 1) and joiner.player == 2 and joiner.local_players == (2,)
     assert "all 3 players are in: the session starts" in net.said[0]
     host.scripts = {0: SCRIPTS[0], 1: SCRIPTS[1]}
+    assert host.set_input_delay(4, at=100) == 100  # both local players' input moves at once, every peer agreeing
     net.play_ticks(300)
     assert host.ended is None and joiner.ended is None
+    assert host.sync is not None and joiner.sync is not None
+    assert host.sync.input_delay == joiner.sync.input_delay == 4
     assert host.world is not None and joiner.world is not None
     assert host.world.state_hash() == joiner.world.state_hash() == reference(300, SCRIPTS)
     assert reference(300, SCRIPTS) != reference(300, [SCRIPTS[0], {}, SCRIPTS[2]]), "player 1's input counts"
