@@ -504,3 +504,14 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
         assert peer.world is not None
         assert peer.world.tick_count == 900 and peer.world.state_hash() == expected.hash
     assert again.player == 2 and again.local_players == (2,) and host.local_players == (0, 1)
+
+
+def test_join_local_says_local_players_are_the_hosts(capsys):
+    from engine.tools.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["join", "127.0.0.1:9", "game.py", "--local", "2"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "tickswap join: --local is the host's: a joiner plays one player (tickswap host GAME --players 3 --local 2 "
+        "plays two on the host's machine) (see tickswap join --help)")

@@ -183,6 +183,9 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
         join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
                           whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
                           f"{option} ...)")
+    join.add_argument("--local", action=_NotHere, dest="host_only_local",
+                      whose="the host's: a joiner plays one player (tickswap host GAME --players 3 --local 2 plays "
+                      "two on the host's machine)")
     _session_options(join)
 
 
