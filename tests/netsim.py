@@ -10,7 +10,7 @@ delay plays in a fraction of a second of real time, and the same way every time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,11 +41,11 @@ class Net:
     said: list[list[str]] = field(default_factory=list)
 
     def host(self, game: Any = GAME, *, players: int = 2, seed: int = 3, options: SessionOptions | None = None,
-             build: Callable[..., World] = build_plain) -> Session:
-        """The host (port 7777), added to the peers."""
+             build: Callable[..., World] = build_plain, local: int = 1) -> Session:
+        """The host (port 7777), added to the peers; it plays players 0 to ``local - 1`` itself."""
         said: list[str] = []
         session = Session.host(game, players=players, seed=seed, options=options, say=said.append, build=build,
-                               clock=self.clock, transport=self.network.transport(HOST_PORT))
+                               clock=self.clock, transport=self.network.transport(HOST_PORT), local=local)
         self.peers.append(session)
         self.said.append(said)
         return session
@@ -154,7 +154,8 @@ class Net:
         peer.transport.close()
         peer._closed = True
 
-    def play_frames(self, frames: int, inputs: Callable[[int, int], Sequence[InputEvent]] | None = None,
+    def play_frames(self, frames: int,
+                    inputs: Callable[[int, int], Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]] | None = None,
                     until: Callable[[], bool] | None = None) -> None:
         """``frames`` rounds of a session in frames (as a window drives one), or fewer once ``until()`` holds."""
         for frame in range(frames):

@@ -135,3 +135,23 @@ def test_a_mistyped_code_that_no_host_is_named_after_is_said_to_be_no_code(monke
         _host_or_code("K7QX2O")
     with pytest.raises(UsageError, match="join: can't find the host 'nohost.invalid'"):
         _host_or_code("nohost.invalid:7777")
+
+
+def test_a_room_host_with_two_players_on_its_keyboard_and_a_joiner_by_code_end_on_a_plain_runs_hash(
+        tmp: Path, rendezvous: tuple[Peer, int]) -> None:
+    """``host --room --local 2 --players 3``: the code brings the third player; the two at the host play 0 and 1."""
+    where = f"127.0.0.1:{rendezvous[1]}"
+    script(tmp / "here.jsonl", {0: SCRIPTS[0], 1: SCRIPTS[1]}, named=True)
+    script(tmp / "p2.jsonl", {2: SCRIPTS[2]}, named=False)
+    host = Peer(tmp, "host", "game.py", "--room", "--rendezvous", where, "--players", "3", "--local", "2",
+                "--emulate-nat", "full-cone", "--ticks", str(TICKS), "--input", "here.jsonl", "--record", "h.jsonl")
+    code = host.wait_for(r"room ([A-Z2-9]{6}) is open: the other players join with").group(1)
+    joiner = Peer(tmp, "join", code, "game.py", "--rendezvous", where, "--emulate-nat", "port-restricted",
+                  "--input", "p2.jsonl", "--record", "j.jsonl")
+    (status1, out1, err1), (status2, out2, err2) = host.finish(), joiner.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    assert f"joined room {code} as player 2 of 3" in err2, err2
+    assert f"hosting game.py for 3 players (players 0 and 1 here) in room {code}" in err1, err1
+    assert hash_of(out1) == hash_of(out2) == plain_run(tmp, TICKS, 3)
+    for recording in ("h.jsonl", "j.jsonl"):
+        replays(tmp, recording)

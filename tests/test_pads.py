@@ -231,14 +231,20 @@ def _fakes():
     return FakeController, FakeManager
 
 
-def test_the_runners_pad_reader_turns_controller_events_into_input_and_releases_all_on_unplug(world):
+def test_the_runners_pad_reader_reads_every_controller_in_a_slot_of_its_own_and_releases_all_on_unplug(world):
     from engine.render.pads import PadReader
 
     FakeController, FakeManager = _fakes()
-    first, second = FakeController(), FakeController()
+    first, second, third = FakeController(), FakeController(), FakeController()
     manager = FakeManager([first])
-    reader = PadReader(world.input_queue.push, manager)
-    assert reader.controller is first and first.opened
+    slots: list[int] = []
+
+    def push(slot, event):
+        slots.append(slot)
+        world.input_queue.push(event)
+
+    reader = PadReader(push, manager)
+    assert reader.controllers == {0: first} and first.opened
     first.dispatch_event("on_button_press", first, "a")
     first.dispatch_event("on_stick_motion", first, "leftstick", _Vec(0.1, 0.1))  # the dead zone: nothing
     first.dispatch_event("on_stick_motion", first, "rightstick", _Vec(0.30001, -0.7))
@@ -250,24 +256,32 @@ def test_the_runners_pad_reader_turns_controller_events_into_input_and_releases_
                                                             "key_press"]
     assert world.input.held == {keys.PAD_A, keys.PAD_LEFT, keys.PAD_UP, keys.PAD_RT}
     assert world.input.stick(0) == (0.0, 0.0) and world.input.stick(1) == (77 / 256, -179 / 256)
+    assert set(slots) == {0}
 
-    # The other controller plugs in: the first one stays the one read.
+    # Another controller plugs in: it is read too, in the next slot (which player it plays is LocalPlayers').
     manager.controllers.append(second)
     manager.dispatch_event("on_connect", second)
+    slots.clear()
     second.dispatch_event("on_button_press", second, "b")
     world.tick()
-    assert world.input.events == ()
+    assert world.input.just_pressed(keys.PAD_B) and slots == [1]
+    assert reader.controllers == {0: first, 1: second}
 
-    # The first one is unplugged: everything it held is let go, its sticks centred, and the second takes over.
+    # The first one is unplugged: everything it held is let go and its sticks centred; the second holds on.
     manager.controllers.remove(first)
     manager.dispatch_event("on_disconnect", first)
     world.tick()
-    assert world.input.held == frozenset() and world.input.stick(1) == (0.0, 0.0)
-    assert reader.controller is second and not first.opened
-    second.dispatch_event("on_button_press", second, "x")
+    assert world.input.held == {keys.PAD_B} and world.input.stick(1) == (0.0, 0.0)
+    assert reader.controllers == {1: second} and not first.opened
     first.dispatch_event("on_button_press", first, "y")  # a controller no longer read says nothing
+    # A pad plugged in now takes the free slot, 0.
+    manager.controllers.append(third)
+    manager.dispatch_event("on_connect", third)
+    slots.clear()
+    third.dispatch_event("on_button_press", third, "x")
     world.tick()
-    assert world.input.held == {keys.PAD_X}
+    assert world.input.held == {keys.PAD_B, keys.PAD_X} and slots == [0]
+    assert reader.controllers == {0: third, 1: second}
     reader.close()
     world.tick()
     assert world.input.held == frozenset()

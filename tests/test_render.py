@@ -680,7 +680,7 @@ class FakeDriver:
         self.world = world
         self.polls = 0
         self.idles: list[float] = []
-        self.handed: list[list] = []
+        self.handed: list[dict] = []
         self.ended: str | None = None
         self._end_after = end_after
 
@@ -689,10 +689,13 @@ class FakeDriver:
         if self.polls > self._end_after:
             self.ended = "the peer left"
 
+    local_players = (1,)  # a session's local player need not be player 0
+
     def advance(self, local) -> int:
-        self.handed.append(list(local))
-        for event in local:
-            self.world.input_queue_of(1).push(event)  # a session's local player need not be player 0
+        self.handed.append({player: list(events) for player, events in local.items()})
+        for player, events in local.items():
+            for event in events:
+                self.world.input_queue_of(player).push(event)
         self.world.tick()
         return 1
 
@@ -726,7 +729,8 @@ def test_a_driver_runs_the_ticks_gets_the_window_input_and_stops_the_run_when_it
     assert not runner.paused
     assert world.tick_count == sum(1 for _ in driver.handed) > 0
     pressed = [events for events in driver.handed if events]
-    assert [[event.key for event in events] for events in pressed] == [[keys.SPACE]]
+    assert [{player: [event.key for event in mine] for player, mine in events.items()} for events in pressed] == [
+        {1: [keys.SPACE]}], "the window's events are handed as the local player's"
     assert world.input_queue_of(1).state()[1] == frozenset({keys.SPACE}), "the driver put it in player 1's queue"
     assert world.input_queue.state()[1] == frozenset(), "the window's input went to the driver, not player 0"
     assert "ping 12 ms" in runner.hud.note

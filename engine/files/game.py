@@ -2,10 +2,12 @@
 
 A game is a module with a ``build(world)`` function (and optionally ``systems(world)``,
 which adds its esper processors after ``build`` and again after a save is loaded), and
-the settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION`` and
-``KEYS`` (the keys ``tickswap check``'s random input presses), checked here when the game
-loads (``check_settings``). ``DEFAULT_MS_PER_UPDATE`` is the step of a game that names
-none, and of a ``World`` or a loop that is given none.
+the settings ``WIDTH``, ``HEIGHT``, ``BACKGROUND``, ``MS_PER_UPDATE``, ``DESCRIPTION``,
+``KEYS`` (the keys ``tickswap check``'s random input presses), ``PLAYERS`` and
+``PLAYER_KEYS`` (the keyboard split between players on one machine,
+``engine.input.local``), checked here when the game loads (``check_settings``).
+``DEFAULT_MS_PER_UPDATE`` is the step of a game that names none, and of a ``World`` or a
+loop that is given none.
 
 How a game is found and imported (a registered sample by name, a game file by path)
 is ``engine.files.importer``'s job. The name a module is imported under never reaches
@@ -28,11 +30,13 @@ from typing import Any
 
 from engine.input.keys import RESERVED
 from engine.input.keys import name as key_name
+from engine.input.local import PlayerKeys, check_player_keys
 from engine.messages import shown
 from engine.state.names import class_file, module_of
 
 __all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError",
-           "check_keys", "check_players", "check_settings", "check_step", "checked_view_size"]
+           "check_keys", "check_players", "check_settings", "check_step", "checked_player_keys",
+           "checked_view_size"]
 
 DEFAULT_MS_PER_UPDATE = 15.625
 """The default step: 64 updates a second. It is exact in binary floating point and in
@@ -130,6 +134,12 @@ class Game:
         return None if keys is None else check_keys(keys, self.name)
 
     @property
+    def player_keys(self) -> PlayerKeys | None:
+        """The game's ``PLAYER_KEYS`` (checked): each local player's part of a split keyboard; ``None`` if unset."""
+        value = self.setting("PLAYER_KEYS", None)
+        return None if value is None else checked_player_keys(value, self.players, self.name)
+
+    @property
     def players(self) -> range:
         """How many players the game takes: its ``PLAYERS`` (checked) as a range; ``range(1, 2)`` if unset."""
         return check_players(self.setting("PLAYERS", 1), self.name)
@@ -220,7 +230,18 @@ def check_settings(module: ModuleType, where: str) -> None:
     keys = getattr(module, "KEYS", None)
     if keys is not None:
         check_keys(keys, where)
-    check_players(getattr(module, "PLAYERS", 1), where)
+    players = check_players(getattr(module, "PLAYERS", 1), where)
+    player_keys = getattr(module, "PLAYER_KEYS", None)
+    if player_keys is not None:
+        checked_player_keys(player_keys, players, where)
+
+
+def checked_player_keys(value: Any, players: range, where: str) -> PlayerKeys:
+    """A game's ``PLAYER_KEYS`` (``engine.input.local.check_player_keys``), or ``GameError`` naming the game."""
+    try:
+        return check_player_keys(value, players.stop - 1)
+    except ValueError as error:
+        raise GameError(f"{where}: {error}") from None
 
 
 MAX_PLAYERS = 8

@@ -3,7 +3,9 @@
 ``events`` holds ``InputEvent``, ``InputQueue`` and ``TickInput``; ``keys`` the key codes
 (``engine.keys`` is this module too); ``checks`` the checks of events as files hold them
 (replays, scripts, saves); ``scripts`` the ``--input`` format and its public readers,
-``read_input_script`` (player 0's input) and ``read_input_scripts`` (every player's).
+``read_input_script`` (player 0's input) and ``read_input_scripts`` (every player's); ``local``
+which player each device of one machine plays (``LocalPlayers``: pads, and the keyboard split
+by ``PLAYER_KEYS`` or ``DEFAULT_PLAYER_KEYS``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from engine.input import keys as keys
 from engine.input.events import InputEvent as InputEvent
 from engine.input.events import InputQueue as InputQueue
 from engine.input.events import TickInput as TickInput
+from engine.input.local import DEFAULT_PLAYER_KEYS as DEFAULT_PLAYER_KEYS
+from engine.input.local import LocalPlayers as LocalPlayers
 
 if TYPE_CHECKING:
     from engine.input.scripts import read_input_script as read_input_script
@@ -30,4 +34,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'engine.input' has no attribute {name!r}")
 
 
-__all__ = ["InputEvent", "InputQueue", "TickInput", "keys", "read_input_script", "read_input_scripts"]
+__all__ = ["DEFAULT_PLAYER_KEYS", "InputEvent", "InputQueue", "LocalPlayers", "TickInput", "keys",
+           "read_input_script", "read_input_scripts"]

@@ -176,6 +176,9 @@ def _seconds(clock: Clock) -> float:
 class HostLobby:
     """The host's lobby: welcome joiners (players 1.. in join order, and spectators) until every player is in.
 
+    ``local``: how many players the host plays itself (0 to ``local - 1``); joiners are the
+    players after them.
+
     A joiner with another game or engine is refused (it is told, and the host says so) and
     the lobby waits on. ``poll`` raises ``SessionError`` (status 1) when the players are
     not all in after ``timeout_s``; once they are, and ``START_GRACE_S`` has passed with
@@ -185,8 +188,12 @@ class HostLobby:
     """
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
-                 terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None]) -> None:
+                 terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
+                 local: int = 1) -> None:
+        if type(local) is not int or not 1 <= local < players:
+            raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
+        self.local = local
         self.game, self.digest, self.players, self.seed, self.ms_per_update = game, digest, players, seed, ms_per_update
         self.terms = terms
         self.clock = clock
@@ -222,12 +229,12 @@ class HostLobby:
         if self.started:
             return
         now = _seconds(self.clock)
-        full = self._seated() == self.players - 1
+        full = self._seated() == self.players - self.local
         self._full_since = (self._full_since if self._full_since is not None else now) if full else None
         if now > self._deadline and self._full_since is None:
             self.tally.flush()
             raise SessionError(f"not every player joined within {self._timeout_s:g} s "
-                               f"({1 + self._seated()} of {self.players})")
+                               f"({self.local + self._seated()} of {self.players})")
         if now - self._kept >= KEEP_EVERY_S:
             # A welcomed peer waiting for the others must hear from us, or its --disconnect-timeout drops us.
             for peer in self.joined.values():
@@ -276,7 +283,7 @@ class HostLobby:
         spectators = sum(1 for peer in self.joined.values() if peer.player is None)
         if not problem and hello.spectate and spectators >= MAX_SPECTATORS:
             problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
-        if not problem and not hello.spectate and self._seated() >= self.players - 1:
+        if not problem and not hello.spectate and self._seated() >= self.players - self.local:
             problem = "the session is full"
         shared = self.keys.shared(hello.key) if not problem else None
         if not problem and shared is None:
@@ -288,7 +295,7 @@ class HostLobby:
         while token in self.joined or token in self.departed:
             token = new_id()
         taken = {peer.player for peer in self.joined.values()}
-        player = None if hello.spectate else min(set(range(1, self.players)) - taken)
+        player = None if hello.spectate else min(set(range(self.local, self.players)) - taken)
         welcome = Welcome(session=self.session, nonce=hello.nonce, player=player, players=self.players, seed=self.seed,
                           ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
                           desync_interval=self.terms.desync_interval, token=token, key=self.keys.public_hex)

@@ -12,7 +12,9 @@ process, the same way every time. This is the design of GGRS's sessions and aioq
 connections.
 
 A star: the host (player 0) relays each player's input to the others; joiners (players
-1..) and spectators talk only to the host. Every input is resent until acknowledged.
+1..) and spectators talk only to the host. A host may play several players on its own
+machine (``local_players``: 0, 1, ... on one keyboard and its pads), GGRS's local handles:
+each one's input is its own player's, sent to the others like any player's. Every input is resent until acknowledged.
 Peers compare the state hash of a confirmed tick every ``desync_interval`` ticks; on a
 mismatch both stop, naming the tick, exchange that tick's snapshot
 (``engine.net.desync``) and name the entities and fields that differ. A silent peer is
@@ -42,7 +44,7 @@ came from (a NAT rebinding), and replies go there from then on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.clock import Clock
@@ -131,7 +133,8 @@ class Seat:
 class SessionMachine:
     """One peer of a networked game, sans-IO (see the module docstring).
 
-    Host: set ``players`` and ``seed`` (``player`` is 0), then ``open_lobby``. Joiner:
+    Host: set ``players`` and ``seed`` (``player`` is 0; ``local_players`` the players it
+    plays here, ``(0,)`` unless told), then ``open_lobby``. Joiner:
     ``joining`` is the host's address, whether to spectate and how to load a registered
     game the host names; ``open_lobby`` too. Once the lobby is done (``ready``) the world
     is built and ``advance`` plays it.
@@ -147,6 +150,7 @@ class SessionMachine:
         self._build = build
         self.world: World | None = None
         self.player: int | None = None
+        self._local_players: tuple[int, ...] = ()  # set for a host that plays several; else (player,)
         self.players = 0
         self.seed = 0
         self.ms_per_update = 0.0  # the step, the host's: known after the lobby
@@ -164,8 +168,9 @@ class SessionMachine:
         """This peer's game crashed, in one line: its goodbye says so."""
         self.on_confirmed: Callable[[int, tuple[tuple[InputEvent, ...], ...], str | None], None] | None = None
         """Called once per confirmed tick, in order: (tick, inputs by player, hash at recording hash ticks)."""
-        self.script: dict[int, list[InputEvent]] = {}
-        """Scripted local input by game tick (``--input``): added to the local input of that tick."""
+        self.scripts: dict[int, dict[int, list[InputEvent]]] = {}
+        """Scripted local input by player, then game tick (``--input``): added to that player's input of that tick."""
+        self._script: dict[int, list[InputEvent]] = {}  # ``script``: the first local player's, whoever that will be
         self.target: int | None = None
         """The last tick of a ``--ticks`` session (``engine.net.headless``), or ``None`` in frames."""
         self.finished_at: float | None = None
@@ -175,7 +180,7 @@ class SessionMachine:
         """A joiner's (host address, spectate, load): what its lobby asks for."""
         self._lobby: HostLobby | JoinLobby | None = None
         self._answers = b""  # a joiner's Hello's reply key: the host's Welcome, repeated while it waits, is tagged so
-        self._pending: list[InputEvent] = []
+        self._pending: dict[int, list[InputEvent]] = {}
         self._their_checks: dict[tuple[int, int], str] = {}
         self._checked: tuple[int, str] | None = None
         self.final_matched: set[int] = set()
@@ -205,6 +210,37 @@ class SessionMachine:
         """The injected clock's time, in seconds."""
         return self.clock.now_ns() / 1e9
 
+    @property
+    def local_players(self) -> tuple[int, ...]:
+        """The players this peer plays: a host's 0 to N-1 when told (``Session.host(local=N)``), else ``player``
+        alone; none for a spectator. ``advance`` takes each one's events."""
+        if self._local_players:
+            return self._local_players
+        return () if self.player is None else (self.player,)
+
+    @local_players.setter
+    def local_players(self, players: tuple[int, ...]) -> None:
+        self._local_players = tuple(players)
+
+    @property
+    def script(self) -> dict[int, list[InputEvent]]:
+        """The first local player's scripted input by game tick, unless ``scripts`` names that player.
+
+        It may be set before the player is known (a joiner before its welcome).
+        """
+        first = self.local_players[0] if self.local_players else -1
+        return self.scripts.get(first, self._script)
+
+    @script.setter
+    def script(self, script: dict[int, list[InputEvent]]) -> None:
+        self._script = script
+        self.scripts.pop(self.local_players[0] if self.local_players else -1, None)
+
+    def _scripted(self, player: int, tick: int) -> list[InputEvent]:
+        if player in self.scripts:
+            return self.scripts[player].get(tick, [])
+        return self._script.get(tick, []) if player == self.local_players[0] else []
+
     # -- the lobby --------------------------------------------------------------------------
 
     def open_lobby(self, timeout_s: float) -> None:
@@ -214,7 +250,8 @@ class SessionMachine:
             assert game is not None
             self._lobby = HostLobby(session=self.session_id, game=game.name, digest=game.digest or "",
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
-                                    terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say)
+                                    terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
+                                    local=max(1, len(self.local_players)))
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -289,7 +326,8 @@ class SessionMachine:
             self.world = self._build(self.game, self.seed, self.players, self.ms_per_update)
         else:
             self.world = self._load(start)
-        self.sync = Sync(self.world, players=self.players, local=self.player, input_delay=self.options.input_delay,
+        self.sync = Sync(self.world, players=self.players, local=self.local_players or None,
+                         input_delay=self.options.input_delay,
                          max_prediction=self.options.max_prediction, desync_interval=self.options.desync_interval)
         self.origin = self.sync.start
         if start is not None:
@@ -399,12 +437,23 @@ class SessionMachine:
             self._close_seats(now)
         self._send(now)
 
-    def advance(self, local_events: Sequence[InputEvent]) -> int:
-        """Give this frame's local events and run the tick due (rollbacks re-run apart); returns ticks run."""
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+        """Give this frame's local events and run the tick due (rollbacks re-run apart); returns ticks run.
+
+        ``local_events``: the first local player's events, or ``{player: events}`` for several
+        (a window with two players on its keyboard); a player not played here is a ``ValueError``.
+        """
         sync = self.sync
         if sync is None or self.ended is not None or self.desync is not None:
             return 0
-        self._pending.extend(local_events)
+        given = local_events if isinstance(local_events, Mapping) else (
+            {self.player: local_events} if local_events and self.player is not None else {})
+        strangers = sorted(set(given) - set(self.local_players))
+        if strangers:
+            raise ValueError(f"advance: player {strangers[0]!r} is not played here (this peer plays "
+                             f"{list(self.local_players)})")
+        for player, events in given.items():
+            self._pending.setdefault(player, []).extend(events)
         if self._wait_frames > 0:  # the time-sync recommendation: let the others catch up
             self._wait_frames -= 1
             self._stalled = True
@@ -435,8 +484,9 @@ class SessionMachine:
         assert sync is not None
         while sync.needs_local() and (self.target is None or sync.next_local_tick <= self.target):
             tick = sync.next_local_tick
-            sync.add_local([*self._pending, *self.script.get(tick, ())])
-            self._pending = []
+            sync.add_local({player: [*self._pending.get(player, ()), *self._scripted(player, tick)]
+                            for player in self.local_players})
+            self._pending = {}
 
     def _author(self) -> None:
         """The host writes a dropped player's input: nothing, up to its own input (its ``"disconnect"`` came first)."""
@@ -457,7 +507,7 @@ class SessionMachine:
             self.stats.waiting_on = None
             return
         slowest = min(range(self.players), key=lambda p: sync.known[p])
-        self.stats.waiting_on = slowest if slowest != self.player else None
+        self.stats.waiting_on = slowest if slowest not in self.local_players else None
         if self.stats.waiting_on is not None:
             self.stats.waits[slowest] = self.stats.waits.get(slowest, 0) + 1
 
@@ -753,7 +803,8 @@ class SessionMachine:
         expected = SPECTATOR if peer.player is None else peer.player
         # A joiner speaks only for itself (a spectator for no one); the host for every player but this one.
         if packet.sender != expected or len(packet.acks) != self.players or not all(
-                (run.player == peer.player) if self.is_host else (run.player != self.player) for run in packet.runs):
+                (run.player == peer.player) if self.is_host else (run.player not in self.local_players)
+                for run in packet.runs):
             self.stats.dropped_packets += 1  # a peer's mix-up: nothing of it is used
             return
         if self.is_host and (packet.delays or any(event.type in PRESENCE for run in packet.runs
@@ -847,7 +898,8 @@ class SessionMachine:
         self.remove_peer(peer)
         self.dropped[player] = Seat(player, peer.token, peer.rejoin_secret, self.now(), tick, closed=window <= 0)
         where = f"{peer.address[0]}:{peer.address[1]}"
-        if not any(other.player is not None for other in self.peers.values()):
+        # Two players on the host's keyboard still have a game: only a host left alone ends it.
+        if len(self.local_players) < 2 and not any(other.player is not None for other in self.peers.values()):
             self.left = why.startswith("left")  # the last one chose to leave: no failure, as in a session of 2
             self._end(f"player {player} ({where}) {why}, and no other player is left", tell=True)
             return
@@ -933,7 +985,7 @@ class SessionMachine:
 
     def _send_players(self, peer: Peer) -> tuple[int, ...]:
         if not self.is_host:
-            return () if self.player is None else (self.player,)
+            return self.local_players
         return tuple(p for p in range(self.players) if p != peer.player)
 
     # -- the end ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ all, with no socket and no real time: what the tests do.
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from engine.clock import Clock, RealClock
 from engine.files.game import Game
@@ -61,12 +61,17 @@ class Session(SessionMachine):
     def host(cls, game: Game, *, players: int, seed: int = 0, port: int = 7777, bind: str = "127.0.0.1",
              options: SessionOptions | None = None, say: Callable[[str], None] = print,
              build: Callable[..., World] = build_plain, clock: Clock | None = None,
-             transport: Transport | None = None) -> Session:
+             transport: Transport | None = None, local: int = 1) -> Session:
         """Host ``game`` for ``players`` players on ``bind:port`` (0: any free port; see ``address``).
 
+        ``local``: how many of the players play on this machine (players 0 to ``local - 1``,
+        each with input of its own: ``advance({player: events})``); the joiners are the rest.
         ``transport``: another transport than a UDP socket (then ``bind`` and ``port`` are
         not used); ``clock``: another clock than the machine's real one.
         """
+        if type(local) is not int or not 1 <= local < players:
+            raise ValueError(f"local={local!r}: a host plays 1 to {players - 1} of its {players} players itself "
+                             "(the others join)")
         options = options or SessionOptions()
         if options.emulation is not None and options.emulation.rebind_ms:
             raise ValueError("a host's port can't move (Emulation rebind_ms): it is where its joiners reach it; "
@@ -75,6 +80,7 @@ class Session(SessionMachine):
         opened = _emulated(transport if transport is not None else UdpTransport(bind, port), options, clock)
         session = cls(opened, game, options, is_host=True, say=say, build=build, clock=clock)
         session.players, session.seed, session.player = players, seed, 0
+        session.local_players = tuple(range(local))
         return session
 
     @classmethod
@@ -136,7 +142,7 @@ class Session(SessionMachine):
                 arm()
         self.flush()
 
-    def advance(self, local_events: Sequence[InputEvent]) -> int:
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
         """Give this frame's local events and run the tick due (the machine's ``advance``), then send."""
         ran = super().advance(local_events)
         self.flush()

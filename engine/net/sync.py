@@ -1,8 +1,10 @@
 """The rollback core (GGRS's design, in Python): input logs, prediction, checkpoints, rollback, confirmed ticks.
 
-No sockets here: ``Sync`` is given inputs (the local player's, and remote ones as they
+No sockets here: ``Sync`` is given inputs (the local players', and remote ones as they
 arrive) and advances a ``World`` with them. Every player's input for a tick is a tuple
-of ``InputEvent`` (possibly empty). The local player's input is delayed by
+of ``InputEvent`` (possibly empty). A peer may play several players (two on one
+keyboard, as GGRS allows several local handles): their input is given together, for the
+same tick, and is never predicted. The local players' input is delayed by
 ``input_delay`` ticks (what is pressed now is the input of a tick a little ahead, so a
 remote peer usually has it before it needs it). A tick may run before every remote
 input for it is known: a missing input is *predicted* as "no events" (held keys stay
@@ -63,17 +65,24 @@ class Confirmed:
 class Sync:
     """Advances ``world`` for ``players`` players with known and predicted input; rolls back on a misprediction.
 
-    ``local`` is the player whose input this peer gives (``None``: a spectator, which
-    never predicts). ``desync_interval``: the ticks whose hash peers compare.
+    ``local`` is the player whose input this peer gives, or a tuple of the players it
+    gives (several on one machine; ``None``: a spectator, which never predicts).
+    ``desync_interval``: the ticks whose hash peers compare.
     """
 
-    def __init__(self, world: World, *, players: int, local: int | None, input_delay: int = 2,
+    def __init__(self, world: World, *, players: int, local: int | tuple[int, ...] | None, input_delay: int = 2,
                  max_prediction: int = 8, desync_interval: int = 60, window: int | None = None) -> None:
-        if local is not None and not 0 <= local < players:
+        here = () if local is None else (local,) if isinstance(local, int) else tuple(local)
+        if (local is not None and not here) or len(set(here)) != len(here) or any(
+                type(player) is not int or not 0 <= player < players for player in here):
             raise ValueError(f"local player {local!r} is not one of the {players} players")
         self.world = world
         self.players = players
+        self.locals = here
+        """Every player this peer gives the input of (empty for a spectator); their input is known to the same tick."""
+        local = here[0] if here else None
         self.local = local
+        """The first of ``locals`` (``None``: a spectator): where this peer's input stands."""
         self.input_delay = input_delay if local is not None else 0
         """The local input delay now (the last one scheduled at or before the next tick to run)."""
         self._delays: dict[int, int] = {}  # from tick: the input delay agreed for that tick on
@@ -150,14 +159,24 @@ class Sync:
         for tick in sorted(tick for tick in self._delays if tick <= following):
             self.input_delay = self._delays.pop(tick)
 
-    def add_local(self, events: Sequence[InputEvent]) -> int:
-        """The local player's input for ``next_local_tick``; returns that tick."""
+    def add_local(self, events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+        """The local players' input for ``next_local_tick``; returns that tick.
+
+        ``events`` is the one local player's events, or ``{player: events}`` for every local
+        player (one not named had none); a player not local is a ``ValueError``.
+        """
         if self.local is None:
             raise ValueError("a spectator has no local input")
+        given = events if isinstance(events, Mapping) else {self.local: events}
+        strangers = sorted(set(given) - set(self.locals))
+        if strangers:
+            raise ValueError(f"player {strangers[0]!r} is not a local player of this peer ({list(self.locals)})")
         tick = self.known[self.local] + 1
-        if events:
-            self._events[self.local][tick] = tuple(events)
-        self.known[self.local] = tick
+        for player in self.locals:
+            mine = given.get(player, ())
+            if mine:
+                self._events[player][tick] = tuple(mine)
+            self.known[player] = tick
         return tick
 
     def add_remote(self, player: int, first: int, last: int, events: Mapping[int, Events]) -> int:
@@ -170,7 +189,7 @@ class Sync:
         a tick already run predicted that tick wrongly: the next ``resolve()`` rolls back to
         it. Returns how many new ticks became known.
         """
-        if not 0 <= player < self.players or player == self.local:
+        if not 0 <= player < self.players or player in self.locals:
             return 0
         known = self.known[player]
         if first > known + 1 or last <= known:

@@ -1,14 +1,16 @@
-"""PadReader: the first connected game controller, as input events queued like keys.
+"""PadReader: every connected game controller, each in a slot of its own, as input events queued like keys.
 
 Buttons become ``key_press``/``key_release`` events with the ``keys.PAD_*`` codes (the
 d-pad is ``PAD_UP`` ...; a trigger is the button ``PAD_LT``/``PAD_RT``, down past
 half-way), and sticks ``"stick"`` events (0 the left, 1 the right, y up). A stick in
 its dead zone reads as centred, and positions are quantised to 1/256: a resting stick's
 noise sends nothing, and a recording holds short, exact numbers. Controllers come and go
-(``pyglet.input.ControllerManager``, hot-plug): when the one in use is unplugged, its
-held buttons are released and its sticks centred with events, so nothing stays held
-and a replay sees the same. Only the runner's window uses this (never headless:
-``pyglet.input`` needs a display).
+(``pyglet.input.ControllerManager``, hot-plug): each is given the lowest free slot when it
+connects (0 for the first), and when one is unplugged its held buttons are released and
+its sticks centred with events, so nothing stays held and a replay sees the same; its
+slot then goes to the next pad plugged in. Which player a slot plays is
+``engine.input.local.LocalPlayers``'s to say. Only the runner's window uses this (never
+headless: ``pyglet.input`` needs a display).
 """
 
 from __future__ import annotations
@@ -47,21 +49,31 @@ def quantised(x: float, y: float) -> tuple[float, float]:
             max(-1.0, min(1.0, round(y * _STEPS) / _STEPS)) + 0.0)  # + 0.0: never -0.0
 
 
-class PadReader:
-    """Reads the first connected controller through ``manager`` (a ``pyglet.input.ControllerManager``).
+class _Pad:
+    """One controller in use: its slot, and what it holds (released, and its sticks centred, when it goes)."""
 
-    Every event goes to ``push`` (the runner queues it for the next tick). ``manager`` is
-    given by tests (a fake whose controllers' events are dispatched by hand); by default
-    pyglet's is made, and a machine without one simply has no pads.
+    def __init__(self, slot: int, controller: Any) -> None:
+        self.slot = slot
+        self.controller = controller
+        self.held: set[int] = set()
+        self.sticks = [(0.0, 0.0)] * STICKS
+        self.handlers: dict[str, Callable[..., None]] = {}
+
+
+class PadReader:
+    """Reads every connected controller through ``manager`` (a ``pyglet.input.ControllerManager``).
+
+    Every event goes to ``push(slot, event)``, ``slot`` the controller's (the runner sends it
+    to the player that slot plays). ``manager`` is given by tests (a fake whose controllers'
+    events are dispatched by hand); by default pyglet's is made, and a machine without one
+    simply has no pads.
     """
 
-    def __init__(self, push: Callable[[InputEvent], None], manager: Any = None) -> None:
+    def __init__(self, push: Callable[[int, InputEvent], None], manager: Any = None) -> None:
         self._push = push
-        self.controller: Any = None
-        """The controller in use (None when none is connected)."""
-        self._held: set[int] = set()
-        self._sticks = [(0.0, 0.0)] * STICKS
+        self._pads: list[_Pad] = []  # in slot order
         self._manager = manager
+        self._pyglets = manager is None  # pyglet's own manager is fed by pyglet's event loop; a stand-in by its owner
         if manager is None:
             try:
                 import pyglet.input
@@ -74,9 +86,14 @@ class PadReader:
         for controller in self._manager.get_controllers():
             self._connect(controller)
 
+    @property
+    def controllers(self) -> dict[int, Any]:
+        """The controllers in use, by slot."""
+        return {pad.slot: pad.controller for pad in self._pads}
+
     def poll(self) -> None:
         """Let pyglet read the controllers' pending events (the runner calls it with the window's)."""
-        if self._manager is None:
+        if self._manager is None or not self._pyglets:
             return
         import pyglet.app
 
@@ -89,78 +106,80 @@ class PadReader:
             self.close()
 
     def close(self) -> None:
-        """Let go of the controller (releasing what it held) and stop listening for new ones."""
-        if self.controller is not None:
-            self._disconnect(self.controller)
+        """Let go of every controller (releasing what each held) and stop listening for new ones."""
+        for pad in list(self._pads):
+            self._disconnect(pad.controller)
         if self._manager is not None:
             self._manager.remove_handlers(on_connect=self._connect, on_disconnect=self._disconnect)
             self._manager = None
 
+    def _pad(self, controller: Any) -> _Pad | None:
+        return next((pad for pad in self._pads if pad.controller is controller), None)
+
     def _connect(self, controller: Any) -> None:
-        if self.controller is not None:
-            return  # one controller: the first connected one
+        if self._pad(controller) is not None:
+            return
         try:
             controller.open()
         except Exception as error:
             print(f"tickswap: cannot open the game controller {getattr(controller, 'name', '?')!r} "
                   f"({type(error).__name__}: {error})", file=sys.stderr)
             return
-        controller.push_handlers(on_button_press=self._button_press, on_button_release=self._button_release,
-                                 on_stick_motion=self._stick_motion, on_dpad_motion=self._dpad_motion,
-                                 on_trigger_motion=self._trigger_motion)
-        self.controller = controller
+        taken = {pad.slot for pad in self._pads}
+        pad = _Pad(min(set(range(len(taken) + 1)) - taken), controller)
+        # Each handler knows its pad: pyglet passes the controller, but the pad is what holds the state.
+        pad.handlers = {
+            "on_button_press": lambda _, button: self._button(pad, button, True),
+            "on_button_release": lambda _, button: self._button(pad, button, False),
+            "on_stick_motion": lambda _, stick, vector: self._stick_motion(pad, stick, vector),
+            "on_dpad_motion": lambda _, vector: self._dpad_motion(pad, vector),
+            "on_trigger_motion": lambda _, trigger, value: self._trigger_motion(pad, trigger, value)}
+        controller.push_handlers(**pad.handlers)
+        self._pads.append(pad)
+        self._pads.sort(key=lambda each: each.slot)
 
     def _disconnect(self, controller: Any) -> None:
-        if controller is not self.controller:
+        pad = self._pad(controller)
+        if pad is None:
             return
         # Nothing may stay held by a controller that is gone: the game sees it let go.
-        for code in sorted(self._held):
-            self._set(code, False)
+        for code in sorted(pad.held):
+            self._set(pad, code, False)
         for stick in range(STICKS):
-            self._move(stick, 0.0, 0.0)
-        controller.remove_handlers(on_button_press=self._button_press, on_button_release=self._button_release,
-                                   on_stick_motion=self._stick_motion, on_dpad_motion=self._dpad_motion,
-                                   on_trigger_motion=self._trigger_motion)
-        self.controller = None
+            self._move(pad, stick, 0.0, 0.0)
+        controller.remove_handlers(**pad.handlers)
+        self._pads.remove(pad)
         with contextlib.suppress(Exception):  # an unplugged device may already be closed
             controller.close()
-        for other in self._manager.get_controllers() if self._manager is not None else ():
-            if other is not controller:
-                self._connect(other)
-                break
 
-    def _set(self, code: int, down: bool) -> None:
-        if down and code not in self._held:
-            self._held.add(code)
-            self._push(InputEvent("key_press", code))
-        elif not down and code in self._held:
-            self._held.discard(code)
-            self._push(InputEvent("key_release", code))
+    def _set(self, pad: _Pad, code: int, down: bool) -> None:
+        if down and code not in pad.held:
+            pad.held.add(code)
+            self._push(pad.slot, InputEvent("key_press", code))
+        elif not down and code in pad.held:
+            pad.held.discard(code)
+            self._push(pad.slot, InputEvent("key_release", code))
 
-    def _move(self, stick: int, x: float, y: float) -> None:
+    def _move(self, pad: _Pad, stick: int, x: float, y: float) -> None:
         position = quantised(x, y)
-        if position != self._sticks[stick]:
-            self._sticks[stick] = position
-            self._push(InputEvent("stick", stick, *position))
+        if position != pad.sticks[stick]:
+            pad.sticks[stick] = position
+            self._push(pad.slot, InputEvent("stick", stick, *position))
 
-    def _button_press(self, controller: Any, button: str) -> None:
+    def _button(self, pad: _Pad, button: str, down: bool) -> None:
         if button in BUTTONS:
-            self._set(BUTTONS[button], True)
+            self._set(pad, BUTTONS[button], down)
 
-    def _button_release(self, controller: Any, button: str) -> None:
-        if button in BUTTONS:
-            self._set(BUTTONS[button], False)
+    def _dpad_motion(self, pad: _Pad, vector: Any) -> None:
+        self._set(pad, keys.PAD_LEFT, vector.x < -0.5)
+        self._set(pad, keys.PAD_RIGHT, vector.x > 0.5)
+        self._set(pad, keys.PAD_DOWN, vector.y < -0.5)
+        self._set(pad, keys.PAD_UP, vector.y > 0.5)
 
-    def _dpad_motion(self, controller: Any, vector: Any) -> None:
-        self._set(keys.PAD_LEFT, vector.x < -0.5)
-        self._set(keys.PAD_RIGHT, vector.x > 0.5)
-        self._set(keys.PAD_DOWN, vector.y < -0.5)
-        self._set(keys.PAD_UP, vector.y > 0.5)
-
-    def _trigger_motion(self, controller: Any, trigger: str, value: float) -> None:
+    def _trigger_motion(self, pad: _Pad, trigger: str, value: float) -> None:
         if trigger in _TRIGGERS:
-            self._set(_TRIGGERS[trigger], value > _TRIGGER_DOWN)
+            self._set(pad, _TRIGGERS[trigger], value > _TRIGGER_DOWN)
 
-    def _stick_motion(self, controller: Any, stick: str, vector: Any) -> None:
+    def _stick_motion(self, pad: _Pad, stick: str, vector: Any) -> None:
         if stick in _STICK_NUMBERS:
-            self._move(_STICK_NUMBERS[stick], float(vector.x), float(vector.y))
+            self._move(pad, _STICK_NUMBERS[stick], float(vector.x), float(vector.y))

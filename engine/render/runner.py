@@ -13,14 +13,17 @@ one tick while paused, F4 toggles interpolation, F5 extrapolation. Every other k
 mouse drags, the wheel, the modifiers and typed text (``"text"`` and ``"text_motion"``
 events) go to the game (``world.input``), untouched.
 Sounds and music the world asked for during a tick are played right after it (silent
-headless). The first connected game controller (``engine.render.pads``) reaches the game
-as ``keys.PAD_*`` buttons and ``"stick"`` events, like keys; headless there are none.
+headless). Every connected game controller (``engine.render.pads``) reaches the game as
+``keys.PAD_*`` buttons and ``"stick"`` events, like keys; headless there are none. With
+several players on this machine each event goes to its own player's queue
+(``engine.input.local.LocalPlayers``: every pad is a player, and the keyboard is split by
+the game's ``PLAYER_KEYS`` or the default, WASD and the arrows).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import pyglet
@@ -30,6 +33,7 @@ from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input import keys
 from engine.input.events import MAX_TEXT, InputEvent
+from engine.input.local import LocalPlayers
 from engine.interrupts import TICK
 from engine.loops import LOOPS, FixedStepLoop, make_loop
 from engine.messages import shown
@@ -60,8 +64,12 @@ class Driver(Protocol):
     def poll(self) -> None:
         """Receive and send what the network has, without blocking (once a frame)."""
 
-    def advance(self, local: Sequence[InputEvent]) -> int:
-        """Run the ticks due now with the local player's new events; how many ran."""
+    @property
+    def local_players(self) -> tuple[int, ...]:
+        """The players this peer plays (its window's keyboard and pads are theirs)."""
+
+    def advance(self, local: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+        """Run the ticks due now with the local players' new events (``{player: events}``); how many ran."""
 
     def idle(self, timeout_s: float) -> None:
         """Off-screen, once a frame: wait up to ``timeout_s`` of real time when there is nothing to run yet."""
@@ -80,13 +88,20 @@ HEADLESS_RENDER_MS = 1.0
 
 
 class GameRunner:
-    """Runs game ``name`` (a name, a game file's path, or a loaded ``Game``) in a window, or off-screen."""
+    """Runs game ``name`` (a name, a game file's path, or a loaded ``Game``) in a window, or off-screen.
+
+    ``local_players`` says which player each device plays (``engine.input.local.LocalPlayers``;
+    by default every player of the world, or the driver's, on the game's ``PLAYER_KEYS``);
+    ``controllers`` is where game controllers are read from (pyglet's by default; none headless
+    unless given: a test gives a stand-in).
+    """
 
     def __init__(self, name: str | Game, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
                  seed: int = 0, vsync: bool = True, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
                  forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
-                 show_hud: bool = True, driver: Driver | None = None) -> None:
+                 show_hud: bool = True, driver: Driver | None = None,
+                 local_players: LocalPlayers | None = None, controllers: Any = None) -> None:
         game = name if isinstance(name, Game) else load_game(name)
         self.name = game.name
         self.before_tick = before_tick
@@ -98,10 +113,18 @@ class GameRunner:
         self.headless = headless
         self.driver = driver
         """What runs the ticks instead of ``world.tick`` (a network session), or ``None``."""
-        self._local: list[InputEvent] = []  # the window's events for the driver's next tick
-        self.world = world if world is not None else World(seed=seed)
+        self._local: dict[int, list[InputEvent]] = {}  # the window's events for the driver's next tick, by player
+        # A world of its own has the fewest players the game takes (its PLAYERS), as tickswap run's has.
+        self.world = world if world is not None else World(seed=seed, players=game.players.start)
         if world is None:
             game.build(self.world)
+        if local_players is None:
+            here = self.world.players if driver is None else driver.local_players
+            if not here:  # a spectator plays no one: the window's keys still work, and reach no player
+                self.forward_input, here = False, (0,)
+            local_players = LocalPlayers(here, game.player_keys)
+        self.local_players = local_players
+        """Which player each device plays (every pad, the keyboard's parts): ``engine.input.local``."""
         width, height = game.view_size
         self.world.view_size = (width, height)  # a world given (a replay's, a save's) maps the mouse like this window
         self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
@@ -122,8 +145,9 @@ class GameRunner:
         """Plays what the world asks for after each tick; headless it only keeps the log (``sound.played``)."""
         self.music = MusicPlayer(silent=headless)
         """Streams the music the world asks for (headless it only keeps the log, ``music.asked``)."""
-        self.pads = None if headless else PadReader(self._forward)
-        """The game controller, read with the window's events (none headless)."""
+        self.pads = None if headless and controllers is None else PadReader(self._forward_pad, controllers)
+        """The game controllers, read with the window's events: ``controllers`` (a ``pyglet.input.ControllerManager``,
+        or a test's stand-in), by default pyglet's; none headless unless given."""
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
         # because an OS sleep alone overshoots by up to a millisecond or more.
         self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
@@ -182,13 +206,18 @@ class GameRunner:
             self.view.extrapolate = not self.view.extrapolate
         return True  # handled: keeps pyglet's default Esc-closes-window out of the way
 
-    def _forward(self, event: InputEvent) -> None:
+    def _forward(self, event: InputEvent, pad: int | None = None) -> None:
+        """Queue ``event`` (from the keyboard, the mouse, or the pad in slot ``pad``) for the player it plays."""
         if not self.forward_input:
             return
-        if self.driver is not None:
-            self._local.append(event)
-        else:
-            self.world.input_queue.push(event)
+        for player, routed in self.local_players.route(event, pad):
+            if self.driver is not None:
+                self._local.setdefault(player, []).append(routed)
+            else:
+                self.world.input_queue_of(player).push(routed)
+
+    def _forward_pad(self, slot: int, event: InputEvent) -> None:
+        self._forward(event, slot)
 
     def _on_key_release(self, symbol: int, modifiers: int) -> None:
         if symbol not in keys.RESERVED:
@@ -251,7 +280,7 @@ class GameRunner:
         if self.driver is not None:
             # The session decides which ticks run (none while waiting for a peer, several after a
             # rollback) and hands out only effects of ticks it has not handed out before.
-            local, self._local = self._local, []
+            local, self._local = self._local, {}
             with TICK:
                 self.driver.advance(local)
             self.sound.play(self.driver.take_sounds())

@@ -19,7 +19,7 @@ from engine.files.game import MAX_PLAYERS, Game
 from engine.input.events import InputEvent
 from engine.input.keys import name as key_name
 
-__all__ = ["DEFAULT_KEYS", "Inputs", "Setup", "events_for", "game_of", "random_input", "setup_of"]
+__all__ = ["DEFAULT_KEYS", "Inputs", "Setup", "events_for", "game_of", "random_input", "random_keys", "setup_of"]
 
 DEFAULT_KEYS: tuple[int, ...] = (65361, 65362, 65363, 65364, 32, 65293, 119, 97, 115, 100)
 """The keys random input presses unless told otherwise: the arrows, Space, Enter and W A S D
@@ -69,6 +69,17 @@ def random_input(seed: int = 0, *, keys: Sequence[Any] = DEFAULT_KEYS, width: fl
         return made
 
     return events
+
+
+def random_keys(game: Game | None) -> tuple[int, ...]:
+    """The keys a check's random input presses for ``game``: its ``KEYS``, else ``DEFAULT_KEYS`` and the keys its
+    ``PLAYER_KEYS`` reads (a split keyboard's punch read as ``keys.J`` is pressed too)."""
+    if game is None:
+        return DEFAULT_KEYS
+    if game.keys is not None:
+        return game.keys
+    read = {key for part in (game.player_keys or {}).values() for key in part.values()}
+    return DEFAULT_KEYS + tuple(sorted(read - set(DEFAULT_KEYS)))
 
 
 def events_for(inputs: Inputs | str) -> Callable[[int], Iterable[InputEvent]]:
@@ -158,7 +169,7 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
     if game is not None and players not in game.players:
         raise ValueError(f"players={players}: {game.name} is played by {game.played_by()} (its PLAYERS)")
     if isinstance(inputs, str) and inputs == "random":
-        keys = game.keys if game is not None and game.keys is not None else DEFAULT_KEYS
+        keys = random_keys(game)
         return Setup(build, systems, players, [random_input(seed, keys=keys, player=p) for p in range(players)])
     if isinstance(inputs, (list, tuple)):
         if len(inputs) != players:

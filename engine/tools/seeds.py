@@ -33,7 +33,7 @@ from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import read_input_scripts
 from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
-from engine.tools.inputs import random_input, setup_of
+from engine.tools.inputs import DEFAULT_KEYS, random_input, random_keys, setup_of
 from engine.world import World
 
 __all__ = ["HINT", "SeedResult", "check_hash_seeds", "inputs_of"]
@@ -89,8 +89,8 @@ def inputs_of(game: Game, players: int, seed: int, input_path: str | None, no_in
         return [scripts.get(player, {}) for player in range(players)]
     if no_input:
         return None
-    if game.keys is not None:
-        return [random_input(seed, keys=game.keys, player=player) for player in range(players)]
+    if random_keys(game) != DEFAULT_KEYS:
+        return [random_input(seed, keys=random_keys(game), player=player) for player in range(players)]
     return "random"
 
 

@@ -13,7 +13,8 @@ Played alone (one player, a local run) player 0 drives both paddles: hot seat. W
 players (``PLAYERS = range(1, 3)``; ``tickswap run pong --players 2``, or a network
 session) the left paddle reads ``world.input_of(0)`` and the right ``world.input_of(1)``,
 and each takes W/S and Up/Down alike, so each player uses whichever keys they like on
-their own machine.
+their own machine; on one keyboard the engine gives W/S to player 0 and Up/Down to player
+1 (and the first pad to player 0, the second to player 1).
 
     tickswap run pong --ticks 640
 """

@@ -1,6 +1,6 @@
 """``tickswap host GAME --players N`` and ``tickswap join HOST:PORT [GAME]``: a headless network session.
 
-Both run ``--ticks N`` confirmed ticks with the local player's ``--input`` script and end
+Both run ``--ticks N`` confirmed ticks with the local players' ``--input`` script and end
 with ``tickswap run``'s summary line (the state hash of the same ticks with every player's
 input, so a session can be checked against ``tickswap run --input COMBINED``), and may
 ``--record`` a replay that ``tickswap replay`` plays back. The host says where it listens
@@ -153,6 +153,10 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
                       help="open a room at the rendezvous instead of listening on a port: prints a short code "
                       "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
+    host.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
+                      help="how many of the players play on this machine, players 0 to N-1 (default 1): the "
+                      "keyboard is split between them (the game's PLAYER_KEYS, or WASD and the arrows) and every "
+                      "pad is one of them; the joiners are the others")
     host.add_argument("--rejoin-window", type=_real(0.0, 86_400.0, "seconds_or_0_never"), default=REJOIN_WINDOW_S,
                       help=f"with 3 players or more, a dropped player may rejoin within this many seconds (default "
                       f"{REJOIN_WINDOW_S:g}; 0: never)")
@@ -179,6 +183,9 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
         join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
                           whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
                           f"{option} ...)")
+    join.add_argument("--local", action=_NotHere, dest="host_only_local",
+                      whose="the host's: a joiner plays one player (tickswap host GAME --players 3 --local 2 plays "
+                      "two on the host's machine)")
     _session_options(join)
 
 
@@ -238,13 +245,28 @@ def _check_delays(args: argparse.Namespace) -> None:
         raise UsageError("--input-delay-at: two changes at one tick")
 
 
-def _script(path: str | None, player: int | None, players: int) -> dict[int, list[InputEvent]]:
-    """The local player's scripted input: every line must be its own (read again now that the player is known)."""
+def _scripts(path: str | None, local: tuple[int, ...], players: int) -> dict[int, dict[int, list[InputEvent]]]:
+    """The local players' scripted input, by player: every line must be theirs (read again now that they are known).
+
+    Lines naming no player are the first local player's.
+    """
     if path is None:
         return {}
-    if player is None:
+    if not local:
         raise UsageError("--input: a spectator has no input")
-    return assign_unnamed(read_script_lines(path, players, only=player), player).get(player, {})
+    read = assign_unnamed(read_script_lines(path, players, only=local[0] if len(local) == 1 else None), local[0])
+    strangers = sorted(set(read) - set(local))
+    if strangers:
+        raise UsageError(f"--input {shown_name(path)} scripts player {strangers[0]}, but this peer plays "
+                         f"{_played(local)}: a peer scripts only its own players")
+    return read
+
+
+def _played(local: tuple[int, ...]) -> str:
+    """``player 0`` or ``players 0 and 1``, ``players 0, 1 and 2``: who a peer plays, as messages say it."""
+    if len(local) == 1:
+        return f"player {local[0]}"
+    return f"players {', '.join(map(str, local[:-1]))} and {local[-1]}"
 
 
 def _builder(game_name: str) -> Any:
@@ -258,7 +280,7 @@ def _play(session: Session, args: argparse.Namespace) -> int:
     world = session.world
     game = session.game
     assert world is not None and game is not None and session.sync is not None
-    session.script = _script(args.input, session.player, session.players)
+    session.scripts = _scripts(args.input, session.local_players, session.players)
     if session.is_host:
         _schedule_delays(session, args)
     recorder = None
@@ -457,7 +479,15 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
     except ValueError as error:
         raise UsageError(f"--room: {error}") from None
     _check_delays(args)
-    _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
+    local = args.local
+    if not local < players:
+        raise UsageError(f"--local {local}: with --players {players} no seat is left for a joiner (a host plays at "
+                         f"most {players - 1} of its players itself); give --players {local + 1} or more")
+    # The host is players 0 to local - 1: a line naming another is refused before anyone joins.
+    if local == 1:
+        _check_script(args, 0)
+    elif args.input:
+        _scripts(args.input, tuple(range(local)), players)
     setup = RoomSetup(args, _address) if room else None  # its mistakes are the user's: said before the display's
     try:
         _check_display(args)  # a host that can't draw says so before anyone joins, not after they are all in
@@ -474,13 +504,16 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
                                    port=DEFAULT_PORT if args.port is None else args.port,
                                    bind=args.bind or "127.0.0.1", options=_options(args, room), say=say,
                                    build=_builder(game.name),
-                                   transport=setup.room if setup is not None else None)
+                                   transport=setup.room if setup is not None else None, local=local)
         except TransportError as error:  # a port in use, an address not this machine's: the user's to change
             raise UsageError(str(error)) from None
         try:
+            here = f" ({_played(session.local_players)} here)" if local > 1 else ""
             if setup is None:
                 host, port = session.address
-                say(f"hosting {game.name} for {players} players on {host}:{port}")
+                say(f"hosting {game.name} for {players} players{here} on {host}:{port}")
+            elif here:
+                say(f"hosting {game.name} for {players} players{here} in room {code}")
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
