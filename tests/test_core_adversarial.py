@@ -202,7 +202,16 @@ def test_an_x_that_is_not_a_float_or_an_int_is_refused_the_same_way_on_both_path
     assert f"Entity None's x is a {type(value).__name__}, not a number" in found[2]
 
 
-@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf")])
+class _Int(int):
+    """An int subclass: read as the int it is."""
+
+
+# Ints on both sides of one digit (2**30, where the core's inline conversion stops) and past a double's 53 bits.
+_INTS = [0, -1, 2**30 - 1, 2**30, -(2**30 - 1), -(2**30), 2**53 + 1, -(2**62) - 3, _Int(-7)]
+
+
+
+@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), *_INTS])
 def test_ints_bools_and_every_float_gather_to_the_same_bits(value):
     def make() -> tuple[list[Entity], Any]:
         return [Entity(x=value, y=-1.0)], np.zeros((1, 3), dtype=np.float32)
@@ -307,7 +316,7 @@ def test_the_pair_refuses_what_is_not_a_number_the_same_way_on_both_paths(value)
     assert found[1] == ("OverflowError" if isinstance(value, int) else "TypeError")
 
 
-@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), -0.0])
+@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), -0.0, *_INTS])
 def test_the_pair_gathers_ints_bools_and_every_float_to_the_bits_of_two_gathers(value):
     def make() -> tuple[list[Entity], Any, Any]:
         return [Entity(x=value, y=-1.0)], _rows(1), _rows(1)
