@@ -349,6 +349,33 @@ def test_a_picture_look_is_drawn_with_its_own_size_and_transparency(window, tmp_
         renderer.delete()
 
 
+@pytest.mark.parametrize("extrapolate", [False, True])
+def test_a_turn_across_zero_is_drawn_the_short_way_round(window, tmp_path, extrapolate):
+    """350 to 10 degrees passes through 0, not 180 (as ``Entity.draw_angle``): a half-red picture shows which."""
+    from engine.render.entities import EntityRenderer
+
+    picture = tmp_path / "half.png"
+    write_half_red_png(picture)
+
+    class Vane(Entity):
+        look = Look(image=str(picture))
+
+        def update(self, world: World) -> None:
+            self.angle = 10.0 if self.angle == 350.0 else 330.0
+
+    with World() as world:
+        vane = world.spawn(Vane(x=60, y=20, angle=350.0))
+        world.tick()  # 350 -> 10; extrapolated half a tick: 20
+        assert vane.draw_angle(0.5) == 0.0
+        renderer = EntityRenderer(world, extrapolate=extrapolate)
+        pyglet.gl.glClearColor(0, 0, 1, 1)
+        window.clear()
+        renderer.draw(0.5)
+        at = pixels(120, 40)
+        assert at(54, 20) == (255, 0, 0) and at(66, 20) == (0, 0, 255), "the red half stays on the left"
+        renderer.delete()
+
+
 def test_a_picture_gone_before_it_is_drawn_is_reported_by_path(window, tmp_path):
     from engine.render.entities import EntityRenderer
 
@@ -644,6 +671,46 @@ def test_unchanged_entities_and_text_make_no_pyglet_objects_frame_after_frame(wi
             draw(renderer, window, frame / 10)
         assert len(made) == 1, "one label, made once, though its look was replaced every tick"
         assert renderer._buckets == buckets and all(b.vertex_list is lists[look] for look, b in buckets.items())
+        renderer.delete()
+
+
+@pytest.mark.parametrize("looks", [1, 2], ids=["one look", "two looks"])
+def test_the_motion_is_uploaded_once_per_tick_and_frames_between_ticks_upload_nothing(window, monkeypatch, looks):
+    """Issue 32 item 2: both ends of the tick go to the GPU once; a frame only moves ``alpha``."""
+    from pyglet.graphics.vertexbuffer import BackedBufferObject
+
+    from engine.render.entities import EntityRenderer
+
+    uploads: list[int] = []
+    real_commit = BackedBufferObject.commit
+
+    def counting_commit(self: BackedBufferObject) -> None:
+        if self._dirty:
+            uploads.append(self._dirty_max - self._dirty_min)
+        real_commit(self)
+
+    monkeypatch.setattr(BackedBufferObject, "commit", counting_commit)
+
+    class Other(Dot):
+        look = Look("circle", 10, (255, 0, 0))
+
+    with World() as world:
+        world.spawn(Dot(x=20, y=20))  # 20 -> 60 -> 100
+        if looks == 2:
+            world.spawn(Other(x=-100, y=-100))
+        world.tick()
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 0.0)
+        assert uploads, "the first frame after a tick uploads its ends"
+        uploads.clear()
+        for alpha, columns in ((0.25, range(25, 35)), (0.5, range(35, 45)), (1.0, range(55, 65))):
+            draw(renderer, window, alpha)
+            assert red_columns(120, 40, 20) == list(columns), alpha
+        assert uploads == [], "frames between two ticks upload nothing"
+        world.tick()
+        draw(renderer, window, 0.5)
+        assert red_columns(120, 40, 20) == list(range(75, 85))
+        assert uploads, "a tick's new ends are uploaded"
         renderer.delete()
 
 
