@@ -290,6 +290,23 @@ def test_the_pair_refuses_a_position_whose_float_empties_the_list_and_never_call
         assert np.frombuffer(written, dtype=np.float32).tolist() == [3.0, 0.0, 0.0] + [7.0] * 6
 
 
+@pytest.mark.parametrize("tick", [0, 3, 300, 2**30 - 1, 2**30, 2**62 + 1, -5, -(2**30 - 1)], ids=str)
+@pytest.mark.parametrize("angles", [(350.0, 10.0), (10.0, 10.0), (-0.0, 0.0), (float("inf"), float("inf")),
+                                    (float("nan"), float("nan")), (720.0, 720.0)], ids=str)
+def test_the_pair_reads_a_tick_equal_in_another_int_and_an_unturned_angle_to_the_same_bits(tick, angles):
+    """The core compares one-digit ticks and skips the turn of an unturned angle inline: same bits as numpy."""
+    def make() -> tuple[list[Entity], Any, Any]:
+        moved, still, later = Entity(x=1.0, y=2.0), Entity(x=5, y=-6), Entity(x=9.5)
+        for entity, mark in ((moved, tick), (still, tick), (later, tick + 1)):
+            entity._px, entity._py, entity._pa = 0.5, 4, angles[0]
+            entity.angle = angles[1]
+            entity._prev_tick = int(str(mark))  # equal, but another object than the tick passed
+        return [moved, still, later], _rows(3), _rows(3)
+
+    found = _every_pair(make, tick=tick)
+    assert found[0] == "ok"
+
+
 def test_the_pair_does_not_compare_a_previous_tick_that_is_not_an_int():
     def make() -> tuple[list[Entity], Any, Any]:
         entity = Entity(x=float(sum(range(100))), y=2.0)
