@@ -114,7 +114,7 @@ class _FloorPoints:
 
 def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
                    renderer_name: str) -> Rows:
-    """One count of ``bench_frame``: its six figures."""
+    """One count of ``bench_frame``: its seven figures."""
     import numpy as np
     import pyglet
 
@@ -168,9 +168,15 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
         renderer.draw(next(alphas))
         pyglet.gl.glFinish()
 
+    def between_ticks() -> None:
+        # A frame with no tick before it (a display faster than the updates): only alpha moves.
+        window.clear()
+        renderer.draw(next(alphas))
+        pyglet.gl.glFinish()
+
     scaled = max(3, rounds * 10_000 // max(count, 10_000))
     times = measure({"bare": bare, "floor": floor, "floor frame": floor_frame, "tick": world.tick, "frame": frame,
-                     "renderer": frame_renderer}, scaled)
+                     "renderer": frame_renderer, "between": between_ticks}, scaled)
     renderer.delete()
     floor_points.delete()
     world.close()
@@ -187,4 +193,6 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
          times["frame"] / floor_frame_ms, "vs floor frame"),
         (f"{count:,}: full frame, tick + EntityRenderer.draw", times["renderer"] * 1e3,
          times["renderer"] / floor_frame_ms, "vs floor frame; <= 1.3x at 10,000"),
+        (f"{count:,}: frame between ticks, EntityRenderer.draw only", times["between"] * 1e3,
+         times["between"] / times["floor"], "vs the drawing floor (which writes its positions every frame)"),
     ]
