@@ -74,6 +74,10 @@ def test_the_frame_through_the_renderer_is_compared_with_a_floor_frame_that_runs
     floor_frame = next(ms for case, (ms, _) in rows.items() if "floor frame" in case)
     renderer_ms, renderer_ratio = next(value for case, value in rows.items() if "EntityRenderer" in case)
     assert renderer_ratio == pytest.approx(renderer_ms / floor_frame)
+    # A frame between two ticks only moves alpha: compared with the drawing floor, no tick on either side.
+    floor_ms = next(ms for case, (ms, _) in rows.items() if "one vertex buffer, positions in numpy, drawn" in case)
+    between_ms, between_ratio = rows["100: frame between ticks, EntityRenderer.draw only"]
+    assert between_ratio == pytest.approx(between_ms / floor_ms)
 
 
 def test_the_particles_family_sets_a_full_fountain_beside_a_plain_crowd_of_as_many(offscreen):

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import engine.world.world
-from engine import Entity, World, buffered
+from engine import BufferedWriteError, Entity, EntityUpdateError, Look, Part, World, buffered
 from engine.buffering import ACCELERATED, CompiledBuffers, PureBuffers, compiled
 
 PATHS: list[type] = [PureBuffers, *([CompiledBuffers] if ACCELERATED else [])]
@@ -203,7 +203,16 @@ def test_an_x_that_is_not_a_float_or_an_int_is_refused_the_same_way_on_both_path
     assert f"Entity None's x is a {type(value).__name__}, not a number" in found[2]
 
 
-@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf")])
+class _Int(int):
+    """An int subclass: read as the int it is."""
+
+
+# Ints on both sides of one digit (2**30, where the core's inline conversion stops) and past a double's 53 bits.
+_INTS = [0, -1, 2**30 - 1, 2**30, -(2**30 - 1), -(2**30), 2**53 + 1, -(2**62) - 3, _Int(-7)]
+
+
+
+@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), *_INTS])
 def test_ints_bools_and_every_float_gather_to_the_same_bits(value):
     def make() -> tuple[list[Entity], Any]:
         return [Entity(x=value, y=-1.0)], np.zeros((1, 3), dtype=np.float32)
@@ -282,6 +291,23 @@ def test_the_pair_refuses_a_position_whose_float_empties_the_list_and_never_call
         assert np.frombuffer(written, dtype=np.float32).tolist() == [3.0, 0.0, 0.0] + [7.0] * 6
 
 
+@pytest.mark.parametrize("tick", [0, 3, 300, 2**30 - 1, 2**30, 2**62 + 1, -5, -(2**30 - 1)], ids=str)
+@pytest.mark.parametrize("angles", [(350.0, 10.0), (10.0, 10.0), (-0.0, 0.0), (float("inf"), float("inf")),
+                                    (float("nan"), float("nan")), (720.0, 720.0)], ids=str)
+def test_the_pair_reads_a_tick_equal_in_another_int_and_an_unturned_angle_to_the_same_bits(tick, angles):
+    """The core compares one-digit ticks and skips the turn of an unturned angle inline: same bits as numpy."""
+    def make() -> tuple[list[Entity], Any, Any]:
+        moved, still, later = Entity(x=1.0, y=2.0), Entity(x=5, y=-6), Entity(x=9.5)
+        for entity, mark in ((moved, tick), (still, tick), (later, tick + 1)):
+            entity._px, entity._py, entity._pa = 0.5, 4, angles[0]
+            entity.angle = angles[1]
+            entity._prev_tick = int(str(mark))  # equal, but another object than the tick passed
+        return [moved, still, later], _rows(3), _rows(3)
+
+    found = _every_pair(make, tick=tick)
+    assert found[0] == "ok"
+
+
 def test_the_pair_does_not_compare_a_previous_tick_that_is_not_an_int():
     def make() -> tuple[list[Entity], Any, Any]:
         entity = Entity(x=float(sum(range(100))), y=2.0)
@@ -308,7 +334,7 @@ def test_the_pair_refuses_what_is_not_a_number_the_same_way_on_both_paths(value)
     assert found[1] == ("OverflowError" if isinstance(value, int) else "TypeError")
 
 
-@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), -0.0])
+@pytest.mark.parametrize("value", [True, 3, 10**20, float("nan"), float("-inf"), -0.0, *_INTS])
 def test_the_pair_gathers_ints_bools_and_every_float_to_the_bits_of_two_gathers(value):
     def make() -> tuple[list[Entity], Any, Any]:
         return [Entity(x=value, y=-1.0)], _rows(1), _rows(1)
@@ -713,7 +739,7 @@ class _Other:
     # In this order on purpose: two slots first, so every slot name sits at another offset.
     __slots__ = ("pad0", "pad1", "x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
                  "_nx", "_ny", "_na", "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals",
-                 "_random", "_random_mark", "_look", "_parts")
+                 "_random", "_random_mark", "_look", "_parts", "_blook", "_bparts")
 
 
 @needs_core
@@ -1106,3 +1132,356 @@ def test_a_rollback_without_memory_is_refused_before_anything_changes_and_leaks_
         assert core.put_back(entities, rows, odd, extras, no_signals) == []
         assert [entity._signals for entity in entities] == [no_signals] * len(entities)
         assert [sys.getrefcount(signals) for signals in held] == [count - 1 for count in counts]
+
+
+# -- shown fields: an entity's own look and parts, set in C ------------------------------------------
+
+_SMALL = Look("square", 4)
+_BIG = Look("circle", 9)
+_OTHER = Look("diamond", 5)
+
+
+def _shown_state(*entities: Entity) -> list[Any]:
+    """What each entity shows and holds of its own (slots, baselines), as comparable data."""
+    return [(repr(entity.look), repr(entity.parts), repr(entity._look), repr(entity._blook), repr(entity._bparts))
+            for entity in entities]
+
+
+class _Blinker(Entity):
+    """Sets its own look every tick, and reads it back."""
+
+    look = _SMALL
+
+    def update(self, world: World) -> None:
+        self.look = _BIG if self.look is _SMALL else _SMALL
+        assert self.look is not None
+
+
+class _Raiser(Entity):
+    """Sets its own look and parts, then fails its update."""
+
+    look = _SMALL
+
+    def update(self, world: World) -> None:
+        self.look = _BIG
+        self.parts = (Part(_OTHER),)
+        raise RuntimeError("no")
+
+
+def test_an_update_that_sets_its_own_look_and_raises_leaves_no_writer_behind():
+    """After the failed tick, the failed entity is nobody's updating entity: a write from outside
+    applies at once, and a write to it from another entity's update is refused (the settler closed)."""
+
+    class Tinter(Entity):
+        def update(self, world: World) -> None:
+            world.entities_of(_Raiser)[0].look = _OTHER
+
+    def scenario() -> Any:
+        world = World()
+        try:
+            raiser = world.spawn(_Raiser())
+            blinker = world.spawn(_Blinker())
+            seen: list[Any] = []
+            try:
+                world.tick()
+            except EntityUpdateError as error:  # (its traceback holds the tick's frames, the settler's too)
+                seen.append(str(error))
+                seen.append(_shown_state(raiser, blinker))
+                raiser.look = _OTHER  # between ticks: at once
+                seen.append(_shown_state(raiser))
+            raiser.update = lambda world: None  # type: ignore[method-assign]
+            world.spawn(Tinter())
+            try:
+                world.tick()
+            except BufferedWriteError as error:
+                seen.append(str(error).split(" at ")[0])
+            seen.append((_shown_state(raiser, blinker), world.tick_count, world.state_hash()))
+            return seen
+        finally:
+            world.close()
+
+    found = _on_every_path(scenario)
+    assert found[0] == "ok" and "wrote look of _Raiser" in found[1][3]
+
+
+class _Painter(Entity):
+    """Ticks an inner world of blinkers from its update, then sets its own look and reads both."""
+
+    look = _SMALL
+
+    def __init__(self, inner: World) -> None:
+        super().__init__()
+        self.inner = inner
+        self.seen: list[Any] = []
+
+    def update(self, world: World) -> None:
+        self.look = _OTHER
+        self.inner.tick()  # its settler runs inside ours, and leaves
+        self.seen.append(repr(self.look))
+        self.look = _BIG if self.inner.tick_count % 2 else _OTHER
+        self.seen.append(repr(self.look))
+
+
+class _Watcher(Entity):
+    def update(self, world: World) -> None:
+        painter = world.entities_of(_Painter)
+        if painter:
+            self.seen = repr(painter[0].look)
+
+
+def test_a_world_ticked_inside_an_update_hands_the_look_writes_back_to_the_outer_entity():
+    def scenario() -> Any:
+        outer, inner = World(), World()
+        try:
+            blinkers = [inner.spawn(_Blinker()) for _ in range(3)]
+            painter = outer.spawn(_Painter(inner))
+            watcher = outer.spawn(_Watcher())
+            found = []
+            for _ in range(3):
+                outer.tick()
+                found.append((watcher.seen, _shown_state(painter, *blinkers)))
+            return found, painter.seen, outer.state_hash(), inner.state_hash()
+        finally:
+            inner.close()
+            outer.close()
+
+    assert _on_every_path(scenario)[0] == "ok"
+
+
+class _Parts(list[Any]):
+    """Parts whose check (which iterates them) deletes the entity's baseline slot."""
+
+    def __init__(self, entity: Entity, slot: str) -> None:
+        super().__init__([Part(_OTHER)])
+        self.entity, self.slot = entity, slot
+
+    def __iter__(self) -> Iterator[Any]:
+        if hasattr(self.entity, self.slot):
+            delattr(self.entity, self.slot)
+        return super().__iter__()
+
+
+@pytest.mark.parametrize("slot", ["_bparts", "_parts"])
+def test_a_check_that_deletes_the_entitys_slot_is_refused_alike_by_name(slot):
+    class Ripper(Entity):
+        def update(self, world: World) -> None:
+            self.parts = _Parts(self, slot)  # type: ignore[assignment]  # a list that is no tuple of parts, on purpose
+
+    def scenario() -> Any:
+        world = World()
+        try:
+            world.spawn(Ripper())
+            try:
+                world.tick()
+            except EntityUpdateError as error:
+                return str(error), world.tick_count
+            return None
+        finally:
+            world.close()
+
+    found = _on_every_path(scenario)
+    assert found[0] == "ok" and slot in found[1][0]
+
+
+class _Ghost(Look):
+    """A look whose release sets its entity's look again (a finalizer run by the write that replaces it)."""
+
+    entity: Any = None
+
+    def __del__(self) -> None:
+        entity = type(self).entity
+        if entity is not None:
+            type(self).entity = None
+            entity.look = _OTHER
+
+
+def test_a_look_whose_release_sets_the_look_again_gives_the_same_world():
+    class Haunted(Entity):
+        look = _SMALL
+
+        def update(self, world: World) -> None:
+            _Ghost.entity = self
+            self.look = _Ghost("circle", 3)  # the first write: the committed look is the baseline
+            self.look = _BIG  # frees the ghost, whose finalizer writes again
+            self.look = _Ghost("square", 2)  # held only by the slot
+            _Ghost.entity = self
+            self.look = _BIG
+
+    def scenario() -> Any:
+        world = World()
+        try:
+            haunted = world.spawn(Haunted())
+            world.tick()
+            return _shown_state(haunted), world.state_hash()
+        finally:
+            _Ghost.entity = None
+            world.close()
+
+    found = _on_every_path(scenario)
+    assert found[1][0][0][0] == repr(_OTHER)
+
+
+class _Spent(Look):
+    """A baseline whose release clears the lists the commit walks."""
+
+    lists: list[list[Any]] = []
+
+    def __del__(self) -> None:
+        for each in type(self).lists:
+            each.clear()
+
+
+def _commit_cases() -> list[Callable[..., None]]:
+    from engine.buffering.shown import ShownBuffers
+
+    return [ShownBuffers.settle_shown, *([compiled._core.commit_shown] if ACCELERATED else [])]
+
+
+@pytest.mark.parametrize("undoable", [False, True])
+def test_a_baseline_whose_release_empties_the_commits_lists_gives_the_same_entities(undoable):
+    from engine.entity import LOOK
+
+    outcomes = []
+    for commit in _commit_cases():
+        entities = [Entity() for _ in range(4)]
+        for index, entity in enumerate(entities):
+            entity._look = _BIG
+            entity._blook = _Spent("square", index + 1)  # only the slot holds it
+        changed, fields = list(entities), [LOOK] * 4
+        written: list[Any] | None = [] if undoable else None
+        _Spent.lists = [changed, fields]
+        try:
+            outcome = _outcome(lambda: commit(changed, fields, written))
+        finally:
+            _Spent.lists = []
+        outcomes.append((outcome, [repr(entity._blook) for entity in entities], len(changed), len(fields),
+                         None if written is None else [(row[0] is entities[i], repr(row[2]))
+                                                       for i, row in enumerate(written)]))
+    for other in outcomes[1:]:
+        assert other == outcomes[0]
+
+
+def test_a_gc_hook_that_rewrites_baselines_during_the_commit_gives_the_same_entities():
+    from engine.buffering.shown import UNCHANGED
+    from engine.entity import LOOK
+
+    outcomes = []
+    for commit in _commit_cases():
+        entities = [Entity() for _ in range(50)]
+        for index, entity in enumerate(entities):
+            entity._look = _BIG
+            entity._blook = Look("square", index + 1)
+
+        def hook(phase: str, info: dict[str, Any], entities: list[Entity] = entities) -> None:
+            for entity in entities:  # a baseline the commit has not reached yet changes, or goes
+                if entity._blook is not UNCHANGED:
+                    entity._blook = UNCHANGED if len(gc.callbacks) % 2 else _SMALL
+
+        written: list[Any] = []
+        gc.callbacks.append(hook)
+        gc.set_threshold(1, 1, 1)
+        try:
+            outcome = _outcome(lambda: commit(list(entities), [LOOK] * len(entities), written))
+        finally:
+            gc.callbacks.remove(hook)
+            gc.set_threshold(*_THRESHOLD)
+        outcomes.append((outcome, [repr(entity._blook) for entity in entities], len(written)))
+    for other in outcomes[1:]:
+        assert other[1:] == outcomes[0][1:]
+
+
+_THRESHOLD = gc.get_threshold()
+
+
+@needs_core
+def test_the_cores_commit_shown_refuses_what_it_was_not_given_and_frees_nothing_twice():
+    from engine.buffering.shown import UNCHANGED
+    from engine.entity import LOOK, PARTS
+
+    core = compiled._core
+    entity = Entity()
+    entity._blook = _BIG
+    refusals = [
+        (((entity,), [LOOK], None), TypeError, "changed must be a list"),
+        (([entity], (LOOK,), None), TypeError, "fields must be a list"),
+        (([entity], [LOOK], ()), TypeError, "written must be a list"),
+        (([object()], [LOOK], None), TypeError, "expected an Entity, got object"),
+        (([entity], [object()], None), TypeError, "expected a bound shown field, got object"),
+        (([entity], [core.ShownField()], None), TypeError, "expected a bound shown field, got ShownField"),
+        (([entity], [LOOK], None, None), TypeError, "takes 3 arguments"),
+    ]
+    for arguments, error, message in refusals:
+        with pytest.raises(error, match=message):
+            core.commit_shown(*arguments)
+        assert entity._blook is _BIG
+    # Lists of different lengths are read as zip reads them: the shorter one ends the pass.
+    other = Entity()
+    other._bparts = (Part(_SMALL),)
+    written: list[Any] = []
+    core.commit_shown([entity, other], [LOOK], written)
+    assert written == [(entity, LOOK, _BIG)] and entity._blook is UNCHANGED and other._bparts == (Part(_SMALL),)
+    del entity._blook
+    with pytest.raises(AttributeError, match="_blook"):
+        core.commit_shown([entity], [LOOK], [])
+    core.commit_shown([entity, other], [LOOK, PARTS], None)  # no undo kept: a missing baseline is just set
+    assert entity._blook is UNCHANGED and other._bparts is UNCHANGED
+
+
+@needs_core
+def test_a_shown_field_of_the_core_unbound_or_misbound_is_refused_and_never_reads_a_slot():
+    core = compiled._core
+    field = core.ShownField()
+    entity = Entity()
+    with pytest.raises(AttributeError, match="read"):
+        field.__get__(entity, Entity)
+    with pytest.raises(RuntimeError, match="set before bind"):
+        field.__set__(entity, _BIG)
+    from engine.buffering.shown import FOLLOW, HIDDEN, UNCHANGED
+
+    good = ("_look", "_blook", "_class_look", lambda kind, value: value, Look, None, UNCHANGED, HIDDEN, FOLLOW)
+    for bad, error in [(("_look", "_bparts"), ValueError), (("x", "_bx"), ValueError), ((1, "_blook"), ValueError),
+                       (("_look", "_blook", 3), TypeError), (("_look", "_blook", "_c", None), TypeError),
+                       (("_look", "_blook", "_c", len, 5), TypeError)]:
+        with pytest.raises(error):
+            field.bind(*bad, *good[len(bad):])
+        with pytest.raises(RuntimeError, match="set before bind"):
+            field.__set__(entity, _BIG)
+    with pytest.raises(TypeError, match="9 arguments"):
+        field.bind(*good[:8])
+    field.bind(*good)
+    field.bind(*good)  # again: the references change hands
+    assert field.__get__(entity, Entity) is None  # Entity shows no look of its own
+    with pytest.raises(AttributeError, match="store"):
+        field.__set__(entity, _BIG)  # never spawned: the Python store, which a bare core field lacks
+    assert entity._look is None
+
+
+@needs_core
+def test_a_settler_dropped_half_way_stops_taking_writes_as_its_entitys_own():
+    from engine.buffering.shown import UNCHANGED
+
+    with World() as world:
+        blinker = world.spawn(_Blinker())
+        changed: list[Any] = []
+        fields: list[Any] = []
+        settler = compiled._core.Settler([blinker], [], [], changed, fields)
+        assert next(settler) is blinker
+        blinker.look = _OTHER  # while it is handed out: its own write, the committed slot kept as the baseline
+        assert (changed, len(fields), blinker._blook, blinker._look) == ([blinker], 1, None, _OTHER)
+        blinker._look, blinker._blook = None, UNCHANGED
+        changed.clear()
+        fields.clear()
+        del settler
+        gc.collect()
+        blinker.look = _BIG  # between ticks: at once, no baseline, nothing recorded
+        assert (blinker.look, blinker._blook, changed) == (_BIG, UNCHANGED, [])
+        closed = compiled._core.Settler([blinker], [], [], changed, fields)
+        assert next(closed) is blinker
+        closed.close()
+        assert closed.current is blinker
+        with pytest.raises(StopIteration):
+            next(closed)
+        blinker.look = _SMALL
+        assert (blinker.look, blinker._blook, changed) == (_SMALL, UNCHANGED, [])
+    with pytest.raises(TypeError, match="come together"):
+        compiled._core.Settler([], [], [], [])

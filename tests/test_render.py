@@ -349,6 +349,33 @@ def test_a_picture_look_is_drawn_with_its_own_size_and_transparency(window, tmp_
         renderer.delete()
 
 
+@pytest.mark.parametrize("extrapolate", [False, True])
+def test_a_turn_across_zero_is_drawn_the_short_way_round(window, tmp_path, extrapolate):
+    """350 to 10 degrees passes through 0, not 180 (as ``Entity.draw_angle``): a half-red picture shows which."""
+    from engine.render.entities import EntityRenderer
+
+    picture = tmp_path / "half.png"
+    write_half_red_png(picture)
+
+    class Vane(Entity):
+        look = Look(image=str(picture))
+
+        def update(self, world: World) -> None:
+            self.angle = 10.0 if self.angle == 350.0 else 330.0
+
+    with World() as world:
+        vane = world.spawn(Vane(x=60, y=20, angle=350.0))
+        world.tick()  # 350 -> 10; extrapolated half a tick: 20
+        assert vane.draw_angle(0.5) == 0.0
+        renderer = EntityRenderer(world, extrapolate=extrapolate)
+        pyglet.gl.glClearColor(0, 0, 1, 1)
+        window.clear()
+        renderer.draw(0.5)
+        at = pixels(120, 40)
+        assert at(54, 20) == (255, 0, 0) and at(66, 20) == (0, 0, 255), "the red half stays on the left"
+        renderer.delete()
+
+
 def test_a_picture_gone_before_it_is_drawn_is_reported_by_path(window, tmp_path):
     from engine.render.entities import EntityRenderer
 
@@ -647,6 +674,46 @@ def test_unchanged_entities_and_text_make_no_pyglet_objects_frame_after_frame(wi
         renderer.delete()
 
 
+@pytest.mark.parametrize("looks", [1, 2], ids=["one look", "two looks"])
+def test_the_motion_is_uploaded_once_per_tick_and_frames_between_ticks_upload_nothing(window, monkeypatch, looks):
+    """Issue 32 item 2: both ends of the tick go to the GPU once; a frame only moves ``alpha``."""
+    from pyglet.graphics.vertexbuffer import BackedBufferObject
+
+    from engine.render.entities import EntityRenderer
+
+    uploads: list[int] = []
+    real_commit = BackedBufferObject.commit
+
+    def counting_commit(self: BackedBufferObject) -> None:
+        if self._dirty:
+            uploads.append(self._dirty_max - self._dirty_min)
+        real_commit(self)
+
+    monkeypatch.setattr(BackedBufferObject, "commit", counting_commit)
+
+    class Other(Dot):
+        look = Look("circle", 10, (255, 0, 0))
+
+    with World() as world:
+        world.spawn(Dot(x=20, y=20))  # 20 -> 60 -> 100
+        if looks == 2:
+            world.spawn(Other(x=-100, y=-100))
+        world.tick()
+        renderer = EntityRenderer(world)
+        draw(renderer, window, 0.0)
+        assert uploads, "the first frame after a tick uploads its ends"
+        uploads.clear()
+        for alpha, columns in ((0.25, range(25, 35)), (0.5, range(35, 45)), (1.0, range(55, 65))):
+            draw(renderer, window, alpha)
+            assert red_columns(120, 40, 20) == list(columns), alpha
+        assert uploads == [], "frames between two ticks upload nothing"
+        world.tick()
+        draw(renderer, window, 0.5)
+        assert red_columns(120, 40, 20) == list(range(75, 85))
+        assert uploads, "a tick's new ends are uploaded"
+        renderer.delete()
+
+
 def test_a_text_that_changes_every_tick_does_not_resort_the_other_entities(window, monkeypatch):
     from engine.render.entities import EntityRenderer
 
@@ -734,3 +801,63 @@ def test_a_driver_runs_the_ticks_gets_the_window_input_and_stops_the_run_when_it
     assert world.input_queue_of(1).state()[1] == frozenset({keys.SPACE}), "the driver put it in player 1's queue"
     assert world.input_queue.state()[1] == frozenset(), "the window's input went to the driver, not player 0"
     assert "ping 12 ms" in runner.hud.note
+
+
+PURE_OR_CORE_SCENE = '''
+import hashlib, sys
+from engine import Entity, Look, World
+from engine.render import create_window
+from engine.render.context import read_pixels
+from engine.render.entities import EntityRenderer
+
+class Spinner(Entity):
+    look = Look("square", 6, (255, 200, 0))
+
+    def update(self, world):
+        self.x += 0.37
+        self.angle = (self.angle + 173.0) % 360.0  # across 0 degrees every other tick
+
+class Blinker(Entity):
+    look = Look("circle", 5, (0, 120, 255))
+
+    def update(self, world):
+        self.y -= 1.3
+        self.look = Look("circle", 4 + world.tick_count % 3, (0, 120 + world.tick_count % 2 * 100, 255))
+
+window = create_window(96, 64, headless=True)
+digest = hashlib.sha256()
+with World() as world:
+    for i in range(60):
+        world.spawn(Spinner(x=i * 1.55, y=i % 7 * 9.1, angle=i * 29.0))
+        world.spawn(Blinker(x=i % 11 * 8.3, y=60 - i % 5 * 3.7))
+    world.spawn(Entity(x=40, y=30))  # never moves
+    renderer = EntityRenderer(world)
+    for tick in range(3):
+        world.tick()
+        for extrapolate in (False, True):
+            renderer.extrapolate = extrapolate
+            for alpha in (0.0, 0.3, 0.77, 1.0):
+                window.clear()
+                renderer.draw(alpha)
+                digest.update(bytes(read_pixels(96, 64)))
+    renderer.delete()
+window.close()
+print(digest.hexdigest())
+'''
+
+
+def test_the_pure_path_and_the_core_draw_the_same_pixels(tmp_path):
+    """Interpolated on the GPU from either path's rows: every frame the same, turns and looks changing."""
+    import os
+    import subprocess
+    import sys
+
+    from engine.buffering import ACCELERATED
+
+    if not ACCELERATED:
+        pytest.skip("the compiled core is not built")
+    script = tmp_path / "scene.py"
+    script.write_text(PURE_OR_CORE_SCENE)
+    digests = {pure: subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
+                                    env={**os.environ, "TICKSWAP_PURE": pure}).stdout.strip() for pure in ("0", "1")}
+    assert len(digests["0"]) == 64 and digests["0"] == digests["1"], digests

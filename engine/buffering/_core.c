@@ -35,11 +35,15 @@
 #include <Python.h>
 #include <structmember.h>
 #include <math.h>
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h>   /* an int's digits, read by the gather (included by Python.h from 3.11 on) */
+#endif
 
 enum {
     S_X, S_Y, S_ANGLE, S_ALIVE, S_MOTION_ONLY,
     S_BX, S_BY, S_BA, S_NX, S_NY, S_NA, S_PX, S_PY, S_PA,
     S_PREV_TICK, S_BFULL, S_NFULL, S_PREST, S_SIGNALS, S_RANDOM, S_RANDOM_MARK, S_LOOK, S_PARTS,
+    S_BLOOK, S_BPARTS,
     S_COUNT
 };
 
@@ -47,6 +51,7 @@ static const char *slot_names[S_COUNT] = {
     "x", "y", "angle", "alive", "_motion_only",
     "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
     "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
+    "_blook", "_bparts",
 };
 
 static Py_ssize_t offsets[S_COUNT];
@@ -670,7 +675,7 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* -- the settler ------------------------------------------------------------------------- */
 
-typedef struct {
+typedef struct Settler {
     PyObject_HEAD
     PyObject *order;      /* list of entities, in update order; NULL once spent */
     PyObject *moved;      /* list: motion-only entities whose values changed */
@@ -681,7 +686,56 @@ typedef struct {
     int busy;             /* inside __next__: a finalizer or __eq__ calling it again is refused */
     PyObject *before[3];  /* its committed x, y, angle, set aside */
     PyObject *before_full;
+    PyObject *shown_changed;  /* lists the current entity's own shown writes go to (see ShownField), or NULL */
+    PyObject *shown_fields;
+    struct Settler *outer;    /* while running (see ``running``): the settler running when it started, or NULL */
+    int chained;              /* whether it is in the chain of running settlers */
 } Settler;
+
+/* The settler whose entity's update is running: a shown field (``ShownField``) set on the
+ * entity it handed out is that entity's own write, made without asking its world. A world
+ * ticked inside an entity's update runs its settler inside the outer one, so the running
+ * settlers are a chain, innermost first, each pointing to the one outside it (``outer``).
+ * A settler with the shown lists joins when it hands out its first entity and leaves when
+ * it is spent, fails, is closed (``close()``, which the buffers call when an update
+ * raised) or freed, so the chain never points to a freed settler and holds no reference:
+ * a settler dropped half-way leaves it when it goes. The chain is only ever read to ask
+ * whether an entity is the one its innermost settler is updating. */
+static Settler *running = NULL;
+
+static void
+settler_enter(Settler *self)
+{
+    if (self->chained || self->shown_changed == NULL) {
+        return;
+    }
+    self->outer = running;
+    running = self;
+    self->chained = 1;
+}
+
+static void
+settler_leave(Settler *self)
+{
+    if (!self->chained) {
+        return;
+    }
+    self->chained = 0;
+    if (running == self) {
+        running = self->outer;
+    }
+    else {
+        /* Left out of turn (an inner one was dropped but is not freed yet): unlinked where it is. */
+        Settler *inner = running;
+        while (inner != NULL && inner->outer != self) {
+            inner = inner->outer;
+        }
+        if (inner != NULL) {
+            inner->outer = self->outer;
+        }
+    }
+    self->outer = NULL;
+}
 
 static void
 settler_forget(Settler *self)
@@ -792,6 +846,7 @@ settler_failed(Settler *self)
     self->busy = 0;
     Py_CLEAR(self->order);
     settler_forget(self);
+    settler_leave(self);
     return NULL;
 }
 
@@ -820,6 +875,7 @@ settler_step(Settler *self)
             self->before[0] = Py_NewRef(x);
             self->before[1] = Py_NewRef(y);
             self->before[2] = Py_NewRef(angle);
+            settler_enter(self);
             return Py_NewRef(entity);
         }
         if (alive == NULL) {
@@ -861,9 +917,11 @@ settler_step(Settler *self)
                 return settler_failed(self);
             }
         }
+        settler_enter(self);
         return Py_NewRef(entity);
     }
     Py_CLEAR(self->order);
+    settler_leave(self);
     return NULL;
 }
 
@@ -886,10 +944,15 @@ settler_next(Settler *self)
 static PyObject *
 settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *order, *moved, *changed;
-    static char *keywords[] = {"order", "moved", "changed", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!:Settler", keywords, &PyList_Type, &order,
-                                     &PyList_Type, &moved, &PyList_Type, &changed)) {
+    PyObject *order, *moved, *changed, *shown_changed = NULL, *shown_fields = NULL;
+    static char *keywords[] = {"order", "moved", "changed", "shown_changed", "shown_fields", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!|O!O!:Settler", keywords, &PyList_Type, &order,
+                                     &PyList_Type, &moved, &PyList_Type, &changed, &PyList_Type, &shown_changed,
+                                     &PyList_Type, &shown_fields)) {
+        return NULL;
+    }
+    if ((shown_changed == NULL) != (shown_fields == NULL)) {
+        PyErr_SetString(PyExc_TypeError, "Settler: shown_changed and shown_fields come together");
         return NULL;
     }
     if (slots_type == NULL) {
@@ -903,6 +966,8 @@ settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->order = Py_NewRef(order);
     self->moved = Py_NewRef(moved);
     self->changed = Py_NewRef(changed);
+    self->shown_changed = Py_XNewRef(shown_changed);
+    self->shown_fields = Py_XNewRef(shown_fields);
     return (PyObject *)self;
 }
 
@@ -917,6 +982,8 @@ settler_traverse(Settler *self, visitproc visit, void *arg)
     Py_VISIT(self->before[1]);
     Py_VISIT(self->before[2]);
     Py_VISIT(self->before_full);
+    Py_VISIT(self->shown_changed);
+    Py_VISIT(self->shown_fields);
     return 0;
 }
 
@@ -927,6 +994,8 @@ settler_clear(Settler *self)
     Py_CLEAR(self->moved);
     Py_CLEAR(self->changed);
     Py_CLEAR(self->current);
+    Py_CLEAR(self->shown_changed);
+    Py_CLEAR(self->shown_fields);
     settler_forget(self);
     return 0;
 }
@@ -935,6 +1004,7 @@ static void
 settler_dealloc(Settler *self)
 {
     PyObject_GC_UnTrack(self);
+    settler_leave(self);
     settler_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -945,6 +1015,27 @@ settler_get_current(Settler *self, void *closure)
     return Py_NewRef(self->current != NULL ? self->current : Py_None);
 }
 
+static PyObject *
+settler_close(Settler *self, PyObject *unused)
+{
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the settler was closed from inside itself");
+        return NULL;
+    }
+    PyObject *order = self->order;
+    self->order = NULL;
+    settler_leave(self);
+    Py_XDECREF(order);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef settler_methods[] = {
+    {"close", (PyCFunction)settler_close, METH_NOARGS,
+     "close()\n--\n\nThe updates are over (an update raised): hand out nothing more, and stop taking a shown "
+     "field set on ``current`` as its own update's write. ``current`` still names the entity."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef settler_getset[] = {
     {"current", (getter)settler_get_current, NULL,
      "The entity whose update() is running (or failed), or None.", NULL},
@@ -952,10 +1043,12 @@ static PyGetSetDef settler_getset[] = {
 };
 
 PyDoc_STRVAR(settler_doc,
-"Settler(order, moved, changed)\n--\n\n"
+"Settler(order, moved, changed, shown_changed=None, shown_fields=None)\n--\n\n"
 "Iterate over the live entities of ``order`` for their updates, settling each one after it:\n"
 "pending values kept aside (``moved`` / ``changed`` list the entities that changed),\n"
-"committed values put back. See engine.buffering.buffers.");
+"committed values put back. See engine.buffering.buffers. With ``shown_changed`` and\n"
+"``shown_fields`` (the buffers' lists), a shown field (``ShownField``) that the updating\n"
+"entity sets on itself is written through in C, recorded in them.");
 
 static PyTypeObject SettlerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -970,7 +1063,306 @@ static PyTypeObject SettlerType = {
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)settler_next,
     .tp_getset = settler_getset,
+    .tp_methods = settler_methods,
 };
+
+/* -- shown fields: an entity's own look and parts ------------------------------------------ */
+
+/* The compiled half of ``engine.buffering.shown.Shown`` (its base class where the core is
+ * built): the descriptor's hot paths, the read of a field nobody changed this tick or that
+ * the updating entity reads of itself, and the updating entity's write of its own. Every
+ * other case (a class's read, an entity changed this tick read by another, a write from a
+ * system, between ticks, before spawn, or refused) calls the Python methods ``read`` and
+ * ``store``, which are the pure path's own code, so the two paths cannot disagree there.
+ * ``bind()`` (called by ``Shown.__init__``) says which slots the field is over and the
+ * markers it compares with; an unbound field takes the Python path for everything. */
+typedef struct {
+    PyObject_HEAD
+    int slot;                   /* S_LOOK or S_PARTS; -1 until bound */
+    int baseline;               /* S_BLOOK or S_BPARTS */
+    PyObject *class_attribute;  /* "_class_look": what an entity that sets none of its own shows */
+    PyObject *check;            /* check(entity_class, value) -> what the slot holds, or raises */
+    PyObject *plain;            /* a type taken unchecked (Look), or NULL */
+    PyObject *empty;            /* what an own value of ``hidden`` reads as */
+    PyObject *unchanged;        /* the baseline's "nothing set this tick" */
+    PyObject *hidden;           /* the slot's "an own value of None" */
+    PyObject *follow;           /* what ``del entity.look`` sets (the check makes it None) */
+} ShownField;
+
+static PyTypeObject ShownFieldType;
+static PyObject *str_read = NULL;    /* "read" */
+static PyObject *str_store = NULL;   /* "store" */
+
+static inline int
+is_field(PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, &ShownFieldType) && ((ShownField *)obj)->slot >= 0;
+}
+
+static int
+slot_index(PyObject *name, int first, int second)
+{
+    if (PyUnicode_Check(name)) {
+        if (PyUnicode_CompareWithASCIIString(name, slot_names[first]) == 0) {
+            return first;
+        }
+        if (PyUnicode_CompareWithASCIIString(name, slot_names[second]) == 0) {
+            return second;
+        }
+    }
+    return -1;
+}
+
+static PyObject *
+shown_bind(ShownField *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "bind(slot, baseline, class_attribute, check, plain, empty, unchanged, "
+                                         "hidden, follow) takes 9 arguments");
+        return NULL;
+    }
+    int slot = slot_index(args[0], S_LOOK, S_PARTS), baseline = slot_index(args[1], S_BLOOK, S_BPARTS);
+    if (slot < 0 || baseline < 0 || baseline - S_BLOOK != slot - S_LOOK) {
+        PyErr_SetString(PyExc_ValueError, "bind: a shown field is over _look and _blook, or _parts and _bparts");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[2]) || !PyCallable_Check(args[3]) || (args[4] != Py_None && !PyType_Check(args[4]))) {
+        PyErr_SetString(PyExc_TypeError, "bind: class_attribute must be a str, check callable, plain a type or None");
+        return NULL;
+    }
+    self->slot = -1;   /* unbound while the references change hands: a release below may read it */
+    PyObject *old[7] = {self->class_attribute, self->check, self->plain, self->empty, self->unchanged,
+                        self->hidden, self->follow};
+    self->class_attribute = Py_NewRef(args[2]);
+    self->check = Py_NewRef(args[3]);
+    self->plain = args[4] == Py_None ? NULL : Py_NewRef(args[4]);
+    self->empty = Py_NewRef(args[5]);
+    self->unchanged = Py_NewRef(args[6]);
+    self->hidden = Py_NewRef(args[7]);
+    self->follow = Py_NewRef(args[8]);
+    self->baseline = baseline;
+    self->slot = slot;
+    for (int k = 0; k < 7; k++) {
+        Py_XDECREF(old[k]);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+shown_get(ShownField *self, PyObject *obj, PyObject *type)
+{
+    if (obj != NULL && obj != Py_None && self->slot >= 0 && is_entity(obj)) {
+        PyObject *own = SLOT(obj, self->slot), *base = SLOT(obj, self->baseline);
+        if (own != NULL && base != NULL
+                && (base == self->unchanged || (running != NULL && running->current == obj))) {
+            if (own == Py_None) {
+                return PyObject_GetAttr((PyObject *)Py_TYPE(obj), self->class_attribute);
+            }
+            return Py_NewRef(own == self->hidden ? self->empty : own);
+        }
+    }
+    return PyObject_CallMethodObjArgs((PyObject *)self, str_read, obj == NULL ? Py_None : obj,
+                                      type == NULL ? Py_None : type, NULL);
+}
+
+static int
+shown_set(ShownField *self, PyObject *obj, PyObject *value)
+{
+    if (self->slot < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core.ShownField: set before bind()");
+        return -1;
+    }
+    if (value == NULL) {   /* del entity.look: follow the class again */
+        value = self->follow;
+    }
+    PyObject *raw;
+    if (self->plain != NULL && (PyObject *)Py_TYPE(value) == self->plain) {
+        raw = Py_NewRef(value);
+    }
+    else {
+        Py_INCREF(value);   /* the field's own ``follow`` included: the check may rebind it */
+        raw = PyObject_CallFunctionObjArgs(self->check, (PyObject *)Py_TYPE(obj), value, NULL);
+        Py_DECREF(value);
+        if (raw == NULL) {
+            return -1;
+        }
+    }
+    /* The check may have run anything: everything below is read after it. */
+    Settler *settler = running;
+    if (self->slot >= 0 && settler != NULL && settler->current == obj && settler->shown_changed != NULL
+            && is_entity(obj)) {
+        PyObject **own = SLOT_AT(obj, self->slot), **base = SLOT_AT(obj, self->baseline);
+        if (*own != NULL && *base != NULL) {
+            /* Its own update: write through, keeping the committed value as the baseline the
+             * first time (the pure path's order: baseline, record, write). */
+            if (*base == self->unchanged) {
+                PyObject *was = *base;
+                *base = Py_NewRef(*own);
+                Py_DECREF(was);   /* the field holds ``unchanged``: nothing is freed */
+                /* Appending calls no Python code: the settler and its lists stay. */
+                if (PyList_Append(settler->shown_changed, obj) < 0
+                        || PyList_Append(settler->shown_fields, (PyObject *)self) < 0) {
+                    Py_DECREF(raw);
+                    return -1;
+                }
+            }
+            slot_set(obj, self->slot, raw);   /* the value let go of may run a finalizer: last */
+            Py_DECREF(raw);
+            return 0;
+        }
+    }
+    PyObject *result = PyObject_CallMethodObjArgs((PyObject *)self, str_store, obj, raw, NULL);
+    Py_DECREF(raw);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
+}
+
+static int
+shown_traverse(ShownField *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->class_attribute);
+    Py_VISIT(self->check);
+    Py_VISIT(self->plain);
+    Py_VISIT(self->empty);
+    Py_VISIT(self->unchanged);
+    Py_VISIT(self->hidden);
+    Py_VISIT(self->follow);
+    return 0;
+}
+
+static int
+shown_clear(ShownField *self)
+{
+    self->slot = -1;
+    Py_CLEAR(self->class_attribute);
+    Py_CLEAR(self->check);
+    Py_CLEAR(self->plain);
+    Py_CLEAR(self->empty);
+    Py_CLEAR(self->unchanged);
+    Py_CLEAR(self->hidden);
+    Py_CLEAR(self->follow);
+    return 0;
+}
+
+/* A subclass's instances come here through ``subtype_dealloc``, which releases their class. */
+static void
+shown_dealloc(ShownField *self)
+{
+    PyObject_GC_UnTrack(self);
+    shown_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+shown_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    ShownField *self = (ShownField *)type->tp_alloc(type, 0);
+    if (self != NULL) {
+        self->slot = self->baseline = -1;
+    }
+    return (PyObject *)self;
+}
+
+static PyMethodDef shown_methods[] = {
+    {"bind", (PyCFunction)(void (*)(void))shown_bind, METH_FASTCALL,
+     "bind(slot, baseline, class_attribute, check, plain, empty, unchanged, hidden, follow)\n--\n\n"
+     "Say which slots this field is over (\"_look\", \"_blook\" or \"_parts\", \"_bparts\") and what it compares "
+     "with: from then on the hot paths of reading and setting it run in C."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(shown_doc,
+"The compiled hot paths of a shown field's descriptor: the base class of engine.buffering.shown.Shown.\n\n"
+"Subclasses provide ``read(entity, owner)`` and ``store(entity, raw)``, the pure path's code, which it\n"
+"calls for every case but the common ones.");
+
+static PyTypeObject ShownFieldType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.ShownField",
+    .tp_basicsize = sizeof(ShownField),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = shown_doc,
+    .tp_new = shown_new,
+    .tp_dealloc = (destructor)shown_dealloc,
+    .tp_traverse = (traverseproc)shown_traverse,
+    .tp_clear = (inquiry)shown_clear,
+    .tp_methods = shown_methods,
+    .tp_descr_get = (descrgetfunc)shown_get,
+    .tp_descr_set = (descrsetfunc)shown_set,
+};
+
+/* The Update Method system's commit of what entities set of their own shown fields
+ * (``ShownBuffers.commit_shown``'s loop, same order, same effects): for each entity of
+ * ``changed`` and the field beside it in ``fields``, a baseline that is not ``unchanged``
+ * is appended to ``written`` as ``(entity, field, before)`` (unless ``written`` is None),
+ * and the baseline becomes ``unchanged``. Each pair is held while it is worked on and
+ * the lists' lengths are read again at every step: a tuple's allocation may start the
+ * collector's callbacks, and a baseline let go of may run a finalizer. */
+static PyObject *
+core_commit_shown(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "commit_shown(changed, fields, written) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *changed = args[0], *fields = args[1], *written = args[2] == Py_None ? NULL : args[2];
+    if (check_list(changed, "changed") < 0 || check_list(fields, "fields") < 0
+            || (written != NULL && check_list(written, "written") < 0)) {
+        return NULL;
+    }
+    Py_INCREF(changed);
+    Py_INCREF(fields);
+    Py_XINCREF(written);
+    int failed = 0;
+    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(changed) && i < PyList_GET_SIZE(fields); i++) {
+        PyObject *entity = Py_NewRef(PyList_GET_ITEM(changed, i));
+        PyObject *field = Py_NewRef(PyList_GET_ITEM(fields, i));
+        prefetch_entity(changed, i + AHEAD);
+        if (check_entity(entity) < 0) {
+            failed = 1;
+        }
+        else if (!is_field(field)) {
+            PyErr_Format(PyExc_TypeError, "commit_shown: expected a bound shown field, got %.200s",
+                         short_name(Py_TYPE(field)));
+            failed = 1;
+        }
+        else {
+            ShownField *shown = (ShownField *)field;
+            PyObject *unchanged = Py_NewRef(shown->unchanged);
+            PyObject *before = SLOT(entity, shown->baseline);
+            if (written == NULL) {
+                slot_set(entity, shown->baseline, unchanged);   /* what it let go of may run a finalizer */
+            }
+            else if (before == NULL) {
+                missing(entity, shown->baseline);
+                failed = 1;
+            }
+            else if (before != unchanged) {
+                Py_INCREF(before);   /* the tuple's allocation may run anything */
+                PyObject *row = PyTuple_Pack(3, entity, field, before);
+                Py_DECREF(before);
+                failed = row == NULL || PyList_Append(written, row) < 0;
+                Py_XDECREF(row);
+                if (!failed) {
+                    slot_set(entity, shown->baseline, unchanged);
+                }
+            }
+            Py_DECREF(unchanged);
+        }
+        Py_DECREF(field);
+        Py_DECREF(entity);
+    }
+    Py_XDECREF(written);
+    Py_DECREF(fields);
+    Py_DECREF(changed);
+    if (failed) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
 
 /* -- checkpoints: keep and put back ------------------------------------------------------- */
 
@@ -1392,7 +1784,7 @@ static const char *gather_fields[6] = {"x", "y", "angle", "previous x", "previou
  * what they are, never through an overridden ``__float__``); anything else is refused,
  * naming the entity and the field, as the numpy path does. */
 static int
-as_number(PyObject *value, double *out, PyObject *entity, int field)
+number_of(PyObject *value, double *out, PyObject *entity, int field)
 {
     if (PyFloat_Check(value)) {
         *out = PyFloat_AS_DOUBLE(value);
@@ -1417,6 +1809,59 @@ as_number(PyObject *value, double *out, PyObject *entity, int field)
     Py_DECREF(value);
     Py_DECREF(entity);
     return -1;
+}
+
+/* The common cases of ``number_of``, inline: a float, or an int of one digit (every position
+ * a game keeps in an int), converted as PyLong_AsDouble converts it (exactly), without the
+ * calls and subtype tests: a gather of int positions took twice as long as one of floats. */
+static inline int
+as_number(PyObject *value, double *out, PyObject *entity, int field)
+{
+    if (PyFloat_CheckExact(value)) {
+        *out = PyFloat_AS_DOUBLE(value);
+        return 0;
+    }
+    if (PyLong_CheckExact(value)) {
+#if PY_VERSION_HEX >= 0x030C0000
+        if (PyUnstable_Long_IsCompact((PyLongObject *)value)) {
+            *out = (double)PyUnstable_Long_CompactValue((PyLongObject *)value);
+            return 0;
+        }
+#else
+        Py_ssize_t size = Py_SIZE(value);
+        if (size >= -1 && size <= 1) {
+            *out = (double)(size * (Py_ssize_t)((PyLongObject *)value)->ob_digit[0]);
+            return 0;
+        }
+#endif
+    }
+    return number_of(value, out, entity, field);
+}
+
+/* Whether two ints are equal (``value`` an exact int): compared inline where both have one
+ * digit (a tick count below 2**30), else by ``==``, which for ints calls nothing of the game's.
+ * Past tick 256 the tick counts are different objects, and the comparison was a fifth of
+ * the gather. */
+static inline int
+same_int(PyObject *value, PyObject *other)
+{
+    if (PyLong_CheckExact(other)) {
+#if PY_VERSION_HEX >= 0x030C0000
+        if (PyUnstable_Long_IsCompact((PyLongObject *)value) && PyUnstable_Long_IsCompact((PyLongObject *)other)) {
+            return PyUnstable_Long_CompactValue((PyLongObject *)value)
+                   == PyUnstable_Long_CompactValue((PyLongObject *)other);
+        }
+#else
+        /* A zero may hold no digit at all before 3.11: its digit is never read. */
+        Py_ssize_t size = Py_SIZE(value), other_size = Py_SIZE(other);
+        if (size >= -1 && size <= 1 && other_size >= -1 && other_size <= 1) {
+            Py_ssize_t a = size == 0 ? 0 : size * (Py_ssize_t)((PyLongObject *)value)->ob_digit[0];
+            Py_ssize_t b = other_size == 0 ? 0 : other_size * (Py_ssize_t)((PyLongObject *)other)->ob_digit[0];
+            return a == b;
+        }
+#endif
+    }
+    return PyObject_RichCompareBool(value, other, Py_EQ) == 1;
 }
 
 /* Python's float % (the result takes the sign of the divisor), as numpy.remainder. */
@@ -1529,8 +1974,7 @@ gather_walk(PyObject *entities, PyObject *tick, Py_ssize_t count, float *first, 
             return -1;
         }
         /* Only ever an int the buffers set; anything else has not moved (and is not compared). */
-        int same = prev_tick == tick || (PyLong_CheckExact(prev_tick) && PyObject_RichCompareBool(prev_tick, tick,
-                                                                                                   Py_EQ) == 1);
+        int same = prev_tick == tick || (PyLong_CheckExact(prev_tick) && same_int(prev_tick, tick));
         for (int k = 0; k < 3; k++) {
             if (!same) {
                 values[3 + k] = values[k];
@@ -1546,7 +1990,9 @@ gather_walk(PyObject *entities, PyObject *tick, Py_ssize_t count, float *first, 
                 return -1;
             }
         }
-        double turn = py_mod(number[2] - number[5] + 180.0, 360.0) - 180.0;
+        /* Not turned (the common case): the bits the fmod would give, +0.0, without it. */
+        double turn = number[2] == number[5] && isfinite(number[2]) ? 0.0
+                      : py_mod(number[2] - number[5] + 180.0, 360.0) - 180.0;
         write_row(first + 3 * i, number, turn, alpha, extrapolate);
         if (second != NULL) {
             write_row(second + 3 * i, number, turn, alpha_second, extrapolate);
@@ -1658,6 +2104,11 @@ static PyMethodDef core_methods[] = {
     {"gather_motion", (PyCFunction)(void (*)(void))core_gather_motion, METH_VARARGS | METH_KEYWORDS,
      "gather_motion(entities, tick, alpha, out, extrapolate=False)\n--\n\n"
      "Write every entity's interpolated (x, y, angle) into the float32 buffer out."},
+    {"commit_shown", (PyCFunction)(void (*)(void))core_commit_shown, METH_FASTCALL,
+     "commit_shown(changed, fields, written)\n--\n\n"
+     "What entities set of their own shown fields this tick is committed: each baseline that is not the "
+     "field's unchanged marker is appended to written as (entity, field, before), unless written is None, "
+     "and becomes the marker."},
     {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
      "gather_pair(entities, tick, previous, current)\n--\n\n"
      "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},
@@ -1676,15 +2127,18 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    if (PyType_Ready(&SettlerType) < 0) {
+    if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0) {
         return NULL;
     }
     str_layout = PyUnicode_InternFromString("_layout");
     str_get = PyUnicode_InternFromString("get");
     str_set = PyUnicode_InternFromString("set");
+    str_read = PyUnicode_InternFromString("read");
+    str_store = PyUnicode_InternFromString("store");
     minus_one = PyLong_FromLong(-1);
     empty_tuple = PyTuple_New(0);
-    if (str_layout == NULL || str_get == NULL || str_set == NULL || minus_one == NULL || empty_tuple == NULL) {
+    if (str_layout == NULL || str_get == NULL || str_set == NULL || str_read == NULL || str_store == NULL
+            || minus_one == NULL || empty_tuple == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&core_module);
@@ -1694,6 +2148,12 @@ PyInit__core(void)
     Py_INCREF(&SettlerType);
     if (PyModule_AddObject(module, "Settler", (PyObject *)&SettlerType) < 0) {
         Py_DECREF(&SettlerType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&ShownFieldType);
+    if (PyModule_AddObject(module, "ShownField", (PyObject *)&ShownFieldType) < 0) {
+        Py_DECREF(&ShownFieldType);
         Py_DECREF(module);
         return NULL;
     }

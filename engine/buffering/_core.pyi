@@ -39,10 +39,30 @@ def gather_motion(
 ) -> None:
     """Write every entity's interpolated ``(x, y, angle)`` into the float32 buffer ``out``."""
 
+def commit_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None, /) -> None:
+    """Forget every baseline of the shown fields entities set this tick, kept in ``written`` unless None."""
+
 class Settler(Iterator[BufferSlots]):
     """Iterate over the live entities of ``order`` for their updates, settling each one after it."""
 
     current: BufferSlots | None
-    def __init__(self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots]) -> None: ...
+    def __init__(
+        self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots],
+        shown_changed: list[BufferSlots] | None = None, shown_fields: list[Any] | None = None,
+    ) -> None: ...
     def __iter__(self) -> Settler: ...
     def __next__(self) -> BufferSlots: ...
+    def close(self) -> None:
+        """Hand out nothing more; a shown field set on ``current`` is no longer its own update's write."""
+
+class ShownField:
+    """The compiled hot paths of a shown field's descriptor (``engine.buffering.shown.Shown``'s base)."""
+
+    def bind(
+        self, slot: str, baseline: str, class_attribute: str, check: Any, plain: type | None, empty: Any,
+        unchanged: Any, hidden: Any, follow: Any, /,
+    ) -> None:
+        """Say which slots the field is over and the markers it compares with."""
+    def __get__(self, entity: Any, owner: type | None = None) -> Any: ...
+    def __set__(self, entity: Any, value: Any) -> None: ...
+    def __delete__(self, entity: Any) -> None: ...

@@ -62,12 +62,15 @@ class CompiledBuffers(PureBuffers):
         order = self._order
         if self._early:
             self._absorb_system_writes()
-        settler = self._settler = _core.Settler(order, self._moved, self._changed)
+        # With the shown lists, an entity's own look or parts set in its update is written in C.
+        settler = self._settler = _core.Settler(order, self._moved, self._changed, self._shown_changed,
+                                                self._shown_fields)
         try:
             for entity in settler:
                 entity.update(world)
         except BaseException as error:
             failed: BufferSlots | None = settler.current
+            settler.close()  # its current entity's writes are no longer its own update's
             self._settler = None
             if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or failed is None:
                 raise
@@ -89,6 +92,11 @@ class CompiledBuffers(PureBuffers):
         self.commit_shown(self._late_systems or bool(self._pending))
         for entity in self._changed:
             layout_of(entity).set(entity, entity._nfull)
+
+    @staticmethod
+    def settle_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None) -> None:
+        """``ShownBuffers.settle_shown`` in the compiled core: the same pass, in C."""
+        _core.commit_shown(changed, fields, written)
 
     def _stash(self, order: Sequence[BufferSlots]) -> None:
         _core.stash(order)

@@ -26,6 +26,12 @@ holding ``None`` follows the class (whose default is the class attribute
 ``_class_look``, or ``_class_parts``, which ``Entity`` and its metaclass keep);
 ``HIDDEN`` is an own look of ``None``.
 
+Where the compiled core is built, the descriptor's common cases run in C (``Shown``'s base
+class, ``_core.ShownField``): a read where nothing changed this tick, and the updating
+entity's read or write of its own, which the core recognises because its settler handed
+that entity out; the commit's pass over what changed is C too. Every other case runs the
+Python code here, on both paths.
+
 Nothing per tick is paid by an entity that does not set its look: the cost is in the
 write itself. The renderer reads every entity's look each frame, so it asks ``version()``
 first, which moves whenever anything shown may have changed (an own value committed,
@@ -38,9 +44,9 @@ import sys
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import attrgetter, is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.buffering.slots import BufferSlots
+from engine.buffering.slots import BufferSlots, _core
 from engine.errors import BufferedWriteError
 
 __all__ = [
@@ -96,12 +102,27 @@ def bump() -> None:
     _version[0] += 1
 
 
-class Shown:
+if TYPE_CHECKING:
+    _FieldBase = object
+else:
+    # Where the core is built, the descriptor's hot paths are C (``_core.ShownField``): see ``Shown``.
+    _FieldBase = object if _core is None else _core.ShownField
+
+
+class Shown(_FieldBase):
     """The descriptor of one shown field (``Entity.look``, ``Entity.parts``): see the module docstring.
 
     ``check(entity_class, value)`` returns what the slot holds for a value set on an
     instance (and refuses a bad one, by name); ``empty`` is what reading gives for an own
     value of ``HIDDEN``.
+
+    ``read`` and ``store`` are the whole of reading and setting (after the check). On the
+    pure path they are the descriptor's ``__get__`` and ``__set__``. Where the compiled
+    core is built, the class derives from its ``ShownField``, whose ``__get__`` and
+    ``__set__`` do the common cases in C (a read where nothing changed this tick, or the
+    updating entity's read or write of its own: an animation costs a slot write, not a
+    walk to the world's buffers) and call ``read`` and ``store`` for everything else, so
+    both paths run this code wherever a world, a tick or a refusal is involved.
     """
 
     __slots__ = ("baseline", "check", "class_attribute", "empty", "get_baseline", "get_committed", "name", "plain",
@@ -120,11 +141,15 @@ class Shown:
         self.get_committed: Callable[[Any], Any] = attrgetter(self.slot)
         """The slot as it is: between ticks, the committed own value (``None``: the class's)."""
         self.get_baseline: Callable[[Any], Any] = attrgetter(self.baseline)
+        if _core is not None:
+            _core.ShownField.bind(self, self.slot, self.baseline, self.class_attribute, check, plain, empty,
+                                  UNCHANGED, HIDDEN, FOLLOW)
 
     def __repr__(self) -> str:
         return f"<shown field {self.name!r}>"
 
-    def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
+    def read(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
+        """The field's value as ``entity`` shows it to whoever reads now (``owner``'s when ``entity`` is None)."""
         if entity is None:
             return getattr(owner, self.class_attribute)
         value = self.get_committed(entity)
@@ -136,9 +161,13 @@ class Shown:
             return getattr(type(entity), self.class_attribute)
         return self.empty if value is HIDDEN else value
 
-    def __set__(self, entity: BufferSlots, value: Any) -> None:
+    def put(self, entity: BufferSlots, value: Any) -> None:
+        """Set the field on ``entity`` (checked): the descriptor's ``__set__`` on the pure path."""
         # The hot path of a game that animates its entities: a look set in an entity's own update.
-        raw = value if type(value) is self.plain else self.check(type(entity), value)
+        self.store(entity, value if type(value) is self.plain else self.check(type(entity), value))
+
+    def store(self, entity: BufferSlots, raw: Any) -> None:
+        """Set the field's slot on ``entity`` to ``raw`` (a checked value), by the rules of the module docstring."""
         try:
             world = entity.world
         except AttributeError:  # set in __init__ before Entity.__init__ ran, which keeps it (seeing _blook)
@@ -160,8 +189,14 @@ class Shown:
         setattr(entity, self.slot, raw)  # between ticks, or never spawned: at once
         _version[0] += 1
 
-    def __delete__(self, entity: BufferSlots) -> None:
-        self.__set__(entity, FOLLOW)  # follow the class again
+    def forget(self, entity: BufferSlots) -> None:
+        """``del entity.look``: the entity follows its class again (the pure path's ``__delete__``)."""
+        self.put(entity, FOLLOW)
+
+    if _core is None:  # else ShownField's C slots are the descriptor, calling read and store
+        __get__ = read
+        __set__ = put
+        __delete__ = forget
 
     def refuse(self, writer: BufferSlots, entity: BufferSlots, tick: int) -> BufferedWriteError:
         """The error for ``writer`` setting ``entity``'s field during its update, at the game's line."""
@@ -178,13 +213,14 @@ class LookShown(Shown):
 
     __slots__ = ()
 
-    def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
-        if entity is None or entity._blook is not UNCHANGED:
-            return Shown.__get__(self, entity, owner)
-        value = entity._look
-        if value is None:
-            return type(entity)._class_look
-        return None if value is HIDDEN else value
+    if _core is None:
+        def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
+            if entity is None or entity._blook is not UNCHANGED:
+                return Shown.read(self, entity, owner)
+            value = entity._look
+            if value is None:
+                return type(entity)._class_look
+            return None if value is HIDDEN else value
 
 
 class PartsShown(Shown):
@@ -192,11 +228,12 @@ class PartsShown(Shown):
 
     __slots__ = ()
 
-    def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
-        if entity is None or entity._bparts is not UNCHANGED:
-            return Shown.__get__(self, entity, owner)
-        value = entity._parts
-        return type(entity)._class_parts if value is None else value
+    if _core is None:
+        def __get__(self, entity: BufferSlots | None, owner: type | None = None) -> Any:
+            if entity is None or entity._bparts is not UNCHANGED:
+                return Shown.read(self, entity, owner)
+            value = entity._parts
+            return type(entity)._class_parts if value is None else value
 
 
 FOLLOW: Any = _Marker("follow the class")
@@ -307,19 +344,25 @@ class ShownBuffers:
         fail the tick (a later system, a signal's combine), so the baselines are kept for an abort."""
         changed = self._shown_changed
         if changed:
-            if undoable:
-                written = self._shown_written
-                for entity, field in zip(changed, self._shown_fields):
-                    before = field.get_baseline(entity)
-                    if before is not UNCHANGED:  # (a system may have written it since, keeping the baseline)
-                        written.append((entity, field, before))
-                        setattr(entity, field.baseline, UNCHANGED)
-            else:
-                for entity, field in zip(changed, self._shown_fields):
-                    setattr(entity, field.baseline, UNCHANGED)
+            self.settle_shown(changed, self._shown_fields, self._shown_written if undoable else None)
             changed.clear()
             self._shown_fields.clear()
             _version[0] += 1
+
+    @staticmethod
+    def settle_shown(changed: list[BufferSlots], fields: list[Shown],
+                     written: list[tuple[BufferSlots, Shown, Any]] | None) -> None:
+        """``commit_shown``'s pass (the compiled core's ``commit_shown`` where it runs): every baseline
+        forgotten, and kept in ``written`` as ``(entity, field, before)`` unless it is None."""
+        if written is not None:
+            for entity, field in zip(changed, fields):
+                before = field.get_baseline(entity)
+                if before is not UNCHANGED:  # (a system may have written it since, keeping the baseline)
+                    written.append((entity, field, before))
+                    setattr(entity, field.baseline, UNCHANGED)
+        else:
+            for entity, field in zip(changed, fields):
+                setattr(entity, field.baseline, UNCHANGED)
 
     def abort_shown(self) -> None:
         """The tick failed: nothing it set of anyone's look or parts remains."""

@@ -1,12 +1,14 @@
 """EntityRenderer: every entity, interpolated and turned, from one vertex buffer per look.
 
 Per tick (when the world's tick count changes) the renderer gathers every drawn
-entity's previous and current position and angle into numpy arrays (``gather_motion``,
-the one place that reads them); per frame it computes ``previous + (current - previous)
-* alpha`` (or the extrapolation) for all of them at once, straight into the pyglet
-buffer's memory: one point sprite per entity, whose shape (square, circle, diamond,
-picture) the fragment shader cuts out, turned by the entity's interpolated ``angle``.
-No pyglet object is made or changed per entity per frame, which is what makes it fast:
+entity's previous and current position and angle (``gather_motion``, the one place that
+reads them) into the vertex buffers, uploaded once per tick: straight into the buffer
+where one look draws every entity, else through numpy arrays each look's bucket takes
+its rows of. Per frame the vertex shader draws ``previous + (current - previous) *
+alpha`` (or the extrapolation), ``alpha`` a uniform: one point sprite per entity, whose
+shape (square, circle, diamond, picture) the fragment shader cuts out, turned by the
+entity's interpolated ``angle``, the short way round. A frame between two ticks uploads
+nothing. No pyglet object is made or changed per entity per frame, which is what makes it fast:
 updating one pyglet shape per entity costs several times more at 10,000 entities (see
 ``tickswap bench``). Text looks are pyglet labels in one batch per layer, rebuilt only
 when their text changes and moved only when their entity moves.
@@ -371,6 +373,17 @@ class EntityRenderer:
                 self._seen_looks = free_looks
         if regather or world.tick_count != self._synced_tick:
             drawn = self._drawn
+            only = self._order[0] if len(self._order) == 1 else None
+            if (ACCELERATED and isinstance(only, Bucket) and only.start == 0 and only.count == len(drawn)
+                    and self._part_of is None):
+                # One look for everyone (the common case): the core gathers straight into the
+                # vertex buffer, the same bits it would gather into the arrays below.
+                previous, current = only.rows()
+                gather_pair(drawn, world.tick_count, previous, current)
+                only.taken()
+                self._texts.take(previous, current)
+                self._synced_tick = world.tick_count
+                return
             if self._motion is None or len(self._motion[0]) < len(drawn):
                 rows = max(64, 2 * len(drawn))  # room to grow: spawning a few more allocates nothing
                 self._motion = np.empty((rows, 3), dtype=np.float32), np.empty((rows, 3), dtype=np.float32)

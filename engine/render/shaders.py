@@ -1,8 +1,9 @@
 """The shaders that draw entities as point sprites: their sources, one program per kind of look.
 
-Every entity is one point sprite; its vertex shader places and sizes it, and a fragment
-shader per kind of look (square, rectangle, circle, diamond, picture) cuts the shape out
-of the sprite's square, turned by the entity's angle. Kept apart from the buffers that
+Every entity is one point sprite; its vertex shader places and sizes it (interpolating
+between the tick's two ends, for the renderer's buckets), and a fragment shader per kind
+of look (square, rectangle, circle, diamond, picture) cuts the shape out of the sprite's
+square, turned by the entity's angle. Kept apart from the buffers that
 feed them (``sprites``, ``crowds``) because GLSL is its own language with its own
 reasons, and both the renderer's buckets and the crowd layer draw with these programs.
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 import pyglet
 
-__all__ = ["PointGroup", "quad_program", "same_attributes", "shader_program"]
+__all__ = ["PointGroup", "moving_program", "quad_program", "same_attributes", "shader_program"]
 
 _VERTEX_SOURCE = """#version 330 core
 in vec2 position;
@@ -30,6 +31,50 @@ void main() {
     // A turned shape needs the sprite to cover its diagonal; an unturned one only its larger side.
     float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
     // A camera's zoom scales the view; the sprite must grow with it (cut in the look's own pixels).
+    gl_PointSize = extent * length(window.view[0].xyz);
+    vertex_turn = angle == 0.0 ? vec2(1.0, 0.0) : vec2(cos(radians(angle)), sin(radians(angle)));
+    vertex_colors = colors;
+    vertex_size = size;
+    vertex_extent = extent;
+}
+"""
+# The renderer's buckets draw moving entities: both ends of the tick are in the vertex
+# buffer (uploaded once per tick) and the vertex shader interpolates them by ``alpha``, a
+# uniform, so a frame between two ticks uploads nothing. The arithmetic is the renderer's
+# former numpy expression, operation for operation in float32 (``previous + (current -
+# previous) * alpha``; extrapolated ``current + (current - previous) * alpha``; the angle
+# ``turn * turn_weight + angle``, its weight ``alpha - 1`` or ``alpha`` worked out in double
+# precision as before), and ``precise`` where GL has it (GL_ARB_gpu_shader5, core in GL 4.0)
+# keeps a GPU compiler from fusing it into a multiply-add that rounds once: the same bits
+# as the CPU drew. ``turn``, the short way round from the previous angle, comes worked out
+# in double precision with the positions; ``turning`` false draws every sprite unturned.
+_MOVING_VERTEX_SOURCE = """#version 330 core
+#extension GL_ARB_gpu_shader5 : enable
+#ifdef GL_ARB_gpu_shader5
+#define EXACT precise
+#else
+#define EXACT
+#endif
+in vec3 previous;
+in vec3 current;
+in float turn;
+in vec4 colors;
+in vec2 size;
+flat out vec4 vertex_colors;
+flat out vec2 vertex_size;
+flat out vec2 vertex_turn;
+flat out float vertex_extent;
+uniform WindowBlock { mat4 projection; mat4 view; } window;
+uniform float alpha;
+uniform float turn_weight;
+uniform bool extrapolate;
+uniform bool turning;
+void main() {
+    EXACT vec2 moved = (current.xy - previous.xy) * alpha;
+    EXACT vec2 position = (extrapolate ? current.xy : previous.xy) + moved;
+    EXACT float angle = turning ? turn * turn_weight + current.z : 0.0;
+    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
+    float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
     gl_PointSize = extent * length(window.view[0].xyz);
     vertex_turn = angle == 0.0 ? vec2(1.0, 0.0) : vec2(cos(radians(angle)), sin(radians(angle)));
     vertex_colors = colors;
@@ -121,13 +166,34 @@ _programs: dict[str, Any] = {}
 
 
 def shader_program(kind: str) -> Any:
-    """The shader program for one kind of look (compiled once per process)."""
+    """The shader program for one kind of look, from positions and angles as drawn (compiled once per process).
+
+    The crowd layer draws with it (a crowd writes its members' drawn positions each frame).
+    """
     program = _programs.get(kind)
     if program is None:
         from pyglet.graphics.shader import Shader, ShaderProgram
 
         fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
         program = _programs[kind] = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(fragment, "fragment"))
+    return program
+
+
+def moving_program(kind: str) -> Any:
+    """The shader program for one kind of look that interpolates on the GPU (compiled once per process).
+
+    Its vertices hold both ends of the tick (``previous`` and ``current``: ``x, y, angle``)
+    and the turn between them; the uniforms ``alpha``, ``turn_weight``, ``extrapolate`` and
+    ``turning`` say where between them to draw (``sprites.Bucket`` sets them).
+    """
+    key = "moving " + kind
+    program = _programs.get(key)
+    if program is None:
+        from pyglet.graphics.shader import Shader, ShaderProgram
+
+        fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
+        program = _programs[key] = ShaderProgram(Shader(_MOVING_VERTEX_SOURCE, "vertex"),
+                                                 Shader(fragment, "fragment"))
     return program
 
 

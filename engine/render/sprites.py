@@ -1,9 +1,9 @@
 """Point sprites: one look's entities in numpy arrays mirrored by one vertex list (a bucket).
 
-The fast path of the renderer. Per tick a ``Bucket`` copies its entities' rows of the
-gathered motion; per frame it computes every interpolated position (and angle) in one
-numpy expression straight into the pyglet buffer's memory and draws only the live
-slots. Also here: what a look costs a sprite (its size, and whether a point sprite of
+The fast path of the renderer. Per tick a ``Bucket`` holds its entities' rows of the
+gathered motion (both ends of the tick) in its vertex buffer, uploaded once; per frame
+the vertex shader interpolates them by a uniform ``alpha`` and only the live slots are
+drawn. Also here: what a look costs a sprite (its size, and whether a point sprite of
 this GL can hold it; its picture, loaded once), shared with the crowd layer (``crowds``)
 and the quads that draw looks too large for a point (``quads``).
 """
@@ -22,7 +22,7 @@ from pyglet.gl import GL_POINTS
 
 from engine.look import Look
 from engine.render.picture import read_png
-from engine.render.shaders import PointGroup, same_attributes, shader_program
+from engine.render.shaders import PointGroup, moving_program, same_attributes
 
 __all__ = ["Bucket", "PictureGroup", "Slots", "array_view", "draw_points", "fits_a_point", "look_size",
            "picture_region", "picture_texture", "point_limit", "program_kind", "take_rows"]
@@ -224,10 +224,14 @@ class Slots(abc.ABC):
 
 
 class Bucket(Slots):
-    """All drawn entities of one shape look: slots in numpy arrays mirrored by one vertex list.
+    """All drawn entities of one shape look: point sprites in one vertex list, interpolated on the GPU.
 
     Drawing one point sprite per entity (not two triangles) matters on software GL such
-    as llvmpipe, where it makes the draw call about four times cheaper at 10,000.
+    as llvmpipe, where it makes the draw call about four times cheaper at 10,000. Each
+    vertex holds both ends of the tick, ``previous`` and ``current`` (``x, y, angle``),
+    and the ``turn`` between the angles, written once per tick (``take``, or the gather
+    straight into ``rows()``: ``taken``) and uploaded once; a frame sets the shader's
+    ``alpha`` and draws (``shaders.moving_program``).
     """
 
     def __init__(self, look: Look) -> None:
@@ -239,13 +243,13 @@ class Bucket(Slots):
         self.size = look_size(look)
         kind = program_kind(look)
         blend = look.image is not None or look.color[3] < 255
-        group = PointGroup(shader_program(kind), blend)
+        group = PointGroup(moving_program(kind), blend)
         # Squares that fill their sprite need cutting once turned: the same buffers, drawn
         # with the rectangle's program (both programs come from the same vertex shader, so
         # the attributes sit at the same locations; checked, else always cut).
         self._turned_group = group
         if kind == "point":
-            turned = PointGroup(shader_program("rect"), blend)
+            turned = PointGroup(moving_program("rect"), blend)
             if same_attributes(group.program, turned.program):
                 self._turned_group = turned
             else:
@@ -259,58 +263,82 @@ class Bucket(Slots):
         self.indices: np.ndarray[Any, Any] = np.zeros(0, dtype=np.intp)
         self.count = 0
         self.capacity = 0
+        self.start: int | None = None
         self.vertex_list: Any = None
         self.turning = False
+        self._alpha = 0.0
+        self._extrapolate = False
         self._allocate(64)
 
     def _allocate(self, capacity: int) -> None:
         if self.vertex_list is not None:
             self.vertex_list.delete()
         self.capacity = capacity
-        self.previous = np.zeros((capacity, 2), dtype=np.float32)
-        self.current = np.zeros((capacity, 2), dtype=np.float32)
-        self.angle = np.zeros(capacity, dtype=np.float32)
-        self.turn = np.zeros(capacity, dtype=np.float32)
         self.vertex_list = self.group.program.vertex_list(
             capacity, GL_POINTS, batch=self.batch, group=self.group,
-            position=("f", [0.0] * (capacity * 2)),
+            previous=("f", [0.0] * (capacity * 3)),
+            current=("f", [0.0] * (capacity * 3)),
+            turn=("f", [0.0] * capacity),
             colors=("Bn", list(self.look.color) * capacity),
             size=("f", list(self.size) * capacity),
-            angle=("f", [0.0] * capacity),
         )
-        self._position_buffer, self._positions = array_view(self.vertex_list, "position", capacity, 2)
-        self._angle_buffer, self._angles = array_view(self.vertex_list, "angle", capacity, 1)
+        self._previous_buffer, self._previous = array_view(self.vertex_list, "previous", capacity, 3)
+        self._current_buffer, self._current = array_view(self.vertex_list, "current", capacity, 3)
+        self._turn_buffer, self._turns = array_view(self.vertex_list, "turn", capacity, 1)
         self.turning = False
 
+    def rows(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """This bucket's rows of ``previous`` and ``current`` in its vertex buffer (float32, ``count`` by 3).
+
+        Where the bucket holds every drawn entity in order, the renderer gathers straight
+        into them (then calls ``taken``): no copy between the entities and the GPU buffer.
+        """
+        return self._previous[:self.count], self._current[:self.count]
+
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
-        """Copy this bucket's rows of the gathered motion into its own arrays (once per tick)."""
+        """Copy this bucket's rows of the gathered motion into its vertex buffer (once per tick)."""
         count = self.count
         if count == 0:
             return
-        super().take(previous, current)
-        angle = self.angle[:count]
-        turning = bool((np.any(angle) and np.any(angle % 360.0)) or np.any(self.turn[:count]))
-        if self.turning and not turning:
-            self._angles[:count] = 0.0
-            self._angle_buffer.invalidate_region(self.vertex_list.start, count)
+        if self.start is None:
+            rows_previous, rows_current = previous[self.indices], current[self.indices]
+        else:
+            rows_previous = previous[self.start:self.start + count]
+            rows_current = current[self.start:self.start + count]
+        self._previous[:count] = rows_previous
+        self._current[:count] = rows_current
+        self._settle(rows_previous[:, 2], rows_current[:, 2])
+
+    def taken(self) -> None:
+        """The gather wrote ``rows()``: work out the turns and upload (once per tick)."""
+        if self.count:
+            previous, current = self.rows()
+            self._settle(previous[:, 2], current[:, 2])
+
+    def _settle(self, previous_angle: np.ndarray[Any, Any], current_angle: np.ndarray[Any, Any]) -> None:
+        """The turns, from the gathered angles (in double precision, whatever the gather's type), and the upload."""
+        count = self.count
+        turning = False
+        if current_angle.any() or previous_angle.any():  # else nobody is turned: every turn would be 0.0
+            # The short way round: turning from 350 to 10 degrees passes through 0.
+            turn = np.subtract(current_angle, previous_angle, dtype=np.float64)
+            turn += 180.0
+            turn %= 360.0
+            turn -= 180.0
+            turns = self._turns[:count]
+            turns[:] = turn
+            angle = self._current[:count, 2]
+            turning = bool((np.any(angle) and np.any(angle % 360.0)) or np.any(turns))
+            if turning:
+                self._turn_buffer.invalidate_region(self.vertex_list.start, count)
         self.turning = turning
+        self._previous_buffer.invalidate_region(self.vertex_list.start, count)
+        self._current_buffer.invalidate_region(self.vertex_list.start, count)
 
     def write(self, alpha: float, extrapolate: bool) -> None:
-        """Compute every drawn position (and angle, if any is turned) for ``alpha`` in one go."""
-        count = self.count
-        if count == 0:
-            return
-        drawn = self._positions[:count]
-        np.subtract(self.current[:count], self.previous[:count], out=drawn)
-        drawn *= alpha
-        drawn += self.current[:count] if extrapolate else self.previous[:count]
-        self._position_buffer.invalidate_region(self.vertex_list.start, count)
-        if self.turning:
-            angles = self._angles[:count]
-            # Interpolated: current - turn * (1 - alpha); extrapolated: current + turn * alpha.
-            np.multiply(self.turn[:count], alpha if extrapolate else alpha - 1.0, out=angles)
-            angles += self.angle[:count]
-            self._angle_buffer.invalidate_region(self.vertex_list.start, count)
+        """Draw the next frame ``alpha`` into the tick (the shader interpolates: nothing is written)."""
+        self._alpha = alpha
+        self._extrapolate = extrapolate
 
     def draw(self) -> None:
         """Draw the live slots only (``glDrawArrays`` over [0, count))."""
@@ -318,6 +346,12 @@ class Bucket(Slots):
             return
         group = self._turned_group if self.turning else self.group
         group.set_state()
+        program = group.program
+        program["alpha"] = self._alpha
+        # The angle's weight in double precision, rounded once, as the CPU worked it out.
+        program["turn_weight"] = self._alpha if self._extrapolate else self._alpha - 1.0
+        program["extrapolate"] = self._extrapolate
+        program["turning"] = self.turning
         if self._picture_group is not None:
             self._picture_group.set_state()
         draw_points(self.vertex_list, self.count)

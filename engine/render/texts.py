@@ -76,6 +76,8 @@ class Texts:
 
     def take(self, previous: np.ndarray[Any, Any], current: np.ndarray[Any, Any]) -> None:
         """Keep the text entities' rows of the gathered motion (once per tick)."""
+        if not self.rows:  # no text (the common case): no empty copies every tick
+            return
         indices = [index for _, index in self.rows]
         # Double precision whatever the gather holds: labels are placed from float64 rows.
         self.previous = previous[indices].astype(np.float64)

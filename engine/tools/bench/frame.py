@@ -22,10 +22,11 @@ def bench_frame(counts: tuple[int, ...] = (1_000, 10_000, 100_000),
 
     Beside it, per count: the bare loop of the same updates, and the floor of drawing,
     one vertex buffer whose positions are already in numpy arrays (interpolated with
-    numpy, written straight into the buffer, drawn with the renderer's own shader and
-    point size at the entities' places: what ``EntityRenderer`` draws, without the
-    entities). The frames tick before they draw, as a game does, so they are compared
-    with the floor frame, which runs the bare loop before it draws: one frame draws the
+    numpy, written straight into the buffer, drawn with the look's own fragment shader
+    and point size at the entities' places: what ``EntityRenderer`` draws, without the
+    entities; the renderer interpolates on the GPU instead, the floor as it did before).
+    The frames tick before they draw, as a game does, so they are compared with the
+    floor frame, which runs the bare loop before it draws: one frame draws the
     floor's buffer after gathering every entity's interpolated position with
     ``gather_motion`` (the compiled core, or its numpy fallback), the other is what a
     game runs, ``World.tick()`` then ``EntityRenderer.draw``.
@@ -56,15 +57,69 @@ def bench_frame(counts: tuple[int, ...] = (1_000, 10_000, 100_000),
     return rows
 
 
+class _FloorPoints:
+    """The drawing floor: one vertex buffer of point sprites whose positions are written by numpy each frame.
+
+    What the renderer drew before it interpolated on the GPU, kept as the floor so that
+    the frame's ratio measures the same floor whatever the renderer does: ``previous``
+    and ``current`` in numpy arrays, interpolated into the buffer's memory by one numpy
+    expression, drawn with the look's point program (the one crowds draw with).
+    """
+
+    def __init__(self, look: Any, count: int) -> None:
+        import numpy as np
+        import pyglet
+        from pyglet.gl import GL_POINTS
+
+        from engine.render.shaders import PointGroup, shader_program
+        from engine.render.sprites import array_view, look_size, program_kind
+
+        self.count = count
+        self.group = PointGroup(shader_program(program_kind(look)), look.color[3] < 255)
+        self.batch = pyglet.graphics.Batch()
+        self.vertex_list = self.group.program.vertex_list(
+            count, GL_POINTS, batch=self.batch, group=self.group, position=("f", [0.0] * (count * 2)),
+            colors=("Bn", list(look.color) * count), size=("f", list(look_size(look)) * count),
+            angle=("f", [0.0] * count))
+        self.buffer, self.positions = array_view(self.vertex_list, "position", count, 2)
+        self.previous = np.zeros((count, 2), dtype=np.float32)
+        self.current = np.zeros((count, 2), dtype=np.float32)
+
+    def write(self, alpha: float) -> None:
+        """Every position ``alpha`` into the tick, in one numpy expression into the buffer."""
+        import numpy as np
+
+        drawn = self.positions
+        np.subtract(self.current, self.previous, out=drawn)
+        drawn *= alpha
+        drawn += self.previous
+        self.changed()
+
+    def changed(self) -> None:
+        """The positions were written: upload them at the next draw."""
+        self.buffer.invalidate_region(self.vertex_list.start, self.count)
+
+    def draw(self) -> None:
+        """Draw every point."""
+        from engine.render.sprites import draw_points
+
+        self.group.set_state()
+        draw_points(self.vertex_list, self.count)
+        self.group.unset_state()
+
+    def delete(self) -> None:
+        """Release the vertex buffer."""
+        self.vertex_list.delete()
+
+
 def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
                    renderer_name: str) -> Rows:
-    """One count of ``bench_frame``: its six figures."""
+    """One count of ``bench_frame``: its seven figures."""
     import numpy as np
     import pyglet
 
     from engine.buffering import gather_motion
     from engine.render.entities import EntityRenderer
-    from engine.render.sprites import Bucket
 
     world = World()
     for i in range(count):
@@ -72,13 +127,12 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
     world.tick()
     # Float positions on both sides, as the entities have: each step makes a new float.
     plain = [PlainPatroller(float(i % 100)) for i in range(count)]
-    # The floor draws what the renderer draws (the same look: shader, point size, colour,
+    # The floor draws what the renderer draws (the same look: fragment shader, point size, colour,
     # and the same places: a GL's cost depends on where fragments fall) from one vertex
     # buffer whose positions are already in numpy.
-    floor_points = Bucket(kind.look)
-    floor_points.assign(list(range(count)))
-    floor_points.previous[:count] = [(entity.x, entity.y) for entity in world.entities]
-    floor_points.current[:count] = floor_points.previous[:count] + 1.0
+    floor_points = _FloorPoints(kind.look, count)
+    floor_points.previous[:] = [(entity.x, entity.y) for entity in world.entities]
+    floor_points.current[:] = floor_points.previous + 1.0
     gathered = np.zeros((count, 3), dtype=np.float32)
     renderer = EntityRenderer(world)
     entities = world.entities
@@ -94,7 +148,7 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
             thing.update(None)
 
     def floor() -> None:
-        floor_points.write(next(alphas), False)
+        floor_points.write(next(alphas))
         draw()
 
     def floor_frame() -> None:
@@ -104,8 +158,8 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
     def frame() -> None:
         world.tick()
         gather_motion(entities, world.tick_count, next(alphas), gathered)
-        floor_points._positions[:count] = gathered[:, :2]
-        floor_points._position_buffer.invalidate_region(floor_points.vertex_list.start, count)
+        floor_points.positions[:] = gathered[:, :2]
+        floor_points.changed()
         draw()
 
     def frame_renderer() -> None:
@@ -114,9 +168,15 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
         renderer.draw(next(alphas))
         pyglet.gl.glFinish()
 
+    def between_ticks() -> None:
+        # A frame with no tick before it (a display faster than the updates): only alpha moves.
+        window.clear()
+        renderer.draw(next(alphas))
+        pyglet.gl.glFinish()
+
     scaled = max(3, rounds * 10_000 // max(count, 10_000))
     times = measure({"bare": bare, "floor": floor, "floor frame": floor_frame, "tick": world.tick, "frame": frame,
-                     "renderer": frame_renderer}, scaled)
+                     "renderer": frame_renderer, "between": between_ticks}, scaled)
     renderer.delete()
     floor_points.delete()
     world.close()
@@ -133,4 +193,6 @@ def _frame_figures(count: int, rounds: int, kind: Any, window: Any,
          times["frame"] / floor_frame_ms, "vs floor frame"),
         (f"{count:,}: full frame, tick + EntityRenderer.draw", times["renderer"] * 1e3,
          times["renderer"] / floor_frame_ms, "vs floor frame; <= 1.3x at 10,000"),
+        (f"{count:,}: frame between ticks, EntityRenderer.draw only", times["between"] * 1e3,
+         times["between"] / times["floor"], "vs the drawing floor (which writes its positions every frame)"),
     ]
