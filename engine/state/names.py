@@ -14,8 +14,8 @@ module and defines ``build`` is ``game`` whatever the file is called, so renamin
 moving it keeps its hashes. A module whose file is not on disk (frozen into a PyInstaller
 bundle, whose ``__file__`` is ``_MEIPASS/mygame/logic.pyc``) is placed by its import name,
 which is its path from the bundle's root, with the same rule for a game file. A module
-without a file (typed at a prompt) keeps its import name. Two classes of one world that get one name are refused by ``engine.state.snapshot``,
-naming both.
+without a file (typed at a prompt) keeps its import name. Two classes of one world that get
+one name are refused by ``engine.state.snapshot``, naming both.
 
 A leaf of the import graph: it imports nothing from the engine, so saves, replays and
 snapshots can name the engine's version and a game's classes without importing the
