@@ -10,6 +10,7 @@ that exists and is not a bundle of ours, a bad option).
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from engine.tools.errors import say, shown_name
@@ -57,6 +58,11 @@ def package_command(args: argparse.Namespace) -> int:
         return 1
     checked = (f"; checked: after {CHECK_TICKS} ticks its state is {bundle.state}, as tickswap run's"
                if bundle.state else "")
-    print(f"{shown_name(args.game)}: packaged as {shown_name(bundle.program)} with {bundle.game_files} file"
+    try:
+        program = os.path.relpath(bundle.program)  # as the user would type it, where it is under here
+    except ValueError:  # another drive (Windows)
+        program = os.pardir
+    program = str(bundle.program) if program.startswith(os.pardir) else program
+    print(f"{shown_name(args.game)}: packaged as {shown_name(program, 4096)} with {bundle.game_files} file"
           f"{'s' if bundle.game_files != 1 else ''} of the game{checked}")
     return 0
