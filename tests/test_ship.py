@@ -225,6 +225,8 @@ def test_the_modules_a_game_imports_are_read_from_its_code_without_its_own_or_it
     (tmp_path / "catcher" / "extra.py").write_text(
         "import xml.dom.minidom\nfrom email import message\nfrom engine import Entity\nfrom . import helpers\n"
         "def later():\n    import not_a_module_anywhere_4711\n    from sqlite3 import connect\n")
+    (tmp_path / "catcher" / "xml").mkdir()  # a directory of data, named as a module is: no module of the game's
+    (tmp_path / "catcher" / "xml" / "level.xml").write_text("<level/>")
     found, missing = imports_of(game_tree(str(game), load_game(str(game))))
     assert {"json", "pathlib", "engine", "xml.dom.minidom", "email", "email.message", "sqlite3"} <= set(found)
     assert "helpers" not in found and "pytest" not in found, "the game's own modules and its tests' are not frozen"

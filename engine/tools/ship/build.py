@@ -157,9 +157,8 @@ def _products(name: str, onefile: bool, windowed: bool) -> list[str]:
 
 def _plan(options: PackageOptions, tree: GameTree, name: str, work: Path, hidden: list[str]) -> dict[str, object]:
     """What the spec builds (``plan.json``): the entry, where modules are found, what is frozen and copied."""
-    import engine
-
-    paths = [str(Path(engine.__file__).resolve().parent.parent)]  # an editable install is found by its path
+    # The directory that holds the engine: PyInstaller can't see through an editable install's finder.
+    paths = [str(Path(__file__).resolve().parents[3])]
     for module in hidden:
         spec = _spec(module.partition(".")[0])
         origin = spec.origin if spec is not None else None
@@ -177,7 +176,9 @@ def _plan(options: PackageOptions, tree: GameTree, name: str, work: Path, hidden
         "datas": [[str(work / "stage" / GAME_DIR), GAME_DIR], [str(work / "stage" / MANIFEST), "."]],
         "binaries": [[str(path), "."] for path in options.binaries],
         "hooks": [str(Path(__file__).resolve().parent / "hooks")],
-        "excludes": _EXCLUDED + sorted(local for local in tree.local if local != "engine"),
+        # The game's own modules are files in the bundle, never frozen; a name something else here answers
+        # to (the standard library's, an installed package's) is left to it.
+        "excludes": _EXCLUDED + sorted(local for local in tree.local if _spec(local) is None),
         "onefile": options.onefile,
         "windowed": options.windowed,
     }

@@ -197,11 +197,16 @@ def game_tree(given: str, game: Game, outputs: Iterable[Path] = ()) -> GameTree:
 
 
 def _module_names(directory: Path) -> set[str]:
-    """The top-level names an ``import`` beside a game file reaches in ``directory``: its modules and directories."""
+    """The top-level modules beside a game file in ``directory``: its ``.py`` files and the directories holding some.
+
+    A directory of data (``json/`` of levels) is no module: ``import json`` is still the standard library's.
+    """
     names = set()
     for entry in directory.iterdir():
-        if entry.suffix == ".py" or entry.is_dir():
-            names.add(entry.stem if entry.suffix == ".py" else entry.name)
+        if entry.suffix == ".py" and entry.stem.isidentifier():
+            names.add(entry.stem)
+        elif entry.is_dir() and entry.name.isidentifier() and any(entry.glob("*.py")):
+            names.add(entry.name)
     return names
 
 
