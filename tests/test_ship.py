@@ -324,6 +324,35 @@ def test_package_mistakes_are_one_line_and_build_nothing(tmp_path, monkeypatch, 
     assert sorted(tmp_path.rglob("*")) == before
 
 
+def test_a_new_bundle_replaces_the_old_one_whole(tmp_path):
+    from engine.tools.ship.build import _put_in_place
+
+    old, made = tmp_path / "dist" / "catcher", tmp_path / "dist" / ".catcher.building-1" / "catcher"
+    (old / "_internal").mkdir(parents=True)
+    (old / "_internal" / "stale.py").write_text("old")
+    (made / "_internal").mkdir(parents=True)
+    (made / "_internal" / MANIFEST).write_text("{}")
+    _put_in_place(made, old)
+    assert sorted(path.name for path in (old / "_internal").iterdir()) == [MANIFEST]
+    assert sorted(path.name for path in (tmp_path / "dist").iterdir()) == [".catcher.building-1", "catcher"]
+
+
+def test_pyinstallers_hook_names_the_engines_modules_and_the_compiled_cores_that_were_built():
+    import runpy
+
+    import engine
+
+    hook = runpy.run_path(str(Path(engine.__file__).parent / "tools" / "ship" / "hooks" / "hook-engine.py"))
+    hidden = set(hook["hiddenimports"])
+    assert {"engine.crowd", "engine.tiles", "engine.files.save", "engine.tools.ship.boot", "engine.tools.cli.net"} \
+        <= hidden, "the modules the engine imports by name, and the bundle's entry"
+    for core in ("engine.buffering._core", "engine._spatial"):
+        built = importlib.util.find_spec(core) is not None
+        assert (core in hidden) == built, f"{core}: frozen where it was built, and only there"
+    assert not any(name.startswith(("engine.testing", "engine.tools.ship.build")) for name in hidden)
+    assert "pytest" in hook["excludedimports"]
+
+
 # -- one real bundle: built, run with an empty environment, the same game -----------------------------------------
 
 @pytest.mark.ship
