@@ -337,6 +337,23 @@ def test_a_new_bundle_replaces_the_old_one_whole(tmp_path):
     assert sorted(path.name for path in (tmp_path / "dist").iterdir()) == [".catcher.building-1", "catcher"]
 
 
+def test_the_plan_points_pyinstaller_at_the_engine_and_installed_packages_never_the_standard_library():
+    """An editable install's finder is invisible to PyInstaller, so the plan names where packages lie; the standard
+    library's own directory is never one of them (PyInstaller finds it, and on its search path it would shadow)."""
+    import sysconfig
+
+    from engine.tools.ship.build import PackageOptions, _plan
+
+    game = load_game("pong")
+    plan = _plan(PackageOptions("pong"), game_tree("pong", game), "pong", Path("work"), ["json", "email.message",
+                                                                                         "numpy", "esper"])
+    paths = [Path(path) for path in plan["paths"]]
+    assert paths[0] == ROOT, "the engine's own directory first"
+    assert Path(importlib.util.find_spec("numpy").origin).parent.parent in paths
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    assert stdlib not in paths and all(path.resolve() != stdlib for path in paths)
+
+
 def test_pyinstallers_hook_names_the_engines_modules_and_the_compiled_cores_that_were_built():
     import runpy
 

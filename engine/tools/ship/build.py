@@ -157,9 +157,12 @@ def _products(name: str, onefile: bool, windowed: bool) -> list[str]:
 
 def _plan(options: PackageOptions, tree: GameTree, name: str, work: Path, hidden: list[str]) -> dict[str, object]:
     """What the spec builds (``plan.json``): the entry, where modules are found, what is frozen and copied."""
-    # The directory that holds the engine: PyInstaller can't see through an editable install's finder.
+    # The directories that hold the engine and the game's imports: PyInstaller can't see through an
+    # editable install's finder, so it is told where they lie.
     paths = [str(Path(__file__).resolve().parents[3])]
     for module in hidden:
+        if module.partition(".")[0] in sys.stdlib_module_names:
+            continue  # PyInstaller knows where the standard library is
         spec = _spec(module.partition(".")[0])
         origin = spec.origin if spec is not None else None
         if spec is not None and spec.submodule_search_locations:
