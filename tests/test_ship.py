@@ -1,9 +1,11 @@
 """``tickswap package``: what a bundle holds, how it starts, and that it is the same game as ``tickswap run``.
 
-Everything here but the last test runs without PyInstaller: the staged tree a bundle is
-built from is started by the bundle's own entry (``engine.tools.ship.boot``) in a fresh
-process, and must give ``tickswap run``'s hashes. ``test_a_packaged_sample_runs_with_no_python``
-builds one real bundle (a minute or two) and runs it with an empty environment.
+Most tests here run without PyInstaller: the staged tree a bundle is built from is started
+by the bundle's own entry (``engine.tools.ship.boot``) in a fresh process, and must give
+``tickswap run``'s hashes. The tests marked ``ship`` need PyInstaller (the ``ship`` extra, not
+the ``test`` one): CI runs them in its own step, ``.ci/ship``, which sets
+``TICKSWAP_SHIP_BUNDLE=1`` for the last test: it builds one real bundle (a minute or two) and
+runs it with an empty environment, so the suite's other runs never build it again.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import subprocess
 import sys
 import tempfile
 import types
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -25,6 +29,8 @@ from engine.state.names import class_name
 from engine.tools.cli import main
 from engine.tools.ship.boot import read_manifest
 from engine.tools.ship.tree import MANIFEST, GameTree, game_tree, imports_of, stage
+
+Test = TypeVar("Test", bound=Callable[..., object])
 
 
 def _frozen_module(name: str, file: str, source: str) -> types.ModuleType:
@@ -282,8 +288,15 @@ def test_package_without_pyinstaller_says_how_to_install_it(tmp_path, monkeypatc
     assert not (tmp_path / "out").exists()
 
 
-needs_pyinstaller = pytest.mark.skipif(importlib.util.find_spec("PyInstaller") is None,
-                                       reason="PyInstaller is not installed: pip install 'tickswap[ship]'")
+def needs_pyinstaller(test: Test) -> Test:
+    """Marked ``ship`` (``.ci/ship`` runs these) and skipped where PyInstaller is not installed."""
+    skip = pytest.mark.skipif(importlib.util.find_spec("PyInstaller") is None,
+                              reason="PyInstaller is not installed: pip install 'tickswap[ship]' (.ci/ship does)")
+    return pytest.mark.ship(skip(test))
+
+
+BUNDLE_VARIABLE = "TICKSWAP_SHIP_BUNDLE"
+"""Set to 1 by ``.ci/ship``: only then is the real bundle built, once per CI run."""
 
 
 @needs_pyinstaller
@@ -372,11 +385,13 @@ def test_pyinstallers_hook_names_the_engines_modules_and_the_compiled_cores_that
 
 # -- one real bundle: built, run with an empty environment, the same game -----------------------------------------
 
-@pytest.mark.ship
 @needs_pyinstaller
+@pytest.mark.skipif(os.environ.get(BUNDLE_VARIABLE) != "1",
+                    reason=f"builds a real bundle (a minute or two): {BUNDLE_VARIABLE}=1, as .ci/ship sets")
 def test_a_packaged_sample_runs_with_no_python_and_gives_tickswap_runs_hashes(tmp_path):
     """CI packages ``platformer`` (pictures, sounds, music, a Tiled map) and runs the program from another directory
-    with nothing but ``PATH`` in its environment: the state hash of ``tickswap run``, the same screenshot."""
+    with nothing but ``PATH`` in its environment: the state hash of ``tickswap run``, on the compiled cores and on
+    the pure-Python path (``TICKSWAP_PURE=1``, the same bundle), and the same screenshot."""
     out = tmp_path / "dist"
     done = subprocess.run([sys.executable, "-m", "engine.tools.cli", "package", "platformer", "--out", str(out)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=900)
@@ -389,9 +404,10 @@ def test_a_packaged_sample_runs_with_no_python_and_gives_tickswap_runs_hashes(tm
     elsewhere.mkdir()
     bare = {"PATH": "/usr/bin:/bin"} if sys.platform != "win32" else {"PATH": os.environ["PATH"],
                                                                        "SYSTEMROOT": os.environ["SYSTEMROOT"]}
-    if "TICKSWAP_PURE" in os.environ:  # the pure run of the suite checks the bundle's pure path
-        bare["TICKSWAP_PURE"] = os.environ["TICKSWAP_PURE"]
-    assert _state([str(program), "--ticks", "300"], elsewhere, bare) == _tickswap_run("platformer", 300, elsewhere)
+    expected = _tickswap_run("platformer", 300, elsewhere)
+    assert _state([str(program), "--ticks", "300"], elsewhere, bare) == expected
+    # The pure-Python path is in the bundle too, bit for bit the same game.
+    assert _state([str(program), "--ticks", "300"], elsewhere, {**bare, "TICKSWAP_PURE": "1"}) == expected
     refused = subprocess.run([str(program), "--frame", "3"], cwd=elsewhere, env=bare, capture_output=True, text=True)
     assert refused.returncode == 2 and refused.stderr.startswith("platformer: unrecognized arguments: --frame 3")
     # Drawing in the bundle (EGL, its GL back-end and the game's pictures) draws what tickswap run draws.
