@@ -386,6 +386,32 @@ def test_pyinstallers_hook_names_the_engines_modules_and_the_compiled_cores_that
 
 # -- one real bundle: built, run with an empty environment, the same game -----------------------------------------
 
+# What pyglet loads by name when first used, on each system: a window, GL, audio, codecs, fonts, pictures.
+LAZY_BACK_ENDS = {
+    "linux": ["pyglet.window.xlib", "pyglet.gl.lib_glx", "pyglet.libs.egl.egl", "pyglet.display.headless",
+              "pyglet.media.drivers.pulse", "pyglet.media.drivers.openal", "pyglet.font.freetype"],
+    "win32": ["pyglet.window.win32", "pyglet.gl.lib_wgl", "pyglet.media.drivers.xaudio2",
+              "pyglet.media.drivers.directsound", "pyglet.font.win32", "pyglet.image.codecs.wic"],
+    "darwin": ["pyglet.window.cocoa", "pyglet.gl.lib_agl", "pyglet.media.drivers.openal", "pyglet.font.quartz"],
+}
+EVERYWHERE = ["pyglet.media.drivers.silent", "pyglet.media.codecs.wave", "pyglet.media.codecs.ffmpeg",
+              "pyglet.image.codecs.png", "engine.tools.ship.boot", "engine.crowd", "engine.tiles"]
+
+
+def _holds_pyglets_lazy_back_ends_and_the_built_cores(program: Path, internal: Path) -> None:
+    """No hook of ours names pyglet's back-ends: PyInstaller finds them in imports pyglet never runs. This holds it
+    (a pyglet that imported them by string would leave a program that opens no window or plays no sound)."""
+    from PyInstaller.archive.readers import CArchiveReader
+
+    frozen = set(CArchiveReader(str(program)).open_embedded_archive("PYZ.pyz").toc)
+    platform = "linux" if sys.platform.startswith("linux") else sys.platform
+    assert not set(LAZY_BACK_ENDS.get(platform, []) + EVERYWHERE) - frozen
+    for core, where in (("engine.buffering._core", "engine/buffering"), ("engine._spatial", "engine")):
+        spec = importlib.util.find_spec(core)
+        if spec is not None and spec.origin is not None:  # built here, so in the bundle, beside its package's place
+            assert (internal / where / Path(spec.origin).name).is_file(), f"{core} was built but is not in the bundle"
+
+
 @needs_pyinstaller
 @pytest.mark.skipif(os.environ.get(BUNDLE_VARIABLE) != "1",
                     reason=f"builds a real bundle (a minute or two): {BUNDLE_VARIABLE}=1, as .ci/ship sets")
@@ -401,6 +427,7 @@ def test_a_packaged_sample_runs_with_no_python_and_gives_tickswap_runs_hashes(tm
     assert done.stdout.startswith(f"platformer: packaged as {Path('dist', 'platformer', program.name)} with ")
     assert ", as tickswap run's" in done.stdout
     assert (out / "platformer" / "_internal" / "tickswap-game" / "games" / "platformer" / "level1.tmj").is_file()
+    _holds_pyglets_lazy_back_ends_and_the_built_cores(program, out / "platformer" / "_internal")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     bare = {"PATH": "/usr/bin:/bin"} if sys.platform != "win32" else {"PATH": os.environ["PATH"],
