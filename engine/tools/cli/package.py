@@ -13,6 +13,7 @@ import argparse
 import os
 from pathlib import Path
 
+from engine.tools.cli.options import _file_name
 from engine.tools.errors import say, shown_name
 
 __all__ = ["add_package_command", "package_command"]
@@ -28,7 +29,7 @@ def add_package_command(commands: argparse._SubParsersAction) -> None:  # type: 
                     "run once to check that it gives tickswap run's state hash. Needs PyInstaller: "
                     "pip install 'tickswap[ship]'.")
     package.add_argument("game", help="a game's .py file, a game package's directory, or an installed game's name")
-    package.add_argument("--out", metavar="DIR", type=Path, default=Path("dist"),
+    package.add_argument("--out", metavar="DIR", type=_file_name, default="dist",
                          help="where the bundle goes: DIR/NAME (default dist)")
     package.add_argument("--name", help="the program's name (default: the game file's stem, or the game's name)")
     package.add_argument("--onefile", action="store_true",
@@ -37,7 +38,7 @@ def add_package_command(commands: argparse._SubParsersAction) -> None:  # type: 
                          help="Windows and macOS: no console window (and a .app on macOS); its messages are lost")
     package.add_argument("--hidden-import", metavar="MODULE", action="append", default=[],
                          help="a module the game imports by name at run time, which reading its code can't find")
-    package.add_argument("--add-binary", metavar="FILE", type=Path, action="append", default=[],
+    package.add_argument("--add-binary", metavar="FILE", type=_file_name, action="append", default=[],
                          help="a shared library to ship beside the engine's, where pyglet looks for its own "
                               "(FFmpeg's, for MP3 and OGG on Windows and macOS)")
     package.add_argument("--no-check", action="store_true",
@@ -48,9 +49,9 @@ def package_command(args: argparse.Namespace) -> int:
     """Build, place and check the bundle; one line on what was made. Exit 1 when the build or the check fails."""
     from engine.tools.ship.build import CHECK_TICKS, BuildFailed, PackageOptions, package
 
-    options = PackageOptions(game=args.game, out=args.out, name=args.name, onefile=args.onefile,
+    options = PackageOptions(game=args.game, out=Path(args.out), name=args.name, onefile=args.onefile,
                              windowed=args.windowed, hidden_imports=tuple(args.hidden_import),
-                             binaries=tuple(args.add_binary), check=not args.no_check)
+                             binaries=tuple(Path(binary) for binary in args.add_binary), check=not args.no_check)
     try:
         bundle = package(options)
     except BuildFailed as error:
