@@ -13,10 +13,17 @@ import argparse
 import os
 from pathlib import Path
 
-from engine.tools.cli.options import _file_name
 from engine.tools.errors import say, shown_name
 
 __all__ = ["add_package_command", "package_command"]
+
+
+def _file_name(text: str) -> str:
+    # As options' own: argparse's Path would take '' for the current directory. Not imported from
+    # options, which imports this module to add the command.
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    return text
 
 
 def add_package_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
