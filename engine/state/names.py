@@ -11,9 +11,11 @@ outermost directory above it that is no package (has no ``__init__.py``), as Pyt
 it when that directory is on ``sys.path``: ``mygame/logic.py`` in a package is
 ``mygame.logic``, ``helpers.py`` alone is ``helpers``. A game file that is no package's
 module and defines ``build`` is ``game`` whatever the file is called, so renaming or
-moving it keeps its hashes. A module without a file (typed at a prompt) keeps its import
-name. Two classes of one world that get one name are refused by ``engine.state.snapshot``,
-naming both.
+moving it keeps its hashes. A module whose file is not on disk (frozen into a PyInstaller
+bundle, whose ``__file__`` is ``_MEIPASS/mygame/logic.pyc``) is placed by its import name,
+which is its path from the bundle's root, with the same rule for a game file. A module
+without a file (typed at a prompt) keeps its import name. Two classes of one world that get
+one name are refused by ``engine.state.snapshot``, naming both.
 
 A leaf of the import graph: it imports nothing from the engine, so saves, replays and
 snapshots can name the engine's version and a game's classes without importing the
@@ -128,8 +130,13 @@ def class_module(cls: type) -> str:
     namespace = _namespace_of(cls)
     file = namespace.get("__file__") if namespace is not None else None
     place = _place(file) if isinstance(file, str) else None
-    if place is None or namespace is None:
+    if namespace is None or not isinstance(file, str):
         return public_module_name(cls.__module__)
+    if place is None:
+        # A file that is not on disk: a module frozen into a PyInstaller bundle (``__file__`` is
+        # ``_MEIPASS/game.pyc``), or read from a zip. Its import name is its path from the bundle's
+        # root, so it is its place, and a game file frozen there is ``game`` as it is on disk.
+        place = public_module_name(cls.__module__)
     if "." not in place and _defines_build(namespace):
         return GAME_MODULE
     return place

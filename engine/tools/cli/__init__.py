@@ -11,7 +11,7 @@ All checks that can be made before a run are made before it starts: the outputs
 being read, a screenshot must be a ``.png``, every input file is checked in full.
 
 One module per command: ``run`` (a ``RunSession``), ``replay``, ``check``, ``lab``,
-``listing`` (``list``); ``bench`` parses its own options (``engine.tools.bench``). The parser is
+``listing`` (``list``), ``package``; ``bench`` parses its own options (``engine.tools.bench``). The parser is
 ``options``. A game file that runs itself with ``run(build)`` takes the same options,
 through the same code, as ``tickswap run FILE``.
 """
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.files.atomic import OutputError
-from engine.files.game import GameError
+from engine.files.game import Game, GameError
 from engine.files.importer import game_of_module, load_game
 from engine.files.replay import ReplayError
 from engine.files.save import SaveError
@@ -39,7 +39,7 @@ from engine.tools.cli.run import module_of, run_command
 from engine.tools.errors import UsageError, guarded, shown
 from engine.world import World
 
-__all__ = ["guarded_command", "main", "run_game"]
+__all__ = ["guarded_command", "main", "run_game", "run_with_options"]
 
 
 def guarded_command(work: Callable[[], int]) -> int:
@@ -66,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             return replay_command(args)
         if args.command == "check":
             return check_command(args)
+        if args.command == "package":
+            from engine.tools.cli.package import package_command
+
+            return package_command(args)
         if args.command in ("host", "join"):
             from engine.tools.cli.net import host_command, join_command
 
@@ -90,26 +94,41 @@ def run_game(build: Callable[[World], Any], argv: list[str] | None = None) -> in
     module = module_of(build)
     if module is not None and getattr(module, "__file__", None):
         program = os.path.basename(str(module.__file__))
-    words = sys.argv[1:] if argv is None else list(argv)
-    role = words[0] if words and words[0] in ("--host", "--join") else None
-    if role is not None:  # a network session: tickswap host / join's options, this game
-        from engine.tools.cli.net import add_host_options, add_join_options, host_command, join_command
 
-        parser = Parser(prog=f"python {program} {role}", description=f"{role[2:].title()} a session of {program}.")
-        (add_host_options if role == "--host" else add_join_options)(parser, game=False)
-        words = words[1:]
-    else:
-        parser = Parser(prog=f"python {program}", description=f"Run {program} (tickswap run's options; "
-                        "--host or --join first for a network session).")
-        add_run_options(parser)
-    args = parser.parse_args(words)
-
-    def work() -> int:
+    def load() -> Game:
         if not callable(build) or module is None:
             raise UsageError(f"run(build): expected a game's build(world) function, got {shown(build)}")
         game = game_of_module(module)
         if game.module.build is not build:
             raise UsageError(f"run(build): {game.name}'s build is not the function given; pass the module's build")
+        return game
+
+    return run_with_options(f"python {program}", program, load, argv)
+
+
+def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: list[str] | None = None) -> int:
+    """Run the game ``load()`` gives with ``tickswap run``'s options (or, after ``--host``/``--join``, a session's).
+
+    ``python game.py`` (``run_game``) and a packaged game (``engine.tools.ship.boot``) are
+    this: ``prog`` is how usage lines name the command, ``program`` the game in its help.
+    The game is loaded once the options are known to be good, so a mistake in either is one line.
+    """
+    words = sys.argv[1:] if argv is None else list(argv)
+    role = words[0] if words and words[0] in ("--host", "--join") else None
+    if role is not None:  # a network session: tickswap host / join's options, this game
+        from engine.tools.cli.net import add_host_options, add_join_options, host_command, join_command
+
+        parser = Parser(prog=f"{prog} {role}", description=f"{role[2:].title()} a session of {program}.")
+        (add_host_options if role == "--host" else add_join_options)(parser, game=False)
+        words = words[1:]
+    else:
+        parser = Parser(prog=prog, description=f"Run {program} (tickswap run's options; "
+                        "--host or --join first for a network session).")
+        add_run_options(parser)
+    args = parser.parse_args(words)
+
+    def work() -> int:
+        game = load()
         if role == "--host":
             return host_command(args, game)
         if role == "--join":

@@ -197,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.tools.cli.net import add_session_commands
 
     add_session_commands(commands)
+    from engine.tools.cli.package import add_package_command
+
+    add_package_command(commands)
     from engine.tools.cli.rendezvous import add_rendezvous_command
 
     add_rendezvous_command(commands)
