@@ -28,7 +28,7 @@ from engine.buffering.own import OwnBuffers
 from engine.buffering.shown import put_own
 from engine.entity import LOOK, PARTS, Entity
 from engine.errors import mark_restored, missing_after_load
-from engine.files.save.check import SaveError, check_game, check_world, read_save
+from engine.files.save.check import SaveError, check_game, check_world, parse_save, read_save
 from engine.input.events import STICKS, InputEvent, InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
@@ -40,7 +40,7 @@ from engine.world.spawner import spawner_of
 if TYPE_CHECKING:
     from engine.files.game import Game
 
-__all__ = ["LoadedWorld", "load_world", "read_meta"]
+__all__ = ["LoadedWorld", "load_text", "load_world", "read_meta"]
 
 
 class LoadedWorld(Protocol):
@@ -151,13 +151,26 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     ``world_class`` makes the new world from its seed and players (``World``: ``World.load``
     passes itself); the world has the saved players, each with their saved queue.
     """
-    where = shown_name(path)
-    data = read_save(path)
+    return _loaded(read_save(path), shown_name(path), os.path.dirname(os.path.abspath(path)), game, notes,
+                   world_class)
+
+
+def load_text(text: str, game: Game | None = None, notes: list[str] | None = None, *,
+              world_class: Callable[..., W], where: str = "the state") -> W:
+    """``load_world`` of a save's text (``save_text``'s), held in memory rather than in a file: checked whole the
+    same way, then built into a new world. What a live reload loads the old code's state into the new code's
+    classes with; ``where`` names it in a ``SaveError``."""
+    return _loaded(parse_save(text, where), where, None, game, notes, world_class)
+
+
+def _loaded(data: dict[str, Any], where: str, near: str | None, game: Game | None, notes: list[str] | None,
+            world_class: Callable[..., W]) -> W:
+    """A new world built from a parsed save ``data`` (see ``load_world``)."""
     damaged, note = f"{where} is damaged", None
     try:
         if game is not None:
             damaged, note = check_game(data["meta"], game, where)
-        info, records, kinds, dead_kinds = check_world(data, game, near=os.path.dirname(os.path.abspath(path)))
+        info, records, kinds, dead_kinds = check_world(data, game, near=near)
         queues = [_queue_state(queued) for queued in [info["input"], *info.get("inputs", [])]]
     except SaveError:
         raise

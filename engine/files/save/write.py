@@ -46,7 +46,7 @@ from engine.state.snapshot import ClassNameClash, class_names
 from engine.state.values import NotSaveable, encode
 from engine.world.music import music_of
 
-__all__ = ["SavedWorld", "save_world"]
+__all__ = ["SavedWorld", "save_text", "save_world"]
 
 
 class SavedWorld(Protocol):
@@ -174,6 +174,24 @@ def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, 
 
     ``meta`` is stored as it is (the command line records the game's name and digest there).
     """
+    text = save_text(world, meta, path)
+    try:
+        with AtomicFile(path) as output:
+            output.open("w").write(text)
+            output.commit()
+    except OutputError as error:
+        raise SaveError(f"cannot write the save: {error}") from None
+    except OSError as error:
+        raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
+
+
+def save_text(world: SavedWorld, meta: dict[str, Any] | None = None,
+              path: str | os.PathLike[str] = "the state") -> str:
+    """``world`` as the text of a save, checked as ``save_world`` checks it, written nowhere (``SaveError`` if it
+    can't be saved): what a live reload carries the state in from the old code to the new (``load_text``).
+
+    ``path`` only names the save in a message.
+    """
     try:
         data = _world_data(world)
         data["meta"] = encode(dict(meta or {}), "meta")["$dict"]
@@ -188,14 +206,7 @@ def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, 
     except (TypeError, ValueError, RecursionError) as error:
         raise SaveError(f"cannot save the world to {shown_name(path)}: {type(error).__name__}: "
                         f"{error}") from None
-    try:
-        with AtomicFile(path) as output:
-            output.open("w").write(text)
-            output.commit()
-    except OutputError as error:
-        raise SaveError(f"cannot write the save: {error}") from None
-    except OSError as error:
-        raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
+    return text
 
 
 def _check_written(world: SavedWorld, data: dict[str, Any]) -> None:
