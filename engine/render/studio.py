@@ -46,6 +46,11 @@ class StudioOverlay:
         self._message_until = 0.0
         self._reload_seen: object = None
 
+    @property
+    def shown(self) -> tuple[str, str]:
+        """The text drawn last, and the error drawn above it (``""`` when none): what the person sees."""
+        return self._shown
+
     def draw(self, now_ms: float) -> None:
         """Draw what there is to show at clock time ``now_ms`` (nothing while the game just runs)."""
         studio = self.studio
@@ -64,16 +69,15 @@ class StudioOverlay:
         error = f"reload failed: {result.message}" if result is not None and not result.ok else ""
         text = "\n".join(lines)
         self._frame.visible = self._place_frame(studio.inspected)
-        if not text and not error:
-            if self._frame.visible:
-                self._batch.draw()
-            return
         width = max(200, min(900, self.window.width - 16))
         if (text, error) != self._shown or self._label.width != width:
             self._shown = (text, error)
             self._label.width = self._error.width = width
             self._error.text = error
             self._label.text = text
+        self._backdrop.visible = bool(text or error)
+        if not (text or error or self._frame.visible):
+            return
         top = self.window.height - 8
         self._error.y = top
         self._label.y = top - (self._error.content_height if error else 0)

@@ -12,7 +12,9 @@ the old code is ``game:Ball`` of the new, and every buffered field, signal, ``sa
 attribute, generator state and id comes across. What the new code no longer fits (a
 class renamed or removed, a ``saved`` attribute gone) is refused by name, as a save
 would be. A tile map whose file changed is the new map (the state names a map by its
-content, so the old content would otherwise be kept).
+content, so the old content would otherwise be kept). The window's size, the step and
+the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
+``MS_PER_UPDATE`` or ``PLAYERS`` changed).
 """
 
 from __future__ import annotations
@@ -102,4 +104,9 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
         raise ReloadError(f"{game.name}: systems(world) failed: {located(error)}") from None
     loaded.ms_per_update = world.ms_per_update
     loaded.view_size = world.view_size
+    changed = [name for name in ("WIDTH", "HEIGHT", "MS_PER_UPDATE", "PLAYERS")
+               if fresh.setting(name, None) != game.setting(name, None)]
+    if changed:  # the window and the loop were made for the old ones
+        notes.append(f"{', '.join(changed)} changed: {'it takes' if len(changed) == 1 else 'they take'} effect when "
+                     "the game is run again")
     return fresh, loaded, notes
