@@ -378,3 +378,22 @@ def test_the_watcher_reports_the_games_files_and_not_the_runs_outputs(tmp_path):
         assert changed == [str(tmp_path / "game.py")]
         watcher.mark(tmp_path / "level.tmj")
         assert watcher.changes() == [str(tmp_path / "level.tmj")] and watcher.changes() == []
+
+
+def test_the_world_leaving_its_history_is_told_once_with_or_without_a_ring(counter):
+    # What ends a recording: the first step back from the head, or a reload there (the ring kept or not).
+    for seconds in (10.0, 0.0):
+        told: list[str] = []
+        studio = Studio(load_game(counter), seconds=seconds, on_rewrite=told.append)
+        run(studio, 30)
+        studio.back(5)
+        studio.forward(5)
+        if seconds:
+            assert told == ["rewound from tick 30"]
+        else:
+            assert told == [] and studio.now == 30  # nothing kept: nowhere to go back to
+        studio.resume()
+        run(studio, 40)
+        assert studio.reload().ok
+        assert told[-1] == "reloaded at tick 40"
+        studio.close()

@@ -41,15 +41,31 @@ def game_file(tmp_path: Path) -> Path:
     return path
 
 
+class ToldWatcher:
+    """A watcher the test tells what changed (``mark``), so frames see changes exactly when the test says:
+    the real one's thread reports a write whenever the OS does (``test_studio.py`` tests it)."""
+
+    def __init__(self) -> None:
+        self.changed: list[str] = []
+
+    def mark(self, path) -> None:
+        self.changed.append(str(path))
+
+    def changes(self) -> list[str]:
+        changed, self.changed = self.changed, []
+        return changed
+
+    def close(self) -> None:
+        pass
+
+
 @pytest.fixture
 def studio_runner(offscreen, game_file):
     from engine.render.runner import GameRunner
-    from engine.studio import Watcher
 
     game = load_game(game_file)
     studio = Studio(game)
-    watcher = Watcher(game_file.parent)
-    runner = GameRunner(game, headless=True, studio=studio, watcher=watcher)
+    runner = GameRunner(game, headless=True, studio=studio, watcher=ToldWatcher())
     yield runner
     runner.close()
 
@@ -182,3 +198,20 @@ def test_run_watch_reloads_an_edit_made_while_it_runs_keeping_the_state(offscree
     (tmp_path / "old.py").write_text(GAME)
     replay = tickswap("replay", "run.jsonl", "--game", "old.py", cwd=tmp_path)
     assert replay.returncode == 0 and f"{tick} ticks of" in replay.stdout, replay.stderr
+
+
+def test_watching_a_tick_that_fails_pauses_the_game_until_the_fix_is_saved(studio_runner, game_file):
+    runner = studio_runner
+    runner.run(frames=10)
+    game_file.write_text(GAME.replace("self.x += STEP", "self.x += STEP / self.moved if self.moved < 40 else 1 / 0"))
+    press(runner, keys.F9)
+    runner.run(frames=60)
+    assert runner.paused and runner.world.tick_count == 39  # tick 40 failed: rolled back, whole
+    stopped = runner.overlay.shown[1]
+    assert stopped.startswith("stopped: tick 40 failed: EntityUpdateError: Square (id 1) raised ZeroDivisionError")
+    assert "squares.py:14 in update" in stopped and stopped.endswith("or go back with F6")
+    game_file.write_text(GAME)
+    runner.watcher.mark(game_file)
+    runner.run(frames=10)
+    assert not runner.paused and runner.world.tick_count > 40 and runner.studio.crash is None
+    assert "; going on" in runner.studio.last_reload.message

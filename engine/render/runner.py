@@ -385,10 +385,20 @@ class GameRunner:
                 self.before_tick(self.world)
             if self.studio is None:
                 self.world.tick(elapsed_ms)
-            elif self.studio.paused:  # F3: one live tick at the head of the ring
-                self.studio.step(elapsed_ms)
             else:
-                self.studio.tick(elapsed_ms)
+                try:
+                    if self.studio.paused:  # F3: one live tick at the head of the ring
+                        self.studio.step(elapsed_ms)
+                    else:
+                        self.studio.tick(elapsed_ms)
+                except Exception as error:
+                    if self.watcher is None:
+                        raise
+                    # Watching, a tick that fails pauses the game (the world rolled the tick back, whole)
+                    # until the fix is saved: building a game is not over at its first mistake.
+                    self.studio.crashed(error)
+                    self._sync_pause()
+                    return
             if self.after_tick is not None:
                 self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.

@@ -35,10 +35,10 @@ class StudioOverlay:
         self.studio = studio
         self._batch = pyglet.graphics.Batch()
         back, front = pyglet.graphics.Group(order=10), pyglet.graphics.Group(order=11)
-        self._backdrop = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 170), batch=self._batch, group=back)
-        self._label = pyglet.text.Label("", x=8, y=0, anchor_y="top", multiline=True, width=600, font_size=10,
+        self._backdrop = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 215), batch=self._batch, group=back)
+        self._label = pyglet.text.Label("", x=8, y=0, anchor_y="top", multiline=True, width=600, font_size=9,
                                         color=_TEXT, batch=self._batch, group=front)
-        self._error = pyglet.text.Label("", x=8, y=0, anchor_y="top", multiline=True, width=600, font_size=10,
+        self._error = pyglet.text.Label("", x=8, y=0, anchor_y="top", multiline=True, width=600, font_size=9,
                                         color=_ERROR, batch=self._batch, group=front)
         self._frame = pyglet.shapes.Box(0, 0, 1, 1, thickness=2, color=(255, 230, 90, 255), batch=self._batch,
                                         group=front)
@@ -66,7 +66,9 @@ class StudioOverlay:
         inspection = studio.inspect() if studio.inspected is not None else None
         if inspection is not None:
             lines += inspection.lines()
-        error = f"reload failed: {result.message}" if result is not None and not result.ok else ""
+        errors = [f"reload failed: {result.message}" if result is not None and not result.ok else "",
+                  f"stopped: {studio.crash}; fix the code (it reloads), or go back with F6" if studio.crash else ""]
+        error = "\n".join(line for line in errors if line)
         text = "\n".join(lines)
         self._frame.visible = self._place_frame(studio.inspected)
         width = max(200, min(900, self.window.width - 16))

@@ -90,8 +90,6 @@ class Studio:
         self._world = world
         self.say = say or (lambda line: None)
         self.on_rewrite = on_rewrite or (lambda line: None)
-        self.rewinds = seconds > 0
-        """Whether the ring is kept (``seconds`` above 0)."""
         self.timeline = Timeline(seconds=seconds, every=every, max_bytes=max_bytes,
                                  ms_per_update=world.ms_per_update)
         self.timeline.start(world)
@@ -101,6 +99,8 @@ class Studio:
         """The latest reload's result (its ``message`` is on screen until the next)."""
         self.inspected: Entity | None = None
         """The entity the inspector shows (``inspect`` sets it), or ``None``."""
+        self.crash: str | None = None
+        """Why the game stopped (``crashed``), on screen until a reload works; ``None`` while it runs."""
 
     # -- what it runs ---------------------------------------------------------------------------
 
@@ -122,12 +122,17 @@ class Studio:
     @property
     def head(self) -> int:
         """The latest tick run: ``now`` unless rewound."""
-        return max(self.timeline.head, self.now)
+        return self.timeline.head
 
     @property
     def oldest(self) -> int:
-        """The earliest tick ``back`` can reach."""
-        return self.timeline.oldest if self.rewinds else self.now
+        """The earliest tick ``back`` can reach (``now`` when the ring keeps nothing)."""
+        return self.timeline.oldest
+
+    @property
+    def rewinds(self) -> bool:
+        """Whether the ring keeps the recent past (``seconds`` above 0), so ``back`` can go anywhere."""
+        return self.timeline.keeps
 
     # -- running --------------------------------------------------------------------------------
 
@@ -145,8 +150,23 @@ class Studio:
         if self.now < self.timeline.head:
             self._discard_future()
         self._world.tick(elapsed_ms)
-        if self.rewinds:
-            self.timeline.record(self._world, elapsed_ms)
+        self.timeline.record(self._world, elapsed_ms)
+
+    def crashed(self, error: BaseException) -> None:
+        """A live tick failed (the world rolled it back, whole): pause there, and say why until a reload works.
+
+        What a window run with ``--watch`` does instead of ending: fix the code and the
+        reload goes on from the tick that failed (or rewind to see how it came to fail).
+        """
+        self.paused = True
+        for player in range(self._world.players):
+            # The failed tick's input went back to the queue: dropped, so the tick runs again with the input
+            # it is handed then (a script's is handed again), not with this twice.
+            queue = self._world.input_queue_of(player)
+            _waiting, held, mouse, sticks = queue.state()
+            queue.set_state([], held, mouse, sticks)
+        self.crash = f"tick {self.now + 1} failed: {located(error)}"
+        self.say(f"{self.crash}; the game is paused: fix the code (it reloads), or go back with F6")
 
     def pause(self) -> None:
         """Stop live ticks; the world stays at ``now`` (``back``, ``forward``, ``step``, ``inspect`` then)."""
@@ -204,6 +224,8 @@ class Studio:
         if isinstance(tick, bool) or not isinstance(tick, int) or not self.oldest <= tick <= self.timeline.head:
             raise ValueError(f"go_to({tick!r}): the ring holds ticks {self.oldest} to {self.timeline.head}")
         self.paused = True
+        if not self.rewinds:  # nothing kept: only the tick shown is in the ring
+            return
         if tick != self.now:
             self._leaving_head(f"rewound from tick {self.now}")
         # At least one tick is run again when it can be: the inspector then knows who sent each signal.
@@ -240,7 +262,7 @@ class Studio:
         started = time.perf_counter()
         changed = tuple(changed)
         tick, head = self.now, self.timeline.head
-        future = [self.timeline.record_of(each) for each in range(tick + 1, head + 1)] if self.rewinds else []
+        future = [self.timeline.record_of(each) for each in range(tick + 1, head + 1)]
         try:
             game, world, notes = carry_over(self._game, self._world)
         except ReloadError as error:
@@ -262,6 +284,10 @@ class Studio:
             what += f"; {failed}"
         seconds = time.perf_counter() - started
         message = f"{what} in {seconds * 1000:.0f} ms" + "".join(f"; {note}" for note in notes)
+        if self.crash is not None and self.now == self.timeline.head:
+            self.crash = None  # fixed, it is hoped: the tick that failed runs again, with the new code
+            self.paused = False
+            message += "; going on"
         return self._reloaded(ReloadResult(True, message, tick, seconds, again, changed))
 
     def _resimulate(self, future: list[TickRecord]) -> tuple[int, str]:

@@ -120,11 +120,17 @@ class Timeline:
 
     # -- changing it ---------------------------------------------------------------------------
 
+    @property
+    def keeps(self) -> bool:
+        """Whether the ring keeps anything (``seconds`` above 0); if not, it only follows the head."""
+        return self.span > 0
+
     def start(self, world: World) -> None:
         """Begin again at ``world``'s tick, with one checkpoint of it and no input."""
         self.clear()
         self._head = world.tick_count
-        self._add(world.checkpoint())
+        if self.keeps:
+            self._add(world.checkpoint())
 
     def clear(self) -> None:
         """Hold nothing (the world's checkpoints let go)."""
@@ -136,6 +142,9 @@ class Timeline:
         """Add the tick ``world`` just ran (``head + 1``): its input, and a checkpoint if one is due."""
         if world.tick_count != self._head + 1:
             raise ValueError(f"the ring is at tick {self._head}; it can't record tick {world.tick_count} next")
+        if not self.keeps:
+            self._head = world.tick_count
+            return
         events = tuple(tuple(world.input_of(player).events) for player in range(world.players))
         record = TickRecord(events, elapsed_ms)
         self._inputs.append(record)

@@ -262,6 +262,10 @@ class RunSession:
                       + (f", recorded {shown_name(args.record)}" if args.record else "")
                       + (f" (to tick {self.record_ended})" if self.record_ended is not None else "")
                       + "".join(f", saved {shown_name(path)} at tick {tick}" for tick, path in self.written))
+            if self.studio is not None and self.studio.crash is not None:
+                # Paused by a failing tick (--watch), and never fixed: the run ends as a crash does.
+                say(f"{self.game.name} stopped: {self.studio.crash}")
+                status = 1
             missed = sorted(tick for tick in self.saves if self.world.tick_count < tick)
             if missed:
                 say(f"the run ended at tick {self.world.tick_count}, before --save-at {', '.join(map(str, missed))}: "
