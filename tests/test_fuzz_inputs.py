@@ -102,7 +102,9 @@ def _valid_number(name: str) -> Callable[[Any], bool]:
     def check(value: Any) -> bool:
         if type(value) is int:
             return (1 <= value <= MAX_COUNT) if name == "count" else 0 <= value < 2**64
-        return type(value) is float and math.isfinite(value) and value >= 0 and (value > 0 or "ms" in name)
+        # Zero is a duration in ms, or --rewind 0 (no ring); no other number may be zero.
+        return type(value) is float and math.isfinite(value) and value >= 0 and (
+            value > 0 or "ms" in name or name == "_rewind")
     return check
 
 
