@@ -24,7 +24,7 @@ import json
 from engine.errors import located
 from engine.files.game import Game, GameError
 from engine.files.importer import reload_game
-from engine.files.save import SaveError, load_text, save_text
+from engine.files.save import SaveError, load_world_text, save_text
 from engine.interrupts import Interrupted
 from engine.state.names import class_name
 from engine.tiles.tilemap import TileMap
@@ -72,7 +72,7 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     if world.ticking:
         raise RuntimeError("a world is reloaded between ticks, not during one")
     try:
-        text = save_text(world, {"game": game.name}, _WHERE)
+        text = save_text(world, {"game": game.name}, where=_WHERE)
     except SaveError as error:
         raise ReloadError(f"the running state can't be carried over: {error}") from None
     try:
@@ -90,7 +90,7 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
         raise ReloadError(f"{game.name}: build(world) failed: {located(error)}") from None
     notes: list[str] = []
     try:
-        loaded = load_text(_new_maps(text, maps) if maps else text, fresh, notes, world_class=World, where=_WHERE)
+        loaded = load_world_text(_new_maps(text, maps) if maps else text, _WHERE, fresh, notes, world_class=World)
     except SaveError as error:
         said = str(error).removeprefix(f"{_WHERE} is damaged: ")  # it is not damaged: the new code doesn't fit it
         raise ReloadError(f"the new code does not fit the running state: {said}") from None

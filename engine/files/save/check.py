@@ -399,8 +399,7 @@ def read_save(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def parse_save(text: str, where: str) -> dict[str, Any]:
-    """A save's text parsed, with the right format, version and engine version, and a valid ``meta`` (``where``
-    names it in a ``SaveError``)."""
+    """A save's text parsed with bounds and checked as ``read_save`` checks a file (``where`` names it)."""
     if len(text) > MAX_SAVE_BYTES:
         raise SaveError(f"{where} is {len(text):,} characters, more than a save may be ({MAX_SAVE_BYTES:,})")
     try:

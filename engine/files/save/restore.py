@@ -40,7 +40,7 @@ from engine.world.spawner import spawner_of
 if TYPE_CHECKING:
     from engine.files.game import Game
 
-__all__ = ["LoadedWorld", "load_text", "load_world", "read_meta"]
+__all__ = ["LoadedWorld", "load_world", "load_world_data", "load_world_text", "read_meta"]
 
 
 class LoadedWorld(Protocol):
@@ -128,7 +128,7 @@ def _check_music_place(track: str, game_path: Path, where: str) -> None:
                         f"{shown_name(str(root))}: a save resumes only its own game's music")
 
 
-_QueueState = tuple[list[InputEvent], frozenset[int], tuple[float, float], tuple[tuple[float, float], ...]]
+_QueueState = tuple[list[InputEvent], frozenset[int], tuple[float, float], tuple[tuple[float, float], ...], bool]
 
 
 def _queue_state(queued: dict[str, Any]) -> _QueueState:
@@ -137,7 +137,7 @@ def _queue_state(queued: dict[str, Any]) -> _QueueState:
     held = frozenset(decode(queued["held"], {}))
     mouse = tuple(decode(queued["mouse"], {}))
     sticks = tuple((float(x), float(y)) for x, y in queued.get("sticks", [[0.0, 0.0]] * STICKS))
-    return events, held, (float(mouse[0]), float(mouse[1])), sticks
+    return events, held, (float(mouse[0]), float(mouse[1])), sticks, queued.get("connected", True)
 
 
 def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None, *,
@@ -151,21 +151,26 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     ``world_class`` makes the new world from its seed and players (``World``: ``World.load``
     passes itself); the world has the saved players, each with their saved queue.
     """
-    return _loaded(read_save(path), shown_name(path), os.path.dirname(os.path.abspath(path)), game, notes,
-                   world_class)
+    return load_world_data(read_save(path), shown_name(path), game, notes, world_class=world_class,
+                           near=os.path.dirname(os.path.abspath(path)))
 
 
-def load_text(text: str, game: Game | None = None, notes: list[str] | None = None, *,
-              world_class: Callable[..., W], where: str = "the state") -> W:
-    """``load_world`` of a save's text (``save_text``'s), held in memory rather than in a file: checked whole the
-    same way, then built into a new world. What a live reload loads the old code's state into the new code's
-    classes with; ``where`` names it in a ``SaveError``."""
-    return _loaded(parse_save(text, where), where, None, game, notes, world_class)
+def load_world_text(text: str, where: str, game: Game | None = None, notes: list[str] | None = None, *,
+                    world_class: Callable[..., W]) -> W:
+    """As ``load_world``, from a save's text (a network session's late joiner, a recording that starts from a save).
+
+    ``where`` names where the text came from in every message.
+    """
+    return load_world_data(parse_save(text, where), where, game, notes, world_class=world_class)
 
 
-def _loaded(data: dict[str, Any], where: str, near: str | None, game: Game | None, notes: list[str] | None,
-            world_class: Callable[..., W]) -> W:
-    """A new world built from a parsed save ``data`` (see ``load_world``)."""
+def load_world_data(data: dict[str, Any], where: str, game: Game | None = None, notes: list[str] | None = None, *,
+                    world_class: Callable[..., W], near: str | None = None) -> W:
+    """As ``load_world``, from a save document ``read_save`` or ``parse_save`` returned (checked whole first).
+
+    ``near`` is the directory the save was read from, if any: without a game, a class name
+    several loaded classes share may resolve to the one imported from there.
+    """
     damaged, note = f"{where} is damaged", None
     try:
         if game is not None:
@@ -192,8 +197,8 @@ def _loaded(data: dict[str, Any], where: str, near: str | None, game: Game | Non
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
-        for player, (events, held, mouse, sticks) in enumerate(queues):
-            world.input_queue_of(player).set_state(events, held, mouse, sticks)
+        for player, (events, held, mouse, sticks, connected) in enumerate(queues):
+            world.input_queue_of(player).set_state(events, held, mouse, sticks, connected)
         if "music" in info:  # an effect, asked for again: the runner resumes it after the load
             track, loop, volume = info["music"]
             music_of(world).resume(track, loop, volume, world.tick_count)

@@ -139,6 +139,8 @@ def _queued(queue: InputQueue) -> dict[str, Any]:
               "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")}
     if any(stick != (0.0, 0.0) for stick in sticks):  # written only when moved: saves of games without pads unchanged
         queued["sticks"] = [[float(x), float(y)] for x, y in sticks]
+    if not queue.connected:  # a player dropped from a session: written only then, saves of others unchanged
+        queued["connected"] = False
     return queued
 
 
@@ -169,28 +171,12 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
     }
 
 
-def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
-    """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
+def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: str = "a save") -> str:
+    """``world`` as the text of a save file, checked as ``save_world`` checks it; any problem raises ``SaveError``.
 
-    ``meta`` is stored as it is (the command line records the game's name and digest there).
-    """
-    text = save_text(world, meta, path)
-    try:
-        with AtomicFile(path) as output:
-            output.open("w").write(text)
-            output.commit()
-    except OutputError as error:
-        raise SaveError(f"cannot write the save: {error}") from None
-    except OSError as error:
-        raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
-
-
-def save_text(world: SavedWorld, meta: dict[str, Any] | None = None,
-              path: str | os.PathLike[str] = "the state") -> str:
-    """``world`` as the text of a save, checked as ``save_world`` checks it, written nowhere (``SaveError`` if it
-    can't be saved): what a live reload carries the state in from the old code to the new (``load_text``).
-
-    ``path`` only names the save in a message.
+    What a network session sends a late joiner (``engine.net``) and a recording that starts
+    from a save holds: the same document as a file, so it is read back by the same checks.
+    ``where`` names the destination in a message.
     """
     try:
         data = _world_data(world)
@@ -204,9 +190,24 @@ def save_text(world: SavedWorld, meta: dict[str, Any] | None = None,
     except (NotSaveable, ClassNameClash) as error:
         raise SaveError(str(error)) from None
     except (TypeError, ValueError, RecursionError) as error:
-        raise SaveError(f"cannot save the world to {shown_name(path)}: {type(error).__name__}: "
-                        f"{error}") from None
+        raise SaveError(f"cannot save the world to {where}: {type(error).__name__}: {error}") from None
     return text
+
+
+def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
+    """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
+
+    ``meta`` is stored as it is (the command line records the game's name and digest there).
+    """
+    text = save_text(world, meta, where=shown_name(path))
+    try:
+        with AtomicFile(path) as output:
+            output.open("w").write(text)
+            output.commit()
+    except OutputError as error:
+        raise SaveError(f"cannot write the save: {error}") from None
+    except OSError as error:
+        raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
 
 
 def _check_written(world: SavedWorld, data: dict[str, Any]) -> None:

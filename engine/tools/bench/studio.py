@@ -13,7 +13,7 @@ beside the ring's row, in MB and MB per second of game time.
 from __future__ import annotations
 
 from engine.files.game import Game
-from engine.files.save import load_text, save_text
+from engine.files.save import load_world_text, save_text
 from engine.studio import Studio
 from engine.tools.bench.base import Patroller, Rows, measure
 from engine.world import World
@@ -78,7 +78,7 @@ def _measured(count: int, rounds: int) -> tuple[dict[str, float], float, float]:
         scrubbed.forward(1)
 
     def carry() -> None:
-        load_text(save_text(plain), world_class=World).close()
+        load_world_text(save_text(plain), "the bench's state", world_class=World).close()
 
     try:
         found = measure({"plain": ticks, "ring": ring, "back": back, "forward": forward, "carry": carry}, rounds)
