@@ -89,14 +89,16 @@ def parse_json(text: str) -> Any:
 
 def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     """Refuse lists and objects nested deeper than ``limit`` (walked without recursion)."""
+    if not isinstance(value, (list, dict)):
+        return
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
-            if depth >= limit:
-                raise FieldError(f"nested deeper than {limit} levels")
-            children: Iterable[Any] = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
+        if depth >= limit:
+            raise FieldError(f"nested deeper than {limit} levels")
+        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
+        # Only lists and objects go on the stack: a save's numbers and strings, most of it, are passed over.
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (list, dict)))
 
 
 def expect_keys(record: Any, where: str, required: Iterable[str], optional: Iterable[str] = ()) -> dict[str, Any]:

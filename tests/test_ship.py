@@ -19,7 +19,7 @@ import tempfile
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import pytest
 
@@ -143,6 +143,13 @@ def _catcher(directory: Path) -> Path:
     return directory / "catcher.py"
 
 
+def _hash_in(out: str) -> str:
+    """The state hash a summary line says."""
+    found = STATE.search(out)
+    assert found is not None, out
+    return found.group(1)
+
+
 def _state(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -187,7 +194,7 @@ def test_a_staged_game_file_runs_from_anywhere_with_tickswap_runs_hashes(tmp_pat
     expected = _tickswap_run(str(game), 200, elsewhere)
     done = _boot(staged, ["--ticks", "200", "--save-at", "100", "s.json"], elsewhere)
     assert done.returncode == 0, done.stderr
-    assert STATE.search(done.stdout).group(1) == expected
+    assert _hash_in(done.stdout) == expected
     assert done.stdout.startswith("catcher.py: 200 ticks")
     # A save the program made loads with the game file, and the other way: one game.
     assert _state([sys.executable, "-m", "engine.tools.cli", "run", str(game), "--load", "s.json", "--ticks", "100"],
@@ -204,7 +211,7 @@ def test_a_staged_installed_game_is_found_by_its_name_with_its_pictures_and_soun
     expected = _tickswap_run("pong", 300, tmp_path)
     done = _boot(staged, ["--ticks", "300"], tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("pong: 300 ticks") and STATE.search(done.stdout).group(1) == expected
+    assert done.stdout.startswith("pong: 300 ticks") and _hash_in(done.stdout) == expected
 
 
 def test_a_staged_game_package_is_copied_whole_and_is_the_same_game(tmp_path):
@@ -223,7 +230,7 @@ def test_a_staged_game_package_is_copied_whole_and_is_the_same_game(tmp_path):
                                                       "mygame/tests/test_it.py"]
     done = _boot(staged, ["--ticks", "50"], tmp_path)
     assert done.returncode == 0, done.stderr
-    assert STATE.search(done.stdout).group(1) == _tickswap_run(str(package), 50, tmp_path)
+    assert _hash_in(done.stdout) == _tickswap_run(str(package), 50, tmp_path)
 
 
 def test_the_modules_a_game_imports_are_read_from_its_code_without_its_own_or_its_tests(tmp_path):
@@ -337,7 +344,7 @@ def test_package_mistakes_are_one_line_and_build_nothing(tmp_path, monkeypatch, 
     try:
         status = main(["package", *argv])
     except SystemExit as exit_:  # argparse's own refusals
-        status = exit_.code
+        status = int(exit_.code or 0)
     assert status == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
@@ -367,9 +374,11 @@ def test_the_plan_points_pyinstaller_at_the_engine_and_installed_packages_never_
     game = load_game("pong")
     plan = _plan(PackageOptions("pong"), game_tree("pong", game), "pong", Path("work"), ["json", "email.message",
                                                                                          "numpy", "esper"])
-    paths = [Path(path) for path in plan["paths"]]
+    paths = [Path(path) for path in cast(list[str], plan["paths"])]
     assert paths[0] == ROOT, "the engine's own directory first"
-    assert Path(importlib.util.find_spec("numpy").origin).parent.parent in paths
+    numpy_spec = importlib.util.find_spec("numpy")
+    assert numpy_spec is not None and numpy_spec.origin is not None
+    assert Path(numpy_spec.origin).parent.parent in paths
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
     assert stdlib not in paths and all(path.resolve() != stdlib for path in paths)
 
@@ -407,7 +416,7 @@ EVERYWHERE = ["pyglet.media.drivers.silent", "pyglet.media.codecs.wave", "pyglet
 def _holds_pyglets_lazy_back_ends_and_the_built_cores(program: Path, internal: Path) -> None:
     """No hook of ours names pyglet's back-ends: PyInstaller finds them in imports pyglet never runs. This holds it
     (a pyglet that imported them by string would leave a program that opens no window or plays no sound)."""
-    from PyInstaller.archive.readers import CArchiveReader
+    from PyInstaller.archive.readers import CArchiveReader  # type: ignore[import-untyped]  # PyInstaller has no stubs
 
     frozen = set(CArchiveReader(str(program)).open_embedded_archive("PYZ.pyz").toc)
     platform = "linux" if sys.platform.startswith("linux") else sys.platform

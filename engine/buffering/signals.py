@@ -35,6 +35,9 @@ class SignalBuffers:
         self._pending_mark = 0
         self._signalled: list[BufferSlots] = []
         self._combined_signals: list[tuple[BufferSlots, dict[str, Any]]] = []
+        # The contributions the last swap delivered, with their senders: kept (a reference, no copy) only so an
+        # inspector can say who sent what an entity sees now (``senders_of``).
+        self._delivered: list[tuple[BufferSlots, str, int, Any]] = []
 
     def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
         """Put a signal (or one contribution to a valued signal) into the next buffer."""
@@ -78,7 +81,7 @@ class SignalBuffers:
         for entity in self._signalled:
             entity._signals = NO_SIGNALS
         self._signalled = []
-        self._pending = []
+        self._delivered, self._pending = self._pending, []
         for target, combined in self._combined_signals:
             target._signals = combined
             self._signalled.append(target)
@@ -99,7 +102,20 @@ class SignalBuffers:
         are those the next swap clears (``signalled``, where the rollback has found them already)."""
         self._pending = list(pending)
         self._combined_signals = []
+        self._delivered = []  # who sent them is not kept by a checkpoint: unknown until the next tick
         self._signalled = [entity for entity in entities if entity._signals] if signalled is None else signalled
+
+    def senders_of(self, entity: BufferSlots) -> dict[str, tuple[int, ...]] | None:
+        """Who sent each signal ``entity`` sees now (raised in the last tick): name -> sender ids in canonical
+        order (-1: raised outside any update, by a system or ``build``); ``None`` when that is not known (after a
+        rollback or a load, before the next tick)."""
+        if not self._delivered and entity._signals:
+            return None
+        senders: dict[str, list[int]] = {}
+        for target, name, sender, _value in sorted(self._delivered, key=_SENDER):
+            if target is entity:
+                senders.setdefault(name, []).append(sender)
+        return {name: tuple(ids) for name, ids in senders.items()}
 
     def committed_signals(self, entity: BufferSlots, signals: dict[str, Any]) -> None:
         """Set an entity's committed signals (a loaded save)."""

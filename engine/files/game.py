@@ -32,7 +32,7 @@ from engine.input.keys import RESERVED
 from engine.input.keys import name as key_name
 from engine.input.local import PlayerKeys, check_player_keys
 from engine.messages import shown
-from engine.state.names import class_file, module_of
+from engine.state.names import class_file, class_namespace
 
 __all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError",
            "check_keys", "check_players", "check_settings", "check_step", "checked_player_keys",
@@ -183,16 +183,23 @@ class Game:
 
     def loaded_class(self, kind: type) -> bool:
         """Whether ``kind`` comes from the very modules this game loaded (not another copy of one of its files):
-        its module, its package's modules, the modules it imported from beside itself."""
-        module = module_of(kind)
-        if module is None:
+        its module, its package's modules, the modules it imported from beside itself.
+
+        Told apart by the namespace the class was defined in, not by its module's name: a
+        live reload imports a file again under the name its old module had."""
+        namespace = class_namespace(kind)
+        if namespace is None:
             return False
-        if module is self.module or any(module is beside for beside in self.beside):
+        if namespace is vars(self.module) or any(namespace is vars(beside) for beside in self.beside):
             return True
         own = self.module_name or self.module.__name__
         package = self.module.__package__ or ""
         inside = own if self.path is not None or not package else package
-        return module.__name__.startswith(inside + ".") and sys.modules.get(module.__name__) is module
+        name = namespace.get("__name__")
+        if not isinstance(name, str) or not name.startswith(inside + "."):
+            return False
+        current = sys.modules.get(name)
+        return current is not None and vars(current) is namespace
 
 
 MAX_WINDOW_SIDE = 16384
@@ -270,7 +277,7 @@ MAX_KEYS = 256
 def check_keys(keys: Any, where: str) -> tuple[int, ...]:
     """A game's ``KEYS``, checked: a tuple or list of 1 to ``MAX_KEYS`` key codes from ``engine.keys``.
 
-    ``GameError`` otherwise, naming ``where`` and the bad value. Esc and F1 to F5 are the
+    ``GameError`` otherwise, naming ``where`` and the bad value. Esc and F1 to F9 are the
     engine's, never the game's, so a game can't list them.
     """
     if type(keys) not in (tuple, list) or not 1 <= len(keys) <= MAX_KEYS:
@@ -281,8 +288,8 @@ def check_keys(keys: Any, where: str) -> tuple[int, ...]:
             raise GameError(f"{where}: KEYS must hold key codes such as keys.P (from engine import keys), "
                             f"got {shown(key)}")
         if key in RESERVED:
-            raise GameError(f"{where}: KEYS lists {key_name(key)}, which the engine keeps (Esc quits, F1 to F5 "
-                            "drive the HUD): leave it out")
+            raise GameError(f"{where}: KEYS lists {key_name(key)}, which the engine keeps (Esc quits, F1 to F9 "
+                            "drive the HUD, pause, rewind, inspect and reload): leave it out")
     return tuple(keys)
 
 

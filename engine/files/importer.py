@@ -47,10 +47,10 @@ from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.files.unfinished import run_rest
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
-from engine.state.names import GAME_MODULE_PREFIX
+from engine.state.names import GAME_MODULE_PREFIX, remember_module
 
 __all__ = ["ENTRY_POINT_GROUP", "adopt_main", "check_updates", "file_digest", "game_of_module", "is_game_path",
-           "load_game", "sample_games"]
+           "load_game", "reload_game", "sample_games"]
 
 ENTRY_POINT_GROUP = "tickswap.games"
 """The entry-point group that registers games: ``name = "package.module"``."""
@@ -186,6 +186,57 @@ def load_game(name: str | os.PathLike[str], *, expect_digest: str | None = None)
     return Game(name, module)
 
 
+def reload_game(game: Game) -> Game:
+    """``game`` imported afresh from its files as they are now: new modules, new classes, whatever this process
+    imported before (a game file, the modules it imports from beside it, a registered game's package).
+
+    What a live reload runs (``engine.studio``). A game that fails to import raises
+    ``GameError`` (one line naming the file and line), and ``game`` goes on as it was: the
+    modules it runs stay where they were. On success the old modules leave ``sys.modules``
+    (their classes live on in the objects that still hold them), so reloading a hundred
+    times keeps one copy of the game there.
+    """
+    # Its classes keep knowing their own modules once new modules take their names in sys.modules (a package's
+    # modules, or a file whose content is back to what it was): a save names the new classes only.
+    own = game.module.__package__ or game.module.__name__ if game.path is None else game.module.__name__
+    for name, module in list(sys.modules.items()):
+        if isinstance(module, ModuleType) and (module is game.module or name.startswith(own + ".")):
+            remember_module(module)
+    for module in game.beside:
+        remember_module(module)
+    if game.path is None:
+        return _reload_registered(game)
+    fresh = _load_path(str(game.path), None, fresh=True)
+    old = game.module
+    for key in [key for key, module in list(sys.modules.items()) if module is old and key != "__main__"
+                and key.startswith(GAME_MODULE_PREFIX) and key != fresh.module.__name__]:
+        _forget(key)
+    return fresh
+
+
+def _reload_registered(game: Game) -> Game:
+    """``reload_game`` of a registered game (``tickswap run patrol``): its package's modules imported again."""
+    module = game.module
+    package = module.__package__ or module.__name__
+    stashed = {key: sys.modules.pop(key) for key in list(sys.modules)
+               if key == package or key.startswith(package + ".")}
+    try:
+        fresh = importlib.import_module(module.__name__)
+        _check_build(fresh, game.name)
+    except BaseException as error:
+        for key in [key for key in sys.modules if key == package or key.startswith(package + ".")]:
+            del sys.modules[key]
+        sys.modules.update(stashed)
+        if isinstance(error, (GameError, Interrupted)):
+            raise
+        if isinstance(error, SyntaxError):
+            raise GameError(f"{shown_name(error.filename or game.name)}:{error.lineno}: syntax error: "
+                            f"{capped(error.msg, 200)}") from None
+        raise GameError(f"game {game.name!r} failed to import: {type(error).__name__}: {capped(str(error), 200)}"
+                        f"{_where(error)}") from None
+    return Game(game.name, fresh)
+
+
 def _check_build(module: ModuleType, where: str, own: str | None = None) -> None:
     where = shown_name(where)
     if not callable(getattr(module, "build", None)):
@@ -198,7 +249,7 @@ def _check_build(module: ModuleType, where: str, own: str | None = None) -> None
     check_updates(own or module.__name__, where)
 
 
-def _load_path(name: str, expect_digest: str | None) -> Game:
+def _load_path(name: str, expect_digest: str | None, fresh: bool = False) -> Game:
     path = Path(name).expanduser().resolve()
     package = path.is_dir()
     source_file = path / "__init__.py" if package else path
@@ -219,6 +270,16 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
         raise GameError(f"{name} is not the game file that was recorded: its content changed "
                         f"(digest {digest[:12]}, recorded {expect_digest[:12]})")
     module_name = _module_name(path, digest)
+    if fresh:
+        # A reload: the module running now (of this content, if only a module beside it changed) is set aside,
+        # and comes back if the new import fails.
+        stashed = {key: sys.modules.pop(key) for key in list(sys.modules)
+                   if key == module_name or key.startswith(module_name + ".")}
+        try:
+            return _import_path(name, path, source_file, source, digest, module_name)
+        except BaseException:
+            sys.modules.update(stashed)
+            raise
     loaded = sys.modules.get(module_name)
     if loaded is not None:
         return Game(path.name, loaded, path, digest, beside=BESIDE.get(module_name, ()))
@@ -226,6 +287,12 @@ def _load_path(name: str, expect_digest: str | None) -> Game:
     if imported is not None:
         _check_build(imported, name)
         return Game(path.name, imported, path, digest, beside=() if package else _beside_of(imported, path.parent))
+    return _import_path(name, path, source_file, source, digest, module_name)
+
+
+def _import_path(name: str, path: Path, source_file: Path, source: bytes, digest: str, module_name: str) -> Game:
+    """Import the game file (or package) at ``path`` as a new module ``module_name``; ``GameError`` if it fails."""
+    package = path.is_dir()
     if package:
         spec = importlib.util.spec_from_file_location(module_name, source_file,
                                                       loader=_SourceOnlyLoader(module_name, str(source_file)),

@@ -15,7 +15,7 @@ buttons ``MOUSE_LEFT``, ``MOUSE_MIDDLE``, ``MOUSE_RIGHT``, ``MOUSE4``, ``MOUSE5`
 ``MOTION_BACKSPACE``, ``MOTION_LEFT`` ... ``name(code)`` gives a key's name back, and
 ``code(name)`` a name's code (the one reading of key names); ``button(name)`` and
 ``motion(name)`` read mouse buttons' and motions' names alike. The engine keeps Esc (quit)
-and F1 to F5 for itself; every other key reaches the game.
+and F1 to F9 for itself; every other key reaches the game.
 """
 
 from __future__ import annotations
@@ -318,5 +318,6 @@ MOTIONS = frozenset(_MOTIONS.values())
 """Every text motion's code: a ``"text_motion"`` event's key is one of them."""
 
 
-RESERVED = frozenset({ESCAPE, F1, F2, F3, F4, F5})
-"""The keys the engine keeps: Esc quits; F1 HUD, F2 pause, F3 one tick, F4 interpolation, F5 extrapolation."""
+RESERVED = frozenset({ESCAPE, F1, F2, F3, F4, F5, F6, F7, F8, F9})
+"""The keys the engine keeps: Esc quits; F1 HUD, F2 pause, F3 one tick, F4 interpolation, F5 extrapolation;
+F6 and F7 rewind and go forward, F8 inspects, F9 reloads the game (``tickswap run``'s studio, since 0.4)."""

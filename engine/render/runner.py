@@ -8,8 +8,12 @@ and flips. With a real window the loop runs on a ``RealClock`` and the display's
 advances it by one 60 Hz display refresh, so an off-screen run and its screenshot are
 the same on every machine.
 
-The engine keeps only Esc (quit) and F1 to F5: F1 toggles the HUD, F2 pauses, F3 runs
-one tick while paused, F4 toggles interpolation, F5 extrapolation. Every other key,
+The engine keeps only Esc (quit) and F1 to F9: F1 toggles the HUD, F2 pauses (and resumes
+from the tick shown), F3 runs one tick while paused, F4 toggles interpolation, F5
+extrapolation; with a ``Studio`` (``tickswap run``), F6 and F7 go back and forward through
+the rewind ring (a tick, or a second with Shift; held, they scrub), F8 inspects the entity
+under the mouse (so does a click while paused), F9 reloads the game's code, as a change
+does under ``--watch``. Every other key,
 mouse drags, the wheel, the modifiers and typed text (``"text"`` and ``"text_motion"``
 events) go to the game (``world.input``), untouched.
 Sounds and music the world asked for during a tick are played right after it (silent
@@ -22,6 +26,7 @@ the game's ``PLAYER_KEYS`` or the default, WASD and the arrows).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -43,7 +48,11 @@ from engine.render.hud import Hud
 from engine.render.music import MusicPlayer
 from engine.render.pads import PadReader
 from engine.render.sound import SoundPlayer
+from engine.render.sprites import forget_pictures
+from engine.render.studio import StudioOverlay
+from engine.render.tiles import forget_tilesets
 from engine.render.view import View
+from engine.studio import ReloadResult, Studio, Watcher
 from engine.world import World, take_music, take_sounds
 from engine.world.sounds import SoundRequest
 
@@ -85,6 +94,8 @@ DISPLAY_HZ = 60.0
 """The refresh rate a headless run pretends to have."""
 HEADLESS_RENDER_MS = 1.0
 """What a headless render costs loops that pace themselves (constant rate, render-gated)."""
+SCRUB_AFTER_FRAMES = 15
+"""Held F6 or F7 scrubs (a step every frame) after this many frames: a tap moves one step."""
 
 
 class GameRunner:
@@ -101,8 +112,19 @@ class GameRunner:
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
                  forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
                  show_hud: bool = True, driver: Driver | None = None,
-                 local_players: LocalPlayers | None = None, controllers: Any = None) -> None:
+                 local_players: LocalPlayers | None = None, controllers: Any = None, studio: Studio | None = None,
+                 watcher: Watcher | None = None, paced: bool = False) -> None:
         game = name if isinstance(name, Game) else load_game(name)
+        if studio is not None:
+            if driver is not None:
+                raise ValueError("a network session's world can't be rewound or reloaded: no studio with a driver")
+            world = studio.world
+        self.studio = studio
+        """What F2, F3, F6 to F9 and clicks drive (pause, rewind, step, inspect, reload), or ``None``."""
+        self.watcher = watcher
+        """Tells the loop which of the game's files changed: each change reloads the game (``--watch``)."""
+        self.paced = paced
+        """Off-screen, frames take real time too (60 a second): a ``--watch`` run lasts long enough to edit."""
         self.name = game.name
         self.before_tick = before_tick
         """Called before every tick (a replay feeds its recorded input here)."""
@@ -128,17 +150,11 @@ class GameRunner:
         width, height = game.view_size
         self.world.view_size = (width, height)  # a world given (a replay's, a save's) maps the mouse like this window
         self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
-        view_module = game.view()
-        background = getattr(view_module, "BACKGROUND", (0, 0, 0))
-        self._background = (background[0] / 255, background[1] / 255, background[2] / 255)
-        make_view = getattr(view_module, "make_view", None)
-        view = (make_view(self.world) if make_view is not None
-                else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {}), window=self.window))
-        if not isinstance(view, View):  # refused here by name, not as an AttributeError in the first frame
+        try:
+            self.view: View = self._make_view(game)
+        except ValueError:
             self.window.close()
-            raise ValueError(f"{game.name}: make_view(world) returned {shown(view)}; it must return a View "
-                             "(an object with draw(alpha) and delete())")
-        self.view: View = view
+            raise
         self.interpolate = True
         """F4 toggles it: without it every frame draws the latest state (alpha 1)."""
         self.sound = SoundPlayer(silent=headless)
@@ -163,9 +179,13 @@ class GameRunner:
         self._render_ms = 1000 / DISPLAY_HZ if LOOPS[loop].renders_freely else HEADLESS_RENDER_MS
         self.hud = Hud(self.window, self.loop, self.world)
         self.hud.visible = show_hud
+        self.overlay = StudioOverlay(self.window, studio) if studio is not None else None
         self._paused = False
         self._stopped = False
         self._frame_started = time.perf_counter()
+        self._mouse = (0.0, 0.0)  # where the pointer is in the window: what F8 inspects
+        self._paced_at = time.perf_counter()  # when the latest paced off-screen frame is due
+        self._scrub = (0, False, 0)  # a held F6 (-1) or F7 (+1), with Shift, and the frames it has been held
         self.window.push_handlers(
             on_key_press=self._on_key_press, on_key_release=self._on_key_release,
             on_mouse_press=self._on_mouse_press, on_mouse_release=self._on_mouse_release,
@@ -174,12 +194,31 @@ class GameRunner:
             on_close=self._on_close,
         )
 
+    def _make_view(self, game: Game) -> View:
+        """The game's view of this runner's world: its own ``make_view(world)``, or an ``EntityRenderer``."""
+        view_module = game.view()
+        background = getattr(view_module, "BACKGROUND", (0, 0, 0))
+        self._background = (background[0] / 255, background[1] / 255, background[2] / 255)
+        make_view = getattr(view_module, "make_view", None)
+        view = (make_view(self.world) if make_view is not None
+                else EntityRenderer(self.world, looks=getattr(view_module, "LOOKS", {}), window=self.window))
+        if not isinstance(view, View):  # refused here by name, not as an AttributeError in the first frame
+            raise ValueError(f"{game.name}: make_view(world) returned {shown(view)}; it must return a View "
+                             "(an object with draw(alpha) and delete())")
+        return view
+
     # -- input ------------------------------------------------------------------------
 
     def _pump(self) -> None:
         self.window.dispatch_events()
         if self.pads is not None:
             self.pads.poll()
+        if self.studio is not None:
+            self._scrub_held()
+            if self.watcher is not None:
+                changed = self.watcher.changes()
+                if changed:
+                    self.reload(changed)
         if self.driver is not None:
             if self.headless:  # a virtual frame is no real time: don't outrun the peers' real ones
                 self.driver.idle(self._render_ms / 1000.0)
@@ -204,7 +243,74 @@ class GameRunner:
             self.interpolate = not self.interpolate
         elif symbol == keys.F5 and hasattr(self.view, "extrapolate"):
             self.view.extrapolate = not self.view.extrapolate
+        elif self.studio is not None:
+            self._studio_key(symbol, modifiers)
         return True  # handled: keeps pyglet's default Esc-closes-window out of the way
+
+    def _studio_key(self, symbol: int, modifiers: int) -> None:
+        """F6 back, F7 forward (a tick, or a second with Shift), F8 inspect under the mouse, F9 reload."""
+        if symbol in (keys.F6, keys.F7):
+            direction = -1 if symbol == keys.F6 else 1
+            fast = bool(modifiers & keys.MOD_SHIFT)
+            self._scrub = (direction, fast, 0)
+            self.scrub(direction, fast)
+        elif symbol == keys.F8:
+            self.inspect_at(*self._mouse)
+        elif symbol == keys.F9:
+            self.reload()
+
+    def _scrub_held(self) -> None:
+        direction, fast, held = self._scrub
+        if direction:
+            self._scrub = (direction, fast, held + 1)
+            if held + 1 >= SCRUB_AFTER_FRAMES:
+                self.scrub(direction, fast)
+
+    def scrub(self, direction: int, fast: bool = False) -> int:
+        """Go one tick (``fast``: one second of ticks) back (``direction`` -1) or forward (+1) in the rewind ring,
+        paused; how many ticks it moved."""
+        assert self.studio is not None
+        ticks = max(1, round(1000 / self.ms_per_update)) if fast else 1
+        moved = self.studio.back(ticks) if direction < 0 else self.studio.forward(ticks)
+        self._sync_pause()
+        self.music.play(take_music(self.world))  # the music of the tick now shown, if a rollback changed it
+        return moved
+
+    def inspect_at(self, window_x: float, window_y: float) -> None:
+        """Inspect the entity drawn at a window point; over no entity, close the inspector."""
+        if self.studio is not None:
+            self.studio.pick(window_x, window_y)
+
+    def reload(self, changed: Sequence[str] = ()) -> ReloadResult | None:
+        """Reload the game's code and assets keeping the state (``Studio.reload``); on success show the new world
+        in this window. ``None`` without a studio."""
+        if self.studio is None:
+            return None
+        result = self.studio.reload(changed)
+        if result.ok:
+            self._adopt()
+        self._sync_pause()
+        return result
+
+    def _adopt(self) -> None:
+        """Show the studio's new world (a reload): a new view of it, pictures and sounds read again."""
+        assert self.studio is not None
+        self.world = self.studio.world
+        self.hud.world = self.world
+        forget_pictures()
+        forget_tilesets()
+        self.sound.forget()
+        old, self.view = self.view, _Blank()
+        old.delete()
+        try:
+            self.view = self._make_view(self.studio.game)
+        except ValueError as error:  # the new view can't be made: said, and the game goes on undrawn
+            print(error, file=sys.stderr)
+        self.music.play(take_music(self.world))
+
+    def _sync_pause(self) -> None:
+        if self.studio is not None and isinstance(self.loop, FixedStepLoop):
+            self.loop.paused = self.studio.paused
 
     def _forward(self, event: InputEvent, pad: int | None = None) -> None:
         """Queue ``event`` (from the keyboard, the mouse, or the pad in slot ``pad``) for the player it plays."""
@@ -222,18 +328,27 @@ class GameRunner:
     def _on_key_release(self, symbol: int, modifiers: int) -> None:
         if symbol not in keys.RESERVED:
             self._forward(InputEvent("key_release", symbol, modifiers=modifiers))
+        elif symbol in (keys.F6, keys.F7):
+            self._scrub = (0, False, 0)
 
     def _on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        if self.studio is not None and self.paused:  # paused, a click inspects: the game sees none of it
+            self.inspect_at(float(x), float(y))
+            return
         self._forward(InputEvent("mouse_press", button, float(x), float(y), modifiers))
 
     def _on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        if self.studio is not None and self.paused:
+            return
         self._forward(InputEvent("mouse_release", button, float(x), float(y), modifiers))
 
     def _on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
+        self._mouse = (float(x), float(y))
         self._forward(InputEvent("mouse_motion", None, float(x), float(y)))
 
     def _on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
         # pyglet sends drags instead of motions while a button is held.
+        self._mouse = (float(x), float(y))
         self._forward(InputEvent("mouse_drag", buttons, float(x), float(y), modifiers))
 
     def _on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
@@ -258,11 +373,19 @@ class GameRunner:
 
     @property
     def paused(self) -> bool:
-        """F2 toggles it. Fixed-step loops stop accumulating lag; the others skip their ticks."""
-        return self._paused
+        """F2 toggles it. Fixed-step loops stop accumulating lag; the others skip their ticks.
+
+        With a studio it is the studio's: going back pauses, and resuming runs on from the
+        tick shown (the ticks after it are discarded)."""
+        return self.studio.paused if self.studio is not None else self._paused
 
     @paused.setter
     def paused(self, value: bool) -> None:
+        if self.studio is not None:
+            if value:
+                self.studio.pause()
+            else:
+                self.studio.resume()
         self._paused = value
         if isinstance(self.loop, FixedStepLoop):
             self.loop.paused = value
@@ -272,7 +395,7 @@ class GameRunner:
         # and a paused game simply doesn't tick.
         # Once stopped, the rest of this frame's updates are skipped too: a replay must
         # not run past its end, nor a game past the Esc that quit it.
-        if self._stopped or (self._paused and not isinstance(self.loop, FixedStepLoop)):
+        if self._stopped or (self.paused and not isinstance(self.loop, FixedStepLoop)):
             return
         self._run_tick(elapsed_ms)
 
@@ -289,7 +412,22 @@ class GameRunner:
         with TICK:  # a signal waits for the tick and its hooks: a recording always ends where the world is
             if self.before_tick is not None:
                 self.before_tick(self.world)
-            self.world.tick(elapsed_ms)
+            if self.studio is None:
+                self.world.tick(elapsed_ms)
+            else:
+                try:
+                    if self.studio.paused:  # F3: one live tick at the head of the ring
+                        self.studio.step(elapsed_ms)
+                    else:
+                        self.studio.tick(elapsed_ms)
+                except Exception as error:
+                    if self.watcher is None:
+                        raise
+                    # Watching, a tick that fails pauses the game (the world rolled the tick back, whole)
+                    # until the fix is saved: building a game is not over at its first mistake.
+                    self.studio.crashed(error)
+                    self._sync_pause()
+                    return
             if self.after_tick is not None:
                 self.after_tick(self.world)
         # Effects after the tick, from what the tick asked for: a replay asks again.
@@ -297,8 +435,10 @@ class GameRunner:
         self.music.play(take_music(self.world))
 
     def step(self) -> None:
-        """Run exactly one tick while paused (F3)."""
-        if isinstance(self.loop, FixedStepLoop):
+        """Run exactly one tick while paused (F3): rewound, the next recorded one; else a live one."""
+        if self.studio is not None and self.studio.now < self.studio.head:
+            self.scrub(1)
+        elif isinstance(self.loop, FixedStepLoop):
             self.loop.step()
         else:
             self._run_tick()
@@ -318,12 +458,16 @@ class GameRunner:
         self.view.draw(alpha if self.interpolate else 1.0)
         if not hud:
             return
-        flags = [name for name, on in (("paused", self._paused), ("interpolation off", not self.interpolate),
+        flags = [name for name, on in (("paused", self.paused), ("interpolation off", not self.interpolate),
                                        ("extrapolating", getattr(self.view, "extrapolate", False))) if on]
         if self.driver is not None:
             flags.append(self.driver.hud_text())
+        if self.studio is not None and self.studio.rewinds:
+            flags.append(self.studio.timeline.describe(self.ms_per_update))
         self.hud.note = "  ".join(flags)
         self.hud.draw(self.clock.now_ms())
+        if self.overlay is not None:
+            self.overlay.draw(self.clock.now_ms())
 
     def _render(self, alpha: float) -> None:
         self._draw(alpha)
@@ -333,6 +477,9 @@ class GameRunner:
         self._frame_started = now
         if self.headless:
             self.clock.advance(self._render_ms)
+            if self.paced:  # real time passes too, a display refresh a frame, however fast the frame was drawn
+                self._paced_at = max(self._paced_at + self._render_ms / 1000, now - 0.25)
+                time.sleep(max(0.0, self._paced_at - time.perf_counter()))
 
     def run(self, frames: int | None = None) -> int:
         """Run until ``frames`` have been shown, or the window closes; return frames shown."""
@@ -349,10 +496,27 @@ class GameRunner:
         save_screenshot(path, file)
 
     def close(self) -> None:
-        """Close the window and release the world's esper world."""
+        """Close the window and release the world's esper world (and stop watching)."""
+        if self.watcher is not None:
+            self.watcher.close()
         self.view.delete()
+        if self.overlay is not None:
+            self.overlay.delete()
         self.music.stop()
         if self.pads is not None:
             self.pads.close()
         self.window.close()
-        self.world.close()
+        if self.studio is not None:
+            self.studio.close()
+        else:
+            self.world.close()
+
+
+class _Blank:
+    """A view that draws nothing: what a runner shows while its new view is being made."""
+
+    def draw(self, alpha: float) -> None:
+        """Draw nothing."""
+
+    def delete(self) -> None:
+        """Nothing to free."""

@@ -43,6 +43,12 @@ class SoundPlayer:
         self._broken: set[str] = set()
         self._unavailable = False
 
+    def forget(self) -> None:
+        """Read every sound file again when next played: a live reload after one changed (``engine.studio``)."""
+        self._sources.clear()
+        self._lengths.clear()
+        self._broken.clear()
+
     def play(self, requests: Iterable[SoundRequest]) -> None:
         """Play each request (unless silent or over its limit), and log it."""
         for request in requests:

@@ -24,8 +24,8 @@ from engine.look import Look
 from engine.render.picture import read_png
 from engine.render.shaders import PointGroup, moving_program, same_attributes
 
-__all__ = ["Bucket", "PictureGroup", "Slots", "array_view", "draw_points", "fits_a_point", "look_size",
-           "picture_region", "picture_texture", "point_limit", "program_kind", "take_rows"]
+__all__ = ["Bucket", "PictureGroup", "Slots", "array_view", "draw_points", "fits_a_point", "forget_pictures",
+           "look_size", "picture_region", "picture_texture", "point_limit", "program_kind", "take_rows"]
 
 
 def program_kind(look: Look) -> str:
@@ -117,6 +117,11 @@ def picture_texture(look: Look) -> Any:
     if texture is None:
         texture = _pictures[path] = load_texture(path, f"the picture {path!r} of {look}")
     return texture
+
+
+def forget_pictures() -> None:
+    """Load every picture again when next drawn: a live reload after a picture file changed (``engine.studio``)."""
+    _pictures.clear()
 
 
 def load_texture(path: str, what: str) -> Any:

@@ -21,7 +21,7 @@ from engine.render.sprites import load_texture
 from engine.tiles.model import TilesetData
 from engine.tiles.tilemap import TileMap
 
-__all__ = ["TileMapDrawing"]
+__all__ = ["TileMapDrawing", "forget_tilesets"]
 
 _VERTEX = """#version 330 core
 in vec2 position;
@@ -53,6 +53,11 @@ def _tile_program() -> Any:
 
         _program.append(ShaderProgram(Shader(_VERTEX, "vertex"), Shader(_FRAGMENT, "fragment")))
     return _program[0]
+
+
+def forget_tilesets() -> None:
+    """Load every tileset image again when next drawn: a live reload after one changed (``engine.studio``)."""
+    _textures.clear()
 
 
 def _texture(tileset: TilesetData) -> Any:

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 
 __all__ = ["GAME_MODULE", "GAME_MODULE_PREFIX", "__version__", "class_file", "class_module", "class_name",
-           "class_origin", "module_of", "public_module_name",
+           "class_namespace", "class_origin", "module_of", "public_module_name",
            "remember_module"]
 
 __version__ = "0.1.0"
@@ -117,6 +117,12 @@ def _namespace_of(cls: type) -> dict[str, object] | None:
             return namespace
     module = module_of(cls)
     return vars(module) if module is not None else None
+
+
+def class_namespace(cls: type) -> dict[str, object] | None:
+    """The global namespace ``cls`` was defined in: exact even when another module has taken its module's name in
+    ``sys.modules`` since (a live reload of the same file), for a class with methods; ``None`` if unknown."""
+    return _namespace_of(cls)
 
 
 def _defines_build(namespace: dict[str, object]) -> bool:

@@ -26,6 +26,8 @@ update orders (and systems of one priority in permuted orders) with the same (se
 random) input, and fails at the first tick where they differ, naming the tick, the
 entities (class and id) and the fields, with both values. ``load_game`` loads a game
 exactly as ``tickswap run`` does, so a test sees the same game, hashes and saves.
+``Studio`` is the window's pause, rewind, reload and inspector with no window: a test
+rewinds a game, edits its code and re-runs the same input (``engine.studio``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.files.game import Game
+    from engine.studio import Inspection, ReloadResult, Studio
     from engine.tools.check import (
         CheckResult,
         EntityDifference,
@@ -56,7 +59,8 @@ _LAZY = {"CheckResult": "engine.tools.check", "EntityDifference": "engine.tools.
          "check_order_independence": "engine.tools.check", "random_input": "engine.tools.check",
          "RollbackResult": "engine.tools.rollback", "check_rollback": "engine.tools.rollback",
           "SaveLoadResult": "engine.tools.saveload", "check_save_load": "engine.tools.saveload",
-         "SeedResult": "engine.tools.seeds", "check_hash_seeds": "engine.tools.seeds"}
+         "SeedResult": "engine.tools.seeds", "check_hash_seeds": "engine.tools.seeds",
+         "Studio": "engine.studio", "Inspection": "engine.studio", "ReloadResult": "engine.studio"}
 
 
 def __getattr__(name: str) -> Any:
@@ -70,7 +74,8 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
-__all__ = ["CheckResult", "EntityDifference", "Inputs", "RollbackResult", "SaveLoadResult", "SeedResult",
+__all__ = ["CheckResult", "EntityDifference", "Inputs", "Inspection", "ReloadResult", "RollbackResult",
+           "SaveLoadResult", "SeedResult", "Studio",
            "assert_order_independent", "assert_rollback_deterministic", "assert_same_after_load",
            "assert_same_in_every_process", "check_hash_seeds", "check_order_independence", "check_rollback",
            "check_save_load", "load_game", "load_save", "random_input", "save_game"]

@@ -15,7 +15,7 @@ from engine.world.sounds import SoundRequest
 if TYPE_CHECKING:
     from engine.world.world import World
 
-__all__ = ["esper_of", "population", "system_count", "take_sounds", "updating_entity"]
+__all__ = ["esper_of", "population", "signal_senders", "system_count", "take_sounds", "updating_entity"]
 
 
 def esper_of(world: World) -> EsperWorld:
@@ -58,3 +58,13 @@ def updating_entity(world: World) -> object | None:
     ``tickswap check`` asks it to name the entities that draw from ``world.random``.
     """
     return world._buffers.sender
+
+
+def signal_senders(world: World, entity: object) -> dict[str, tuple[int, ...]] | None:
+    """Who sent each signal ``entity`` sees now (raised in ``world``'s last tick): name -> sender ids, in the
+    canonical order the signal combined them (-1: raised by a system or ``build``, outside any update).
+
+    ``None`` when that is not known: right after a rollback or a load, until the next tick.
+    The inspector (``engine.studio``) shows it.
+    """
+    return world._buffers.senders_of(entity)  # type: ignore[arg-type]

@@ -27,11 +27,14 @@ its track, the buffers an entity's slots); this module only gathers them.
 from __future__ import annotations
 
 import random
+import sys
 import weakref
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from engine.buffering import PureBuffers
 from engine.buffering.own import OwnBuffers
+from engine.buffering.slots import BufferSlots
 from engine.input.events import TickInput
 from engine.world.music import music_of
 from engine.world.players import players_of
@@ -67,16 +70,69 @@ class Checkpoint:
     back to it any number of times gives the same state each time.
     """
 
-    __slots__ = ("_data", "_world", "tick")
+    __slots__ = ("_data", "_nbytes", "_world", "tick")
 
     def __init__(self, world: World, tick: int, data: tuple[Any, ...]) -> None:
         self.tick = tick
         """The ``tick_count`` the world had when the checkpoint was taken."""
         self._world = weakref.ref(world)
         self._data = data
+        self._nbytes: int | None = None
+
+    def nbytes(self) -> int:
+        """About how much memory the checkpoint holds of its own, in bytes (measured once, then remembered).
+
+        What a ring of checkpoints is bounded by (``engine.studio``). An estimate: the
+        containers and values it keeps, counted once each, with long lists measured on an
+        even sample and scaled; the entities themselves are the world's, not counted
+        (though a despawned one is kept alive by the checkpoint that holds it).
+        """
+        if self._nbytes is None:
+            self._nbytes = _size_of(self._data, set())
+        return self._nbytes
 
     def __repr__(self) -> str:
         return f"<Checkpoint tick={self.tick}>"
+
+
+_SAMPLE = 64
+"""A list longer than this is measured on this many evenly spaced items, scaled to its length."""
+
+
+def _size_of(value: Any, seen: set[int]) -> int:
+    """``Checkpoint.nbytes``'s walk: ``value`` and what it holds, each object once; entities, classes and functions
+    (shared with the world, not kept by the checkpoint) count nothing."""
+    if id(value) in seen:  # shared (a tick count every entity holds, a constant): held once
+        return 0
+    seen.add(id(value))
+    kind = type(value)
+    if kind in _PLAIN:
+        return 0 if kind is int and -5 <= value <= 256 else sys.getsizeof(value)  # small ints are Python's own
+    if isinstance(value, (type, BufferSlots)) or callable(value):
+        return 0
+    nbytes = getattr(value, "nbytes", None)  # a numpy array (a crowd's kept columns): its buffer
+    if type(nbytes) is int:
+        return nbytes + 112
+    size = sys.getsizeof(value, 64)
+    if isinstance(value, random.Random):
+        return size + 2600  # its Mersenne Twister state: 624 words, and the object
+    if isinstance(value, dict):
+        pairs = list(value.items())
+        return size + _sampled(pairs, lambda pair: _size_of(pair[0], seen) + _size_of(pair[1], seen))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return size + _sampled(list(value), lambda item: _size_of(item, seen))
+    return size
+
+
+_PLAIN = frozenset({int, float, str, bool, type(None), bytes})
+
+
+def _sampled(items: list[Any], measure: Callable[[Any], int]) -> int:
+    """The summed size of ``items``: measured whole if short, else on ``_SAMPLE`` evenly spaced ones, scaled."""
+    if len(items) <= _SAMPLE:
+        return sum(measure(item) for item in items)
+    step = len(items) / _SAMPLE
+    return sum(measure(items[int(index * step)]) for index in range(_SAMPLE)) * len(items) // _SAMPLE
 
 
 def _copied(value: Any) -> Any:

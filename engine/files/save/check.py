@@ -360,10 +360,11 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     by_name = classes_by_name() if game is not None else None
     kinds = []
     dead: list[DeadReference] = []
+    resolved: dict[str, type[Entity]] = {}  # a name resolves alike in every record: a thousand balls, one lookup
     for index, record in enumerate(records):
         where = f"entities[{index}] (id {record['id']})"
         name = expect_str(record["class"], f"{where}.class", 401, _CLASS_NAME)
-        kind = _entity_class(name, where, game, classes, by_name)
+        kind = resolved.get(name) or resolved.setdefault(name, _entity_class(name, where, game, classes, by_name))
         _check_entity_record(record, where, kind, ids, tick_count, dead)
         kinds.append(kind)
     dead_kinds: dict[int, type[Entity]] = {}

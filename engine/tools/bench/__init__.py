@@ -17,7 +17,8 @@ interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a sh
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
 
 One module per family (``world``, ``render``, ``frame``, ``collisions``, ``loop``,
-``crowd``, ``particles``: fading, shrinking particles beside a plain crowd), so a family's
+``crowd``, ``particles``: fading, shrinking particles beside a plain crowd; ``studio``: the
+rewind ring, a scrub step and a reload's state), so a family's
 setup reads in one place; ``base`` holds what they share (the
 interleaved timer, the patrolling entity, the path line) and ``suite`` the command.
 """
@@ -35,10 +36,12 @@ from engine.tools.bench.loop import bench_pacing as bench_pacing
 from engine.tools.bench.particles import bench_particles as bench_particles
 from engine.tools.bench.render import bench_render as bench_render
 from engine.tools.bench.render import bench_render_turning as bench_render_turning
+from engine.tools.bench.studio import bench_studio as bench_studio
 from engine.tools.bench.suite import BENCHMARKS as BENCHMARKS
 from engine.tools.bench.suite import main as main
 from engine.tools.bench.world import bench_world as bench_world
 
 __all__ = ["BENCHMARKS", "Patroller", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
-           "bench_particles", "bench_render", "bench_render_turning", "bench_shooter", "bench_static", "bench_world",
+           "bench_particles", "bench_render", "bench_render_turning", "bench_shooter", "bench_static", "bench_studio",
+           "bench_world",
            "main", "measure", "tick_path"]

@@ -19,6 +19,7 @@ from engine.tools.bench.loop import bench_loop, bench_pacing
 from engine.tools.bench.particles import bench_particles
 from engine.tools.bench.render import bench_render, bench_render_turning
 from engine.tools.bench.rollback import bench_rollback
+from engine.tools.bench.studio import bench_studio
 from engine.tools.bench.world import bench_world
 
 __all__ = ["BENCHMARKS", "main"]
@@ -90,6 +91,9 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
     "rollback": ("Rollback: return to a checkpoint 8 ticks back and re-simulate (a checkpoint each tick), beside "
                  "8 plain ticks",
                  lambda quick: bench_rollback((1000,), 3) if quick else bench_rollback()),
+    "studio": ("Studio: the rewind ring beside plain ticks, a scrub step back and forward, a reload's state "
+               "carried over, the ring's memory after 10 s",
+               lambda quick: bench_studio((1000,), 3) if quick else bench_studio()),
     "pacing": ("Frame pacing: a real-clock FixedStepLoop at 60 fps, error of each frame interval "
                "(the ms column is the error; the ratio is how many times smaller spinning makes it)",
                lambda quick: bench_pacing(0.3) if quick else bench_pacing(5.0)),

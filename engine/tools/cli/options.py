@@ -79,6 +79,10 @@ def _seconds(text: str) -> float:
     return _number(text, 0.001, 86_400.0, " of seconds", False)
 
 
+def _rewind(text: str) -> float:
+    return _number(text, 0.0, 3600.0, " of seconds", True)
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -144,6 +148,12 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                      help="start from a saved world instead of the game's beginning")
     run.add_argument("--input", metavar="FILE", type=_file_name,
                      help="feed scripted input: JSON lines {\"tick\": N, \"input\": [[type, key, x, y], ...]}")
+    run.add_argument("--watch", action="store_true",
+                     help="reload the game when its code, a module beside it, or a picture, sound or map it loads "
+                          "changes, keeping its state (in a window, or --headless --frames N paced in real time; "
+                          "needs watchfiles: pip install 'tickswap[watch]')")
+    run.add_argument("--rewind", metavar="SECONDS", type=_rewind,
+                     help="how far back F6 rewinds in a window (default 10; 0: no rewind ring)")
 
 
 def build_parser() -> argparse.ArgumentParser:

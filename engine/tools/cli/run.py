@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.files.atomic import OutputError
 from engine.files.game import Game
+from engine.files.importer import file_digest
 from engine.files.png import PictureError
 from engine.files.replay import Recorder, ReplayError
 from engine.files.save import SaveError, save_world
@@ -25,6 +26,7 @@ from engine.input.events import InputEvent
 from engine.input.scripts import read_input_scripts
 from engine.interrupts import TICK, Interrupted
 from engine.state.snapshot import UnhashableState
+from engine.studio import DEFAULT_SECONDS, Studio, Watcher
 from engine.tiles.model import MapError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import count
@@ -65,6 +67,16 @@ def check_run_args(args: argparse.Namespace, game: Game) -> None:
         args.players = check_players(game, args.players)
     if args.input and args.ticks is None and not args.headless:
         raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
+    watch, rewind = getattr(args, "watch", False), getattr(args, "rewind", None)
+    if args.ticks is not None and (watch or rewind is not None):
+        # No frame runs with --ticks: there is no moment to reload in, and no key to rewind with.
+        raise UsageError(f"{'--watch reloads' if watch else '--rewind rewinds'} a game while its frames run: it "
+                         "needs a window, or --headless --frames N; it can't be combined with --ticks")
+    if watch:
+        try:
+            import watchfiles  # noqa: F401
+        except ImportError:
+            raise UsageError("--watch needs watchfiles: pip install 'tickswap[watch]'") from None
     check_outputs(args, game)
 
 
@@ -77,12 +89,14 @@ class RunSession:
 
     def __init__(self, args: argparse.Namespace, game: Game) -> None:
         self.args = args
-        self.game = game
+        self._game = game
+        self.studio: Studio | None = None
+        """The window's rewind, reload and inspector (``_run_frames`` makes it): it holds the world from then on."""
         # Read before the world is built when its players are known; a save's are known once loaded.
         self.script = self._read_script(args.players) if args.input and not args.load else {}
         self.ms_per_update = 1000 / args.ups if args.ups else game.ms_per_update
-        self.world = (load_saved_world(game, args) if args.load
-                      else build_world(game, args.seed, "--save-at" if args.save_at else None, args.players))
+        self._world = (load_saved_world(game, args) if args.load
+                       else build_world(game, args.seed, "--save-at" if args.save_at else None, args.players))
         try:
             if args.input and args.load:
                 self.script = self._read_script(self.world.players)
@@ -99,7 +113,6 @@ class RunSession:
             self.saves.setdefault(tick, []).append(path)
         self._refuse_unreachable_saves()
         self.written: list[tuple[int, str]] = []
-        self.meta = {"game": game.name, "game_digest": game.digest}
         self.stopped = ""
         """How an interrupted run stopped, said once its recording is in place."""
         self.shot = ""
@@ -110,6 +123,34 @@ class RunSession:
         """The tick running now: an exception while it is set is a crash of that tick."""
         self.runner: Any = None
         self.finished = False
+        self.record_ended: int | None = None
+        """The tick the recording ended at when the run left its own history (a rewind, a reload)."""
+
+    @property
+    def world(self) -> World:
+        """The world running: the studio's once there is one (a reload replaces it)."""
+        return self.studio.world if self.studio is not None else self._world
+
+    @property
+    def game(self) -> Game:
+        """The game running: the studio's once there is one (a reload imports it again)."""
+        return self.studio.game if self.studio is not None else self._game
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """What a save of this run records of its game: its name and the digest of its code now."""
+        return {"game": self.game.name, "game_digest": self.game.digest}
+
+    def _rewritten(self, why: str) -> None:
+        """The world leaves its own history (rewound, or reloaded): a recording of it ends here, as it is."""
+        if self.recorder is None or self.finished:
+            return
+        recorder, self.recorder = self.recorder, None
+        with TICK:
+            ends = recorder.close(self.world)
+        say(f"{self.game.name}: the recording {shown_name(self.args.record)} ends at tick {ends}: {why} (a recording "
+            "holds one run of one version of the game)")
+        self.record_ended = ends
 
     def _read_script(self, players: int) -> dict[int, dict[int, list[InputEvent]]]:
         """Every player's scripted input (lines naming no player are player 0's); other players refused."""
@@ -171,8 +212,31 @@ class RunSession:
     def _run_frames(self) -> str:
         """A loop in a window (or off-screen); returns the summary."""
         args = self.args
-        self.runner = make_runner(args, self.game, self.world, before_tick=self.before_tick,
-                                  after_tick=self.after_tick)
+        hooks: dict[str, Any] = {"before_tick": self.before_tick, "after_tick": self.after_tick}
+        watch = getattr(args, "watch", False)
+        rewind = getattr(args, "rewind", None)
+        if watch or rewind is not None or not args.headless:
+            # A window rewinds (F6) by default; off-screen there are no keys, so only --rewind keeps a ring there.
+            seconds = rewind if rewind is not None else 0.0 if args.headless else DEFAULT_SECONDS
+            self.studio = Studio(self._game, self._world, seconds=seconds, ms_per_update=self.ms_per_update,
+                                 say=say, on_rewrite=self._rewritten)
+            hooks["studio"] = self.studio
+        if watch:
+            assert self.studio is not None and self.game.root is not None
+            outputs = [path for path in (args.record, args.screenshot, args.load) if path]
+            watcher = hooks["watcher"] = Watcher(self.game.root,
+                                                 ignore=outputs + [path for _, path in args.save_at or ()])
+            hooks["paced"] = args.headless
+            if self.game.path is not None and file_digest(self.game.path) != self.game.digest:
+                watcher.mark(self.game.path)  # changed while the run started, before the watcher saw anything
+        try:
+            self.runner = make_runner(args, self.game, self.world, **hooks)
+        except BaseException:
+            if "watcher" in hooks:
+                hooks["watcher"].close()
+            raise
+        if watch:
+            say(f"{self.game.name}: watching {shown_name(str(self.game.root))} for changes")
         drawn = self.runner.run(frames=args.frames if args.frames or not args.headless else 180)
         if args.screenshot:
             write_screenshot(self.runner, args.screenshot)
@@ -180,7 +244,7 @@ class RunSession:
 
     def run(self) -> int:
         """Run, then close everything; print the report line and return the status."""
-        args, game, world = self.args, self.game, self.world
+        args = self.args
         status = 0
         report: str | None = None
         try:
@@ -188,19 +252,24 @@ class RunSession:
             self.finished = True
             if self.recorder is not None:
                 with TICK:  # a signal now waits for the recording to be in place
-                    self.recorder.close(world)
-            report = (f"{game.name}: {summary}, state {world.state_hash()[:16]}"
+                    self.recorder.close(self.world)
+            report = (f"{self.game.name}: {summary}, state {self.world.state_hash()[:16]}"
                       + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
                       + (f", recorded {shown_name(args.record)}" if args.record else "")
+                      + (f" (to tick {self.record_ended})" if self.record_ended is not None else "")
                       + "".join(f", saved {shown_name(path)} at tick {tick}" for tick, path in self.written))
-            missed = sorted(tick for tick in self.saves if world.tick_count < tick)
+            if self.studio is not None and self.studio.crash is not None:
+                # Paused by a failing tick (--watch), and never fixed: the run ends as a crash does.
+                say(f"{self.game.name} stopped: {self.studio.crash}")
+                status = 1
+            missed = sorted(tick for tick in self.saves if self.world.tick_count < tick)
             if missed:
-                say(f"the run ended at tick {world.tick_count}, before --save-at {', '.join(map(str, missed))}: "
+                say(f"the run ended at tick {self.world.tick_count}, before --save-at {', '.join(map(str, missed))}: "
                     f"{'nothing was' if len(missed) == len(self.saves) else 'not all were'} saved")
                 status = 1
         except Interrupted as interrupt:
             self.torn = interrupt.inside_tick
-            self.stopped = (f"{game.name} {interrupt.verb} at tick {world.tick_count}"
+            self.stopped = (f"{self.game.name} {interrupt.verb} at tick {self.world.tick_count}"
                             + (" by force, in a tick" if self.torn else ""))
             if args.screenshot:  # the window is still open: the last frame drawn, or why not, said in that line
                 self.shot = screenshot_at_stop(self.runner, args.screenshot, interrupt)
@@ -208,7 +277,7 @@ class RunSession:
         except (DisplayError, SaveError, ReplayError, OutputError, PictureError, MapError) as error:
             status = refused(str(error))  # bad input found mid-run (a picture drawn, a map loaded late): exit 2
         except BaseException as error:  # anything the game raised (its own KeyboardInterrupt too) is its crash
-            say(crash_line(game.name, error, self.in_tick))
+            say(crash_line(self.game.name, error, self.in_tick))
             status = 1
         finally:
             status = self._close(status)

@@ -1,0 +1,112 @@
+"""Live reload: a running world's state carried from the game's old code into its new code, through the save format.
+
+``carry_over(game, world)`` saves the world as a save's text (in memory: ``save_text``),
+imports the game afresh (``reload_game``: new modules, new classes), runs the new
+``build`` into a world thrown away (as ``tickswap run --load`` does: it reads the game's
+maps, and shows a ``build`` that no longer runs), and loads the text into a new world of
+the new classes, checked as any save is. Any step that fails raises ``ReloadError`` with
+one line, and nothing has changed: the old world and the old code go on.
+
+Classes are named by where their files lie (``engine.state.names``), so ``game:Ball`` of
+the old code is ``game:Ball`` of the new, and every buffered field, signal, ``saved``
+attribute, generator state and id comes across. What the new code no longer fits (a
+class renamed or removed, a ``saved`` attribute gone) is refused by name, as a save
+would be. A tile map whose file changed is the new map (the state names a map by its
+content, so the old content would otherwise be kept). The window's size, the step and
+the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
+``MS_PER_UPDATE`` or ``PLAYERS`` changed).
+"""
+
+from __future__ import annotations
+
+import json
+
+from engine.errors import located
+from engine.files.game import Game, GameError
+from engine.files.importer import reload_game
+from engine.files.save import SaveError, load_world_text, save_text
+from engine.interrupts import Interrupted
+from engine.state.names import class_name
+from engine.tiles.tilemap import TileMap
+from engine.world import World
+
+__all__ = ["ReloadError", "carry_over"]
+
+
+class ReloadError(Exception):
+    """The game could not be reloaded; the message is one line, and the old code goes on."""
+
+
+def _maps(world: World) -> dict[str, str]:
+    """The digest of each tile map ``world`` holds, by its file's name."""
+    return {entity.map: entity.digest for entity in world.entities_of(TileMap)
+            if isinstance(entity.map, str) and isinstance(entity.digest, str)}
+
+
+def _new_maps(text: str, maps: dict[str, str]) -> str:
+    """The save ``text`` with each tile map whose file the new ``build`` read with other content made that content."""
+    name = class_name(TileMap)
+    data = json.loads(text)
+    changed = False
+    for record in data["entities"]:
+        saved = record.get("saved", {})
+        if record.get("class") != name or not isinstance(saved.get("map"), str):
+            continue
+        fresh = maps.get(saved["map"])
+        if fresh is not None and fresh != saved.get("digest"):
+            saved["digest"] = fresh
+            changed = True
+    return json.dumps(data, separators=(",", ":"), allow_nan=False) if changed else text
+
+
+_WHERE = "the running state"
+
+
+def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
+    """The game imported afresh and a new world of its classes holding ``world``'s state; and notes to say.
+
+    ``world`` is untouched (the caller closes it once it has moved on). ``ReloadError``
+    (one line) if the state can't be saved, the game can't be imported or built, or the
+    state doesn't fit the new classes.
+    """
+    if world.ticking:
+        raise RuntimeError("a world is reloaded between ticks, not during one")
+    try:
+        text = save_text(world, {"game": game.name}, where=_WHERE)
+    except SaveError as error:
+        raise ReloadError(f"the running state can't be carried over: {error}") from None
+    try:
+        fresh = reload_game(game)
+    except GameError as error:
+        raise ReloadError(str(error)) from None
+    try:
+        with World(seed=world.seed, players=world.players) as built:
+            built.view_size = world.view_size
+            fresh.build(built)
+            maps = _maps(built)
+    except Interrupted:
+        raise
+    except BaseException as error:
+        raise ReloadError(f"{game.name}: build(world) failed: {located(error)}") from None
+    notes: list[str] = []
+    try:
+        loaded = load_world_text(_new_maps(text, maps) if maps else text, _WHERE, fresh, notes, world_class=World)
+    except SaveError as error:
+        said = str(error).removeprefix(f"{_WHERE} is damaged: ")  # it is not damaged: the new code doesn't fit it
+        raise ReloadError(f"the new code does not fit the running state: {said}") from None
+    try:
+        fresh.add_systems(loaded)
+    except Interrupted:
+        loaded.close()
+        raise
+    except BaseException as error:
+        loaded.close()
+        raise ReloadError(f"{game.name}: systems(world) failed: {located(error)}") from None
+    loaded.ms_per_update = world.ms_per_update
+    loaded.view_size = world.view_size
+    changed = [name for name in ("WIDTH", "HEIGHT", "MS_PER_UPDATE", "PLAYERS")
+               if fresh.setting(name, None) != game.setting(name, None)]
+    if changed:  # the window and the loop were made for the old ones
+        notes.append(f"{', '.join(changed)} changed: {'it takes' if len(changed) == 1 else 'they take'} effect when "
+                     "the game is run again")
+    return fresh, loaded, notes

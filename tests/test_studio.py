@@ -1,0 +1,401 @@
+"""The studio, headless: rewind through the ring, resume from any tick, reload code keeping state, inspect."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from engine import FixedStepLoop, InputEvent, VirtualClock, keys
+from engine.testing import Studio, load_game
+
+COUNTER = '''"""A counter pushed around by Space."""
+from engine import Entity, Look, buffered, keys
+
+STEP = 1
+
+
+class Counter(Entity):
+    look = Look("square", 20, (200, 80, 80))
+    count = buffered(0)
+    speed = buffered(1.0)
+    saved = ("pushes",)
+
+    def __init__(self):
+        super().__init__(x=20, y=40)
+        self.pushes = 0
+
+    def update(self, world):
+        self.count += STEP
+        if world.input.just_pressed(keys.SPACE):
+            self.speed = -self.speed
+            self.pushes += 1
+        self.x += self.speed * self.random.random()
+
+
+def build(world):
+    world.spawn(Counter())
+    world.spawn(Counter())
+'''
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def press_space(tick: int) -> list[InputEvent]:
+    """The scripted input of every run here: Space pressed every 23rd tick, released 3 ticks later."""
+    if tick % 23 == 0:
+        return [InputEvent("key_press", keys.SPACE)]
+    if tick % 23 == 3:
+        return [InputEvent("key_release", keys.SPACE)]
+    return []
+
+
+def run(studio: Studio, until: int) -> None:
+    """Live ticks up to tick ``until``, each with the scripted input of its tick."""
+    while studio.now < until:
+        for event in press_space(studio.now + 1):
+            studio.world.input_queue.push(event)
+        studio.tick()
+
+
+@pytest.fixture
+def counter(tmp_path: Path) -> Path:
+    return write(tmp_path / "counter.py", COUNTER)
+
+
+def test_rewinding_100_ticks_and_resuming_with_the_same_input_gives_the_straight_runs_hash(counter):
+    game = load_game(counter)
+    straight = Studio(game, seconds=0)
+    run(straight, 300)
+    studio = Studio(game)
+    run(studio, 200)
+    at_200 = studio.world.state_hash()
+    assert studio.back(100) == 100 and studio.now == 100 and studio.paused
+    assert studio.forward(100) == 100 and studio.world.state_hash() == at_200  # the recorded ticks again
+    studio.back(100)
+    studio.resume()
+    assert (studio.now, studio.head) == (100, 100)  # the future after tick 100 is gone
+    run(studio, 300)
+    assert studio.world.state_hash() == straight.world.state_hash()
+    straight.close()
+    studio.close()
+
+
+def test_a_studio_runs_under_a_fixed_step_loop_on_a_virtual_clock_and_back_reaches_every_tick(counter):
+    studio = Studio(load_game(counter))
+    hashes = {}
+    clock = VirtualClock()
+
+    def update() -> None:
+        for event in press_space(studio.now + 1):
+            studio.world.input_queue.push(event)
+        studio.tick()
+        hashes[studio.now] = studio.world.state_hash()
+
+    loop = FixedStepLoop(update, lambda alpha: None, ms_per_update=studio.world.ms_per_update, clock=clock)
+    for _ in range(60):  # 60 frames of a 60 Hz display: a second, 64 ticks
+        clock.advance(1000 / 60)
+        loop.frame()
+    assert studio.now == 64 and loop.ticks == 64
+    for tick in (63, 57, 56, 40, 1, 0):  # on a checkpoint, between two, the first
+        studio.go_to(tick)
+        assert studio.world.state_hash() == hashes.get(tick, studio.world.state_hash()), tick
+    assert studio.back(5) == 0 and studio.oldest == 0  # nothing before the start
+    studio.close()
+
+
+def test_a_reload_keeps_the_state_and_runs_the_new_code(counter):
+    studio = Studio(load_game(counter))
+    run(studio, 50)
+    before = studio.world.snapshot()
+    old_class = type(studio.world.entities[0])
+    write(counter, COUNTER.replace("STEP = 1", "STEP = 100"))
+    result = studio.reload([str(counter)])
+    assert result.ok, result.message
+    assert "counter.py reloaded at tick 50 (counter.py changed)" in result.message
+    assert studio.world.snapshot() == before  # every field, saved attribute, id and generator came across
+    assert type(studio.world.entities[0]) is not old_class  # the new code's class
+    run(studio, 51)
+    assert [cast(Any, entity).count for entity in studio.world.entities] == [150, 150]
+
+
+def test_a_failing_import_keeps_the_old_code_running_and_says_where(counter):
+    studio = Studio(load_game(counter))
+    run(studio, 20)
+    world = studio.world
+    said: list[str] = []
+    studio.say = said.append
+    write(counter, COUNTER.replace("STEP = 1", "STEP = (1"))
+    result = studio.reload()
+    assert not result.ok and studio.world is world
+    assert f"{counter}:4: syntax error" in result.message and result.message.endswith("the old code goes on")
+    assert said == [result.message] and studio.last_reload is result
+    write(counter, COUNTER.replace("def build(world):", "def build(world):\n    1 / 0"))
+    result = studio.reload()
+    assert not result.ok and "build(world) failed: ZeroDivisionError" in result.message
+    assert "counter.py:26 in build" in result.message
+    write(counter, COUNTER.replace("class Counter(", "class Tally(").replace("Counter()", "Tally()"))
+    result = studio.reload()
+    assert not result.ok and "names class 'game:Counter'" in result.message, result.message
+    run(studio, 21)  # the old code still runs: STEP 1
+    assert [cast(Any, entity).count for entity in studio.world.entities] == [21, 21]
+    write(counter, COUNTER.replace("STEP = 1", "STEP = 2"))
+    assert studio.reload().ok  # and a good edit after bad ones is taken
+    run(studio, 22)
+    assert [cast(Any, entity).count for entity in studio.world.entities] == [23, 23]
+
+
+def test_a_file_edited_back_to_what_it_was_reloads_into_its_new_classes_only(counter):
+    # The same content gives the same module name: the old classes must not be taken for the new.
+    studio = Studio(load_game(counter))
+    run(studio, 5)
+    write(counter, COUNTER.replace("STEP = 1", "STEP = 3"))
+    assert studio.reload().ok
+    write(counter, COUNTER)
+    result = studio.reload()
+    assert result.ok, result.message
+    run(studio, 6)
+    assert cast(Any, studio.world.entities[0]).count == 5 * 1 + 1
+
+
+def test_an_edit_while_paused_re_simulates_from_the_paused_tick_with_the_new_code_and_the_same_input(counter):
+    game = load_game(counter)
+    studio = Studio(game)
+    run(studio, 200)
+    studio.back(100)
+    write(counter, COUNTER.replace("self.speed = -self.speed", "self.speed = -2 * self.speed"))
+    result = studio.reload()
+    assert result.ok and result.resimulated == 100, result.message
+    assert "ticks 101 to 200 re-simulated with the new code" in result.message
+    assert (studio.now, studio.head, studio.paused) == (100, 200, True)
+    studio.forward(100)
+    edited = studio.world.state_hash()
+    # The same, the long way: the old code to tick 100, the new code from there with the same input.
+    write(counter, COUNTER)
+    expected = Studio(load_game(counter))
+    run(expected, 100)
+    write(counter, COUNTER.replace("self.speed = -self.speed", "self.speed = -2 * self.speed"))
+    assert expected.reload().ok
+    run(expected, 200)
+    assert edited == expected.world.state_hash()
+    assert [cast(Any, entity).speed for entity in studio.world.entities] != [1.0, 1.0]
+
+
+def test_new_code_that_fails_in_the_recorded_future_ends_the_future_there(counter):
+    studio = Studio(load_game(counter))
+    run(studio, 100)
+    studio.back(50)
+    write(counter, COUNTER.replace("self.pushes += 1", "self.pushes += 1\n            raise ValueError('no')"))
+    result = studio.reload()
+    assert result.ok and "tick 69 fails with the new code: " in result.message, result.message
+    assert "the recorded future ends at tick 68" in result.message
+    assert (studio.now, studio.head) == (50, 68)
+
+
+def test_the_ring_holds_at_most_its_bytes_and_its_seconds():
+    from engine import Entity, buffered
+
+    class Mote(Entity):
+        heat = buffered(0)
+
+        def update(self, world):
+            self.x += 1
+            self.heat = world.tick_count
+
+    def build(world):
+        for _ in range(200):
+            world.spawn(Mote())
+
+    import types
+
+    from engine.files.game import Game
+
+    module = types.ModuleType("motes")
+    module.build = build  # type: ignore[attr-defined]
+    game = Game("motes", module)
+    bounded = Studio(game, max_bytes=2_000_000)
+    for _ in range(640):
+        bounded.tick()
+    assert bounded.timeline.nbytes <= 2_000_000
+    assert 0 < bounded.head - bounded.oldest < 640  # fewer seconds kept, never more memory
+    assert "MB" in bounded.describe() and "rewind" in bounded.describe()
+    short = Studio(game, seconds=1.0, every=8)
+    for _ in range(640):
+        short.tick()
+    assert 64 <= short.head - short.oldest < 64 + 8  # a second back, and no more than a checkpoint's worth beyond
+    # The estimate is of the right size: what the ring really allocated, within a factor of two.
+    tracemalloc.start()
+    measured = Studio(game)
+    base = tracemalloc.get_traced_memory()[0]
+    for _ in range(160):
+        measured.tick()
+    grown = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    assert grown / 2 <= measured.timeline.nbytes <= grown * 2, (grown, measured.timeline.nbytes)
+    for studio in (bounded, short, measured):
+        studio.close()
+
+
+def test_the_inspector_shows_fields_before_and_after_signals_and_who_sent_them(tmp_path):
+    game = load_game(write(tmp_path / "slaps.py", '''
+from engine import Entity, Look, buffered, signal
+
+
+class Target(Entity):
+    look = Look("circle", 10, (10, 200, 10))
+    hurt = signal(sum)
+    health = buffered(10)
+
+    def update(self, world):
+        self.health -= self.hurt.value or 0
+
+
+class Slapper(Entity):
+    def __init__(self, target, power):
+        super().__init__()
+        self.target, self.power = target, power
+
+    saved = ("target", "power")
+
+    def update(self, world):
+        self.target.slap()
+        self.target.hurt.send(self.power)
+
+
+def build(world):
+    target = world.spawn(Target(x=5))
+    world.spawn(Slapper(target, 2))
+    world.spawn(Slapper(target, 3))
+'''))
+    studio = Studio(game)
+    run(studio, 3)
+    seen = studio.inspect(1)
+    assert seen is not None and seen.entity == "Target (id 1)" and seen.kind == "game:Target" and seen.tick == 3
+    assert seen.fields["health"] == (5, 0)  # 10, then 5 a tick from tick 2
+    assert seen.signals == {"hurt": (5, ("Slapper (id 2)", "Slapper (id 3)")),
+                            "slapped": (True, ("Slapper (id 2)", "Slapper (id 3)"))}
+    lines = seen.lines()
+    assert lines[0] == "Target (id 1)  game:Target  after tick 3"
+    assert "  health = 0  (was 5)" in lines
+    assert "  signal hurt = 5  from Slapper (id 2), Slapper (id 3)" in lines
+    assert lines[-1].startswith("  look circle 10x10 colour (10, 200, 10")
+    studio.back(2)  # the inspector follows: the same entity, a tick later, is shown again
+    again = studio.inspect()
+    assert again is not None and again.tick == 1 and again.fields["health"] == (10, 10)
+    shown = studio.inspect(2)
+    assert shown is not None and shown.saved == {"target": studio.world.entities[0], "power": 2}
+    with pytest.raises(ValueError, match="no live entity has id 9 at tick 1"):
+        studio.inspect(9)
+
+
+def test_a_click_picks_the_topmost_entity_under_it_through_the_camera(tmp_path):
+    game = load_game(write(tmp_path / "picked.py", '''
+from engine import Camera, Entity, Look
+
+WIDTH, HEIGHT = 200, 100
+
+
+class Floor(Entity):
+    look = Look("square", (400, 20), (90, 90, 90))
+
+
+class Crate(Entity):
+    look = Look("square", 10, (200, 150, 50), layer=1)
+
+
+class Score(Entity):
+    look = Look(text="0", size=10, screen=True)
+
+
+def build(world):
+    world.spawn(Camera(x=100, y=0, zoom=2.0))
+    world.spawn(Floor(x=100, y=0))
+    world.spawn(Crate(x=100, y=0))
+    world.spawn(Score(x=10, y=90))
+'''))
+    studio = Studio(game)
+    studio.tick()
+    # The camera centres (100, 0) in the window, twice as large: window (100, 50) is world (100, 0).
+    assert type(studio.pick(100, 50)).__name__ == "Crate"  # above the floor (its layer)
+    assert type(studio.pick(100 + 2 * 8, 50)).__name__ == "Floor"  # 8 world pixels right: past the crate
+    assert type(studio.pick(10, 90)).__name__ == "Score"  # a screen look, in window pixels
+    assert studio.pick(100, 95) is None and studio.inspect() is None
+
+
+def test_a_reload_of_a_registered_game_keeps_its_state_and_hash():
+    studio = Studio(load_game("slapstick"))
+    for _ in range(30):
+        studio.tick()
+    before = studio.world.state_hash()
+    old = type(studio.world.entities[0])
+    assert studio.reload().ok
+    assert studio.world.state_hash() == before and type(studio.world.entities[0]) is not old
+    for _ in range(30):
+        studio.tick()
+    straight = Studio(load_game("slapstick"), seconds=0)
+    for _ in range(60):
+        straight.tick()
+    assert studio.world.state_hash() == straight.world.state_hash()
+
+
+def test_a_module_beside_the_game_is_reloaded_too(tmp_path):
+    write(tmp_path / "rules.py", "GRAVITY = 1\n")
+    game = load_game(write(tmp_path / "faller.py", '''
+import rules
+from engine import Entity
+
+
+class Faller(Entity):
+    def update(self, world):
+        self.y -= rules.GRAVITY
+
+
+def build(world):
+    world.spawn(Faller())
+'''))
+    studio = Studio(game)
+    run(studio, 10)
+    write(tmp_path / "rules.py", "GRAVITY = 5\n")
+    assert studio.reload([str(tmp_path / "rules.py")]).ok
+    run(studio, 11)
+    assert studio.world.entities[0].y == -15
+
+
+def test_the_watcher_reports_the_games_files_and_not_the_runs_outputs(tmp_path):
+    from engine.studio import Watcher
+
+    write(tmp_path / "game.py", "def build(world):\n    pass\n")
+    with Watcher(tmp_path, ignore=[tmp_path / "out.json"]) as watcher:
+        assert watcher.changes() == []
+        write(tmp_path / "out.json", "{}")  # an output of the run
+        write(tmp_path / "notes.txt", "hello")  # not the game's code or content
+        write(tmp_path / "game.py", "def build(world):\n    world.tick_count\n")
+        assert watcher.wait(10.0)
+        changed = watcher.changes()
+        assert changed == [str(tmp_path / "game.py")]
+        watcher.mark(tmp_path / "level.tmj")
+        assert watcher.changes() == [str(tmp_path / "level.tmj")] and watcher.changes() == []
+
+
+def test_the_world_leaving_its_history_is_told_once_with_or_without_a_ring(counter):
+    # What ends a recording: the first step back from the head, or a reload there (the ring kept or not).
+    for seconds in (10.0, 0.0):
+        told: list[str] = []
+        studio = Studio(load_game(counter), seconds=seconds, on_rewrite=told.append)
+        run(studio, 30)
+        studio.back(5)
+        studio.forward(5)
+        if seconds:
+            assert told == ["rewound from tick 30"]
+        else:
+            assert told == [] and studio.now == 30  # nothing kept: nowhere to go back to
+        studio.resume()
+        run(studio, 40)
+        assert studio.reload().ok
+        assert told[-1] == "reloaded at tick 40"
+        studio.close()

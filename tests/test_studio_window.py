@@ -1,0 +1,218 @@
+"""The studio in a window (off-screen): F2, F3, F6 to F9, clicks, the overlay; and `tickswap run --watch`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from engine import keys
+from engine.testing import Studio, load_game
+
+GAME = '''"""Two squares drifting right."""
+from engine import Entity, Look, buffered
+
+WIDTH, HEIGHT = 160, 80
+STEP = 1
+
+
+class Square(Entity):
+    look = Look("square", 10, (200, 80, 80))
+    moved = buffered(0)
+
+    def update(self, world):
+        self.moved += STEP
+        self.x += STEP
+
+
+def build(world):
+    world.spawn(Square(x=20, y=40))
+    world.spawn(Square(x=60, y=20))
+'''
+
+
+@pytest.fixture
+def game_file(tmp_path: Path) -> Path:
+    path = tmp_path / "squares.py"
+    path.write_text(GAME)
+    return path
+
+
+class ToldWatcher:
+    """A watcher the test tells what changed (``mark``), so frames see changes exactly when the test says:
+    the real one's thread reports a write whenever the OS does (``test_studio.py`` tests it)."""
+
+    def __init__(self) -> None:
+        self.changed: list[str] = []
+
+    def mark(self, path) -> None:
+        self.changed.append(str(path))
+
+    def changes(self) -> list[str]:
+        changed, self.changed = self.changed, []
+        return changed
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def studio_runner(offscreen, game_file):
+    from engine.render.runner import GameRunner
+
+    game = load_game(game_file)
+    studio = Studio(game)
+    runner = GameRunner(game, headless=True, studio=studio, watcher=cast(Any, ToldWatcher()))  # a stand-in with the Watcher's two methods
+    yield runner
+    runner.close()
+
+
+def press(runner, symbol: int, modifiers: int = 0) -> None:
+    """Press and release a key, and run the frame whose input step hands them to the runner."""
+    runner.window.dispatch_event("on_key_press", symbol, modifiers)
+    runner.window.dispatch_event("on_key_release", symbol, modifiers)
+    runner.run(frames=1)
+
+
+def test_f2_f6_f7_f3_pause_rewind_step_and_resume_from_the_tick_shown(studio_runner):
+    runner = studio_runner
+    runner.run(frames=120)  # about two seconds
+    press(runner, keys.F6)
+    head = runner.studio.head
+    assert head > 100 and runner.paused and runner.world.tick_count == head - 1  # back one tick, paused
+    press(runner, keys.F6, keys.MOD_SHIFT)
+    assert runner.world.tick_count == head - 1 - 64  # a second back
+    press(runner, keys.F7)
+    press(runner, keys.F3)  # rewound, F3 steps through the recorded ticks
+    assert runner.world.tick_count == head - 63
+    runner.run(frames=30)
+    assert runner.world.tick_count == head - 63 and runner.studio.head == head  # paused: nothing runs
+    assert runner.overlay.shown[0].startswith(f"paused at tick {head - 63}, 0.98 s before tick {head}")
+    assert "F6/F7 back/forward" in runner.overlay.shown[0]
+    assert runner.world.input_queue.state() == ([], frozenset(), (0.0, 0.0), ((0.0, 0.0), (0.0, 0.0))), \
+        "the engine's keys never reach the game"
+    press(runner, keys.F2)  # resume from here: the ticks after it are gone (the frame ran a tick or two since)
+    assert not runner.paused and head - 63 <= runner.studio.head <= head - 61
+    runner.run(frames=15)
+    assert runner.world.tick_count > head - 63
+    assert [entity.moved for entity in runner.world.entities] == [runner.world.tick_count] * 2
+
+
+def test_held_f6_scrubs_back_a_tick_a_frame_after_a_moment(studio_runner):
+    from engine.render.runner import SCRUB_AFTER_FRAMES
+
+    runner = studio_runner
+    runner.run(frames=120)
+    runner.window.dispatch_event("on_key_press", keys.F6, 0)
+    runner.run(frames=30)  # held: a few frames wait, then every frame goes one tick back
+    head = runner.studio.head
+    at = runner.world.tick_count
+    assert at == head - 1 - (30 - SCRUB_AFTER_FRAMES + 1)
+    runner.window.dispatch_event("on_key_release", keys.F6, 0)
+    runner.run(frames=10)
+    assert runner.world.tick_count == at
+
+
+def test_a_click_while_paused_inspects_and_never_reaches_the_game(studio_runner):
+    runner = studio_runner
+    runner.run(frames=10)
+    press(runner, keys.F2)
+    x, y = runner.world.entities[0].x, runner.world.entities[0].y
+    runner.window.dispatch_event("on_mouse_press", int(x), int(y), 1, 0)
+    runner.window.dispatch_event("on_mouse_release", int(x), int(y), 1, 0)
+    runner.run(frames=2)
+    assert runner.studio.inspected is runner.world.entities[0]
+    lines = runner.overlay.shown[0].splitlines()
+    assert f"Square (id 1)  game:Square  after tick {runner.world.tick_count}" in lines
+    assert not [event for event in runner.world.input_queue.state()[0] if event.type.startswith("mouse_press")]
+    press(runner, keys.F2)
+    runner.window.dispatch_event("on_mouse_motion", 150, 70, 0, 0)  # over nothing
+    press(runner, keys.F8)
+    assert runner.studio.inspected is None
+
+
+def test_f9_and_a_watched_change_reload_the_code_into_the_same_window(studio_runner, game_file):
+    runner = studio_runner
+    runner.run(frames=30)
+    window = runner.window
+    game_file.write_text(GAME.replace("STEP = 1", "STEP = 10"))
+    moved = runner.world.entities[0].moved
+    ticks = runner.world.tick_count
+    press(runner, keys.F9)  # reloaded in the frame's input step, before its ticks
+    assert runner.window is window and runner.world is runner.studio.world
+    assert runner.world.entities[0].moved == moved + 10 * (runner.world.tick_count - ticks)
+    assert runner.studio.last_reload is not None and "squares.py reloaded at tick" in runner.overlay.shown[0]
+    game_file.write_text(GAME.replace("STEP = 1", "STEP = )"))
+    runner.watcher.mark(game_file)  # as the watcher thread reports a change
+    runner.run(frames=1)
+    error = runner.overlay.shown[1]
+    assert error.startswith("reload failed: ") and "squares.py:5: syntax error" in error
+    assert error.endswith("the old code goes on")
+    ticks = runner.world.tick_count
+    moved = runner.world.entities[0].moved
+    runner.run(frames=10)
+    assert runner.world.entities[0].moved == moved + 10 * (runner.world.tick_count - ticks)  # the old code runs
+
+
+def test_the_hud_shows_what_the_ring_holds(studio_runner):
+    runner = studio_runner
+    runner.run(frames=20)
+    assert "rewind 0.3 s of 10: 3 checkpoints" in runner.hud.note and "MB" in runner.hud.note
+
+
+def tickswap(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine.tools.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_watch_and_rewind_need_frames_to_run_in(tmp_path, game_file):
+    for options, said in ((["--watch", "--ticks", "5"], "--watch reloads a game while its frames run"),
+                          (["--rewind", "3", "--ticks", "5"], "--rewind rewinds a game while its frames run")):
+        done = tickswap("run", str(game_file), *options, cwd=tmp_path)
+        assert done.returncode == 2 and said in done.stderr and "--headless --frames N" in done.stderr
+    done = tickswap("run", str(game_file), "--rewind", "-1", cwd=tmp_path)
+    assert done.returncode == 2 and "--rewind: expected a finite number of seconds from 0 to 3600" in done.stderr
+
+
+def test_run_watch_reloads_an_edit_made_while_it_runs_keeping_the_state(offscreen, tmp_path, game_file):
+    command = [sys.executable, "-m", "engine.tools.cli", "run", str(game_file), "--headless", "--frames", "240",
+               "--watch", "--record", "run.jsonl", "--save-at", "250", "end.json"]
+    process = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    said = [process.stderr.readline()]
+    assert said[0].startswith("tickswap: squares.py: watching "), said
+    game_file.write_text(GAME.replace("STEP = 1", "STEP = 1000"))  # while it runs (paced: four seconds)
+    out, rest = process.communicate(timeout=120)
+    said += rest.splitlines()
+    assert process.returncode == 0, said
+    reload_line = next(line for line in said if "squares.py reloaded at tick" in line)
+    tick = int(reload_line.split("reloaded at tick ")[1].split()[0])
+    ended = next(line for line in said if "the recording run.jsonl ends at tick" in line)
+    assert f"ends at tick {tick}: reloaded at tick {tick}" in ended
+    saved = json.loads((tmp_path / "end.json").read_text())
+    assert [entity["buffered"]["moved"] for entity in saved["entities"]] == [tick + (250 - tick) * 1000] * 2
+    assert f"recorded run.jsonl (to tick {tick})" in out
+    (tmp_path / "old.py").write_text(GAME)
+    replay = tickswap("replay", "run.jsonl", "--game", "old.py", cwd=tmp_path)
+    assert replay.returncode == 0 and f"{tick} ticks of" in replay.stdout, replay.stderr
+
+
+def test_watching_a_tick_that_fails_pauses_the_game_until_the_fix_is_saved(studio_runner, game_file):
+    runner = studio_runner
+    runner.run(frames=10)
+    game_file.write_text(GAME.replace("self.x += STEP", "self.x += STEP / self.moved if self.moved < 40 else 1 / 0"))
+    press(runner, keys.F9)
+    runner.run(frames=60)
+    assert runner.paused and runner.world.tick_count == 39  # tick 40 failed: rolled back, whole
+    stopped = runner.overlay.shown[1]
+    assert stopped.startswith("stopped: tick 40 failed: EntityUpdateError: Square (id 1) raised ZeroDivisionError")
+    assert "squares.py:14 in update" in stopped and stopped.endswith("or go back with F6")
+    game_file.write_text(GAME)
+    runner.watcher.mark(game_file)
+    runner.run(frames=10)
+    assert not runner.paused and runner.world.tick_count > 40 and runner.studio.crash is None
+    assert "; going on" in runner.studio.last_reload.message
