@@ -246,3 +246,25 @@ def test_import_engine_leaves_the_save_and_replay_packages_until_their_errors_ar
             "print(before, 'engine.files.save' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_the_engine_constants_are_a_leaf_and_their_old_homes_still_export_them():
+    # One home for the limits the world, loops, input, files and net share: a module that
+    # imports nothing from engine, so none of them imports upward to reach a number.
+    import engine.constants as constants
+    import engine.files.game as game
+    import engine.files.replay as replay
+    import engine.files.replay.format as replay_format
+    import engine.net.checks as net_checks
+
+    assert _imports()["engine.constants"] == set()
+    for module in (game, replay, replay_format, net_checks):
+        for name in set(getattr(module, "__all__", ())) | {"MAX_SEED"}:
+            if name in constants.__all__ and hasattr(module, name):
+                assert getattr(module, name) is getattr(constants, name), f"{module.__name__}.{name}"
+    assert (game.DEFAULT_MS_PER_UPDATE, replay.HASH_EVERY, net_checks.MAX_INPUT_DELAY) == (15.625, 60, 30)
+    defined_elsewhere = [f"{path.relative_to(ENGINE)}: {name}" for path in ENGINE.rglob("*.py") if path.name != "constants.py"
+                         for node in ast.parse(path.read_text()).body if isinstance(node, ast.Assign)
+                         for target in node.targets if isinstance(target, ast.Name)
+                         for name in [target.id] if name in constants.__all__]
+    assert defined_elsewhere == []

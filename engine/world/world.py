@@ -25,11 +25,11 @@ import esper
 from engine.buffering import Buffers, ForeignWrites
 from engine.camera import Mouse
 from engine.clock import checked_ms
+from engine.constants import DEFAULT_MS_PER_UPDATE
 from engine.deprecation import warn_deprecated
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
-from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
