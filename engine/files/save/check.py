@@ -26,6 +26,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from engine.buffering.fields import class_layout
 from engine.buffering.own import OwnBuffers
 from engine.constants import MAX_PLAYERS
 from engine.entity import Entity
@@ -111,7 +112,7 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     for name, value in saved.items():
         check_value(value, f"{where}.{name}", ids, dead)
     signals = record["signals"]
-    declared = kind._layout.signals
+    declared = class_layout(kind).signals
     if not isinstance(signals, dict):
         raise FieldError(f"{where}.signals must be an object of signal name -> value")
     for name, value in signals.items():
