@@ -285,7 +285,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # settings and its loading.
     ("state", ("engine.entity", "engine.advancing", "engine.tween", "engine.path", "engine.camera", "engine.spatial",
                "engine.input.events", "engine.input.keys", "engine.input.checks", "engine.state", "engine.loops", "engine.files", "engine.files.game",
-               "engine.files.importer", "engine.files.beside", "engine.files.unfinished")),
+               "engine.files.importer", "engine.files.beside")),
     # The world and what lives in it, with the files that hold a world over time: a save is
     # written from (and restored into) the world's parts and World.save delegates to it, so the
     # two are one layer; an --input script is a recording's input lines (and the input

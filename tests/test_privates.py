@@ -22,10 +22,10 @@ ALLOWED = {
     # is the one module that calls esper (tickswap check permutes systems of equal priority).
     ("engine.ecs", "_processors"),
     # CPython's frame access (documented in sys): which entity's code raised a refused write,
-    # and which update set a look.
+    # which update set a look, and where a game file running itself called run(build).
     ("engine.buffering.traps", "_getframe"),
     ("engine.buffering.shown", "_getframe"),
-    ("engine.files.unfinished", "_getframe"),
+    ("engine.files.importer", "_getframe"),
     # The frame benchmark's floor is the renderer's own path without its gather: it writes
     # straight into a Bucket's vertex arrays, which is the figure it exists to measure.
     ("engine.tools.bench.frame", "_positions"),
