@@ -16,7 +16,7 @@ from engine.files.png import PictureError, png_size
 from engine.look import MAX_FRAMES, Look
 from engine.tiles.model import MapError
 from engine.tiles.reading import read_map
-from tests.mapfiles import tmj, tmx, write_png
+from mapfiles import tmj, tmx, write_png
 
 ROWS = [[1, 2], [3, 0]]
 

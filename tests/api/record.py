@@ -131,6 +131,11 @@ def read_api() -> dict[str, Any]:
                         close = getattr(instance, "close", None)
                         if name == "World" and callable(close):
                             close()
+                    entity = getattr(importlib.import_module("engine"), "Entity", None)
+                    if entity is not None and value is not entity and issubclass(value, entity):
+                        # An entity class has every entity's attributes (``x``, ``alive``): read from an
+                        # instance, since the compiled core puts them on the class and the pure path does not.
+                        found |= set(_public(dir(entity())))
                     members[where] = sorted(found)
                     init = _params(value)
                     if init is not None:
