@@ -4,10 +4,10 @@ Game logic stays headless, so an entity says what it looks like with a plain val
 the renderer (``engine.render``) turns that into vertices::
 
     class Skeleton(Entity):
-        look = Look("square", size=(10, 10), color=(230, 230, 210))
+        look = Look.rect((10, 10), (230, 230, 210))
 
     class Score(Entity):
-        look = Look(text="Score: 0", size=18, layer=1)
+        look = Look.label("Score: 0", 18, layer=1)
 
 A look can be replaced at any time, on the class or on one instance
 (``self.look = Look(text=f"Score: {self.points}")``), and the next frame shows the new
@@ -28,6 +28,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.deprecation import warn_deprecated
 from engine.files.png import MAX_PICTURE_SIDE, PictureError, png_size
 from engine.messages import shown, shown_name
 
@@ -57,6 +58,10 @@ _ANCHORS_Y = ("bottom", "center", "top")
 @dataclass(frozen=True)
 class Look:
     """A shape (``"square"``, ``"circle"`` or ``"diamond"``), a size in pixels, an RGB(A) colour and a layer.
+
+    One factory per kind says only what that kind takes: ``Look.rect``, ``Look.circle``,
+    ``Look.diamond``, ``Look.picture`` and ``Look.label`` (text); ``Look.frames`` cuts a
+    sprite sheet. The constructor takes every option, as before.
 
     ``size`` is ``(width, height)`` (or one number for both), centred on the entity's
     position and turned by its ``angle``. For a picture, give ``image`` (the path of a
@@ -100,6 +105,12 @@ class Look:
         if (self.anchor_x, self.anchor_y) != ("center", "center") and self.text is None:
             raise ValueError(f"Look anchor_x/anchor_y place text; a {self.shape} is centred on its entity "
                              f"(got anchor_x={shown(self.anchor_x)}, anchor_y={shown(self.anchor_y)})")
+        if (self.text is not None or self.image is not None) and self.shape not in ("square", "text", "image"):
+            # A text or a picture has no shape: 0.3 silently dropped it; say so until 0.5 refuses it.
+            kind, factory = ("text", f"Look.label({shown(self.text, 30)}, ...)") if self.text is not None else (
+                "picture", f"Look.picture({shown(self.image, 30)}, ...)")
+            warn_deprecated(f"a {kind} Look with shape={shown(self.shape)} (the shape is ignored)",
+                            f"{factory} with no shape", stacklevel=4)
         if self.text is not None:
             if not isinstance(self.text, str):
                 raise TypeError(f"Look text must be a string, got {shown(self.text)}")
@@ -177,6 +188,41 @@ class Look:
         object.__setattr__(self, "region", (left, top, width, height))
         if self.size is None:
             object.__setattr__(self, "size", (float(width), float(height)))
+
+    @classmethod
+    def rect(cls, size: tuple[float, float] | float = 8.0, color: tuple[int, ...] = (255, 255, 255, 255), *,
+             layer: int = 0, screen: bool = False) -> Look:
+        """A filled rectangle ``size=(width, height)`` pixels (or one number for a square), centred on its
+        entity and turned by its angle (the ``"square"`` shape)."""
+        return cls("square", size, color, layer=layer, screen=screen)
+
+    @classmethod
+    def circle(cls, size: tuple[float, float] | float = 8.0, color: tuple[int, ...] = (255, 255, 255, 255), *,
+               layer: int = 0, screen: bool = False) -> Look:
+        """A filled circle ``size`` pixels across (``(width, height)``: an ellipse), centred on its entity."""
+        return cls("circle", size, color, layer=layer, screen=screen)
+
+    @classmethod
+    def diamond(cls, size: tuple[float, float] | float = 8.0, color: tuple[int, ...] = (255, 255, 255, 255), *,
+                layer: int = 0, screen: bool = False) -> Look:
+        """A filled diamond ``size=(width, height)`` pixels (or one number), centred on its entity and turned
+        by its angle."""
+        return cls("diamond", size, color, layer=layer, screen=screen)
+
+    @classmethod
+    def picture(cls, image: str | os.PathLike[str], size: tuple[float, float] | float | None = None,
+                color: tuple[int, ...] = (255, 255, 255, 255), *, region: tuple[int, int, int, int] | None = None,
+                layer: int = 0, screen: bool = False) -> Look:
+        """The PNG ``image`` (a path), its own size unless ``size`` is given, tinted by ``color``; ``region=(left,
+        top, width, height)`` draws a part of it. Its header is read now, so a bad picture is refused here."""
+        return cls("image", size, color, image=image, region=region, layer=layer, screen=screen)
+
+    @classmethod
+    def label(cls, text: str, size: float = 16.0, color: tuple[int, ...] = (255, 255, 255, 255), *,
+              anchor_x: AnchorX = "center", anchor_y: AnchorY = "center", layer: int = 0, screen: bool = False) -> Look:
+        """The ``text``, at font size ``size``, centred on its entity (``anchor_x``/``anchor_y`` say which point
+        of the text sits there instead). A text has no shape: the factory takes none."""
+        return cls("text", size, color, text=text, anchor_x=anchor_x, anchor_y=anchor_y, layer=layer, screen=screen)
 
     @classmethod
     def frames(cls, image: str | os.PathLike[str], frame_size: tuple[int, int] | int,

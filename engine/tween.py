@@ -28,6 +28,7 @@ import math
 from typing import Any
 
 from engine.advancing import Advancing
+from engine.buffering.fields import class_layout, layout_of
 from engine.easing import EASINGS, Easing, linear
 from engine.entity import buffered
 from engine.messages import shown
@@ -91,8 +92,8 @@ class Tweened(Advancing):
         it is refused like any write to another entity's buffered state.
         """
         kind = type(self)
-        if not isinstance(field, str) or field not in kind._layout.names or field == "tweens":
-            fields = ", ".join(name for name in kind._layout.names if name != "tweens")
+        if not isinstance(field, str) or field not in class_layout(kind).names or field == "tweens":
+            fields = ", ".join(name for name in class_layout(kind).names if name != "tweens")
             raise ValueError(f"{kind.__name__}.tween: {shown(field)} is not a buffered field of "
                              f"{kind.__name__} (its fields: {fields}); declare it with buffered()")
         shape = _shape(getattr(self, field))
@@ -162,7 +163,7 @@ class Tweened(Advancing):
         if not (isinstance(entry, tuple) and len(entry) == 9):
             return f"{shown(entry)} is not a tween (9 values)"
         field, start, end, ticks, done, easing, wait, repeat, yoyo = entry
-        if not isinstance(field, str) or field not in type(self)._layout.names or field == "tweens":
+        if not isinstance(field, str) or field not in layout_of(self).names or field == "tweens":
             return f"{shown(field)} is not a buffered field of {type(self).__name__}"
         shape = _shape(end)
         if shape is None or (start is not None and _shape(start) != shape):

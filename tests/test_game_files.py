@@ -535,3 +535,25 @@ def test_python_game_py_uses_a_make_view_defined_below_run_build(tmp_path, offsc
     game.write_text(BELOW_RUN.replace("world.add_processor(Nudge())", "pass"))
     result = python(str(game), "--headless", "--frames", "2", cwd=tmp_path, hashseed="0")
     assert result.returncode == 0 and "make_view found" in result.stderr, result.stderr
+
+
+def test_code_below_run_build_still_runs_for_a_version_with_a_warning_naming_the_fix(tmp_path):
+    game = tmp_path / "below.py"
+    game.write_text(BELOW_RUN.replace("world.add_processor(Nudge())", "pass"))
+    result = python(str(game), "--ticks", "2", cwd=tmp_path, hashseed="0")
+    assert result.returncode == 0, result.stderr
+    # Walker, defined below run(build), was found: the same game as tickswap run's.
+    assert state(result) == state(tickswap("run", str(game), "--ticks", "2", cwd=tmp_path, hashseed="1"))
+    first_below = game.read_text().splitlines().index("class Walker(Entity):") + 1
+    warning = [line for line in result.stderr.splitlines() if "DeprecationWarning" in line]
+    assert len(warning) == 1 and "below.py" in warning[0] and f"line {first_below})" in warning[0], result.stderr
+    assert "call run(build) last, at the end of the file" in warning[0] and "0.5" in warning[0]
+
+
+def test_a_game_file_that_calls_run_build_last_gets_no_warning(tmp_path):
+    game = tmp_path / "last.py"
+    body = BELOW_RUN.replace("world.add_processor(Nudge())", "pass").replace(
+        '\nif __name__ == "__main__":\n    run(build)\n', "")
+    game.write_text(body + '\n\nif __name__ == "__main__":\n    run(build)\n')
+    result = python(str(game), "--ticks", "2", cwd=tmp_path, hashseed="0")
+    assert result.returncode == 0 and "Warning" not in result.stderr, result.stderr

@@ -147,7 +147,9 @@ def test_the_double_buffer_imports_only_leaves():
             assert outside == set(), f"{name} imports {sorted(outside)}"
     # A look reads a sprite sheet's PNG header (Look.frames) through the bounded file reader,
     # itself a leaf: still nothing that could lead back to buffering or the world.
-    readers = {"engine.files.png", "engine.files.reading", "engine.messages"}
+    # It warns of a deprecated use through engine.deprecation, a leaf too.
+    readers = {"engine.files.png", "engine.files.reading", "engine.messages", "engine.deprecation"}
+    assert graph["engine.deprecation"] == set()
     for leaf in allowed:
         assert graph[leaf] <= readers, f"{leaf} is no longer a leaf: {sorted(graph[leaf])}"
     assert graph["engine.files.png"] <= readers and graph["engine.files.reading"] <= {"engine.messages"}
@@ -246,3 +248,114 @@ def test_import_engine_leaves_the_save_and_replay_packages_until_their_errors_ar
             "print(before, 'engine.files.save' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_the_engine_constants_are_a_leaf_and_their_old_homes_still_export_them():
+    # One home for the limits the world, loops, input, files and net share: a module that
+    # imports nothing from engine, so none of them imports upward to reach a number.
+    import engine.constants as constants
+    import engine.files.game as game
+    import engine.files.replay as replay
+    import engine.files.replay.format as replay_format
+    import engine.net.checks as net_checks
+
+    assert _imports()["engine.constants"] == set()
+    for module in (game, replay, replay_format, net_checks):
+        for name in set(getattr(module, "__all__", ())) | {"MAX_SEED"}:
+            if name in constants.__all__ and hasattr(module, name):
+                assert getattr(module, name) is getattr(constants, name), f"{module.__name__}.{name}"
+    assert (game.DEFAULT_MS_PER_UPDATE, replay.HASH_EVERY, net_checks.MAX_INPUT_DELAY) == (15.625, 60, 30)
+    defined_elsewhere = [f"{path.relative_to(ENGINE)}: {name}" for path in ENGINE.rglob("*.py") if path.name != "constants.py"
+                         for node in ast.parse(path.read_text()).body if isinstance(node, ast.Assign)
+                         for target in node.targets if isinstance(target, ast.Name)
+                         for name in [target.id] if name in constants.__all__]
+    assert defined_elsewhere == []
+
+
+# The layers, lowest first: a module may import its own layer (the circle test keeps that
+# acyclic) and the layers below, never a layer above. Each engine module is placed by the
+# longest prefix that names it; a module no prefix names fails the test, so a new one is
+# placed on purpose. docs/internals.md draws the same table.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # Leaves: no engine state of their own; bounded reading, atomic writing and PNG headers are
+    # file plumbing any layer may use, and a look is plain data (it reads a PNG's header).
+    ("leaves", ("engine.constants", "engine.messages", "engine.errors", "engine.deprecation", "engine.clock",
+                "engine.trace", "engine.portable", "engine.easing", "engine.interrupts", "engine.schema", "engine.ecs",
+                "engine.look", "engine.files.reading", "engine.files.png", "engine.files.atomic")),
+    ("buffering", ("engine.buffering",)),
+    # An entity and what it is made of, the per-tick input, snapshots, the loops, a game's
+    # settings and its loading.
+    ("state", ("engine.entity", "engine.advancing", "engine.tween", "engine.path", "engine.camera", "engine.spatial",
+               "engine.input.events", "engine.input.keys", "engine.input.checks", "engine.input.local", "engine.state", "engine.loops", "engine.files", "engine.files.game",
+               "engine.files.importer", "engine.files.beside")),
+    # The world and what lives in it, with the files that hold a world over time: a save is
+    # written from (and restored into) the world's parts and World.save delegates to it, so the
+    # two are one layer; an --input script is a recording's input lines (and the input
+    # package names its reader, lazily, so the package itself sits here, above its events).
+    ("world", ("engine.world", "engine.crowd", "engine.particles", "engine.tiles", "engine.gui",
+               "engine.double_buffer", "engine.files.save", "engine.files.replay", "engine.input")),
+    # The studio (rewind, reload, inspector) drives a world and is driven by the window's runner.
+    ("net/render", ("engine.net", "engine.render", "engine.studio")),
+    # The tools, the testing namespace and the package root (which names everything lazily).
+    ("tools", ("engine.tools", "engine.testing", "engine")),
+)
+
+
+def _layer_of(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYERS) -> int | None:
+    """The index of the layer a module is in, by the longest prefix naming it (the root only by its own name)."""
+    best: tuple[int, int] | None = None
+    for index, (_, prefixes) in enumerate(layers):
+        for prefix in prefixes:
+            named = module == prefix or (prefix != "engine" and module.startswith(prefix + "."))
+            if named and (best is None or len(prefix) > best[1]):
+                best = (index, len(prefix))
+    return None if best is None else best[0]
+
+
+def _upward_imports(graph: dict[str, set[str]], layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYERS) -> list[str]:
+    """Each import of a module in a higher layer (and each module no layer places), as lines."""
+    found = [f"{name} is in no layer" for name in sorted(graph) if _layer_of(name, layers) is None]
+    for name, targets in sorted(graph.items()):
+        low = _layer_of(name, layers)
+        for target in sorted(targets):
+            high = _layer_of(target, layers)
+            if low is not None and high is not None and high > low:
+                found.append(f"{name} ({layers[low][0]}) imports {target} ({layers[high][0]})")
+    return found
+
+
+def test_engine_modules_import_only_their_own_layer_and_the_layers_below():
+    assert _upward_imports(_imports()) == []
+
+
+def test_the_layer_check_finds_an_upward_import_and_an_unplaced_module():
+    graph = dict(_imports())
+    graph["engine.net.desync"] = graph["engine.net.desync"] | {"engine.tools.differences"}
+    graph["engine.newthing"] = {"engine.messages"}
+    assert _upward_imports(graph) == ["engine.newthing is in no layer",
+                                      "engine.net.desync (net/render) imports engine.tools.differences (tools)"]
+    # A longer prefix wins, and the root is placed only by its own name.
+    assert _layer_of("engine.files.png") == 0 and _layer_of("engine.files.save.check") == 3
+    assert _layer_of("engine") == 5 and _layer_of("engine.newthing") is None
+
+
+def _drawn_layers(page: str) -> dict[str, set[str]]:
+    """The layers docs/internals.md draws: each ``[name]`` with the modules drawn on its lines."""
+    block = page.split("## The layers", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    drawn: dict[str, set[str]] = {}
+    current = ""
+    for line in block.splitlines():
+        words = line.split()
+        if words and words[0].startswith("["):
+            current = words.pop(0).strip("[]")
+            drawn[current] = set()
+        if current:
+            drawn[current] |= {word.rstrip("/") for word in words if word != "|"}
+    return drawn
+
+
+def test_the_internals_page_draws_the_layers_the_test_holds():
+    drawn = _drawn_layers((ENGINE.parent / "docs" / "internals.md").read_text())
+    held = {name: {"engine/__init__" if prefix == "engine" else prefix.removeprefix("engine.").replace(".", "/")
+                   for prefix in prefixes} for name, prefixes in LAYERS}
+    assert drawn == held

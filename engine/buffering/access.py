@@ -15,8 +15,8 @@ from typing import Any
 from engine.buffering.fields import MOTION, layout_of
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_state", "committed_values", "motion",
-           "previous", "random_of", "restore_state", "saved_state", "signals_of", "snap"]
+__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_state", "committed_values", "has_buffers",
+           "motion", "previous", "random_of", "restore_state", "saved_state", "signals_of", "snap"]
 
 NO_SIGNALS: dict[str, Any] = {}
 """The committed signals of an entity that has none (shared: never mutated)."""
@@ -43,7 +43,7 @@ def snap(entity: BufferSlots) -> None:
     if world is None:
         entity._prev_tick = -1
     else:
-        world._buffers.snap(entity, world.ticking)
+        world.buffers.snap(entity, world.ticking)
 
 
 def random_of(entity: BufferSlots) -> random.Random | None:
@@ -51,7 +51,7 @@ def random_of(entity: BufferSlots) -> random.Random | None:
     world = entity.world
     if world is None or entity.id is None:
         return None
-    return world._buffers.random_for(entity, world.seed, world.ticking)
+    return world.buffers.random_for(entity, world.seed, world.ticking)
 
 
 def motion(entities: Iterable[BufferSlots], tick: int) -> tuple[list[float], list[float]]:
@@ -88,7 +88,7 @@ def committed(entity: BufferSlots, name: str) -> Any:
     tick must read, so that its outcome does not depend on which of them asked first.
     """
     world = entity.world
-    if world is None or world._buffers.sender is not entity:
+    if world is None or world.buffers.sender is not entity:
         return getattr(entity, name)
     index = layout_of(entity).index(name)
     baseline = (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
@@ -99,7 +99,7 @@ def committed_state(entity: BufferSlots) -> dict[str, Any]:
     """Every buffered field of ``entity`` by name, as ``committed`` reads each (one pass, for a shared computation)."""
     layout = layout_of(entity)
     world = entity.world
-    if world is None or world._buffers.sender is not entity:
+    if world is None or world.buffers.sender is not entity:
         return dict(zip(layout.names, layout.get(entity)))
     return dict(zip(layout.names, (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull))
 
@@ -108,6 +108,11 @@ def committed_values(entity: BufferSlots) -> dict[str, Any]:
     """Every buffered field of ``entity`` by name, as committed (between ticks)."""
     layout = layout_of(entity)
     return dict(zip(layout.names, layout.get(entity)))
+
+
+def has_buffers(entity: object) -> bool:
+    """Whether ``Entity.__init__`` gave ``entity`` its buffers' slots (a subclass may forget ``super().__init__()``)."""
+    return hasattr(entity, "_signals")
 
 
 def signals_of(entity: BufferSlots) -> dict[str, Any]:

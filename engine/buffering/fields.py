@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast, overload
 
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["Layout", "SignalInbox", "buffered", "signal"]
+__all__ = ["Layout", "SignalInbox", "buffered", "class_layout", "layout_of", "signal"]
 
 T = TypeVar("T")
 _MUTABLE = (list, dict, set, bytearray)
@@ -89,7 +89,7 @@ class SignalInbox:
         entity = self._entity
         world = entity.world
         if entity.alive and world is not None:
-            world._buffers.raise_signal(entity, self._signal.name, value)
+            world.buffers.raise_signal(entity, self._signal.name, value)
 
     def __iadd__(self, value: Any) -> SignalInbox:
         # ``target.damage += 5`` must count 5 once, never read-modify-write the total.
@@ -169,7 +169,7 @@ class signal:
             )
         world = instance.world
         if instance.alive and world is not None:
-            world._buffers.raise_signal(instance, self.name, True)
+            world.buffers.raise_signal(instance, self.name, True)
 
     def __repr__(self) -> str:
         return f"signal({self.name!r})" if self.combine is None else f"signal({self.name!r}, {self.combine!r})"
@@ -281,4 +281,9 @@ def register(cls: type, bases: Iterable[type]) -> Layout:
 def layout_of(entity: Any) -> Layout:
     """The ``Layout`` of an entity's class."""
     return cast(Layout, type(entity)._layout)
+
+
+def class_layout(kind: type) -> Layout:
+    """The ``Layout`` of an entity class (its buffered fields and signals, as ``register`` read them)."""
+    return cast(Layout, kind._layout)  # type: ignore[attr-defined]
 

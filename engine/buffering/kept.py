@@ -169,7 +169,7 @@ def keep_compiled(entities: list[BufferSlots]) -> tuple[KeptBuffers, list[type[A
     more = []  # (index, layout and its values or None, generator and its state or None)
     for at, index in enumerate(odd):
         entity: BufferSlots = entities[index]
-        layout: Layout = type(entity)._layout  # type: ignore[attr-defined]
+        layout: Layout = type(entity)._layout
         generator: random.Random | None = extras[_EXTRAS * at + 2]
         if layout.rest or generator is not None:
             more.append((index, layout if layout.rest else None, layout.get(entity) if layout.rest else None,

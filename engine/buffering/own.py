@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from engine.look import Look
 
-__all__ = ["OwnBuffers"]
+__all__ = ["OwnBuffers", "keep_own", "member_positions", "put_back_own", "restore_own", "saved_own"]
 
 
 class OwnBuffers:
@@ -84,3 +84,31 @@ class OwnBuffers:
         an opacity per member (particles that shrink and fade).
         """
         raise NotImplementedError
+
+
+# The engine's parts outside this package (saves, checkpoints, collisions) reach the protocol's
+# underscored hooks through these, so the hooks stay out of a crowd's public namespace and
+# no other package reads a private attribute.
+def saved_own(entity: OwnBuffers) -> dict[str, Any]:
+    """A crowd's committed members as JSON data, for a save (``OwnBuffers._saved_own``)."""
+    return entity._saved_own()
+
+
+def restore_own(entity: OwnBuffers, data: dict[str, Any]) -> None:
+    """Make a crowd made by a load (with ``__new__``) hold what ``saved_own`` returned."""
+    entity._restore_own(data)
+
+
+def keep_own(entity: OwnBuffers) -> Any:
+    """A crowd's committed members, in memory, for a checkpoint (between ticks)."""
+    return entity._keep_own()
+
+
+def put_back_own(entity: OwnBuffers, kept: Any) -> None:
+    """Make a crowd hold again what ``keep_own`` returned (a rollback, between ticks)."""
+    entity._put_back_own(kept)
+
+
+def member_positions(entity: OwnBuffers) -> Any:
+    """A crowd's members' committed positions, for collisions (read-only float32 rows of x, y)."""
+    return entity._member_positions()

@@ -100,6 +100,7 @@ class BufferSlots:
     if TYPE_CHECKING:
         # What the buffers read of every entity besides their slots; ``Entity`` defines them.
         id: int | None
+        _layout: ClassVar[Any]
         _class_look: ClassVar[Any]
         _class_parts: ClassVar[Any]
 
@@ -135,7 +136,7 @@ class WorldBuffers(Protocol):
 
 
 class Host(Protocol):
-    """The world, as the buffers see it: ``World`` implements it (its ``_buffers`` are its Double Buffer)."""
+    """The world, as the buffers see it: ``World`` implements it (its ``buffers`` are its Double Buffer)."""
 
     @property
     def tick_count(self) -> int:
@@ -150,7 +151,7 @@ class Host(Protocol):
         """The world's seed, which every entity's generator is seeded from."""
 
     @property
-    def _buffers(self) -> WorldBuffers:
+    def buffers(self) -> WorldBuffers:
         """The world's Double Buffer."""
 
 

@@ -28,6 +28,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+# The limits are defined in the leaf engine.constants; this module keeps exporting them.
+from engine.constants import DEFAULT_MS_PER_UPDATE as DEFAULT_MS_PER_UPDATE
+from engine.constants import DEFAULT_VIEW_SIZE as DEFAULT_VIEW_SIZE
+from engine.constants import MAX_KEYS as MAX_KEYS
+from engine.constants import MAX_PLAYERS as MAX_PLAYERS
+from engine.constants import MAX_WINDOW_SIDE as MAX_WINDOW_SIDE
+from engine.constants import MS_PER_UPDATE_RANGE as MS_PER_UPDATE_RANGE
 from engine.input.keys import RESERVED
 from engine.input.keys import name as key_name
 from engine.input.local import PlayerKeys, check_player_keys
@@ -38,12 +45,6 @@ __all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_
            "check_keys", "check_players", "check_settings", "check_step", "checked_player_keys",
            "checked_view_size"]
 
-DEFAULT_MS_PER_UPDATE = 15.625
-"""The default step: 64 updates a second. It is exact in binary floating point and in
-integer nanoseconds, and is not a multiple of a 60 Hz display's frame, so frames don't
-alternate between two updates and none."""
-MS_PER_UPDATE_RANGE = (0.001, 60_000.0)
-"""The steps a game (``MS_PER_UPDATE``) may have, in milliseconds: those a replay can record."""
 
 
 
@@ -202,10 +203,6 @@ class Game:
         return current is not None and vars(current) is namespace
 
 
-MAX_WINDOW_SIDE = 16384
-"""The largest ``WIDTH`` or ``HEIGHT`` a game may ask for."""
-DEFAULT_VIEW_SIZE = (640, 480)
-"""The window of a game that names no ``WIDTH`` and ``HEIGHT``, and a world's ``view_size`` until told."""
 
 
 def checked_view_size(size: Any, where: str = "world.view_size") -> tuple[int, int]:
@@ -251,10 +248,6 @@ def checked_player_keys(value: Any, players: range, where: str) -> PlayerKeys:
         raise GameError(f"{where}: {error}") from None
 
 
-MAX_PLAYERS = 8
-"""The most players a game (and a session) may have."""
-
-
 def check_players(players: Any, where: str) -> range:
     """A game's ``PLAYERS``, checked: a whole number from 1 to ``MAX_PLAYERS``, or a ``range`` of them (step 1).
 
@@ -268,10 +261,6 @@ def check_players(players: Any, where: str) -> range:
         return players
     raise GameError(f"{where}: PLAYERS must be a whole number from 1 to {MAX_PLAYERS} or a range of them such as "
                     f"range(1, 3), got {shown(players)}")
-
-
-MAX_KEYS = 256
-"""The most keys a game's ``KEYS`` may list."""
 
 
 def check_keys(keys: Any, where: str) -> tuple[int, ...]:

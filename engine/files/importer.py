@@ -24,6 +24,7 @@ Every game that loads has its settings checked (``engine.files.game.check_settin
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -35,16 +36,17 @@ import re
 import stat
 import sys
 import tokenize
+import warnings
 from importlib import metadata
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any
 
+from engine.deprecation import REMOVED_IN
 from engine.errors import where
 from engine.files.beside import BESIDE, importable_beside, is_beside
 from engine.files.game import Game, GameError, check_settings
 from engine.files.reading import NotAFile, file_kind, read_bounded
-from engine.files.unfinished import run_rest
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
 from engine.state.names import GAME_MODULE_PREFIX, remember_module
@@ -454,10 +456,32 @@ def adopt_main(module: ModuleType) -> Game:
 
 
 def _run_rest(module: ModuleType, path: Path, source_file: Path) -> None:
-    """What the file defines below ``run(build)`` (``engine.files.unfinished``), reported as an import is."""
+    """Deprecated until 0.5: run what a file running itself has below ``run(build)``, with a warning.
+
+    ``run(build)`` is called last, at the end of the file (as ppb and Arcade have it): it
+    never returns, so ``python game.py`` would never reach the lines below it, while
+    ``tickswap run game.py`` imports the whole file first. For one version those lines still
+    run before the game starts (so an old game sees what it defines there), and a
+    ``DeprecationWarning`` names the line to move. Errors are reported as an import's are.
+    """
+    frame = _running_body(module)
+    if frame is None:  # the module's body has finished (a game imported, then run(game.build))
+        return
     try:
         text = _source_text(read_bounded(source_file, MAX_GAME_FILE_BYTES, "the game"), path.name)
-        run_rest(module, str(source_file), text)
+        body = ast.parse(text, str(source_file)).body
+        rest = next((body[index + 1:] for index, statement in enumerate(body)
+                     if statement.lineno <= frame.f_lineno <= (statement.end_lineno or statement.lineno)), [])
+        if not rest:
+            return
+        # Shown by default when the game is __main__ (python game.py); line numbers stay the
+        # file's own, so a warning and a traceback point at the line to move or fix.
+        warnings.warn_explicit(
+            f"{path.name}: the code below run(build) (from line {rest[0].lineno}) runs before the game only until "
+            f"tickswap {REMOVED_IN}: call run(build) last, at the end of the file, under "
+            f"if __name__ == \"__main__\":", DeprecationWarning, str(source_file), rest[0].lineno,
+            module=module.__name__)
+        exec(compile(ast.Module(body=rest, type_ignores=[]), str(source_file), "exec", dont_inherit=True), vars(module))
     except (GameError, Interrupted):
         raise
     except OSError as error:
@@ -465,6 +489,17 @@ def _run_rest(module: ModuleType, path: Path, source_file: Path) -> None:
     except BaseException as error:
         raise GameError(f"{path.name} failed to import: {type(error).__name__}: {capped(str(error), 200)}"
                         f"{_where(error)}") from None
+
+
+def _running_body(module: ModuleType) -> FrameType | None:
+    """The innermost frame running ``module``'s top level, or None once it has finished."""
+    frame: FrameType | None = sys._getframe(1)
+    namespace = vars(module)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals is namespace:
+            return frame
+        frame = frame.f_back
+    return None
 
 
 def game_of_module(module: ModuleType) -> Game:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 
-from engine.files.game import MAX_PLAYERS
-from engine.files.replay.format import FORMAT, MAX_TICKS, ReplayError, parse_record, read_lines
+from engine.constants import MAX_PLAYERS, MAX_TICKS
+from engine.files.replay.format import FORMAT, ReplayError, parse_record, read_lines
 from engine.input.checks import MAX_EVENTS_PER_TICK, check_events, named_keys
 from engine.input.events import InputEvent
 from engine.messages import shown_name

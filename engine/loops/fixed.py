@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.clock import NS_PER_MS, Clock
-from engine.files.game import DEFAULT_MS_PER_UPDATE
+from engine.constants import DEFAULT_MS_PER_UPDATE
 from engine.loops.base import _positive_rate, _read_clock, _SteppedLoop
 from engine.trace import Trace
 

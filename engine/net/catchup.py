@@ -24,8 +24,9 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
+from engine.constants import MAX_INPUT_DELAY
 from engine.messages import shown
-from engine.net.checks import MAX_CHUNKS, MAX_DELAYS, MAX_INPUT_DELAY, PacketError
+from engine.net.checks import MAX_CHUNKS, MAX_DELAYS, PacketError
 from engine.net.inputs import Run
 from engine.net.packets import Catchup, Caught, encode
 from engine.schema import FieldError, expect_keys, expect_str, expect_whole, parse_json

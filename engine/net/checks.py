@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from engine.files.game import MAX_PLAYERS
-from engine.files.replay.format import MAX_TICKS
+from engine.constants import MAX_INPUT_DELAY as MAX_INPUT_DELAY  # defined in the leaf; kept here for importers
+from engine.constants import MAX_PLAYERS, MAX_TICKS
+from engine.constants import MAX_SEED as MAX_SEED
 from engine.messages import shown
 from engine.net.integrity import KEY_HEX, MAGIC, MAX_BODY, MAX_DATAGRAM
 from engine.schema import expect_number, expect_str, expect_whole
@@ -28,8 +29,6 @@ SPECTATOR = 255
 """The ``sender`` of an ``Inputs`` from a spectator, who is no player."""
 MAX_ID = 2**63 - 1
 """The largest session id and nonce."""
-MAX_SEED = 2**64 - 1
-"""The largest seed (as a replay may record)."""
 MAX_TEXT = 300
 """The longest reason a ``Refuse`` or a ``Bye`` may give, and the longest game name."""
 MAX_DESYNC_INTERVAL = 100_000
@@ -49,8 +48,6 @@ PROOF = re.compile(r"[0-9a-f]{32}")
 """A rejoin proof (``engine.net.integrity.rejoin_proof``) as a ``Hello`` carries it."""
 MAX_DELAYS = 8
 """The most input delay changes the host may have scheduled at once (each rides on every ``Inputs``)."""
-MAX_INPUT_DELAY = 30
-"""The largest input delay, in ticks (``--input-delay``'s bound)."""
 PUBLIC_KEY = re.compile(f"[0-9a-f]{{{KEY_HEX}}}")
 """A Diffie-Hellman public value as a ``Hello`` or ``Welcome`` carries it (``engine.net.integrity``)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -24,7 +24,7 @@ from engine.net.checks import MAX_CHUNKS
 from engine.net.lobby import bye
 from engine.net.packets import Chunk, Desync, Got, encode
 from engine.schema import FieldError, parse_json
-from engine.tools.differences import compare_snapshots, difference_lines, in_entities
+from engine.state.differences import compare_snapshots, difference_lines, in_entities
 
 __all__ = ["CHUNK_BYTES", "DesyncExchange", "pack_snapshot", "start_exchange", "unpack_snapshot"]
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.files.game import MAX_PLAYERS
-from engine.files.replay.format import MAX_TICKS
+from engine.constants import MAX_INPUT_DELAY, MAX_PLAYERS, MAX_TICKS
 from engine.input.checks import MAX_EVENTS_PER_TICK, check_events
 from engine.input.events import InputEvent
 from engine.messages import shown
 from engine.net import checks
-from engine.net.checks import MAX_AHEAD, MAX_DELAYS, MAX_ID, MAX_INPUT_DELAY, MAX_MS, MAX_RUNS, SPECTATOR, PacketError
+from engine.net.checks import MAX_AHEAD, MAX_DELAYS, MAX_ID, MAX_MS, MAX_RUNS, SPECTATOR, PacketError
 from engine.schema import expect_str, expect_whole
 
 __all__ = ["Inputs", "Run"]

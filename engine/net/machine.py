@@ -48,12 +48,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.clock import Clock
+from engine.constants import MAX_INPUT_DELAY
 from engine.files.game import Game
 from engine.files.save import SaveError, load_world_text, save_text
 from engine.input.events import PRESENCE, InputEvent
 from engine.net.catchup import CatchupSend, pack
 from engine.net.catchup import Start as CatchStart
-from engine.net.checks import MAX_DELAYS, MAX_INPUT_DELAY
+from engine.net.checks import MAX_DELAYS
 from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.integrity import (
     REJOIN_CODE_HEX,

@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from engine.files.game import MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.constants import MAX_PLAYERS, MAX_SEED, MS_PER_UPDATE_RANGE
 from engine.messages import shown
 from engine.net import checks
 from engine.net.checks import (
@@ -36,7 +36,6 @@ from engine.net.checks import (
     MAX_CHUNKS,
     MAX_DATAGRAM,
     MAX_ID,
-    MAX_SEED,
     PROTOCOL,
     PUBLIC_KEY,
     SPECTATOR,

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.files.replay.format import HASH_EVERY
+from engine.constants import HASH_EVERY
 from engine.input.events import InputEvent
 from engine.world import World
 from engine.world.checkpoints import Checkpoint

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from engine.tools.differences import compare_snapshots
+from engine.state.differences import compare_snapshots
 from engine.tools.inputs import Setup
 from engine.world import World, updating_entity
 

@@ -40,8 +40,8 @@ from typing import Any
 from engine.ecs import EsperWorld
 from engine.errors import located
 from engine.files.game import Game
+from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.causes import random_drawers, repeats
-from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
 from engine.world import World, esper_of
 

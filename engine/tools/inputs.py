@@ -15,7 +15,8 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.files.game import MAX_PLAYERS, Game
+from engine.constants import MAX_PLAYERS
+from engine.files.game import Game
 from engine.input.events import InputEvent
 from engine.input.keys import name as key_name
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from engine.clock import VirtualClock
-from engine.files.game import DEFAULT_MS_PER_UPDATE
+from engine.constants import DEFAULT_MS_PER_UPDATE
 from engine.files.importer import load_game
 from engine.loops import LOOPS, Loop, VariableStepLoop, make_loop
 from engine.trace import Trace

@@ -31,8 +31,8 @@ from typing import Any
 
 from engine.errors import located
 from engine.files.game import Game
+from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.check import STATE_HINT, Inputs
-from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import Setup, setup_of
 from engine.world import World
 from engine.world.checkpoints import Checkpoint

@@ -11,7 +11,7 @@ tick T it saves the world to a temporary file, loads that into a fresh world (as
 the loaded world beside the straight run, the same input to both, comparing their
 ``snapshot()`` after the load and after every tick. The first difference is reported
 with the entities and fields that differ, as ``tickswap check`` reports an order
-dependence (``engine.tools.differences``), and the tick of the save it came from.
+dependence (``engine.state.differences``), and the tick of the save it came from.
 
 A world the engine refuses to save (an esper component, a value no save can hold), or a
 save that does not load (an ``on_load`` that fails), is reported too: a player would meet
@@ -31,8 +31,8 @@ from typing import Any
 from engine.errors import located
 from engine.files.game import Game
 from engine.files.save import SaveError, load_world, save_world
+from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.check import STATE_ADVICE, Inputs
-from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import Setup, game_of, setup_of
 from engine.world import World
 

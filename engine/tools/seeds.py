@@ -32,7 +32,7 @@ from engine.errors import located
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import read_input_scripts
-from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
+from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import DEFAULT_KEYS, random_input, random_keys, setup_of
 from engine.world import World
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from engine.buffering import PureBuffers
-from engine.buffering.own import OwnBuffers
+from engine.buffering.own import OwnBuffers, keep_own, put_back_own
 from engine.buffering.slots import BufferSlots
 from engine.input.events import TickInput
 from engine.world.music import music_of
@@ -165,7 +165,7 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
             has_own = issubclass(kind, OwnBuffers)
             extras.append((entity, {name: _copied(getattr(entity, name)) for name in kind.saved
                                     if hasattr(entity, name)},
-                           entity._keep_own() if has_own else None))  # type: ignore[attr-defined]
+                           keep_own(entity) if has_own else None))  # type: ignore[arg-type]
     entities = (live, kept, extras)
     data = (order, last_id, token, entities, world.random.getstate(), world.elapsed_ms, world.speed_factor,
             players_of(world).kept(), music_of(world).kept(), buffers.kept_signals())
@@ -192,7 +192,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
             elif hasattr(entity, name):  # absent then: absent again, as the snapshot saw it
                 delattr(entity, name)
         if own is not None:
-            entity._put_back_own(own)
+            put_back_own(entity, own)
     buffers.put_back_signals(pending, live, signalled)
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)

@@ -19,7 +19,7 @@ import math
 import operator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.buffering.own import OwnBuffers
+from engine.buffering.own import OwnBuffers, member_positions
 from engine.entity import Entity
 from engine.look import resolved
 from engine.spatial import Boxes, SpatialIndex, box_of, member_box
@@ -246,7 +246,7 @@ class Collisions:
         query = self._for(kind, ticking, tick_count)
         if box is None or not query.grids:
             return np.zeros(0, dtype=np.int64), []
-        positions = crowd._member_positions()
+        positions = member_positions(crowd)
         count, half_width, half_height = len(positions), box[0] / 2, box[1] / 2
         answers = [grid.members(positions, count, half_width, half_height) for grid in query.grids]
         if len(answers) == 1:

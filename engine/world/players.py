@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.files.game import MAX_PLAYERS
+from engine.constants import MAX_PLAYERS
 from engine.input.events import InputQueue, Sticks, TickInput
 
 __all__ = ["KeptInput", "Players", "players_of"]

@@ -24,6 +24,8 @@ from operator import attrgetter, itemgetter
 from typing import Any, Protocol, TypeVar
 
 from engine.buffering import PureBuffers, restore_state
+from engine.buffering.access import has_buffers
+from engine.buffering.fields import layout_of
 from engine.buffering.own import OwnBuffers
 from engine.ecs import EsperWorld
 from engine.entity import Entity, attach, detach
@@ -151,7 +153,7 @@ class Spawner:
         """``World.spawn``: add ``entity`` at once, or, during a tick, after it (see ``World.spawn``)."""
         if not isinstance(entity, Entity):
             raise TypeError(f"World.spawn takes an Entity, got {entity!r}")
-        if not hasattr(entity, "_signals"):
+        if not has_buffers(entity):
             raise TypeError(
                 f"{type(entity).__name__} was not initialised as an Entity: call super().__init__() in its __init__"
             )
@@ -165,7 +167,7 @@ class Spawner:
         if entity.id is not None:
             raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
         if not self._restoring:  # a save restores what it held; a new entity's __init__ may set a list
-            layout = type(entity)._layout
+            layout = layout_of(entity)
             if layout.rest:  # x, y and angle alone are never refused: spare the call (a tick's spawns)
                 layout.check_immutable(entity)
         attach(entity, owner)

@@ -10,7 +10,8 @@ only when the set of entities changes.
 from __future__ import annotations
 
 from engine.camera import Camera, Mouse, first_camera
-from engine.files.game import DEFAULT_VIEW_SIZE, checked_view_size
+from engine.constants import DEFAULT_VIEW_SIZE
+from engine.files.game import checked_view_size
 from engine.input.events import TickInput
 from engine.world.spawner import Spawner
 

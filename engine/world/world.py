@@ -25,11 +25,11 @@ import esper
 from engine.buffering import Buffers, ForeignWrites
 from engine.camera import Mouse
 from engine.clock import checked_ms
+from engine.constants import DEFAULT_MS_PER_UPDATE
 from engine.deprecation import warn_deprecated
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
-from engine.files.game import DEFAULT_MS_PER_UPDATE
 from engine.input.events import InputQueue, TickInput
 from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
@@ -77,6 +77,9 @@ class World:
     def __init__(self, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE, players: int = 1) -> None:
         self._ecs = EsperWorld(self)
         self._buffers = Buffers()
+        self.buffers = self._buffers
+        """The world's Double Buffer (``engine.buffering.Buffers``), which entities' buffered fields,
+        signals and looks write through: named for the engine's own parts, never needed by a game."""
         self._spawner = Spawner(self, self._ecs, self._buffers)
         self._sounds = SoundRequests()
         self._music = MusicRequests()

@@ -17,8 +17,8 @@ The ``--input`` script format, which shares the replay's input lines but is writ
 hand, is ``engine.input.scripts``.
 """
 
+from engine.constants import HASH_EVERY as HASH_EVERY
 from engine.files.replay.format import FORMAT as FORMAT
-from engine.files.replay.format import HASH_EVERY as HASH_EVERY
 from engine.files.replay.format import VERSION as VERSION
 from engine.files.replay.format import Replay as Replay
 from engine.files.replay.format import ReplayError as ReplayError

@@ -43,7 +43,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.files.game import MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.constants import HASH_EVERY as HASH_EVERY  # defined in the leaf; kept here for importers
+from engine.constants import MAX_INPUT_DELAY as MAX_INPUT_DELAY
+from engine.constants import MAX_PLAYERS, MAX_SEED, MS_PER_UPDATE_RANGE
+from engine.constants import MAX_TICKS as MAX_TICKS
 from engine.files.reading import NotAFile, open_regular
 from engine.files.save.check import check_document
 from engine.input.checks import check_events
@@ -70,17 +73,10 @@ FORMAT = "tickswap-replay"
 """The ``format`` field of a replay's header line."""
 VERSION = 2
 """The replay format version this tickswap writes and reads (2: the header names the game file's digest)."""
-HASH_EVERY = 60
-"""A state hash is recorded every this many ticks."""
 MAX_LINE_BYTES = 1 << 20
 """The longest line a replay may have (a tick with thousands of events fits easily)."""
-MAX_TICKS = 2**31 - 1
-"""The highest tick number a replay may name."""
 MAX_START_BYTES = 32 * 1024 * 1024
 """The longest the save line of a recording that starts from a save may be (the only line past ``MAX_LINE_BYTES``)."""
-MAX_INPUT_DELAY = 30
-"""The largest input delay a recording's ``input_delay`` line may name (the command line's own bound)."""
-MAX_SEED = 2**64 - 1
 _SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
 

@@ -14,12 +14,10 @@ import os
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
+from engine.constants import HASH_EVERY, MAX_INPUT_DELAY, MAX_TICKS
 from engine.files.atomic import AtomicFile, OutputError
 from engine.files.replay.format import (
-    HASH_EVERY,
-    MAX_INPUT_DELAY,
     MAX_START_BYTES,
-    MAX_TICKS,
     ReplayError,
     check_header,
     new_header,

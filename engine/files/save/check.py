@@ -26,9 +26,10 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from engine.buffering.fields import class_layout
 from engine.buffering.own import OwnBuffers
+from engine.constants import MAX_PLAYERS
 from engine.entity import Entity
-from engine.files.game import MAX_PLAYERS
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.save.queues import check_saved_queue
 from engine.messages import shown, shown_name
@@ -62,7 +63,7 @@ VERSION = 2
 MAX_SAVE_BYTES = 512 * 1024 * 1024
 """A save larger than this is refused before it is read."""
 MAX_ENTITIES = 1_000_000
-MAX_TICKS = 2**63 - 1
+MAX_TICK_COUNT = 2**63 - 1
 MAX_CROWD_BYTES = 2 * 1024**3
 """The most memory a loaded crowd may ask for (capacity x columns x 3 buffers x 4 bytes)."""
 _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]{0,199}:[A-Za-z_][\w.<>]{0,199}")
@@ -111,7 +112,7 @@ def _check_entity_record(record: Any, where: str, kind: type[Entity], ids: set[i
     for name, value in saved.items():
         check_value(value, f"{where}.{name}", ids, dead)
     signals = record["signals"]
-    declared = kind._layout.signals
+    declared = class_layout(kind).signals
     if not isinstance(signals, dict):
         raise FieldError(f"{where}.signals must be an object of signal name -> value")
     for name, value in signals.items():
@@ -324,7 +325,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
                        ("music", "players", "inputs"))
     if "music" in info:
         check_saved_music(info["music"], "world.music")
-    tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICKS)
+    tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICK_COUNT)
     seed = info["seed"]
     if isinstance(seed, str):
         expect_str(seed, "world.seed", 1000)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from engine.buffering.own import OwnBuffers
+from engine.buffering.own import OwnBuffers, restore_own
 from engine.buffering.shown import put_own
 from engine.entity import LOOK, PARTS, Entity
 from engine.errors import mark_restored, missing_after_load
@@ -87,7 +87,7 @@ def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: 
         entity = kind.__new__(kind)
         # The engine's own attributes; the game's come from the save (and on_load).
         if isinstance(entity, OwnBuffers):
-            entity._restore_own(record["crowd"])
+            restore_own(entity, record["crowd"])
         else:
             Entity.__init__(entity)
         mark_restored(entity)

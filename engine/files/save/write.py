@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from engine.buffering.access import committed_values, saved_state
-from engine.buffering.own import OwnBuffers
+from engine.buffering.own import OwnBuffers, saved_own
 from engine.buffering.shown import HIDDEN, kept_value
 from engine.ecs import current_components
 from engine.entity import LOOK, PARTS, Entity
@@ -100,7 +100,7 @@ def _entity_record(entity: Entity, module: str) -> dict[str, Any]:
     missing = [name for name in kind.saved if not hasattr(entity, name)]
     if missing:
         raise SaveError(f"{where} declares saved attributes it does not have: {', '.join(missing)}")
-    crowd = entity._saved_own() if isinstance(entity, OwnBuffers) else None
+    crowd = saved_own(entity) if isinstance(entity, OwnBuffers) else None
     buffers = saved_state(entity)
     generator = buffers["random"]
     record = {

@@ -20,7 +20,7 @@ __all__ = ["bench_loop", "bench_pacing"]
 def bench_loop(frames: int = 20_000, rounds: int = 15) -> Rows:
     """An empty ``FixedStepLoop.frame()`` against the same lag accumulator written inline."""
     from engine.clock import VirtualClock
-    from engine.files.game import DEFAULT_MS_PER_UPDATE
+    from engine.constants import DEFAULT_MS_PER_UPDATE
     from engine.loops import FixedStepLoop
 
     clock = VirtualClock()

@@ -17,15 +17,16 @@ import sys
 import time
 from typing import Any
 
+from engine.constants import MAX_INPUT_DELAY, MAX_PLAYERS
 from engine.files.atomic import OutputError
-from engine.files.game import MAX_PLAYERS, Game
+from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder
 from engine.input.events import InputEvent
 from engine.input.scripts import assign_unnamed, read_script_lines
 from engine.interrupts import TICK, Interrupted
 from engine.messages import shown
-from engine.net.checks import MAX_DELAYS, MAX_INPUT_DELAY, PacketError
+from engine.net.checks import MAX_DELAYS, PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
 from engine.net.integrity import REJOIN_CODE_HEX, read_rejoin_code
 from engine.net.lobby import REJOIN_WINDOW_S, SessionError

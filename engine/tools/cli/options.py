@@ -14,7 +14,7 @@ import math
 import sys
 from typing import Any, NoReturn
 
-from engine.files.game import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
 from engine.tools.cli.numbers import whole
