@@ -63,9 +63,13 @@ class CompiledBuffers(PureBuffers):
         if self._early:
             self._absorb_system_writes()
         settler = self._settler = _core.Settler(order, self._moved, self._changed)
+        profile = self.profile
         try:
-            for entity in settler:
-                entity.update(world)
+            if profile is None:
+                for entity in settler:
+                    entity.update(world)
+            else:
+                profile.run_updates(settler, world)
         except BaseException as error:
             failed: BufferSlots | None = settler.current
             self._settler = None

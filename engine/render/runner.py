@@ -20,6 +20,7 @@ as ``keys.PAD_*`` buttons and ``"stick"`` events, like keys; headless there are 
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -142,6 +143,9 @@ class GameRunner:
         self._paused = False
         self._stopped = False
         self._frame_started = time.perf_counter()
+        self.frame_ms: array[float] = array("d")
+        """How long each frame shown took in real time, in ms (its ticks, its drawing, any wait): the summary's
+        figures, headless too, where the HUD's rates follow the virtual clock."""
         self.window.push_handlers(
             on_key_press=self._on_key_press, on_key_release=self._on_key_release,
             on_mouse_press=self._on_mouse_press, on_mouse_release=self._on_mouse_release,
@@ -300,13 +304,16 @@ class GameRunner:
         self._draw(alpha)
         self.window.flip()
         now = time.perf_counter()
-        self.hud.frame_time((now - self._frame_started) * 1000)
+        frame_ms = (now - self._frame_started) * 1000
+        self.hud.frame_time(frame_ms)
+        self.frame_ms.append(frame_ms)
         self._frame_started = now
         if self.headless:
             self.clock.advance(self._render_ms)
 
     def run(self, frames: int | None = None) -> int:
         """Run until ``frames`` have been shown, or the window closes; return frames shown."""
+        self._frame_started = time.perf_counter()
         return self.loop.run(frames=frames, until=lambda: bool(self.window.has_exit))
 
     def screenshot(self, path: str, file: Any = None, alpha: float | None = None) -> None:

@@ -144,6 +144,9 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                      help="start from a saved world instead of the game's beginning")
     run.add_argument("--input", metavar="FILE", type=_file_name,
                      help="feed scripted input: JSON lines {\"tick\": N, \"input\": [[type, key, x, y], ...]}")
+    run.add_argument("--profile", action="store_true",
+                     help="at the end, print where the ticks' time went: updates by entity class, systems, "
+                     "and the engine's share (the HUD shows it too)")
 
 
 def build_parser() -> argparse.ArgumentParser:
