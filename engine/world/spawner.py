@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import weakref
 from bisect import bisect_left
+from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, Protocol, TypeVar
 
@@ -68,6 +69,9 @@ class Spawner:
         self._start: list[Entity] = []
         self._start_token: object | None = None
         self._start_of: dict[Any, list[Any]] = {}
+        # The order's entities by class (exact class, then id), kept as they join and leave: entities_of(kind)
+        # looks at the kind's classes only, not at every entity. None: made again from the order when next asked.
+        self._by_class: dict[type, dict[int, Entity]] | None = {}
 
     # -- reading ------------------------------------------------------------------------
 
@@ -90,16 +94,37 @@ class Spawner:
         During a tick: those live when the tick began, like ``live``; kept for the tick, per kind.
         """
         if self._during_tick():
-            start = self._tick_start()
+            if self._start_token is not self._order_token:
+                self._tick_start()
             try:
                 found = self._start_of[kind]
             except KeyError:
-                found = self._start_of[kind] = [entity for entity in start if isinstance(entity, kind)]
+                found = self._start_of[kind] = self._of_kind(kind)  # the order holds the tick's start
             return list(found)
-        live = [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
-        if self._shuffled:
-            live.sort(key=_ID)
-        return live
+        return [entity for entity in self._of_kind(kind) if entity.alive]
+
+    def _of_kind(self, kind: type) -> list[Any]:
+        """The order's entities that are instances of ``kind``, by id: the kind's classes looked at, not everyone."""
+        by_class = self._by_class
+        if by_class is None:
+            by_class = self._by_class = {}
+            for entity in self._order.values():
+                self._index(entity)
+        if not isinstance(kind, type):  # as isinstance says it (a tuple of classes, a non-class)
+            return sorted((entity for entity in self._order.values() if isinstance(entity, kind)), key=_ID)
+        groups = [members.values() for cls, members in by_class.items() if members and issubclass(cls, kind)]
+        # By id: a class's entities mostly joined in the order of their ids, which sorts in one pass.
+        return sorted(groups[0] if len(groups) == 1 else chain.from_iterable(groups), key=_ID)
+
+    def _index(self, entity: Entity) -> None:
+        if self._by_class is not None:
+            self._by_class.setdefault(type(entity), {})[entity.id] = entity  # type: ignore[index]
+
+    def _unindex(self, entity: Entity) -> None:
+        if self._by_class is not None:
+            members = self._by_class.get(type(entity))
+            if members is not None and members.get(entity.id) is entity:  # type: ignore[arg-type]
+                del members[entity.id]  # type: ignore[arg-type]
 
     def count(self) -> int:
         """How many entities are live (during a tick: were live when it began)."""
@@ -185,6 +210,7 @@ class Spawner:
         entity.id = entity_id
         self.last_id = entity_id
         self._order[entity_id] = entity
+        self._index(entity)
         self._order_token = object()
         if isinstance(entity, OwnBuffers):
             self._buffers.hook(entity)
@@ -209,6 +235,7 @@ class Spawner:
     def _remove(self, entity: Entity) -> None:
         assert entity.id is not None
         self._buffers.unhook(entity)
+        self._unindex(entity)
         if self._order.pop(entity.id, None) is not None:
             self._order_token = object()
             self._update_list = None
@@ -233,6 +260,7 @@ class Spawner:
             for entity in leaving:
                 entity_id: int = entity.id  # type: ignore[assignment]
                 if order.pop(entity_id, None) is not None:
+                    self._unindex(entity)
                     self.structure_version += 1
                     left.append(entity)
                 gone.append(entity_id)
@@ -248,7 +276,9 @@ class Spawner:
             entity.id = entity_id
             if entity_id in order:  # an id taken twice would keep its old place in the order
                 listed = None
+                self._unindex(order[entity_id])
             order[entity_id] = entity
+            self._index(entity)
             if isinstance(entity, OwnBuffers):
                 self._buffers.hook(entity)
         if ids:
@@ -320,6 +350,7 @@ class Spawner:
         for entity in order.values():
             entity.alive = True
         self._order = dict(order)
+        self._by_class = None  # made again from the order when next asked
         self._order_token = token  # the checkpoint's order again
         self._update_list = None
         self.structure_version += 1
