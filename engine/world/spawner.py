@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import weakref
 from bisect import bisect_left
+from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, Protocol, TypeVar
@@ -105,14 +106,21 @@ class Spawner:
 
     def _of_kind(self, kind: type) -> list[Any]:
         """The order's entities that are instances of ``kind``, by id: the kind's classes looked at, not everyone."""
+        if not isinstance(kind, type):  # as isinstance says it (a tuple of classes, a non-class)
+            return sorted((entity for entity in self._order.values() if isinstance(entity, kind)), key=_ID)
+        return self.of_classes(lambda cls: issubclass(cls, kind))
+
+    def of_classes(self, test: Callable[[type], bool]) -> list[Any]:
+        """The entities of the order (during a tick: as it began) whose class passes ``test``, by id: each class
+        tested once, whatever the count of its entities (the collision tables find the static entities so)."""
         by_class = self._by_class
         if by_class is None:
             by_class = self._by_class = {}
             for entity in self._order.values():
                 self._index(entity)
-        if not isinstance(kind, type):  # as isinstance says it (a tuple of classes, a non-class)
-            return sorted((entity for entity in self._order.values() if isinstance(entity, kind)), key=_ID)
-        groups = [members.values() for cls, members in by_class.items() if members and issubclass(cls, kind)]
+        groups = [members.values() for cls, members in by_class.items() if members and test(cls)]
+        if not groups:
+            return []
         # By id: a class's entities mostly joined in the order of their ids, which sorts in one pass.
         return sorted(groups[0] if len(groups) == 1 else chain.from_iterable(groups), key=_ID)
 
