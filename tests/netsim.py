@@ -113,6 +113,42 @@ class Net:
             self.step(ran)
         raise AssertionError(f"the session did not end in {rounds} rounds")
 
+    def play_session(self, ticks: int, rounds: int = 2_000_000, between: Callable[[int], None] | None = None) -> None:
+        """As ``play_ticks`` for every peer, and peers added while it plays (``between``) join the running session.
+
+        A peer added later runs its lobby (``poll``) until ready (caught up), then plays
+        its ``--ticks`` session like the others (``start_ticks``). Ends when every peer is
+        over (or killed); a lobby's error is raised.
+        """
+        started: set[int] = set()
+        for peer in self.peers:
+            peer.start_ticks(ticks)
+            started.add(id(peer))
+        for count in range(rounds):
+            ran = False
+            active = 0
+            for peer in list(self.peers):
+                if peer._closed:
+                    continue
+                active += 1
+                if id(peer) not in started:
+                    if peer.lobby is None and not peer.ready:
+                        peer.open_lobby(60.0)
+                    peer.poll()
+                    if peer.ready:
+                        peer.start_ticks(ticks)
+                        started.add(id(peer))
+                    continue
+                ran = bool(peer.step_ticks()) or ran
+                if peer.over:
+                    peer.close()
+            if between is not None:
+                between(count)
+            if not active:
+                return
+            self.step(ran)
+        raise AssertionError(f"the session did not end in {rounds} rounds")
+
     def kill(self, peer: Session) -> None:
         """Stop ``peer`` as SIGKILL would: its port closes, no goodbye is said, it is never polled again."""
         peer.transport.close()
@@ -135,6 +171,20 @@ class Net:
 
 def reference(ticks: int, scripts: Sequence[dict[int, list[InputEvent]]], *, seed: int = 3, game: Any = GAME) -> str:
     """The state hash of ``ticks`` ticks played in one world with every player's script (the offline run)."""
+    return offline(ticks, scripts, seed=seed, game=game).hash
+
+
+@dataclass
+class Offline:
+    """What an offline run ended with: its state hash and each player's last ``connected``."""
+
+    hash: str
+    connected: list[bool]
+
+
+def offline(ticks: int, scripts: Sequence[dict[int, list[InputEvent]]], *, seed: int = 3, game: Any = GAME
+            ) -> Offline:
+    """``ticks`` ticks played in one world with every player's script (the offline run)."""
     with World(seed=seed, ms_per_update=game.ms_per_update, players=len(scripts)) as world:
         game.build(world)
         for tick in range(1, ticks + 1):
@@ -142,4 +192,4 @@ def reference(ticks: int, scripts: Sequence[dict[int, list[InputEvent]]], *, see
                 for event in script.get(tick, ()):
                     world.input_queue_of(player).push(event)
             world.tick()
-        return world.state_hash()
+        return Offline(world.state_hash(), [world.input_of(player).connected for player in range(len(scripts))])

@@ -164,9 +164,40 @@ def test_the_helpers_take_players_for_any_build():
     (3, "random", "players=3: pong is played by 1 to 2 players (its PLAYERS)"),
     (0, "random", "players must be a whole number from 1 to 8, got 0"),
     (True, "random", "players must be a whole number from 1 to 8, got True"),
-    (2, [None], "inputs holds 1 players' input for a world of 2 players: give one per player (None for none)"),
+    (2, [None], "inputs holds 1 players' input for a world of 2 players: pass players=1 for 1 player, or give 2 "
+                "inputs (one per player, None for none)"),
 ])
 def test_the_helpers_refuse_a_bad_player_count_or_input_by_name(players, inputs, error):
     pong = load_game("pong")
     with pytest.raises(ValueError, match=f"^{re.escape(error)}$"):
         assert_order_independent(pong, players=players, inputs=inputs, ticks=1)
+
+
+# A game for one or two: player 1's presses kept where no checkpoint sees them. Played by one, it passes
+# every check; the networked game (two players) is the one that fails.
+ONE_OR_TWO = TALLY_GAME.replace("PLAYERS = 2", "PLAYERS = range(1, 3)").replace(
+    "if world.input_of(1)", "if world.players > 1 and world.input_of(1)")
+
+
+def test_check_rollback_of_a_game_for_one_or_two_checks_the_networked_two_and_says_so(tmp_path, capsys):
+    path = tmp_path / "either.py"
+    path.write_text(ONE_OR_TWO)
+    assert main(["check", str(path), "--rollback", "8", "--ticks", "60", "--hash-seeds", "0"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"tick \d+, re-simulated after rolling back 8 ticks .*Tally \(id 1\): count", out, re.S), out
+    assert f"{path}: checked with 2 players; its PLAYERS takes 1 to 2 players: --players 1 checks that count" in out
+    assert main(["check", str(path), "--ticks", "60", "--hash-seeds", "0"]) == 0  # update orders: the fewest, said
+    assert f"{path}: checked with 1 player; its PLAYERS takes 1 to 2 players: --players 2 checks that count" in \
+        capsys.readouterr().out
+
+
+def test_a_list_of_inputs_gives_the_check_that_many_players_and_a_mismatch_names_the_fix(tmp_path):
+    path = tmp_path / "either.py"
+    path.write_text(ONE_OR_TWO)
+    game = load_game(str(path))
+    presses = {5: random_input(0, keys=[32], rate=1)(1)}
+    result = check_order_independence(game, ticks=30, inputs=[None, presses])
+    assert result.players == 2, "two inputs: two players, not a refusal that says to give one per player"
+    with pytest.raises(ValueError, match=r"inputs holds 2 players' input for a world of 1 player: pass players=2 "
+                                         r"for 2 players, or give 1 input \(one per player, None for none\)"):
+        check_order_independence(game, ticks=30, inputs=[None, presses], players=1)

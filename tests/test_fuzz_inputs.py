@@ -102,7 +102,9 @@ def _valid_number(name: str) -> Callable[[Any], bool]:
     def check(value: Any) -> bool:
         if type(value) is int:
             return (1 <= value <= MAX_COUNT) if name == "count" else 0 <= value < 2**64
-        return type(value) is float and math.isfinite(value) and value >= 0 and (value > 0 or "ms" in name)
+        # 0 is a value where the option says what it means: 0 ms, or never (--rejoin-window 0).
+        return type(value) is float and math.isfinite(value) and value >= 0 and (
+            value > 0 or "ms" in name or "0_never" in name)
     return check
 
 

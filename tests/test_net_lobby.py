@@ -15,7 +15,7 @@ import pytest
 from test_net_session import Peer, join, script
 
 from engine.files.replay import ReplayError
-from engine.input.scripts import read_input_scripts
+from engine.input.scripts import read_script_lines
 from engine.net.packets import Hello, PacketError, Welcome, decode, encode
 
 
@@ -63,10 +63,10 @@ def test_a_host_script_naming_another_player_is_refused_before_the_socket_opens(
 def test_the_script_reader_refuses_a_line_naming_another_player_with_its_line(tmp_path: Path) -> None:
     path = script(tmp_path / "two.jsonl", {2: [(1, "key_press", "LEFT")], 0: [(2, "key_press", "RIGHT")]}, named=True)
     with pytest.raises(ReplayError, match=r"two\.jsonl:2: player 0, but this peer is player 2"):
-        read_input_scripts(path, only=2)
+        read_script_lines(path, only=2)
     with pytest.raises(ReplayError, match=r"two\.jsonl:1: player 2, but this peer is player 0"):
-        read_input_scripts(path, only=0)
-    assert set(read_input_scripts(path)) == {0, 2}, "without only, every player's lines are read"
+        read_script_lines(path, only=0)
+    assert set(read_script_lines(path)) == {0, 2}, "without only, every player's lines are read"
 
 
 # -- the packets carry the terms ------------------------------------------------------------------
@@ -90,9 +90,24 @@ def test_a_game_mismatch_refusal_says_how_to_play_anyway_and_who_must_allow_it()
 
     differs = Hello("game.py", "aaaa", __version__, False, 3)
     said = _refusal(differs, "game.py", "bbbb", SessionOptions())
-    assert said.startswith("the joiner's game file 'game.py' is not the host's 'game.py' (their contents differ)")
+    assert said.startswith("the joiner's game file 'game.py' is not the host's game file 'game.py' (their contents "
+                           "differ)")
     assert "--allow-game-mismatch on both sides plays anyway" in said
     asks = Hello("game.py", "aaaa", __version__, False, 3, allow_mismatch=True)
     assert _refusal(asks, "game.py", "bbbb", SessionOptions()).endswith(
         "; --allow-game-mismatch must be given to the host too")
     assert _refusal(asks, "game.py", "bbbb", SessionOptions(allow_game_mismatch=True)) == ""
+
+
+def test_a_sample_game_is_called_a_game_and_a_game_file_a_game_file_in_a_mismatch() -> None:
+    # Issue 30's sixth finding: a joiner naming the sample pong was told "the joiner's game file 'pong'".
+    from engine.net.lobby import SessionOptions
+    from engine.net.lobby import refusal as _refusal
+    from engine.state.names import __version__
+
+    sample = Hello("pong", "", __version__, False, 3)
+    assert _refusal(sample, "game.py", "bbbb", SessionOptions()).startswith(
+        "the joiner's game 'pong' is not the host's game file 'game.py';")
+    file = Hello("game.py", "aaaa", __version__, False, 3)
+    assert _refusal(file, "pong", "", SessionOptions()).startswith(
+        "the joiner's game file 'game.py' is not the host's game 'pong';")

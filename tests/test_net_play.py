@@ -156,7 +156,7 @@ def test_a_join_with_another_game_is_refused_and_the_host_waits_on_for_the_right
     net = Net()
     host = net.host(options=SessionOptions(ticks=100))
     other = net.join(patched_game(tmp_path, "netgame.py"), options=SessionOptions(ticks=100))
-    with pytest.raises(SessionError, match="the host refused: the joiner's game file 'netgame.py' is not the host's "
+    with pytest.raises(SessionError, match="the host refused: the joiner's game file 'netgame.py' is not the host's game file "
                        r"'netgame.py' \(their contents differ\)") as refused:
         net.open()
     assert refused.value.status == 2
@@ -190,17 +190,6 @@ def test_garbage_datagrams_mid_session_are_dropped_and_counted() -> None:
     assert host.stats.dropped_packets == len(garbage) - 10, "all but the 10 empty knocks (let go)"
     assert host.stats.damaged == 1
     assert "1 damaged or forged dropped, 50 garbage dropped" in host.summary({})
-
-
-def test_a_silent_peer_is_dropped_with_a_line_on_every_side() -> None:
-    net = Net()
-    options = SessionOptions(ticks=1_000_000, disconnect_timeout=3.0)
-    host, second, third = net.host(players=3, options=options), net.join(options=options), net.join(options=options)
-    net.open()
-    net.play_ticks(1_000_000, between=lambda round_: net.kill(third) if round_ == 200 else None)
-    for peer in (host, second):
-        assert peer.ended is not None and re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 3 s: dropped",
-                                                    peer.ended), peer.ended
 
 
 # -- the lobby ------------------------------------------------------------------------------------------
@@ -241,22 +230,6 @@ def test_joining_where_nothing_is_hosted_ends_when_the_lobby_times_out() -> None
     with pytest.raises(SessionError, match=r"^no host answered at 127\.0\.0\.1:7777 within 0\.5 s$"):
         net.open(timeout_s=0.5)
     assert net.said[0] == ["waiting for the host at 127.0.0.1:7777 (up to 0.5 s)"]
-
-
-def test_a_joiner_or_spectator_after_the_start_is_refused_at_once() -> None:
-    net = Net()
-    host = net.host(options=SessionOptions(ticks=1_000_000))
-    net.join()
-    net.open()
-    for spectate in (False, True):
-        late = net.join(spectate=spectate)
-        late.open_lobby(3600.0)  # an hour: only the host's refusal can end it
-        with pytest.raises(SessionError, match=r"the host refused: the session has started"):
-            net.play_frames(100)
-        net.peers.remove(late)
-    assert host.ended is None
-    line = host.summary({})
-    assert "refused 2 late joins" in line and "garbage" not in line and "damaged" not in line, line
 
 
 def test_a_welcomed_player_waiting_for_the_others_is_kept_in_touch_by_the_host() -> None:

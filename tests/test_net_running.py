@@ -348,3 +348,16 @@ def test_a_peer_is_followed_to_a_new_address_only_by_its_newest_well_sealed_data
     session.advance(())
     assert {to for _, to in transport.sent} == {moved}, "replies go to the new address; the old one is forgotten"
     assert "followed 1 address change" in session.summary({})
+
+
+def test_a_player_saying_its_own_presence_or_a_delay_is_dropped_as_a_mix_up() -> None:
+    # A player's "disconnect" and "connect", and the input delay, are the host's to write for everyone.
+    session, transport, _ = running()
+    sync = session.sync
+    assert sync is not None
+    gone = Run(1, 1, 3, ((2, (InputEvent("disconnect"),)),))
+    transport.deliver(ONE, inputs(1, 3, (0, 0), (gone,)))
+    transport.deliver(ONE, encode_inputs(Inputs(session=SESSION, sender=1, tick=3, acks=(0, 0), runs=(Run(1, 1, 3),),
+                                                ping=1.0, delays=((100, 5),))))
+    session.poll()
+    assert session.stats.dropped_packets == 2 and sync.known == [0, 0] and not session.delay_changes

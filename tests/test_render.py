@@ -445,7 +445,7 @@ def test_a_real_window_runs_paces_and_screenshots_under_xvfb(tmp_path):
     # that frames were shown, logic advanced and the window drew something is asserted.
     assert "bouncy: 60 frames" in result.stdout
     assert int(result.stdout.split(" ticks")[0].split()[-1]) >= 1
-    assert png_colours(shot) >= 3
+    assert png_colours(shot) >= 2, "the background and the game's looks (a screenshot holds no HUD)"
 
 
 # -- text, rotation, changing looks, layers and the camera, read back from the buffer ------

@@ -60,6 +60,13 @@ def test_tickswap_check_rollback_passes_a_sample(capsys):
     assert "rollback deterministic: rolling back 8 ticks" in capsys.readouterr().out
 
 
+def test_tickswap_check_refuses_a_rollback_longer_than_its_ticks(capsys):
+    assert main(["check", "pong", "--rollback", "100", "--ticks", "50"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("tickswap: --rollback 100 rolls back further than --ticks 50 runs: no tick would be re-simulated "
+                   "(give --ticks 100 or more)")
+
+
 @pytest.mark.parametrize("bad", ["0", "-1", "eight"])
 def test_tickswap_check_refuses_a_bad_rollback_distance(bad, capsys):
     with pytest.raises(SystemExit) as refused:
@@ -100,13 +107,17 @@ def test_listing_the_attribute_in_saved_makes_it_rollback_deterministic():
     assert result.ok, result.describe()
 
 
-def test_a_distance_longer_than_the_run_only_runs_and_a_failing_tick_is_reported():
+def test_a_distance_longer_than_the_run_is_refused_and_a_failing_tick_is_reported():
     class Fails(Entity):
         def update(self, world: World) -> None:
             if world.tick_count == 4:
                 raise RuntimeError("boom")
 
-    assert check_rollback(lambda world: world.spawn(Walker()), ticks=5, distance=9, inputs=None).ok
+    # It once said "rolling back 9 ticks ... agreed for 5 ticks", having rolled back none.
+    with pytest.raises(ValueError, match="distance 9 is more than ticks 5: no tick would be rolled back"):
+        check_rollback(lambda world: world.spawn(Walker()), ticks=5, distance=9, inputs=None)
+    assert not check_rollback(lambda world: world.spawn(Walker()), ticks=5, distance=5, inputs=None).ok, \
+        "a distance as long as the run rolls back once: the walker's plain attribute is found"
     result = check_rollback(lambda world: world.spawn(Fails()), ticks=10, distance=2, inputs=None)
     assert not result.ok and "the game failed at tick 5" in result.describe() and "boom" in result.describe()
     line = next(number for number, text in enumerate(Path(__file__).read_text().splitlines(), 1) if 'raise RuntimeError("boom")' in text)

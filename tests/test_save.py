@@ -209,8 +209,7 @@ def test_the_command_line_saves_and_loads(tmp_path, capsys):
     (["run", "patrol", "--ticks", "5", "--load", "{missing}"], 2, "cannot read the save"),
     (["run", "patrol", "--ticks", "5", "--save-at", "50", "{out}"], 2, "goes from tick 0 to 5, so it never saves at tick 50"),
     (["run", "patrol", "--ticks", "5", "--save-at", "zero", "{out}"], 2, "--save-at N FILE"),
-    (["run", "patrol", "--ticks", "5", "--record", "{out}", "--load", "{save}"], 2, "--record"),
-])
+])  # --record with --load is no mistake: it records from the save (test_presence)
 def test_save_and_load_mistakes_exit_with_a_message(tmp_path, capsys, argv, status, words):
     save = tmp_path / "p.json"
     main(["run", "patrol", "--ticks", "20", "--save-at", "10", str(save)])

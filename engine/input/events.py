@@ -12,6 +12,12 @@ sticks ``"stick"`` events, whose position carries over from tick to tick like he
 Typed text arrives as ``"text"`` events (the characters, as pyglet's ``on_text`` gives them)
 and editing keys as ``"text_motion"`` events (``keys.MOTION_BACKSPACE`` ..., as
 ``on_text_motion`` gives them, key repeat included): a text field reads those, not key presses.
+
+A network session says when a player drops out and comes back with two events of its
+own, ``"disconnect"`` and ``"connect"``, agreed by every peer at one tick (the host puts
+them in the dropped player's input): from a ``"disconnect"`` on, ``TickInput.connected`` is
+false, no key is held and the sticks are centred, until a ``"connect"``. A script for
+``tickswap run`` may hold them too, to play a session's drop offline.
 """
 
 from __future__ import annotations
@@ -26,11 +32,13 @@ from engine.messages import shown
 __all__ = ["MAX_TEXT", "InputEvent", "InputQueue", "TickInput", "not_a_key"]
 
 EventType = Literal["key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
-                    "mouse_scroll", "stick", "text", "text_motion"]
+                    "mouse_scroll", "stick", "text", "text_motion", "connect", "disconnect"]
 _TYPES = frozenset(("key_press", "key_release", "mouse_press", "mouse_release", "mouse_motion", "mouse_drag",
-                    "mouse_scroll", "stick", "text", "text_motion"))
+                    "mouse_scroll", "stick", "text", "text_motion", "connect", "disconnect"))
 MAX_TEXT = 64
 """The most characters one ``"text"`` event holds (the window splits longer text into several)."""
+PRESENCE = frozenset(("connect", "disconnect"))
+"""The events that say a player dropped out of a session or came back (no key, no position)."""
 STICKS = 2
 """A controller's sticks: 0 the left, 1 the right."""
 Sticks = tuple[tuple[float, float], ...]
@@ -48,7 +56,9 @@ class InputEvent:
     ``"stick"`` is a controller stick moved (``key``: the stick, 0 left or 1 right; ``x``,
     ``y`` from -1.0 to 1.0, y up); a ``"text"`` event is text typed (``key``: the characters,
     1 to ``MAX_TEXT`` printable ones); a ``"text_motion"`` an editing key (``key``: a
-    ``keys.MOTION_*`` code, ``keys.MOTION_BACKSPACE`` ...). Mouse buttons are ``keys.MOUSE_LEFT``...
+    ``keys.MOTION_*`` code, ``keys.MOTION_BACKSPACE`` ...); a ``"disconnect"`` or ``"connect"``
+    says the player dropped out of a network session or came back (no key, no position).
+    Mouse buttons are ``keys.MOUSE_LEFT``...
     """
 
     type: EventType
@@ -75,6 +85,9 @@ class InputEvent:
             problem = _text_problem(self.type, self.key)
             if problem:
                 raise ValueError(problem)
+        elif self.type in PRESENCE and (self.key is not None or self.x or self.y or self.modifiers or self.scroll_x
+                                        or self.scroll_y):
+            raise ValueError(f"a {self.type!r} event carries nothing but its type, got {self!r}")
 
     def to_json(self) -> list[Any]:
         """A compact JSON form, for replays and saves: ``[type, key, x, y]``, then ``modifiers, scroll_x,
@@ -163,7 +176,7 @@ def _json_key(kind: str, key: Any) -> Any:
     if kind == "stick":
         _check_stick(key, 0.0, 0.0)
         return key
-    if kind in ("mouse_motion", "mouse_scroll"):
+    if kind in ("mouse_motion", "mouse_scroll") or kind in PRESENCE:
         if key is not None:
             raise ValueError(f"a {kind} event has no key (null), got {shown(key)}")
         return None
@@ -206,17 +219,22 @@ class TickInput:
     ``stick(n)`` is where a controller's stick is, as of this tick's latest stick event.
     ``text`` is the text typed during this tick (every ``"text"`` event's, in order); editing
     keys are the ``"text_motion"`` events in ``events`` (a text field walks ``events`` in order,
-    so that a Backspace between two letters deletes the right one).
+    so that a Backspace between two letters deletes the right one). ``connected`` is false for
+    a player who dropped out of a network session (see the module docstring): such a player's
+    input is empty, nothing held, the sticks centred.
     """
 
-    __slots__ = ("_down", "_held", "_start", "_sticks", "_up", "events", "modifiers", "mouse_x", "mouse_y",
-                 "scroll_x", "scroll_y", "text")
+    __slots__ = ("_down", "_held", "_start", "_sticks", "_up", "connected", "events", "modifiers", "mouse_x",
+                 "mouse_y", "scroll_x", "scroll_y", "text")
 
     def __init__(self, events: Iterable[InputEvent] = (), held: frozenset[Hashable] = frozenset(),
-                 mouse: tuple[float, float] = (0.0, 0.0), sticks: Sticks = _CENTRED) -> None:
+                 mouse: tuple[float, float] = (0.0, 0.0), sticks: Sticks = _CENTRED, connected: bool = True) -> None:
         self.events: tuple[InputEvent, ...] = tuple(events)
         """Every event handed to this tick, in arrival order."""
-        self._start = (held, mouse, sticks)
+        self._start = (held, mouse, sticks, connected)
+        self.connected = connected
+        """Whether the player is in the game: false from a ``"disconnect"`` (a player dropped from a network
+        session, at the tick every peer agreed) until a ``"connect"`` (the player rejoined)."""
         sticks_now: list[tuple[float, float]] = list(sticks)
         held_now = set(held)
         down: set[Hashable] = set()
@@ -242,6 +260,15 @@ class TickInput:
                 if event.type == "text":
                     typed.append(event.key)  # type: ignore[arg-type]
                 continue  # what a key press made: the press itself carried the modifiers
+            elif event.type in PRESENCE:
+                # A player gone lets go of everything (the game sees the keys released); one back starts empty.
+                self.connected = event.type == "connect"
+                if not self.connected:
+                    up |= held_now
+                    down -= held_now
+                    held_now.clear()
+                    sticks_now = list(_CENTRED)
+                continue
             if event.type in _MOUSE_AT:
                 self.mouse_x, self.mouse_y = event.x, event.y
             if event.type != "mouse_motion":
@@ -285,7 +312,8 @@ class TickInput:
         return self._held
 
     def __repr__(self) -> str:
-        return f"TickInput(events={len(self.events)}, held={sorted(map(repr, self._held))})"
+        gone = "" if self.connected else ", connected=False"
+        return f"TickInput(events={len(self.events)}, held={sorted(map(repr, self._held))}{gone})"
 
 
 class InputQueue:
@@ -296,6 +324,7 @@ class InputQueue:
         self._held: frozenset[Hashable] = frozenset()
         self._mouse = (0.0, 0.0)
         self._sticks = _CENTRED
+        self._connected = True
 
     def push(self, event: InputEvent) -> None:
         """Queue one event for the next tick."""
@@ -343,25 +372,35 @@ class InputQueue:
     def take(self) -> TickInput:
         """Hand every queued event to one tick, in order, and empty the queue."""
         events, self._events = self._events, []
-        tick_input = TickInput(events, self._held, self._mouse, self._sticks)
+        tick_input = TickInput(events, self._held, self._mouse, self._sticks, self._connected)
         self._held = tick_input.held
         self._mouse = (tick_input.mouse_x, tick_input.mouse_y)
         self._sticks = tick_input.sticks
+        self._connected = tick_input.connected
         return tick_input
 
     def state(self) -> tuple[list[InputEvent], frozenset[Hashable], tuple[float, float], Sticks]:
-        """What the queue holds: waiting events, keys held, the mouse and the sticks' positions (for saves)."""
+        """What the queue holds: waiting events, keys held, the mouse and the sticks' positions (for saves).
+
+        Whether the player is connected is ``connected`` (a save writes it only when false).
+        """
         return list(self._events), self._held, self._mouse, self._sticks
 
+    @property
+    def connected(self) -> bool:
+        """Whether the player was connected after the last tick taken (``TickInput.connected``)."""
+        return self._connected
+
     def set_state(self, events: list[InputEvent], held: frozenset[Hashable], mouse: tuple[float, float],
-                  sticks: Sticks = _CENTRED) -> None:
-        """Replace what the queue holds (a loaded save)."""
+                  sticks: Sticks = _CENTRED, connected: bool = True) -> None:
+        """Replace what the queue holds (a loaded save, a checkpoint)."""
         self._events = list(events)
         self._held = frozenset(held)
         self._mouse = mouse
         self._sticks = tuple(sticks)
+        self._connected = connected
 
     def restore(self, tick_input: TickInput) -> None:
         """Put an abandoned tick's events back at the front of the queue, as if never taken."""
         self._events[:0] = tick_input.events
-        self._held, self._mouse, self._sticks = tick_input._start
+        self._held, self._mouse, self._sticks, self._connected = tick_input._start

@@ -5,8 +5,9 @@ person writes it, and it is forgiving where a replay is strict (blank lines, key
 as in ``engine.keys``, several lines for one tick). Its lines are a replay's input lines,
 so the reading of one line (``read_lines``, ``parse_record``) and the check of its events
 (``engine.input.checks``) are shared with the replay format; a whole replay can be used
-as a script. ``read_input_script`` is the one reader: the command line uses it, and so
-can a test or a tool that wants a script's input as ``{tick: [InputEvent, ...]}``.
+as a script. ``read_script_lines`` is the one reader; ``read_input_script`` gives player 0's
+input as ``{tick: [InputEvent, ...]}`` and ``read_input_scripts`` every player's as
+``{player: {tick: [...]}}``, for a test or a tool (the command line uses them too).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from engine.input.events import InputEvent
 from engine.messages import shown_name
 from engine.schema import FieldError, expect_keys, expect_whole
 
-__all__ = ["assign_unnamed", "read_input_script", "read_input_scripts"]
+__all__ = ["assign_unnamed", "read_input_script", "read_input_scripts", "read_script_lines"]
 
 
 def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent]]:
@@ -34,7 +35,7 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     file and line. Returns the input of every tick that has any, by tick number: player
     0's, i.e. the lines naming no player or ``"player": 0`` (``read_input_scripts`` has every player's).
     """
-    return assign_unnamed(read_input_scripts(path), 0).get(0, {})
+    return read_input_scripts(path).get(0, {})
 
 
 def assign_unnamed(scripts: dict[int | None, dict[int, list[InputEvent]]], player: int
@@ -51,9 +52,27 @@ def assign_unnamed(scripts: dict[int | None, dict[int, list[InputEvent]]], playe
     return {owner: dict(sorted(ticks.items())) for owner, ticks in merged.items()}
 
 
-def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, only: int | None = None,
-                       joining: bool = False) -> dict[int | None, dict[int, list[InputEvent]]]:
-    """Every player's scripted input: ``{player: {tick: [InputEvent, ...]}}``, ``None`` for lines naming no player.
+def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, unnamed: int = 0
+                       ) -> dict[int, dict[int, list[InputEvent]]]:
+    """Every player's scripted input, by player: ``{player: {tick: [InputEvent, ...]}}``, ready to feed.
+
+    A script for a game of several players (``tickswap run GAME --players N --input FILE``,
+    ``tickswap check``) holds every player's lines: a line says ``"player": p``, and a line
+    naming no player is ``unnamed``'s (player 0's, as in ``tickswap run``; within a tick,
+    before the lines naming that player). With ``players``, a line naming a player outside
+    0 to ``players - 1`` is refused naming the file, the line and the player. Feed tick
+    ``t``'s events of player ``p`` to ``world.input_queue_of(p)`` before the tick runs.
+    Otherwise as ``read_input_script`` (problems raise ``ReplayError`` naming the file and line).
+    """
+    return assign_unnamed(read_script_lines(path, players), unnamed)
+
+
+def read_script_lines(path: str | os.PathLike[str], players: int | None = None, *, only: int | None = None,
+                      joining: bool = False) -> dict[int | None, dict[int, list[InputEvent]]]:
+    """Every player's scripted input as written: ``{player: {tick: [...]}}``, ``None`` for lines naming no player.
+
+    What ``read_input_scripts`` reads, before the lines naming no player are given to one:
+    a network peer gives them to its own player, and checks whose lines the file holds.
 
     A line may say ``"player": p`` (0 to ``MAX_PLAYERS - 1``): a script for a game of several
     players holds every player's lines. Lines naming no player are player 0's in ``tickswap
@@ -62,7 +81,9 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
     refused naming the file, the line and the player. With ``only`` (a network peer's own
     player), a line naming another player is refused alike: a peer scripts only itself. With
     ``joining`` (a joiner before its welcome: its player is the host's to give), a line naming
-    player 0, the host's, is refused alike: no joiner is ever player 0.
+    player 0, the host's, is refused alike: no joiner is ever player 0; and so is a script
+    that mixes lines naming no player with lines naming one: that is ``tickswap run``'s
+    combined script, whose unnamed lines are player 0's, not a joiner's own.
     Otherwise as ``read_input_script``.
     """
     where = os.fspath(path)
@@ -73,6 +94,8 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
     last = 0
     total = 0
     is_replay = False
+    unnamed_at: int | None = None  # the first line naming no player, and the first naming one (a joiner's check)
+    named_at: tuple[int, int] | None = None
     for number, text in read_lines(where):
         if not text.strip():
             continue  # a script is written by hand: blank lines are no damage
@@ -97,6 +120,14 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
             if player is not None and only is not None and player != only:
                 raise FieldError(f"player {player}, but this peer is player {only} (lines with no player are "
                                  "this peer's)")
+            if joining:
+                unnamed_at = number if unnamed_at is None and player is None else unnamed_at
+                named_at = (number, player) if named_at is None and player is not None else named_at
+                if unnamed_at is not None and named_at is not None:
+                    raise FieldError(f"line {unnamed_at} names no player and line {named_at[0]} names player "
+                                     f"{named_at[1]}: that is tickswap run's combined script, whose lines naming no "
+                                     "player are player 0's (the host's); a joiner's script holds only its own lines "
+                                     "(all naming no player, or all naming its player)")
             script = scripts.setdefault(player, {})
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last:

@@ -18,7 +18,8 @@ from engine.messages import shown
 from engine.net.integrity import KEY_HEX, MAGIC, MAX_BODY, MAX_DATAGRAM
 from engine.schema import expect_number, expect_str, expect_whole
 
-__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "PUBLIC_KEY", "SPECTATOR", "PacketError",
+__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "MAX_DELAYS", "MAX_INPUT_DELAY", "PROOF", "PROTOCOL",
+           "PUBLIC_KEY", "SPECTATOR", "PacketError",
            "items", "number", "player", "refusing", "text", "tick"]
 
 PROTOCOL = 2
@@ -44,6 +45,12 @@ MAX_AHEAD = 1e6
 DEPTH = 8  # the deepest a valid packet nests is 7 (an event inside a run inside an Inputs)
 DIGEST = re.compile(r"[0-9a-f]{0,64}")
 STATE_HASH = re.compile(r"[0-9a-f]{16}")
+PROOF = re.compile(r"[0-9a-f]{32}")
+"""A rejoin proof (``engine.net.integrity.rejoin_proof``) as a ``Hello`` carries it."""
+MAX_DELAYS = 8
+"""The most input delay changes the host may have scheduled at once (each rides on every ``Inputs``)."""
+MAX_INPUT_DELAY = 30
+"""The largest input delay, in ticks (``--input-delay``'s bound)."""
 PUBLIC_KEY = re.compile(f"[0-9a-f]{{{KEY_HEX}}}")
 """A Diffie-Hellman public value as a ``Hello`` or ``Welcome`` carries it (``engine.net.integrity``)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

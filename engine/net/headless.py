@@ -27,10 +27,14 @@ NAP_S = 0.0005
 
 
 def begin(session: Any, ticks: int) -> None:
-    """Make ``session`` (an ``engine.net.machine.SessionMachine``, ready) play ``ticks`` confirmed ticks, then end."""
+    """Make ``session`` (an ``engine.net.machine.SessionMachine``, ready) play ``ticks`` confirmed ticks, then end.
+
+    The ticks count from the session's first (``origin``): a peer that joined late plays
+    to the same last tick as the others.
+    """
     sync = session.sync
     assert sync is not None
-    session.target = sync.final_tick = sync.current + ticks
+    session.target = sync.final_tick = session.origin + ticks
     session.finished_at = None
 
 

@@ -15,7 +15,7 @@ from engine.input.checks import MAX_EVENTS_PER_TICK, check_events
 from engine.input.events import InputEvent
 from engine.messages import shown
 from engine.net import checks
-from engine.net.checks import MAX_AHEAD, MAX_ID, MAX_MS, MAX_RUNS, SPECTATOR, PacketError
+from engine.net.checks import MAX_AHEAD, MAX_DELAYS, MAX_ID, MAX_INPUT_DELAY, MAX_MS, MAX_RUNS, SPECTATOR, PacketError
 from engine.schema import expect_str, expect_whole
 
 __all__ = ["Inputs", "Run"]
@@ -78,7 +78,9 @@ class Inputs:
     the highest tick t such that the sender holds player p's input for every tick <= t
     (-1: none yet); ``checked`` a confirmed tick and its 16-hex state hash, or ``None``;
     ``ping`` the sender's clock in ms and ``echo`` the last ``ping`` it received (so the
-    peer measures the round trip); ``ahead`` the sender's own frames-ahead estimate.
+    peer measures the round trip); ``ahead`` the sender's own frames-ahead estimate;
+    ``delays`` the host's scheduled input delay changes, ``(from tick, delay)`` each, repeated
+    in every datagram until that tick is past (a joiner sends none).
     """
 
     session: int
@@ -90,6 +92,7 @@ class Inputs:
     echo: float = 0.0
     checked: tuple[int, str] | None = None
     ahead: float = 0.0
+    delays: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         with checks.refusing():
@@ -110,15 +113,21 @@ class Inputs:
                 checks.tick(self.checked[0], "inputs checked tick")
                 expect_str(self.checked[1], "inputs checked hash (16 hex digits)", 16, checks.STATE_HASH)
             checks.number(self, "ahead", "inputs ahead", -MAX_AHEAD, MAX_AHEAD)
+            for change in checks.items(self.delays, "inputs delays", MAX_DELAYS):
+                if not (isinstance(change, tuple) and len(change) == 2):
+                    raise PacketError(f"inputs delays must be (tick, delay) pairs, got {shown(change)}")
+                checks.tick(change[0], "inputs delays tick", 1)
+                expect_whole(change[1], "inputs delays delay", 0, MAX_INPUT_DELAY)
 
     def _wire(self) -> dict[str, Any]:
         return {"session": self.session, "sender": self.sender, "tick": self.tick, "acks": list(self.acks),
                 "runs": [run._wire() for run in self.runs], "ping": self.ping, "echo": self.echo,
-                "checked": None if self.checked is None else list(self.checked), "ahead": self.ahead}
+                "checked": None if self.checked is None else list(self.checked), "ahead": self.ahead,
+                "delays": [list(change) for change in self.delays]}
 
     @classmethod
     def _from_wire(cls, record: dict[str, Any]) -> Inputs:
-        for name in ("acks", "runs"):
+        for name in ("acks", "runs", "delays"):
             if not isinstance(record[name], list):
                 raise PacketError(f"inputs {name} must be a list, got {shown(record[name])}")
         if len(record["runs"]) > MAX_RUNS:
@@ -128,6 +137,13 @@ class Inputs:
             if not isinstance(checked, list):
                 raise PacketError(f"inputs checked must be [tick, state hash] or null, got {shown(checked)}")
             checked = tuple(checked)
+        if len(record["delays"]) > MAX_DELAYS:
+            raise PacketError(f"inputs delays must be at most {MAX_DELAYS}, got {len(record['delays'])}")
+        delays = []
+        for change in record["delays"]:
+            if not (isinstance(change, list) and len(change) == 2):
+                raise PacketError(f"inputs delays must be [tick, delay] pairs, got {shown(change)}")
+            delays.append(tuple(change))
         return cls(record["session"], record["sender"], record["tick"], tuple(record["acks"]),
                    tuple(Run._from_wire(run) for run in record["runs"]), record["ping"], record["echo"], checked,
-                   record["ahead"])
+                   record["ahead"], tuple(delays))

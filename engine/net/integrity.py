@@ -39,6 +39,12 @@ sides compute the shared value and draw the link's two keys from it with keyed B
   is not authenticated: no password, no certificate. Such an attacker can also drop or
   delay anything, which no tag prevents. Once the join is done, someone who joins the path
   later cannot take the session over.
+- A player dropped from a session of 3 or more takes its seat back with a proof, not an
+  address: at its first join both sides drew a rejoin secret from the shared value
+  (``rejoin_secret``), which the joiner keeps as its rejoin code. A new process joins
+  afresh (a new key) and its ``Hello`` carries ``rejoin_proof``: keyed by that secret over
+  the seat's token, its nonce and its new public value, so whoever sees the ``Hello`` can't
+  put their own key in it, and it serves one attempt. Who holds the code holds the seat.
 - An old datagram replayed from a new address is still a valid datagram: it is used as
   a resend would be (the protocol is idempotent), but it does not move the peer to that
   address, because only a datagram with a higher ``seq`` than any before does. Someone on
@@ -54,9 +60,10 @@ import secrets
 import struct
 from dataclasses import dataclass, field
 
-__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REPLY_OVERHEAD", "KeyPair", "Link",
-           "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello", "open_reply", "read_header", "reply_key",
-           "seal_hello", "seal_reply"]
+__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLY_OVERHEAD", "KeyPair",
+           "Link", "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello", "open_reply", "proof_holds",
+           "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof", "rejoin_secret", "reply_key", "seal_hello",
+           "seal_reply"]
 
 MAGIC = b"TSW2"
 """The first bytes of every datagram: tickswap's wire protocol, version 2 (the version with envelopes)."""
@@ -139,6 +146,51 @@ def link_keys(shared: bytes, session: int, token: int, hello: bytes) -> tuple[by
     names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
     return (_blake(b"to host" + names, key=secret, person=b"tswdir", size=32),
             _blake(b"to joiner" + names, key=secret, person=b"tswdir", size=32))
+
+
+REJOIN_CODE_HEX = 48
+"""A rejoin code: the seat's token (16 hex digits), then its rejoin secret (32)."""
+
+
+def rejoin_secret(shared: bytes, session: int, token: int, hello: bytes) -> bytes:
+    """The secret a player proves it is itself with when it asks for its seat back (16 bytes).
+
+    Drawn like the link's keys from the join's shared value, so only the host and that
+    joiner know it; it outlives the link: a joiner whose process died keeps it as its rejoin
+    code (``rejoin_code``) and gives it to the new process, which joins afresh (a new key)
+    and proves with it that it is the dropped player (``rejoin_proof``).
+    """
+    secret = _blake(shared, person=b"tswlink", size=32)
+    names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
+    return _blake(b"rejoin" + names, key=secret, person=b"tswrejn")
+
+
+def rejoin_code(token: int, secret: bytes) -> str:
+    """The code a player gives to rejoin its seat: its token and rejoin secret in hex (``REJOIN_CODE_HEX`` digits)."""
+    return f"{token:016x}{secret.hex()}"
+
+
+def read_rejoin_code(code: str) -> tuple[int, bytes] | None:
+    """The token and secret of a rejoin code; ``None`` for anything that is not one."""
+    text = code.strip().lower()
+    if len(text) != REJOIN_CODE_HEX or any(digit not in "0123456789abcdef" for digit in text):
+        return None
+    token = int(text[:16], 16)
+    return (token, bytes.fromhex(text[16:])) if token < 2**63 else None  # a token is a 63-bit id (new_id)
+
+
+def rejoin_proof(secret: bytes, token: int, nonce: int, key: str) -> str:
+    """The proof a rejoining ``Hello`` carries: keyed by the seat's secret over its token, nonce and new public value.
+
+    Binding the new key means no one who sees the ``Hello`` can put their own key in it, and
+    binding the nonce ties it to this one attempt (32 hex digits).
+    """
+    return _blake(struct.pack(">QQ", token, nonce) + key.encode("ascii"), key=secret, person=b"tswproof").hex()
+
+
+def proof_holds(secret: bytes, token: int, nonce: int, key: str, proof: str) -> bool:
+    """Whether ``proof`` is ``rejoin_proof(secret, token, nonce, key)`` (compared in constant time)."""
+    return hmac.compare_digest(proof.encode("ascii"), rejoin_proof(secret, token, nonce, key).encode("ascii"))
 
 
 # -- the hello and the reply ------------------------------------------------------------------------

@@ -6,7 +6,11 @@ acknowledgements fall more than ``MAX_ACK_LAG`` confirmed ticks behind (a stalle
 spectator, a peer that never acknowledges) is dropped too: what it has not acknowledged is
 kept and resent for it, so without this bound its memory would grow for as long as the
 session runs. A spectator is dropped alone (the host says so in one line and tells it why
-with a ``Bye``); a player, or the host, ends the session on every side, naming it.
+with a ``Bye``). A player dropped by the host of a session of 3 or more is dropped alone
+too: the others play on, and the game reads that player as disconnected from a tick every
+peer agrees on (``SessionMachine.lose_player``). The host, or a player of a session of 2,
+ends the session on every side, naming it: the host is the star's centre (nobody relays
+without it), and in a session of 2 no one is left to play with.
 """
 
 from __future__ import annotations
@@ -42,9 +46,9 @@ def check_peers(session: Any, now: float) -> None:
             _goodbye(session, peer, f"this spectator {why}: dropped by the host")
             session.remove_peer(peer)
             continue
-        who = "the host" if not session.is_host else f"player {peer.player}"
-        session._end(f"{who} ({where}) {why}: dropped", tell=True)
-        return
+        session.lose_player(peer, f"{why}: dropped")
+        if session.ended is not None:
+            return
 
 
 def _goodbye(session: Any, peer: Peer, reason: str) -> None:

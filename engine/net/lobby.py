@@ -33,6 +33,8 @@ from typing import Any
 from engine.clock import Clock
 from engine.files.game import Game
 from engine.messages import shown
+from engine.net.catchup import CatchupReceive, unpack
+from engine.net.catchup import Start as CatchStart
 from engine.net.integrity import (
     KeyPair,
     Link,
@@ -42,18 +44,21 @@ from engine.net.integrity import (
     open_hello,
     open_reply,
     read_header,
+    rejoin_proof,
+    rejoin_secret,
     reply_key,
     seal_hello,
     seal_reply,
 )
-from engine.net.packets import Bye, Hello, PacketError, Refuse, Start, Welcome, decode, encode
+from engine.net.packets import Bye, Catchup, Hello, PacketError, Refuse, Start, Welcome, decode, encode
 from engine.net.refusals import LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
 
-__all__ = ["CLOSED_AFTER", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE", "MAX_SPECTATORS", "START_GRACE_S", "HostLobby",
-           "JoinLobby", "Joined", "SessionError", "SessionOptions", "build_plain", "bye", "refusal"]
+__all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE", "MAX_SPECTATORS",
+           "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "SessionError", "SessionOptions",
+           "build_plain", "bye", "refusal"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
@@ -65,10 +70,14 @@ CLOSED_AFTER = 10
 (about two seconds of ``Hello``: a host that is starting has its socket by then)."""
 START_GRACE_S = 0.25
 """Every seat taken, the host waits this long before the start: a joiner that can't play its seat leaves first."""
+CAUGHT_EVERY_S = 0.05
+"""How often a joiner catching up says how many pieces it has (the host's progress, and a keepalive)."""
 MAX_SPECTATORS = 8
 """The most spectators a host welcomes: each costs it a datagram a frame."""
-LATE = "the session has started (spectators join before it)"
-"""A late joiner's refusal (the running session's): short, so it fits in the answer to any Hello tickswap sends."""
+LATE = "the session has started and every seat is taken: --spectate watches it"
+"""A late player's refusal (the running session's): short, so it fits in the answer to any Hello tickswap sends."""
+REJOIN_WINDOW_S = 60.0
+"""How long after a drop a player may take its seat back (``--rejoin-window``'s default)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,10 @@ class SessionOptions:
     ticks: int | None = None
     """The session's length in confirmed ticks (``--ticks``; ``None``: frames until a peer leaves).
     The host's is the session's: a joiner with ``None`` takes it, one with another is refused."""
+    rejoin_window: float = REJOIN_WINDOW_S
+    """The host's: how many seconds after a drop a player may rejoin (with 3 players or more; 0: never)."""
+    rejoin: str | None = None
+    """A joiner's: the rejoin code of the seat it takes back (``SessionMachine.rejoin_code``, said at its join)."""
 
 
 def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
@@ -127,8 +140,9 @@ def refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
     if hello.allow_mismatch and terms.allow_game_mismatch:
         return ""
     if hello.game and (hello.game != game or hello.digest != digest):
-        what = "game file" if digest else "game"
-        return (f"the joiner's {what} {shown(hello.game)} is not the host's {shown(game)}"
+        theirs = "game file" if hello.digest else "game"
+        ours = "game file" if digest else "game"
+        return (f"the joiner's {theirs} {shown(hello.game)} is not the host's {ours} {shown(game)}"
                 + (" (their contents differ)" if hello.game == game else "")
                 + ("; --allow-game-mismatch must be given to the host too" if hello.allow_mismatch
                    else "; --allow-game-mismatch on both sides plays anyway (a test of desync reports)"))
@@ -151,6 +165,8 @@ class Joined:
     player: int | None
     welcome: bytes
     answers: bytes
+    rejoin_secret: bytes = b""
+    """What the joiner proves it is itself with if it drops and asks for its seat back (``integrity.rejoin_secret``)."""
 
 
 def _seconds(clock: Clock) -> float:
@@ -277,7 +293,8 @@ class HostLobby:
                           ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
                           desync_interval=self.terms.desync_interval, token=token, key=self.keys.public_hex)
         link = Link.of_host(self.session, token, link_keys(shared, self.session, token, data))
-        joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers)
+        joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers,
+                        rejoin_secret(shared, self.session, token, data))
         self.joined[token] = joined
         self._send(joined.welcome, address)
         self.say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
@@ -322,17 +339,32 @@ class JoinLobby:
     that nothing listens on the host's port. ``receive`` raises it with status 2 when the
     host refuses (its reason). Only a reply tagged for this ``Hello`` counts, from
     wherever it comes (the host's NAT may have moved it); ``host`` is where it came from.
+
+    Joining a session already running (a late spectator, or ``rejoin``: a dropped player's
+    token and rejoin secret, from its rejoin code), the ``Welcome`` says which confirmed tick
+    the joiner starts from (``catchup``), and the lobby then gathers the host's ``Catchup``
+    pieces on the new link, saying how many it has (``Caught``) as it goes, until ``start``
+    holds them all, checked (``engine.net.catchup.unpack``). ``done`` says when play may begin.
     """
 
     def __init__(self, address: Address, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
-                 timeout_s: float, clock: Clock, ticks: int | None = None) -> None:
+                 timeout_s: float, clock: Clock, ticks: int | None = None,
+                 rejoin: tuple[int, bytes] | None = None) -> None:
         self.host = address
         self.clock = clock
         self.keys = KeyPair.new()
         self.nonce = new_id()
+        proof = rejoin_proof(rejoin[1], rejoin[0], self.nonce, self.keys.public_hex) if rejoin is not None else ""
         self.hello = seal_hello(encode(Hello(game=game, digest=digest, engine=__version__, spectate=spectate,
                                              nonce=self.nonce, allow_mismatch=allow_mismatch, ticks=ticks,
-                                             key=self.keys.public_hex)))
+                                             key=self.keys.public_hex, rejoin=rejoin[0] if rejoin else None,
+                                             proof=proof)))
+        self.rejoin_secret = b""
+        """What this joiner proves it is itself with if it drops (its rejoin code's secret), once welcomed."""
+        self.catching: CatchupReceive | None = None
+        """The host's catch-up being gathered (a session already running), or ``None``."""
+        self.start: CatchStart | None = None
+        """The catch-up, whole and checked: the world to start from and the input since."""
         self.answers = reply_key(self.hello)
         """The key of the host's replies to this ``Hello`` (and of its ``Welcome`` repeated while the lobby waits)."""
         self.welcome: Welcome | None = None
@@ -361,11 +393,25 @@ class JoinLobby:
         """The OS said once more that nothing listens on the host's port."""
         self._closed += 1
 
+    @property
+    def done(self) -> bool:
+        """Whether play may begin: welcomed, and for a session already running, its catch-up here and checked."""
+        return self.welcome is not None and (self.catching is None or self.start is not None)
+
     def poll(self) -> None:
-        """Act on the time: ``Hello`` again every ``HELLO_EVERY_S``, or give up."""
-        if self.welcome is not None:
-            return
+        """Act on the time: ``Hello`` again every ``HELLO_EVERY_S`` (then ``Caught`` while catching up), or give up."""
         now = _seconds(self.clock)
+        if self.welcome is not None:
+            catching = self.catching
+            if catching is None or self.start is not None:
+                return
+            if now > self._start + self._timeout_s:
+                raise SessionError(f"the host at {self.where} welcomed this peer, but its world of tick "
+                                   f"{catching.tick} did not arrive within {self._timeout_s:g} s")
+            if now - catching.said >= CAUGHT_EVERY_S:  # how many pieces are here: the host's progress, and a keepalive
+                catching.said = now
+                self._tell(catching.caught())
+            return
         if now > self._start + self._timeout_s:
             raise SessionError(f"no host answered at {self.where} within {self._timeout_s:g} s")
         if self._closed >= CLOSED_AFTER:
@@ -376,8 +422,47 @@ class JoinLobby:
             self.hellos += 1
             self._sent = now
 
+    def _tell(self, body: bytes) -> None:
+        assert self.link is not None
+        self._outbox.append((self.link.seal(body), self.host))
+
+    def _piece(self, data: bytes, address: Address) -> None:
+        """A datagram on the new link while catching up: a ``Catchup`` piece, or the host's goodbye."""
+        catching, link, welcome = self.catching, self.link, self.welcome
+        assert catching is not None and link is not None and welcome is not None
+        header = read_header(data)
+        opened = link.open(data) if header is not None else None
+        if opened is None:
+            self.damaged += 1
+            return
+        body, newest = opened
+        if newest:
+            self.host = address
+        try:
+            packet = decode(body)
+        except PacketError:
+            return
+        if isinstance(packet, Bye):
+            raise SessionError(f"the host ended the join: {packet.reason}")
+        if not isinstance(packet, Catchup) or self.start is not None:
+            return  # play begun early (an Inputs): it is sent again once this peer plays
+        catching.take(packet)
+        if catching.complete:
+            try:
+                self.start = unpack(catching.whole(), welcome.players)
+            except PacketError as error:
+                raise SessionError(str(error)) from None
+            if self.start.tick != catching.tick:
+                raise SessionError(f"the host's catch-up is of tick {self.start.tick}, its welcome said "
+                                   f"{catching.tick}")
+            catching.said = _seconds(self.clock)
+            self._tell(catching.caught())
+
     def receive(self, data: bytes, address: Address) -> None:
         """Take one datagram: the host's ``Welcome`` (the lobby is done) or ``Refuse`` (``SessionError``, status 2)."""
+        if self.welcome is not None and self.catching is not None and frame_kind(data) == b"S":
+            self._piece(data, address)
+            return
         if self.welcome is not None or frame_kind(data) != b"R":
             return
         body = open_reply(self.answers, data)
@@ -396,6 +481,9 @@ class JoinLobby:
                 raise SessionError(f"the host at {self.where} sent a key no key can be agreed with")
             self.link = Link.of_joiner(packet.session, packet.token,
                                        link_keys(shared, packet.session, packet.token, self.hello))
+            self.rejoin_secret = rejoin_secret(shared, packet.session, packet.token, self.hello)
             # Play may begin: the host sends no input before every player is in, so the first
-            # ticks wait for it (a lost Start costs nothing).
+            # ticks wait for it (a lost Start costs nothing). A running session's world comes first.
             self.welcome, self.host = packet, address
+            if packet.catchup is not None:
+                self.catching = CatchupReceive(packet.session, packet.catchup)

@@ -16,8 +16,22 @@ A star: the host (player 0) relays each player's input to the others; joiners (p
 Peers compare the state hash of a confirmed tick every ``desync_interval`` ticks; on a
 mismatch both stop, naming the tick, exchange that tick's snapshot
 (``engine.net.desync``) and name the entities and fields that differ. A silent peer is
-dropped (``engine.net.liveness``), and the session ends on every side saying so. A
-re-simulated tick's sounds are not handed out twice.
+dropped (``engine.net.liveness``). A re-simulated tick's sounds are not handed out twice.
+
+Sessions that survive a drop. In a session of 3 players or more, a player the host drops
+(silent, too far behind, or gone with a goodbye) does not end it: the host writes that
+player's input from then on, as it relays everyone's: a ``"disconnect"`` event at the tick
+after the last input it holds of that player, then nothing. Every peer gets that input
+from the host like any other, so all agree at which tick the player went, and a recording
+holds it (``TickInput.connected`` is false from there). Within ``rejoin_window`` seconds
+the player may come back: a fresh join that proves, with the secret drawn at its first
+join (its rejoin code), that it is that player; the host gives it the seat back with a
+``"connect"`` at the tick after the last input it wrote for it. A spectator may join a
+running session too. Both start from the host's last confirmed tick, sent as a save, and
+the input since (``engine.net.catchup``), and end on the same hashes as everyone. In a
+session of 2 a drop still ends it (no one is left to play with), and so does the host's
+(the star's centre: nobody relays without it). The host may change the input delay of
+every peer at an agreed tick (``set_input_delay``); every peer's recording says so.
 
 The peer table (``peers``) is keyed by token: a peer is known by the session and its
 token, never by its address. Every datagram's tag is checked first
@@ -29,24 +43,60 @@ came from (a NAT rebinding), and replies go there from then on.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from engine.clock import Clock
 from engine.files.game import Game
-from engine.input.events import InputEvent
+from engine.files.save import SaveError, load_world_text, save_text
+from engine.input.events import PRESENCE, InputEvent
+from engine.net.catchup import CatchupSend, pack
+from engine.net.catchup import Start as CatchStart
+from engine.net.checks import MAX_DELAYS, MAX_INPUT_DELAY
 from engine.net.desync import DesyncExchange, start_exchange
-from engine.net.integrity import frame_kind, new_id, open_hello, open_reply, read_header, reply_key, seal_reply
+from engine.net.integrity import (
+    REJOIN_CODE_HEX,
+    KeyPair,
+    Link,
+    frame_kind,
+    link_keys,
+    new_id,
+    open_hello,
+    open_reply,
+    proof_holds,
+    read_header,
+    read_rejoin_code,
+    rejoin_code,
+    rejoin_secret,
+    reply_key,
+    seal_reply,
+)
 from engine.net.liveness import check_peers
-from engine.net.lobby import LATE, HostLobby, JoinLobby, SessionError, SessionOptions, bye
-from engine.net.packets import SPECTATOR, Bye, Chunk, Desync, Got, Hello, Inputs, PacketError, decode, fit_refuse
+from engine.net.lobby import LATE, MAX_SPECTATORS, HostLobby, JoinLobby, SessionError, SessionOptions, bye, refusal
+from engine.net.packets import (
+    SPECTATOR,
+    Bye,
+    Catchup,
+    Caught,
+    Chunk,
+    Desync,
+    Got,
+    Hello,
+    Inputs,
+    PacketError,
+    Run,
+    Welcome,
+    decode,
+    encode,
+    fit_refuse,
+)
 from engine.net.peers import Peer, inputs_packet
 from engine.net.stats import SessionStats
 from engine.net.sync import Confirmed, Sync
 from engine.net.transport import Address
-from engine.world import World, take_sounds
+from engine.world import World, system_count, take_sounds
 from engine.world.sounds import SoundRequest
 
-__all__ = ["CRASHED", "LEFT", "SEND_EVERY_S", "SessionMachine"]
+__all__ = ["CRASHED", "DELAY_LEAD", "LEFT", "SEND_EVERY_S", "Seat", "SessionMachine"]
 
 LEFT = "the peer closed the session"
 """A goodbye's reason when a peer leaves on purpose."""
@@ -54,6 +104,28 @@ CRASHED = "crashed: "
 """How a goodbye's reason begins when the peer's game crashed (the rest: its crash line)."""
 SEND_EVERY_S = 0.01
 """The longest a peer goes without an ``Inputs`` from us (acknowledgements, pings, resends)."""
+DELAY_LEAD = 64
+"""How many ticks past the host's own input an input delay change takes effect at the soonest.
+
+No peer can have run that far: a peer runs at most its prediction window (60 at most from
+the command line) past the host's input it holds, and the change rides on every datagram
+that carries the host's input from then on, so every peer hears of it before the tick."""
+_DISCONNECT = (InputEvent("disconnect"),)
+_CONNECT = (InputEvent("connect"),)
+
+
+@dataclass
+class Seat:
+    """A player the host dropped from a session that goes on: its old token, rejoin secret, when and at which tick."""
+
+    player: int
+    token: int
+    secret: bytes
+    since: float
+    tick: int
+    """The tick of its ``"disconnect"``: the game reads it as disconnected from there."""
+    closed: bool = False
+    """The rejoin window has passed (said once): the seat stays empty."""
 
 
 class SessionMachine:
@@ -112,6 +184,22 @@ class SessionMachine:
         self._wait_frames = 0
         self._stalled = False  # the last advance ran no tick: this peer waits for the others
         self._outbox: list[tuple[bytes, Address]] = []
+        self.dropped: dict[int, Seat] = {}
+        """The host's: players dropped from a session that goes on, by player; the host writes their input."""
+        self.on_delay: Callable[[int, int], None] | None = None
+        """Called when a confirmed tick is the first of an agreed input delay (tick, delay), before ``on_confirmed``."""
+        self.delay_changes: dict[int, int] = {}
+        """The input delay changes agreed this session (the host's, told to every peer): ``{from tick: delay}``."""
+        self.origin = 0
+        """The tick the session began at (its ``--ticks`` count from there): a late joiner starts later."""
+        self.late = False
+        """This peer joined the session while it ran (a late spectator, or a player rejoining)."""
+        self._keys: KeyPair | None = None  # the host's key pair, for the late joiners' keys
+        self._build_adds_systems: bool | None = None
+        self._caught: bytes | None = None  # a late joiner's last Caught, said again if the host sends a piece again
+        self._refused_rejoins: set[tuple[Address, int]] = set()
+        self.rejoin_secret = b""
+        """A joiner's: the secret of its rejoin code (``rejoin_code``), drawn at its join."""
 
     def now(self) -> float:
         """The injected clock's time, in seconds."""
@@ -131,11 +219,19 @@ class SessionMachine:
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
         address, spectate, _ = self.joining
+        rejoin = None
+        if self.options.rejoin is not None:
+            rejoin = read_rejoin_code(self.options.rejoin)
+            if rejoin is None:
+                raise ValueError(f"a rejoin code is {REJOIN_CODE_HEX} hex digits (said when the player first joined), "
+                                 f"got {self.options.rejoin!r}")
+            if spectate:
+                raise ValueError("a spectator has no seat to rejoin: a rejoin code is a player's")
         self.say(f"waiting for the host at {address[0]}:{address[1]} (up to {timeout_s:g} s)")
         game = self.game
         self._lobby = JoinLobby(address, game=game.name if game else "", digest=(game.digest or "") if game else "",
                                 spectate=spectate, allow_mismatch=self.options.allow_game_mismatch,
-                                timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks)
+                                timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin)
 
     @property
     def lobby(self) -> HostLobby | JoinLobby | None:
@@ -152,13 +248,16 @@ class SessionMachine:
         lobby = self._lobby
         if lobby is not None:
             self._outbox.extend(lobby.datagrams_to_send())  # the host's Start goes out, not with the lobby
+        start: CatchStart | None = None
         if isinstance(lobby, HostLobby):
             self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
             self.stats.damaged += lobby.tally.damaged
             self.departed |= lobby.departed
+            self._keys = lobby.keys
             for joined in lobby.joined.values():
                 self.add_peer(Peer(joined.address, joined.player, self.players, token=joined.token, link=joined.link,
-                                   welcome=joined.welcome, answers=joined.answers))
+                                   welcome=joined.welcome, answers=joined.answers,
+                                   rejoin_secret=joined.rejoin_secret))
             assert self.game is not None
             self.ms_per_update = self.game.ms_per_update
         elif isinstance(lobby, JoinLobby):
@@ -181,13 +280,71 @@ class SessionMachine:
             self.stats.damaged += lobby.damaged
             self.add_peer(Peer(lobby.host, 0, self.players, token=link.token, link=link))
             self.ms_per_update = welcomed.ms_per_update
+            self.rejoin_secret = lobby.rejoin_secret
+            start = lobby.start
+            if lobby.catching is not None:
+                self._caught = lobby.catching.caught()
         self._lobby = None
-        self.world = self._build(self.game, self.seed, self.players, self.ms_per_update)
+        if start is None:
+            self.world = self._build(self.game, self.seed, self.players, self.ms_per_update)
+        else:
+            self.world = self._load(start)
         self.sync = Sync(self.world, players=self.players, local=self.player, input_delay=self.options.input_delay,
                          max_prediction=self.options.max_prediction, desync_interval=self.options.desync_interval)
+        self.origin = self.sync.start
+        if start is not None:
+            self._catch_up(start)
         now = self.now()
         for peer in self.peers.values():
             peer.heard, peer.max_ping_ms = now, self.options.disconnect_timeout * 1000
+            # The host holds everything a late joiner started with (it sent it): never sent back to it.
+            peer.acks = list(self.sync.known)
+
+    def _load(self, start: CatchStart) -> World:
+        """A late joiner's world: the host's save of its last confirmed tick, checked whole, then the game's systems."""
+        game = self.game
+        assert game is not None
+        where = f"the host's world of tick {start.tick}"
+        ms_per_update = self.ms_per_update
+
+        def make(**kwargs: object) -> World:
+            return World(ms_per_update=ms_per_update, **kwargs)  # type: ignore[arg-type]
+        try:
+            world = load_world_text(start.save, where, game, world_class=make)
+        except SaveError as error:
+            raise SessionError(f"{error}: this peer can't join the running session") from None
+        if world.players != self.players:
+            world.close()
+            raise SessionError(f"{where} has {world.players} players, the session {self.players}")
+        game.add_systems(world)
+        return world
+
+    def _catch_up(self, start: CatchStart) -> None:
+        """A late joiner's ``Sync``, from the catch-up: every player's input since its tick, the delays agreed."""
+        sync = self.sync
+        assert sync is not None
+        for run in start.runs:
+            sync.preload(run.player, run.first, run.last, dict(run.events))
+        if start.input_delay is not None and self.player is not None:
+            sync.input_delay = start.input_delay
+        for tick, delay in start.delays:
+            self._agree_delay(tick, delay)
+        self.late = True
+        self.origin = 0  # the session's --ticks count from its first tick, which the host played
+
+    @property
+    def rejoin_code(self) -> str | None:
+        """This player's rejoin code (a joiner's, once welcomed): what a new process gives to take the seat back.
+
+        ``None`` for the host and spectators. It holds the secret drawn at this join: whoever
+        has it can take this seat once the host has dropped it, so it is shown to its player only.
+        """
+        if self.is_host or self.player is None or not self.rejoin_secret:
+            return None
+        host = next(iter(self.peers.values()), None)
+        if host is None or host.link is None:
+            return None
+        return rejoin_code(host.link.token, self.rejoin_secret)
 
     # -- the peer table -----------------------------------------------------------------------
 
@@ -227,7 +384,7 @@ class SessionMachine:
         lobby = self._lobby
         if lobby is not None:
             lobby.poll()
-            done = lobby.welcome is not None if isinstance(lobby, JoinLobby) else lobby.started
+            done = lobby.done if isinstance(lobby, JoinLobby) else lobby.started
             if done:
                 self._begin()
             return
@@ -238,6 +395,8 @@ class SessionMachine:
             self.ended = self.desync.step(now) or self.ended  # the report, once the swap is done
             return
         check_peers(self, now)
+        if self.dropped:
+            self._close_seats(now)
         self._send(now)
 
     def advance(self, local_events: Sequence[InputEvent]) -> int:
@@ -251,6 +410,7 @@ class SessionMachine:
             self._stalled = True
             return 0
         self._give_local()
+        self._author()
         rollbacks = sync.rollbacks
         ran = sync.advance()
         self._stalled = not ran
@@ -278,6 +438,18 @@ class SessionMachine:
             sync.add_local([*self._pending, *self.script.get(tick, ())])
             self._pending = []
 
+    def _author(self) -> None:
+        """The host writes a dropped player's input: nothing, up to its own input (its ``"disconnect"`` came first)."""
+        sync = self.sync
+        if not self.dropped or sync is None or self.player is None:
+            return
+        upto = sync.known[self.player]
+        if self.target is not None:
+            upto = min(upto, self.target)
+        for player in self.dropped:
+            if sync.known[player] < upto:
+                sync.add_remote(player, sync.known[player] + 1, upto, {})
+
     def _note_wait(self) -> None:
         sync = self.sync
         assert sync is not None
@@ -301,6 +473,15 @@ class SessionMachine:
         sync = self.sync
         assert sync is not None
         tick = confirmed.tick
+        delay = self.delay_changes.get(tick)
+        if delay is not None:
+            self.say(f"the input delay is {delay} from tick {tick} (the host's change, on every peer)")
+            if self.on_delay is not None:
+                self.on_delay(tick, delay)
+        for player, events in enumerate(confirmed.inputs):
+            for event in events:
+                if event.type in PRESENCE:
+                    self._said_presence(player, event.type, tick)
         if sync.is_check_tick(tick):
             digest = sync.confirmed_hash(tick)
             if digest is not None:
@@ -311,6 +492,15 @@ class SessionMachine:
                         self._compare(player, tick, theirs)
         if self.on_confirmed is not None:
             self.on_confirmed(tick, confirmed.inputs, confirmed.digest)
+
+    def _said_presence(self, player: int, kind: str, tick: int) -> None:
+        """Say a confirmed ``"disconnect"`` or ``"connect"``: every peer says it at the same tick."""
+        who = f"this peer (player {player})" if player == self.player else f"player {player}"
+        if kind == "disconnect":
+            self.say(f"{who} is disconnected from tick {tick}: the game reads it as disconnected "
+                     "(world.input_of(player).connected is false)")
+        else:
+            self.say(f"{who} is back from tick {tick}")
 
     def _compare(self, player: int, tick: int, theirs: str) -> None:
         self._their_checks.pop((player, tick), None)
@@ -348,10 +538,12 @@ class SessionMachine:
             self.stats.dropped_packets += 1
 
     def _late_hello(self, data: bytes, address: Address) -> None:
-        """A ``Hello`` after the lobby: a welcomed joiner's again (its ``Welcome`` again), or a late joiner's (refused).
+        """A ``Hello`` after the lobby: a welcomed joiner's again (its ``Welcome`` again), or a late joiner's.
 
-        Without the refusal a late joiner would ask until its lobby timeout. One small reply
-        per ``Hello``, never larger than it, so a forged sender gains nothing by it; it is
+        A spectator, or a dropped player that proves it is itself (``Hello.rejoin`` and its
+        proof) within the rejoin window, is welcomed and caught up (``_welcome_late``). Any
+        other is refused, so that it does not ask until its lobby timeout: one small reply per
+        ``Hello``, never larger than it, so a forged sender gains nothing by it; it is
         counted as a late join, not as garbage.
         """
         body = open_hello(data)
@@ -371,10 +563,130 @@ class SessionMachine:
         if again is not None:
             self._outbox.append((again.welcome, address))  # our Welcome was lost and the joiner asks again
             return
-        answer = fit_refuse(hello.nonce, LATE, len(data) - len(seal_reply(answers, b"")))
+        seat, problem = self._late_problem(hello)
+        if not problem:
+            problem = self._welcome_late(hello, data, address, seat)
+            if not problem:
+                return
+        answer = fit_refuse(hello.nonce, problem, len(data) - len(seal_reply(answers, b"")))
         if answer is not None:  # a Hello too small for any Refuse is answered with nothing
             self._outbox.append((seal_reply(answers, answer), address))
         self.stats.refused_late(address, hello.nonce)
+        if (hello.rejoin is not None or hello.spectate) and len(self._refused_rejoins) < 64 \
+                and (address, hello.nonce) not in self._refused_rejoins:
+            self._refused_rejoins.add((address, hello.nonce))  # said once per attempt: a joiner asks again and again
+            what = "rejoin" if hello.rejoin is not None else "late spectator"
+            self.say(f"refused a {what} from {address[0]}:{address[1]}: {problem}")
+
+    def _late_problem(self, hello: Hello) -> tuple[Seat | None, str]:
+        """Whether a ``Hello`` may join the running session: the seat it takes back, and why not (``""``: it may)."""
+        game = self.game
+        assert game is not None and self.sync is not None
+        if hello.rejoin is None and not hello.spectate:
+            return None, self._no_seat()  # a player late: no seat, whatever else may be wrong with it
+        problem = refusal(hello, game.name, game.digest or "", self.options)
+        if problem:
+            return None, problem
+        if self.desync is not None or self.finished:
+            return None, "the session is ending"
+        if hello.rejoin is not None:
+            seat = next((seat for seat in self.dropped.values() if seat.token == hello.rejoin), None)
+            if seat is None:
+                return None, "no dropped player of this session has that rejoin code"
+            if seat.closed or self.now() - seat.since > self.options.rejoin_window:
+                return None, (f"player {seat.player}'s seat closed {self.options.rejoin_window:g} s after its drop "
+                              "(the host's --rejoin-window)")
+            if not proof_holds(seat.secret, seat.token, hello.nonce, hello.key, hello.proof):
+                return None, f"the rejoin code is not player {seat.player}'s"
+            if self.target is not None and self.sync.known[seat.player] >= self.target:
+                return None, "the session is at its last tick"
+            return seat, ""
+        if sum(1 for peer in self.peers.values() if peer.player is None) >= MAX_SPECTATORS:
+            return None, f"the session is full ({MAX_SPECTATORS} spectators already)"
+        return None, ""
+
+    def _no_seat(self) -> str:
+        """Why a player arriving late gets no seat: every seat is taken, or kept for the player that dropped."""
+        open_seats = ", ".join(str(player) for player, seat in sorted(self.dropped.items()) if not seat.closed)
+        if open_seats:
+            return (f"the session has started; player {open_seats}'s seat is kept for that player, who rejoins with "
+                    "its rejoin code (--rejoin CODE); --spectate watches")
+        return LATE
+
+    def _welcome_late(self, hello: Hello, data: bytes, address: Address, seat: Seat | None) -> str:
+        """Welcome a late spectator, or a dropped player back: its catch-up of the last confirmed tick follows.
+
+        Returns why not (``""``: welcomed): the game's state can't be sent (too large, not
+        saveable), or its ``build`` adds systems a save can't hold.
+        """
+        sync, game, keys = self.sync, self.game, self._keys
+        assert sync is not None and game is not None and keys is not None
+        shared = keys.shared(hello.key)
+        if shared is None:
+            return "the joiner's key is not a public value this host can agree a key with"
+        if self._adds_systems():
+            return (f"{game.name}'s build(world) adds systems, which the save a late joiner starts from can't hold: "
+                    "add them in systems(world)")
+        self._confirm()
+        tick = sync.emitted
+        try:
+            save = sync.at_confirmed(lambda world: save_text(world, {"game": game.name, "game_digest": game.digest},
+                                                             where="a late joiner"))
+        except SaveError as error:
+            return f"the game's state can't be sent: {error}"
+        player = None if seat is None else seat.player
+        handover = None
+        if seat is not None:  # the seat back: a "connect" after the last input the host wrote for it
+            handover = sync.known[seat.player] + 1
+            sync.add_remote(seat.player, handover, handover, {handover: _CONNECT})
+        runs = tuple(Run(player=p, first=tick + 1, last=sync.known[p],
+                         events=tuple(sync.run_of(p, tick + 1, sync.known[p]).items()))
+                     for p in range(self.players) if sync.known[p] > tick)
+        start = CatchStart(tick, save, runs, self._pending_delays(), self._agreed_delay())
+        try:
+            pieces = pack(start)
+        except PacketError as error:
+            if seat is not None and handover is not None:  # not taken back after all: it stays disconnected
+                sync.add_remote(seat.player, handover + 1, handover + 1, {handover + 1: _DISCONNECT})
+            return str(error)
+        token = new_id()
+        while token in self.peers or token in self.departed:
+            token = new_id()
+        welcome = Welcome(session=self.session_id, nonce=hello.nonce, player=player, players=self.players,
+                          seed=self.seed, ms_per_update=self.ms_per_update, game=game.name, digest=game.digest or "",
+                          ticks=self.options.ticks, desync_interval=self.options.desync_interval, token=token,
+                          key=keys.public_hex, catchup=tick)
+        answers = reply_key(data)
+        peer = Peer(address, player, self.players, token=token,
+                    link=Link.of_host(self.session_id, token, link_keys(shared, self.session_id, token, data)),
+                    welcome=seal_reply(answers, encode(welcome)), answers=answers,
+                    rejoin_secret=rejoin_secret(shared, self.session_id, token, data) if seat is not None else b"")
+        peer.acks = [tick] * self.players  # what the catch-up gives it: its Inputs go on from there
+        for run in runs:
+            peer.acks[run.player] = run.last
+        peer.heard, peer.max_ping_ms = self.now(), self.options.disconnect_timeout * 1000
+        peer.catchup = CatchupSend(self.session_id, tick, pieces)
+        self.add_peer(peer)
+        self._outbox.append((peer.welcome, address))
+        where = f"{address[0]}:{address[1]}"
+        if seat is not None:
+            del self.dropped[seat.player]
+            self.say(f"player {seat.player} rejoined from {where}: it starts from tick {tick} ({len(pieces)} "
+                     f"datagrams) and takes its seat back at tick {handover}")
+        else:
+            self.say(f"a spectator joined the running session from {where}: it starts from tick {tick} "
+                     f"({len(pieces)} datagrams)")
+        return ""
+
+    def _adds_systems(self) -> bool:
+        """Whether the game's ``build`` adds systems (a loaded world would lack them): tried once, in a world apart."""
+        if self._build_adds_systems is None:
+            game = self.game
+            assert game is not None
+            with World(seed=self.seed, ms_per_update=self.ms_per_update, players=self.players) as probe:
+                game.build(probe)
+                self._build_adds_systems = system_count(probe) > 0
+        return self._build_adds_systems
 
     def _welcome_again(self, data: bytes) -> None:
         """A joiner hears the host's ``Welcome`` again while the host's lobby waits for the others: it is there."""
@@ -417,6 +729,14 @@ class SessionMachine:
             return
         now = self.now()
         peer.heard = now
+        if isinstance(packet, Caught):
+            if self.is_host and peer.catchup is not None:
+                peer.catchup.take(packet)
+            return
+        if isinstance(packet, Catchup):
+            if not self.is_host and self._caught is not None:
+                self._to(peer, self._caught)  # our last Caught was lost: we have it all
+            return
         if isinstance(packet, Inputs):
             self._take_inputs(peer, packet, now)
         elif isinstance(packet, Bye):
@@ -436,11 +756,19 @@ class SessionMachine:
                 (run.player == peer.player) if self.is_host else (run.player != self.player) for run in packet.runs):
             self.stats.dropped_packets += 1  # a peer's mix-up: nothing of it is used
             return
+        if self.is_host and (packet.delays or any(event.type in PRESENCE for run in packet.runs
+                                                  for _, events in run.events for event in events)):
+            # A player's presence and the input delay are the host's to say (it writes them for everyone).
+            self.stats.dropped_packets += 1
+            return
         for run in packet.runs:
             cut = sync.cut_off
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
             if sync.cut_off != cut:
                 self.stats.dropped_packets += 1  # a run far past our own tick: a flood, kept out of memory
+        for tick, delay in packet.delays:
+            if self.delay_changes.get(tick) != delay and len(self.delay_changes) < 4 * MAX_DELAYS:
+                self._agree_delay(tick, delay)
         peer.take(packet, now, sync.known)
         self.stats.took_ping(peer.last_ping_ms if packet.echo > 0 else None)
         if packet.checked is not None and peer.player is not None:
@@ -469,6 +797,9 @@ class SessionMachine:
             self.remove_peer(peer)
             return
         crashed = reason.startswith(CRASHED)
+        if self.is_host and not crashed and self._survives():
+            self._drop(peer, "left" if reason == LEFT else f"left ({reason})")
+            return
         # A relayed goodbye ("player 2 left: ...") is a leave too: leaving is no failure, on any side.
         self.left = reason == LEFT or reason.endswith(f" left: {LEFT}")
         if crashed:
@@ -477,17 +808,122 @@ class SessionMachine:
             reason = f"{'the host' if peer.player == 0 else f'player {peer.player}'} left: {reason}"
         self._end(reason, tell=True)
 
+    # -- players that go, players that come back ------------------------------------------
+
+    def _survives(self) -> bool:
+        """Whether the session goes on without a player (the host's view): 3 players or more."""
+        return self.is_host and self.players >= 3 and self.sync is not None
+
+    def lose_player(self, peer: Peer, why: str) -> None:
+        """Player ``peer`` is gone (``why``: silent, too far behind): dropped alone if the session survives, or the end.
+
+        The host of a session of 3 or more drops it and plays on (``_drop``); otherwise (a
+        session of 2, or the host itself gone) the session ends on every side, naming it.
+        """
+        where = f"{peer.address[0]}:{peer.address[1]}"
+        if self._survives():
+            self._drop(peer, why)
+            return
+        who = "the host" if not self.is_host else f"player {peer.player}"
+        self._end(f"{who} ({where}) {why}", tell=True)
+
+    def _drop(self, peer: Peer, why: str) -> None:
+        """Drop player ``peer`` and play on: its input is the host's to write, a ``"disconnect"`` first.
+
+        The ``"disconnect"`` goes at the tick after the last input of that player the host
+        holds: no peer holds a later one (every input reaches the others through the host), so
+        every peer plays it at that tick. The dropped peer is told, and may rejoin within
+        ``options.rejoin_window`` seconds.
+        """
+        sync = self.sync
+        assert sync is not None and peer.player is not None
+        player = peer.player
+        tick = sync.known[player] + 1
+        sync.add_remote(player, tick, tick, {tick: _DISCONNECT})
+        window = self.options.rejoin_window
+        back = f"; it may rejoin within {window:g} s with its rejoin code" if window > 0 else ""
+        for _ in range(3):  # it may still hear us (a stalled process): it stops, saying why
+            self._to(peer, bye(self.session_id, f"dropped by the host at tick {tick}: this peer {why}{back}"))
+        self.remove_peer(peer)
+        self.dropped[player] = Seat(player, peer.token, peer.rejoin_secret, self.now(), tick, closed=window <= 0)
+        where = f"{peer.address[0]}:{peer.address[1]}"
+        if not any(other.player is not None for other in self.peers.values()):
+            self.left = why.startswith("left")  # the last one chose to leave: no failure, as in a session of 2
+            self._end(f"player {player} ({where}) {why}, and no other player is left", tell=True)
+            return
+        self.say(f"player {player} ({where}) {why} at tick {tick}: the others play on{back}")
+
+    def _close_seats(self, now: float) -> None:
+        """Say once when a dropped player's rejoin window has passed: its seat stays empty."""
+        for seat in self.dropped.values():
+            if not seat.closed and now - seat.since > self.options.rejoin_window:
+                seat.closed = True
+                self.say(f"player {seat.player} did not rejoin within {self.options.rejoin_window:g} s: its seat "
+                         "stays empty")
+
+    # -- the input delay, agreed --------------------------------------------------------------
+
+    def set_input_delay(self, delay: int, at: int | None = None) -> int:
+        """The host's: make ``delay`` every peer's input delay from tick ``at`` (default: the soonest); returns it.
+
+        Every peer changes at that tick (``Sync.schedule_delay``), and every peer's recording
+        says so. The tick must be at least ``DELAY_LEAD`` ticks past the host's own input, so
+        that no peer has run it before it hears of the change. ``ValueError`` for a joiner, a
+        delay out of 0 to 30, a tick too soon, or more than 8 changes still to come.
+        """
+        if not self.is_host:
+            raise ValueError("set_input_delay: the input delay is the host's to change (it reaches every peer)")
+        sync = self.sync
+        if sync is None:
+            raise ValueError("set_input_delay: the session has not started (give the starting delay as input_delay)")
+        if type(delay) is not int or not 0 <= delay <= MAX_INPUT_DELAY:
+            raise ValueError(f"set_input_delay: a delay is a whole number of ticks from 0 to {MAX_INPUT_DELAY}, "
+                             f"got {delay!r}")
+        soonest = sync.known[sync.local if sync.local is not None else 0] + DELAY_LEAD
+        tick = soonest if at is None else at
+        if type(tick) is not int or tick < soonest:
+            raise ValueError(f"set_input_delay: tick {at!r} is too soon: the soonest is {soonest} ({DELAY_LEAD} ticks "
+                             "past the host's input, so that every peer hears of it first)")
+        if len(self._pending_delays()) >= MAX_DELAYS:
+            raise ValueError(f"set_input_delay: {MAX_DELAYS} changes are already to come")
+        self._agree_delay(tick, delay)
+        return tick
+
+    def _agree_delay(self, tick: int, delay: int) -> None:
+        self.delay_changes[tick] = delay
+        if self.sync is not None:
+            self.sync.schedule_delay(tick, delay)
+
+    def _pending_delays(self) -> tuple[tuple[int, int], ...]:
+        """The agreed changes whose tick is not yet confirmed here: told in every datagram until then."""
+        emitted = self.sync.emitted if self.sync is not None else 0
+        return tuple(sorted((tick, delay) for tick, delay in self.delay_changes.items() if tick > emitted))
+
+    def _agreed_delay(self) -> int | None:
+        """The last delay agreed at a confirmed tick (``None``: none yet, each peer keeps its own)."""
+        emitted = self.sync.emitted if self.sync is not None else 0
+        past = [tick for tick in self.delay_changes if tick <= emitted]
+        return self.delay_changes[max(past)] if past else None
+
     # -- sending ------------------------------------------------------------------------
 
     def _send(self, now: float) -> None:
         sync = self.sync
         assert sync is not None
+        delays = self._pending_delays()[-MAX_DELAYS:] if self.is_host else ()
         for peer in self.peers.values():
+            if peer.catchup is not None:
+                if not peer.catchup.done:  # its world first; its Inputs once it has it all
+                    for body in peer.catchup.step(now):
+                        self._to(peer, body)
+                    continue
+                peer.catchup = None
+                peer.sent = -1.0
             if now - peer.sent < SEND_EVERY_S and not peer.behind(sync, self._send_players(peer)):
                 continue
             packet = inputs_packet(sync, peer, session=self.session_id, sender=self._sender(),
                                    players=self._send_players(peer), checked=self._checked, now_ms=now * 1000,
-                                   spectator=peer.player is None)
+                                   spectator=peer.player is None, delays=delays)
             self._to(peer, packet)
             peer.sent = now
             peer.sent_known = list(sync.known)

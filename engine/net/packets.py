@@ -45,7 +45,8 @@ from engine.net.checks import (
 from engine.net.inputs import Inputs, Run
 from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
 
-__all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Chunk", "Desync", "Got", "Hello",
+__all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Catchup", "Caught", "Chunk", "Desync",
+           "Got", "Hello",
            "Inputs", "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
            "fit_inputs", "fit_refuse"]
 
@@ -71,11 +72,22 @@ class Hello:
     """The joiner's ``--ticks`` (``None``: it takes the host's): a different one is refused."""
     key: str = ""
     """The joiner's public value (512 hex digits); ``""`` only in a message that is never sent to join."""
+    rejoin: int | None = None
+    """A player dropped from this running session asks for its seat back: the token its peer had."""
+    proof: str = ""
+    """With ``rejoin``: ``engine.net.integrity.rejoin_proof`` of this ``Hello``, keyed by the seat's rejoin secret."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             if self.key:
                 expect_str(self.key, "hello key (512 hex digits)", 512, PUBLIC_KEY)
+            if self.rejoin is not None:
+                expect_whole(self.rejoin, "hello rejoin (a token)", 0, MAX_ID)
+                expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)
+                if self.spectate:
+                    raise PacketError("hello: a spectator has no seat to rejoin")
+            elif self.proof:
+                raise PacketError("hello proof without a rejoin")
             if type(self.allow_mismatch) is not bool:
                 raise PacketError(f"hello allow_mismatch must be true or false, got {shown(self.allow_mismatch)}")
             if self.ticks is not None:
@@ -110,11 +122,15 @@ class Welcome:
     """The session's ``--desync-interval`` (the host's): every peer compares hashes of the same ticks."""
     token: int = 0
     key: str = ""
+    catchup: int | None = None
+    """The session is running: the world of this confirmed tick follows, in ``Catchup`` chunks, then play."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             expect_whole(self.session, "welcome session", 0, MAX_ID)
             expect_whole(self.token, "welcome token", 0, MAX_ID)
+            if self.catchup is not None:
+                checks.tick(self.catchup, "welcome catchup")
             if self.key:
                 expect_str(self.key, "welcome key (512 hex digits)", 512, PUBLIC_KEY)
             if self.ticks is not None:
@@ -218,6 +234,58 @@ class Got:
 
 
 @dataclass(frozen=True, slots=True)
+class Catchup:
+    """One piece (``index`` of ``total``) of what a late joiner starts from: the zlib'd JSON of confirmed tick ``tick``.
+
+    The whole (``engine.net.catchup``) is a save of that tick's world and every player's
+    input since; the joiner checks it whole, like any file, before building anything.
+    """
+
+    session: int
+    tick: int
+    index: int
+    total: int
+    data: bytes
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "catchup session", 0, MAX_ID)
+            checks.tick(self.tick, "catchup tick")
+            expect_whole(self.total, "catchup total", 1, MAX_CHUNKS)
+            expect_whole(self.index, "catchup index", 0, self.total - 1)
+            if not isinstance(self.data, bytes) or len(self.data) > MAX_BODY:
+                raise PacketError(f"catchup data must be at most {MAX_BODY} bytes, got {shown(self.data)}")
+
+    def _wire(self) -> dict[str, Any]:
+        return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,
+                "data": base64.b64encode(self.data).decode("ascii")}
+
+    @classmethod
+    def _from_wire(cls, record: dict[str, Any]) -> Catchup:
+        text = expect_str(record["data"], "catchup data", 2 * MAX_BODY)
+        try:
+            data = base64.b64decode(text.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError):
+            raise PacketError(f"catchup data is not base64: {shown(text)}") from None
+        return cls(record["session"], record["tick"], record["index"], record["total"], data)
+
+
+@dataclass(frozen=True, slots=True)
+class Caught:
+    """A late joiner has ``have`` of the ``Catchup`` pieces of tick ``tick`` (all of them: it plays from there)."""
+
+    session: int
+    tick: int
+    have: int
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.session, "caught session", 0, MAX_ID)
+            checks.tick(self.tick, "caught tick")
+            expect_whole(self.have, "caught have", 0, MAX_CHUNKS)
+
+
+@dataclass(frozen=True, slots=True)
 class Bye:
     """The sender leaves the session, and why (shown to the others)."""
 
@@ -230,11 +298,14 @@ class Bye:
             checks.text(self.reason, "bye reason")
 
 
-Message = Hello | Welcome | Refuse | Start | Inputs | Desync | Chunk | Got | Bye
+Message = Hello | Welcome | Refuse | Start | Inputs | Desync | Chunk | Got | Catchup | Caught | Bye
 """Any message ``decode`` may return."""
 _KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Refuse, "start": Start,
-                                "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "bye": Bye}
+                                "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "catchup": Catchup,
+                                "caught": Caught, "bye": Bye}
 _KIND_OF = {kind: name for name, kind in _KINDS.items()}
+_LATER = ("rejoin", "proof", "catchup", "delays")
+"""Fields added for sessions that survive a drop: absent on the wire when at their default (none)."""
 _ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(cls)})
 
 
@@ -254,6 +325,9 @@ def _body(message: Message) -> bytes:
         raise PacketError(f"{shown(message)} is not a message")
     wire = getattr(message, "_wire", None)
     record = wire() if wire is not None else {field.name: getattr(message, field.name) for field in fields(message)}
+    for name in _LATER:  # a field added since protocol 2 began is left out at its default: the datagram is as before
+        if name in record and record[name] in (None, "", [], ()):
+            del record[name]
     with checks.refusing(f"an {kind!r} packet can't be written: "):
         text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.encode("utf-8")
@@ -276,7 +350,9 @@ def decode(data: bytes) -> Message:
         if cls is None:
             raise PacketError(f"unknown packet kind {shown(kind)}")
         names = [field.name for field in fields(cls)]
-        expect_keys(record, f"an {kind!r} packet", ["k", *names])
+        later = {field.name: field.default for field in fields(cls) if field.name in _LATER}
+        expect_keys(record, f"an {kind!r} packet", ["k", *(name for name in names if name not in later)], list(later))
+        record = {**{name: [] if name == "delays" else default for name, default in later.items()}, **record}
         if hasattr(cls, "_from_wire"):
             message: Message = cls._from_wire(record)
         else:

@@ -77,6 +77,10 @@ class Peer:
     """The link's keys and numbers (``engine.net.integrity``): every datagram to or from this peer is sealed by it."""
     answers: bytes = b""
     """The reply key of this joiner's ``Hello``: a ``Hello`` asked again is told by it (the host's side)."""
+    rejoin_secret: bytes = b""
+    """What this player proves it is itself with if it drops and asks for its seat back (the host's side)."""
+    catchup: Any = None
+    """A late joiner's catch-up being sent (``engine.net.catchup.CatchupSend``): no ``Inputs`` until it is done."""
 
     def __post_init__(self) -> None:
         self.acks = [0] * self.players
@@ -114,8 +118,12 @@ class Peer:
 
 
 def inputs_packet(sync: Sync, peer: Peer, *, session: int, sender: int, players: Sequence[int],
-                  checked: tuple[int, str] | None, now_ms: float, spectator: bool) -> bytes:
-    """The ``Inputs`` datagram for ``peer``: every input of ``players`` it lacks (trimmed to fit), acks, ping."""
+                  checked: tuple[int, str] | None, now_ms: float, spectator: bool,
+                  delays: tuple[tuple[int, int], ...] = ()) -> bytes:
+    """The ``Inputs`` datagram for ``peer``: every input of ``players`` it lacks (trimmed to fit), acks, ping.
+
+    ``delays``: the host's input delay changes still to come, told to every peer in every datagram.
+    """
     runs = []
     for player in players:
         first = max(peer.acks[player], sync.start) + 1  # an ack of -1 (nothing yet) asks from the first tick
@@ -126,5 +134,5 @@ def inputs_packet(sync: Sync, peer: Peer, *, session: int, sender: int, players:
         runs.append(Run(player=player, first=first, last=last, events=events))
     ahead = max(-1e5, min(1e5, peer.frames_ahead(sync.current, sync.world.ms_per_update)))
     message = Inputs(session=session, sender=sender, tick=sync.current, acks=tuple(sync.known), runs=tuple(runs),
-                     ping=now_ms, echo=peer.echo, checked=checked, ahead=ahead)
+                     ping=now_ms, echo=peer.echo, checked=checked, ahead=ahead, delays=delays)
     return encode_inputs(message)

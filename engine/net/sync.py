@@ -8,7 +8,10 @@ remote peer usually has it before it needs it). A tick may run before every remo
 input for it is known: a missing input is *predicted* as "no events" (held keys stay
 held, inside each player's queue). At most ``max_prediction`` ticks may run past the
 *confirmed frontier* (the last tick whose input is known for every player); ``0`` is
-plain lockstep, waiting for every input. Before a tick that predicts anything a
+plain lockstep, waiting for every input. The delay may change during a session
+(``schedule_delay``): from an agreed tick on, the local input goes that many ticks ahead
+instead; inputs are the data, so the change moves only when this peer's input is given,
+never what any tick is played with. Before a tick that predicts anything a
 checkpoint is taken (a ring of ``max_prediction + 2``); when an input arrives for a tick
 already run with a wrong prediction (events where "no events" was used), the world rolls
 back to the checkpoint before that tick and runs the ticks again with what is known now.
@@ -19,7 +22,11 @@ tick is simulated (again on a re-simulation) and is final once the tick is confi
 ``confirm()`` hands out each confirmed tick once, in order, with its inputs and, at
 recording hash ticks, its hash. Memory is bounded: a player's log keeps only the ticks
 from ``keep_from`` on, and remote input more than ``window`` ticks past this peer's own
-tick is cut off and counted (``cut_off``). The bound is this peer's own frontier, never
+tick is cut off and counted (``cut_off``). A peer that joins a running session starts from
+a confirmed tick's world with the inputs since (``preload``), its own player's included. The
+state of the last confirmed tick can be had between frames (``at_confirmed``) although the
+world has run ahead of it on predicted input: rolled back, used, then re-simulated. The
+bound is this peer's own frontier, never
 the sender's: a run may only extend what is already known, so a bound measured from the
 sender's known input would move with every datagram it sends. The snapshots of
 desync-check ticks are kept by age (``window`` ticks), for a peer's hash arrives that
@@ -28,7 +35,7 @@ much later at most.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +75,8 @@ class Sync:
         self.players = players
         self.local = local
         self.input_delay = input_delay if local is not None else 0
+        """The local input delay now (the last one scheduled at or before the next tick to run)."""
+        self._delays: dict[int, int] = {}  # from tick: the input delay agreed for that tick on
         self.max_prediction = max_prediction if local is not None else 0
         self.desync_interval = desync_interval
         self.window = window if window is not None else 4 * (max_prediction + input_delay) + 64
@@ -116,7 +125,30 @@ class Sync:
 
     def needs_local(self) -> bool:
         """Whether the local input of the next tick to run is still to be given (never more than the delay ahead)."""
-        return self.local is not None and self.known[self.local] < self.current + 1 + self.input_delay
+        if self.local is None:
+            return False
+        self._apply_delays()
+        return self.known[self.local] < self.current + 1 + self.input_delay
+
+    def schedule_delay(self, tick: int, delay: int) -> None:
+        """From ``tick`` on, give the local input ``delay`` ticks ahead (an agreed change; again: nothing new).
+
+        Applied when the next tick to run reaches ``tick``: a longer delay gives the ticks
+        between at once (with no events), a shorter one waits until the world catches up
+        with the input already given; no input is lost or moved. A spectator ignores it.
+        """
+        if self.local is not None:
+            self._delays[tick] = delay
+
+    @property
+    def delays(self) -> dict[int, int]:
+        """The input delay changes scheduled and not yet applied: ``{from tick: delay}``."""
+        return dict(self._delays)
+
+    def _apply_delays(self) -> None:
+        following = self.current + 1
+        for tick in sorted(tick for tick in self._delays if tick <= following):
+            self.input_delay = self._delays.pop(tick)
 
     def add_local(self, events: Sequence[InputEvent]) -> int:
         """The local player's input for ``next_local_tick``; returns that tick."""
@@ -158,6 +190,25 @@ class Sync:
                     self._first_wrong = tick
         self.known[player] = last
         return last - known
+
+    def preload(self, player: int, first: int, last: int, events: Mapping[int, Events]) -> None:
+        """Player ``player``'s input for ``first``..``last``, before anything has run (a late joiner's catch-up).
+
+        The local player's too: a player who rejoins a running session gets from the host its
+        input up to the tick it takes its seat back (its ``"connect"``), and gives its own from the
+        next. ``ValueError`` once a tick has run or for a run that does not follow what is known.
+        """
+        if self.current != self.start or self.emitted != self.start:
+            raise ValueError("preload: input is preloaded only before the first tick runs")
+        if not 0 <= player < self.players or first != self.known[player] + 1 or last < first - 1:
+            raise ValueError(f"preload: player {player!r}'s ticks {first!r}..{last!r} do not follow tick "
+                             f"{self.known[player] if 0 <= player < self.players else '?'}")
+        log = self._events[player]
+        for tick in range(first, last + 1):
+            given = events.get(tick)
+            if given:
+                log[tick] = tuple(given)
+        self.known[player] = last
 
     def events_of(self, player: int, tick: int) -> Events:
         """Player ``player``'s events for ``tick`` as known now (none if unknown: the prediction)."""
@@ -254,6 +305,26 @@ class Sync:
             for old in [old for old in self._checkpoints if old < tick - 1]:
                 del self._checkpoints[old]  # nothing rolls back past a confirmed tick
             yield Confirmed(tick, inputs, digest)
+
+    def at_confirmed(self, use: Callable[[World], Any]) -> Any:
+        """Call ``use(world)`` with the world at the last confirmed tick handed out (``emitted``); its result.
+
+        Between ticks only. When the world has run ahead on predicted input it is rolled back
+        to that tick's checkpoint for the call, then the ticks after are run again with the
+        same input, to the same state (as a rollback re-runs them: their sounds are not handed
+        out twice).
+        """
+        if self._first_wrong is not None:
+            self.resolve()
+        until = self.current
+        if until == self.emitted:
+            return use(self.world)
+        self.world.rollback(self._checkpoints[self.emitted])
+        try:
+            return use(self.world)
+        finally:
+            for _ in range(self.emitted + 1, until + 1):
+                self._simulate()
 
     def rewind_to_confirmed(self) -> None:
         """Put the world back at the last confirmed tick handed out (the end of a session: no predicted tick stays)."""

@@ -20,6 +20,8 @@ __all__ = ["Address", "Transport", "TransportError", "UdpTransport"]
 
 Address = tuple[str, int]
 """An IPv4 address and port, as ``socket`` gives them."""
+_COUNTERS = ("sent", "received", "bytes_sent", "bytes_received", "send_blocked", "send_refused", "send_failed",
+             "oversize", "receive_failed")
 
 
 class TransportError(OSError):
@@ -82,9 +84,35 @@ class UdpTransport:
             refused.errno = error.errno if isinstance(error, OSError) else None
             raise refused from None
         self._closed = False
-        self.counters: dict[str, int] = dict.fromkeys(
-            ("sent", "received", "bytes_sent", "bytes_received", "send_blocked", "send_refused", "send_failed",
-             "oversize", "receive_failed"), 0)
+        self._adopted = False
+        self.counters: dict[str, int] = dict.fromkeys(_COUNTERS, 0)
+
+    @classmethod
+    def adopt(cls, sock: socket.socket) -> UdpTransport:
+        """A transport over a UDP socket already bound elsewhere (ICE's selected one), made non-blocking.
+
+        The transport owns the socket from then on (``close`` closes it). What ICE found is
+        kept as it is: the port, and whatever the socket is (a ``engine.net.nat.GatewaySocket``
+        behind an emulated router). An adopted socket can't ``rebind``: its port is the one
+        ICE agreed on with the peer.
+        """
+        transport = cls.__new__(cls)
+        try:
+            sock.setblocking(False)
+            address = sock.getsockname()
+        except OSError as error:
+            raise TransportError(f"can't use the UDP socket {sock!r}: {error.strerror or error}") from None
+        transport._socket = sock
+        transport._address = (str(address[0]), int(address[1]))
+        transport._closed = False
+        transport._adopted = True
+        transport.counters = dict.fromkeys(_COUNTERS, 0)
+        return transport
+
+    def fileno(self) -> int:
+        """The socket's descriptor, for a ``select`` over several transports."""
+        self._check_open()
+        return self._socket.fileno()
 
     def __repr__(self) -> str:
         return f"UdpTransport({self._address[0]}:{self._address[1]}{', closed' if self._closed else ''})"
@@ -172,6 +200,9 @@ class UdpTransport:
         forgets a mapping; the peers learn the new port from the next datagram sent.
         """
         self._check_open()
+        if self._adopted:
+            raise TransportError(f"the UDP socket on {self._address[0]}:{self._address[1]} was agreed on by ICE and "
+                                 "can't move (a NAT emulator's 'rebinding' kind moves it from outside)")
         fresh = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             fresh.setblocking(False)

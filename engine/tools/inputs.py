@@ -138,7 +138,8 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
     setup is a game's (a ``Game``, its ``setup`` or ``add_systems``), ``players`` defaults to
     the fewest it takes and must be one it takes, and random input presses its ``KEYS``.
     ``inputs`` is ``"random"`` (every player a seeded stream of its own), ``None``, one
-    player's ``Inputs`` (player 0's), or a list or tuple of one ``Inputs`` per player.
+    player's ``Inputs`` (player 0's), or a list or tuple of one ``Inputs`` per player (then,
+    without ``players``, the world has that many players).
     """
     game = game_of(build, systems)
     if isinstance(build, Game):
@@ -147,6 +148,9 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
         raise TypeError(f"build must be a function of the world (or a Game from load_game), got {build!r}")
     if game is not None and build != game.setup:  # game.build: the world still gets the game's window size
         build = _sized(build, game.view_size)
+    given = players
+    if players is None and isinstance(inputs, (list, tuple)) and inputs:
+        players = len(inputs)  # one input per player: that many players (a game's PLAYERS must take it)
     if players is None:
         players = game.players.start if game is not None else 1
     if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
@@ -158,7 +162,11 @@ def setup_of(build: Any, systems: Callable[[Any], Any] | None, players: int | No
         return Setup(build, systems, players, [random_input(seed, keys=keys, player=p) for p in range(players)])
     if isinstance(inputs, (list, tuple)):
         if len(inputs) != players:
+            fix = (f"pass players={len(inputs)} for {len(inputs)} player{'s' if len(inputs) != 1 else ''}, or give "
+                   f"{players} input"
+                   f"{'s' if players != 1 else ''} (one per player, None for none)" if given is not None
+                   else "give one per player (None for none)")
             raise ValueError(f"inputs holds {len(inputs)} players' input for a world of {players} player"
-                             f"{'s' if players != 1 else ''}: give one per player (None for none)")
+                             f"{'s' if players != 1 else ''}: {fix}")
         return Setup(build, systems, players, [events_for(one) for one in inputs])
     return Setup(build, systems, players, [events_for(inputs)] + [events_for(None)] * (players - 1))

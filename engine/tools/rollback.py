@@ -97,6 +97,9 @@ def check_rollback(build: Callable[[World], Any] | Game, *, ticks: int = 300, di
     for name, value in (("ticks", ticks), ("distance", distance)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    if distance > ticks:
+        raise ValueError(f"distance {distance} is more than ticks {ticks}: no tick would be rolled back that far "
+                         "and re-simulated; run at least as many ticks as the distance")
     setup = setup_of(build, systems, players, inputs, seed)
     with contextlib.ExitStack() as stack:
         world = stack.enter_context(World(seed=seed, players=setup.players))

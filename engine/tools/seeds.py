@@ -31,7 +31,7 @@ from typing import Any
 from engine.errors import located
 from engine.files.game import Game
 from engine.files.importer import load_game
-from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.input.scripts import read_input_scripts
 from engine.tools.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.inputs import random_input, setup_of
 from engine.world import World
@@ -85,7 +85,7 @@ def inputs_of(game: Game, players: int, seed: int, input_path: str | None, no_in
     """The input ``tickswap check`` feeds: the game's keys at random (each player a stream), a script's, or none."""
     if input_path:
         # Lines naming no player are player 0's, as in tickswap run; other players refused.
-        scripts = assign_unnamed(read_input_scripts(input_path, players), 0)
+        scripts = read_input_scripts(input_path, players)
         return [scripts.get(player, {}) for player in range(players)]
     if no_input:
         return None

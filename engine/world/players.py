@@ -15,8 +15,9 @@ from engine.input.events import InputQueue, Sticks, TickInput
 
 __all__ = ["KeptInput", "Players", "players_of"]
 
-KeptInput = tuple[tuple[tuple[list[Any], frozenset[Any], tuple[float, float], Sticks], ...], tuple[TickInput, ...]]
-"""Every player's queue state and last input (``Players.kept``)."""
+KeptInput = tuple[tuple[tuple[tuple[list[Any], frozenset[Any], tuple[float, float], Sticks], bool], ...],
+                  tuple[TickInput, ...]]
+"""Every player's queue state and whether connected, and last input (``Players.kept``)."""
 
 
 class Players:
@@ -49,13 +50,13 @@ class Players:
 
     def kept(self) -> KeptInput:
         """Every queue's state and every player's last input (for a checkpoint)."""
-        return tuple(queue.state() for queue in self.queues), tuple(self.inputs)
+        return tuple((queue.state(), queue.connected) for queue in self.queues), tuple(self.inputs)
 
     def put_back(self, kept: KeptInput) -> TickInput:
         """Hold what ``kept`` returned again; returns player 0's last input."""
         states, inputs = kept
-        for queue, state in zip(self.queues, states):
-            queue.set_state(*state)
+        for queue, (state, connected) in zip(self.queues, states):
+            queue.set_state(*state, connected=connected)
         self.inputs = list(inputs)
         return self.inputs[0]
 

@@ -23,10 +23,11 @@ from engine.files.replay.format import VERSION as VERSION
 from engine.files.replay.format import Replay as Replay
 from engine.files.replay.format import ReplayError as ReplayError
 from engine.files.replay.format import read_replay as read_replay
+from engine.files.replay.format import read_start as read_start
 from engine.files.replay.playback import Playback as Playback
 from engine.files.replay.playback import ReplayResult as ReplayResult
 from engine.files.replay.playback import verify as verify
 from engine.files.replay.recorder import Recorder as Recorder
 
 __all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError",
-           "ReplayResult", "read_replay", "verify"]
+           "ReplayResult", "read_replay", "read_start", "verify"]

@@ -12,7 +12,14 @@ is a JSON Lines file::
     {"end": 640, "hash": "41aa..."}
 
 a header, then the input of every tick that had any, a state hash every 60 ticks, and an
-end line (so a cut file is told from a complete one). The end line of a run that crashed
+end line (so a cut file is told from a complete one). A recording that does not start at
+tick 0 (a run from ``--load``, a network session's late joiner) says so in its header
+(``"start": 300``) and holds the world it starts from as its second line, a whole save
+(``{"save": {...}}``, the save format of ``engine.files.save``, checked by its checks
+before anything is built); its hashes are then due at the multiples of 60 after the
+start. A network session's recording may say at which tick the session's input delay
+changed (``{"tick": 300, "input_delay": 4}``, before that tick's input): every peer's
+recording says the same, and playing back ignores it (it changes no state). The end line of a run that crashed
 says where (``"crashed": 641``, the tick after the end), and replay checks the crash
 comes back at that tick. The header names the game: a
 registered game's name, or a game file's name with the SHA-256 of its content, so the
@@ -38,6 +45,7 @@ from typing import Any
 
 from engine.files.game import MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.files.reading import NotAFile, open_regular
+from engine.files.save.check import check_document
 from engine.input.checks import check_events
 from engine.messages import shown, shown_name
 from engine.schema import (
@@ -54,9 +62,9 @@ from engine.schema import (
 )
 from engine.state.names import __version__
 
-__all__ = ["FORMAT", "HASH_EVERY", "MAX_LINE_BYTES", "MAX_TICKS", "VERSION", "Replay",
-           "ReplayError", "check_header", "header_players", "new_header", "parse_record", "read_lines", "read_replay",
-           "scan"]
+__all__ = ["FORMAT", "HASH_EVERY", "MAX_INPUT_DELAY", "MAX_LINE_BYTES", "MAX_START_BYTES", "MAX_TICKS", "VERSION",
+           "Replay", "ReplayError", "check_header", "header_players", "new_header", "parse_record", "read_lines",
+           "read_replay", "read_start", "scan"]
 
 FORMAT = "tickswap-replay"
 """The ``format`` field of a replay's header line."""
@@ -68,6 +76,10 @@ MAX_LINE_BYTES = 1 << 20
 """The longest line a replay may have (a tick with thousands of events fits easily)."""
 MAX_TICKS = 2**31 - 1
 """The highest tick number a replay may name."""
+MAX_START_BYTES = 32 * 1024 * 1024
+"""The longest the save line of a recording that starts from a save may be (the only line past ``MAX_LINE_BYTES``)."""
+MAX_INPUT_DELAY = 30
+"""The largest input delay a recording's ``input_delay`` line may name (the command line's own bound)."""
 MAX_SEED = 2**64 - 1
 _SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
@@ -78,15 +90,19 @@ class ReplayError(ValueError):
 
 
 def new_header(*, game: str, seed: int, ms_per_update: float, game_digest: str | None,
-               players: int = 1) -> dict[str, Any]:
+               players: int = 1, start: int = 0) -> dict[str, Any]:
     """The header line of a new recording: the game, its seed, step and players, and this tickswap's version.
 
-    ``players`` is written only when it is not 1, so a one-player recording is as it always was.
+    ``players`` is written only when it is not 1, and ``start`` (the tick the recording
+    starts at, from a save on its second line) only when it is not 0, so a one-player
+    recording from the game's start is as it always was.
     """
     header = {"format": FORMAT, "version": VERSION, "game": game, "game_digest": game_digest, "seed": seed,
               "ms_per_update": ms_per_update, "engine": __version__}
     if players != 1:
         header["players"] = players
+    if start:
+        header["start"] = start
     return header
 
 
@@ -111,6 +127,8 @@ class Replay:
     """The tick at which the recorded run crashed (``end + 1``), or ``None`` when it ended cleanly."""
     players: int = 1
     """How many players the recorded world had (the header's ``players``; 1 when absent)."""
+    start: int = 0
+    """The tick the recording starts at (the header's ``start``): from the save on its second line when not 0."""
 
 
 _Record = tuple[str, int, Any]  # ("input", tick, [InputEvent], player) | ("hash", tick, hex) | ("end", tick, hex)
@@ -122,8 +140,18 @@ def header_players(record: dict[str, Any]) -> int:
     return players
 
 
-def read_lines(path: str) -> Iterator[tuple[int, str]]:
-    """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding)."""
+def header_start(record: dict[str, Any]) -> int:
+    """The tick a checked header's recording starts at: its ``start``, or 0 (from the game's start)."""
+    start: int = record.get("start", 0)
+    return start
+
+
+def read_lines(path: str, long_lines: frozenset[int] | set[int] = frozenset()) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding).
+
+    The lines numbered in ``long_lines`` (a recording's save line: the caller adds 2 once it
+    has read a header with a ``start``) may be up to ``MAX_START_BYTES``.
+    """
     shown = shown_name(path)
     try:
         # A FIFO, a device or a directory is refused by name, never opened in a way that blocks.
@@ -133,15 +161,16 @@ def read_lines(path: str) -> Iterator[tuple[int, str]]:
     with file:
         number = 0
         while True:
+            limit = MAX_START_BYTES if number + 1 in long_lines else MAX_LINE_BYTES
             try:
-                raw = file.readline(MAX_LINE_BYTES + 1)
+                raw = file.readline(limit + 1)
             except OSError as error:
                 raise ReplayError(f"{shown}: cannot read it: {error.strerror or error}") from None
             if not raw:
                 return
             number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise ReplayError(f"{shown}:{number}: the line is longer than {MAX_LINE_BYTES} bytes")
+            if len(raw) > limit:
+                raise ReplayError(f"{shown}:{number}: the line is longer than {limit} bytes")
             try:
                 yield number, raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError:
@@ -179,9 +208,11 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
                           f"this tickswap reads version {VERSION}")
     try:
         expect_keys(record, "the header", ("format", "version", "game", "game_digest", "seed", "ms_per_update",
-                                           "engine"), ("players",))
+                                           "engine"), ("players", "start"))
         if "players" in record:
             expect_whole(record["players"], "players", 1, MAX_PLAYERS)
+        if "start" in record:
+            expect_whole(record["start"], "start (the tick the recording starts at, from its save)", 1, MAX_TICKS)
         digest = record["game_digest"]
         if digest is not None:
             expect_str(digest, "game_digest", 64, HEX_DIGEST)
@@ -211,25 +242,45 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
 
     This is the one place the format is checked; ``read_replay`` and ``Playback`` both go through it.
     """
-    lines = read_lines(path)
+    long_lines: set[int] = set()
+    lines = read_lines(path, long_lines)
     name = shown_name(path)
     first = next(lines, None)
     if first is None:
         raise ReplayError(f"{name}: the file is empty (no header line)")
     header = check_header(name, parse_record(name, *first))
     yield 1, "header", header
-    last_tick = 0
-    last_kind = ""
-    last_player = 0
+    start = header_start(header)
+    last_tick = start
+    last_rank = _HASH_RANK  # (tick, rank) of the last line: each line's comes after it
     players = header_players(header)
     hashes = 0
+    first_due = (start // HASH_EVERY + 1) * HASH_EVERY
     number = 1
     end: int | None = None
+    if start:
+        long_lines.add(2)
+        second = next(lines, None)
+        if second is None:
+            raise ReplayError(f"{name}:1: the header says the recording starts at tick {start}, from a save on its "
+                              "second line, but the file stops after the header: it was cut short")
+        number = second[0]
+        yield number, "save", _check_start(name, number, parse_record(name, *second), header)
     for number, text in lines:
         if end is not None:
             raise ReplayError(f"{name}:{number}: a line after the end line")
         record = parse_record(name, number, text)
         try:
+            if "input_delay" in record:
+                expect_keys(record, "an input delay line", ("tick", "input_delay"))
+                tick = expect_whole(record["tick"], "tick", start + 1, MAX_TICKS)
+                delay = expect_whole(record["input_delay"], "input_delay", 0, MAX_INPUT_DELAY)
+                if (tick, 0) <= (last_tick, last_rank):
+                    raise FieldError(f"an input delay line for tick {tick} after a line of tick {last_tick}: it comes "
+                                     "first at its tick")
+                last_tick, last_rank = tick, 0
+                yield number, "delay", (tick, delay)
+                continue
             if "end" in record:
                 expect_keys(record, "the end line", ("end", "hash"), ("crashed",))
                 end = expect_whole(record["end"], "end", 0, MAX_TICKS)
@@ -241,14 +292,17 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
                                      f"it ends at tick {end}, so the crash can only be at tick {end + 1}")
                 if end < last_tick and not ("crashed" in record and last_tick == end + 1):
                     raise FieldError(f"the end line says tick {end}, but tick {last_tick} came before it")
-                if end // HASH_EVERY != hashes:
-                    raise FieldError(f"the end line says tick {end}, but the file has hashes for {hashes * HASH_EVERY} "
-                                     f"ticks (one every {HASH_EVERY}): lines are missing or the end is wrong")
+                if end < start:
+                    raise FieldError(f"the end line says tick {end}, before tick {start} the recording starts at")
+                if end // HASH_EVERY - start // HASH_EVERY != hashes:
+                    raise FieldError(f"the end line says tick {end}, but the file has hashes up to tick "
+                                     f"{(start // HASH_EVERY + hashes) * HASH_EVERY} (one every {HASH_EVERY}): lines "
+                                     "are missing or the end is wrong")
                 yield number, "end", (end, record["hash"], record.get("crashed"))
                 continue
             kind = "input" if "input" in record else "hash"
             expect_keys(record, "a tick line", ("tick", kind), ("player",) if kind == "input" else ())
-            tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
+            tick = expect_whole(record["tick"], "tick", start + 1, MAX_TICKS)
             player = 0
             if "player" in record:
                 # Player 0's lines name no player: "player": 0 would be a second way to write one.
@@ -257,24 +311,68 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
                     raise FieldError(f"player {player}, but the header says the recording has {players} "
                                      f"player{'s' if players != 1 else ''} (0 to {players - 1})")
             # One input line per player per tick, players in order, the hash after them.
-            later_player = last_kind == "input" and (kind == "hash" or player > last_player)
-            if tick < last_tick or (tick == last_tick and not later_player):
+            rank = 1 + player if kind == "input" else _HASH_RANK
+            if (tick, rank) <= (last_tick, last_rank):
                 raise FieldError(f"tick {tick} comes after tick {last_tick}: lines are out of order or repeated")
-            last_player = player
             if kind == "input":
                 value: Any = (check_events(record["input"], "input"), player)
             else:
                 value = expect_str(record["hash"], "hash", 64, HEX_DIGEST)
-                if tick != (hashes + 1) * HASH_EVERY:
-                    raise FieldError(f"a hash for tick {tick}, where the hash of tick {(hashes + 1) * HASH_EVERY} "
-                                     "was due (one every 60 ticks)")
+                due = first_due + hashes * HASH_EVERY
+                if tick != due:
+                    raise FieldError(f"a hash for tick {tick}, where the hash of tick {due} was due (one every 60 "
+                                     "ticks)")
                 hashes += 1
-            last_tick, last_kind = tick, kind
+            last_tick, last_rank = tick, rank
         except FieldError as error:
             raise ReplayError(f"{name}:{number}: {error}") from None
         yield number, kind, (tick, *value) if kind == "input" else (tick, value)
     if end is None:
         raise ReplayError(f"{name}:{number}: the file stops without its end line: it was cut short")
+
+
+_HASH_RANK = 1 + MAX_PLAYERS
+"""Where a hash line comes among a tick's lines: after an input delay line (0) and every player's input."""
+
+
+def _check_start(name: str, number: int, record: dict[str, Any], header: dict[str, Any]) -> dict[str, Any]:
+    """The save line of a recording that starts from a save: a whole save document of the header's game and tick.
+
+    Its entities are checked against the game's classes when the world is built
+    (``engine.files.save.load_world_data``), before anything else runs.
+    """
+    where = f"{name}:{number}"
+    if set(record) != {"save"}:
+        raise ReplayError(f"{where}: the header says the recording starts from a save, so this line is "
+                          '{"save": {...}} (the world it starts from), got the keys '
+                          f"{', '.join(sorted(map(str, record)))[:80]}")
+    document = record["save"]
+    try:
+        check_document(document)
+        world = document.get("world")
+        tick = world.get("tick_count") if isinstance(world, dict) else None
+        if tick != header["start"]:
+            raise FieldError(f"the save is of tick {shown(tick)}, but the header says the recording starts at tick "
+                             f"{header['start']}")
+        meta = document["meta"]
+        if meta.get("game") != header["game"] or meta.get("game_digest") != header["game_digest"]:
+            raise FieldError(f"the save is of the game {shown(meta.get('game'))}, the recording of {header['game']!r}")
+    except FieldError as error:
+        raise ReplayError(f"{where}: {error}") from None
+    return dict(document)
+
+
+def read_start(replay: Replay) -> dict[str, Any]:
+    """The save a recording that starts from one holds (its second line), checked as ``scan`` checks it.
+
+    ``ValueError`` for a recording that starts at tick 0 (it has none).
+    """
+    if not replay.start:
+        raise ValueError(f"{shown_name(replay.path)} starts at tick 0, from no save")
+    for _, kind, value in scan(replay.path):
+        if kind == "save":
+            return dict(value)
+    raise ReplayError(f"{shown_name(replay.path)}:2: no save line")  # scan refuses a file without one first
 
 
 def read_replay(path: str | os.PathLike[str]) -> Replay:
@@ -291,8 +389,9 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
             inputs += 1
         elif kind == "hash":
             hashes += 1
-        else:
+        elif kind == "end":
             end, end_hash, crashed = value
     return Replay(where, header["game"], header["game_digest"], header["seed"], float(header["ms_per_update"]),
-                  header["engine"], end, end_hash, inputs, hashes, crashed, header_players(header))
+                  header["engine"], end, end_hash, inputs, hashes, crashed, header_players(header),
+                  header_start(header))
 

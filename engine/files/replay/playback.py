@@ -31,16 +31,22 @@ class Playback:
         self.replay = replay
         self._records = scan(replay.path)
         next(self._records)  # the header, checked by read_replay
-        self._pending: tuple[int, str, Any] | None = next(self._records, None)
+        self._pending: tuple[int, str, Any] | None = None
+        self._advance()
         self.checked = 0
 
     def _advance(self) -> None:
+        # The save a recording starts from is the world's (read_start), and an input delay line changes no state.
         self._pending = next(self._records, None)
+        while self._pending is not None and self._pending[1] in ("save", "delay"):
+            self._pending = next(self._records, None)
 
     def feed(self, world: World) -> None:
         """Queue the recorded input of the tick ``world`` is about to run, each player's in their queue.
 
         ``world`` has the recording's players (``replay.players``); a world with fewer is refused.
+        A recording that starts from a save (``replay.start``) plays into the world built from
+        it (``engine.files.replay.read_start``).
         """
         if world.players != self.replay.players:
             raise ValueError(f"the replay has {self.replay.players} players; the world given has {world.players}")
@@ -89,7 +95,7 @@ class ReplayResult:
 
 
 def verify(replay: Replay, world: World, tick: Callable[[], Any] | None = None) -> ReplayResult:
-    """Run ``world`` (freshly built from the replay's game, seed and players) through the replay.
+    """Run ``world`` (freshly built from the replay's game, seed and players, or loaded from its start save) through it.
 
     ``tick`` runs one tick (default ``world.tick``). Stops at the first hash that differs.
     """

@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from engine.files.atomic import AtomicFile, OutputError
-from engine.files.replay.format import HASH_EVERY, MAX_TICKS, ReplayError, check_header, new_header
+from engine.files.replay.format import (
+    HASH_EVERY,
+    MAX_INPUT_DELAY,
+    MAX_START_BYTES,
+    MAX_TICKS,
+    ReplayError,
+    check_header,
+    new_header,
+)
+from engine.files.save import SaveError, save_text
 from engine.input.checks import check_events, listed
 from engine.input.events import InputEvent
 from engine.messages import shown_name
@@ -41,8 +50,10 @@ class Recorder:
         self.players = players
         """How many players the recorded world has (the header's ``players``)."""
         self._last_tick = 0
+        self._game = (game, game_digest)
         header = new_header(game=game, seed=seed, ms_per_update=ms_per_update, game_digest=game_digest,
                             players=players)
+        self._header = header
         # The reader's own check of a header, before anything is written: what it would refuse is refused now.
         try:
             check_header("", header)
@@ -60,14 +71,56 @@ class Recorder:
     def start(self, world: World) -> None:
         """Hash the state the recording starts from: if a later state cannot be hashed, it ends here at least.
 
-        ``UnhashableState`` if even this state cannot be hashed (nothing is recorded then).
+        A world past tick 0 (loaded from a save, a network session's late joiner) is written
+        whole as the recording's second line, a save, and the header says the tick
+        (``"start"``): a replay begins from it. ``UnhashableState`` if even this state cannot
+        be hashed, ``ReplayError`` if it cannot be saved (nothing is recorded then).
         """
         self._last_tick = world.tick_count
+        if world.tick_count and self._file is not None:
+            self._start_from(world)
         try:
             self._good = (world.tick_count, world.state_hash(), self._tell())
         except UnhashableState:
             self.abandon()
             raise
+
+    def _start_from(self, world: World) -> None:
+        """Write the header again with the tick the recording starts at, then the world as a save (line 2)."""
+        game, digest = self._game
+        try:
+            text = save_text(world, {"game": game, "game_digest": digest}, where=self.path)
+        except SaveError as error:
+            self._refuse(f"the world it starts from (tick {world.tick_count}) can't be saved: {error}")
+        line = '{"save":' + text + "}"
+        if len(line.encode("utf-8")) > MAX_START_BYTES:
+            self._refuse(f"the world it starts from (tick {world.tick_count}) is {len(line):,} bytes as a save, more "
+                         f"than the {MAX_START_BYTES:,} a recording's save line may be")
+        self._header = {**self._header, "start": world.tick_count}
+        assert self._file is not None
+        try:
+            self._file.seek(0)
+            self._file.truncate(0)
+        except OSError as error:
+            self._failed(error)
+        self._write(self._header)
+        if self._file is not None:
+            try:
+                self._file.write(line + "\n")
+            except OSError as error:
+                self._failed(error)
+
+    def record_delay(self, tick: int, delay: int) -> None:
+        """Say that a network session's input delay is ``delay`` from ``tick`` on (before that tick's ``record_tick``).
+
+        It changes no state, so a replay plays the same without it; every peer's recording says
+        the same. ``ValueError`` for a tick already recorded or a delay out of range.
+        """
+        if type(tick) is not int or tick <= self._last_tick:
+            raise ValueError(f"record_delay: tick {tick!r} is not after tick {self._last_tick}, the last recorded")
+        if type(delay) is not int or not 0 <= delay <= MAX_INPUT_DELAY:
+            raise ValueError(f"record_delay: an input delay is 0 to {MAX_INPUT_DELAY} ticks, got {delay!r}")
+        self._write({"tick": tick, "input_delay": delay})
 
     def _tell(self) -> int:
         assert self._file is not None

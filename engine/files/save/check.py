@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from engine.files.game import Game
 
 __all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "SaveError", "check_document", "check_game", "check_world",
-           "classes_by_name", "entity_classes", "read_save"]
+           "classes_by_name", "entity_classes", "parse_save", "read_save"]
 
 FORMAT = "tickswap-save"
 """The ``format`` field of every save file."""
@@ -395,6 +395,13 @@ def read_save(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise SaveError(str(error)) from None
     except UnicodeDecodeError:
         raise SaveError(f"cannot read the save {where}: it is not UTF-8 text") from None
+    return parse_save(text, where)
+
+
+def parse_save(text: str, where: str) -> dict[str, Any]:
+    """A save's text parsed with bounds and checked as ``read_save`` checks a file (``where`` names it)."""
+    if len(text) > MAX_SAVE_BYTES:
+        raise SaveError(f"{where} is {len(text):,} characters, more than a save may be ({MAX_SAVE_BYTES:,})")
     try:
         data = parse_json(text)
     except FieldError as error:

@@ -20,7 +20,11 @@ __all__ = ["check_saved_queue"]
 
 def check_saved_queue(queued: Any, where: str) -> None:
     """One player's saved input queue (events waiting, held keys, mouse, sticks), checked."""
-    queued = expect_keys(queued, where, ("events", "held", "mouse"), ("sticks",))
+    queued = expect_keys(queued, where, ("events", "held", "mouse"), ("sticks", "connected"))
+    if "connected" in queued and queued["connected"] is not False:
+        # Written only for a player dropped from a session: true is the default, never written.
+        raise FieldError(f"{where}.connected is written only as false (a player dropped from a session), "
+                         f"got {shown(queued['connected'])}")
     check_saved_sticks(queued.get("sticks", [[0.0, 0.0]] * STICKS), f"{where}.sticks")
     if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
         raise FieldError(f"{where}.events must be a list")

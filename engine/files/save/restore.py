@@ -28,7 +28,7 @@ from engine.buffering.own import OwnBuffers
 from engine.buffering.shown import put_own
 from engine.entity import LOOK, PARTS, Entity
 from engine.errors import mark_restored, missing_after_load
-from engine.files.save.check import SaveError, check_game, check_world, read_save
+from engine.files.save.check import SaveError, check_game, check_world, parse_save, read_save
 from engine.input.events import STICKS, InputEvent, InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
@@ -40,7 +40,7 @@ from engine.world.spawner import spawner_of
 if TYPE_CHECKING:
     from engine.files.game import Game
 
-__all__ = ["LoadedWorld", "load_world", "read_meta"]
+__all__ = ["LoadedWorld", "load_world", "load_world_data", "load_world_text", "read_meta"]
 
 
 class LoadedWorld(Protocol):
@@ -128,7 +128,7 @@ def _check_music_place(track: str, game_path: Path, where: str) -> None:
                         f"{shown_name(str(root))}: a save resumes only its own game's music")
 
 
-_QueueState = tuple[list[InputEvent], frozenset[int], tuple[float, float], tuple[tuple[float, float], ...]]
+_QueueState = tuple[list[InputEvent], frozenset[int], tuple[float, float], tuple[tuple[float, float], ...], bool]
 
 
 def _queue_state(queued: dict[str, Any]) -> _QueueState:
@@ -137,7 +137,7 @@ def _queue_state(queued: dict[str, Any]) -> _QueueState:
     held = frozenset(decode(queued["held"], {}))
     mouse = tuple(decode(queued["mouse"], {}))
     sticks = tuple((float(x), float(y)) for x, y in queued.get("sticks", [[0.0, 0.0]] * STICKS))
-    return events, held, (float(mouse[0]), float(mouse[1])), sticks
+    return events, held, (float(mouse[0]), float(mouse[1])), sticks, queued.get("connected", True)
 
 
 def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: list[str] | None = None, *,
@@ -151,13 +151,31 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
     ``world_class`` makes the new world from its seed and players (``World``: ``World.load``
     passes itself); the world has the saved players, each with their saved queue.
     """
-    where = shown_name(path)
-    data = read_save(path)
+    return load_world_data(read_save(path), shown_name(path), game, notes, world_class=world_class,
+                           near=os.path.dirname(os.path.abspath(path)))
+
+
+def load_world_text(text: str, where: str, game: Game | None = None, notes: list[str] | None = None, *,
+                    world_class: Callable[..., W]) -> W:
+    """As ``load_world``, from a save's text (a network session's late joiner, a recording that starts from a save).
+
+    ``where`` names where the text came from in every message.
+    """
+    return load_world_data(parse_save(text, where), where, game, notes, world_class=world_class)
+
+
+def load_world_data(data: dict[str, Any], where: str, game: Game | None = None, notes: list[str] | None = None, *,
+                    world_class: Callable[..., W], near: str | None = None) -> W:
+    """As ``load_world``, from a save document ``read_save`` or ``parse_save`` returned (checked whole first).
+
+    ``near`` is the directory the save was read from, if any: without a game, a class name
+    several loaded classes share may resolve to the one imported from there.
+    """
     damaged, note = f"{where} is damaged", None
     try:
         if game is not None:
             damaged, note = check_game(data["meta"], game, where)
-        info, records, kinds, dead_kinds = check_world(data, game, near=os.path.dirname(os.path.abspath(path)))
+        info, records, kinds, dead_kinds = check_world(data, game, near=near)
         queues = [_queue_state(queued) for queued in [info["input"], *info.get("inputs", [])]]
     except SaveError:
         raise
@@ -179,8 +197,8 @@ def load_world(path: str | os.PathLike[str], game: Game | None = None, notes: li
         world.random.setstate((version, tuple(internal), gauss))
         world.tick_count = info["tick_count"]
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
-        for player, (events, held, mouse, sticks) in enumerate(queues):
-            world.input_queue_of(player).set_state(events, held, mouse, sticks)
+        for player, (events, held, mouse, sticks, connected) in enumerate(queues):
+            world.input_queue_of(player).set_state(events, held, mouse, sticks, connected)
         if "music" in info:  # an effect, asked for again: the runner resumes it after the load
             track, loop, volume = info["music"]
             music_of(world).resume(track, loop, volume, world.tick_count)

@@ -46,7 +46,7 @@ from engine.state.snapshot import ClassNameClash, class_names
 from engine.state.values import NotSaveable, encode
 from engine.world.music import music_of
 
-__all__ = ["SavedWorld", "save_world"]
+__all__ = ["SavedWorld", "save_text", "save_world"]
 
 
 class SavedWorld(Protocol):
@@ -139,6 +139,8 @@ def _queued(queue: InputQueue) -> dict[str, Any]:
               "held": encode(held, "held keys"), "mouse": encode(list(mouse), "the mouse position")}
     if any(stick != (0.0, 0.0) for stick in sticks):  # written only when moved: saves of games without pads unchanged
         queued["sticks"] = [[float(x), float(y)] for x, y in sticks]
+    if not queue.connected:  # a player dropped from a session: written only then, saves of others unchanged
+        queued["connected"] = False
     return queued
 
 
@@ -169,10 +171,12 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
     }
 
 
-def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
-    """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
+def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: str = "a save") -> str:
+    """``world`` as the text of a save file, checked as ``save_world`` checks it; any problem raises ``SaveError``.
 
-    ``meta`` is stored as it is (the command line records the game's name and digest there).
+    What a network session sends a late joiner (``engine.net``) and a recording that starts
+    from a save holds: the same document as a file, so it is read back by the same checks.
+    ``where`` names the destination in a message.
     """
     try:
         data = _world_data(world)
@@ -186,8 +190,16 @@ def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, 
     except (NotSaveable, ClassNameClash) as error:
         raise SaveError(str(error)) from None
     except (TypeError, ValueError, RecursionError) as error:
-        raise SaveError(f"cannot save the world to {shown_name(path)}: {type(error).__name__}: "
-                        f"{error}") from None
+        raise SaveError(f"cannot save the world to {where}: {type(error).__name__}: {error}") from None
+    return text
+
+
+def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
+    """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
+
+    ``meta`` is stored as it is (the command line records the game's name and digest there).
+    """
+    text = save_text(world, meta, where=shown_name(path))
     try:
         with AtomicFile(path) as output:
             output.open("w").write(text)

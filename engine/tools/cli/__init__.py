@@ -70,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
             from engine.tools.cli.net import host_command, join_command
 
             return host_command(args) if args.command == "host" else join_command(args)
+        if args.command == "rendezvous":
+            from engine.tools.cli.rendezvous import rendezvous_command
+
+            return rendezvous_command(args)
         return run_command(args, load_game(args.game))
 
     return guarded_command(work)

@@ -7,8 +7,10 @@ game in ``--hash-seeds K`` fresh processes (default 3, ``0`` skips), each
 with its own ``PYTHONHASHSEED``, and compares their state hashes every tick
 (``engine.tools.seeds``): what one process's worlds share (set order, ``id()``) is caught
 only there. With
-``--players N`` (default: the fewest the game's ``PLAYERS`` takes) every world has N
-players, each fed input of its own: a random stream each, or their lines of ``--input``.
+``--players N`` every world has N players, each fed input of its own: a random stream
+each, or their lines of ``--input``. The default is the fewest the game's ``PLAYERS``
+takes, and for ``--rollback`` (the network's check) the fewest a session plays, 2 when the
+game takes 2; a game that takes other counts is told which was checked.
 """
 
 from __future__ import annotations
@@ -40,6 +42,11 @@ def check_command(args: argparse.Namespace) -> int:
     """
     game = load_game(args.game)
     players = check_players(game, args.players)
+    if args.players is None and args.rollback is not None and players < 2 and 2 in game.players:
+        players = 2  # the rollback check is the network's: a session plays 2 or more, as tickswap host's default
+    if args.rollback is not None and args.rollback > args.ticks:
+        raise UsageError(f"--rollback {args.rollback} rolls back further than --ticks {args.ticks} runs: no tick would "
+                         f"be re-simulated (give --ticks {args.rollback} or more)")
     # The game's own keys (its KEYS) at random, each player a stream of its own; or a script's.
     inputs = inputs_of(game, players, args.seed, args.input, args.no_input)
     try:
@@ -71,4 +78,10 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"{args.game}: {loads.describe()}")
     if across is not None:
         print(f"{args.game}: {across.describe()}")
+    if args.players is None and len(game.players) > 1:
+        # Say what was checked: a game for 1 to 4 checked with 1 leaves the others unchecked.
+        others = [count for count in game.players if count != players]
+        print(f"{args.game}: checked with {players} player{'s' if players != 1 else ''}; its PLAYERS takes "
+              f"{game.played_by()}: --players {others[0] if len(others) == 1 else 'N'} checks "
+              f"{'that' if len(others) == 1 else 'another'} count")
     return 0 if result.ok and (loads is None or loads.ok) and (across is None or across.ok) else 1

@@ -22,17 +22,21 @@ from engine.files.game import MAX_PLAYERS, Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder
 from engine.input.events import InputEvent
-from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.input.scripts import assign_unnamed, read_script_lines
 from engine.interrupts import TICK, Interrupted
 from engine.messages import shown
-from engine.net.checks import PacketError
+from engine.net.checks import MAX_DELAYS, MAX_INPUT_DELAY, PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
-from engine.net.lobby import SessionError
+from engine.net.integrity import REJOIN_CODE_HEX, read_rejoin_code
+from engine.net.lobby import REJOIN_WINDOW_S, SessionError
+from engine.net.machine import DELAY_LEAD
+from engine.net.rendezvous import is_room_code, new_code, room_code
 from engine.net.session import LEFT, Session, SessionOptions
 from engine.net.transport import TransportError
-from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.display import DisplayError, check_display, make_runner
 from engine.tools.cli.numbers import whole
 from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
+from engine.tools.cli.rooms import RoomSetup, add_room_options, check_room_options, looks_like_code
 from engine.tools.cli.worlds import build_world, check_players
 from engine.tools.errors import StdoutLost, UsageError, crash_line, say, shown_name
 from engine.world import World
@@ -98,6 +102,36 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--allow-game-mismatch", action="store_true",
                          help="testing aid: play even if the game files differ (to plant a desync); "
                          "both the host and the joiner must give it")
+    add_room_options(command)
+
+
+class _NotHere(argparse.Action):
+    """An option of the other side of a session, refused in one line saying whose it is (not ``see --help``)."""
+
+    def __init__(self, option_strings: list[str], dest: str, whose: str = "", **kwargs: Any) -> None:
+        self.whose = whose
+        super().__init__(option_strings, dest, nargs="?", help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.error(f"{option_string} is {self.whose}")
+
+
+def _delay_at(text: str) -> tuple[int, int]:
+    tick, colon, delay = text.partition(":")
+    if not colon or not tick.isdigit() or not delay.isdigit():
+        raise argparse.ArgumentTypeError(f"expected TICK:DELAY (e.g. 600:4), got {shown(text)}")
+    if not 1 <= int(tick) <= 10**9 or not 0 <= int(delay) <= MAX_INPUT_DELAY:
+        raise argparse.ArgumentTypeError(f"expected a tick from 1 and a delay from 0 to {MAX_INPUT_DELAY}, got "
+                                         f"{shown(text)}")
+    return int(tick), int(delay)
+
+
+def _rejoin(text: str) -> str:
+    if read_rejoin_code(text) is None:
+        raise argparse.ArgumentTypeError(f"expected the {REJOIN_CODE_HEX}-digit rejoin code this player was given "
+                                         f"when it first joined, got {shown(text)}")
+    return text.strip().lower()
 
 
 def add_session_commands(commands: Any) -> None:
@@ -112,31 +146,54 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
         host.add_argument("game", help="a game's name or the path of a game file")
     host.add_argument("--players", type=whole(1, MAX_PLAYERS),
                       help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
-    host.add_argument("--port", type=whole(0, 65535), default=DEFAULT_PORT,
-                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one)")
-    host.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    host.add_argument("--port", type=whole(0, 65535),
+                      help=f"UDP port (default {DEFAULT_PORT}; 0: any free one; not with --room)")
+    host.add_argument("--bind", help="address to listen on (default 127.0.0.1; not with --room)")
+    host.add_argument("--room", nargs="?", const="", metavar="CODE",
+                      help="open a room at the rendezvous instead of listening on a port: prints a short code "
+                      "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
+    host.add_argument("--rejoin-window", type=_real(0.0, 86_400.0, "seconds_or_0_never"), default=REJOIN_WINDOW_S,
+                      help=f"with 3 players or more, a dropped player may rejoin within this many seconds (default "
+                      f"{REJOIN_WINDOW_S:g}; 0: never)")
+    host.add_argument("--input-delay-at", metavar="TICK:DELAY", type=_delay_at, action="append",
+                      help="change every peer's input delay to DELAY from TICK on (at least 64 ticks in; may be "
+                      "given several times)")
+    for option in ("--spectate", "--rejoin"):
+        host.add_argument(option, action=_NotHere, whose="a joiner's (tickswap join HOST:PORT ... " + option + ")")
     _session_options(host)
 
 
 def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
-    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT})")
+    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT}), or a "
+                      "room code (6 letters and digits, as the host printed: give --rendezvous too)")
     if game:
         join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
-    join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player")
+    join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player (a running "
+                      "session too: it starts from the host's last confirmed tick)")
+    join.add_argument("--rejoin", metavar="CODE", type=_rejoin,
+                      help="take back the seat of a player the host dropped, with the rejoin code it was given when "
+                      "it first joined (within the host's --rejoin-window)")
+    for option in ("--players", "--port", "--bind", "--seed", "--rejoin-window", "--input-delay-at"):
+        join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
+                          whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
+                          f"{option} ...)")
     _session_options(join)
 
 
-def _options(args: argparse.Namespace) -> SessionOptions:
+def _options(args: argparse.Namespace, room: bool = False) -> SessionOptions:
+    """The session's options; in a room, ``--emulate-rebind`` is the emulated router's (its ports move), not this."""
     emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
                           duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed,
-                          flip=args.emulate_flip, truncate=args.emulate_truncate, rebind_ms=args.emulate_rebind)
+                          flip=args.emulate_flip, truncate=args.emulate_truncate,
+                          rebind_ms=0.0 if room else args.emulate_rebind)
     return SessionOptions(input_delay=args.input_delay, max_prediction=args.max_prediction,
                           desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
                           emulation=emulation if emulation.active else None,
                           allow_game_mismatch=args.allow_game_mismatch, lobby_timeout=args.lobby_timeout,
-                          ticks=args.ticks)
+                          ticks=args.ticks, rejoin_window=getattr(args, "rejoin_window", REJOIN_WINDOW_S),
+                          rejoin=getattr(args, "rejoin", None))
 
 
 def _check(args: argparse.Namespace, game: Game | None) -> None:
@@ -149,13 +206,45 @@ def _check(args: argparse.Namespace, game: Game | None) -> None:
                   game)
 
 
+def _check_display(args: argparse.Namespace) -> None:
+    """A peer drawing frames checks it can draw before it asks anyone to play: not after the others are in.
+
+    A joiner may yet play the host's ``--ticks`` with no frames (it learns so at its
+    welcome), so only a joiner that draws in any case (``--headless``, ``--frames``,
+    ``--screenshot``) and a host that plays in frames are held to it.
+    """
+    if args.ticks is None:
+        check_display(args)
+
+
+def _schedule_delays(session: Session, args: argparse.Namespace) -> None:
+    """The host's ``--input-delay-at``: each change agreed at its tick, told to every peer from the start."""
+    for tick, delay in sorted(getattr(args, "input_delay_at", None) or ()):
+        session.set_input_delay(delay, at=tick)
+
+
+def _check_delays(args: argparse.Namespace) -> None:
+    """``--input-delay-at`` refused before the lobby: a tick too soon for every peer to hear of it, past the end."""
+    changes = sorted(args.input_delay_at or ())
+    if len(changes) > MAX_DELAYS:
+        raise UsageError(f"--input-delay-at: at most {MAX_DELAYS} changes, got {len(changes)}")
+    for tick, delay in changes:
+        if tick < DELAY_LEAD:
+            raise UsageError(f"--input-delay-at {tick}:{delay}: the change can take effect from tick {DELAY_LEAD} on "
+                             "(every peer must hear of it before it plays that tick)")
+        if args.ticks is not None and tick > args.ticks:
+            raise UsageError(f"--input-delay-at {tick}:{delay}: the session ends at tick {args.ticks}")
+    if len({tick for tick, _ in changes}) != len(changes):
+        raise UsageError("--input-delay-at: two changes at one tick")
+
+
 def _script(path: str | None, player: int | None, players: int) -> dict[int, list[InputEvent]]:
     """The local player's scripted input: every line must be its own (read again now that the player is known)."""
     if path is None:
         return {}
     if player is None:
         raise UsageError("--input: a spectator has no input")
-    return assign_unnamed(read_input_scripts(path, players, only=player), player).get(player, {})
+    return assign_unnamed(read_script_lines(path, players, only=player), player).get(player, {})
 
 
 def _builder(game_name: str) -> Any:
@@ -170,6 +259,8 @@ def _play(session: Session, args: argparse.Namespace) -> int:
     game = session.game
     assert world is not None and game is not None and session.sync is not None
     session.script = _script(args.input, session.player, session.players)
+    if session.is_host:
+        _schedule_delays(session, args)
     recorder = None
     if args.record:
         recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
@@ -183,6 +274,8 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.record_tick(tick, inputs, digest)
     session.on_confirmed = confirmed
+    if recorder is not None:
+        session.on_delay = recorder.record_delay
     try:
         if session.options.ticks is None:
             return _play_frames(session, args, recorder)
@@ -238,14 +331,25 @@ def _stopped_in_lobby(args: argparse.Namespace, interrupt: Interrupted) -> int:
     return interrupt.status
 
 
-def _ended(session: Session) -> int:
-    """Say why the session ended early: 0 when a peer chose to leave, 1 for a desync, silence or a crash."""
+def _ended(session: Session, args: argparse.Namespace, recorded: int | None) -> int:
+    """Say why the session ended early, and where the recording ends: 0 when a peer chose to leave, else 1.
+
+    A desync, a dropped peer or a crash is 1. ``recorded``: the tick the recording ends at
+    (``None``: none), said either way: it replays up to there.
+    """
     assert session.ended is not None and session.world is not None
     for line in session.ended.splitlines():
         say(line)
+    kept = (f"; recorded {shown_name(args.record)} through tick {recorded} (it replays)"
+            if recorded is not None else "")
     if session.left:
-        say(f"the session ended early, at tick {session.world.tick_count}")
+        say(f"the session ended early, at tick {session.world.tick_count}{kept}")
         return 0
+    if kept:
+        say(kept[2:])
+    if session.rejoin_code is not None and session.ended.startswith("dropped by the host"):
+        say(f"to rejoin: tickswap join {args.address} {getattr(args, 'game', None) or ''} --rejoin "
+            f"{session.rejoin_code}".replace("  ", " "))
     return 1
 
 
@@ -261,14 +365,17 @@ def _play_ticks(session: Session, args: argparse.Namespace, recorder: Recorder |
             + (" (--headless/--frames/--no-hud/--screenshot ignored)" if ignored else ""))
     session.run_ticks(ticks)
     seconds = time.perf_counter() - started[0] if started else 0.0
-    _keep_recording(session, recorder)
+    recorded = _keep_recording(session, recorder)
     say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
-    status = 0 if session.ended is None else _ended(session)
+    status = 0 if session.ended is None else _ended(session, args, recorded)
     if status:
         return status
     ran = world.tick_count
     entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
-    print(f"{game.name}: {ran} ticks in {seconds * 1000:.1f} ms ({ran / seconds if seconds else 0:,.0f} ticks/s), "
+    played = ran - sync.start  # a late joiner played from the tick it started at
+    here = f"{played} here, from tick {sync.start}: " if sync.start else ""
+    print(f"{game.name}: {ran} ticks in {seconds * 1000:.1f} ms ({here}{played / seconds if seconds else 0:,.0f} "
+          "ticks/s), "
           f"{entities}, state {world.state_hash()[:16]}" + (f", recorded {shown_name(args.record)}" if args.record
                                                             else ""), flush=True)
     return 0
@@ -291,7 +398,7 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
             return _stopped(session, args, recorder, interrupt, shot)
         if args.screenshot:
             write_screenshot(runner, args.screenshot)
-        _keep_recording(session, recorder)
+        recorded = _keep_recording(session, recorder)
         summary = (f"{game.name}: {frames} frames, {world.tick_count} confirmed ticks, state {world.state_hash()[:16]}"
                    + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
                    + (f", recorded {shown_name(args.record)}" if args.record else ""))
@@ -299,7 +406,7 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
         runner.view.delete()
         runner.window.close()
     say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
-    if session.ended is not None and _ended(session):
+    if session.ended is not None and _ended(session, args, recorded):
         return 1
     print(summary, flush=True)
     return 0
@@ -314,7 +421,7 @@ def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
     """
     if not args.input:
         return None
-    named = sorted(p for p in read_input_scripts(args.input, only=player, joining=player is None) if p is not None)
+    named = sorted(p for p in read_script_lines(args.input, only=player, joining=player is None) if p is not None)
     if len(named) > 1:
         raise UsageError(f"--input {shown_name(args.input)} scripts players {', '.join(map(str, named))}: "
                          "a peer scripts only its own player")
@@ -337,45 +444,87 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         players = 2  # the fewest a session has
     if players < 2:
         raise UsageError(f"--players {players}: a session needs 2 players or more")
-    if args.emulate_rebind:
+    room = args.room is not None
+    check_room_options(args, room)
+    if args.emulate_rebind and args.emulate_nat != "rebinding":
         raise UsageError("--emulate-rebind: a host's port is where its joiners reach it and can't move; give it to "
                          "a joiner (a home router moves a joiner's port, and the host follows it)")
+    if room and (args.port is not None or args.bind is not None):
+        raise UsageError("--port and --bind are for a host that joiners reach at its address; with --room the "
+                         "paths are found by ICE (--ice-host chooses the addresses)")
+    try:
+        code = room_code(args.room) if room and args.room else new_code() if room else ""
+    except ValueError as error:
+        raise UsageError(f"--room: {error}") from None
+    _check_delays(args)
     _check_script(args, 0)  # the host is player 0: a line naming another is refused before anyone joins
+    setup = RoomSetup(args, _address) if room else None  # its mistakes are the user's: said before the display's
     try:
-        session = Session.host(game, players=players, seed=args.seed, port=args.port, bind=args.bind,
-                               options=_options(args), say=say, build=_builder(game.name))
-    except TransportError as error:  # a port in use, an address not this machine's: the user's to change
-        raise UsageError(str(error)) from None
+        _check_display(args)  # a host that can't draw says so before anyone joins, not after they are all in
+    except DisplayError:
+        if setup is not None:
+            setup.close()  # an emulated router's sockets and thread
+        raise
+    session: Session | None = None
     try:
-        host, port = session.address
         try:
-            say(f"hosting {game.name} for {players} players on {host}:{port}")
+            if setup is not None:
+                setup.host_room(code, players, game)
+            session = Session.host(game, players=players, seed=args.seed,
+                                   port=DEFAULT_PORT if args.port is None else args.port,
+                                   bind=args.bind or "127.0.0.1", options=_options(args, room), say=say,
+                                   build=_builder(game.name),
+                                   transport=setup.room if setup is not None else None)
+        except TransportError as error:  # a port in use, an address not this machine's: the user's to change
+            raise UsageError(str(error)) from None
+        try:
+            if setup is None:
+                host, port = session.address
+                say(f"hosting {game.name} for {players} players on {host}:{port}")
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
+        if setup is not None:
+            setup.started()
         return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
+    except Interrupted as interrupt:  # in the room's opening, before any session
+        return _stopped_in_lobby(args, interrupt)
     finally:
-        session.close()
+        if session is not None:
+            session.close()
+        if setup is not None:
+            setup.close()
 
 
-def _address(text: str) -> tuple[str, int]:
+def _address(text: str, what: str = "join", default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """HOST[:PORT] with HOST resolved once, here, to an IPv4 address: replies come from an address, never a name."""
     if text.startswith("[") or text.count(":") > 1:
-        raise UsageError(f"join {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
+        raise UsageError(f"{what} {shown(text)}: only IPv4 is supported (an IPv4 address or a host name, then :PORT)")
     host, colon, port = text.partition(":")
-    port = port if colon else str(DEFAULT_PORT)
+    port = port if colon else str(default_port)
     if not host or not port.isdigit():
-        raise UsageError(f"join: expected HOST:PORT (or HOST, port {DEFAULT_PORT}), got {shown(text)}")
+        raise UsageError(f"{what}: expected HOST:PORT (or HOST, port {default_port}), got {shown(text)}")
     if not 0 < int(port) < 65536:
-        raise UsageError(f"join {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
+        raise UsageError(f"{what} {shown(text)}: the port {shown(port)} is out of range: expected 1 to 65535")
     try:
         found = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_DGRAM)
     except (OSError, UnicodeError) as error:
-        raise UsageError(f"join: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
+        raise UsageError(f"{what}: can't find the host {host!r}: {getattr(error, 'strerror', None) or error}") from None
     return str(found[0][4][0]), int(port)
+
+
+def _host_or_code(text: str) -> tuple[str, int]:
+    """A joiner's HOST[:PORT]; one that looks like a mistyped room code is refused as such when no host has its name."""
+    try:
+        return _address(text)
+    except UsageError:
+        if looks_like_code(text):
+            raise UsageError(f"join {shown(text)}: no host has that name, and it is no room code (codes have only "
+                             "letters and digits, never 0, O, 1, I or L)") from None
+        raise
 
 
 def _registered(name: str) -> Game:
@@ -385,18 +534,45 @@ def _registered(name: str) -> Game:
 
 
 def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
-    """``tickswap join HOST:PORT [GAME]``: join, play, print the summary (``game``: already loaded)."""
-    address = _address(args.address)
+    """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded)."""
+    room = is_room_code(args.address)
+    if not room and (args.rendezvous or args.emulate_nat) and looks_like_code(args.address):
+        try:
+            room_code(args.address)
+        except ValueError as error:  # room options, and a code mistyped: say what is wrong with the code
+            raise UsageError(f"join: {error}") from None
+    check_room_options(args, room)
+    address = None if room else _host_or_code(args.address)
     game_file = getattr(args, "game", None)
     game = game if game is not None else load_game(game_file) if game_file else None
     _check(args, game)
     if args.spectate and args.input is not None:
         raise UsageError("--input: a spectator has no input")
+    if args.spectate and args.rejoin is not None:
+        raise UsageError("--rejoin: a spectator has no seat to take back (a rejoin code is a player's)")
     named = _check_script(args, None)  # the player is the host's to give: checked against it after the welcome
-    session = Session.join(address, game, spectate=args.spectate, options=_options(args), say=say,
-                           build=_builder(game_file or ""), load=_registered)
+    setup = RoomSetup(args, _address) if room else None  # its mistakes are the user's: said before the display's
+    cannot_draw: DisplayError | None = None
+    if args.ticks is None:
+        # Asked before joining: a peer that can't draw says so before it asks, if it draws whatever the
+        # host plays; else it learns at its welcome whether it must (the host plays frames) and leaves the seat.
+        try:
+            check_display(args)
+        except DisplayError as error:
+            if args.frames is not None or args.headless or args.screenshot:
+                if setup is not None:
+                    setup.close()  # an emulated router's sockets and thread
+                raise
+            cannot_draw = error
+    transport = None
+    session: Session | None = None
     try:
         try:
+            if setup is not None:
+                address, transport = setup.join_room(room_code(args.address))
+            assert address is not None
+            session = Session.join(address, game, spectate=args.spectate, options=_options(args, room), say=say,
+                                   build=_builder(game_file or ""), load=_registered, transport=transport)
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
@@ -405,11 +581,28 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
             _leave_the_seat(session)
             raise UsageError(f"--input {shown_name(args.input)} scripts player {named}, but the host gave this peer "
                              f"{who}: left before the start, the seat is free again")
-        say(f"joined {address[0]}:{address[1]} as {who} of {session.players}")
+        if session.options.ticks is None and cannot_draw is not None:
+            _leave_the_seat(session)  # the host plays in frames, which this peer can't draw: the seat is free again
+            raise DisplayError(f"{cannot_draw}: left before the start, the seat is free again")
+        late = f", from tick {session.sync.start} (the session was running)" if session.late and session.sync else ""
+        where = f"room {room_code(args.address)}" if room else f"{address[0]}:{address[1]}"
+        say(f"joined {where} as {who} of {session.players}{late}")
+        code = session.rejoin_code
+        if code is not None and session.players >= 3 and not room:  # a room closes when play starts
+            game_word = f" {game_file}" if game_file else ""
+            say(f"if this peer drops, it takes its seat back with: tickswap join {args.address}{game_word} "
+                f"--rejoin {code} (within the host's --rejoin-window; keep the code to yourself)")
+        if setup is not None:
+            setup.started()
         return _play(session, args)
     except SessionError as error:
         say(str(error))
         return error.status
     finally:
-        session.close()
+        if session is not None:
+            session.close()
+        elif transport is not None:
+            transport.close()
+        if setup is not None:
+            setup.close()
         sys.stdout.flush()

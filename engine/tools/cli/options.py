@@ -200,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.tools.cli.net import add_session_commands
 
     add_session_commands(commands)
+    from engine.tools.cli.rendezvous import add_rendezvous_command
+
+    add_rendezvous_command(commands)
     commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
     lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
                               description="Run one scenario under each game loop on a simulated machine and "

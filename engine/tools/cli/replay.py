@@ -15,11 +15,12 @@ from typing import Any
 from engine.files.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
-from engine.files.replay import Playback, ReplayResult, read_replay, verify
+from engine.files.replay import Playback, ReplayResult, read_replay, read_start, verify
+from engine.files.save import load_world_data
 from engine.interrupts import Interrupted
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.outputs import check_outputs, write_screenshot
-from engine.tools.cli.worlds import build_world
+from engine.tools.cli.worlds import add_systems, build_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import World
 
@@ -60,6 +61,24 @@ def _replay_game(replay: Any, chosen: str | None) -> Game:
                      f"runs by itself: to run that game, pass --game {suggestion}")
 
 
+def start_world(replay: Any, game: Game) -> World:
+    """The world a recording that starts from a save starts from: its save line, checked whole, then loaded.
+
+    As ``tickswap run --load`` loads a save file: the game's classes only, then its
+    ``systems(world)`` again; a ``build`` that adds systems is refused (a save holds none).
+    """
+    build_world(game, replay.seed, "a recording that starts from a save", replay.players).close()
+    notes: list[str] = []
+    world = load_world_data(read_start(replay), f"{shown_name(replay.path)}:2", game, notes, world_class=World)
+    for note in notes:
+        say(note)
+    if world.players != replay.players:
+        world.close()
+        raise UsageError(f"{shown_name(replay.path)}:2: the save has {world.players} players, the header "
+                         f"{replay.players}")
+    return add_systems(game, world)
+
+
 def replay_command(args: argparse.Namespace) -> int:
     """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
     if args.screenshot and not (args.headless or args.window):
@@ -78,7 +97,7 @@ def replay_command(args: argparse.Namespace) -> int:
     if replay.players not in game.players:
         raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
                          f"played by {game.played_by()} (its PLAYERS)")
-    world = build_world(game, replay.seed, players=replay.players)
+    world = build_world(game, replay.seed, players=replay.players) if not replay.start else start_world(replay, game)
     runner: Any = None
     shot = ""  # the screenshot, named in the line that ends the replay as --record's file is in a run's
     try:
@@ -143,7 +162,9 @@ def replay_command(args: argparse.Namespace) -> int:
         return 1
     if result.ok:
         hashes = "hash" if result.checked == 1 else "hashes"
-        print(f"replay {name}: {result.ticks} ticks of {game.name}, {result.checked} {hashes} checked, all match{shot}")
+        start = f" (from tick {replay.start}, its save)" if replay.start else ""
+        print(f"replay {name}: {result.ticks - replay.start} ticks of {game.name}{start}, {result.checked} {hashes} "
+              f"checked, all match{shot}")
         if changed:
             say(f"note: {changed}, but it replays the same")
         return 0

@@ -25,7 +25,7 @@ from engine.files.png import PictureError
 from engine.files.replay import Recorder, ReplayError
 from engine.files.save import SaveError, save_world
 from engine.input.events import InputEvent
-from engine.input.scripts import assign_unnamed, read_input_scripts
+from engine.input.scripts import read_input_scripts
 from engine.interrupts import TICK, Interrupted
 from engine.state.snapshot import UnhashableState
 from engine.tiles.model import MapError
@@ -60,12 +60,8 @@ def check_run_args(args: argparse.Namespace, game: Game) -> None:
         # No loop runs with --ticks: these would be accepted and change nothing.
         raise UsageError("--ticks runs the ticks back to back with no loop; it can't be combined with --loop, "
                          "--max-fps or --no-vsync")
-    if args.record and args.load:
-        raise UsageError("--record replays from the game's start; it can't be combined with --load")
     if args.load and args.seed is not None:
         raise UsageError("--load continues the saved world with its own seed; it can't be combined with --seed")
-    if args.load and args.players is not None:
-        raise UsageError("--load continues the saved world with its own players; it can't be combined with --players")
     if args.seed is None:
         args.seed = 0
     if not args.load:
@@ -122,7 +118,7 @@ class RunSession:
 
     def _read_script(self, players: int) -> dict[int, dict[int, list[InputEvent]]]:
         """Every player's scripted input (lines naming no player are player 0's); other players refused."""
-        return assign_unnamed(read_input_scripts(self.args.input, players), 0)
+        return read_input_scripts(self.args.input, players)
 
     def _refuse_unreachable_saves(self) -> None:
         # Refused before the run, not found missing after it: a tick already past (after --load),

@@ -12,7 +12,7 @@ from engine.tiles.model import MapError
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say, shown_name
 from engine.world import World, system_count
 
-__all__ = ["build_world", "check_players", "load_saved_world"]
+__all__ = ["add_systems", "build_world", "check_players", "load_saved_world"]
 
 
 def check_players(game: Game, players: int | None) -> int:
@@ -70,6 +70,16 @@ def load_saved_world(game: Game, args: argparse.Namespace) -> World:
         world.close()
         raise UsageError(f"{shown_name(args.load)}: a save of {world.players} player{'s' if world.players != 1 else ''}"
                          f"; {game.name} is played by {game.played_by()} (its PLAYERS)")
+    if getattr(args, "players", None) is not None and args.players != world.players:
+        world.close()
+        raise UsageError(f"--players {args.players}: {shown_name(args.load)} is a save of {world.players} "
+                         f"player{'s' if world.players != 1 else ''}, and a loaded world keeps its players "
+                         f"(give --players {world.players}, or none)")
+    return add_systems(game, world)
+
+
+def add_systems(game: Game, world: World) -> World:
+    """``world`` (loaded from a save) with the game's ``systems(world)`` added again; a failure is the game's crash."""
     try:
         game.add_systems(world)
     except Interrupted:
