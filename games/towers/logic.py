@@ -216,3 +216,39 @@ def build(world: World) -> None:
     world.spawn(Cursor(game))
     world.spawn(Hud(game))
     world.spawn(Hud(game, middle=True))
+
+
+def heavy_wave(world: World, crowd_shots: bool = False, *, into: int = 600) -> Game:
+    """The last wave ``into`` ticks after it began, built at once: what ``tickswap bench towers`` times.
+
+    The game as ``build`` makes it, a tower on every grass tile beside the road (guns and tacks
+    in turn, as a player who has won eleven waves has them), the wave's 330 enemies all sent
+    and spread along the road as its rate and their speeds put them, and shots as entities
+    or, with ``crowd_shots``, as the crowd. Deterministic: the world's seed draws the speeds.
+    """
+    build(world)
+    [game] = world.entities_of(Game)
+    level = game.level
+    kind, count, hp, rate = WAVES[-1]
+    game.wave, game.sent, game.clock, game.crowd_shots = len(WAVES), count, into, crowd_shots
+    game.money = 0
+    road = {(column, row) for column in range(WIDTH // 32) for row in range(HEIGHT // 32)
+            if not _buildable(level, column, row)}
+    placed = 0
+    for row in range(HEIGHT // 32):
+        for column in range(WIDTH // 32):
+            beside = any((column + dx, row + dy) in road for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+            if _buildable(level, column, row) and beside:
+                tower = (Tack, Gun)[placed % 2]
+                world.spawn(tower(column * 32 + 16.0, row * 32 + 16.0, game, game.shots))
+                placed += 1
+    for index in range(count):
+        speed = kind.speed * game.random.uniform(0.85, 1.15)
+        enemy = world.spawn(kind(game, ROUTE, hp, speed=speed))
+        enemy.follow(ROUTE, speed, start=min(ROUTE.length, speed * max(0.0, into - index / rate)))
+    return game
+
+
+def _buildable(level: TileMap, column: int, row: int) -> bool:
+    tile = level.tile_at(column * 32 + 16.0, row * 32 + 16.0)
+    return tile is not None and bool(tile.properties.get("buildable"))

@@ -120,14 +120,19 @@ class Tower(Entity):
     def fire(self, world: World, targets: list[Enemy]) -> None:
         raise NotImplementedError
 
-    def shoot(self, world: World, degrees: float, speed: float, life: int) -> None:
-        """One shot from the tower's centre: an entity, or a member of the crowd of shots in crowd mode."""
-        sine, cosine = sin_cos(degrees * RADIANS)  # engine.portable: the same bits on every machine
-        dx, dy = speed * cosine, speed * sine
+    def shoot(self, world: World, headings: list[float], speed: float, life: int) -> None:
+        """A shot from the tower's centre at each heading (degrees): entities, or, in crowd mode, rows of the
+        crowd of shots, all in one ``spawn_members`` (one call for a volley: a crowd's cost is per call)."""
+        velocities = []
+        for degrees in headings:
+            sine, cosine = sin_cos(degrees * RADIANS)  # engine.portable: the same bits on every machine
+            velocities.append((speed * cosine, speed * sine))
         if self.game.crowd_shots:
-            self.shots.spawn_members(position=[(self.x, self.y)], velocity=[(dx, dy)], life=[life])
+            count = len(velocities)
+            self.shots.spawn_members(position=[(self.x, self.y)] * count, velocity=velocities, life=[(life,)] * count)
         else:
-            world.spawn(Shot(self.x, self.y, dx, dy, life))
+            for dx, dy in velocities:
+                world.spawn(Shot(self.x, self.y, dx, dy, life))
 
 
 class Gun(Tower):
@@ -140,7 +145,7 @@ class Gun(Tower):
     def fire(self, world: World, targets: list[Enemy]) -> None:
         target = max(targets, key=lambda enemy: enemy.path_distance)  # ties: the first, by id
         self.angle = atan2(target.y - self.y, target.x - self.x) * DEGREES
-        self.shoot(world, self.angle, 7.0, 24)
+        self.shoot(world, [self.angle], 7.0, 24)
         world.play(SHOOT, volume=0.3, limit=3)
 
 
@@ -153,8 +158,7 @@ class Tack(Tower):
 
     def fire(self, world: World, targets: list[Enemy]) -> None:
         self.angle = (self.angle + 22.5) % 360.0  # every other volley between the last one's spokes
-        for spoke in range(8):
-            self.shoot(world, self.angle + spoke * 45.0, 4.0, 48)
+        self.shoot(world, [self.angle + spoke * 45.0 for spoke in range(8)], 4.0, 48)
 
 
 class Shot(Entity):
