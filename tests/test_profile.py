@@ -127,7 +127,9 @@ def test_collision_queries_are_the_engines_share_not_the_askers():
     assert profile.read_ns > 0 and profile.overhead_ms > 0
     lines = profile.lines()
     assert lines[0].startswith("profile: 30 ticks, ")
-    assert re.match(r"  updates .*: (Walker|Bullet) x\d+ ", lines[1]) and "Sparks x1" in lines[1]
+    # Classes come slowest first: which is slowest is the machine's to say (Sparks, a crowd, on the pure path).
+    assert lines[1].startswith("  updates ") and re.search(r": .*Walker x\d+ ", lines[1])
+    assert re.search(r"Bullet x\d+ ", lines[1]) and "Sparks x1 " in lines[1]
     assert lines[2].startswith("  systems ") and "Mover" in lines[2]
     assert lines[3].startswith("  engine ") and "collisions" in lines[3] and "other" in lines[3]
     assert profile.summary().startswith("tick ")
