@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -121,6 +121,13 @@ class EsperWorld:
         """Run every processor once, in priority order."""
         with self.context():
             esper.process()
+
+    def process_each(self, run: Callable[[esper.Processor], None]) -> None:
+        """``process()``, with ``run(processor)`` calling each processor's ``process()`` (a profile times them)."""
+        with self.context():
+            esper.clear_dead_entities()
+            for processor in esper._processors:  # as esper.process does: a processor added mid-tick too
+                run(processor)
 
     def next_id(self, entity_id: int) -> None:
         """Make the next entity created get ``entity_id`` (a load, or a rolled-back tick)."""

@@ -214,7 +214,8 @@ class Particles(Crowd):
         life = self.current("life")
         if self.fade or self.shrink:
             left = np.subtract(np.float32(1.0), age / life, dtype=np.float32)
-            np.clip(left, np.float32(0.0), np.float32(1.0), out=left)
+            # np.clip's wrapper costs more than the work for a puff of ten: the two ufuncs it stands for.
+            np.minimum(np.maximum(left, np.float32(0.0), out=left), np.float32(1.0), out=left)
             if self.fade:
                 np.copyto(self.next("opacity"), left)
             if self.shrink:

@@ -132,14 +132,38 @@ class Path:
         a closed one goes round (``distance`` modulo ``length``).
         """
         index, into = self._segment(distance)
+        return self._point(index, into)
+
+    def _point(self, index: int, into: float) -> tuple[float, float]:
+        """The point ``into`` along segment ``index``."""
         points = self.points
         x0, y0 = points[index]
         x1, y1 = points[(index + 1) % len(points)]
-        span = self._ends[index + 1] - self._ends[index]
+        ends = self._ends
+        span = ends[index + 1] - ends[index]
         if span == 0.0:
             return x0, y0
         share = into / span
         return x0 + (x1 - x0) * share, y0 + (y1 - y0) * share
+
+    def _at(self, distance: float) -> tuple[float, float, float]:
+        """``point_at`` and ``angle_at`` of one ``distance`` (finite, and within the path: a walker's), the segment
+        found once: what a ``Follower`` takes each step."""
+        if not math.isfinite(distance):
+            self._segment(distance)  # refused there, by name
+        ends = self._ends
+        index = bisect_right(ends, distance) - 1
+        last = len(ends) - 2
+        if index > last:
+            index = last
+        points = self.points
+        x0, y0 = points[index]
+        x1, y1 = points[(index + 1) % len(points)]
+        span = ends[index + 1] - ends[index]
+        if span == 0.0:
+            return x0, y0, self._angles[index]
+        share = (distance - ends[index]) / span  # _point's arithmetic, written out
+        return x0 + (x1 - x0) * share, y0 + (y1 - y0) * share, self._angles[index]
 
     def angle_at(self, distance: float) -> float:
         """The heading at ``distance``, in degrees counter-clockwise from +x (an entity's ``angle``), in (-180, 180].
@@ -222,7 +246,13 @@ class Follower(Advancing):
         route = self.route
         if not route:
             return None
+        return self._path_of(route)
+
+    def _path_of(self, route: tuple[Any, ...]) -> Path:
+        """The ``Path`` of a walk ``route`` (not ``()``), kept while the route holds the points it was made from."""
         cached: Path | None = getattr(self, "_path", None)
+        if cached is not None and cached.points is route[_POINTS] and cached.closed is route[_CLOSED]:
+            return cached  # the usual step: the very points it was made from
         # The route holds the path's points (a save holds data): the Path is rebuilt from
         # them when they are not the ones it was made from (after a load, say).
         if cached is None or cached.closed != route[_CLOSED] or (
@@ -242,10 +272,12 @@ class Follower(Advancing):
         route = self.route
         if not route or route[_LOOP]:
             return False
-        path = self.path
-        assert path is not None
-        speed, distance = route[_SPEED], route[_DISTANCE]
-        return bool(distance >= path.length if speed >= 0 else distance <= 0.0)
+        if route[_SPEED] < 0:
+            return bool(route[_DISTANCE] <= 0.0)
+        cached: Path | None = getattr(self, "_path", None)
+        path = (cached if cached is not None and cached.points is route[_POINTS] and cached.closed is route[_CLOSED]
+                else self._path_of(route))
+        return bool(route[_DISTANCE] >= path.length)
 
     def on_load(self, world: Any) -> None:
         """After a load: refuse a walk a save could hold but no ``follow`` makes (a save is data from elsewhere)."""
@@ -279,15 +311,28 @@ class Follower(Advancing):
             self.angle = path.angle_at(distance)
 
     def _advance(self, world: Any) -> None:
+        # The hot path of a tower defense (hundreds of walkers a tick): the path found once, the
+        # segment once, and exactly the arithmetic of follow(), _along() and point_at().
         route = self.route
         if route and route[_SPEED]:
-            path = self.path
-            assert path is not None
             points, closed, distance, speed, loop, turn = route
-            moved = self._along(path, distance + speed, loop)
+            path = self._path_of(route)
+            length = path.length
+            moved = distance + speed
+            if loop and length > 0.0:
+                moved %= length
+            elif moved < 0.0:  # min(max(moved, 0.0), length), as _along has it, without two calls
+                moved = 0.0
+            elif moved > length:
+                moved = length
             if moved != distance:
                 if loop and not closed and (moved < distance) == (speed > 0):
                     self.snap()  # an open loop jumps back to its first point: no streak across the screen
                 self.route = (points, closed, moved, speed, loop, turn)
-                self._place(path, moved, turn)
+                if closed and length > 0.0:
+                    moved %= length  # as point_at takes it (once more: a no-op but for the rounding of %)
+                x, y, angle = path._at(moved)
+                self.x, self.y = x, y
+                if turn:
+                    self.angle = angle
         super()._advance(world)

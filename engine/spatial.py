@@ -374,6 +374,8 @@ def _float32_rows(values: Any, count: int, what: str) -> Array:
     if view.format not in _NATIVE_FLOAT32 or view.nbytes // 4 < count:
         raise TypeError(f"{what} must be a contiguous buffer of at least {count} native f, got format "
                         f"{view.format} with {view.nbytes} bytes")
+    if view.nbytes == 0:
+        return np.zeros(0, dtype=np.float32)  # an empty crowd's (0, 2): memoryview.cast refuses a zero in a shape
     return np.frombuffer(view.cast("B"), dtype=np.float32)[:count].copy()
 
 

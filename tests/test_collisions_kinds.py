@@ -247,3 +247,41 @@ def test_the_compiled_and_the_pure_path_give_the_same_answers_and_hashes():
     assert pure_run["compiled"] is False
     assert compiled_run["answers"] == pure_run["answers"] and compiled_run["hash"] == pure_run["hash"]
     assert any(answer[0] for answer in pure_run["answers"][::3]), "the crowd hits something"
+
+
+_EMPTY_CROWD_GAME = """
+import json
+from engine import Entity, Look, World
+from engine.crowd import Crowd
+
+class Walker(Entity):
+    look = Look("square", 16)
+
+class Shots(Crowd):
+    fields = {"position": 2}
+    hitbox = (4.0, 4.0)
+    found = None
+
+    def update(self, world):
+        members, hit = world.overlapping_members(self, Walker)
+        self.found = (members.tolist(), [walker.id for walker in hit])
+
+with World() as world:
+    world.spawn(Walker(x=0.0, y=0.0))
+    shots = world.spawn(Shots(8))
+    world.tick()
+    empty = shots.found
+    shots.spawn_members(position=[(1.0, 1.0)])
+    world.tick()
+    print(json.dumps([empty, shots.found]))
+"""
+
+
+@pytest.mark.parametrize("pure", ["1", "0"])
+def test_a_crowd_with_no_members_overlaps_nothing_on_both_paths(pure):
+    # The pure grid read an empty crowd's (0, 2) positions through memoryview.cast, which
+    # refuses a view with a zero in its shape: a TypeError the tick failed with, where the core answers none.
+    done = subprocess.run([sys.executable, "-c", _EMPTY_CROWD_GAME], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TICKSWAP_PURE": pure})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[[], []], [[0], [1]]]

@@ -190,3 +190,40 @@ def test_members_spawned_by_several_entities_in_a_tick_join_in_the_same_order_in
             world.spawn(Emitter(sparks, float(n)))
 
     assert_order_independent(build, ticks=12, orders=4, inputs=None)
+
+
+class Volley(Entity):
+    """Spawns ``rows`` members into a shared crowd each tick; fails its update when ``fail`` is set."""
+
+    saved = ("crowd", "rows", "fail")
+
+    def __init__(self, crowd: Sparks, rows: int) -> None:
+        super().__init__()
+        self.crowd, self.rows, self.fail = crowd, rows, False
+
+    def update(self, world: World) -> None:
+        self.crowd.spawn_members(position=[[0.0, 0.0]] * self.rows)
+        if self.fail:
+            raise RuntimeError("this tick fails")
+
+
+def test_members_waiting_to_join_count_against_capacity_within_a_tick_and_never_after_it():
+    # The crowd counts what waits to join as it comes (not summed again at each call): the count
+    # must start afresh after each tick, after a failed tick, and refuse the row past capacity.
+    with World() as world:
+        sparks = world.spawn(Sparks(10))
+        volleys = [world.spawn(Volley(sparks, 3)) for _ in range(3)]
+        world.tick()
+        assert sparks.count == 9
+        sparks.despawn_members(np.arange(9))  # between ticks: at once
+        volleys[2].fail = True
+        with pytest.raises(EntityUpdateError):
+            world.tick()
+        assert sparks.count == 0
+        volleys[2].fail = False
+        world.tick()  # 9 again: nothing of the failed tick still counts against the 10
+        assert sparks.count == 9
+        sparks.despawn_members(np.arange(9))
+        world.spawn(Volley(sparks, 2))
+        with pytest.raises(EntityUpdateError, match="full: capacity 10, 0 members and 9 waiting to join"):
+            world.tick()  # 3 + 3 + 3 + 2 = 11 > 10: the last one is refused, saying why

@@ -178,3 +178,84 @@ def test_entities_of_during_a_tick_answers_from_the_tick_start_sorted_by_id(worl
     assert seen[1] == [*runners, watcher]
     assert [entity.id for entity in seen[1]] == sorted(_id(entity) for entity in seen[1])
     assert len(world.entities_of(Runner)) == 4 and runners[1] not in world.entities_of(Runner), "after the tick: live"
+
+
+# -- entities_of from an index by class: the kind's classes looked at, the same answer as a scan -------------
+
+
+class Base(Entity):
+    pass
+
+
+class Left(Base):
+    pass
+
+
+class Right(Base):
+    pass
+
+
+class Other(Entity):
+    pass
+
+
+class Churner(Entity):
+    """Spawns and despawns others mid-tick, by its own random; asks entities_of as it goes."""
+
+    saved = ("seen",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[int] = []
+
+    def update(self, world):
+        rng = self.random
+        for _ in range(rng.randrange(4)):
+            world.spawn(rng.choice((Base, Left, Right, Other))())
+        for kind in (Entity, Base, Left, Other):  # mid-tick too: the tick's start, as a scan finds it
+            assert world.entities_of(kind) == _scan(world, kind), kind
+        live = world.entities_of(Base)
+        if live and rng.random() < 0.7:
+            world.despawn(rng.choice(live))
+        self.seen = [entity.id for entity in world.entities_of(Left)]
+
+
+def _scan(world: World, kind: type | tuple[type, ...]) -> list[Entity]:
+    """What entities_of answered before the index: every entity looked at."""
+    return [entity for entity in world.entities if isinstance(entity, kind)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.lists(st.sampled_from(["tick", "spawn", "despawn", "checkpoint", "rollback", "shuffle", "save"]),
+                      max_size=40), seed=st.integers(0, 2**32 - 1))
+def test_entities_of_answers_as_a_scan_through_churn_rollbacks_shuffles_and_loads(steps, seed, tmp_path_factory):
+    rng = random.Random(seed)
+    world = World(seed=seed)
+    world.spawn(Churner())
+    checkpoint = world.checkpoint()
+    try:
+        for step in steps:
+            if step == "tick":
+                world.tick()
+            elif step == "spawn":
+                world.spawn(rng.choice((Base, Left, Right, Other))())
+            elif step == "despawn" and len(world.entities) > 1:
+                world.despawn(rng.choice(world.entities[1:]))
+            elif step == "checkpoint":
+                checkpoint = world.checkpoint()
+            elif step == "rollback":
+                world.rollback(checkpoint)
+            elif step == "shuffle":
+                world.shuffle_order(rng)
+            elif step == "save":
+                path = tmp_path_factory.mktemp("save") / "world.json"
+                world.save(path)
+                world.close()
+                world = World.load(path)
+                checkpoint = world.checkpoint()
+            kinds: tuple[type[Entity] | tuple[type[Entity], ...], ...] = (Entity, Base, Left, Right, Other, Churner,
+                                                                          (Left, Other))
+            for kind in kinds:
+                assert world.entities_of(kind) == _scan(world, kind), (step, kind)
+    finally:
+        world.close()

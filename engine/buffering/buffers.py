@@ -51,9 +51,9 @@ entity's next update, where the allocator takes it straight back) rather than co
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Protocol
 
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import MUTABLE_TYPES, Layout, layout_of
@@ -65,7 +65,17 @@ from engine.buffering.slots import ACCELERATED, BufferSlots, Host
 from engine.buffering.traps import trap_writes
 from engine.errors import EntityUpdateError
 
-__all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "init_entity"]
+__all__ = ["ACCELERATED", "BufferSlots", "ForeignWrites", "PureBuffers", "UpdateTimer", "init_entity"]
+
+
+class UpdateTimer(Protocol):
+    """What times a tick's updates while a world is profiled (``engine.world.TickProfile``)."""
+
+    def run_updates(self, settler: Iterable[BufferSlots], world: Any) -> None:
+        """Call ``update(world)`` on each entity ``settler`` hands out, timing them."""
+
+    def timed(self, part: str, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, timed as one of the engine's parts."""
 
 
 class ForeignWrites(Exception):
@@ -138,6 +148,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._late_systems = True
         self.diagnosing = False
         """Set while the world re-runs a refused tick to find the writer: never commit then."""
+        self.profile: UpdateTimer | None = None
+        """What times the updates (a world's ``TickProfile``), or ``None``: the plain loop runs."""
 
     # -- entities with buffers of their own ------------------------------------------------
 
@@ -189,6 +201,9 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         order = self._order
         if self._early:
             self._absorb_system_writes()
+        if self.profile is not None:
+            self._update_profiled(world, self.profile)
+            return
         moved_append = self._moved.append
         changed_append = self._changed.append
         entity: BufferSlots | None = None
@@ -233,6 +248,53 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             raise EntityUpdateError(entity, world.tick_count + 1, error) from error
         self.sender = None
         self._commit()
+
+    def _update_profiled(self, world: Host, profile: UpdateTimer) -> None:
+        """``update`` with each entity's ``update()`` timed: the same bookkeeping, as a generator the timer walks."""
+        try:
+            profile.run_updates(self._settled(self._order), world)
+        except BaseException as error:
+            entity = self.sender
+            self.sender = None
+            if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or entity is None:
+                raise
+            raise EntityUpdateError(entity, world.tick_count + 1, error) from error
+        self.sender = None
+        self._commit()
+
+    def _settled(self, order: Sequence[BufferSlots]) -> Iterator[BufferSlots]:
+        """The live entities in turn, each settled after its update as ``update``'s loop settles it."""
+        for entity in order:
+            if not entity.alive:
+                continue
+            self.sender = entity
+            if entity._motion_only:
+                before_x = entity.x
+                before_y = entity.y
+                before_angle = entity.angle
+                yield entity
+                after_x = entity.x
+                after_y = entity.y
+                after_angle = entity.angle
+                if after_x is not before_x or after_y is not before_y or after_angle is not before_angle:
+                    entity._nx = after_x
+                    entity._ny = after_y
+                    entity._na = after_angle
+                    self._moved.append(entity)
+                    entity.x = before_x
+                    entity.y = before_y
+                    entity.angle = before_angle
+            else:
+                get = layout_of(entity).get
+                before = get(entity)
+                yield entity
+                after = get(entity)
+                if after != before:
+                    if not MUTABLE_TYPES.isdisjoint(map(type, after)):
+                        layout_of(entity).refuse_mutable(entity, after)
+                    entity._nfull = after
+                    self._changed.append(entity)
+                    layout_of(entity).set(entity, before)
 
     def _check_order(self) -> None:
         # The list is the engine's own (Spawner.ticking_order); only code reaching into
@@ -325,7 +387,10 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             entity._prev_tick = -1
         self._snapped.clear()
         self._randoms.clear()
-        self._swap_signals()
+        if self.profile is None:
+            self._swap_signals()
+        else:  # the signals' share of the finish, said apart from the Double Buffer's
+            self.profile.timed("signals", self._swap_signals)
         for own in self._hooked:
             own._commit_own(tick)
         self._stashed = False

@@ -65,9 +65,13 @@ class CompiledBuffers(PureBuffers):
         # With the shown lists, an entity's own look or parts set in its update is written in C.
         settler = self._settler = _core.Settler(order, self._moved, self._changed, self._shown_changed,
                                                 self._shown_fields)
+        profile = self.profile
         try:
-            for entity in settler:
-                entity.update(world)
+            if profile is None:
+                for entity in settler:
+                    entity.update(world)
+            else:
+                profile.run_updates(settler, world)
         except BaseException as error:
             failed: BufferSlots | None = settler.current
             settler.close()  # its current entity's writes are no longer its own update's

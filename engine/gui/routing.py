@@ -218,17 +218,14 @@ _widgets: weakref.WeakKeyDictionary[Any, tuple[int, type[Any], list[Any]]] = wea
 
 def _widgets_of(world: Any, kind: type[Any]) -> list[Any]:
     """The world's widgets as the tick began (one despawned during it too), by id: found again only when the
-    set of entities changed, which happens between ticks (a world of thousands of entities pays once)."""
+    set of entities changed, among the widget classes' entities only (a world of thousands of shots and a
+    few buttons looks at the buttons)."""
     spawner = spawner_of(world)
     cached = _widgets.get(world)
     if cached is None or cached[0] != spawner.structure_version or cached[1] is not kind:
-        found = sorted((each for each in spawner.update_order() if isinstance(each, kind)), key=_by_id)
+        found = spawner.live_of(kind)
         cached = _widgets[world] = (spawner.structure_version, kind, found)
     return cached[2]
-
-
-def _by_id(widget: Any) -> int:
-    return int(widget.id)
 
 
 def _routed(world: Any, kind: type[Any]) -> _Routed:

@@ -57,6 +57,8 @@ class Hud:
         self.visible = True
         self.note = ""
         """A short status line (paused, interpolation off, ...) the runner sets."""
+        self.profile: Any = None
+        """A ``TickProfile`` timing the ticks (``--profile``): its one-line summary is shown, or ``None``."""
         self._times: deque[float] = deque([0.0] * SAMPLES, maxlen=SAMPLES)
         self._batch = pyglet.graphics.Batch()
         program = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(_FRAGMENT_SOURCE, "fragment"))
@@ -111,6 +113,7 @@ class Hud:
                 f"{rates}  alpha {self.loop.alpha:.2f}  "
                 f"updates/frame {self.loop.frame_updates}  {entities}\n"
                 f"{type(self.loop).__name__}  {self.note}"
+                + (f"\n{self.profile.summary()}" if self.profile is not None else "")
             )
             self._backdrop.width = self._label.width + 10
             top = self._label.y + self._label.content_height + 4

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sys
 import time
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -186,6 +187,9 @@ class GameRunner:
         self._mouse = (0.0, 0.0)  # where the pointer is in the window: what F8 inspects
         self._paced_at = time.perf_counter()  # when the latest paced off-screen frame is due
         self._scrub = (0, False, 0)  # a held F6 (-1) or F7 (+1), with Shift, and the frames it has been held
+        self.frame_ms: array[float] = array("d")
+        """How long each frame shown took in real time, in ms (its ticks, its drawing, any wait): the summary's
+        figures, headless too, where the HUD's rates follow the virtual clock."""
         self.window.push_handlers(
             on_key_press=self._on_key_press, on_key_release=self._on_key_release,
             on_mouse_press=self._on_mouse_press, on_mouse_release=self._on_mouse_release,
@@ -473,7 +477,9 @@ class GameRunner:
         self._draw(alpha)
         self.window.flip()
         now = time.perf_counter()
-        self.hud.frame_time((now - self._frame_started) * 1000)
+        frame_ms = (now - self._frame_started) * 1000
+        self.hud.frame_time(frame_ms)
+        self.frame_ms.append(frame_ms)
         self._frame_started = now
         if self.headless:
             self.clock.advance(self._render_ms)
@@ -483,6 +489,7 @@ class GameRunner:
 
     def run(self, frames: int | None = None) -> int:
         """Run until ``frames`` have been shown, or the window closes; return frames shown."""
+        self._frame_started = time.perf_counter()
         return self.loop.run(frames=frames, until=lambda: bool(self.window.has_exit))
 
     def screenshot(self, path: str, file: Any = None, alpha: float | None = None) -> None:

@@ -40,6 +40,10 @@ def _id(entity: Any) -> int:
     return entity.id if entity.id is not None else -1
 
 
+def _is_static(kind: type) -> bool:
+    return getattr(kind, "static", False) is True
+
+
 class _Kind:
     """The grids one tick has for one ``kind`` (static first, then moving), and the tile grids it reads."""
 
@@ -83,6 +87,9 @@ class Collisions:
         self._kinds: dict[Any, _Kind] = {}
         self._split: tuple[list[Entity], list[Entity], list[Entity]] | None = None  # (entities, static, moving)
         self._static_key: list[tuple[Any, ...]] | None = None
+        self.quick: dict[Any, Any] = {}
+        """This tick's kinds that one grid answers alone, and that grid: ``World.overlapping``'s fast path (read
+        only while a tick runs; emptied in place whenever the tables are gathered)."""
 
     # -- the tables ------------------------------------------------------------------------
 
@@ -94,8 +101,13 @@ class Collisions:
         """
         split = self._split
         if split is None or split[0] != entities:  # entities compare by identity first: C speed
-            statics = [entity for entity in entities if type(entity).static is True]
-            movers = [entity for entity in entities if type(entity).static is not True] if statics else entities
+            statics = self._spawner.of_classes(_is_static)  # by id: found by class, not by a walk over everyone
+            if len(statics) * 8 <= len(entities):
+                # A few statics among many (a map among a wave of shots): the moving table is gathered from
+                # everyone, and its gather leaves the statics out by class (no walk here at all).
+                movers = entities
+            else:
+                movers = [entity for entity in entities if type(entity).static is not True]
             split = self._split = (list(entities), statics, list(movers))
         _, statics, movers = split
         if not statics:
@@ -109,8 +121,9 @@ class Collisions:
                 # Tile maps' solid tiles: grids their maps built once, taken as they are (by map id).
                 self._fixed = [index for entity in self._static.entities
                                if isinstance(index := getattr(entity, "solid_index", None), SpatialIndex)]
-        self._moving = Boxes.gather(movers, baseline)[1]
+        self._moving = Boxes.gather(movers, baseline)[1]  # statics among them are in the static part, left out
         self._kinds = {}
+        self.quick.clear()
 
     def _ready(self, ticking: bool, tick_count: int) -> None:
         """The tables every query of this moment reads: the tick's (built at most once a tick), or fresh ones."""
@@ -132,6 +145,7 @@ class Collisions:
         self._tick = -1
         self._moving = None
         self._kinds = {}
+        self.quick.clear()
         if self._wanted:
             self._gather(self._spawner.ticking_order(), False)
             self._tick = tick_count
@@ -147,6 +161,8 @@ class Collisions:
         found = _Kind(grids, tiles, kind)
         if self._tick >= 0:
             self._kinds[kind] = found
+            if found.only is not None:
+                self.quick[kind] = found.only
         return found
 
     def _for(self, kind: Any, ticking: bool, tick_count: int) -> _Kind:

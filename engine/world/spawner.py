@@ -20,6 +20,8 @@ from __future__ import annotations
 import random
 import weakref
 from bisect import bisect_left
+from collections.abc import Callable
+from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, Protocol, TypeVar
 
@@ -70,6 +72,9 @@ class Spawner:
         self._start: list[Entity] = []
         self._start_token: object | None = None
         self._start_of: dict[Any, list[Any]] = {}
+        # The order's entities by class (exact class, then id), kept as they join and leave: entities_of(kind)
+        # looks at the kind's classes only, not at every entity. None: made again from the order when next asked.
+        self._by_class: dict[type, dict[int, Entity]] | None = {}
 
     # -- reading ------------------------------------------------------------------------
 
@@ -86,22 +91,50 @@ class Spawner:
             live.sort(key=_ID)
         return live
 
-    def live_of(self, kind: type[E]) -> list[E]:
+    def live_of(self, kind: type[E] | tuple[type[Any], ...]) -> list[E]:
         """Live entities that are instances of ``kind``, in spawn order (by id), whatever the update order.
 
         During a tick: those live when the tick began, like ``live``; kept for the tick, per kind.
         """
         if self._during_tick():
-            start = self._tick_start()
+            if self._start_token is not self._order_token:
+                self._tick_start()
             try:
                 found = self._start_of[kind]
             except KeyError:
-                found = self._start_of[kind] = [entity for entity in start if isinstance(entity, kind)]
+                found = self._start_of[kind] = self._of_kind(kind)  # the order holds the tick's start
             return list(found)
-        live = [entity for entity in self._order.values() if entity.alive and isinstance(entity, kind)]
-        if self._shuffled:
-            live.sort(key=_ID)
-        return live
+        return [entity for entity in self._of_kind(kind) if entity.alive]
+
+    def _of_kind(self, kind: type | tuple[type, ...]) -> list[Any]:
+        """The order's entities that are instances of ``kind``, by id: the kind's classes looked at, not everyone."""
+        if not isinstance(kind, type):  # as isinstance says it (a tuple of classes, a non-class)
+            return sorted((entity for entity in self._order.values() if isinstance(entity, kind)), key=_ID)
+        return self.of_classes(lambda cls: issubclass(cls, kind))
+
+    def of_classes(self, test: Callable[[type], bool]) -> list[Any]:
+        """The entities of the order (during a tick: as it began) whose class passes ``test``, by id: each class
+        tested once, whatever the count of its entities (the collision tables find the static entities so)."""
+        by_class = self._by_class
+        if by_class is None:
+            by_class = self._by_class = {}
+            for entity in self._order.values():
+                self._index(entity)
+        groups = [members.values() for cls, members in by_class.items() if members and test(cls)]
+        if not groups:
+            return []
+        # By id: a class's entities mostly joined in the order of their ids, which sorts in one pass.
+        return sorted(groups[0] if len(groups) == 1 else chain.from_iterable(groups), key=_ID)
+
+    def _index(self, entity: Entity) -> None:
+        if self._by_class is not None:
+            self._by_class.setdefault(type(entity), {})[entity.id] = entity  # type: ignore[index]
+
+    def _unindex(self, entity: Entity) -> None:
+        if self._by_class is not None:
+            members = self._by_class.get(type(entity))
+            if members is not None and members.get(entity.id) is entity:  # type: ignore[arg-type]
+                del members[entity.id]  # type: ignore[arg-type]
 
     def count(self) -> int:
         """How many entities are live (during a tick: were live when it began)."""
@@ -187,6 +220,7 @@ class Spawner:
         entity.id = entity_id
         self.last_id = entity_id
         self._order[entity_id] = entity
+        self._index(entity)
         self._order_token = object()
         if isinstance(entity, OwnBuffers):
             self._buffers.hook(entity)
@@ -211,6 +245,7 @@ class Spawner:
     def _remove(self, entity: Entity) -> None:
         assert entity.id is not None
         self._buffers.unhook(entity)
+        self._unindex(entity)
         if self._order.pop(entity.id, None) is not None:
             self._order_token = object()
             self._update_list = None
@@ -235,6 +270,7 @@ class Spawner:
             for entity in leaving:
                 entity_id: int = entity.id  # type: ignore[assignment]
                 if order.pop(entity_id, None) is not None:
+                    self._unindex(entity)
                     self.structure_version += 1
                     left.append(entity)
                 gone.append(entity_id)
@@ -250,7 +286,9 @@ class Spawner:
             entity.id = entity_id
             if entity_id in order:  # an id taken twice would keep its old place in the order
                 listed = None
+                self._unindex(order[entity_id])
             order[entity_id] = entity
+            self._index(entity)
             if isinstance(entity, OwnBuffers):
                 self._buffers.hook(entity)
         if ids:
@@ -322,6 +360,7 @@ class Spawner:
         for entity in order.values():
             entity.alive = True
         self._order = dict(order)
+        self._by_class = None  # made again from the order when next asked
         self._order_token = token  # the checkpoint's order again
         self._update_list = None
         self.structure_version += 1

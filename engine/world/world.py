@@ -38,6 +38,7 @@ from engine.world.collisions import Collisions, OldIndex
 from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
 from engine.world.players import Players
+from engine.world.profiling import TickProfile, TimedCollisions
 from engine.world.sounds import SoundRequest, SoundRequests
 from engine.world.spawner import Spawner
 from engine.world.view import View
@@ -57,6 +58,9 @@ class _UpdateSystem(esper.Processor):
 
     def __init__(self, world: World) -> None:
         self._world = weakref.ref(world)
+
+    updates_entities = True
+    """A profile (``TickProfile``) times this system's parts, not the system as one."""
 
     def process(self, *args: Any, **kwargs: Any) -> None:
         world = self._world()
@@ -83,7 +87,9 @@ class World:
         self._spawner = Spawner(self, self._ecs, self._buffers)
         self._sounds = SoundRequests()
         self._music = MusicRequests()
-        self._collisions = Collisions(self._spawner)
+        self._collisions_untimed = Collisions(self._spawner)
+        self._collisions: Collisions | TimedCollisions = self._collisions_untimed  # timed while profiled
+        self._quick: dict[Any, Any] = self._collisions_untimed.quick  # see overlapping; none while profiled
         self._view = View(self._spawner)
         self.seed = seed
         self.random = random.Random(seed)
@@ -109,6 +115,7 @@ class World:
         self._tick_lock = threading.Lock()
         self._early_systems = 0
         self._late_systems = 0
+        self._profile: TickProfile | None = None  # timing the ticks (engine.world.profiling), or not
         self._ecs.add_processor(_UpdateSystem(self), 0)
 
     # -- players (the Players part: engine.world.players) -------------------------------------
@@ -227,8 +234,14 @@ class World:
         """
         return self._spawner.live()
 
-    def entities_of(self, kind: type[E]) -> list[E]:
-        """Live entities that are instances of ``kind``, in spawn order (by id), like ``entities``.
+    @overload
+    def entities_of(self, kind: type[E]) -> list[E]: ...
+    @overload
+    def entities_of(self, kind: tuple[type[Entity], ...]) -> list[Entity]: ...
+
+    def entities_of(self, kind: type[E] | tuple[type[Entity], ...]) -> list[E] | list[Entity]:
+        """Live entities that are instances of ``kind`` (a class, or a tuple of classes as ``isinstance``
+        takes), in spawn order (by id), like ``entities``.
 
         During a tick, those live when the tick began (see ``entities``): the same list in every update order.
         """
@@ -287,6 +300,13 @@ class World:
         Read from committed positions, so the answer is the same in every update order.
         An entity never overlaps itself; one without a box overlaps nothing.
         """
+        if self._ticking:  # the fast path of a shooter's thousand queries a tick: the kind's one grid, asked at once
+            try:
+                found = self._quick[kind].overlapping(entity)
+            except (KeyError, TypeError):
+                found = None
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         return self._collisions.overlapping(entity, kind, self._ticking, self.tick_count)
 
     @overload
@@ -389,6 +409,9 @@ class World:
                 raise explain(self._buffers, self._attempt, self.tick_count + 1, refused.written) from None
 
     def _attempt(self) -> None:
+        if self._profile is not None:
+            self._attempt_profiled(self._profile)
+            return
         self.input = self._players.take()
         random_state = self.random.getstate()
         self._buffers.begin(self._spawner.ticking_order(), self._early_systems > 0, self._late_systems > 0,
@@ -406,6 +429,42 @@ class World:
             raise
         self._ticking = False
         self._finish()
+
+    def _attempt_profiled(self, profile: TickProfile) -> None:
+        """``_attempt``, each of its steps timed by ``profile`` (which only reads a clock)."""
+        started = profile.clock()
+        self.input = self._players.take()
+        random_state = self.random.getstate()
+        profile.timed("double buffer", lambda: self._buffers.begin(
+            self._spawner.ticking_order(), self._early_systems > 0, self._late_systems > 0, self.tick_count + 1))
+        self._sounds.tick_started(self.tick_count)
+        self._music.tick_started(self.tick_count)
+        profile.timed("collisions", lambda: self._collisions.tick_started(self.tick_count))
+        self._ticking = True
+        try:
+            self._ecs.process_each(profile.system)
+            profile.timed("signals", lambda: self._buffers.combine_signals(self.tick_count + 1))
+        except BaseException:
+            self._ticking = False
+            self._abandon(random_state)
+            profile.tick_failed()
+            raise
+        self._ticking = False
+        tick = self.tick_count + 1
+        profile.timed("double buffer", lambda: self._buffers.finish(tick, self._late_systems > 0))
+        profile.timed("spawns", self._spawner.settle)
+        self.tick_count = tick
+        profile.tick_done(profile.clock() - started)
+
+    def _attach_profile(self, profile: TickProfile | None) -> None:
+        """Time this world's ticks with ``profile`` (``None``: stop); see ``TickProfile``. Between ticks only."""
+        if self._ticking:
+            raise RuntimeError("a profile is attached or detached between ticks, not during one")
+        self._profile = profile
+        self._buffers.profile = profile
+        self._collisions = self._collisions_untimed if profile is None else TimedCollisions(
+            self._collisions_untimed, profile)
+        self._quick = self._collisions_untimed.quick if profile is None else {}  # profiled: every query timed
 
     def _finish(self) -> None:
         tick = self.tick_count + 1
@@ -497,7 +556,7 @@ class World:
         """Deprecated: ask ``overlapping``, ``overlapping_at`` or ``near``. This tick's collision index."""
         warn_deprecated("World.spatial_index()",
                         "world.overlapping(entity), world.overlapping_at(...) or world.near(...)")
-        return OldIndex(self._collisions, self._ticking, self.tick_count)
+        return OldIndex(self._collisions_untimed, self._ticking, self.tick_count)
 
     @property
     def structure_version(self) -> int:

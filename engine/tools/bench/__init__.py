@@ -11,13 +11,15 @@ against sleeping then spinning to the deadline; and the full frame (``frame``): 
 then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
 against the floor frame: the bare loop, then one vertex buffer drawn from numpy; and the shooter
 (``collisions``): 330 walkers and 1,900 bullets asking what they hit, as entities and as a crowd,
-beside the same work in bare numpy and Arcade 3.3 where it is installed. Every table names the path
+beside the same work in bare numpy and Arcade 3.3 where it is installed; and the towers sample's heavy
+wave (``towers``: 330 enemies, about 2,000 shots), logic only, shots as entities and as a crowd.
+Every table names the path
 that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
 interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
 both sides alike. These are figures to read, never assertions: timing tests are flaky.
 
 One module per family (``world``, ``render``, ``frame``, ``collisions``, ``loop``,
-``crowd``, ``particles``: fading, shrinking particles beside a plain crowd; ``studio``: the
+``crowd``, ``towers``, ``particles``: fading, shrinking particles beside a plain crowd; ``studio``: the
 rewind ring, a scrub step and a reload's state), so a family's
 setup reads in one place; ``base`` holds what they share (the
 interleaved timer, the patrolling entity, the path line) and ``suite`` the command.
@@ -39,9 +41,10 @@ from engine.tools.bench.render import bench_render_turning as bench_render_turni
 from engine.tools.bench.studio import bench_studio as bench_studio
 from engine.tools.bench.suite import BENCHMARKS as BENCHMARKS
 from engine.tools.bench.suite import main as main
+from engine.tools.bench.towers import bench_towers as bench_towers
 from engine.tools.bench.world import bench_world as bench_world
 
 __all__ = ["BENCHMARKS", "Patroller", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
            "bench_particles", "bench_render", "bench_render_turning", "bench_shooter", "bench_static", "bench_studio",
-           "bench_world",
+           "bench_towers", "bench_world",
            "main", "measure", "tick_path"]

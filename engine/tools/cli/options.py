@@ -154,6 +154,9 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                           "needs watchfiles: pip install 'tickswap[watch]')")
     run.add_argument("--rewind", metavar="SECONDS", type=_rewind,
                      help="how far back F6 rewinds in a window (default 10; 0: no rewind ring)")
+    run.add_argument("--profile", action="store_true",
+                     help="at the end, print where the ticks' time went: updates by entity class, systems, "
+                     "and the engine's share (the HUD shows it too)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,8 +11,11 @@ session, as ``tickswap run FILE``.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
+from array import array
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -33,10 +36,10 @@ from engine.tools.cli.options import count
 from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
-from engine.world import World, population, take_music, take_sounds
+from engine.world import TickProfile, World, population, take_music, take_sounds
 from engine.world.sounds import missing_file, missing_sound
 
-__all__ = ["RunSession", "check_run_args", "module_of", "run_command"]
+__all__ = ["RunSession", "check_run_args", "module_of", "run_command", "spread"]
 
 
 def check_run_args(args: argparse.Namespace, game: Game) -> None:
@@ -108,6 +111,8 @@ class RunSession:
         except (ReplayError, UnhashableState):
             self.world.close()
             raise
+        self.profile = TickProfile(self.world).start() if getattr(args, "profile", False) else None
+        """Times the ticks for ``--profile`` (it only reads a clock: the state is the same without it)."""
         self.saves: dict[int, list[str]] = {}
         for tick, path in args.save_at or ():
             self.saves.setdefault(tick, []).append(path)
@@ -187,12 +192,16 @@ class RunSession:
     def _run_ticks(self) -> str:
         """``--ticks N``: the ticks back to back, no loop and no window; returns the summary."""
         world, ticks = self.world, self.args.ticks
-        start = time.perf_counter()
+        clock = time.perf_counter
+        start = clock()
         missing: set[str] = set()
+        tick_ms = array("d")
         for _ in range(ticks):
             with TICK:  # a signal waits until the tick is recorded: the recording ends where the world is
                 self.before_tick(world)
+                started = clock()
                 world.tick()
+                tick_ms.append((clock() - started) * 1000)
                 self.after_tick(world)
             for request in take_sounds(world):  # nobody plays them; a missing file is still said
                 missing_sound(request, missing)
@@ -207,7 +216,8 @@ class RunSession:
             self.runner = make_runner(self.args, self.game, world)
             write_screenshot(self.runner, self.args.screenshot, alpha=1.0)
         return (f"{ticks} ticks in {seconds * 1000:.1f} ms "
-                f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s), {population(world)}")
+                f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s; a tick {spread(tick_ms)}), "
+                f"{population(world)}")
 
     def _run_frames(self) -> str:
         """A loop in a window (or off-screen); returns the summary."""
@@ -235,12 +245,19 @@ class RunSession:
             if "watcher" in hooks:
                 hooks["watcher"].close()
             raise
+        self.runner.hud.profile = self.profile
+        start = time.perf_counter()
         if watch:
             say(f"{self.game.name}: watching {shown_name(str(self.game.root))} for changes")
         drawn = self.runner.run(frames=args.frames if args.frames or not args.headless else 180)
+        seconds = time.perf_counter() - start
         if args.screenshot:
             write_screenshot(self.runner, args.screenshot)
-        return f"{drawn} frames, {self.runner.loop.ticks} ticks ({type(self.runner.loop).__name__})"
+        ticks = self.runner.loop.ticks
+        # Real time, headless too (where the loop and the HUD run on a virtual clock).
+        rates = (f" in {seconds:.2f} s ({drawn / seconds:,.0f} frames/s, {ticks / seconds:,.0f} ticks/s; "
+                 f"a frame {spread(self.runner.frame_ms)})" if seconds > 0 and drawn else "")
+        return f"{drawn} frames, {ticks} ticks ({type(self.runner.loop).__name__}){rates}"
 
     def run(self) -> int:
         """Run, then close everything; print the report line and return the status."""
@@ -250,6 +267,8 @@ class RunSession:
         try:
             summary = self._run_ticks() if args.ticks is not None else self._run_frames()
             self.finished = True
+            if self.profile is not None:
+                self.profile.stop()
             if self.recorder is not None:
                 with TICK:  # a signal now waits for the recording to be in place
                     self.recorder.close(self.world)
@@ -283,6 +302,8 @@ class RunSession:
             status = self._close(status)
         if report is not None:
             print(report)  # after the run: a closed stdout is not the game's crash (engine.tools.errors)
+            if self.profile is not None:
+                print("\n".join(self.profile.lines()))
         return status
 
     def _close(self, status: int) -> int:
@@ -312,6 +333,13 @@ class RunSession:
         else:
             self.world.close()
         return status
+
+
+def spread(durations_ms: Sequence[float]) -> str:
+    """Durations in ms, for a person: ``"1.23 ms median, 4.56 ms worst"`` (the worst is what a player feels)."""
+    if not durations_ms:
+        return "none timed"
+    return f"{statistics.median(durations_ms):.2f} ms median, {max(durations_ms):.2f} ms worst"
 
 
 def run_command(args: argparse.Namespace, game: Game) -> int:
