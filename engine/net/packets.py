@@ -186,6 +186,31 @@ class Desync:
             checks.tick(self.tick, "desync tick")
 
 
+def _check_piece(piece: Chunk | Catchup, what: str) -> None:
+    """A piece of a larger whole (a snapshot, a catch-up), checked field by field: ``what`` names it in a refusal."""
+    with checks.refusing():
+        expect_whole(piece.session, f"{what} session", 0, MAX_ID)
+        checks.tick(piece.tick, f"{what} tick")
+        expect_whole(piece.total, f"{what} total", 1, MAX_CHUNKS)
+        expect_whole(piece.index, f"{what} index", 0, piece.total - 1)
+        if not isinstance(piece.data, bytes) or len(piece.data) > MAX_BODY:
+            raise PacketError(f"{what} data must be at most {MAX_BODY} bytes, got {shown(piece.data)}")
+
+
+def _piece_wire(piece: Chunk | Catchup) -> dict[str, Any]:
+    return {"session": piece.session, "tick": piece.tick, "index": piece.index, "total": piece.total,
+            "data": base64.b64encode(piece.data).decode("ascii")}
+
+
+def _piece_data(record: dict[str, Any], what: str) -> bytes:
+    """A piece's bytes from its base64 text, refused in one line naming ``what`` when it is not base64."""
+    text = expect_str(record["data"], f"{what} data", 2 * MAX_BODY)
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise PacketError(f"{what} data is not base64: {shown(text)}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """One piece (``index`` of ``total``) of a zlib'd JSON snapshot of tick ``tick``; base64 on the wire."""
@@ -197,26 +222,14 @@ class Chunk:
     data: bytes
 
     def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "chunk session", 0, MAX_ID)
-            checks.tick(self.tick, "chunk tick")
-            expect_whole(self.total, "chunk total", 1, MAX_CHUNKS)
-            expect_whole(self.index, "chunk index", 0, self.total - 1)
-            if not isinstance(self.data, bytes) or len(self.data) > MAX_BODY:
-                raise PacketError(f"chunk data must be at most {MAX_BODY} bytes, got {shown(self.data)}")
+        _check_piece(self, "chunk")
 
     def _wire(self) -> dict[str, Any]:
-        return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,
-                "data": base64.b64encode(self.data).decode("ascii")}
+        return _piece_wire(self)
 
     @classmethod
     def _from_wire(cls, record: dict[str, Any]) -> Chunk:
-        text = expect_str(record["data"], "chunk data", 2 * MAX_BODY)
-        try:
-            data = base64.b64decode(text.encode("ascii"), validate=True)
-        except (binascii.Error, UnicodeEncodeError):
-            raise PacketError(f"chunk data is not base64: {shown(text)}") from None
-        return cls(record["session"], record["tick"], record["index"], record["total"], data)
+        return cls(record["session"], record["tick"], record["index"], record["total"], _piece_data(record, "chunk"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,26 +260,14 @@ class Catchup:
     data: bytes
 
     def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "catchup session", 0, MAX_ID)
-            checks.tick(self.tick, "catchup tick")
-            expect_whole(self.total, "catchup total", 1, MAX_CHUNKS)
-            expect_whole(self.index, "catchup index", 0, self.total - 1)
-            if not isinstance(self.data, bytes) or len(self.data) > MAX_BODY:
-                raise PacketError(f"catchup data must be at most {MAX_BODY} bytes, got {shown(self.data)}")
+        _check_piece(self, "catchup")
 
     def _wire(self) -> dict[str, Any]:
-        return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,
-                "data": base64.b64encode(self.data).decode("ascii")}
+        return _piece_wire(self)
 
     @classmethod
     def _from_wire(cls, record: dict[str, Any]) -> Catchup:
-        text = expect_str(record["data"], "catchup data", 2 * MAX_BODY)
-        try:
-            data = base64.b64decode(text.encode("ascii"), validate=True)
-        except (binascii.Error, UnicodeEncodeError):
-            raise PacketError(f"catchup data is not base64: {shown(text)}") from None
-        return cls(record["session"], record["tick"], record["index"], record["total"], data)
+        return cls(record["session"], record["tick"], record["index"], record["total"], _piece_data(record, "catchup"))
 
 
 @dataclass(frozen=True, slots=True)
