@@ -558,3 +558,22 @@ def test_a_game_file_that_calls_run_build_last_gets_no_warning(tmp_path):
     game.write_text(body + '\n\nif __name__ == "__main__":\n    run(build)\n')
     result = python(str(game), "--ticks", "2", cwd=tmp_path, hashseed="0")
     assert result.returncode == 0 and "Warning" not in result.stderr, result.stderr
+
+
+def test_a_library_installed_in_a_venv_beside_the_game_is_not_taken_for_the_games_own_module(tmp_path, monkeypatch):
+    # A trial's finding: with the game in the folder that holds its venv (./.venv), numpy was
+    # taken for a module beside the game and dropped from sys.modules after the game's import,
+    # so its next import failed ("cannot load module more than once per process").
+    site = tmp_path / ".venv" / "lib" / "python3" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "venvlib_for_test.py").write_text("VALUE = 3\n")
+    (tmp_path / "helper_for_test.py").write_text("VALUE = 4\n")
+    (tmp_path / "game.py").write_text(
+        "import venvlib_for_test\nimport helper_for_test\nfrom engine import Entity\n\n\n"
+        "class Dot(Entity):\n    pass\n\n\ndef build(world):\n    world.spawn(Dot())\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "venvlib_for_test", raising=False)
+    load_game(str(tmp_path / "game.py"))
+    assert "venvlib_for_test" in sys.modules, "the installed library stays imported, once"
+    assert "helper_for_test" not in sys.modules, "the game's own module beside it is still the game's"
+    sys.modules.pop("venvlib_for_test", None)

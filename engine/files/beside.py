@@ -27,7 +27,20 @@ def is_beside(module: ModuleType, directory: Path) -> bool:
     file = getattr(module, "__file__", None)
     if not file or module.__name__.partition(".")[0] == "engine":
         return False
-    return Path(file).resolve().is_relative_to(directory)
+    path = Path(file).resolve()
+    if not path.is_relative_to(directory):
+        return False
+    # An installed library is never the game's own, even where its folder holds the installation
+    # (a venv made beside the game: ./.venv/lib/.../site-packages/numpy): taking numpy out of
+    # sys.modules as the game's module would make its next import fail ("cannot load module more
+    # than once per process").
+    for entry in sys.path:
+        if not entry:  # the working directory: where the user stands, not an installation
+            continue
+        root = Path(entry).resolve()
+        if root != directory and root.is_relative_to(directory) and path.is_relative_to(root):
+            return False
+    return not any(part in ("site-packages", "dist-packages") for part in path.relative_to(directory).parts)
 
 
 @contextmanager
