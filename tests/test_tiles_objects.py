@@ -99,6 +99,7 @@ def _refused(path: Path) -> str:
 @pytest.mark.parametrize(("holder", "said"), [
     ('<property name="solid" type="bool" value="yes"/>', "property 'solid' is a bool property but holds 'yes'"),
     ('<property name="hp" type="int" value="three"/>', "property 'hp' is an int property but holds 'three'"),
+    ('<property name="hp" type="int" value="5.5"/>', "property 'hp' is an int property but holds '5.5'"),
     ('<property name="tint" type="color" value="#zzzzzz"/>', "property 'tint' is a color property but holds '#zzzzzz'"),
     ('<property name="speed" type="float" value="nan"/>', "property 'speed' is a float property but holds 'nan'"),
 ])
@@ -136,6 +137,7 @@ def test_tmx_polyline_points_that_are_no_numbers_are_refused(tmp_path):
 
 @pytest.mark.parametrize(("value", "said"), [
     ({"name": "hp", "type": "int", "value": "three"}, "property 'hp' is an int property but holds 'three'"),
+    ({"name": "waves", "type": "int", "value": 5.5}, "property 'waves' is an int property but holds 5.5"),
     ({"name": "tint", "type": "color", "value": "#zzzzzz"}, "property 'tint' is a color property"),
     ({"name": "solid", "type": "bool", "value": "yes"}, "property 'solid' is a bool property but holds 'yes'"),
 ])

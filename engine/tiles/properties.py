@@ -64,7 +64,7 @@ def check_json_properties(properties: Any, owner: str) -> frozenset[str]:
             continue
         finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         fits = {"bool": isinstance(value, bool),
-                "int": finite,
+                "int": finite and float(value).is_integer(),  # pytiled-parser would round 5.5 to 6, silently
                 "float": finite,
                 "color": isinstance(value, str) and _COLOR.fullmatch(value) is not None,
                 "object": isinstance(value, int) and not isinstance(value, bool)}.get(kind, True)
@@ -88,9 +88,10 @@ def check_xml_properties(holder: etree.Element, owner: str) -> None:
             continue  # pytiled-parser skips a property without a value
         if kind == "bool" and value not in ("true", "false"):
             raise _refuse(owner, name, kind, value)
-        if kind == "int" and _number(value) is None:
+        number = _number(value)
+        if kind == "int" and (number is None or not number.is_integer()):  # pytiled-parser would round 5.5
             raise _refuse(owner, name, kind, value)
-        if kind == "float" and _number(value) is None:
+        if kind == "float" and number is None:
             raise _refuse(owner, name, kind, value)
         if kind == "color" and not _COLOR.fullmatch(value):
             raise _refuse(owner, name, kind, value)
