@@ -64,7 +64,7 @@ def check_json_properties(properties: Any, owner: str) -> frozenset[str]:
             continue
         finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         fits = {"bool": isinstance(value, bool),
-                "int": finite and float(value).is_integer(),  # pytiled-parser would round 5.5 to 6, silently
+                "int": finite and isinstance(value, (int, float)) and float(value).is_integer(),  # not rounded: 5.5
                 "float": finite,
                 "color": isinstance(value, str) and _COLOR.fullmatch(value) is not None,
                 "object": isinstance(value, int) and not isinstance(value, bool)}.get(kind, True)
