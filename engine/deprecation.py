@@ -2,7 +2,7 @@
 
 tickswap removes a public name only after one minor version of warning: the name stays
 as an alias that does what it did and warns (``DeprecationWarning``, naming what to use
-instead), and ``CHANGELOG.md`` says when it goes. A leaf: it imports nothing from the engine.
+instead), and ``docs/changelog.md`` says when it goes. A leaf: it imports nothing from the engine.
 """
 
 from __future__ import annotations

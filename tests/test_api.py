@@ -118,7 +118,7 @@ def test_the_api_is_the_recorded_list(offscreen):
     recorded = json.loads((API / "current.json").read_text())
     today = {key: _today_api()[key] for key in _recorder().CURRENT_KEYS}
     assert _differences(recorded, today) == [], (
-        "the public API changed: if you meant it, say so in CHANGELOG.md (a removal needs a deprecated alias "
+        "the public API changed: if you meant it, say so in docs/changelog.md (a removal needs a deprecated alias "
         "first) and run python tests/api/record.py --update")
 
 

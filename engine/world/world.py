@@ -529,7 +529,7 @@ class World:
     def __repr__(self) -> str:
         return f"<World tick={self.tick_count} entities={len(self)}>"
 
-    # -- deprecated: names of 0.2, kept as aliases that warn until 0.5 (CHANGELOG.md) ------
+    # -- deprecated: names of 0.2, kept as aliases that warn until 0.5 (docs/changelog.md) ------
 
     def take_sounds(self) -> list[SoundRequest]:
         """Deprecated: ``engine.world.take_sounds(world)``. The sounds completed ticks asked for, in order."""

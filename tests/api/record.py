@@ -1,6 +1,6 @@
 """Record tickswap's public API as JSON: what ``tests/test_api.py`` holds the engine to.
 
-Today's list, after a deliberate change to the API (and a line in ``CHANGELOG.md``)::
+Today's list, after a deliberate change to the API (and a line in ``docs/changelog.md``)::
 
     python tests/api/record.py --update        # rewrites tests/api/current.json
 
