@@ -141,7 +141,10 @@ def test_renaming_or_commenting_a_game_file_keeps_its_hashes_replays_and_saves(c
 
 def test_a_save_of_another_game_file_says_so(comet, tmp_path, capsys):
     assert main(["run", str(comet), "--ticks", "10", "--save-at", "5", str(comet.parent / "s.json")]) == 0
-    other = tmp_path / "other.py"
+    # In a directory of its own: a game owns the classes of files under its directory (its package's), and
+    # comet's classes are loaded in this process, so other.py in comet's parent directory would take them.
+    (tmp_path / "elsewhere").mkdir()
+    other = tmp_path / "elsewhere" / "other.py"
     other.write_text("from engine import Entity\nclass Rock(Entity):\n    pass\ndef build(world):\n"
                      "    world.spawn(Rock())\n")
     capsys.readouterr()
@@ -577,3 +580,17 @@ def test_a_library_installed_in_a_venv_beside_the_game_is_not_taken_for_the_game
     assert "venvlib_for_test" in sys.modules, "the installed library stays imported, once"
     assert "helper_for_test" not in sys.modules, "the game's own module beside it is still the game's"
     sys.modules.pop("venvlib_for_test", None)
+
+
+def test_one_game_file_copied_into_two_directories_imports_each_ones_own_module_beside_it(tmp_path):
+    # The same content has one module name (the digest): the second copy must still be a module of its own,
+    # or it would run with the first one's helpers.
+    game = "import rules\n\n\ndef build(world):\n    pass\n"
+    for name, speed in (("a", 1), ("b", 2)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "rules.py").write_text(f"SPEED = {speed}\n")
+        (tmp_path / name / "game.py").write_text(game)
+    first, second = load_game(str(tmp_path / "a" / "game.py")), load_game(str(tmp_path / "b" / "game.py"))
+    assert first.module is not second.module
+    assert (first.module.rules.SPEED, second.module.rules.SPEED) == (1, 2)
+    assert load_game(str(tmp_path / "a" / "game.py")).module is first.module

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import py_compile
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any, cast
@@ -362,6 +366,38 @@ def build(world):
     run(studio, 10)
     write(tmp_path / "rules.py", "GRAVITY = 5\n")
     assert studio.reload([str(tmp_path / "rules.py")]).ok
+    run(studio, 11)
+    assert studio.world.entities[0].y == -15
+
+
+def test_an_edit_of_the_same_size_and_second_is_reloaded_not_its_stale_bytecode_cache(tmp_path, monkeypatch):
+    # Python trusts a __pycache__ file whose header matches the source's size and second; a quick
+    # edit must still be the code that runs (the interpreter writes caches unless told not to).
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    rules = write(tmp_path / "rules.py", "GRAVITY = 1\n")
+    game = load_game(write(tmp_path / "faller.py", '''
+import rules
+from engine import Entity
+
+
+class Faller(Entity):
+    def update(self, world):
+        self.y -= rules.GRAVITY
+
+
+def build(world):
+    world.spawn(Faller())
+'''))
+    studio = Studio(game)
+    run(studio, 10)
+    before = rules.stat()
+    # The cache a plain import writes, there for sure (whatever PYTHONDONTWRITEBYTECODE says):
+    cached = Path(importlib.util.cache_from_source(str(rules)))
+    py_compile.compile(str(rules), cfile=str(cached), doraise=True)
+    write(rules, "GRAVITY = 5\n")
+    os.utime(rules, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert cached.is_file() and rules.stat().st_size == before.st_size
+    assert studio.reload([str(rules)]).ok
     run(studio, 11)
     assert studio.world.entities[0].y == -15
 

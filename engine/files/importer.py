@@ -44,7 +44,7 @@ from typing import Any
 
 from engine.deprecation import REMOVED_IN
 from engine.errors import where
-from engine.files.beside import BESIDE, importable_beside, is_beside
+from engine.files.beside import BESIDE, SourceOnlyLoader, from_source, importable_beside, is_beside
 from engine.files.game import Game, GameError, check_settings
 from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.interrupts import Interrupted
@@ -79,7 +79,7 @@ def _package_files(directory: Path) -> list[tuple[str, Path]]:
 
     Not only ``.py``: a sourceless ``.pyc``, an extension module (``.so``) or a data file
     the game opens can change what runs as well. ``__pycache__`` is left out, because the
-    package is loaded with ``_SourceOnlyLoader``, which never reads a bytecode cache (the
+    package is loaded with ``SourceOnlyLoader``, which never reads a bytecode cache (the
     interpreter writes those caches itself, so counting them would make a game "change"
     by being run). A FIFO, a device or a link to a directory is refused: it can't be digested.
     """
@@ -119,20 +119,8 @@ def file_digest(path: str | Path) -> str:
         raise GameError(str(error)) from None
 
 
-class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
-    """Loads a game package's modules from their source only, never from a ``__pycache__`` file.
-
-    A ``.pyc`` whose header matches the source's size and time would otherwise run instead
-    of the source, and the package's digest (which leaves caches out) would not show it.
-    """
-
-    def get_code(self, fullname: str) -> Any:
-        path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
-
-
 class _GamePackageFinder(importlib.abc.MetaPathFinder):
-    """Finds the submodules of one loaded game package: sources through ``_SourceOnlyLoader``."""
+    """Finds the submodules of one loaded game package: sources through ``SourceOnlyLoader``."""
 
     def __init__(self, package: str) -> None:
         self.package = package
@@ -140,7 +128,7 @@ class _GamePackageFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if not fullname.startswith(self.package + ".") or path is None:
             return None
-        loaders = [(_SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
+        loaders = [(SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
                    (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
                    (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES)]
         for entry in path:
@@ -153,6 +141,25 @@ class _GamePackageFinder(importlib.abc.MetaPathFinder):
 def _module_name(path: Path, digest: str) -> str:
     stem = re.sub(r"\W", "_", path.stem if path.suffix == ".py" else path.name)[:40] or "game"
     return f"{GAME_MODULE_PREFIX}{stem}_{digest[:16]}"
+
+
+def _name_for(path: Path, source_file: Path, digest: str) -> str:
+    """The module name of the game at ``path``: ``_module_name``, unless a game of the same content elsewhere has it.
+
+    Two copies of one file in two directories each import the modules beside them (their own
+    ``rules.py``), so they are two modules: the second copy takes the name with ``_2`` (and
+    so on). A module's name never reaches a hash or a save, so which copy came first changes
+    nothing a game computes.
+    """
+    base = name = _module_name(path, digest)
+    number = 1
+    while True:
+        taken = sys.modules.get(name)
+        file = getattr(taken, "__file__", None)
+        if taken is None or (file is not None and Path(file).resolve() == source_file.resolve()):
+            return name
+        number += 1
+        name = f"{base}_{number}"
 
 
 def _where(error: BaseException) -> str:
@@ -223,7 +230,9 @@ def _reload_registered(game: Game) -> Game:
     stashed = {key: sys.modules.pop(key) for key in list(sys.modules)
                if key == package or key.startswith(package + ".")}
     try:
-        fresh = importlib.import_module(module.__name__)
+        # From the sources as they are now: a cache of the same size and second would bring the old code back.
+        with from_source(lambda name, _file: name == package or name.startswith(package + ".")):
+            fresh = importlib.import_module(module.__name__)
         _check_build(fresh, game.name)
     except BaseException as error:
         for key in [key for key in sys.modules if key == package or key.startswith(package + ".")]:
@@ -271,7 +280,7 @@ def _load_path(name: str, expect_digest: str | None, fresh: bool = False) -> Gam
     if expect_digest is not None and digest != expect_digest:
         raise GameError(f"{name} is not the game file that was recorded: its content changed "
                         f"(digest {digest[:12]}, recorded {expect_digest[:12]})")
-    module_name = _module_name(path, digest)
+    module_name = _name_for(path, source_file, digest)
     if fresh:
         # A reload: the module running now (of this content, if only a module beside it changed) is set aside,
         # and comes back if the new import fails.
@@ -297,7 +306,7 @@ def _import_path(name: str, path: Path, source_file: Path, source: bytes, digest
     package = path.is_dir()
     if package:
         spec = importlib.util.spec_from_file_location(module_name, source_file,
-                                                      loader=_SourceOnlyLoader(module_name, str(source_file)),
+                                                      loader=SourceOnlyLoader(module_name, str(source_file)),
                                                       submodule_search_locations=[str(path)])
         if not any(isinstance(finder, _GamePackageFinder) and finder.package == module_name
                    for finder in sys.meta_path):
