@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import cast
 
 import esper
@@ -446,3 +447,16 @@ def test_spawning_every_tick_never_makes_esper_rebuild_its_query_cache(world, mo
         world.tick()
     assert len(world) == 201
     assert rebuilds == [], "the Update Method path must not query esper"
+
+
+@pytest.mark.parametrize("seed", [-1, -(2**64), 2**64, 1.5, "level-1", True, None])
+def test_a_seed_no_command_line_or_recording_could_name_is_refused_naming_it(seed):
+    # random.seed(-3) is random.seed(3): a negative seed would silently be another world's.
+    with pytest.raises(ValueError, match=re.escape(f"seed must be a whole number from 0 to 2**64-1, got {seed!r}")):
+        World(seed=seed)
+
+
+def test_every_seed_the_command_line_takes_makes_a_world():
+    for seed in (0, 1, 2**64 - 1):
+        with World(seed=seed) as world:
+            assert world.seed == seed

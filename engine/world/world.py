@@ -25,7 +25,7 @@ import esper
 from engine.buffering import Buffers, ForeignWrites
 from engine.camera import Mouse
 from engine.clock import checked_ms
-from engine.constants import DEFAULT_MS_PER_UPDATE
+from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_SEED
 from engine.deprecation import warn_deprecated
 from engine.ecs import EsperWorld
 from engine.entity import Entity
@@ -73,12 +73,17 @@ class World:
 
     ``tick()`` is the whole of game logic for one step; drive it from a loop
     (``FixedStepLoop(world.tick, render)``) or call it directly in tests. ``seed`` seeds
-    ``world.random`` and every entity's ``random``, so that runs replay exactly.
+    ``world.random`` and every entity's ``random``, so that runs replay exactly: a whole
+    number from 0 to 2**64-1, as ``--seed`` takes (``ValueError`` otherwise).
     ``ms_per_update`` is the fixed step the game is written for (``speed_factor`` is 1.0
     when a tick covers exactly that).
     """
 
     def __init__(self, seed: int = 0, ms_per_update: float = DEFAULT_MS_PER_UPDATE, players: int = 1) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            # random.seed(-3) is random.seed(3), and a string or a float would be a seed no command
+            # line, recording or session can name: refused before anything is made.
+            raise ValueError(f"seed must be a whole number from 0 to 2**64-1, got {seed!r}")
         self._ecs = EsperWorld(self)
         self._buffers = Buffers()
         self.buffers = self._buffers

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.buffering.fields import class_layout
 from engine.buffering.own import OwnBuffers
-from engine.constants import MAX_PLAYERS
+from engine.constants import MAX_PLAYERS, MAX_SEED
 from engine.entity import Entity
 from engine.files.reading import NotAFile, read_bounded
 from engine.files.save.queues import check_saved_queue
@@ -326,11 +326,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     if "music" in info:
         check_saved_music(info["music"], "world.music")
     tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICK_COUNT)
-    seed = info["seed"]
-    if isinstance(seed, str):
-        expect_str(seed, "world.seed", 1000)
-    else:
-        expect_whole(seed, "world.seed", -(2**64), 2**64)
+    expect_whole(info["seed"], "world.seed", 0, MAX_SEED)  # what World(seed=...) takes
     _check_random_state(info["random"], "world.random")
     last_id = expect_whole(info["last_id"], "world.last_id", 0, MAX_ID)
     records = data["entities"]
