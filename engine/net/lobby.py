@@ -41,7 +41,6 @@ from engine.net.integrity import (
     frame_kind,
     link_keys,
     new_id,
-    open_hello,
     open_reply,
     read_header,
     rejoin_proof,
@@ -50,7 +49,7 @@ from engine.net.integrity import (
     seal_hello,
     seal_reply,
 )
-from engine.net.packets import Bye, Catchup, Hello, PacketError, Refuse, Start, Welcome, decode, encode
+from engine.net.packets import Bye, Catchup, Hello, PacketError, Refuse, Start, Welcome, decode, encode, read_hello
 from engine.net.refusals import LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
@@ -262,16 +261,11 @@ class HostLobby:
             self.tally.garbage += 1
 
     def _hello(self, data: bytes, address: Address) -> None:
-        body = open_hello(data)
-        if body is None:
+        hello = read_hello(data)
+        if hello == "damaged":
             self.tally.damaged += 1
             return
-        try:
-            hello = decode(body)
-        except PacketError:
-            self.tally.garbage += 1
-            return
-        if not isinstance(hello, Hello):
+        if hello == "garbage":
             self.tally.garbage += 1
             return
         answers = reply_key(data)

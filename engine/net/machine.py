@@ -63,7 +63,6 @@ from engine.net.integrity import (
     frame_kind,
     link_keys,
     new_id,
-    open_hello,
     open_reply,
     proof_holds,
     read_header,
@@ -91,6 +90,7 @@ from engine.net.packets import (
     decode,
     encode,
     fit_refuse,
+    read_hello,
 )
 from engine.net.peers import Peer, inputs_packet
 from engine.net.stats import SessionStats
@@ -597,16 +597,11 @@ class SessionMachine:
         ``Hello``, never larger than it, so a forged sender gains nothing by it; it is
         counted as a late join, not as garbage.
         """
-        body = open_hello(data)
-        if body is None:
+        hello = read_hello(data)
+        if hello == "damaged":
             self.stats.damaged += 1
             return
-        try:
-            hello = decode(body)
-        except PacketError:
-            self.stats.dropped_packets += 1
-            return
-        if not isinstance(hello, Hello):
+        if hello == "garbage":
             self.stats.dropped_packets += 1
             return
         answers = reply_key(data)

@@ -25,7 +25,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal
 
 from engine.constants import MAX_PLAYERS, MAX_SEED, MS_PER_UPDATE_RANGE
 from engine.messages import shown
@@ -42,12 +42,13 @@ from engine.net.checks import (
     PacketError,
 )
 from engine.net.inputs import Inputs, Run
+from engine.net.integrity import open_hello
 from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
 
 __all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Catchup", "Caught", "Chunk", "Desync",
            "Got", "Hello",
            "Inputs", "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
-           "fit_inputs", "fit_refuse"]
+           "fit_inputs", "fit_refuse", "read_hello"]
 
 @dataclass(frozen=True, slots=True)
 class Hello:
@@ -331,6 +332,19 @@ def _body(message: Message) -> bytes:
     with checks.refusing(f"an {kind!r} packet can't be written: "):
         text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.encode("utf-8")
+
+
+def read_hello(data: bytes) -> Hello | Literal["damaged", "garbage"]:
+    """The ``Hello`` a hello envelope carries, or what it is instead: ``"damaged"`` (its check fails) or
+    ``"garbage"`` (a body that holds no ``Hello``): what the lobby and the running session count, each in its tally."""
+    body = open_hello(data)
+    if body is None:
+        return "damaged"
+    try:
+        hello = decode(body)
+    except PacketError:
+        return "garbage"
+    return hello if isinstance(hello, Hello) else "garbage"
 
 
 def decode(data: bytes) -> Message:
