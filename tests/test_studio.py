@@ -435,3 +435,36 @@ def test_the_world_leaving_its_history_is_told_once_with_or_without_a_ring(count
         assert studio.reload().ok
         assert told[-1] == "reloaded at tick 40"
         studio.close()
+
+
+def test_a_buffered_field_added_or_removed_while_it_runs_reloads_with_its_default_and_says_so(tmp_path):
+    game_file = write(tmp_path / "hero.py", '''
+from engine import Entity, buffered
+
+
+class Hero(Entity):
+    steps = buffered(0)
+    mood = buffered("calm")
+
+    def update(self, world):
+        self.steps += 1
+
+
+def build(world):
+    world.spawn(Hero())
+    world.spawn(Hero(x=5.0))
+''')
+    studio = Studio(load_game(game_file))
+    run(studio, 10)
+    write(game_file, game_file.read_text().replace('    mood = buffered("calm")\n', "    hp = buffered(3)\n")
+          .replace("self.steps += 1", "self.steps += 1\n        self.hp -= 1"))
+    result = studio.reload()
+    assert result.ok, result.message
+    assert "Hero.hp is new: 2 entities take its default" in result.message
+    assert "Hero.mood is gone from the code: dropped" in result.message
+    heroes = studio.world.entities
+    assert [(hero.steps, hero.hp, hero.x) for hero in heroes] == [(10, 3, 0.0), (10, 3, 5.0)]
+    assert [hero.previous("hp") for hero in heroes] == [3, 3]  # no interpolation from nothing
+    run(studio, 12)
+    assert [(hero.steps, hero.hp) for hero in studio.world.entities] == [(12, 1), (12, 1)]
+

@@ -9,10 +9,13 @@ one line, and nothing has changed: the old world and the old code go on.
 
 Classes are named by where their files lie (``engine.state.names``), so ``game:Ball`` of
 the old code is ``game:Ball`` of the new, and every buffered field, signal, ``saved``
-attribute, generator state and id comes across. What the new code no longer fits (a
-class renamed or removed, a ``saved`` attribute gone) is refused by name, as a save
-would be. A tile map whose file changed is the new map (the state names a map by its
-content, so the old content would otherwise be kept). The window's size, the step and
+attribute, generator state and id comes across. A buffered field a class gained
+(``hp = buffered(3)`` added while the game runs) takes its declared default in every
+entity of that class, this tick and the tick before, and one it lost is dropped: a note
+says each. What the new code no longer fits otherwise (a class renamed or removed, a
+``saved`` attribute gone) is refused by name, as a save would be. A tile map whose
+file changed is the new map (the state names a map by its content, so the old content
+would otherwise be kept). The window's size, the step and
 the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
 ``MS_PER_UPDATE`` or ``PLAYERS`` changed).
 """
@@ -25,8 +28,10 @@ from engine.errors import located
 from engine.files.game import Game, GameError
 from engine.files.importer import reload_game
 from engine.files.save import SaveError, load_world_text, save_text
+from engine.files.save.check import classes_by_name
 from engine.interrupts import Interrupted
 from engine.state.names import class_name
+from engine.state.values import NotSaveable, encode
 from engine.tiles.tilemap import TileMap
 from engine.world import World
 
@@ -41,6 +46,48 @@ def _maps(world: World) -> dict[str, str]:
     """The digest of each tile map ``world`` holds, by its file's name."""
     return {entity.map: entity.digest for entity in world.entities_of(TileMap)
             if isinstance(entity.map, str) and isinstance(entity.digest, str)}
+
+
+def _new_fields(text: str, fresh: Game, notes: list[str]) -> str:
+    """The save ``text`` with each entity's buffered fields those its class declares in the new code.
+
+    A field the class gained takes its declared default (now and in the previous tick's
+    values, so it does not interpolate from nothing); one it lost is dropped. Only classes
+    the new code itself loaded (or the engine's) are looked at: a class the new code does
+    not have is left for the loader to refuse by name. The state is this process's own,
+    never a file's: a save file missing a field is still refused as damaged.
+    """
+    data = json.loads(text)
+    by_name = classes_by_name()
+    changed: dict[str, tuple[list[str], list[str], int]] = {}
+    for record in data["entities"]:
+        name = record.get("class")
+        kinds = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)
+                 or kind.__module__.partition(".")[0] == "engine"]
+        if len(kinds) != 1:
+            continue
+        declared = kinds[0].buffered_fields()
+        had = list(record["buffered"])
+        if had == list(declared):
+            continue
+        previous = dict(zip(had, record["previous"]["values"]["$tuple"]))
+        try:
+            defaults = {field: encode(value, f"{name}.{field}") for field, value in declared.items()
+                        if field not in had}
+        except NotSaveable:  # buffered() defaults are immutable values, always saveable; never guess otherwise
+            continue
+        record["buffered"] = {field: record["buffered"].get(field, defaults.get(field)) for field in declared}
+        record["previous"]["values"]["$tuple"] = [previous.get(field, defaults.get(field)) for field in declared]
+        gained, lost, count = changed.get(name, ([field for field in declared if field not in had],
+                                                 [field for field in had if field not in declared], 0))
+        changed[name] = (gained, lost, count + 1)
+    for name, (gained, lost, count) in changed.items():
+        shown = name.rpartition(":")[2]
+        what = [f"{shown}.{field} is new: {count} {'entity takes' if count == 1 else 'entities take'} its default"
+                for field in gained]
+        what += [f"{shown}.{field} is gone from the code: dropped" for field in lost]
+        notes.append("; ".join(what))
+    return json.dumps(data, separators=(",", ":"), allow_nan=False) if changed else text
 
 
 def _new_maps(text: str, maps: dict[str, str]) -> str:
@@ -89,6 +136,7 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     except BaseException as error:
         raise ReloadError(f"{game.name}: build(world) failed: {located(error)}") from None
     notes: list[str] = []
+    text = _new_fields(text, fresh, notes)
     try:
         loaded = load_world_text(_new_maps(text, maps) if maps else text, _WHERE, fresh, notes, world_class=World)
     except SaveError as error:
