@@ -347,9 +347,7 @@ def test_a_reload_of_a_registered_game_keeps_its_state_and_hash():
     assert studio.world.state_hash() == straight.world.state_hash()
 
 
-def test_a_module_beside_the_game_is_reloaded_too(tmp_path):
-    write(tmp_path / "rules.py", "GRAVITY = 1\n")
-    game = load_game(write(tmp_path / "faller.py", '''
+FALLER = '''
 import rules
 from engine import Entity
 
@@ -361,7 +359,13 @@ class Faller(Entity):
 
 def build(world):
     world.spawn(Faller())
-'''))
+'''
+"""A game that falls by ``rules.GRAVITY`` a tick, from the module ``rules`` beside it."""
+
+
+def test_a_module_beside_the_game_is_reloaded_too(tmp_path):
+    write(tmp_path / "rules.py", "GRAVITY = 1\n")
+    game = load_game(write(tmp_path / "faller.py", FALLER))
     studio = Studio(game)
     run(studio, 10)
     write(tmp_path / "rules.py", "GRAVITY = 5\n")
@@ -375,19 +379,7 @@ def test_an_edit_of_the_same_size_and_second_is_reloaded_not_its_stale_bytecode_
     # edit must still be the code that runs (the interpreter writes caches unless told not to).
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     rules = write(tmp_path / "rules.py", "GRAVITY = 1\n")
-    game = load_game(write(tmp_path / "faller.py", '''
-import rules
-from engine import Entity
-
-
-class Faller(Entity):
-    def update(self, world):
-        self.y -= rules.GRAVITY
-
-
-def build(world):
-    world.spawn(Faller())
-'''))
+    game = load_game(write(tmp_path / "faller.py", FALLER))
     studio = Studio(game)
     run(studio, 10)
     before = rules.stat()
