@@ -460,3 +460,41 @@ def build(world):
     run(studio, 12)
     assert [(hero.steps, hero.hp) for hero in studio.world.entities] == [(12, 1), (12, 1)]
 
+
+
+def test_a_class_deleted_or_renamed_while_it_runs_is_refused_and_the_old_code_goes_on(tmp_path):
+    game_file = write(tmp_path / "haunt.py", '''
+from engine import Entity
+
+
+class Ghost(Entity):
+    def update(self, world):
+        self.x += 1
+
+
+class Keeper(Entity):
+    pass
+
+
+def build(world):
+    world.spawn(Ghost())
+    world.spawn(Keeper())
+''')
+    studio = Studio(load_game(game_file))
+    run(studio, 5)
+    for edit in range(3):  # several reloads first: old copies of the class pile up in the process
+        write(game_file, game_file.read_text() + f"\nEDIT = {edit}\n")
+        assert studio.reload().ok
+    for new_name in ("Spook", None):
+        source = game_file.read_text()
+        write(game_file, source.replace("Ghost", new_name) if new_name else
+              source.replace("class Ghost(Entity):\n    def update(self, world):\n        self.x += 1\n", "")
+              .replace("    world.spawn(Ghost())\n", ""))
+        result = studio.reload()
+        assert not result.ok
+        assert "names class 'game:Ghost', which is not one of haunt.py's classes or the engine's" in result.message
+        assert "more than one" not in result.message
+        write(game_file, source)
+    run(studio, 7)
+    ghost = studio.world.entities[0]
+    assert type(ghost).__name__ == "Ghost" and ghost.x == 7.0

@@ -23,6 +23,8 @@ the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, fields
+from typing import Any
 
 from engine.errors import located
 from engine.files.game import Game, GameError
@@ -40,6 +42,26 @@ __all__ = ["ReloadError", "carry_over"]
 
 class ReloadError(Exception):
     """The game could not be reloaded; the message is one line, and the old code goes on."""
+
+
+@dataclass(frozen=True)
+class _NewCode(Game):
+    """The game's new code, as the state is loaded into it: only the classes it has just loaded are its.
+
+    A ``Game`` also owns classes from other modules of its files (``import game`` in a
+    test is the same game). Here those are the old code's classes, still alive in the
+    running world's entities: an entity whose class the new code deleted or renamed would
+    be loaded as an instance of the old class, running the old code.
+    """
+
+    def owns_class(self, kind: type) -> bool:
+        """Whether ``kind`` comes from the very modules the new code loaded."""
+        return self.loaded_class(kind)
+
+
+def _new_code(game: Game) -> _NewCode:
+    values: dict[str, Any] = {field.name: getattr(game, field.name) for field in fields(game)}
+    return _NewCode(**values)
 
 
 def _maps(world: World) -> dict[str, str]:
@@ -138,7 +160,8 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     notes: list[str] = []
     text = _new_fields(text, fresh, notes)
     try:
-        loaded = load_world_text(_new_maps(text, maps) if maps else text, _WHERE, fresh, notes, world_class=World)
+        loaded = load_world_text(_new_maps(text, maps) if maps else text, _WHERE, _new_code(fresh), notes,
+                                 world_class=World)
     except SaveError as error:
         said = str(error).removeprefix(f"{_WHERE} is damaged: ")  # it is not damaged: the new code doesn't fit it
         raise ReloadError(f"the new code does not fit the running state: {said}") from None
