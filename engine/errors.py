@@ -7,7 +7,9 @@ entities here are typed ``Any`` for that reason, and are always ``Entity`` insta
 
 from __future__ import annotations
 
+import dis
 import os
+import sys
 import traceback
 import weakref
 from typing import Any
@@ -41,10 +43,55 @@ def missing_after_load(error: BaseException) -> str | None:
         return None
     if hasattr(type(restored), name):  # a property or method that failed inside: not a lost attribute
         return None
+    if not _stored_anywhere(type(restored), name):  # never set by the game's code: a typo, not a loss
+        return None
     kind = type(restored).__name__
     return (f"{kind} (id {restored.id}) has no attribute {name!r} after loading a save: a save keeps only the plain "
             f"attributes a class lists, so list it in {kind}.saved (saved = (..., {name!r})) or set it in "
             "on_load(world)")
+
+
+def _codes(value: Any, seen: set[int]) -> list[Any]:
+    """The code objects of a function, method, property or class (and those nested in them)."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        return [code for part in (value.fget, value.fset) for code in _codes(part, seen)]
+    if isinstance(value, type):
+        if id(value) in seen:
+            return []
+        seen.add(id(value))
+        return [code for item in vars(value).values() for code in _codes(item, seen)]
+    code = getattr(value, "__code__", None)
+    found = []
+    pending = [code] if code is not None else []
+    while pending:
+        code = pending.pop()
+        found.append(code)
+        pending.extend(const for const in code.co_consts if hasattr(const, "co_code"))
+    return found
+
+
+def _stored_anywhere(kind: type, name: str) -> bool:
+    """Whether the code of ``kind``'s classes, or of the modules they come from, sets an attribute ``name``.
+
+    An attribute no line sets (``self.nope``, a typo) was never there to lose; one that
+    ``__init__``, another method or ``build`` sets was lost by the load. Read from the
+    bytecode, only when an update has already failed.
+    """
+    seen: set[int] = set()
+    places: list[Any] = []
+    for base in kind.__mro__:
+        module = sys.modules.get(base.__module__)
+        if base.__module__.partition(".")[0] == "engine" or base is object:
+            continue
+        places.append(base)
+        if module is not None and getattr(module, base.__name__, None) is base:
+            places.extend(value for value in vars(module).values()
+                          if str(getattr(value, "__module__", "")).partition(".")[0] != "engine")
+    return any(instruction.opname == "STORE_ATTR" and instruction.argval == name
+               for place in places for code in _codes(place, seen) for instruction in dis.get_instructions(code))
+
 
 _ENGINE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 

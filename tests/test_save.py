@@ -407,6 +407,21 @@ def test_a_plain_attribute_left_out_of_saved_is_named_with_the_fix_after_loading
     assert "list it in Walker.saved" in err and "on_load(world)" in err and "Traceback" not in err
 
 
+def test_a_typo_read_after_loading_a_save_is_not_blamed_on_the_save(tmp_path, capsys):
+    # An attribute no line of the game sets was never there to lose: the plain AttributeError, no advice on saved.
+    game = tmp_path / "typo.py"
+    game.write_text("from engine import Entity\n\n\nclass Walker(Entity):\n    def __init__(self):\n"
+                    "        super().__init__()\n        self.stride = 1\n\n    def update(self, world):\n"
+                    "        if world.tick_count > 7:\n            self.x += self.strid\n\n\n"
+                    "def build(world):\n    world.spawn(Walker())\n")
+    save = tmp_path / "t.json"
+    assert main(["run", str(game), "--ticks", "6", "--save-at", "5", str(save)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(game), "--ticks", "10", "--load", str(save)]) == 1
+    err = capsys.readouterr().err
+    assert "has no attribute 'strid'" in err and "after loading a save" not in err and "saved" not in err, err
+
+
 def test_an_attribute_missing_in_on_load_or_in_a_fresh_entity_is_explained_accordingly(tmp_path):
     from engine import EntityUpdateError
 
