@@ -454,8 +454,10 @@ def test_a_save_or_replay_saying_a_key_twice_is_refused(tmp_path):
 @pytest.mark.parametrize(("text", "words", "not_words"), [
     ('{"tick": 1, "input": [["key_press", "LEFT", 0, 0]]}\n# a note\n', ":2: a comment", "cut short"),
     ('{"tick": 1, "input": [["key_press", "LEFT", 0, 0]', ":1: not valid JSON", "comment"),
-    ('{"tick": 1 x}\n', ":1: not valid JSON (Expecting ',' delimiter)", "cut short"),
-], ids=["comment", "cut", "edited"])
+    ('{"tick": 1 x}\n', ":1: not valid JSON (Expecting ',' delimiter at column 12)", "cut short"),
+    ('{"tick": 1, "input": [["key_press", "LE', ":1: not valid JSON (Unterminated string starting at column 37); "
+     "the file may be cut short", "comment"),
+], ids=["comment", "cut", "edited", "cut-in-a-string"])
 def test_a_line_that_is_no_json_says_what_it_looks_like(tmp_path, text, words, not_words):
     script = tmp_path / "s.jsonl"
     script.write_text(text)

@@ -188,8 +188,12 @@ def parse_record(path: str, number: int, text: str) -> dict[str, Any]:
                 from None
         reason = getattr(error, "msg", str(error))
         # Cut short is what a line that stops mid-value most likely is; anything else is an edit.
-        cut = "; the file may be cut short" if getattr(error, "pos", -1) >= len(text.rstrip()) else ""
-        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}){cut}") from None
+        # (A string left open runs to the end of the line, wherever it began.)
+        cut = ("; the file may be cut short" if getattr(error, "pos", -1) >= len(text.rstrip())
+               or reason.startswith("Unterminated string") else "")
+        column = getattr(error, "colno", None)
+        at = "" if column is None else f" column {column}" if reason.endswith(" at") else f" at column {column}"
+        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}{at}){cut}") from None
     if not isinstance(record, dict):
         raise ReplayError(f"{path}:{number}: expected a JSON object, got {text[:40]!r}")
     return record
