@@ -207,5 +207,5 @@ def test_run_frames_headless_says_real_frame_times(tmp_path, capsys):
     assert main(["run", str(game), "--headless", "--frames", "12", "--profile"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert re.match(r"balls\.py: 12 frames, \d+ ticks \(FixedStepLoop\) in [0-9.]+ s \([0-9,]+ frames/s, [0-9,]+ ticks/s; "
-                    r"a frame [0-9.]+ ms median, [0-9.]+ ms worst\), state [0-9a-f]{16}$", out[0])
+                    r"a frame [0-9.]+ ms median, [0-9.]+ ms worst\), \d+ entit(y|ies), state [0-9a-f]{16}$", out[0])
     assert out[1].startswith("profile: ")
