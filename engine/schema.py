@@ -48,8 +48,30 @@ class FieldError(ValueError):
     """One field of a file is missing, of the wrong type or out of range."""
 
 
+class _Constant(FieldError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in a file: said with where it is, once the rest is parsed."""
+
+
 def _refuse_constant(name: str) -> Any:
-    raise FieldError(f"{name} is not a number a file may hold")
+    raise _Constant(f"{name} is not a number a file may hold")
+
+
+class _Marker:
+    """What a constant parses to when ``parse_json`` looks for where it was (never returned to a caller)."""
+
+
+def _path_of_marker(value: Any) -> str | None:
+    """The first place (``entities[0].buffered.hp``) that holds a ``_Marker``, walked without recursion."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _Marker):
+            return path.lstrip(".") or "the value"
+        children = (list(item.items()) if isinstance(item, dict) else
+                    [(f"[{index}]", child) for index, child in enumerate(item)] if isinstance(item, list) else [])
+        for key, child in reversed(children):
+            stack.append((child, path + (key if key.startswith("[") and isinstance(item, list) else f".{key}")))
+    return None
 
 
 def _bounded_int(text: str) -> int:
@@ -83,6 +105,15 @@ def parse_json(text: str) -> Any:
                            object_pairs_hook=_unique_keys)
     except RecursionError:
         raise FieldError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except _Constant as error:
+        # Parsed again, the constants as markers, to say which field holds one (a failure pays for this).
+        try:
+            marked = json.loads(text, parse_constant=lambda _name: _Marker(), parse_int=_bounded_int,
+                                parse_float=_finite_float, object_pairs_hook=_unique_keys)
+        except (ValueError, RecursionError):
+            raise FieldError(str(error)) from None
+        where = _path_of_marker(marked)
+        raise FieldError(f"{where}: {error}" if where else str(error)) from None
     check_depth(value)
     return value
 

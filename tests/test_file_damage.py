@@ -105,7 +105,7 @@ TEXT_DAMAGE: list[tuple[str, Callable[[str], str], str]] = [
     ("1e400", lambda text: text.replace('"tick_count":10', '"tick_count":1e400'), "out of range"),
     ("a 5,001-digit integer", lambda text: text.replace('"tick_count":10', '"tick_count":' + "9" * 5001),
      "5001 digits"),
-    ("NaN", lambda text: text.replace('"tick_count":10', '"tick_count":NaN'), "NaN"),
+    ("NaN", lambda text: text.replace('"tick_count":10', '"tick_count":NaN'), "world.tick_count: NaN is not a number"),
     ("50,000-deep nesting", lambda text: text.replace('"meta":{', '"deep":' + "[" * 50_000 + "]" * 50_000
                                                        + ',"meta":{'), "nested deeper"),
     ("truncated", lambda text: text[: len(text) // 2], "not valid JSON"),
@@ -214,7 +214,8 @@ REPLAY_DAMAGE: list[tuple[str, Callable[[list[str]], list[str]], str]] = [
     ("a hash line missing", lambda lines: [line for line in lines if '"tick":60,"hash"' not in line], "was due"),
     ("a blank line", lambda lines: lines[:2] + [""] + lines[2:], "a blank line, where a JSON object was expected"),
     ("a line that is a list", lambda lines: lines[:2] + ["[1, 2]"] + lines[2:], "expected a JSON object"),
-    ("NaN", lambda lines: lines[:1] + ['{"tick": 5, "input": [["key_press", 1, NaN, 0]]}'] + lines[2:], "NaN"),
+    ("NaN", lambda lines: lines[:1] + ['{"tick": 5, "input": [["key_press", 1, NaN, 0]]}'] + lines[2:],
+     "input[0][2]: NaN is not a number"),
     ("1e400", lambda lines: lines[:1] + ['{"tick": 5, "input": [["key_press", 1, 1e400, 0]]}'] + lines[2:],
      "out of range"),
     ("deep nesting", lambda lines: lines[:1] + ['{"tick": 5, "input": ' + "[" * 50_000 + "]" * 50_000 + "}"]
