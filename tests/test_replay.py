@@ -47,6 +47,29 @@ def test_every_game_replays_hash_for_hash(tmp_path, capsys, name):
 
 
 def test_a_tampered_hash_is_reported_at_its_tick(tmp_path, capsys):
+    assert "differs at tick 180" in _replayed_after_a_tampered_hash(tmp_path, capsys)
+
+
+def test_a_replay_whose_header_seed_was_edited_says_it_differs_from_the_start(tmp_path, capsys):
+    game = tmp_path / "dice.py"
+    game.write_text("from engine import Entity\n\n\nclass Die(Entity):\n    def update(self, world):\n"
+                    "        self.x = float(self.random.randint(1, 6))\n\n\ndef build(world):\n"
+                    "    world.spawn(Die())\n")
+    path = tmp_path / "d.jsonl"
+    assert main(["run", str(game), "--ticks", "120", "--record", str(path)]) == 0
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["seed"] += 1
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(path), "--game", str(game)]) == 1
+    out = capsys.readouterr().out
+    assert "0 hashes matched before it); none matched, so it differs from the start" in out and "(seed, step)" in out
+    # A difference later on is no header's doing: no such hint.
+    assert "none matched" not in _replayed_after_a_tampered_hash(tmp_path, capsys)
+
+
+def _replayed_after_a_tampered_hash(tmp_path, capsys) -> str:
     path = tmp_path / "p.jsonl"
     assert main(["run", "patrol", "--ticks", "300", "--record", str(path)]) == 0
     lines = path.read_text().splitlines()
@@ -57,7 +80,7 @@ def test_a_tampered_hash_is_reported_at_its_tick(tmp_path, capsys):
     path.write_text("\n".join(lines) + "\n")
     capsys.readouterr()
     assert main(["replay", str(path)]) == 1
-    assert "differs at tick 180" in capsys.readouterr().out
+    return str(capsys.readouterr().out)
 
 
 @pytest.mark.usefixtures("offscreen")

@@ -170,7 +170,11 @@ def replay_command(args: argparse.Namespace) -> int:
         return 0
     if result.first_mismatch is not None:
         matched = max(0, result.checked - 1)
+        # None matched: the run differs from its very start, which a header edited (its seed or step) or
+        # a game that reads more than its inputs explains; which entity and field, tickswap check says.
+        hint = ("; none matched, so it differs from the start: was the recording's header (seed, step) edited? "
+                "tickswap check names the entity and field" if matched == 0 and not changed else "")
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
-              + shot + (f"; {changed}" if changed else ""))
+              + shot + (f"; {changed}" if changed else "") + hint)
     return 1
