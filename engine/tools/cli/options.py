@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
+from engine.state.names import __version__
 from engine.tools.cli.numbers import whole
 
 __all__ = ["Parser", "add_run_options", "build_parser", "count"]
@@ -162,6 +163,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``tickswap`` command and its subcommands (``bench`` parses its own)."""
     parser = Parser(prog="tickswap", description="Run tickswap's games.")
+    # The version saves and recordings are written with, and checked against.
+    parser.add_argument("--version", action="version", version=f"tickswap {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the games, one a line")
     run = commands.add_parser("run", help="run a game")
