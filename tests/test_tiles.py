@@ -261,7 +261,7 @@ def _edited(tmp_path, name, edit) -> Path:
     (b"[1,2,3]", "is not a valid Tiled map: it holds a JSON list, not a map object"),
     (b'{"hello":1}', "is not a valid Tiled map: the map has no 'width'"),
     (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe", "is not UTF-8 text"),
-    (b'{"a": NaN}', "is damaged: NaN is not a number"),
+    (b'{"a": NaN}', "is damaged: a: NaN is not a number"),
 ])
 def test_a_damaged_map_file_is_named_in_words_never_by_a_parser_exception(tmp_path, content, said):
     (tmp_path / "level.tmj").write_bytes(content)
