@@ -201,7 +201,10 @@ def test_an_abbreviated_option_is_refused_not_guessed(argv, abbreviation, capsys
     with pytest.raises(SystemExit) as exited:
         main(argv)
     assert exited.value.code == 2
-    assert f"unrecognized arguments: {abbreviation}" in capsys.readouterr().err
+    # Refused by the subcommand it follows, as its other mistakes are (it said "tickswap: unrecognized ...").
+    err = capsys.readouterr().err
+    assert err.startswith(f"tickswap {argv[0]}: unrecognized arguments: {abbreviation}"), err
+    assert err.endswith(f" (see tickswap {argv[0]} --help)\n"), err
 
 
 def test_no_parser_of_any_command_takes_an_abbreviation(tmp_path):

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         from engine.tools.bench import main as bench_main
 
         return guarded_command(lambda: bench_main(argv[1:]))
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_command(argv)
 
     def work() -> int:
         if args.command == "lab":

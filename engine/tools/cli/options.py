@@ -47,6 +47,27 @@ class Parser(argparse.ArgumentParser):
         print(one_line(f"{self.prog}: {message} (see {self.prog} --help)"), file=sys.stderr)
         raise SystemExit(2)
 
+    def parse_command(self, argv: list[str]) -> argparse.Namespace:
+        """``parse_args``, with words no option takes refused by the subcommand they follow.
+
+        argparse leaves them to the top parser, so ``tickswap replay r.jsonl --seed 3`` said
+        ``tickswap: unrecognized arguments`` where ``run``'s mistakes say ``tickswap run: ...``.
+        """
+        parsed, extras = self.parse_known_args(argv)
+        if extras:
+            command = self.commands.get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    @property
+    def commands(self) -> dict[str, Parser]:
+        """The subcommands' parsers by name (none for a parser without subcommands)."""
+        found: dict[str, Parser] = {}
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found.update(action.choices)
+        return found
+
 count = whole(1, MAX_COUNT)
 """An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
 players = whole(1, MAX_PLAYERS)
@@ -160,7 +181,7 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                      "and the engine's share (the HUD shows it too)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     """The parser of the ``tickswap`` command and its subcommands (``bench`` parses its own)."""
     parser = Parser(prog="tickswap", description="Run tickswap's games.")
     # The version saves and recordings are written with, and checked against.
