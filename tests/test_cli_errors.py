@@ -275,3 +275,13 @@ def test_an_overlong_line_loses_its_middle_not_its_end():
 
     line = one_line("start " + "\n" * 10 + "z" * 5_000_000 + " (at g.py:5 in update)")
     assert len(line) <= LONGEST_LINE and line.startswith("start \\n\\n") and line.endswith("(at g.py:5 in update)")
+
+
+@pytest.mark.parametrize("text", [" 5", "5 ", "+5", "1_000", "\u0663", "5.0", ""])
+@pytest.mark.parametrize("option", ["--seed", "--ticks"])
+def test_a_whole_number_is_ascii_digits_not_whatever_int_takes(option, text, capsys):
+    # int() takes spaces, a plus, underscores and other scripts' digits: a typo or a paste, refused by value.
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "patrol", option, text] + (["--ticks", "3"] if option == "--seed" else []))
+    assert exited.value.code == 2
+    assert f"argument {option}: expected a whole number, got {text!r}" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_R
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
 from engine.state.names import __version__
-from engine.tools.cli.numbers import whole
+from engine.tools.cli.numbers import whole, whole_number
 
 __all__ = ["Parser", "add_run_options", "build_parser", "count"]
 
@@ -106,10 +106,7 @@ def _rewind(text: str) -> float:
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    value = whole_number(text)
     if not 0 <= value < 2**64:
         # random.seed(-3) is random.seed(3): a negative seed would silently be another one.
         raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**64-1, got {shown(value)}")
@@ -117,10 +114,7 @@ def _seed(text: str) -> int:
 
 
 def _hash_seeds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    value = whole_number(text)
     if value != 0 and not 2 <= value <= 16:
         # One process compares with nothing; 0 is how the check is skipped.
         raise argparse.ArgumentTypeError(f"expected 0 (skip) or 2 to 16 processes, got {shown(value)}")
@@ -128,10 +122,7 @@ def _hash_seeds(text: str) -> int:
 
 
 def _saves(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    value = whole_number(text)
     if not 0 <= value <= 100:
         raise argparse.ArgumentTypeError(f"expected 0 (skip) to 100 saves, got {shown(value)}")
     return value
