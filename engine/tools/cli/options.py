@@ -42,6 +42,8 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.commands: dict[str, Parser] = {}
+        """The subcommands' parsers by name (``build_parser`` fills it; empty without subcommands)."""
 
     def error(self, message: str) -> NoReturn:
         print(one_line(f"{self.prog}: {message} (see {self.prog} --help)"), file=sys.stderr)
@@ -59,14 +61,6 @@ class Parser(argparse.ArgumentParser):
             command.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
-    @property
-    def commands(self) -> dict[str, Parser]:
-        """The subcommands' parsers by name (none for a parser without subcommands)."""
-        found: dict[str, Parser] = {}
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                found.update(action.choices)
-        return found
 
 count = whole(1, MAX_COUNT)
 """An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
@@ -178,6 +172,7 @@ def build_parser() -> Parser:
     # The version saves and recordings are written with, and checked against.
     parser.add_argument("--version", action="version", version=f"tickswap {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
+    parser.commands = commands.choices
     commands.add_parser("list", help="list the games, one a line")
     run = commands.add_parser("run", help="run a game")
     run.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
