@@ -22,14 +22,13 @@ the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from typing import Any
 
 from engine.errors import located
 from engine.files.game import Game, GameError
 from engine.files.importer import reload_game
-from engine.files.save import SaveError, load_world_text, save_text
+from engine.files.save import SaveError, load_world_data, parse_save, save_text
 from engine.files.save.check import classes_by_name
 from engine.interrupts import Interrupted
 from engine.state.names import class_name
@@ -70,8 +69,8 @@ def _maps(world: World) -> dict[str, str]:
             if isinstance(entity.map, str) and isinstance(entity.digest, str)}
 
 
-def _new_fields(text: str, fresh: Game, notes: list[str]) -> str:
-    """The save ``text`` with each entity's buffered fields those its class declares in the new code.
+def _new_fields(data: dict[str, Any], fresh: Game, notes: list[str]) -> None:
+    """Give each entity of the save ``data`` the buffered fields its class declares in the new code.
 
     A field the class gained takes its declared default (now and in the previous tick's
     values, so it does not interpolate from nothing); one it lost is dropped. Only classes
@@ -79,7 +78,6 @@ def _new_fields(text: str, fresh: Game, notes: list[str]) -> str:
     not have is left for the loader to refuse by name. The state is this process's own,
     never a file's: a save file missing a field is still refused as damaged.
     """
-    data = json.loads(text)
     by_name = classes_by_name()
     changed: dict[str, tuple[list[str], list[str], int]] = {}
     for record in data["entities"]:
@@ -109,14 +107,11 @@ def _new_fields(text: str, fresh: Game, notes: list[str]) -> str:
                 for field in gained]
         what += [f"{shown}.{field} is gone from the code: dropped" for field in lost]
         notes.append("; ".join(what))
-    return json.dumps(data, separators=(",", ":"), allow_nan=False) if changed else text
 
 
-def _new_maps(text: str, maps: dict[str, str]) -> str:
-    """The save ``text`` with each tile map whose file the new ``build`` read with other content made that content."""
+def _new_maps(data: dict[str, Any], maps: dict[str, str]) -> None:
+    """Make each tile map of the save ``data`` whose file the new ``build`` read with other content that content."""
     name = class_name(TileMap)
-    data = json.loads(text)
-    changed = False
     for record in data["entities"]:
         saved = record.get("saved", {})
         if record.get("class") != name or not isinstance(saved.get("map"), str):
@@ -124,8 +119,6 @@ def _new_maps(text: str, maps: dict[str, str]) -> str:
         fresh = maps.get(saved["map"])
         if fresh is not None and fresh != saved.get("digest"):
             saved["digest"] = fresh
-            changed = True
-    return json.dumps(data, separators=(",", ":"), allow_nan=False) if changed else text
 
 
 _WHERE = "the running state"
@@ -158,10 +151,12 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     except BaseException as error:
         raise ReloadError(f"{game.name}: build(world) failed: {located(error)}") from None
     notes: list[str] = []
-    text = _new_fields(text, fresh, notes)
     try:
-        loaded = load_world_text(_new_maps(text, maps) if maps else text, _WHERE, _new_code(fresh), notes,
-                                 world_class=World)
+        # Parsed once; the new code's fields and maps are written into it, then it is checked and loaded.
+        data = parse_save(text, _WHERE)
+        _new_fields(data, fresh, notes)
+        _new_maps(data, maps)
+        loaded = load_world_data(data, _WHERE, _new_code(fresh), notes, world_class=World)
     except SaveError as error:
         said = str(error).removeprefix(f"{_WHERE} is damaged: ")  # it is not damaged: the new code doesn't fit it
         raise ReloadError(f"the new code does not fit the running state: {said}") from None
