@@ -498,3 +498,27 @@ def build(world):
     run(studio, 7)
     ghost = studio.world.entities[0]
     assert type(ghost).__name__ == "Ghost" and ghost.x == 7.0
+
+
+def test_a_tile_map_changed_while_it_runs_is_the_new_map_after_a_reload(tmp_path):
+    from mapfiles import tmj
+
+    tmj(tmp_path, [[1, 2]])
+    game_file = write(tmp_path / "mapped.py", '''
+from pathlib import Path
+
+from engine import TileMap
+
+
+def build(world):
+    world.spawn(TileMap.load(Path(__file__).parent / "level.tmj"))
+''')
+    studio = Studio(load_game(game_file))
+    run(studio, 3)
+    level: Any = studio.world.entities[0]
+    assert level.tile_at(12, 4).id == 1  # gid 2: the second tile
+    tmj(tmp_path, [[1, 3]])
+    result = studio.reload([str(tmp_path / "level.tmj")])
+    assert result.ok, result.message
+    level = studio.world.entities[0]
+    assert level.tile_at(12, 4).id == 2 and studio.now == 3
