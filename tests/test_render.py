@@ -302,6 +302,18 @@ def test_the_lab_draws_its_timelines_as_a_png(tmp_path, capsys):
     assert png_colours(path) >= 4
 
 
+def test_a_machine_without_font_libraries_is_told_what_to_install(capsys, monkeypatch):
+    # A bare GPU server had EGL but no FreeType: every run failed as "bouncy failed: ImportError".
+    import sys
+
+    from engine.tools.cli import main
+
+    monkeypatch.setitem(sys.modules, "pyglet.text", None)
+    assert main(["run", "bouncy", "--headless", "--frames", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot draw text" in err and "libfreetype6" in err and "Traceback" not in err
+
+
 def test_a_crashing_game_exits_1_naming_the_entity(capsys, monkeypatch):
     from engine.tools.cli import main
     from games.bouncy.logic import Ball

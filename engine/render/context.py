@@ -8,8 +8,8 @@ from typing import Any
 
 import pyglet
 
-__all__ = ["DisplayUnavailable", "create_window", "has_display", "read_pixels", "save_screenshot", "true_colour_config",
-           "use_headless"]
+__all__ = ["DisplayUnavailable", "check_text", "create_window", "has_display", "read_pixels", "save_screenshot",
+           "true_colour_config", "use_headless"]
 
 
 class DisplayUnavailable(RuntimeError):
@@ -58,6 +58,22 @@ def create_window(width: int, height: int, *, headless: bool = False, vsync: boo
         if headless:
             raise DisplayUnavailable(f"off-screen rendering (EGL) is unavailable here: {error}") from error
         raise
+
+
+def check_text() -> None:
+    """Whether pyglet can draw text here; ``DisplayUnavailable`` naming the missing library if not.
+
+    Every run draws text (the HUD, text looks), and pyglet loads its font libraries
+    (FreeType and Fontconfig on Linux) only when text is first imported: a minimal
+    machine (a container, a bare server) that has GL but not them would fail mid-start
+    with pyglet's own ``ImportError``. Asked before there is a window, it fails with a
+    line that says what to install.
+    """
+    try:
+        import pyglet.text  # noqa: F401
+    except ImportError as error:
+        raise DisplayUnavailable(f"pyglet cannot draw text here ({error}): install FreeType and Fontconfig "
+                                 "(on Debian or Ubuntu: apt-get install libfreetype6 libfontconfig1)") from error
 
 
 def true_colour_config() -> Any:

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Issue 32 item 2 on a real GPU: `tickswap bench frame` (the frame through EntityRenderer vs
 # the floor frame at 1,000, 10,000 and 100,000 entities) and the render tests, through EGL on
-# the device machine's NVIDIA driver. Prepared, not yet run (no GPU was lent to the session
-# that wrote it). Under 5 minutes there: setup ~30 s, two bench runs ~20 s each, tests ~60 s.
+# the device machine's NVIDIA driver. Under 2 minutes there (first run on an H200, stop 35:
+# 27 s of command, about a minute to start the machine); figures in README.md beside it.
 #
 #   docs/experiments/gpu_frame/check.sh prepare
 #       here, in the repository root, with network: the wheels the device lacks (pyglet,
 #       esper, pytiled-parser, aioice and its needs, and a setuptools that reads the core's
 #       ext-modules table (74.1 or later); pure Python, for its Python 3.12) into
-#       out/whl, and the GL loaders (glvnd's libEGL, libGL, libOpenGL) into out/gl.
+#       out/whl, and the GL loaders (glvnd's libEGL, libGL, libOpenGL) and the font
+#       libraries (FreeType, Fontconfig, DejaVu) into out/gl.
 #       out/ is ignored by git, so both travel only when named in carry.
 #   docs/experiments/gpu_frame/check.sh run
 #       there: the device tool's `run` with carry ["out/whl", "out/gl"], timeout_s 300, and
@@ -31,6 +32,11 @@ prepare)
   apt-get $o update -qq
   # shellcheck disable=SC2086
   (cd out/gl && apt-get $o download libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+  # Text (the HUD, text looks): pyglet loads FreeType and Fontconfig, which the device's
+  # bare image lacks (its first run failed 24 render tests with 'Library "freetype" not found').
+  # shellcheck disable=SC2086
+  (cd out/gl && apt-get $o download libfreetype6 libfontconfig1 fontconfig-config fonts-dejavu-core \
+    libpng16-16 libbrotli1)
   ls out/whl out/gl
   du -sh out/whl out/gl
   ;;

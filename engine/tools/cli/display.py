@@ -33,6 +33,12 @@ def check_display(args: argparse.Namespace) -> None:
     except Exception as error:
         what = "off-screen rendering (EGL)" if args.headless else "OpenGL"
         raise DisplayError(f"{what} is unavailable here: {type(error).__name__}: {error}") from error
+    from engine.render.context import check_text
+
+    try:
+        check_text()
+    except DisplayUnavailable as error:
+        raise DisplayError(str(error)) from error
 
 
 def make_runner(args: argparse.Namespace, game: Game, world: World, **hooks: Any) -> Any:
