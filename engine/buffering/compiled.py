@@ -137,13 +137,6 @@ def gather_motion(
         _gather_motion_numpy(entities, tick, alpha, out, extrapolate)
 
 
-_OUT = ("gather_motion: out must be a writable, contiguous, native float32 buffer of at least "
-        "len(entities) * 3 values")
-_FLOAT32 = frozenset(("f", "@f", "=f", "<f" if sys.byteorder == "little" else ">f"))
-_FIELDS = ("x", "y", "angle", "previous x", "previous y", "previous angle")
-_PLAIN = frozenset((float, int, bool))
-
-
 def gather_pair(entities: Sequence[BufferSlots], tick: int, previous: Any, current: Any) -> None:
     """The renderer's per-tick gather in one walk: ``gather_motion`` at alpha 0 and at alpha 1.
 
