@@ -462,6 +462,48 @@ def build(world):
 
 
 
+def test_a_changed_init_is_named_on_reload_and_the_running_entities_keep_their_state(tmp_path):
+    game_file = write(tmp_path / "runner.py", '''
+from engine import Entity
+
+
+class Runner(Entity):
+    saved = ("speed",)
+
+    def __init__(self, x=0.0):
+        super().__init__(x=x)
+        self.speed = 2
+
+    def update(self, world):
+        self.x += self.speed
+
+
+class Flag(Entity):
+    def update(self, world):
+        pass
+
+
+def build(world):
+    world.spawn(Runner())
+    world.spawn(Runner(x=10.0))
+    world.spawn(Flag())
+''')
+    studio = Studio(load_game(game_file))
+    run(studio, 5)
+    # A line added above every class moves each __init__ without changing it: nothing to say.
+    write(game_file, game_file.read_text().replace("from engine import Entity\n", "from engine import Entity\n# moved\n"))
+    result = studio.reload()
+    assert result.ok, result.message
+    assert "__init__" not in result.message
+    write(game_file, game_file.read_text().replace("self.speed = 2", "self.speed = 7"))
+    result = studio.reload()
+    assert result.ok, result.message
+    assert "Runner.__init__ changed: 2 running entities keep their state (new ones run it)" in result.message
+    assert "Flag" not in result.message
+    run(studio, 6)
+    assert [runner.x for runner in cast(list[Any], studio.world.entities)[:2]] == [12.0, 22.0]
+
+
 def test_a_class_deleted_or_renamed_while_it_runs_is_refused_and_the_old_code_goes_on(tmp_path):
     game_file = write(tmp_path / "haunt.py", '''
 from engine import Entity

@@ -12,10 +12,11 @@ the old code is ``game:Ball`` of the new, and every buffered field, signal, ``sa
 attribute, generator state and id comes across. A buffered field a class gained
 (``hp = buffered(3)`` added while the game runs) takes its declared default in every
 entity of that class, this tick and the tick before, and one it lost is dropped: a note
-says each. What the new code no longer fits otherwise (a class renamed or removed, a
-``saved`` attribute gone) is refused by name, as a save would be. A tile map whose
-file changed is the new map (the state names a map by its content, so the old content
-would otherwise be kept). The window's size, the step and
+says each, and names a running class whose ``__init__`` changed (its entities keep
+their state: ``__init__`` is not run again). What the new code no longer fits otherwise
+(a class renamed or removed, a ``saved`` attribute gone) is refused by name, as a save
+would be. A tile map whose file changed is the new map (the state names a map by its
+content, so the old content would otherwise be kept). The window's size, the step and
 the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
 ``MS_PER_UPDATE`` or ``PLAYERS`` changed).
 """
@@ -109,6 +110,43 @@ def _new_fields(data: dict[str, Any], fresh: Game, notes: list[str]) -> None:
         notes.append("; ".join(what))
 
 
+def _same_code(old: Any, new: Any) -> bool:
+    """Whether two code objects do the same: their bytecode, names and constants (nested code too).
+
+    Not ``==``, which also compares line numbers: an edit above ``__init__`` moves it
+    without changing it.
+    """
+    if old.co_code != new.co_code or old.co_names != new.co_names or len(old.co_consts) != len(new.co_consts):
+        return False
+    return all(_same_code(a, b) if hasattr(a, "co_code") and hasattr(b, "co_code") else (type(a), a) == (type(b), b)
+               for a, b in zip(old.co_consts, new.co_consts))
+
+
+def _init_code(kind: type | None) -> Any:
+    return getattr(getattr(kind, "__init__", None), "__code__", None)
+
+
+def _changed_inits(world: World, fresh: Game, notes: list[str]) -> None:
+    """Say which running classes' ``__init__`` the new code changed: their entities keep the state they have.
+
+    A reload carries the state over and never runs ``__init__`` again, so a value edited
+    there (``self.speed = 3``, a ``saved`` attribute) shows only in entities made from
+    now on. Said, so that an edit that seems to do nothing is no mystery.
+    """
+    by_name = classes_by_name()
+    counts: dict[type, int] = {}
+    for entity in world.entities:
+        counts[type(entity)] = counts.get(type(entity), 0) + 1
+    for old, count in counts.items():
+        name = class_name(old)
+        new = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)]
+        old_init, new_init = _init_code(old), _init_code(new[0] if len(new) == 1 else None)
+        if old_init is None or new_init is None or _same_code(old_init, new_init):
+            continue
+        notes.append(f"{name.rpartition(':')[2]}.__init__ changed: {count} running "
+                     f"{'entity keeps its' if count == 1 else 'entities keep their'} state (new ones run it)")
+
+
 def _new_maps(data: dict[str, Any], maps: dict[str, str]) -> None:
     """Make each tile map of the save ``data`` whose file the new ``build`` read with other content that content."""
     name = class_name(TileMap)
@@ -155,6 +193,7 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
         # Parsed once; the new code's fields and maps are written into it, then it is checked and loaded.
         data = parse_save(text, _WHERE)
         _new_fields(data, fresh, notes)
+        _changed_inits(world, fresh, notes)
         _new_maps(data, maps)
         loaded = load_world_data(data, _WHERE, _new_code(fresh), notes, world_class=World)
     except SaveError as error:
