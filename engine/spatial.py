@@ -156,17 +156,27 @@ def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Arra
     looks_seen: dict[int, int] = {}
     hitboxes_seen: dict[int, int] = {}
     kinds_seen: dict[int, int] = {}
+    # The common cases (a plain float, an object seen before) written inline: this walk runs
+    # over every entity every tick a game asks for collisions, on the pure path.
     for entity in entities:
-        xs.append(_position(entity, getattr(entity, x_name), "x"))
-        ys.append(_position(entity, getattr(entity, y_name), "y"))
+        value = getattr(entity, x_name)
+        xs.append(value if type(value) is float else _position(entity, value, "x"))
+        value = getattr(entity, y_name)
+        ys.append(value if type(value) is float else _position(entity, value, "y"))
         identity = entity.id
         if not isinstance(identity, int):
             raise TypeError(f"{type(entity).__name__}'s id is a {type(identity).__name__}, not an int "
                             "(only spawned entities collide)")
         identities.append(identity)
-        look_of.append(_index(getattr(entity, look_name), looks_seen, found[0]))
-        hitbox_of.append(_index(getattr(entity, hitbox_name), hitboxes_seen, found[1]))
-        kind_of.append(_index(type(entity), kinds_seen, found[2]))
+        value = getattr(entity, look_name)
+        index = looks_seen.get(id(value))
+        look_of.append(_index(value, looks_seen, found[0]) if index is None else index)
+        value = getattr(entity, hitbox_name)
+        index = hitboxes_seen.get(id(value))
+        hitbox_of.append(_index(value, hitboxes_seen, found[1]) if index is None else index)
+        value = type(entity)
+        index = kinds_seen.get(id(value))
+        kind_of.append(_index(value, kinds_seen, found[2]) if index is None else index)
     for array, column in zip((x, y, ids, looks, hitboxes, kinds), columns):
         array.reshape(-1)[:count] = column
     return found
@@ -252,21 +262,35 @@ class PyGrid:
 
     def _candidates(self, x0: float, x1: float, y0: float, y1: float, near: bool) -> list[int]:
         """The core's ``candidates``: the members of the cells the range covers, level by level, then everywhere."""
+        # Written out rather than with generators and min/max calls: a towers tick asks this
+        # hundreds of times, and the pure path is what users without a compiler run.
         found: list[int] = []
+        bound = CELL_BOUND
+        factor = NEAR_REACH if near else REACH
+        floor = math.floor
         for level in self.levels:
             if not level.members:
                 continue
             cell = level.cell
-            reach = cell * (NEAR_REACH if near else REACH)
-            bounds = ((x0 - reach) / cell, (x1 + reach) / cell, (y0 - reach) / cell, (y1 + reach) / cell)
-            if any(math.isnan(bound) for bound in bounds):
+            reach = cell * factor
+            left, right = (x0 - reach) / cell, (x1 + reach) / cell
+            bottom, top = (y0 - reach) / cell, (y1 + reach) / cell
+            if left != left or right != right or bottom != bottom or top != top:
                 continue  # a box at NaN is nowhere
             # Clamped, then floored: the same as the core's floor, then clamp, since the bounds are whole.
-            low_x, high_x, low_y, high_y = (math.floor(min(max(bound, -CELL_BOUND), CELL_BOUND)) for bound in bounds)
+            low_x = floor(-bound if left < -bound else bound if left > bound else left)
+            high_x = floor(-bound if right < -bound else bound if right > bound else right)
+            low_y = floor(-bound if bottom < -bound else bound if bottom > bound else bottom)
+            high_y = floor(-bound if top < -bound else bound if top > bound else top)
             if level.dense:
-                low_x, low_y = max(low_x, level.x0), max(low_y, level.y0)
-                high_x = min(high_x, level.x0 + level.columns - 1)
-                high_y = min(high_y, level.y0 + level.rows - 1)
+                if low_x < level.x0:
+                    low_x = level.x0
+                if low_y < level.y0:
+                    low_y = level.y0
+                if high_x > level.x0 + level.columns - 1:
+                    high_x = level.x0 + level.columns - 1
+                if high_y > level.y0 + level.rows - 1:
+                    high_y = level.y0 + level.rows - 1
                 if low_x > high_x or low_y > high_y:
                     continue
                 starts, members, rows = level.starts, level.members, level.rows
