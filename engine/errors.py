@@ -96,18 +96,24 @@ def _stored_anywhere(kind: type, name: str) -> bool:
 _ENGINE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def where(error: BaseException) -> str:
+def where(error: BaseException, entity: Any = None) -> str:
     """Where the game's code raised: the innermost frame outside the engine, as file:line in function.
 
     A mistake the engine refuses (a missing super().__init__(), a bad Look) is raised inside
     the engine, but the line to fix is the game's that called it. Generated code (a
-    dataclass's ``__init__`` is ``<string>``) counts as the engine's.
+    dataclass's ``__init__`` is ``<string>``) counts as the engine's. A mistake the engine
+    finds only after an update returned (a list written to a buffered field) has no frame
+    of the game's: with ``entity`` (the one updating), it is that class's ``update``.
     """
     frames = traceback.extract_tb(error.__traceback__)
-    if not frames:
-        return "an unknown place"
     outside = [frame for frame in frames
                if not frame.filename.startswith("<") and not os.path.abspath(frame.filename).startswith(_ENGINE)]
+    if not outside and entity is not None:
+        update = getattr(getattr(type(entity), "update", None), "__code__", None)
+        if update is not None and not os.path.abspath(update.co_filename).startswith(_ENGINE):
+            return f"{update.co_filename}:{update.co_firstlineno} in {type(entity).__name__}.update"
+    if not frames:
+        return "an unknown place"
     frame = (outside or frames)[-1]
     return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
@@ -172,7 +178,8 @@ def located(error: BaseException) -> str:
         return f"{type(error).__name__}: {error}"
     cause = error.__cause__ if isinstance(error, EntityUpdateError) and error.__cause__ is not None else error
     said = str(error) if isinstance(error, EntityUpdateError) else brief(error)  # an entity's names its cause briefly
-    return f"{type(error).__name__}: {said} (at {where(cause)})"
+    entity = error.entity if isinstance(error, EntityUpdateError) else None
+    return f"{type(error).__name__}: {said} (at {where(cause, entity)})"
 
 
 BRIEF = 400

@@ -263,3 +263,21 @@ def test_an_exception_without_a_message_leaves_no_empty_slot(tmp_path, capsys):
     assert main(["run", str(path), "--ticks", "3"]) == 1
     err = capsys.readouterr().err
     assert one_line(err) and "raised KeyboardInterrupt in tick 1; the tick was rolled back" in err, err
+
+
+def test_a_list_written_to_a_buffered_field_names_the_games_update_not_the_engines_file(tmp_path, capsys):
+    # Found only after update() returns, so no frame of the game's is in the traceback: the line
+    # named was engine/buffering/fields.py's. It is now the class's update, in the game's file.
+    from engine.tools.cli import main
+
+    game = tmp_path / "spawner.py"
+    game.write_text("from engine import Entity, buffered\n\n\nclass Spawner(Entity):\n    log = buffered(())\n\n"
+                    "    def update(self, world):\n        self.log = [world.tick_count]\n\n\n"
+                    "def build(world):\n    world.spawn(Spawner())\n")
+    assert main(["run", str(game), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "Spawner.log is buffered and was set to a list" in err
+    assert f"(at {game}:7 in Spawner.update)" in err and "fields.py" not in err
+    assert main(["check", str(game), "--ticks", "3"]) == 1
+    out = capsys.readouterr()
+    assert f"{game}:7 in Spawner.update" in out.out + out.err and "fields.py" not in out.out + out.err

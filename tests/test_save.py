@@ -330,12 +330,19 @@ def test_messages_say_an_int_and_one_entity(tmp_path, capsys):
     assert "1 entity," in capsys.readouterr().out
 
 
-def test_a_wrong_kind_of_value_says_an_int():
+def test_a_wrong_kind_of_value_for_a_number_says_a_number_which_any_number_is():
+    # It said "must be an int like its default 3", and then took 4.5: an int field may become
+    # a float in play (hp -= 0.5), so a number is what it asks for.
     from engine.schema import FieldError
     from engine.state.values import check_like_default
 
-    with pytest.raises(FieldError, match="lives must be an int like its default 3"):
+    with pytest.raises(FieldError, match="lives must be a number like its default 3, got '3'"):
         check_like_default("3", 3, "lives")
+    with pytest.raises(FieldError, match="lives must be a number like its default 3, got True"):
+        check_like_default(True, 3, "lives")
+    check_like_default(4.5, 3, "lives")
+    with pytest.raises(FieldError, match="name must be a str like its default"):
+        check_like_default(3, "ann", "name")
 
 
 def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):

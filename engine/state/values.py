@@ -188,6 +188,8 @@ def check_like_default(value: Any, default: Any, where: str) -> None:
     else:
         return
     if not ok:
-        kind = type(default).__name__
+        # A number's field takes any number (an int field that becomes 4.5 in play is fine), so it says "a number".
+        numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
+        kind = "number" if numeric else type(default).__name__
         article = "an" if kind[0] in "aeiou" else "a"
         raise FieldError(f"{where} must be {article} {kind} like its default {default!r:.30}, got {value!r:.40}")

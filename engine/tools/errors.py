@@ -80,7 +80,7 @@ def crash_line(game: str, error: BaseException, tick: int | None = None) -> str:
         return f"{game} stopped: {error}"  # it names the writer's file and line, or the entity and attribute, itself
     if isinstance(error, EntityUpdateError):
         cause = error.__cause__ or error
-        return f"{game} stopped: {error} (at {where(cause)})"
+        return f"{game} stopped: {error} (at {where(cause, error.entity)})"
     if isinstance(error, SystemExit):
         return (f"{game} stopped: the game raised SystemExit({shown(error.code)}) (at {where(error)}); "
                 "a game ends by stopping its loop, not by exiting")
