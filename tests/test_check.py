@@ -507,3 +507,14 @@ def test_a_loop_over_entities_of_sees_spawn_order_in_every_update_order():
         world.shuffle_order(random.Random(5))
         assert [entity.id for entity in world.entities] == [1, 2, 3, 4]
         assert [dog.id for dog in world.entities_of(Dog)] == [1, 2, 4]
+
+
+def test_orders_with_rollback_is_refused_naming_both_and_one_order_is_one_order(capsys):
+    # --orders was dropped without a word when --rollback was given: that check has no orders.
+    from engine.tools.cli import main
+
+    assert main(["check", "patrol", "--rollback", "4", "--orders", "3", "--ticks", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "--orders 3" in err and "--rollback" in err and "Traceback" not in err
+    assert main(["check", "patrol", "--ticks", "10", "--orders", "1", "--saves", "0", "--hash-seeds", "0"]) == 0
+    assert "order independent: 1 shuffled order agreed" in capsys.readouterr().out

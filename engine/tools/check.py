@@ -91,7 +91,8 @@ class CheckResult:
         """The report: one line when all agree, else the tick, the order, and one line per entity."""
         permuted = f"; systems permuted: {'; '.join(self.systems)}" if self.systems else ""
         if self.ok:
-            return (f"order independent: {self.orders} shuffled orders agreed with spawn order for {self.ticks} ticks"
+            orders = "1 shuffled order" if self.orders == 1 else f"{self.orders} shuffled orders"
+            return (f"order independent: {orders} agreed with spawn order for {self.ticks} ticks"
                     + _with_players(self.players) + permuted)
         if self.tick is None:
             return self.note

@@ -44,6 +44,9 @@ def check_command(args: argparse.Namespace) -> int:
     players = check_players(game, args.players)
     if args.players is None and args.rollback is not None and players < 2 and 2 in game.players:
         players = 2  # the rollback check is the network's: a session plays 2 or more, as tickswap host's default
+    if args.rollback is not None and args.orders is not None:
+        raise UsageError(f"--orders {args.orders} is the update-order check's, and --rollback checks rollback instead: "
+                         "give one of them")
     if args.rollback is not None and args.rollback > args.ticks:
         raise UsageError(f"--rollback {args.rollback} rolls back further than --ticks {args.ticks} runs: no tick would "
                          f"be re-simulated (give --ticks {args.rollback} or more)")
@@ -55,7 +58,8 @@ def check_command(args: argparse.Namespace) -> int:
             result = check_rollback(game.setup, ticks=args.ticks, distance=args.rollback, seed=args.seed,
                                     inputs=inputs, players=players)
         else:
-            result = check_order_independence(game.setup, ticks=args.ticks, orders=args.orders, seed=args.seed,
+            orders = 4 if args.orders is None else args.orders
+            result = check_order_independence(game.setup, ticks=args.ticks, orders=orders, seed=args.seed,
                                               inputs=inputs, players=players)
         across: SeedResult | None = None
         loads: SaveLoadResult | None = None

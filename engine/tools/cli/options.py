@@ -197,7 +197,8 @@ def build_parser() -> Parser:
                     "order agrees, 1 when they differ.")
     check.add_argument("game", help="a game's name (see `tickswap list`) or the path of your game's .py file")
     check.add_argument("--ticks", type=count, default=300, help="ticks to run (default 300)")
-    check.add_argument("--orders", type=count, default=4, help="shuffled orders besides spawn order (default 4)")
+    check.add_argument("--orders", type=count, help="shuffled orders besides spawn order (default 4; not with "
+                       "--rollback, which checks rollback instead)")
     check.add_argument("--seed", type=_seed, default=0,
                        help="seed for the worlds, the shuffles and the input (default 0)")
     check.add_argument("--rollback", metavar="N", type=count,
@@ -211,7 +212,8 @@ def build_parser() -> Parser:
                             "it)")
     check.add_argument("--hash-seeds", metavar="K", type=_hash_seeds, default=3,
                        help="then run the game in K fresh processes, PYTHONHASHSEED 1 to K, and compare their state "
-                            "hashes every tick: catches hash(str), set order and id() (default 3; 0 skips it)")
+                            "hashes every tick: catches hash(str), set order and id() (default 3; 0 skips it; 2 to 16 "
+                            "otherwise)")
     given = check.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")
