@@ -33,7 +33,10 @@ def _print_table(title: str, rows: Rows) -> None:
     print(title)
     width = max(len(row[0]) for row in rows)
     for name, ms, ratio, target in rows:
-        print(f"  {name:<{width}}  {ms:8.3f} ms  {ratio:5.2f}x  {target}")
+        if ms != ms:  # not measured (a peer not installed): said in words, not as "nan ms"
+            print(f"  {name:<{width}}  {'not measured':>19}  {target}")
+        else:
+            print(f"  {name:<{width}}  {ms:8.3f} ms  {ratio:5.2f}x  {target}")
 
 
 def main(argv: list[str] | None = None) -> int:
