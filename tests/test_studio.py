@@ -564,3 +564,39 @@ def build(world):
     assert result.ok, result.message
     level = studio.world.entities[0]
     assert level.tile_at(12, 4).id == 2 and studio.now == 3
+
+
+def test_a_name_taken_out_of_saved_or_put_in_while_it_runs_reloads_and_says_so(tmp_path):
+    # Taking "life" out of saved was refused on every save ("saved has unknown field 'life'"),
+    # where a buffered field taken out is dropped; putting one in lost the running value.
+    game_file = write(tmp_path / "shots.py", '''
+from engine import Entity
+
+
+class Shot(Entity):
+    saved = ("life", "power")
+
+    def __init__(self, x=0.0):
+        super().__init__(x=x)
+        self.life, self.power, self.hue = 50, 3, 7
+
+    def update(self, world):
+        self.life -= 1
+        self.x += 1
+
+
+def build(world):
+    world.spawn(Shot())
+    world.spawn(Shot(x=9.0))
+''')
+    studio = Studio(load_game(game_file))
+    run(studio, 4)
+    write(game_file, game_file.read_text().replace('saved = ("life", "power")', 'saved = ("life", "hue")'))
+    result = studio.reload()
+    assert result.ok, result.message
+    assert "Shot.hue is saved now: 2 running entities keep their value" in result.message
+    assert "Shot.power is no longer saved: dropped" in result.message
+    shots = cast(list[Any], studio.world.entities)
+    assert [(shot.life, shot.hue, hasattr(shot, "power")) for shot in shots] == [(46, 7, False), (46, 7, False)]
+    run(studio, 6)
+    assert [shot.life for shot in cast(list[Any], studio.world.entities)] == [44, 44]

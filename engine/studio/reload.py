@@ -12,10 +12,11 @@ the old code is ``game:Ball`` of the new, and every buffered field, signal, ``sa
 attribute, generator state and id comes across. A buffered field a class gained
 (``hp = buffered(3)`` added while the game runs) takes its declared default in every
 entity of that class, this tick and the tick before, and one it lost is dropped: a note
-says each, and names a running class whose ``__init__`` changed (its entities keep
-their state: ``__init__`` is not run again). What the new code no longer fits otherwise
-(a class renamed or removed, a ``saved`` attribute gone) is refused by name, as a save
-would be. A tile map whose file changed is the new map (the state names a map by its
+says each. A name taken out of ``saved`` is dropped too, and one put in is carried from
+the running entities' plain attribute. A note names a running class whose ``__init__``
+changed (its entities keep their state: ``__init__`` is not run again). What the new code
+no longer fits otherwise (a class renamed or removed) is refused by name, as a save would
+be. A tile map whose file changed is the new map (the state names a map by its
 content, so the old content would otherwise be kept). The window's size, the step and
 the players stay as the run began (a note says when ``WIDTH``, ``HEIGHT``,
 ``MS_PER_UPDATE`` or ``PLAYERS`` changed).
@@ -110,6 +111,46 @@ def _new_fields(data: dict[str, Any], fresh: Game, notes: list[str]) -> None:
         notes.append("; ".join(what))
 
 
+def _new_saved(data: dict[str, Any], fresh: Game, world: World, notes: list[str]) -> None:
+    """Give each entity of the save ``data`` the ``saved`` attributes its class lists in the new code.
+
+    A name taken out of ``saved`` is dropped (it is a plain attribute now, gone after a
+    reload as after a load); a name put in is carried from the running entity, which has
+    it as a plain attribute, when it has one and it can be saved (else the loader refuses
+    it by name, as before). Only classes the new code itself loaded are looked at.
+    """
+    by_name = classes_by_name()
+    running = {entity.id: entity for entity in world.entities}
+    changed: dict[str, tuple[list[str], list[str], int]] = {}
+    for record in data["entities"]:
+        name = record.get("class")
+        kinds = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)]
+        if len(kinds) != 1 or not isinstance(record.get("saved"), dict):
+            continue
+        declared = tuple(kinds[0].saved)
+        had = record["saved"]
+        if set(had) == set(declared):
+            continue
+        values = {key: had[key] for key in declared if key in had}
+        entity = running.get(record.get("id"))
+        for key in declared:
+            if key not in had and entity is not None and hasattr(entity, key):
+                try:
+                    values[key] = encode(getattr(entity, key), f"{name}.{key}")
+                except NotSaveable:
+                    continue  # left out: the loader refuses it by name
+        record["saved"] = values
+        gained, lost, count = changed.get(name, ([key for key in declared if key not in had],
+                                                 [key for key in had if key not in declared], 0))
+        changed[name] = (gained, lost, count + 1)
+    for name, (gained, lost, count) in changed.items():
+        shown = name.rpartition(":")[2]
+        keep = "entity keeps its" if count == 1 else "entities keep their"
+        what = [f"{shown}.{key} is saved now: {count} running {keep} value" for key in gained]
+        what += [f"{shown}.{key} is no longer saved: dropped" for key in lost]
+        notes.append("; ".join(what))
+
+
 def _same_code(old: Any, new: Any) -> bool:
     """Whether two code objects do the same: their bytecode, names and constants (nested code too).
 
@@ -193,6 +234,7 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
         # Parsed once; the new code's fields and maps are written into it, then it is checked and loaded.
         data = parse_save(text, _WHERE)
         _new_fields(data, fresh, notes)
+        _new_saved(data, fresh, world, notes)
         _changed_inits(world, fresh, notes)
         _new_maps(data, maps)
         loaded = load_world_data(data, _WHERE, _new_code(fresh), notes, world_class=World)
