@@ -64,7 +64,7 @@ SAVE_DAMAGE: list[tuple[str, Callable[[Data], Any], str]] = [
     ("id a string", lambda data: entity(data).update(id="1"), ".id must be a whole number"),
     ("id a bool", lambda data: entity(data).update(id=True), ".id must be a whole number"),
     ("ids twice", lambda data: entity(data, 1).update(id=entity(data)["id"]), "is used twice"),
-    ("x a string", lambda data: entity(data)["buffered"].update(x="abc"), ".x must be a float"),
+    ("x a string", lambda data: entity(data)["buffered"].update(x="abc"), ".x must be a number"),
     ("previous tick a string", lambda data: entity(data)["previous"].update(tick="3"), "previous.tick must be"),
     ("signals a string", lambda data: entity(data).update(signals="slapped"), "signals must be an object of signal name -> value"),
     ("random state short", set_in(("world", "random"), [3, [1, 2], None]), "world.random"),
@@ -109,7 +109,7 @@ TEXT_DAMAGE: list[tuple[str, Callable[[str], str], str]] = [
     ("50,000-deep nesting", lambda text: text.replace('"meta":{', '"deep":' + "[" * 50_000 + "]" * 50_000
                                                        + ',"meta":{'), "nested deeper"),
     ("truncated", lambda text: text[: len(text) // 2], "not valid JSON"),
-    ("empty", lambda text: "", "not valid JSON"),
+    ("empty", lambda text: "", "is empty: it holds no save"),
     ("not UTF-8", lambda text: "\udcff", "cannot read"),
     ("a list", lambda text: "[]", "not a tickswap save"),
 ]
@@ -270,3 +270,24 @@ def test_reading_a_long_replay_holds_one_line_at_a_time(tmp_path):
     tracemalloc.stop()
     assert replay.end == 12_000 and replay.input_ticks == 12_000
     assert peak < size / 10, f"reading a {size:,}-byte replay peaked at {peak:,} bytes"
+
+
+def test_an_empty_save_a_bom_and_a_cut_save_each_say_what_they_are(tmp_path):
+    # All three said "not valid JSON ...; truncated?", which only the cut one is.
+    from engine.files.save import parse_save
+
+    path = tmp_path / "s.json"
+    with World(seed=1) as world:
+        world.tick()
+        world.save(path)
+    text = path.read_text()
+    with pytest.raises(SaveError, match=r"^s.json is empty: it holds no save$"):
+        parse_save(" \n", "s.json")
+    with pytest.raises(SaveError, match=r"byte-order mark .*save it as plain UTF-8$"):
+        parse_save("\ufeff" + text, "s.json")
+    for cut in (38, 40, len(text) - 1):
+        with pytest.raises(SaveError, match=r"not valid JSON .*; truncated\?$"):
+            parse_save(text[:cut], "s.json")
+    with pytest.raises(SaveError) as caught:
+        parse_save(text[:20] + "]" + text[20:], "s.json")
+    assert "truncated" not in str(caught.value)

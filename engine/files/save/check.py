@@ -408,8 +408,15 @@ def parse_save(text: str, where: str) -> dict[str, Any]:
         if _is_replay(text):
             raise SaveError(f"{where} is a replay (a recording made with --record), not a save: "
                             f"replay it with tickswap replay {where}") from None
+        if not text.strip():
+            raise SaveError(f"{where} is empty: it holds no save") from None
+        if text.startswith("\ufeff"):
+            raise SaveError(f"{where} starts with a byte-order mark (an editor's 'UTF-8 with BOM'): save it as plain "
+                            "UTF-8") from None
+        # Only an error at the very end (or a string never closed) suggests a file cut short.
+        cut = "; truncated?" if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string") else ""
         raise SaveError(f"{where} is damaged: not valid JSON at line {error.lineno}, column {error.colno} "
-                        f"({error.msg}); truncated?") from None
+                        f"({error.msg}){cut}") from None
     except ValueError as error:
         raise SaveError(f"{where} is damaged: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
