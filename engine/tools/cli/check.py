@@ -26,7 +26,7 @@ from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence
 from engine.tools.cli.worlds import check_players
-from engine.tools.errors import GameCrashed, UsageError, exception_summary, shown_name
+from engine.tools.errors import GameCrashed, StdoutLost, UsageError, exception_summary, shown_name
 from engine.tools.rollback import check_rollback
 from engine.tools.saveload import SaveLoadResult, check_save_load
 from engine.tools.seeds import SeedResult, check_hash_seeds, inputs_of
@@ -61,27 +61,27 @@ def check_command(args: argparse.Namespace) -> int:
             orders = 4 if args.orders is None else args.orders
             result = check_order_independence(game.setup, ticks=args.ticks, orders=orders, seed=args.seed,
                                               inputs=inputs, players=players)
+        # Each part's line as soon as it is known (flushed): the three parts of a default check
+        # can take a minute, and a line a part shows that it is under way.
+        print(f"{args.game}: {result.describe()}", flush=True)
         across: SeedResult | None = None
         loads: SaveLoadResult | None = None
         # A game that fails at a tick fails there in every process too: the failure is the news.
         if args.saves and not result.crashed:
             loads = check_save_load(game.setup, ticks=args.ticks, saves=args.saves, seed=args.seed, inputs=inputs,
                                     players=players)
+            print(f"{args.game}: {loads.describe()}", flush=True)
         if args.hash_seeds and not result.crashed:
             across = check_hash_seeds(game, ticks=args.ticks, seed=args.seed, players=players, input_path=args.input,
                                       no_input=args.no_input, processes=args.hash_seeds)
-    except Interrupted:
+            print(f"{args.game}: {across.describe()}", flush=True)
+    except (Interrupted, StdoutLost):  # a lost stdout is its reader's news, never the game's crash
         raise
     except (GameError, MapError, PictureError) as error:  # the game's mistake (or its files'), found before a tick
         raise UsageError(str(error)) from None
     except BaseException as error:  # build(world) itself failed (a failing tick is in the result)
         raise GameCrashed(f"{shown_name(args.game)} failed: {exception_summary(error)} (at {where(error)})") \
             from None
-    print(f"{args.game}: {result.describe()}")
-    if loads is not None:
-        print(f"{args.game}: {loads.describe()}")
-    if across is not None:
-        print(f"{args.game}: {across.describe()}")
     if args.players is None and len(game.players) > 1:
         # Say what was checked: a game for 1 to 4 checked with 1 leaves the others unchecked.
         others = [count for count in game.players if count != players]
