@@ -71,6 +71,16 @@ def _maps(world: World) -> dict[str, str]:
             if isinstance(entity.map, str) and isinstance(entity.digest, str)}
 
 
+def _new_class(by_name: dict[str, list[type]], fresh: Game, name: Any, engine_too: bool = False) -> type | None:
+    """The one class named ``name`` that the new code itself loaded (or, ``engine_too``, the engine's); else ``None``.
+
+    A class the new code does not have is left for the loader to refuse by name.
+    """
+    kinds = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)
+             or (engine_too and kind.__module__.partition(".")[0] == "engine")]
+    return kinds[0] if len(kinds) == 1 else None
+
+
 def _new_fields(data: dict[str, Any], fresh: Game, notes: list[str]) -> None:
     """Give each entity of the save ``data`` the buffered fields its class declares in the new code.
 
@@ -84,11 +94,10 @@ def _new_fields(data: dict[str, Any], fresh: Game, notes: list[str]) -> None:
     changed: dict[str, tuple[list[str], list[str], int]] = {}
     for record in data["entities"]:
         name = record.get("class")
-        kinds = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)
-                 or kind.__module__.partition(".")[0] == "engine"]
-        if len(kinds) != 1:
+        kind = _new_class(by_name, fresh, name, engine_too=True)
+        if kind is None:
             continue
-        declared = kinds[0].buffered_fields()
+        declared = kind.buffered_fields()  # type: ignore[attr-defined]
         had = list(record["buffered"])
         if had == list(declared):
             continue
@@ -124,10 +133,10 @@ def _new_saved(data: dict[str, Any], fresh: Game, world: World, notes: list[str]
     changed: dict[str, tuple[list[str], list[str], int]] = {}
     for record in data["entities"]:
         name = record.get("class")
-        kinds = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)]
-        if len(kinds) != 1 or not isinstance(record.get("saved"), dict):
+        kind = _new_class(by_name, fresh, name)
+        if kind is None or not isinstance(record.get("saved"), dict):
             continue
-        declared = tuple(kinds[0].saved)
+        declared = tuple(kind.saved)  # type: ignore[attr-defined]
         had = record["saved"]
         if set(had) == set(declared):
             continue
@@ -180,8 +189,7 @@ def _changed_inits(world: World, fresh: Game, notes: list[str]) -> None:
         counts[type(entity)] = counts.get(type(entity), 0) + 1
     for old, count in counts.items():
         name = class_name(old)
-        new = [kind for kind in by_name.get(name, []) if fresh.loaded_class(kind)]
-        old_init, new_init = _init_code(old), _init_code(new[0] if len(new) == 1 else None)
+        old_init, new_init = _init_code(old), _init_code(_new_class(by_name, fresh, name))
         if old_init is None or new_init is None or _same_code(old_init, new_init):
             continue
         notes.append(f"{name.rpartition(':')[2]}.__init__ changed: {count} running "
