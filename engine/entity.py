@@ -14,13 +14,14 @@ Two kinds of buffered state, both declared on the class:
   cleared (``slap()`` is one of these); ``signal(sum)``, ``signal(tuple)``... carry
   values from many senders, combined in an order that does not depend on updates.
 
-A buffered value is a plain instance attribute, so ``self.x += 1`` inside ``update()``
-costs what it costs on any Python object; ``engine.buffering`` makes it mean the right
+A buffered value is read as a plain slot or instance attribute, so ``self.x`` inside
+``update()`` costs what it costs on any Python object; every *write* to one goes through
+the Double Buffer's write barrier (``engine.buffering``), which makes it mean the right
 thing for every reader (see there).
 
 Rules that follow from it: an entity writes only its *own* buffered values during a
-tick (a write to another's is refused with ``BufferedWriteError``; raise a signal on it
-instead, as ``slap()`` does); buffered values should be immutable (numbers, strings,
+tick (a write to another's is refused with ``BufferedWriteError`` at the line that makes
+it; raise a signal on it instead, as ``slap()`` does); buffered values should be immutable (numbers, strings,
 tuples), since a list mutated in place bypasses the buffer; writes made outside a tick
 (in ``__init__``, between ticks, from a test) and from systems are committed at once.
 Plain attributes are the entity's own and are not buffered or rolled back: an
@@ -176,9 +177,8 @@ class Entity(BufferSlots, metaclass=_EntityClass):
                 value = _class_value(cls, name, vars(cls)[name])
                 type.__delattr__(cls, name)
                 type.__setattr__(cls, _SHOWN[name].class_attribute, value)
-        if "_trap_of" not in vars(cls):  # the buffers' write traps share their class's layout
-            _refuse_attribute_hooks(cls)
-            cls._layout = register(cls, cls.__mro__[1:])
+        _refuse_attribute_hooks(cls)
+        cls._layout = register(cls, cls.__mro__[1:])
 
     def __init__(self, x: float = 0.0, y: float = 0.0, angle: float = 0.0) -> None:
         layout = type(self)._layout
@@ -328,9 +328,10 @@ _RESERVED = frozenset(SLOT_NAMES) - {"x", "y", "angle", "__dict__", "__weakref__
 def _refuse_attribute_hooks(cls: type) -> None:
     """Refuse what would make the two paths of the double buffer read different values.
 
-    The compiled core reads and writes an entity's buffered values in its slots, the pure
-    path through ordinary attribute access: an attribute hook or a property over one of
-    the buffers' own attributes would be seen by one path and not the other.
+    Every write to an entity goes through the Double Buffer's write barrier (the base type's
+    ``tp_setattro`` in the compiled core, ``__setattr__`` on the pure path), and the core reads
+    the buffers' slots directly: an attribute hook would bypass the barrier, and a property
+    over one of the buffers' own attributes would be seen by one path and not the other.
     """
     for name in _ATTRIBUTE_HOOKS:
         if name in vars(cls):
@@ -347,17 +348,20 @@ def _no_world() -> None:
     return None
 
 
-def attach(entity: Entity, world: object) -> None:
-    """Make ``world`` the world ``entity.world`` names (the world's spawner calls this on spawn).
+def attach(entity: Entity, world: object, state: object) -> None:
+    """Make ``world`` the world ``entity.world`` names, and ``state`` its world's ``TickState`` (the
+    write barrier's: ``engine.buffering.slots``): the world's spawner calls this on spawn.
 
-    Held weakly (see ``Entity.world``).
+    The world is held weakly (see ``Entity.world``).
     """
     entity._world = weakref.ref(world)
+    entity._wstate = state
 
 
 def detach(entity: Entity) -> None:
     """Make ``entity.world`` ``None`` again: a spawn its failed tick took back never happened."""
     entity._world = _no_world
+    entity._wstate = None
 
 
 Entity._layout = register(Entity, ())

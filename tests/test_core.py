@@ -419,7 +419,7 @@ def test_the_one_walk_gather_writes_the_bits_of_two_gathers_at_alpha_0_and_1(val
 @needs_core
 def test_the_core_refuses_objects_that_are_not_entities():
     with pytest.raises(TypeError, match="expected an Entity"):
-        compiled._core.stash([object()])
+        compiled._core.commit([object()], None)
     with pytest.raises(TypeError, match="float32"):
         compiled._core.gather_motion([Entity()], 0, 0.5, np.zeros(3, dtype=np.float64))
 

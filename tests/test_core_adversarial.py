@@ -440,11 +440,11 @@ def test_a_buffer_whose_export_frees_every_entity_gathers_none_of_them(which):
             assert (np.asarray(memoryview(out)) == 7.0).all()
 
 
-# -- the commit -----------------------------------------------------------------------------------
+# -- the write barrier -------------------------------------------------------------------------
 
 
 class _Equal:
-    """A value equal to ``target``, whose ``==`` runs ``action`` first (the commit compares tuples)."""
+    """A value equal to ``target``, whose ``==``, hash and release would run ``action`` (nothing may call them)."""
 
     def __init__(self, target: Any, action: Callable[[], Any]) -> None:
         self.target, self.action = target, action
@@ -463,7 +463,7 @@ class _Equal:
 
 
 class _Writer(Entity):
-    """Writes an equal, new object into another entity's field: the commit must call ``==``."""
+    """Writes a hostile value into another entity's field in tick 2: refused at the write."""
 
     def __init__(self, target: Keeper, action: Callable[[], Any]) -> None:
         super().__init__()
@@ -487,9 +487,9 @@ def _scene(action: Callable[[World], Callable[[], Any]], late_system: bool = Fal
                 world.add_processor(_Nothing(), priority=-1)
             hashes = []
             for _ in range(4):
-                world.tick()
-                hashes.append(_outcome(world.state_hash))  # the _Equal itself is not saveable
-            return hashes, [(w.x, w.prev_x) for w in walkers]
+                hashes.append(_outcome(world.tick))
+                hashes.append(_outcome(world.state_hash))
+            return hashes, [(w.x, w.prev_x) for w in walkers], keeper.hp
         finally:
             world.close()
 
@@ -501,29 +501,85 @@ class _Nothing(esper.Processor):
         pass
 
 
-@pytest.mark.parametrize("late_system", [False, True])
-def test_an_eq_that_walks_every_list_mid_commit_never_sees_a_hole(late_system):
-    found = _on_every_path(_scene(lambda world: _walk_every_list, late_system))
-    assert found[0] == "ok"
+def _never(world: World) -> Callable[[], Any]:
+    def called() -> None:
+        raise AssertionError("the barrier touched the value it refused")
+
+    return called
 
 
 @pytest.mark.parametrize("late_system", [False, True])
-def test_an_eq_that_empties_the_moved_list_mid_commit_gives_the_same_world(late_system):
-    def action(world: World) -> Callable[[], Any]:
-        return lambda: world._buffers._moved.clear()
+def test_a_foreign_write_of_a_hostile_value_is_refused_alike_without_touching_it(late_system):
+    outcome = _on_every_path(_scene(_never, late_system))
+    assert outcome[0] == "ok"
+    hashes, _walkers, hp = outcome[1]
+    assert hashes[2][:2] == ("error", "BufferedWriteError") and hashes[4][:2] == ("error", "BufferedWriteError")
+    assert hashes[1] == hashes[3] == hashes[5] == hashes[7] and hp == 11  # tick 2 refused each time, nothing kept
 
-    assert _on_every_path(_scene(action, late_system))[0] == "ok"
+
+class _Doomed:
+    """A value whose finalizer writes its entity's ``field`` (run when a slot lets go of it)."""
+
+    def __init__(self, entity: Entity, field: str, value: Any) -> None:
+        self.entity, self.field, self.value = entity, field, value
+
+    def __del__(self) -> None:
+        setattr(self.entity, self.field, self.value)
 
 
-@pytest.mark.parametrize("late_system", [False, True])
-def test_an_eq_that_frees_the_baseline_it_is_compared_with_gives_the_same_world(late_system):
-    def action(world: World) -> Callable[[], Any]:
-        def free() -> None:
-            for entity in world.entities_of(Keeper):
-                entity._bfull = tuple(entity._bfull)  # a new tuple: the one being compared is freed
-        return free
+@pytest.mark.parametrize("slot", ["_bx", "_bfull", "_wmark"])
+def test_a_finalizer_run_by_the_barriers_first_write_writing_the_entity_gives_the_same_world(slot):
+    # The first write of an update lets go of the last tick's baseline and mark: a finalizer
+    # that writes the entity then must find it marked (its own write), on both paths alike.
+    def scenario() -> Any:
+        world = World()
+        try:
+            entity = world.spawn(Keeper(x=1.0, y=float(sum(range(77)))))
+            setattr(entity, slot, _Doomed(entity, "y", 1.5) if slot != "_bfull" else (_Doomed(entity, "hp", 7),))
+            world.tick()
+            world.tick()
+            return entity.x, entity.y, entity.hp, entity.prev_y, world.state_hash()
+        finally:
+            world.close()
 
-    assert _on_every_path(_scene(action, late_system))[0] == "ok"
+    assert _on_every_path(scenario)[0] == "ok"
+
+
+class _Systematic(esper.Processor):
+    """A system that writes every entity (at once; its tick-start values kept for an abort)."""
+
+    def __init__(self, world: World, fail: bool) -> None:
+        self.world, self.fail = world, fail
+
+    def process(self) -> None:
+        for entity in self.world.entities:
+            entity.x = entity.x + 0.25
+            if isinstance(entity, Keeper):
+                entity.hp = entity.hp * 2
+        if self.fail and self.world.tick_count == 2:
+            raise RuntimeError("a system fails after writing")
+
+
+@pytest.mark.parametrize("priority", [1, -1])
+@pytest.mark.parametrize("fail", [False, True])
+def test_systems_writing_before_and_after_the_updates_give_the_same_world_and_previous_values(priority, fail):
+    def scenario() -> Any:
+        world = World()
+        try:
+            entities = [world.spawn((Keeper if i % 3 == 0 else Walker)(x=float(i))) for i in range(9)]
+            world.add_processor(_Systematic(world, fail), priority=priority)
+            seen = []
+            for _ in range(4):
+                seen.append(_outcome(world.tick))
+                seen.append([(e.x, e.prev_x, getattr(e, "hp", None), e.previous("x")) for e in entities])
+                seen.append(world.state_hash())
+            return seen
+        finally:
+            world.close()
+
+    outcome = _on_every_path(scenario)
+    assert outcome[0] == "ok"
+    assert (outcome[1][6][:2] == ("error", "RuntimeError")) is fail
 
 
 def test_a_gc_hook_that_walks_every_list_during_ticks_never_sees_a_hole():
@@ -586,31 +642,6 @@ def test_a_foreign_write_after_committed_movers_rolls_back_exactly(late_system):
     refused, unchanged, _movers, victim_x = found[1]
     assert refused[0] == "BufferedWriteError"
     assert unchanged and victim_x == 51.0
-
-
-class _Doomed:
-    """A value whose finalizer rewrites its entity's y (the old ``_bx`` is released by the stash)."""
-
-    def __init__(self, entity: Entity) -> None:
-        self.entity = entity
-
-    def __del__(self) -> None:
-        self.entity.y = 1.0
-
-
-def test_a_finalizer_run_by_the_stash_rewriting_y_gives_the_same_world():
-    def scenario() -> Any:
-        world = World()
-        try:
-            entity = world.spawn(Walker(x=1.0, y=float(sum(range(77)))))
-            entity._motion_only = 1  # type: ignore[assignment]  # not the bool True: the stash's careful path
-            entity._bx = _Doomed(entity)
-            world.tick()
-            return entity.x, entity.y, world.state_hash()
-        finally:
-            world.close()
-
-    assert _on_every_path(scenario)[0] == "ok"
 
 
 class _Eraser(Entity):
@@ -739,21 +770,28 @@ class _Other:
     # In this order on purpose: two slots first, so every slot name sits at another offset.
     __slots__ = ("pad0", "pad1", "x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba",  # noqa: RUF023
                  "_nx", "_ny", "_na", "_px", "_py", "_pa", "_prev_tick", "_bfull", "_nfull", "_prest", "_signals",
-                 "_random", "_random_mark", "_look", "_parts", "_blook", "_bparts")
+                 "_random", "_random_mark", "_look", "_parts", "_blook", "_bparts", "_wstate", "_wmark", "_smark")
 
 
 @needs_core
 def test_configure_forgets_the_classes_it_had_checked():
     core = compiled._core
     entity = Walker()
-    core.stash([entity])  # Walker is now the class that passed last
+    core.commit([entity], None)  # Walker is now the class that passed last
     try:
         core.configure(_Other)
         with pytest.raises(TypeError, match="expected an Entity, got Walker"):
-            core.stash([entity])
+            core.commit([entity], None)
     finally:
         core.configure(engine.buffering.slots.BufferSlots)
-    core.stash([entity])
+    core.commit([entity], None)
+
+
+def _core_state() -> Any:
+    """A world's barrier state of the core's, ticking, as the buffers make it."""
+    state = compiled._core.TickState(lambda writer, entity, field: RuntimeError(field))
+    state.ticking = True
+    return state
 
 
 @needs_core
@@ -761,16 +799,43 @@ def test_configure_forgets_the_classes_it_had_checked():
 def test_a_settler_that_failed_is_spent_and_names_the_entity(field):
     entity = Keeper() if field == "hp" else Walker()
     entity.alive = True
+    state = _core_state()
+    settler = compiled._core.Settler([entity, Walker()], [], [], state)
+    assert next(settler) is entity and state.updating is entity
+    entity._wstate = state
+    setattr(entity, field, 5)  # its own write: marked, its committed values set aside
     saved = getattr(entity, field)
-    delattr(entity, field)
-    settler = compiled._core.Settler([entity, Walker()], [], [])
+    delattr(entity, field)  # settling it now fails
     with pytest.raises(AttributeError):
         next(settler)
-    assert settler.current is entity
+    assert settler.current is entity and state.updating is None
     setattr(entity, field, saved)
     with pytest.raises(StopIteration):
         next(settler)
     assert getattr(entity, field) == saved
+
+
+@needs_core
+def test_the_barrier_refuses_a_write_from_anothers_update_with_the_states_error_and_writes_nothing():
+    state = _core_state()
+    writer, written = Walker(), Keeper()
+    for each in writer, written:
+        each._wstate, each.alive, each.id = state, True, 1
+    state.updating = writer
+    with pytest.raises(RuntimeError, match="hp"):
+        written.hp = 3
+    assert written.hp == 10 and isinstance(state.refused, RuntimeError)
+    written.plain = 3  # a plain attribute is nobody's concern
+    written.id = None  # spawned in this tick: not joined yet, written at once
+    written.hp = 4
+    assert (written.hp, written.plain) == (4, 3)
+    state.refuse = lambda *args: "not an exception"
+    written.id = 2
+    with pytest.raises(TypeError, match="must return an exception"):
+        written.x = 1.0
+    state.ticking = False  # between ticks: at once
+    written.x = 2.0
+    assert written.x == 2.0
 
 
 class _Mortal(Walker):
@@ -784,23 +849,21 @@ class _Mortal(Walker):
 
 
 def _movers(count: int, kind: type[Walker] = Walker) -> list[Walker]:
-    """Entities as the settler leaves them: baseline set, a pending x one further on."""
+    """Entities as the settler leaves them: baseline set (a new entity's is its values), a pending x one further on."""
     entities = [kind(x=float(i)) for i in range(count)]
-    compiled._core.stash(entities)
     for entity in entities:
         entity._nx = entity.x + 1.0
     return entities
 
 
 @needs_core
-def test_a_commit_given_one_list_as_order_and_moved_frees_its_entities_only_once_done():
-    # The commit lets go of moved's references as it goes when order holds them too; one
-    # list as both holds them once, and the last reference must not go mid-pass.
+def test_a_commit_holding_the_only_references_frees_its_entities_only_once_done():
+    # The commit empties moved; the last reference to each entity must not go mid-pass.
     entities = _movers(40, _Mortal)
     _Mortal.lists[:] = [entities]
     _Mortal.seen.clear()
     try:
-        assert compiled._core.commit(entities, entities, 1, False) is None
+        assert compiled._core.commit(entities, 1) is None
     finally:
         _Mortal.lists.clear()
     assert entities == [] and _Mortal.seen == [0] * 40
@@ -813,36 +876,29 @@ def test_a_commit_whose_moved_entity_lost_a_slot_refuses_it_by_name_and_commits_
     moved = list(entities)
     # In Python's own words: from 3.13 on they name the class with its module.
     with pytest.raises(AttributeError, match=r"'(test_core_adversarial\.)?Walker' object has no attribute '_nx'"):
-        compiled._core.commit(entities, moved, 1, False)
+        compiled._core.commit(moved, 1)
     assert [entity.x for entity in entities] == [float(i) for i in range(40)] and moved == entities
 
 
 @needs_core
-@pytest.mark.parametrize("shape", ["in order", "reversed", "order in a new list", "with a Keeper"])
-def test_a_commit_commits_every_moved_entity_whatever_the_shape_of_its_lists(shape):
+@pytest.mark.parametrize("shape", ["in order", "reversed"])
+def test_a_commit_commits_every_moved_entity_whatever_the_order_of_its_list(shape):
     entities = _movers(40)
-    order = list(entities)
     moved = list(entities)
     if shape == "reversed":
         moved.reverse()
-    elif shape == "with a Keeper":
-        keeper = Keeper()
-        compiled._core.stash([keeper])
-        order.insert(20, keeper)  # type: ignore[arg-type]  # a Keeper among the walkers, on purpose
-    assert compiled._core.commit(order, moved, 7, False) is None
+    assert compiled._core.commit(moved, 7) is None
     assert moved == []
     assert [(e.x, e._px, e._prev_tick) for e in entities] == [(i + 1.0, float(i), 7) for i in range(40)]
 
 
 @needs_core
-@pytest.mark.parametrize("lists", ["two", "one"])
-def test_a_commit_listing_an_entity_twice_with_a_tick_that_is_not_an_int_keeps_every_reference(lists):
+def test_a_commit_listing_an_entity_twice_with_a_tick_that_is_not_an_int_keeps_every_reference():
     entity = _movers(1)[0]
     tick = ("tick", entity.id)  # not a constant; released by the second commit of the entity: room must be kept for it
-    order = [entity, entity]
-    moved = order if lists == "one" else list(order)
+    moved = [entity, entity]
     count = sys.getrefcount(tick)
-    compiled._core.commit(order, moved, tick, False)
+    compiled._core.commit(moved, tick)
     held = sys.getrefcount(tick) - count  # the entity's _prev_tick, and nothing else
     assert held == 1 and entity._prev_tick is tick and moved == []  # type: ignore[comparison-overlap]  # a tuple tick
 
@@ -1468,7 +1524,7 @@ def test_a_settler_dropped_half_way_stops_taking_writes_as_its_entitys_own():
         blinker = world.spawn(_Blinker())
         changed: list[Any] = []
         fields: list[Any] = []
-        settler = compiled._core.Settler([blinker], [], [], changed, fields)
+        settler = compiled._core.Settler([blinker], [], [], _core_state(), changed, fields)
         assert next(settler) is blinker
         blinker.look = _OTHER  # while it is handed out: its own write, the committed slot kept as the baseline
         assert (changed, len(fields), blinker._blook, blinker._look) == ([blinker], 1, None, _OTHER)
@@ -1479,7 +1535,7 @@ def test_a_settler_dropped_half_way_stops_taking_writes_as_its_entitys_own():
         gc.collect()
         blinker.look = _BIG  # between ticks: at once, no baseline, nothing recorded
         assert (blinker.look, blinker._blook, changed) == (_BIG, UNCHANGED, [])
-        closed = compiled._core.Settler([blinker], [], [], changed, fields)
+        closed = compiled._core.Settler([blinker], [], [], _core_state(), changed, fields)
         assert next(closed) is blinker
         closed.close()
         assert closed.current is blinker
@@ -1488,4 +1544,4 @@ def test_a_settler_dropped_half_way_stops_taking_writes_as_its_entitys_own():
         blinker.look = _SMALL
         assert (blinker.look, blinker._blook, changed) == (_SMALL, UNCHANGED, [])
     with pytest.raises(TypeError, match="come together"):
-        compiled._core.Settler([], [], [], [])
+        compiled._core.Settler([], [], [], _core_state(), [])

@@ -23,7 +23,7 @@ ALLOWED = {
     ("engine.ecs", "_processors"),
     # CPython's frame access (documented in sys): which entity's code raised a refused write,
     # which update set a look, and where a game file running itself called run(build).
-    ("engine.buffering.traps", "_getframe"),
+    ("engine.buffering.buffers", "_getframe"),
     ("engine.buffering.shown", "_getframe"),
     ("engine.files.importer", "_getframe"),
     # argparse names the type of add_subparsers()'s result only privately; package.py annotates

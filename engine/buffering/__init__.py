@@ -2,11 +2,12 @@
 
 ``fields`` reads what entity classes declare (``buffered()``, ``signal()``) into a
 ``Layout`` per class; ``slots`` declares where the buffers keep their values on every
-entity, and ``Host``, what the buffers need of a world; ``buffers`` keeps each world's
-committed, pending and previous values and per-entity random generators, and runs the
-Update Method system over them, with ``signals`` (raised, combined, swapped) and
-``traps`` (finding who wrote another entity's state); ``compiled`` does the same with
-the compiled core, and the renderer's gather; ``own`` is the protocol of an entity with
+entity, the write barrier every write to a buffered field goes through (a write to
+another entity's state is refused at the line that makes it), and ``Host``, what the
+buffers need of a world; ``buffers`` keeps each world's committed, pending and previous
+values and per-entity random generators, and runs the Update Method system over them,
+with ``signals`` (raised, combined, swapped); ``compiled`` does the same with the
+compiled core, and the renderer's gather; ``own`` is the protocol of an entity with
 buffers of its own (a ``Crowd``). The world, the renderer and saves call these; none of
 them touches the attributes the buffers keep on entities.
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 from engine.buffering.access import previous as previous
 from engine.buffering.access import restore_state as restore_state
 from engine.buffering.access import saved_state as saved_state
-from engine.buffering.buffers import ForeignWrites as ForeignWrites
 from engine.buffering.buffers import PureBuffers as PureBuffers
 from engine.buffering.compiled import Buffers as Buffers
 from engine.buffering.compiled import CompiledBuffers as CompiledBuffers
@@ -39,6 +39,6 @@ from engine.buffering.own import OwnBuffers as OwnBuffers
 from engine.buffering.slots import ACCELERATED as ACCELERATED
 from engine.buffering.slots import Host as Host
 
-__all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "ForeignWrites", "Host", "Layout", "OwnBuffers", "PureBuffers",
+__all__ = ["ACCELERATED", "Buffers", "CompiledBuffers", "Host", "Layout", "OwnBuffers", "PureBuffers",
            "SignalInbox", "buffered", "gather_motion", "gather_pair", "layout_of", "previous", "restore_state",
            "saved_state", "signal"]

@@ -43,7 +43,7 @@ enum {
     S_X, S_Y, S_ANGLE, S_ALIVE, S_MOTION_ONLY,
     S_BX, S_BY, S_BA, S_NX, S_NY, S_NA, S_PX, S_PY, S_PA,
     S_PREV_TICK, S_BFULL, S_NFULL, S_PREST, S_SIGNALS, S_RANDOM, S_RANDOM_MARK, S_LOOK, S_PARTS,
-    S_BLOOK, S_BPARTS,
+    S_BLOOK, S_BPARTS, S_WSTATE, S_WMARK, S_SMARK,
     S_COUNT
 };
 
@@ -51,7 +51,7 @@ static const char *slot_names[S_COUNT] = {
     "x", "y", "angle", "alive", "_motion_only",
     "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
     "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
-    "_blook", "_bparts",
+    "_blook", "_bparts", "_wstate", "_wmark", "_smark",
 };
 
 static Py_ssize_t offsets[S_COUNT];
@@ -288,119 +288,6 @@ inert(PyObject *obj)
     return obj == NULL || PyFloat_CheckExact(obj) || PyLong_CheckExact(obj);
 }
 
-/* Set one entity's committed values aside, in the pure path's order: ``_bx = x``,
- * ``_by = y``, ``_ba = angle``, then ``_bfull`` for an entity with fields of its own.
- * Each baseline slot is read again after the one before it was set, since releasing the
- * value it held may have run a finalizer; the entity is held only once something is
- * released that could. */
-static int
-stash_one(PyObject *entity)
-{
-    int held = 0, failed = 0;
-    for (int k = 0; k < 3 && !failed; k++) {
-        PyObject **base = SLOT_AT(entity, S_BX + k), *value = SLOT(entity, S_X + k);
-        if (value == NULL) {
-            missing(entity, S_X + k);
-            failed = 1;
-            break;
-        }
-        PyObject *old = *base;
-        if (old == value) {
-            continue;
-        }
-        Py_INCREF(value);
-        *base = value;
-        if (!inert(old)) {
-            if (!held) {
-                Py_INCREF(entity);
-                held = 1;
-            }
-        }
-        Py_XDECREF(old);
-    }
-    if (!failed && SLOT(entity, S_MOTION_ONLY) != Py_True) {
-        if (!held) {
-            Py_INCREF(entity);
-            held = 1;
-        }
-        int only = motion_only(entity);
-        if (only < 0) {
-            failed = 1;
-        }
-        else if (only == 0) {
-            PyObject *values = layout_get(entity);
-            if (values == NULL) {
-                failed = 1;
-            }
-            else {
-                slot_set(entity, S_BFULL, values);
-                Py_DECREF(values);
-            }
-        }
-    }
-    if (held) {
-        Py_DECREF(entity);
-    }
-    return failed ? -1 : 0;
-}
-
-static PyObject *
-core_stash(PyObject *module, PyObject *order)
-{
-    if (check_list(order, "order") < 0) {
-        return NULL;
-    }
-    /* The length is read at every step: a finalizer run by a release may change the list. */
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
-        PyObject *entity = PyList_GET_ITEM(order, i);
-        prefetch_entity(order, i + AHEAD);
-        if (check_entity(entity) < 0 || stash_one(entity) < 0) {
-            return NULL;
-        }
-    }
-    Py_RETURN_NONE;
-}
-
-/* 1 if an entity's committed values differ from its baseline (another entity wrote
- * them), 0 if not, -1 on error. The caller holds the entity. */
-static int
-differs_from_baseline(PyObject *entity)
-{
-    int only = motion_only(entity);
-    if (only == 1) {
-        for (int k = 0; k < 3; k++) {
-            if (SLOT(entity, S_X + k) == NULL) {
-                missing(entity, S_X + k);
-                return -1;
-            }
-            if (SLOT(entity, S_BX + k) == NULL) {
-                missing(entity, S_BX + k);
-                return -1;
-            }
-        }
-        return SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
-               || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA);
-    }
-    if (only < 0) {
-        return -1;
-    }
-    PyObject *values = layout_get(entity);
-    if (values == NULL) {
-        return -1;
-    }
-    PyObject *base = SLOT(entity, S_BFULL);
-    if (base == NULL) {
-        Py_DECREF(values);
-        missing(entity, S_BFULL);
-        return -1;
-    }
-    Py_INCREF(base);   /* an element's __eq__ may replace the baseline, freeing it */
-    int differs = PyObject_RichCompareBool(values, base, Py_NE);
-    Py_DECREF(base);
-    Py_DECREF(values);
-    return differs;
-}
-
 /* Commit one of x, y, angle (``k``) and record its previous value, for an entity whose
  * committed value is its baseline (C), with its pending value (P) and its previous one
  * (O): the three references rotate, committed <- P, previous <- C, pending <- O (spent,
@@ -441,99 +328,30 @@ static PyObject **kept = NULL;
 static Py_ssize_t kept_size = 0;
 static int kept_in_use = 0;
 
-/* The check for foreign writes, then the commit, in two passes.
+/* The commit of what the updates wrote: the pending values of ``moved`` become committed.
  *
- * The check compares every entity of ``order`` with its baseline (identity for x, y,
- * angle; ``!=`` for the tuple of an entity with fields of its own, which may call user
- * code): those that differ were written by another entity's update, and are returned
- * with nothing committed (an empty list when ``refuse``). Then every entity of ``moved``
- * is checked again without calling out: an Entity, with every slot set, its committed
- * values its baseline (in the common case, where the check called out to nothing, it was
- * checked by the check itself: see ``quiet``). Only then does the commit pass run, which
- * calls no Python code, allocates nothing and releases nothing that could be freed: the
- * pending values of ``moved`` become committed. With ``tick`` not None (no system runs
- * after the Update Method system) the same pass records previous values (see
- * commit_and_record) and ``moved`` is emptied, the references it held released last (or
- * as the pass goes, where ``order`` holds them too). */
+ * Foreign writes were refused at the write (the barrier), so nothing is compared here.
+ * First every entity of ``moved`` is checked without calling out: an Entity, with every
+ * slot set, its committed values its baseline (the settle put them back). Only then does
+ * the commit pass run, which calls no Python code, allocates nothing and releases nothing
+ * that could be freed. With ``tick`` not None (no system runs after the Update Method
+ * system) the same pass records previous values (see commit_and_record) and ``moved`` is
+ * emptied, the references it held released last. */
 static PyObject *
 core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "commit(order, moved, tick, refuse) takes 4 arguments");
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "commit(moved, tick) takes 2 arguments");
         return NULL;
     }
-    PyObject *order = args[0], *moved = args[1], *tick = args[2];
-    int refuse = PyObject_IsTrue(args[3]);
-    if (refuse < 0 || check_list(order, "order") < 0 || check_list(moved, "moved") < 0) {
+    PyObject *moved = args[0], *tick = args[1];
+    if (check_list(moved, "moved") < 0) {
         return NULL;
     }
     int record = tick != Py_None;
-    PyObject *found = NULL;
-    /* While nothing has called out, ``moved`` is matched against ``order`` as the check goes
-     * (the settler builds it as a subsequence) and each matched entity's commit slots are
-     * checked while it is in the cache. If the whole check called out to nothing, what it
-     * saw still holds for the commit, and every entity of ``moved`` is also held by
-     * ``order`` (another list): the commit may then drop ``moved``'s references as it goes,
-     * none of them the last. Anything else takes the full check below. */
-    int quiet = moved != order;
-    Py_ssize_t matched = 0, odd_ticks = 0;
-
-    /* The check: may call user code. */
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++) {
-        PyObject *entity = PyList_GET_ITEM(order, i);
-        prefetch_entity(order, i + AHEAD);
-        int differs = -2;   /* not known yet */
-        if (is_entity(entity) && SLOT(entity, S_MOTION_ONLY) == Py_True && SLOT(entity, S_X) != NULL
-                && SLOT(entity, S_Y) != NULL && SLOT(entity, S_ANGLE) != NULL) {
-            /* The common case, with no call out: the list's reference is enough. */
-            differs = SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
-                      || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA);
-            if (!differs) {
-                if (quiet && matched < PyList_GET_SIZE(moved) && PyList_GET_ITEM(moved, matched) == entity) {
-                    if (SLOT(entity, S_NX) != NULL && SLOT(entity, S_NY) != NULL && SLOT(entity, S_NA) != NULL
-                            && (!record || (SLOT(entity, S_PX) != NULL && SLOT(entity, S_PY) != NULL
-                                            && SLOT(entity, S_PA) != NULL && SLOT(entity, S_PREV_TICK) != NULL))) {
-                        matched++;
-                        odd_ticks += record && !inert(SLOT(entity, S_PREV_TICK));
-                    }
-                    else {
-                        quiet = 0;   /* the full check names what is missing */
-                    }
-                }
-                continue;
-            }
-        }
-        else if (check_entity(entity) < 0) {
-            Py_XDECREF(found);
-            return NULL;
-        }
-        quiet = 0;
-        Py_INCREF(entity);
-        if (differs == -2) {
-            differs = differs_from_baseline(entity);
-        }
-        if (differs == 1 && found == NULL) {
-            found = PyList_New(0);
-            differs = found == NULL ? -1 : 1;
-        }
-        if (differs == 1 && PyList_Append(found, entity) < 0) {
-            differs = -1;
-        }
-        Py_DECREF(entity);
-        if (differs < 0) {
-            Py_XDECREF(found);
-            return NULL;
-        }
-    }
-    if (found != NULL || refuse) {
-        return found != NULL ? found : PyList_New(0);
-    }
-
-    /* Everything the commit pass relies on, checked without calling out (unless the check
-     * above already saw it all). */
+    Py_ssize_t odd_ticks = 0;
     Py_ssize_t count = PyList_GET_SIZE(moved);
-    int lent = quiet && matched == count;   /* ``order`` holds every entity of ``moved`` */
-    for (Py_ssize_t i = 0; i < count && !lent; i++) {
+    for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *entity = PyList_GET_ITEM(moved, i);
         if (check_entity(entity) < 0) {
             return NULL;
@@ -541,7 +359,7 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         for (int k = 0; k < 3; k++) {
             int s = S_X + k;
             if (SLOT(entity, s) == NULL || SLOT(entity, (s = S_NX + k)) == NULL
-                    || (record && SLOT(entity, (s = S_PX + k)) == NULL)) {
+                    || SLOT(entity, (s = S_BX + k)) == NULL || (record && SLOT(entity, (s = S_PX + k)) == NULL)) {
                 return missing(entity, s);
             }
             if (SLOT(entity, S_X + k) != SLOT(entity, S_BX + k)) {
@@ -557,15 +375,15 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             odd_ticks += !inert(SLOT(entity, S_PREV_TICK));
         }
     }
-    /* Room for what the pass lets go of (the entities of ``moved`` unless ``order`` holds
-     * them too, previous ticks that are not plain ints), to release once everything is in
-     * place. No Python code runs from here to the end of the pass. An entity listed twice
-     * lets go of ``tick`` itself the second time, which the check did not see there: with
-     * a ``tick`` that is not a plain int, every entry gets room. */
+    /* Room for what the pass lets go of (the entities of ``moved``, previous ticks that are
+     * not plain ints), to release once everything is in place. No Python code runs from
+     * here to the end of the pass. An entity listed twice lets go of ``tick`` itself the
+     * second time, which the check did not see there: with a ``tick`` that is not a plain
+     * int, every entry gets room. */
     if (record && !inert(tick)) {
         odd_ticks = count;
     }
-    Py_ssize_t room = record ? (lent ? 0 : count) + odd_ticks : 0;
+    Py_ssize_t room = record ? count + odd_ticks : 0;
     PyObject **spent = NULL;
     int own = 0;
     if (room > 0) {
@@ -609,9 +427,6 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             else {
                 spent[released++] = old;
             }
-            if (lent) {
-                Py_DECREF(entity);   /* ``order`` holds it too: never the last reference */
-            }
         }
         else {
             commit_only(entity, 0);
@@ -620,12 +435,9 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     if (record && count > 0) {
-        /* ``moved`` is emptied (keeping its memory for the next tick); its references go
-         * last, unless they went already. */
-        if (!lent) {
-            memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
-            released += count;
-        }
+        /* ``moved`` is emptied (keeping its memory for the next tick); its references go last. */
+        memcpy(spent + released, items, sizeof(PyObject *) * (size_t)count);
+        released += count;
         Py_SET_SIZE(moved, 0);
     }
     for (Py_ssize_t i = 0; i < released; i++) {
@@ -673,6 +485,440 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* -- the write barrier ------------------------------------------------------------------ */
+
+/* TickState: what the barrier asks of a world's Double Buffer at every write to a buffered
+ * field (the pure path's ``engine.buffering.slots.TickState``, the same attributes). Every
+ * entity a world holds points to its state from its ``_wstate`` slot. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *updating;   /* the entity whose update runs, or NULL (read as None) */
+    PyObject *token;      /* a new object every tick: what ``_wmark`` and ``_smark`` are compared with */
+    PyObject *written;    /* list of (entity, values at the tick's start) that systems wrote */
+    PyObject *refuse;     /* refuse(writer, written, field) -> the exception for a foreign write */
+    PyObject *refused;    /* the first such exception made in this tick, or NULL */
+    PyObject *tick;       /* the tick's number, for the pure path's readers */
+    char ticking;
+} TickState;
+
+static PyTypeObject TickStateType;
+static PyObject *str_buffered_names = NULL;   /* "_buffered_names" */
+static PyObject *str_id = NULL;               /* "id" */
+static PyObject *interned_motion[3];          /* "x", "y", "angle" */
+
+static PyObject *
+tick_state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *refuse;
+    static char *keywords[] = {"refuse", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:TickState", keywords, &refuse)) {
+        return NULL;
+    }
+    TickState *self = (TickState *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->refuse = Py_NewRef(refuse);
+    self->token = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+    self->written = PyList_New(0);
+    self->tick = PyLong_FromLong(0);
+    if (self->token == NULL || self->written == NULL || self->tick == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static int
+tick_state_traverse(TickState *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->updating);
+    Py_VISIT(self->token);
+    Py_VISIT(self->written);
+    Py_VISIT(self->refuse);
+    Py_VISIT(self->refused);
+    Py_VISIT(self->tick);
+    return 0;
+}
+
+static int
+tick_state_clear(TickState *self)
+{
+    Py_CLEAR(self->updating);
+    Py_CLEAR(self->token);
+    Py_CLEAR(self->written);
+    Py_CLEAR(self->refuse);
+    Py_CLEAR(self->refused);
+    Py_CLEAR(self->tick);
+    return 0;
+}
+
+static void
+tick_state_dealloc(TickState *self)
+{
+    PyObject_GC_UnTrack(self);
+    tick_state_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ``updating`` reads None for NULL; None written is kept as NULL (one test in the barrier). */
+static PyObject *
+tick_state_get_updating(TickState *self, void *closure)
+{
+    return Py_NewRef(self->updating != NULL ? self->updating : Py_None);
+}
+
+static int
+tick_state_set_updating(TickState *self, PyObject *value, void *closure)
+{
+    Py_XSETREF(self->updating, value == NULL || value == Py_None ? NULL : Py_NewRef(value));
+    return 0;
+}
+
+static PyMemberDef tick_state_members[] = {
+    {"token", T_OBJECT_EX, offsetof(TickState, token), 0, "A new object every tick."},
+    {"written", T_OBJECT_EX, offsetof(TickState, written), 0,
+     "(entity, values at the tick's start) of every entity a system wrote in this tick."},
+    {"refuse", T_OBJECT_EX, offsetof(TickState, refuse), 0, "refuse(writer, written, field): the error to raise."},
+    {"refused", T_OBJECT, offsetof(TickState, refused), 0, "The first refusal of this tick, or None."},
+    {"tick", T_OBJECT_EX, offsetof(TickState, tick), 0, "The tick's number."},
+    {"ticking", T_BOOL, offsetof(TickState, ticking), 0, "Whether a tick runs."},
+    {NULL},
+};
+
+static PyGetSetDef tick_state_getset[] = {
+    {"updating", (getter)tick_state_get_updating, (setter)tick_state_set_updating,
+     "The entity whose update() runs, or None.", NULL},
+    {NULL},
+};
+
+static PyTypeObject TickStateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.TickState",
+    .tp_basicsize = sizeof(TickState),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "TickState(refuse)\n--\n\nWhat the write barrier asks of a world's Double Buffer "
+              "(engine.buffering.slots.TickState).",
+    .tp_new = tick_state_new,
+    .tp_dealloc = (destructor)tick_state_dealloc,
+    .tp_traverse = (traverseproc)tick_state_traverse,
+    .tp_clear = (inquiry)tick_state_clear,
+    .tp_members = tick_state_members,
+    .tp_getset = tick_state_getset,
+};
+
+/* 0, 1 or 2 for x, y or angle, -1 for any other name; never calls out. */
+static inline int
+motion_index(PyObject *name)
+{
+    for (int k = 0; k < 3; k++) {
+        if (name == interned_motion[k]) {
+            return k;
+        }
+    }
+    if (PyUnicode_CheckExact(name) && !PyUnicode_CHECK_INTERNED(name)) {
+        for (int k = 0; k < 3; k++) {
+            if (PyUnicode_Compare(name, interned_motion[k]) == 0) {
+                return k;
+            }
+        }
+    }
+    return -1;
+}
+
+/* 1 if ``name`` (not x, y or angle) is a buffered field of ``obj``'s class, 0 if not. */
+static int
+is_buffered(PyObject *obj, PyObject *name)
+{
+    PyObject *names = _PyType_Lookup(Py_TYPE(obj), str_buffered_names);   /* borrowed, no call out */
+    if (names == NULL || !PyFrozenSet_CheckExact(names) || PySet_GET_SIZE(names) <= 3) {
+        return 0;   /* only x, y and angle, or not an entity class */
+    }
+    if (!PyUnicode_CheckExact(name)) {
+        return 0;   /* a str subclass as a name: never one of the class body's identifiers */
+    }
+    return PySet_Contains(names, name);   /* a str's hash and equality run no Python code */
+}
+
+/* Store a new reference in a slot, the old one handed to ``*spent`` for the caller to release last. */
+static inline void
+slot_put(PyObject *obj, int s, PyObject *value, PyObject **spent)
+{
+    PyObject **where = SLOT_AT(obj, s);
+    *spent = *where;
+    *where = Py_NewRef(value);
+}
+
+/* The updating entity's first write this tick: its committed values set aside (the baseline),
+ * marked with the tick's token. Everything is read first (the layout's getter may call out),
+ * then every slot set, the mark first, and only then is anything released: a finalizer run
+ * by a release finds the entity marked, and its write is the entity's own. The caller holds
+ * the entity and the state. */
+static int
+hold(PyObject *entity, TickState *state)
+{
+    int only = motion_only(entity);
+    if (only < 0) {
+        return -1;
+    }
+    PyObject *full = NULL, *values[3];
+    if (!only) {
+        full = layout_get(entity);
+        if (full == NULL) {
+            return -1;
+        }
+        if (!PyTuple_CheckExact(full) || PyTuple_GET_SIZE(full) < 3) {
+            Py_DECREF(full);
+            PyErr_SetString(PyExc_TypeError, "a layout's getter must return a tuple of every buffered value");
+            return -1;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        values[k] = full != NULL ? PyTuple_GET_ITEM(full, k) : SLOT(entity, S_X + k);
+        if (values[k] == NULL) {
+            Py_XDECREF(full);
+            missing(entity, S_X + k);
+            return -1;
+        }
+    }
+    PyObject *spent[5] = {NULL, NULL, NULL, NULL, NULL};
+    slot_put(entity, S_WMARK, state->token, &spent[0]);
+    for (int k = 0; k < 3; k++) {
+        slot_put(entity, S_BX + k, values[k], &spent[k + 1]);
+    }
+    if (full != NULL) {
+        spent[4] = SLOT(entity, S_BFULL);
+        *SLOT_AT(entity, S_BFULL) = full;   /* the reference layout_get gave */
+    }
+    for (int k = 0; k < 5; k++) {
+        Py_XDECREF(spent[k]);
+    }
+    return 0;
+}
+
+/* Whether a written entity has joined its world and lives: a write to it from another
+ * entity's update is refused. (Spawned in this tick, it has no id yet; despawned, it is
+ * nobody's concern.) */
+static int
+joined(PyObject *entity)
+{
+    PyObject *alive = SLOT(entity, S_ALIVE);
+    if (alive == NULL || alive == Py_False) {
+        return 0;
+    }
+    if (alive != Py_True) {
+        Py_INCREF(alive);
+        int live = PyObject_IsTrue(alive);
+        Py_DECREF(alive);
+        if (live <= 0) {
+            return live;
+        }
+    }
+    PyObject *id = PyObject_GetAttr(entity, str_id);
+    if (id == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int has = id != Py_None;
+    Py_DECREF(id);
+    return has;
+}
+
+/* A write to another entity's buffered field from an update: the state's ``refuse`` makes the
+ * error, raised here, at the writer's line. */
+static int
+refuse_write(TickState *state, PyObject *writer, PyObject *entity, PyObject *name)
+{
+    PyObject *error = PyObject_CallFunctionObjArgs(state->refuse, writer, entity, name, NULL);
+    if (error == NULL) {
+        return -1;
+    }
+    if (!PyExceptionInstance_Check(error)) {
+        Py_DECREF(error);
+        PyErr_SetString(PyExc_TypeError, "TickState.refuse must return an exception");
+        return -1;
+    }
+    if (state->refused == NULL || state->refused == Py_None) {
+        Py_XSETREF(state->refused, Py_NewRef(error));
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+    Py_DECREF(error);
+    return -1;
+}
+
+/* A system's (or the engine's, outside any update) first write to ``entity`` this tick: its
+ * values at the tick's start are kept, for previous values and for an abort. */
+static int
+record_system_write(PyObject *entity, TickState *state)
+{
+    PyObject *before;
+    if (SLOT(entity, S_WMARK) == state->token) {
+        /* its own update wrote already: the baseline is the tick's start */
+        int only = motion_only(entity);
+        if (only < 0) {
+            return -1;
+        }
+        if (only) {
+            if (SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
+                missing(entity, S_BX);
+                return -1;
+            }
+            before = PyTuple_Pack(3, SLOT(entity, S_BX), SLOT(entity, S_BY), SLOT(entity, S_BA));
+        }
+        else {
+            before = SLOT(entity, S_BFULL);
+            if (before == NULL) {
+                missing(entity, S_BFULL);
+                return -1;
+            }
+            Py_INCREF(before);
+        }
+    }
+    else {
+        before = layout_get(entity);
+    }
+    if (before == NULL) {
+        return -1;
+    }
+    PyObject *pair = PyTuple_Pack(2, entity, before);
+    Py_DECREF(before);
+    if (pair == NULL) {
+        return -1;
+    }
+    PyObject *written = Py_NewRef(state->written);
+    int failed = PyList_Check(written) ? PyList_Append(written, pair) : -1;
+    if (failed && !PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError, "TickState.written must be a list");
+    }
+    Py_DECREF(written);
+    Py_DECREF(pair);
+    if (failed) {
+        return -1;
+    }
+    slot_set(entity, S_SMARK, state->token);
+    return 0;
+}
+
+/* x, y or angle (``k``) of an entity, stored straight into its slot (what the slot's member
+ * descriptor does, without finding it); the old value is released last. */
+static inline int
+store_motion(PyObject *obj, int k, PyObject *value)
+{
+    PyObject **where = SLOT_AT(obj, S_X + k), *old = *where;
+    *where = Py_NewRef(value);
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* The rule for a write to buffered field ``name`` (motion index ``k``, or -1 for a field of the
+ * class's own) of ``obj`` while its world ticks; then the write itself. */
+static int
+barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *value)
+{
+    PyObject *updating = ts->updating;
+    if (updating == obj && SLOT(obj, S_WMARK) == ts->token) {
+        /* The hot path: an update writing its own field again, or anew after its first write. */
+        return k >= 0 ? store_motion(obj, k, value) : PyObject_GenericSetAttr(obj, name, value);
+    }
+    if (updating == obj && k >= 0 && SLOT(obj, S_MOTION_ONLY) == Py_True) {
+        /* The common first write: an entity of only x, y and angle moving in its update. Its
+         * committed values set aside, the mark set and the value stored, with no call out;
+         * only then is anything released (a finalizer finds the entity marked). */
+        PyObject **x = SLOT_AT(obj, S_X), **y = SLOT_AT(obj, S_Y), **angle = SLOT_AT(obj, S_ANGLE);
+        if (*x != NULL && *y != NULL && *angle != NULL) {
+            PyObject **bx = SLOT_AT(obj, S_BX), **by = SLOT_AT(obj, S_BY), **ba = SLOT_AT(obj, S_BA);
+            PyObject **mark = SLOT_AT(obj, S_WMARK), **written = SLOT_AT(obj, S_X + k);
+            PyObject *spent[5] = {*bx, *by, *ba, *mark, *written};
+            *bx = Py_NewRef(*x);
+            *by = Py_NewRef(*y);
+            *ba = Py_NewRef(*angle);
+            *mark = Py_NewRef(ts->token);
+            *written = Py_NewRef(value);
+            Py_XDECREF(spent[0]);
+            Py_XDECREF(spent[1]);
+            Py_XDECREF(spent[2]);
+            Py_XDECREF(spent[3]);
+            Py_DECREF(spent[4]);   /* still held by its baseline slot: never freed here */
+            return 0;
+        }
+    }
+    /* Whatever is called below may drop the entity's state or the entity itself. */
+    Py_INCREF(ts);
+    Py_INCREF(obj);
+    int failed = 0;
+    if (updating == obj) {
+        failed = hold(obj, ts) < 0;
+    }
+    else if (updating != NULL) {
+        Py_INCREF(updating);
+        int foreign = joined(obj);
+        if (foreign < 0) {
+            failed = 1;
+        }
+        else if (foreign) {
+            refuse_write(ts, updating, obj, name);
+            failed = 1;
+        }
+        else if (SLOT(obj, S_SMARK) != ts->token) {
+            failed = record_system_write(obj, ts) < 0;
+        }
+        Py_DECREF(updating);
+    }
+    else if (SLOT(obj, S_SMARK) != ts->token) {
+        failed = record_system_write(obj, ts) < 0;
+    }
+    if (!failed) {
+        failed = (k >= 0 && SLOT(obj, S_X + k) != NULL ? store_motion(obj, k, value)
+                                                       : PyObject_GenericSetAttr(obj, name, value)) < 0;
+    }
+    Py_DECREF(obj);
+    Py_DECREF(ts);
+    return failed ? -1 : 0;
+}
+
+/* Barrier's tp_setattro: the Double Buffer's rule at every write to an entity's attribute.
+ * A plain attribute, or any write outside a tick, goes straight to the generic setattr. */
+static int
+barrier_setattro(PyObject *obj, PyObject *name, PyObject *value)
+{
+    if (value == NULL || !is_entity(obj)) {
+        return PyObject_GenericSetAttr(obj, name, value);   /* a deletion is nobody's write */
+    }
+    PyObject *state = SLOT(obj, S_WSTATE);
+    int ticking = state != NULL && Py_IS_TYPE(state, &TickStateType) && ((TickState *)state)->ticking;
+    int k = motion_index(name);
+    if (k >= 0) {
+        if (!ticking && SLOT(obj, S_X + k) != NULL) {
+            return store_motion(obj, k, value);
+        }
+        if (!ticking) {
+            return PyObject_GenericSetAttr(obj, name, value);
+        }
+        return barrier_write(obj, (TickState *)state, name, k, value);
+    }
+    if (!ticking) {
+        return PyObject_GenericSetAttr(obj, name, value);
+    }
+    int buffered = is_buffered(obj, name);
+    if (buffered <= 0) {
+        return buffered < 0 ? -1 : PyObject_GenericSetAttr(obj, name, value);
+    }
+    return barrier_write(obj, (TickState *)state, name, -1, value);
+}
+
+PyDoc_STRVAR(barrier_doc,
+"The base type of ``BufferSlots`` where the compiled core runs: its ``tp_setattro`` is the\n"
+"Double Buffer's write barrier (engine.buffering.slots.barrier, in C). No fields of its own.");
+
+static PyTypeObject BarrierType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.Barrier",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = barrier_doc,
+    .tp_setattro = barrier_setattro,
+};
+
 /* -- the settler ------------------------------------------------------------------------- */
 
 typedef struct Settler {
@@ -680,12 +926,10 @@ typedef struct Settler {
     PyObject *order;      /* list of entities, in update order; NULL once spent */
     PyObject *moved;      /* list: motion-only entities whose values changed */
     PyObject *changed;    /* list: entities with fields of their own whose values changed */
+    TickState *state;     /* the world's: its ``updating`` is the entity handed out */
     Py_ssize_t index;
     PyObject *current;    /* the entity handed out last (updating now, or failed), or NULL */
-    int current_motion_only;
     int busy;             /* inside __next__: a finalizer or __eq__ calling it again is refused */
-    PyObject *before[3];  /* its committed x, y, angle, set aside */
-    PyObject *before_full;
     PyObject *shown_changed;  /* lists the current entity's own shown writes go to (see ShownField), or NULL */
     PyObject *shown_fields;
     struct Settler *outer;    /* while running (see ``running``): the settler running when it started, or NULL */
@@ -737,13 +981,13 @@ settler_leave(Settler *self)
     self->outer = NULL;
 }
 
+/* The state's entity is nobody's now (its update returned, or the settler stopped). */
 static void
 settler_forget(Settler *self)
 {
-    Py_CLEAR(self->before[0]);
-    Py_CLEAR(self->before[1]);
-    Py_CLEAR(self->before[2]);
-    Py_CLEAR(self->before_full);
+    if (self->state != NULL && self->state->updating != NULL && self->state->updating == self->current) {
+        Py_CLEAR(self->state->updating);
+    }
 }
 
 /* Whether a tuple of buffered values holds a list, dict, set or bytearray (exactly those
@@ -763,83 +1007,89 @@ holds_mutable(PyObject *values)
     return 0;
 }
 
-/* The current entity has returned from update(): keep what it wrote aside, put back what
- * was committed. */
+/* The current entity has returned from update(): if it wrote its buffered state (the barrier
+ * marked it with the tick's token and set its committed values aside), keep what it wrote
+ * as pending and put back what was committed. */
 static int
 settle(Settler *self)
 {
-    if (self->current_motion_only) {
-        /* The settler's reference keeps the entity; it is let go of last, and nothing
-         * touches the entity after the first release (which may run a finalizer). */
-        PyObject *entity = self->current;
-        PyObject *x = SLOT(entity, S_X), *y = SLOT(entity, S_Y), *angle = SLOT(entity, S_ANGLE);
-        if (x == NULL || y == NULL || angle == NULL) {
-            missing(entity, x == NULL ? S_X : y == NULL ? S_Y : S_ANGLE);
-            return -1;
+    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
+    int failed = 0;
+    if (SLOT(entity, S_WMARK) == self->state->token) {
+        int only = SLOT(entity, S_MOTION_ONLY) == Py_True ? 1 : motion_only(entity);
+        if (only < 0) {
+            failed = 1;
         }
-        PyObject *spent[3];
-        /* Identity, not equality: an unchanged attribute is the same object. */
-        if (x != self->before[0] || y != self->before[1] || angle != self->before[2]) {
-            if (PyList_Append(self->moved, entity) < 0) {   /* calls no Python code */
-                return -1;
+        else if (only) {
+            PyObject *spent[3];
+            for (int k = 0; k < 3 && !failed; k++) {
+                if (SLOT(entity, S_X + k) == NULL || SLOT(entity, S_BX + k) == NULL) {
+                    missing(entity, SLOT(entity, S_X + k) == NULL ? S_X + k : S_BX + k);
+                    failed = 1;
+                }
             }
-            /* Move references, don't copy them: the values written go to the pending
-             * slots, the ones set aside back to the committed slots; what the pending
-             * slots held (spent) is released last. */
-            for (int k = 0; k < 3; k++) {
-                PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
-                spent[k] = *pending;
-                *pending = *committed;
-                *committed = self->before[k];
+            if (!failed && PyList_Append(self->moved, entity) < 0) {   /* calls no Python code */
+                failed = 1;
+            }
+            if (!failed) {
+                /* Move references: the values written go to the pending slots, the committed
+                 * ones (the baseline) back to the committed slots; what the pending slots held
+                 * (spent) is released last. */
+                for (int k = 0; k < 3; k++) {
+                    PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
+                    spent[k] = *pending;
+                    *pending = *committed;
+                    *committed = Py_NewRef(SLOT(entity, S_BX + k));
+                }
+                Py_XDECREF(spent[0]);
+                Py_XDECREF(spent[1]);
+                Py_XDECREF(spent[2]);
             }
         }
         else {
-            /* The slots still hold what was set aside: these releases free nothing. */
-            spent[0] = self->before[0];
-            spent[1] = self->before[1];
-            spent[2] = self->before[2];
+            /* With fields of its own: the layout's getter and setter may run anything. The
+             * state still names the entity, so its setter's writes are its own, at once. */
+            PyObject *before = SLOT(entity, S_BFULL);
+            PyObject *after = before == NULL ? NULL : layout_get(entity);
+            if (before == NULL) {
+                missing(entity, S_BFULL);
+            }
+            Py_XINCREF(before);
+            if (after == NULL) {
+                failed = 1;
+            }
+            else if (holds_mutable(after)) {
+                /* Refused with the pure path's words: the layout names the field. */
+                PyObject *layout = PyObject_GetAttr((PyObject *)Py_TYPE(entity), str_layout);
+                PyObject *result = layout == NULL ? NULL
+                    : PyObject_CallMethod(layout, "refuse_mutable", "OO", entity, after);
+                Py_XDECREF(layout);
+                Py_XDECREF(result);
+                if (!PyErr_Occurred()) {
+                    PyErr_SetString(PyExc_TypeError, "a buffered value is mutable");
+                }
+                failed = 1;
+            }
+            else {
+                slot_set(entity, S_NFULL, after);
+                if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
+                    failed = 1;
+                }
+            }
+            Py_XDECREF(after);
+            Py_XDECREF(before);
         }
-        self->before[0] = self->before[1] = self->before[2] = NULL;
-        Py_XDECREF(spent[0]);
-        Py_XDECREF(spent[1]);
-        Py_XDECREF(spent[2]);
-        Py_CLEAR(self->current);
-        return 0;
     }
-    /* With fields of its own: the layout's getter, setter and ``!=`` may run anything. */
-    PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
-    PyObject *before = Py_NewRef(self->before_full), *after = layout_get(entity);
-    int differs = after == NULL ? -1 : PyObject_RichCompareBool(after, before, Py_NE);
-    if (differs == 1 && holds_mutable(after)) {
-        /* Refused with the pure path's words: the layout names the field. */
-        PyObject *layout = PyObject_GetAttr((PyObject *)Py_TYPE(entity), str_layout);
-        PyObject *result = layout == NULL ? NULL
-            : PyObject_CallMethod(layout, "refuse_mutable", "OO", entity, after);
-        Py_XDECREF(layout);
-        Py_XDECREF(result);
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "a buffered value is mutable");
-        }
-        differs = -1;
-    }
-    if (differs == 1) {
-        slot_set(entity, S_NFULL, after);
-        if (PyList_Append(self->changed, entity) < 0 || layout_set(entity, before) < 0) {
-            differs = -1;
-        }
-    }
-    Py_XDECREF(after);
-    Py_DECREF(before);
-    if (differs >= 0) {
+    if (!failed) {
         settler_forget(self);
         Py_CLEAR(self->current);
     }
     Py_DECREF(entity);
-    return differs < 0 ? -1 : 0;
+    return failed ? -1 : 0;
 }
 
 /* Something failed: the settler is spent. ``current`` still names the entity it failed
- * on, for the error; nothing set aside is kept, and nothing is handed out again. */
+ * on, for the error; nothing is handed out again. */
 static PyObject *
 settler_failed(Settler *self)
 {
@@ -850,7 +1100,7 @@ settler_failed(Settler *self)
     return NULL;
 }
 
-/* Hand out the next live entity, its committed values set aside; NULL at the end. */
+/* Hand out the next live entity, the state naming it; NULL at the end. */
 static PyObject *
 settler_step(Settler *self)
 {
@@ -866,18 +1116,7 @@ settler_step(Settler *self)
             return settler_failed(self);
         }
         Py_XSETREF(self->current, entity);   /* named by the error if anything below fails */
-        PyObject *alive = SLOT(entity, S_ALIVE), *x = SLOT(entity, S_X), *y = SLOT(entity, S_Y),
-                 *angle = SLOT(entity, S_ANGLE);
-        if (alive == Py_True && SLOT(entity, S_MOTION_ONLY) == Py_True && x != NULL && y != NULL
-                && angle != NULL) {
-            /* The common case: a live entity that keeps only x, y and angle, read with no call out. */
-            self->current_motion_only = 1;
-            self->before[0] = Py_NewRef(x);
-            self->before[1] = Py_NewRef(y);
-            self->before[2] = Py_NewRef(angle);
-            settler_enter(self);
-            return Py_NewRef(entity);
-        }
+        PyObject *alive = SLOT(entity, S_ALIVE);
         if (alive == NULL) {
             missing(entity, S_ALIVE);
             return settler_failed(self);
@@ -895,30 +1134,9 @@ settler_step(Settler *self)
             Py_CLEAR(self->current);
             continue;
         }
-        int only = motion_only(entity);
-        if (only < 0) {
-            return settler_failed(self);
-        }
-        self->current_motion_only = only;
-        if (only) {
-            for (int k = 0; k < 3; k++) {
-                if (SLOT(entity, S_X + k) == NULL) {
-                    missing(entity, S_X + k);
-                    return settler_failed(self);
-                }
-            }
-            for (int k = 0; k < 3; k++) {
-                self->before[k] = Py_NewRef(SLOT(entity, S_X + k));
-            }
-        }
-        else {
-            self->before_full = layout_get(entity);
-            if (self->before_full == NULL) {
-                return settler_failed(self);
-            }
-        }
+        Py_XSETREF(self->state->updating, Py_NewRef(self->current));
         settler_enter(self);
-        return Py_NewRef(entity);
+        return Py_NewRef(self->current);
     }
     Py_CLEAR(self->order);
     settler_leave(self);
@@ -944,11 +1162,11 @@ settler_next(Settler *self)
 static PyObject *
 settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *order, *moved, *changed, *shown_changed = NULL, *shown_fields = NULL;
-    static char *keywords[] = {"order", "moved", "changed", "shown_changed", "shown_fields", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!|O!O!:Settler", keywords, &PyList_Type, &order,
-                                     &PyList_Type, &moved, &PyList_Type, &changed, &PyList_Type, &shown_changed,
-                                     &PyList_Type, &shown_fields)) {
+    PyObject *order, *moved, *changed, *state, *shown_changed = NULL, *shown_fields = NULL;
+    static char *keywords[] = {"order", "moved", "changed", "state", "shown_changed", "shown_fields", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!|O!O!:Settler", keywords, &PyList_Type, &order,
+                                     &PyList_Type, &moved, &PyList_Type, &changed, &TickStateType, &state,
+                                     &PyList_Type, &shown_changed, &PyList_Type, &shown_fields)) {
         return NULL;
     }
     if ((shown_changed == NULL) != (shown_fields == NULL)) {
@@ -966,6 +1184,7 @@ settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->order = Py_NewRef(order);
     self->moved = Py_NewRef(moved);
     self->changed = Py_NewRef(changed);
+    self->state = (TickState *)Py_NewRef(state);
     self->shown_changed = Py_XNewRef(shown_changed);
     self->shown_fields = Py_XNewRef(shown_fields);
     return (PyObject *)self;
@@ -978,10 +1197,7 @@ settler_traverse(Settler *self, visitproc visit, void *arg)
     Py_VISIT(self->moved);
     Py_VISIT(self->changed);
     Py_VISIT(self->current);
-    Py_VISIT(self->before[0]);
-    Py_VISIT(self->before[1]);
-    Py_VISIT(self->before[2]);
-    Py_VISIT(self->before_full);
+    Py_VISIT(self->state);
     Py_VISIT(self->shown_changed);
     Py_VISIT(self->shown_fields);
     return 0;
@@ -990,13 +1206,14 @@ settler_traverse(Settler *self, visitproc visit, void *arg)
 static int
 settler_clear(Settler *self)
 {
+    settler_forget(self);
     Py_CLEAR(self->order);
     Py_CLEAR(self->moved);
     Py_CLEAR(self->changed);
     Py_CLEAR(self->current);
+    Py_CLEAR(self->state);
     Py_CLEAR(self->shown_changed);
     Py_CLEAR(self->shown_fields);
-    settler_forget(self);
     return 0;
 }
 
@@ -1024,6 +1241,7 @@ settler_close(Settler *self, PyObject *unused)
     }
     PyObject *order = self->order;
     self->order = NULL;
+    settler_forget(self);
     settler_leave(self);
     Py_XDECREF(order);
     Py_RETURN_NONE;
@@ -1043,10 +1261,11 @@ static PyGetSetDef settler_getset[] = {
 };
 
 PyDoc_STRVAR(settler_doc,
-"Settler(order, moved, changed, shown_changed=None, shown_fields=None)\n--\n\n"
-"Iterate over the live entities of ``order`` for their updates, settling each one after it:\n"
-"pending values kept aside (``moved`` / ``changed`` list the entities that changed),\n"
-"committed values put back. See engine.buffering.buffers. With ``shown_changed`` and\n"
+"Settler(order, moved, changed, state, shown_changed=None, shown_fields=None)\n--\n\n"
+"Iterate over the live entities of ``order`` for their updates (``state.updating`` names each),\n"
+"settling each one that wrote its buffered state after it: pending values kept aside\n"
+"(``moved`` / ``changed`` list the entities that changed), committed values put back.\n"
+"See engine.buffering.buffers. With ``shown_changed`` and\n"
 "``shown_fields`` (the buffers' lists), a shown field (``ShownField``) that the updating\n"
 "entity sets on itself is written through in C, recorded in them.");
 
@@ -2086,11 +2305,9 @@ held:
 static PyMethodDef core_methods[] = {
     {"configure", (PyCFunction)core_configure, METH_O,
      "configure(cls)\n--\n\nRead the slot offsets of the class that declares the buffer slots."},
-    {"stash", (PyCFunction)core_stash, METH_O,
-     "stash(order)\n--\n\nSet every entity's committed values aside (the baseline)."},
     {"commit", (PyCFunction)(void (*)(void))core_commit, METH_FASTCALL,
-     "commit(order, moved, tick, refuse)\n--\n\n"
-     "The entities written by others (nothing committed), or None: pending x, y, angle committed."},
+     "commit(moved, tick)\n--\n\nThe pending x, y, angle of the moved entities committed (previous values "
+     "recorded too unless tick is None)."},
     {"record_previous", (PyCFunction)(void (*)(void))core_record_previous, METH_FASTCALL,
      "record_previous(moved, tick)\n--\n\nThe baseline of the moved entities becomes their previous values."},
     {"keep", (PyCFunction)(void (*)(void))core_keep, METH_FASTCALL,
@@ -2127,7 +2344,20 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
-    if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0) {
+    /* object's own __new__, which gives instances of Python subclasses CPython's inline
+     * attribute values (PyType_GenericNew would leave them a plain dict). */
+    BarrierType.tp_new = PyBaseObject_Type.tp_new;
+    if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0 || PyType_Ready(&TickStateType) < 0
+            || PyType_Ready(&BarrierType) < 0) {
+        return NULL;
+    }
+    str_buffered_names = PyUnicode_InternFromString("_buffered_names");
+    str_id = PyUnicode_InternFromString("id");
+    interned_motion[0] = PyUnicode_InternFromString("x");
+    interned_motion[1] = PyUnicode_InternFromString("y");
+    interned_motion[2] = PyUnicode_InternFromString("angle");
+    if (str_buffered_names == NULL || str_id == NULL || interned_motion[0] == NULL || interned_motion[1] == NULL
+            || interned_motion[2] == NULL) {
         return NULL;
     }
     str_layout = PyUnicode_InternFromString("_layout");
@@ -2154,6 +2384,11 @@ PyInit__core(void)
     Py_INCREF(&ShownFieldType);
     if (PyModule_AddObject(module, "ShownField", (PyObject *)&ShownFieldType) < 0) {
         Py_DECREF(&ShownFieldType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
+            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -8,13 +8,8 @@ from engine.buffering.slots import BufferSlots
 def configure(cls: type, /) -> None:
     """Read the slot offsets of the class that declares the buffer slots (``BufferSlots``)."""
 
-def stash(order: list[BufferSlots], /) -> None:
-    """Set every entity's committed values aside (the baseline)."""
-
-def commit(
-    order: list[BufferSlots], moved: list[BufferSlots], tick: int | None, refuse: bool, /
-) -> list[BufferSlots] | None:
-    """The entities written by others (nothing committed), or ``None``: pending values committed."""
+def commit(moved: list[BufferSlots], tick: int | None, /) -> None:
+    """The pending x, y, angle of the moved entities committed (previous values recorded unless ``tick`` is None)."""
 
 def record_previous(moved: list[BufferSlots], tick: int, /) -> None:
     """The baseline of the moved entities becomes their previous values."""
@@ -42,12 +37,28 @@ def gather_motion(
 def commit_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None, /) -> None:
     """Forget every baseline of the shown fields entities set this tick, kept in ``written`` unless None."""
 
+class TickState:
+    """What the write barrier asks of a world's Double Buffer (``engine.buffering.slots.TickState``, in C)."""
+
+    updating: Any
+    token: object
+    written: list[tuple[Any, tuple[Any, ...]]]
+    refuse: Any
+    refused: BaseException | None
+    tick: int
+    ticking: bool
+    def __init__(self, refuse: Any) -> None: ...
+
+class Barrier:
+    """``BufferSlots``' base type where the core runs: its ``tp_setattro`` is the write barrier."""
+
 class Settler(Iterator[BufferSlots]):
-    """Iterate over the live entities of ``order`` for their updates, settling each one after it."""
+    """Iterate over the live entities of ``order`` for their updates (``state.updating`` names each),
+    settling each one that wrote after it."""
 
     current: BufferSlots | None
     def __init__(
-        self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots],
+        self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots], state: TickState,
         shown_changed: list[BufferSlots] | None = None, shown_fields: list[Any] | None = None,
     ) -> None: ...
     def __iter__(self) -> Settler: ...

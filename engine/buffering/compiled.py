@@ -10,10 +10,10 @@ or with numpy, and ``gather_pair`` both ends of a tick (alpha 0 and 1) in one wa
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
-from engine.buffering.buffers import ForeignWrites, PureBuffers, _differences
+from engine.buffering.buffers import PureBuffers
 from engine.buffering.fields import layout_of
 from engine.buffering.kept import keep_compiled, put_back_compiled, restore_compiled
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host, _core
@@ -22,49 +22,24 @@ from engine.errors import EntityUpdateError
 __all__ = ["Buffers", "CompiledBuffers", "gather_motion", "gather_pair"]
 
 
-class _Settler(Protocol):
-    """The core's ``Settler`` (see ``_core.pyi``): the live entities in turn, each settled after its update."""
-
-    current: BufferSlots | None
-
-    def __iter__(self) -> Iterator[BufferSlots]: ...
-
-
 class CompiledBuffers(PureBuffers):
-    """The same Double Buffer, with the tick's per-entity bookkeeping in the compiled core.
+    """The same Double Buffer, with the write barrier and the tick's per-entity bookkeeping in the compiled core.
 
     The world still calls each ``update()`` from Python (``for entity in settler``), so the
-    call stays a cheap Python-to-Python call; the settler's next step does in C what the
-    pure loop does around the call. ``sender`` is the settler's current entity.
+    call stays a cheap Python-to-Python call; the settler's next step settles in C what the
+    pure loop settles after the call. The barrier is the entities' base type's
+    ``tp_setattro`` (``_core.Barrier``), reading the same ``TickState`` in C.
     """
 
     keep_entities = staticmethod(keep_compiled)  # type: ignore[assignment]
     put_back_entities = staticmethod(put_back_compiled)  # type: ignore[assignment]
     restore_classes = staticmethod(restore_compiled)  # type: ignore[assignment]
 
-    def __init__(self) -> None:
-        self._settler: _Settler | None = None
-        self._sender: BufferSlots | None = None
-        super().__init__()
-
-    @property
-    def sender(self) -> BufferSlots | None:
-        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
-        settler = self._settler
-        return self._sender if settler is None else settler.current
-
-    @sender.setter
-    def sender(self, entity: BufferSlots | None) -> None:
-        self._sender = entity
-
     def update(self, world: Host) -> None:
         """The Update Method system: every live entity's ``update()``, then commit."""
-        order = self._order
-        if self._early:
-            self._absorb_system_writes()
         # With the shown lists, an entity's own look or parts set in its update is written in C.
-        settler = self._settler = _core.Settler(order, self._moved, self._changed, self._shown_changed,
-                                                self._shown_fields)
+        settler = _core.Settler(self._order, self._moved, self._changed, self.state, self._shown_changed,
+                                self._shown_fields)
         profile = self.profile
         try:
             if profile is None:
@@ -74,44 +49,40 @@ class CompiledBuffers(PureBuffers):
                 profile.run_updates(settler, world)
         except BaseException as error:
             failed: BufferSlots | None = settler.current
+            self._failed = failed  # its writes were never settled: the abort puts them back
             settler.close()  # its current entity's writes are no longer its own update's
-            self._settler = None
             if isinstance(error, EntityUpdateError) or not isinstance(error, Exception) or failed is None:
                 raise
             raise EntityUpdateError(failed, world.tick_count + 1, error) from error
-        self._settler = None
         self._commit()
 
     def _commit(self) -> None:
         # With no system after the Update Method system and no signal waiting to be combined
         # (the common case), the previous values are recorded in the same pass: nothing can
         # change them before ``finish``, and nothing can fail after this point. (A combine
-        # function is the game's code and may fail the tick; entities that systems before
-        # the Update Method system wrote get their previous values in ``finish``.)
+        # function is the game's code and may fail the tick; entities that systems wrote get
+        # their previous values in ``finish``.)
         self._check_order()
+        self._check_refused()
         tick = self._tick if not self._late_systems and not self._pending else None
-        suspects: list[BufferSlots] | None = _core.commit(self._order, self._moved, tick, self.diagnosing)
-        if suspects is not None:
-            raise ForeignWrites([pair for entity in suspects for pair in _differences(entity, _baseline(entity))])
+        _core.commit(self._moved, tick)
         self.commit_shown(self._late_systems or bool(self._pending))
-        for entity in self._changed:
-            layout_of(entity).set(entity, entity._nfull)
+        if self._changed:
+            state = self.state
+            state.ticking = False  # the buffers' own writes: at once, past the barrier
+            try:
+                for entity in self._changed:
+                    layout_of(entity).set(entity, entity._nfull)
+            finally:
+                state.ticking = True
 
     @staticmethod
     def settle_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None) -> None:
         """``ShownBuffers.settle_shown`` in the compiled core: the same pass, in C."""
         _core.commit_shown(changed, fields, written)
 
-    def _stash(self, order: Sequence[BufferSlots]) -> None:
-        _core.stash(order)
-
     def _record_moved(self, tick: int) -> None:
         _core.record_previous(self._moved, tick)
-
-    def abort(self) -> None:
-        """The tick failed: put back everything the buffers own as it was when it began."""
-        self._settler = None
-        super().abort()
 
 
 Buffers: type[PureBuffers] = CompiledBuffers if ACCELERATED else PureBuffers
@@ -275,7 +246,3 @@ def _write_rows(target: Any, numbers: Any, alpha: float, extrapolate: bool) -> N
             rows[:, 2] = now[:, 2] - turn * (1.0 - alpha)
         rows[np.isnan(rows)] = np.nan  # one canonical NaN, as the core writes
         target[: rows.size] = rows.reshape(-1)
-
-
-def _baseline(entity: BufferSlots) -> tuple[Any, ...]:
-    return (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull

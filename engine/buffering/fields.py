@@ -50,8 +50,10 @@ def buffered(default: T) -> T:
     This is a declaration, not a descriptor: when the class is created the field is
     recorded and removed from the class, and ``Entity.__init__`` puts the default into
     each instance. A descriptor left on the class would make CPython skip its fast path
-    for every ``self.hp`` read, which costs about 70% on attribute-heavy updates. (Typed
-    as returning ``T``, so ``self.hp`` type-checks as the value it holds.)
+    for every ``self.hp`` read, which costs about 70% on attribute-heavy updates; writes
+    are watched instead, by the write barrier (``engine.buffering.slots``), which reads the
+    class's ``_buffered_names``. (Typed as returning ``T``, so ``self.hp`` type-checks as
+    the value it holds.)
     """
     if isinstance(default, _MUTABLE):
         raise TypeError(
@@ -275,6 +277,8 @@ def register(cls: type, bases: Iterable[type]) -> Layout:
     if clash:
         raise TypeError(f"{cls.__name__}: {', '.join(sorted(clash))} declared both buffered and signal")
     names = MOTION + tuple(name for name in fields if name not in MOTION)
+    # What the write barrier asks at every write to an entity of the class (engine.buffering.slots).
+    type.__setattr__(cls, "_buffered_names", frozenset(names))
     return Layout(names, tuple(fields.get(name, 0.0) for name in names), signals)
 
 

@@ -60,8 +60,7 @@ class _Keeper:
         targets = ", ".join(f"entity.{name}" for name in (*names, *_SLOTS))
         namespace: dict[str, Any] = {}
         # The names come from a Layout, whose fields are identifiers (fields.py refuses others).
-        exec(f"def put(entity, values):\n    {targets}, = values\n    entity._bx, entity._by, entity._ba = "
-             "values[0], values[1], values[2]\n    entity._random_mark = -1\n", namespace)
+        exec(f"def put(entity, values):\n    {targets}, = values\n    entity._random_mark = -1\n", namespace)
         self.put: Callable[[Any, tuple[Any, ...]], None] = namespace["put"]
 
 
@@ -112,11 +111,10 @@ def restore_classes(entities: Sequence[BufferSlots], changed: Iterable[int], kin
         entity = entities[index]
         now = type(entity)
         try:
-            # object's own setattr: a class's __setattr__ (a guard of its fields) has no say in it.
-            object.__setattr__(entity, "__class__", kind)
+            entity.__class__ = kind  # an Entity class has no __setattr__ of its own (entity.py refuses one)
         except TypeError as error:
             for undone, was in reversed(swapped):
-                object.__setattr__(undone, "__class__", was)
+                undone.__class__ = was
             raise TypeError(f"World.rollback(): {now.__name__} (id {getattr(entity, 'id', None)}) was a "
                             f"{kind.__name__} at the checkpoint and can't be made one again ({error}); "
                             "nothing was rolled back") from None

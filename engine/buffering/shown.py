@@ -307,7 +307,11 @@ class ShownBuffers:
     ``commit_shown``, a failed tick's abort ``abort_shown``, a finished tick ``forget_shown``.
     """
 
-    sender: BufferSlots | None
+    @property
+    def sender(self) -> BufferSlots | None:
+        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+        raise NotImplementedError  # the buffers' (PureBuffers.sender)
+
     _tick: int
 
     def init_shown(self) -> None:

@@ -27,8 +27,11 @@ _SENDER = itemgetter(2)
 class SignalBuffers:
     """The signal half of a world's Double Buffer (``PureBuffers`` runs the rest of the tick)."""
 
-    sender: BufferSlots | None
-    """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+    @property
+    def sender(self) -> BufferSlots | None:
+        """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
+        raise NotImplementedError  # the buffers' (PureBuffers.sender)
+
 
     def __init__(self) -> None:
         self._pending: list[tuple[BufferSlots, str, int, Any]] = []

@@ -1,7 +1,11 @@
-"""The slots the Double Buffer keeps on every entity, and the compiled core that reads them.
+"""The slots the Double Buffer keeps on every entity, the write barrier, and the compiled core.
 
 The compiled core (``_core``, built from ``_core.c`` where a C compiler exists) is
 loaded here, once, unless ``TICKSWAP_PURE=1``; ``ACCELERATED`` says whether it was.
+Every write to an entity's buffered field goes through ``barrier`` (the rule: one's own
+update writes its pending value, another's is refused at the write, a system's is
+committed at once), which ``BufferSlots`` runs on every write: in C as its base type's
+``tp_setattro`` where the core runs, in ``__setattr__`` on the pure path.
 Whether entities keep the buffers' values in fixed slots or as plain instance
 attributes depends on it and on the Python version (see ``_LAYOUT``): the choice is
 made before ``Entity`` is defined, which is why it lives in a module of its own.
@@ -20,7 +24,7 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-__all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots", "Host", "WorldBuffers"]
+__all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier", "hold"]
 
 
 def _import_core() -> Any:
@@ -41,8 +45,8 @@ ACCELERATED = _core is not None
 
 # In this order on purpose (not sorted): what the tick reads together sits together.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
-          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_blook",
-          "_parts", "_bparts", "__dict__", "__weakref__")
+          "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
+          "_blook", "_bparts", "_wstate", "_wmark", "_smark", "__dict__", "__weakref__")
 # The compiled core reads the slots, so with it entities always have them. Without it, the
 # pure path is fastest with them up to 3.12, and without them from 3.13 on, where any slot
 # in a base class costs every instance CPython's inline attribute storage (a user's
@@ -54,22 +58,126 @@ _LAYOUT = "slots" if ACCELERATED else os.environ.get(
     "TICKSWAP_LAYOUT", "slots" if sys.version_info < (3, 13) else "dict")
 
 
-class BufferSlots:
+class TickState:
+    """What the write barrier asks of a world's Double Buffer at every write to a buffered field.
+
+    One per world; every entity it holds points to it (``_wstate``) from its spawn on. The
+    pure path's; the compiled core has the same type in C (``_core.TickState``), which its
+    barrier reads without a call.
+
+    ``ticking`` says whether a tick runs; ``updating`` is the entity whose ``update()`` runs
+    (``None`` between updates: a system, or the engine); ``token`` is a new object every
+    tick, which an entity's ``_wmark`` (its own update wrote) and ``_smark`` (a system wrote
+    it) name when they happened in this tick; ``written`` lists ``(entity, values at the
+    tick's start)`` for what systems wrote; ``tick`` is the tick's number and ``refuse``
+    makes the error for a foreign write (``refuse(writer, written, field)``); ``refused``
+    keeps the first one made, so a game that catches it still has its tick refused.
+    """
+
+    __slots__ = ("refuse", "refused", "tick", "ticking", "token", "updating", "written")
+
+    def __init__(self, refuse: Any) -> None:
+        self.refuse = refuse
+        self.refused: BaseException | None = None
+        self.tick = 0
+        self.ticking = False
+        self.token: object = object()
+        self.updating: Any = None
+        self.written: list[tuple[Any, tuple[Any, ...]]] = []
+
+
+def _before(entity: Any, token: object) -> tuple[Any, ...]:
+    """``entity``'s buffered values as the tick began: what a system's first write must keep."""
+    layout = type(entity)._layout
+    if entity._wmark is token:  # its own update wrote already: the baseline is the tick's start
+        if entity._motion_only:
+            return (entity._bx, entity._by, entity._ba)
+        return entity._bfull  # type: ignore[no-any-return]
+    return layout.get(entity)  # type: ignore[no-any-return]
+
+
+def hold(entity: Any, token: object) -> None:
+    """The updating entity's first write this tick: set its committed values aside (the baseline).
+
+    Everything is read first, then every slot set (the mark first), and what the slots held is
+    let go of last: a finalizer it runs finds the entity marked, and its write is the
+    entity's own, as in the core.
+    """
+    motion_only = entity._motion_only
+    values = (entity.x, entity.y, entity.angle) if motion_only else type(entity)._layout.get(entity)
+    spent = (entity._wmark, entity._bx, entity._by, entity._ba, None if motion_only else entity._bfull)
+    entity._wmark = token
+    entity._bx = values[0]
+    entity._by = values[1]
+    entity._ba = values[2]
+    if not motion_only:
+        entity._bfull = values
+    del spent
+
+
+def barrier(state: TickState, entity: Any, name: str) -> None:
+    """The Double Buffer's rule at a write to buffered ``name`` of ``entity`` during a tick.
+
+    Its own update: the first write sets the committed values aside (the settle puts them
+    back when the update returns, keeping what it wrote as pending). Another entity's
+    update: refused, here, at the line that writes (``BufferedWriteError``), unless the
+    entity has not joined yet (spawned in this tick) or is despawned. A system (nobody
+    updating): written at once, its values at the tick's start kept for previous values
+    and for an abort. The pure path calls it from ``BufferSlots.__setattr__``; the core's
+    barrier does the same in C.
+    """
+    updating = state.updating
+    token = state.token
+    if updating is entity:
+        if entity._wmark is not token:
+            hold(entity, token)
+        return
+    if updating is not None and entity.alive and entity.id is not None:
+        error = state.refuse(updating, entity, name)
+        if state.refused is None:
+            state.refused = error
+        raise error
+    if entity._smark is not token:
+        state.written.append((entity, _before(entity, token)))
+        entity._smark = token
+
+
+if TYPE_CHECKING:
+    _CoreBase = object
+else:  # the barrier in C where the core runs (its tp_setattro), else BufferSlots.__setattr__ below
+    _CoreBase = object if _core is None else _core.Barrier
+
+
+class BufferSlots(_CoreBase):
     """The slots the buffers keep on every entity: ``Entity``'s base class.
 
     Fixed slots, not instance attributes (with the compiled core, and on the pure path
     before Python 3.13; see ``_LAYOUT``), so the compiled core reads them at a fixed
     offset and CPython's specialised bytecode reads them from Python as fast as any
     attribute (``LOAD_ATTR_SLOT``). ``x``, ``y`` and ``angle`` are the committed values
-    (the updating entity's own pending ones during its update); ``_b*`` the baseline,
-    ``_n*`` the pending values of an entity that changed, ``_p*`` the previous ones;
-    ``_look`` and ``_parts`` what the entity shows of its own (``engine.buffering.shown``).
+    (the updating entity's own pending ones during its update); ``_b*`` the baseline
+    (set aside at the entity's first write in its update), ``_n*`` the pending values of an
+    entity that changed, ``_p*`` the previous ones; ``_look`` and ``_parts`` what the entity
+    shows of its own (``engine.buffering.shown``); ``_wstate`` its world's ``TickState``.
     Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
+
+    **The write barrier.** Every write to a buffered field goes through ``barrier``: with the
+    compiled core, the base type's ``tp_setattro`` (``_core.Barrier``) tells a buffered field
+    from a plain attribute and applies it in C; on the pure path ``__setattr__`` does.
+    Reads are never intercepted.
     """
 
     if _LAYOUT == "slots":
         __slots__ = _SLOTS
+
+    if _core is None:
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name in type(self)._buffered_names:
+                state = getattr(self, "_wstate", None)
+                if state is not None and state.ticking:
+                    barrier(state, self, name)
+            object.__setattr__(self, name, value)
 
     x: float
     y: float
@@ -96,6 +204,10 @@ class BufferSlots:
     _blook: Any
     _parts: Any
     _bparts: Any
+    _wstate: Any
+    _wmark: Any
+    _smark: Any
+    _buffered_names: ClassVar[frozenset[str]] = frozenset()
 
     if TYPE_CHECKING:
         # What the buffers read of every entity besides their slots; ``Entity`` defines them.
@@ -155,6 +267,5 @@ class Host(Protocol):
         """The world's Double Buffer."""
 
 
-_SLOTTED = frozenset(vars(BufferSlots).get("__slots__", ()))
 if _core is not None:
     _core.configure(BufferSlots)

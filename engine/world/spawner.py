@@ -203,7 +203,7 @@ class Spawner:
             layout = layout_of(entity)
             if layout.rest:  # x, y and angle alone are never refused: spare the call (a tick's spawns)
                 layout.check_immutable(entity)
-        attach(entity, owner)
+        attach(entity, owner, self._buffers.state)
         entity.alive = True
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
         if ticking:
@@ -354,7 +354,7 @@ class Spawner:
                 entity.id = entity_id
                 self._ecs.next_id(entity_id)
                 self._ecs.create((), entity, Entity)
-                attach(entity, owner)
+                attach(entity, owner, self._buffers.state)
                 if isinstance(entity, OwnBuffers):
                     self._buffers.hook(entity)
         for entity in order.values():

@@ -22,7 +22,7 @@ from typing import Any, TypeVar, overload
 
 import esper
 
-from engine.buffering import Buffers, ForeignWrites
+from engine.buffering import Buffers
 from engine.camera import Mouse
 from engine.clock import checked_ms
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_SEED
@@ -35,7 +35,6 @@ from engine.interrupts import TICK
 from engine.state.snapshot import snapshot, state_hash
 from engine.world.checkpoints import Checkpoint, roll_back, take_checkpoint
 from engine.world.collisions import Collisions, OldIndex
-from engine.world.diagnosis import explain
 from engine.world.music import MusicRequests
 from engine.world.players import Players
 from engine.world.profiling import TickProfile, TimedCollisions
@@ -406,12 +405,9 @@ class World:
         else:
             self.elapsed_ms = checked_ms("elapsed_ms", elapsed_ms, zero_allowed=True)
             self.speed_factor = self.elapsed_ms / self.ms_per_update
-        # Held to the end, rollback and diagnosis included: a signal waits for the tick (engine.interrupts).
+        # Held to the end, rollback included: a signal waits for the tick (engine.interrupts).
         with TICK:
-            try:
-                self._attempt()
-            except ForeignWrites as refused:
-                raise explain(self._buffers, self._attempt, self.tick_count + 1, refused.written) from None
+            self._attempt()
 
     def _attempt(self) -> None:
         if self._profile is not None:
@@ -419,8 +415,7 @@ class World:
             return
         self.input = self._players.take()
         random_state = self.random.getstate()
-        self._buffers.begin(self._spawner.ticking_order(), self._early_systems > 0, self._late_systems > 0,
-                            self.tick_count + 1)
+        self._buffers.begin(self._spawner.ticking_order(), self._late_systems > 0, self.tick_count + 1)
         self._sounds.tick_started(self.tick_count)
         self._music.tick_started(self.tick_count)
         self._collisions.tick_started(self.tick_count)
@@ -441,7 +436,7 @@ class World:
         self.input = self._players.take()
         random_state = self.random.getstate()
         profile.timed("double buffer", lambda: self._buffers.begin(
-            self._spawner.ticking_order(), self._early_systems > 0, self._late_systems > 0, self.tick_count + 1))
+            self._spawner.ticking_order(), self._late_systems > 0, self.tick_count + 1))
         self._sounds.tick_started(self.tick_count)
         self._music.tick_started(self.tick_count)
         profile.timed("collisions", lambda: self._collisions.tick_started(self.tick_count))
@@ -456,7 +451,7 @@ class World:
             raise
         self._ticking = False
         tick = self.tick_count + 1
-        profile.timed("double buffer", lambda: self._buffers.finish(tick, self._late_systems > 0))
+        profile.timed("double buffer", lambda: self._buffers.finish(tick))
         profile.timed("spawns", self._spawner.settle)
         self.tick_count = tick
         profile.tick_done(profile.clock() - started)
@@ -473,7 +468,7 @@ class World:
 
     def _finish(self) -> None:
         tick = self.tick_count + 1
-        self._buffers.finish(tick, self._late_systems > 0)
+        self._buffers.finish(tick)
         self._spawner.settle()
         self.tick_count = tick
 
