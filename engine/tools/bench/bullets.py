@@ -156,7 +156,7 @@ def bench_bullets(bullets: int = 4000, ticks: int = 60, warm: int = BULLET_LIFET
         world.close()
     ms = {name: seconds * 1e3 for name, seconds in medians.items()}
     reference = ms.get("pygame", ms["asks"])
-    against = "pygame-ce's" if "pygame" in ms else "the bullet hell's (pygame-ce not measured)"
+    against = "pygame-ce's" if "pygame" in ms else "the bullet hell's (no pygame-ce here)"
 
     def row(case: str, name: str, target: str = "") -> tuple[str, float, float, str]:
         return (case, ms[name], reference / ms[name],

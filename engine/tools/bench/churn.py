@@ -118,7 +118,7 @@ def bench_churn(count: int = 10_000, ticks: int = 100, warm: int = 10) -> Rows:
         same = ("; same work on both sides" if figures[-1] == (alive, heard)
                 else f"; NOT the same work: pygame-ce has {figures[-1]}, tickswap {(alive, heard)} (alive, heard)")
     reference = ms.get("pygame", ms["churn"])
-    against = "pygame-ce's" if "pygame" in ms else "the churn world's (pygame-ce not measured)"
+    against = "pygame-ce's" if "pygame" in ms else "the churn world's (no pygame-ce here)"
 
     def row(case: str, name: str, target: str = "") -> tuple[str, float, float, str]:
         return (case, ms[name], reference / ms[name],

@@ -42,8 +42,8 @@ from typing import Any
 
 __all__ = ["BULLET_LIFETIME", "BULLET_SIZE", "BULLET_SPEED", "CHURN_LIFETIME", "EMITTERS", "FIELD", "HEADLESS", "HUBS",
            "PLAYER_SIZE", "PYTHON_VARIABLE", "SHOT_PERIOD", "SHOT_SIZE", "Peer", "bullet_plan", "churner_lifetime",
-           "churner_start", "emitter_place", "interleave", "main", "off_field", "peer_python", "player_at", "ring",
-           "shot_velocities"]
+           "churner_start", "emitter_place", "interleave", "main", "off_field", "peer_python", "player_at",
+           "pygame_here", "ring", "shot_velocities"]
 
 PYTHON_VARIABLE = "TICKSWAP_PYGAME_PYTHON"
 """The environment variable naming a Python that has pygame-ce (``/path/to/venv/bin/python``)."""
@@ -133,6 +133,11 @@ def off_field(x: float, y: float) -> bool:
 # -- the bench's end: finding the peer's Python, driving it tick by tick ---------------------
 
 
+def pygame_here() -> bool:
+    """Whether this Python can import pygame (then, without ``TICKSWAP_PYGAME_PYTHON``, the peer runs under it)."""
+    return importlib.util.find_spec("pygame") is not None
+
+
 def peer_python() -> tuple[str | None, str]:
     """(the Python to run the peer with, or None; why that one, or why none).
 
@@ -142,7 +147,7 @@ def peer_python() -> tuple[str | None, str]:
     chosen = os.environ.get(PYTHON_VARIABLE, "").strip()
     if chosen:
         return chosen, f"{PYTHON_VARIABLE}={chosen}"
-    if importlib.util.find_spec("pygame") is not None:
+    if pygame_here():
         return sys.executable, "this Python"
     return None, (f"pygame-ce not installed: set {PYTHON_VARIABLE} to a Python that has it "
                   "(python -m venv pgvenv && pgvenv/bin/pip install pygame-ce)")
