@@ -94,3 +94,118 @@ def test_the_particles_family_sets_a_full_fountain_beside_a_plain_crowd_of_as_ma
         plain = next(ms for case, (ms, _) in rows.items() if case.startswith("plain") and name in case)
         ours, ratio = next(value for case, value in rows.items() if case.startswith("particles,") and name in case)
         assert ratio == pytest.approx(ours / plain)
+
+
+# -- issue 37: churn and the bullet hell, beside pygame-ce in its own Python ------------------------
+
+
+@pytest.fixture
+def no_pygame(monkeypatch):
+    """The peer's Python is not set and this one has no pygame: the peer's rows say not measured."""
+    from engine.tools.bench import pygame_peer
+
+    monkeypatch.delenv(pygame_peer.PYTHON_VARIABLE, raising=False)
+    monkeypatch.setattr(pygame_peer, "pygame_here", lambda: False)
+
+
+def _sane(rows, tickswap_rows):
+    """The peer's row first, said in words; then tickswap's, every figure positive, the first the reference."""
+    import math
+
+    assert len(rows) == 1 + tickswap_rows
+    peer, *ours = rows
+    assert math.isnan(peer[1]) and "TICKSWAP_PYGAME_PYTHON" in peer[0] + peer[3]
+    assert all(case.startswith("tickswap: ") and ms > 0 and ratio > 0 and "ticks/s" in target
+               for case, ms, ratio, target in ours)
+    assert ours[0][2] == 1.0  # without the peer, the ratios are against tickswap's whole workload
+
+
+def test_churn_runs_tiny_and_says_pygame_is_not_measured_without_it(no_pygame):
+    from engine.tools.bench import bench_churn
+
+    rows = bench_churn(200, 2, 1)
+    _sane(rows, 3)
+    assert "pygame-ce not installed: set TICKSWAP_PYGAME_PYTHON" in rows[0][0]
+
+
+def test_the_bullet_hell_runs_tiny_and_says_pygame_is_not_measured_without_it(no_pygame):
+    from engine.tools.bench import bench_bullets
+
+    rows = bench_bullets(100, 2, 10)
+    _sane(rows, 2)
+
+
+def test_a_peer_python_that_cannot_run_or_has_no_pygame_is_said_not_measured(monkeypatch, tmp_path):
+    import importlib.util
+    import sys
+
+    from engine.tools.bench import pygame_peer
+
+    monkeypatch.setenv(pygame_peer.PYTHON_VARIABLE, str(tmp_path / "no-such-python"))
+    peer = pygame_peer.Peer("churn", 10)
+    assert peer.tick() is None and "cannot be run" in peer.reason and "no-such-python" in peer.reason
+    if importlib.util.find_spec("pygame") is not None:
+        pytest.skip("pygame is importable in the test's own Python: no Python without it at hand")
+    monkeypatch.setenv(pygame_peer.PYTHON_VARIABLE, sys.executable)
+    peer = pygame_peer.Peer("churn", 10)
+    assert peer.tick() is None and "pygame not usable" in peer.reason and "ModuleNotFoundError" in peer.reason
+    from engine.tools.bench import bench_churn
+
+    assert "pygame not usable" in bench_churn(100, 1, 1)[0][0]
+
+
+def test_both_workloads_are_deterministic_and_hold_their_counts():
+    from engine.tools.bench.bullets import bullets_world, live_bullets
+    from engine.tools.bench.churn import churn_world
+    from engine.tools.bench.pygame_peer import HUBS
+
+    def churned(ticks):
+        with churn_world(300) as world:
+            for _ in range(ticks):
+                world.tick()
+                assert len(world.entities) == 300 + HUBS  # a tenth go and as many come, every tick
+            return world.state_hash(), world.entities[-1].serial
+
+    def bullet_hell(ticks):
+        with bullets_world(200) as world:
+            for _ in range(ticks):
+                world.tick()
+            return world.state_hash(), live_bullets(world), world.entities[0].grazes
+
+    first = churned(25)
+    assert first == churned(25) and first[1] >= 300  # successors were spawned
+    hell = bullet_hell(60)
+    assert hell == bullet_hell(60) and hell[1] > 100
+
+
+def test_the_pygame_peer_runs_the_same_workloads_in_its_own_python():
+    from engine.tools.bench import bench_churn
+    from engine.tools.bench.bullets import bullets_world, live_bullets
+    from engine.tools.bench.churn import churn_world
+    from engine.tools.bench.pygame_peer import HUBS, Peer, peer_python
+
+    python, why = peer_python()
+    if python is None:
+        pytest.skip(why)
+
+    def peer_figures(workload, size, ticks):
+        peer = Peer(workload, size)
+        try:
+            assert peer.name, peer.reason
+            return [peer.tick()[1:] for _ in range(ticks)]
+        finally:
+            peer.close()
+
+    churn = peer_figures("churn", 200, 12)
+    assert churn == peer_figures("churn", 200, 12)  # deterministic there too
+    with churn_world(200) as world:
+        for _ in range(12):
+            world.tick()
+        assert churn[-1] == (len(world.entities) - HUBS, sum(hub.heard for hub in world.entities[:HUBS]))
+    bullets = peer_figures("bullets", 100, 40)
+    with bullets_world(100) as world:
+        for _ in range(40):
+            world.tick()
+        assert bullets[-1][0] == live_bullets(world)  # the same rings, fired and expired alike
+    rows = bench_churn(200, 2, 1)
+    assert rows[0][1] > 0 and "same work on both sides" in rows[0][3]

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from engine.messages import shown
 from engine.tools.bench.base import Rows, tick_path
+from engine.tools.bench.bullets import bench_bullets
+from engine.tools.bench.churn import bench_churn
 from engine.tools.bench.collisions import bench_collisions, bench_shooter, bench_static
 from engine.tools.bench.crowd import bench_crowd
 from engine.tools.bench.frame import bench_frame
@@ -85,6 +87,13 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
     "towers": ("The towers sample's heavy wave, logic only, in CPU time: 330 enemies, about 2,000 shots, as entities "
                "and as a crowd (the collisions family puts the same kind of work beside Arcade)",
                lambda quick: bench_towers(3, 2, 1) if quick else bench_towers()),
+    "churn": ("Churn, in CPU time: 10,000 entities, a tenth despawned and respawned a tick, each signalling one of "
+              "100 hubs, beside pygame-ce sprite groups (in their own process: TICKSWAP_PYGAME_PYTHON)",
+              lambda quick: bench_churn(1000, 5, 2) if quick else bench_churn()),
+    "bullets": ("Bullet hell, in CPU time: about 4,000 (and 16,000) bullets in rings, spawned and despawned, a player "
+                "and its shots asking what they touch, beside pygame-ce sprite groups (TICKSWAP_PYGAME_PYTHON)",
+                lambda quick: bench_bullets(500, 3, 20) if quick
+                else [*bench_bullets(), *bench_bullets(16_000, 30)]),
     "loop": ("Loop overhead: an empty frame",
              lambda quick: bench_loop(1000, 3) if quick else bench_loop(20_000, 15)),
     "crowd": ("Crowd: one tick of a vectorized crowd vs the same update fused in bare numpy (the floor)",
