@@ -344,14 +344,17 @@ class PyGrid:
         entities = self.table.entities
         return [entities[hit] for hit in self._overlapping_slots(x, y, half_width, half_height, skip)]
 
-    def near(self, x: float, y: float, radius: float) -> list[Any]:
-        """The entities whose position is within ``radius`` of (x, y), by id."""
+    def near(self, x: float, y: float, radius: float, exclude: Any = None) -> list[Any]:
+        """The entities (but ``exclude``) whose position is within ``radius`` of (x, y), by id."""
         if not all(type(value) is float for value in (x, y, radius)):
-            raise TypeError("near(x, y, radius) takes three floats")
+            raise TypeError("near(x, y, radius, exclude=None) takes three floats")
+        skip = -1 if exclude is None else self.table.find(exclude)
         xs, ys = self.table.x, self.table.y
         # The core's test: hypot is never below either side, so the call is spared where one side is past radius.
         hits = []
         for slot in self._candidates(x - radius, x + radius, y - radius, y + radius, True):
+            if slot == skip:
+                continue  # the asker: never its own neighbour
             dx, dy = xs[slot] - x, ys[slot] - y
             if abs(dx) <= radius and abs(dy) <= radius and math.hypot(dx, dy) <= radius:
                 hits.append(slot)
