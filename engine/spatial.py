@@ -626,17 +626,21 @@ _PAIR_ROW = 1 << 26
 """A cell's key: column * ``_PAIR_ROW`` + row + 1 (rows past the last, or before the first, are nobody's)."""
 
 
-def _cross(first_start: Array, first_count: Array, second_start: Array, second_count: Array) -> tuple[Array, Array]:
+def _cross(first_start: Array, first_count: Array, second_start: Array,
+           second_count: Array) -> tuple[Array, Array, Array]:
     """Every (p, q) with p in ``[first_start, first_start + first_count)`` and q likewise, group by group,
-    p-major: what a nested loop over two runs of sorted rows would give, in a few numpy passes."""
+    p-major (what a nested loop over two runs of sorted rows would give, in a few numpy passes), and the
+    group of each."""
     import numpy as np
 
     sizes = first_count * second_count
     total = int(sizes.sum())
     group = np.repeat(np.arange(len(sizes)), sizes)
     local = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    width = second_count[group]
-    return first_start[group] + local // width, second_start[group] + local % width
+    across, along = np.divmod(local, second_count[group])
+    across += first_start[group]
+    along += second_start[group]
+    return across, along, group
 
 
 def _candidate_pairs(x: Array, y: Array, reach_x: float, reach_y: float) -> tuple[Array, Array]:
@@ -663,24 +667,23 @@ def _candidate_pairs(x: Array, y: Array, reach_x: float, reach_y: float) -> tupl
         cells.append(np.floor((values - low) / cell).astype(np.int64))  # an infinite cell: every member in 0
     keys = cells[0] * _PAIR_ROW + cells[1] + 1
     order = np.argsort(keys, kind="stable")  # by cell, then row: the same grid whatever the platform
-    occupied, starts, counts = np.unique(keys[order], return_index=True, return_counts=True)
-    starts, counts = starts.astype(np.int64), counts.astype(np.int64)
-    firsts, seconds = [], []
-    crowded = counts > 1
-    p, q = _cross(starts[crowded], counts[crowded], starts[crowded], counts[crowded])
-    keep = p < q
-    firsts.append(p[keep])
-    seconds.append(q[keep])
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, count))
+    occupied = ordered[starts]
+    # Groups of cells to pair: each cell with itself, then with each neighbour it has among the four.
+    firsts, seconds = [np.arange(len(occupied))], [np.arange(len(occupied))]
     for offset in (_PAIR_ROW - 1, _PAIR_ROW, _PAIR_ROW + 1, 1):
         wanted = occupied + offset
         found = np.searchsorted(occupied, wanted)
         found[found == len(occupied)] = 0
-        there = occupied[found] == wanted
-        neighbour = found[there]
-        p, q = _cross(starts[there], counts[there], starts[neighbour], counts[neighbour])
-        firsts.append(p)
-        seconds.append(q)
-    return order[np.concatenate(firsts)], order[np.concatenate(seconds)]
+        there = np.flatnonzero(occupied[found] == wanted)
+        firsts.append(there)
+        seconds.append(found[there])
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
+    p, q, group = _cross(starts[first], counts[first], starts[second], counts[second])
+    keep = (group >= len(occupied)) | (p < q)  # within one cell: each pair once, never a row with itself
+    return order[p[keep]], order[q[keep]]
 
 
 def _pairs(positions: Array, reach_x: float, reach_y: float, near: float | None,
@@ -696,12 +699,15 @@ def _pairs(positions: Array, reach_x: float, reach_y: float, near: float | None,
     dx, dy = x[p] - x[q], y[p] - y[q]
     inside = ((dx * dx + dy * dy <= near * near) if near is not None
               else (np.abs(dx) < reach_x) & (np.abs(dy) < reach_y))
-    i, j = rows[p[inside]], rows[q[inside]]
+    i, j = rows[p[inside]].astype(np.int64), rows[q[inside]].astype(np.int64)
     first, second = np.minimum(i, j), np.maximum(i, j)
     if both_ways:
         first, second = np.concatenate((first, second)), np.concatenate((second, first))
-    order = np.lexsort((second, first))
-    return first[order].astype(np.int64), second[order].astype(np.int64)
+    # Sorted by first, then second, as one int64 key (rows are fewer than 2**31): a plain sort, no lexsort.
+    span = max(len(values), 1)
+    keys = first * span + second
+    keys.sort()
+    return keys // span, keys % span
 
 
 def pairs_near(positions: Array, radius: float, both_ways: bool = False) -> tuple[Array, Array]:
