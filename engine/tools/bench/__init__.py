@@ -12,7 +12,9 @@ then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000
 against the floor frame: the bare loop, then one vertex buffer drawn from numpy; and the shooter
 (``collisions``): 330 walkers and 1,900 bullets asking what they hit, as entities and as a crowd,
 beside the same work in bare numpy and Arcade 3.3 where it is installed; and the towers sample's heavy
-wave (``towers``: 330 enemies, about 2,000 shots), logic only, shots as entities and as a crowd.
+wave (``towers``: 330 enemies, about 2,000 shots), logic only, shots as entities and as a crowd; and boids
+(``collisions``: 2,000 and 8,000), as entities asking ``world.near(..., exclude=self)`` and as one crowd
+asking ``near_pairs``.
 Every table names the path
 that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
 interleaved (A, B, A, B, ...) and medians reported, so a noisy neighbour on a shared machine slows
@@ -28,6 +30,7 @@ interleaved timer, the patrolling entity, the path line) and ``suite`` the comma
 from engine.tools.bench.base import Patroller as Patroller
 from engine.tools.bench.base import measure as measure
 from engine.tools.bench.base import tick_path as tick_path
+from engine.tools.bench.collisions import bench_boids as bench_boids
 from engine.tools.bench.collisions import bench_collisions as bench_collisions
 from engine.tools.bench.collisions import bench_shooter as bench_shooter
 from engine.tools.bench.collisions import bench_static as bench_static
@@ -44,7 +47,6 @@ from engine.tools.bench.suite import main as main
 from engine.tools.bench.towers import bench_towers as bench_towers
 from engine.tools.bench.world import bench_world as bench_world
 
-__all__ = ["BENCHMARKS", "Patroller", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
-           "bench_particles", "bench_render", "bench_render_turning", "bench_shooter", "bench_static", "bench_studio",
-           "bench_towers", "bench_world",
-           "main", "measure", "tick_path"]
+__all__ = ["BENCHMARKS", "Patroller", "bench_boids", "bench_collisions", "bench_crowd", "bench_frame", "bench_loop",
+           "bench_pacing", "bench_particles", "bench_render", "bench_render_turning", "bench_shooter", "bench_static",
+           "bench_studio", "bench_towers", "bench_world", "main", "measure", "tick_path"]
