@@ -19,6 +19,10 @@ It lives in the same ``World`` and follows the same rules:
   spawns get their ids: the rows never depend on the update order.
 * ``draw_positions(alpha, out)`` interpolates (or extrapolates) every member's position
   in one vectorized expression, written straight into the renderer's vertex buffer.
+* Members ask about one another from committed state, in one vectorized call each:
+  ``near_pairs(radius)`` and ``overlapping_pairs()`` (pairs of member indices, sorted)
+  and ``members_near(x, y, radius)``, for boids and many-to-many games
+  (``engine.spatial.pairs_near`` is the grid that answers).
 
 ``next(name)`` hands out the buffer to be written *completely* (``np.add(current_x,
 velocity, out=next_x)``); for a partial write use ``next(name, keep=True)``, which starts
