@@ -1060,11 +1060,20 @@ grid_near(GridObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (table_cleared(self->table)) {
         return NULL;
     }
-    if (nargs != 3 || !PyFloat_CheckExact(args[0]) || !PyFloat_CheckExact(args[1]) || !PyFloat_CheckExact(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "near(x, y, radius) takes three floats");
+    if (nargs < 3 || nargs > 4 || !PyFloat_CheckExact(args[0]) || !PyFloat_CheckExact(args[1])
+        || !PyFloat_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "near(x, y, radius, exclude=None) takes three floats");
         return NULL;
     }
     double x = PyFloat_AS_DOUBLE(args[0]), y = PyFloat_AS_DOUBLE(args[1]), radius = PyFloat_AS_DOUBLE(args[2]);
+    Py_ssize_t skip = -1;
+    if (nargs == 4 && args[3] != Py_None) {
+        /* Found first: reading its id may run Python code, which the numbers above survive. */
+        skip = table_find(self->table, args[3]);
+        if (skip == -2) {
+            return NULL;
+        }
+    }
     /* Held across the hypot calls: nothing they run can free the table. */
     TableObject *table = (TableObject *)Py_NewRef(self->table);
     Slots found;
@@ -1076,6 +1085,9 @@ grid_near(GridObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t kept = 0;
     for (Py_ssize_t i = 0; i < found.size; i++) {
         int32_t slot = found.items[i];
+        if (slot == skip) {
+            continue;  /* the asker: never its own neighbour */
+        }
         int inside = within(table->x[slot] - x, table->y[slot] - y, radius);
         if (inside < 0) {
             goto done;
@@ -1182,7 +1194,8 @@ static PyMethodDef grid_methods[] = {
      "overlapping_box(x, y, half_width, half_height, exclude=None)\n--\n\n"
      "The entities (but ``exclude``) whose boxes overlap the box centred on (x, y), sorted by id."},
     {"near", (PyCFunction)(void (*)(void))grid_near, METH_FASTCALL,
-     "near(x, y, radius)\n--\n\nThe entities whose position is within ``radius`` of (x, y), sorted by id."},
+     "near(x, y, radius, exclude=None)\n--\n\n"
+     "The entities (but ``exclude``) whose position is within ``radius`` of (x, y), sorted by id."},
     {"members", (PyCFunction)(void (*)(void))grid_members, METH_FASTCALL,
      "members(positions, count, half_width, half_height)\n--\n\n"
      "(member indices as int64 bytes, entities): every member box against the grid, by member then id."},

@@ -19,6 +19,10 @@ It lives in the same ``World`` and follows the same rules:
   spawns get their ids: the rows never depend on the update order.
 * ``draw_positions(alpha, out)`` interpolates (or extrapolates) every member's position
   in one vectorized expression, written straight into the renderer's vertex buffer.
+* Members ask about one another from committed state, in one vectorized call each:
+  ``near_pairs(radius)`` and ``overlapping_pairs()`` (pairs of member indices, sorted)
+  and ``members_near(x, y, radius)``, for boids and many-to-many games
+  (``engine.spatial.pairs_near`` is the grid that answers).
 
 ``next(name)`` hands out the buffer to be written *completely* (``np.add(current_x,
 velocity, out=next_x)``); for a partial write use ``next(name, keep=True)``, which starts
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -39,6 +44,7 @@ from engine.buffering.own import OwnBuffers
 from engine.deprecation import warn_deprecated
 from engine.entity import Entity
 from engine.look import Look
+from engine.spatial import member_box, pairs_near, pairs_overlapping
 from engine.world.access import updating_entity
 
 __all__ = ["Crowd"]
@@ -226,6 +232,72 @@ class Crowd(Entity, OwnBuffers):
     def _member_positions(self) -> Array:
         """The committed positions (rows ``[0, count)``), for ``world.overlapping_members``."""
         return self.current("position")
+
+    # -- queries among the crowd's own members ------------------------------------------------
+
+    def near_pairs(self, radius: float, *, both_ways: bool = False) -> tuple[Array, Array]:
+        """The pairs of members within ``radius`` of each other: ``(i, j)``, two int64 arrays of member indices.
+
+        What boids and other many-to-many games ask of their own members, without a grid of
+        their own: each pair once with ``i < j``, sorted by ``i`` then ``j``; with
+        ``both_ways=True`` every pair twice, as ``(i, j)`` and ``(j, i)``, still sorted by ``i``,
+        so each member's neighbours are a run of ``j`` and per-member sums are one call
+        (``np.bincount(i, weights=x[j], minlength=self.count)``). Within means
+        ``dx * dx + dy * dy <= radius * radius`` in float64 (from the float32 positions); a
+        member is never its own neighbour, and one at NaN or infinity is nobody's.
+
+        Read from committed state (``current("position")``, members spawned this tick not yet
+        among them), like every collision query: the same answer in every update order, and
+        sorted, so even the arrays are. A grid sorted with numpy, about as costly as the pairs it
+        finds, never a loop over every pair of members.
+        """
+        if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius >= 0:
+            raise ValueError(f"{type(self).__name__}.near_pairs: radius must be a number >= 0, got {radius!r}")
+        if not isinstance(both_ways, bool):
+            raise TypeError(f"{type(self).__name__}.near_pairs: both_ways must be True or False, got {both_ways!r}")
+        return pairs_near(self.current("position"), float(radius), both_ways)
+
+    def overlapping_pairs(self, *, both_ways: bool = False) -> tuple[Array, Array]:
+        """The pairs of members whose boxes overlap: ``(i, j)``, two int64 arrays of member indices.
+
+        Each member's box is the one ``world.overlapping_members`` gives it (the crowd's
+        ``hitbox``, else its look's size, centred on the member); boxes that only touch do not
+        overlap, and a crowd whose look is in screen space has no pairs. Sorted and shaped as
+        ``near_pairs``'s (``i < j``, or both ways), from committed state: the same in every
+        update order. For bodies that push each other apart or bump: ``i, j =
+        self.overlapping_pairs()``, then one vectorised response over the pairs.
+        """
+        if not isinstance(both_ways, bool):
+            raise TypeError(f"{type(self).__name__}.overlapping_pairs: both_ways must be True or False, "
+                            f"got {both_ways!r}")
+        box = member_box(self)
+        if box is None:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty.copy()
+        return pairs_overlapping(self.current("position"), box[0], box[1], both_ways)
+
+    def members_near(self, x: float, y: float, radius: float) -> Array:
+        """The indices of the members within ``radius`` of (x, y), ascending, as an int64 array.
+
+        One member's neighbours are ``self.members_near(*self.current("position")[k], r)``
+        (itself among them); an entity asking about a crowd (a hawk among boids) asks the same.
+        Within as in ``near_pairs`` (a member, or a point, at NaN or infinity is near nobody);
+        from committed state, the same in every update order. One vectorised pass over the
+        members: for every member's neighbours at once, ask ``near_pairs``.
+        """
+        for name, value in (("x", x), ("y", y), ("radius", radius)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{type(self).__name__}.members_near: {name} must be a number, got {value!r}")
+        if not radius >= 0:
+            raise ValueError(f"{type(self).__name__}.members_near: radius must be a number >= 0, got {radius!r}")
+        x, y, radius = float(x), float(y), float(radius)
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return np.zeros(0, dtype=np.int64)  # a point at NaN or infinity: near nobody, as such a member is
+        positions = self.current("position").astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            dx, dy = positions[:, 0] - x, positions[:, 1] - y
+            within = (dx * dx + dy * dy <= radius * radius) & np.isfinite(positions).all(axis=1)
+        return np.flatnonzero(within).astype(np.int64)
 
     def draw_field(self, name: str, alpha: float, out: Array) -> int:
         """Write member field ``name`` interpolated ``alpha`` of the way into the last tick into ``out``; return count.

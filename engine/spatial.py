@@ -52,7 +52,7 @@ from engine.buffering.own import OwnBuffers
 from engine.look import Look, resolved
 
 __all__ = ["COMPILED", "Boxes", "PyGrid", "PyTable", "SpatialIndex", "box_of", "build_grid", "gather", "grid_levels",
-           "member_box", "py_gather"]
+           "member_box", "pairs_near", "pairs_overlapping", "py_gather"]
 
 if TYPE_CHECKING:
     import numpy as np
@@ -345,14 +345,17 @@ class PyGrid:
         entities = self.table.entities
         return [entities[hit] for hit in self._overlapping_slots(x, y, half_width, half_height, skip)]
 
-    def near(self, x: float, y: float, radius: float) -> list[Any]:
-        """The entities whose position is within ``radius`` of (x, y), by id."""
+    def near(self, x: float, y: float, radius: float, exclude: Any = None) -> list[Any]:
+        """The entities (but ``exclude``) whose position is within ``radius`` of (x, y), by id."""
         if not all(type(value) is float for value in (x, y, radius)):
-            raise TypeError("near(x, y, radius) takes three floats")
+            raise TypeError("near(x, y, radius, exclude=None) takes three floats")
+        skip = -1 if exclude is None else self.table.find(exclude)
         xs, ys = self.table.x, self.table.y
         # The core's test: hypot is never below either side, so the call is spared where one side is past radius.
         hits = []
         for slot in self._candidates(x - radius, x + radius, y - radius, y + radius, True):
+            if slot == skip:
+                continue  # the asker: never its own neighbour
             dx, dy = xs[slot] - x, ys[slot] - y
             if abs(dx) <= radius and abs(dy) <= radius and math.hypot(dx, dy) <= radius:
                 hits.append(slot)
@@ -613,6 +616,131 @@ def _picked(entities: tuple[Any, ...], rows: Array) -> tuple[Any, ...]:
     if len(rows) > 1:
         return operator.itemgetter(*rows.tolist())(entities)  # type: ignore[no-any-return]
     return tuple(entities[row] for row in rows.tolist())
+
+
+# -- pairs among one crowd's members: numpy only, the same on both paths ---------------------------------
+
+
+_PAIR_COLUMNS = 2.0 ** 24
+"""The most cells a side of a pair grid has: cells grow past the query's reach where the members spread
+further (a coarser grid is as exact, only slower), so cell numbers stay small and rounding stays far below
+a cell."""
+_PAIR_MARGIN = 1.0 + 2.0 ** -16
+"""Pair cells are this much wider than the reach: two members within reach are never two cells apart,
+however the division rounds."""
+_PAIR_ROW = 1 << 26
+"""A cell's key: column * ``_PAIR_ROW`` + row + 1 (rows past the last, or before the first, are nobody's)."""
+
+
+def _cross(first_start: Array, first_count: Array, second_start: Array,
+           second_count: Array) -> tuple[Array, Array, Array]:
+    """Every (p, q) with p in ``[first_start, first_start + first_count)`` and q likewise, group by group,
+    p-major (what a nested loop over two runs of sorted rows would give, in a few numpy passes), and the
+    group of each."""
+    import numpy as np
+
+    sizes = first_count * second_count
+    total = int(sizes.sum())
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    local = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    across, along = np.divmod(local, second_count[group])
+    across += first_start[group]
+    along += second_start[group]
+    return across, along, group
+
+
+def _candidate_pairs(x: Array, y: Array, reach_x: float, reach_y: float) -> tuple[Array, Array]:
+    """Each unordered pair of rows (once, as (p, q)) whose positions are within ``reach_x`` across and
+    ``reach_y`` up and down of each other, and some more: the pairs in the same or neighbouring cells.
+
+    Cells are at least the reach wide, so a pair within reach is in one cell or two neighbours;
+    a cell is paired with itself (p before q) and with four of its eight neighbours (right-below,
+    right, right-above, above), so every pair of neighbouring cells is met once. ``x`` and ``y``
+    are finite float64.
+    """
+    import numpy as np
+
+    count = len(x)
+    empty = np.zeros(0, dtype=np.int64)
+    if count < 2:
+        return empty, empty
+    cells = []
+    for values, reach in ((x, reach_x), (y, reach_y)):
+        low = float(values.min())
+        cell = max(reach, (float(values.max()) - low) / _PAIR_COLUMNS) * _PAIR_MARGIN
+        if cell == 0.0:
+            cell = 1.0  # a reach of 0 and everyone at one place: any cell holds them all
+        cells.append(np.floor((values - low) / cell).astype(np.int64))  # an infinite cell: every member in 0
+    keys = cells[0] * _PAIR_ROW + cells[1] + 1
+    order = np.argsort(keys, kind="stable")  # by cell, then row: the same grid whatever the platform
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, count))
+    occupied = ordered[starts]
+    # Groups of cells to pair: each cell with itself, then with each neighbour it has among the four.
+    firsts, seconds = [np.arange(len(occupied))], [np.arange(len(occupied))]
+    for offset in (_PAIR_ROW - 1, _PAIR_ROW, _PAIR_ROW + 1, 1):
+        wanted = occupied + offset
+        found = np.searchsorted(occupied, wanted)
+        found[found == len(occupied)] = 0
+        there = np.flatnonzero(occupied[found] == wanted)
+        firsts.append(there)
+        seconds.append(found[there])
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
+    p, q, group = _cross(starts[first], counts[first], starts[second], counts[second])
+    keep = (group >= len(occupied)) | (p < q)  # within one cell: each pair once, never a row with itself
+    return order[p[keep]], order[q[keep]]
+
+
+def _pairs(positions: Array, reach_x: float, reach_y: float, near: float | None,
+           both_ways: bool) -> tuple[Array, Array]:
+    """The pairs of rows of ``positions`` that ``pairs_near`` (``near``: the radius) or ``pairs_overlapping``
+    (``near`` None: boxes of ``reach_x`` by ``reach_y``) find, sorted, as two int64 arrays."""
+    import numpy as np
+
+    values = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
+    rows = np.flatnonzero(np.isfinite(values).all(axis=1))  # at NaN or infinity: near nothing, overlapping nothing
+    x, y = values[rows, 0], values[rows, 1]
+    p, q = _candidate_pairs(x, y, reach_x, reach_y)
+    dx, dy = x[p] - x[q], y[p] - y[q]
+    inside = ((dx * dx + dy * dy <= near * near) if near is not None
+              else (np.abs(dx) < reach_x) & (np.abs(dy) < reach_y))
+    i, j = rows[p[inside]].astype(np.int64), rows[q[inside]].astype(np.int64)
+    first, second = np.minimum(i, j), np.maximum(i, j)
+    if both_ways:
+        first, second = np.concatenate((first, second)), np.concatenate((second, first))
+    # Sorted by first, then second, as one int64 key (rows are fewer than 2**31): a plain sort, no lexsort.
+    span = max(len(values), 1)
+    keys = first * span + second
+    keys.sort()
+    return keys // span, keys % span
+
+
+def pairs_near(positions: Array, radius: float, both_ways: bool = False) -> tuple[Array, Array]:
+    """The pairs of rows of ``positions`` (an (n, 2) array) within ``radius`` of each other: ``Crowd.near_pairs``.
+
+    ``(i, j)``, two int64 arrays, each pair once with ``i < j`` (``both_ways``: as ``(i, j)`` and
+    ``(j, i)``), sorted by ``i`` then ``j``. Within means ``dx * dx + dy * dy <= radius * radius``
+    in float64; a row at NaN or infinity is near nothing. A grid of cells as wide as the radius,
+    sorted with numpy: about n times the neighbours each row has, not n squared.
+    """
+    return _pairs(positions, radius, radius, radius, both_ways)
+
+
+def pairs_overlapping(positions: Array, width: float, height: float, both_ways: bool = False) -> tuple[Array, Array]:
+    """The pairs of rows of ``positions`` whose boxes (``width`` by ``height``, centred on each row) overlap:
+    ``Crowd.overlapping_pairs``.
+
+    Sorted and shaped as ``pairs_near``'s. Overlap is ``abs(dx) < width and abs(dy) < height``:
+    boxes that only touch do not overlap, as in every collision query; a row at NaN or infinity
+    overlaps nothing, and neither does a box without area.
+    """
+    import numpy as np
+
+    if not (width > 0.0 and height > 0.0):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy()
+    return _pairs(positions, width, height, None, both_ways)
 
 
 class SpatialIndex:

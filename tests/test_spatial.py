@@ -1,4 +1,4 @@
-"""Collisions: world.overlapping and world.near, from committed positions, one index per tick."""
+"""Collisions: world.overlapping and world.near (exclude= too), from committed positions, one index per tick."""
 
 from __future__ import annotations
 
@@ -55,6 +55,32 @@ def test_overlapping_finds_boxes_that_overlap_and_not_those_that_touch(world):
     assert world.near(0, 0, 9.5, kind=Ghost) == [ghost]
 
 
+def test_near_leaves_out_the_entity_it_is_told_to_exclude_as_overlapping_leaves_out_the_asker(world):
+    class Rock(Box):
+        static = True
+
+    a = world.spawn(Box(x=0, y=0))
+    b = world.spawn(Box(x=3, y=0))
+    rock = world.spawn(Rock(x=0, y=3))  # the static table: a second grid, skipped there too
+    elsewhere = World()
+    stranger = elsewhere.spawn(Box(x=0, y=0))
+    assert world.near(0, 0, 5) == [a, b, rock]
+    assert world.near(0, 0, 5, exclude=a) == [b, rock] == world.near(a.x, a.y, 5, Entity, exclude=a)
+    assert world.near(0, 0, 5, exclude=rock) == [a, b]
+    assert world.near(0, 0, 5, Box, exclude=b) == [a, rock]
+    assert world.near(0, 0, 5, exclude=stranger) == [a, b, rock], "one not in the answer changes nothing"
+    assert world.near(0, 0, 5, exclude=None) == [a, b, rock]
+    assert a not in world.overlapping(a), "overlapping never returns the asker: near with exclude=self agrees"
+    elsewhere.close()
+
+
+def test_near_refuses_an_exclude_that_is_not_an_entity_by_its_value(world):
+    world.spawn(Box(x=0, y=0))
+    for wrong in ("me", 3, Box):
+        with pytest.raises(TypeError, match=r"world\.near: exclude must be an Entity.*" + repr(wrong)[:4]):
+            world.near(0, 0, 5, exclude=wrong)  # type: ignore[arg-type]
+
+
 def test_a_hitbox_overrides_the_looks_size(world):
     class Wide(Box):
         hitbox = (100.0, 2.0)
@@ -84,6 +110,7 @@ def test_overlapping_equals_a_brute_force_check_on_random_scenes(scene):
         for entity in entities[:5]:
             expected = [e for e in world.entities if (e.x - entity.x) ** 2 + (e.y - entity.y) ** 2 <= 30 ** 2]
             assert world.near(entity.x, entity.y, 30) == expected
+            assert world.near(entity.x, entity.y, 30, exclude=entity) == [e for e in expected if e is not entity]
 
 
 def _id(entity: Entity) -> int:
@@ -112,6 +139,17 @@ class Wanderer(Box):
         self.y += wobble(self, world, 2)
 
 
+class Flocker(Wanderer):
+    """A boid's question: the others near it, itself left out."""
+
+    def update(self, world: World) -> None:
+        others = world.near(self.x, self.y, 25, Box, exclude=self)
+        assert self not in others
+        self.seen.append([_id(e) for e in others])
+        self.x += wobble(self, world, 1) + (len(others) % 3 - 1)
+        self.y += wobble(self, world, 2)
+
+
 class MovesThenAsks(Wanderer):
     def update(self, world: World) -> None:
         self.x += wobble(self, world, 1)
@@ -134,6 +172,13 @@ def test_the_answers_are_the_same_in_every_update_order():
     assert any(len(ids) > 0 for seen in expected for ids in seen), "the scene has collisions"
     for seed in range(5):
         assert run_in_order(Wanderer, seed) == expected
+
+
+def test_near_with_the_asker_excluded_is_the_same_in_every_update_order():
+    expected = run_in_order(Flocker, None)
+    assert any(len(ids) > 0 for seen in expected for ids in seen), "the flock has neighbours"
+    for seed in range(5):
+        assert run_in_order(Flocker, seed) == expected
 
 
 def test_an_entity_that_moves_before_it_first_asks_sees_committed_positions_in_every_order():

@@ -128,6 +128,11 @@ def test_every_path_and_brute_force_agree_on_random_boxes(seed):
             assert grid.overlapping(thing) == expected
             excluded = grid.overlapping_box(float(scene.x[slot]), float(scene.y[slot]), 1.0, 1.0, thing)
             assert thing not in excluded
+        x, y = float(scene.x[slot]), float(scene.y[slot])
+        expected = [found for found in scene.brute_near(x, y, 30.0) if found is not thing]
+        for grid in scene.grids:
+            assert grid.near(x, y, 30.0, thing) == expected, (type(grid), slot)
+            assert grid.near(x, y, 30.0, None) == scene.brute_near(x, y, 30.0)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -465,6 +470,9 @@ def test_an_id_that_runs_code_or_raises_is_safe_and_the_same_on_every_path():
         assert [thing.id for thing in grid.overlapping_box(0.0, 0.0, 2.5, 1.0, Haunted())] == [1, 2, 3, 4]
         with pytest.raises(KeyError, match="cursed"):
             grid.overlapping(Cursed())
+        assert grid.near(0.0, 0.0, 100.0, Haunted()) == grid.near(0.0, 0.0, 100.0), "not that object: none skipped"
+        with pytest.raises(KeyError, match="cursed"):
+            grid.near(0.0, 0.0, 1.0, Cursed())
 
 
 @needs_core

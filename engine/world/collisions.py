@@ -238,16 +238,20 @@ class Collisions:
         return query.overlapping_box(x, y, size[0] / 2, size[1] / 2, None)
 
     def near(self, x: float, y: float, radius: float, kind: type[E] | None, ticking: bool,
-             tick_count: int) -> list[E]:
-        """``World.near``: the entities within ``radius`` of (x, y) (see there)."""
+             tick_count: int, exclude: Entity | None = None) -> list[E]:
+        """``World.near``: the entities (but ``exclude``) within ``radius`` of (x, y) (see there)."""
         if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius >= 0:
             raise ValueError(f"world.near: radius must be a number >= 0, got {radius!r}")
+        if exclude is not None and not isinstance(exclude, Entity):
+            raise TypeError(f"world.near: exclude must be an Entity (or None), got {exclude!r}")
         query = self._for(kind, ticking, tick_count)
         grids = query.grids
         x, y, radius = float(x), float(y), float(radius)
+        # The grid skips ``exclude``'s slot as it walks (found by id and identity, as ``overlapping`` skips
+        # the asker's): no second pass over the answer, and nothing at all when it is None.
         if len(grids) == 1:
-            return grids[0].near(x, y, radius)  # type: ignore[no-any-return]
-        return sorted([entity for grid in grids for entity in grid.near(x, y, radius)], key=_id)
+            return grids[0].near(x, y, radius, exclude)  # type: ignore[no-any-return]
+        return sorted([entity for grid in grids for entity in grid.near(x, y, radius, exclude)], key=_id)
 
     def overlapping_members(self, crowd: Any, kind: type[E] | None, ticking: bool,
                             tick_count: int) -> tuple[np.ndarray[Any, Any], list[E]]:

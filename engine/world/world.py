@@ -350,16 +350,23 @@ class World:
         return self._collisions.overlapping_members(crowd, kind, self._ticking, self.tick_count)
 
     @overload
-    def near(self, x: float, y: float, radius: float, kind: None = None) -> list[Entity]: ...
+    def near(self, x: float, y: float, radius: float, kind: None = None, *,
+             exclude: Entity | None = None) -> list[Entity]: ...
     @overload
-    def near(self, x: float, y: float, radius: float, kind: type[T]) -> list[T]: ...
+    def near(self, x: float, y: float, radius: float, kind: type[T], *, exclude: Entity | None = None) -> list[T]: ...
 
-    def near(self, x: float, y: float, radius: float, kind: type[T] | None = None) -> list[T] | list[Entity]:
+    def near(self, x: float, y: float, radius: float, kind: type[T] | None = None, *,
+             exclude: Entity | None = None) -> list[T] | list[Entity]:
         """The live entities (instances of ``kind``, if given) whose position is within ``radius`` of (x, y).
 
-        Sorted by id, from committed positions: the same in every update order.
+        Sorted by id, from committed positions: the same in every update order. ``exclude``
+        is an entity left out of the answer, typically the asker, which stands at its own
+        position: ``world.near(self.x, self.y, 50, Boid, exclude=self)`` is the other boids
+        within 50 px, as ``overlapping`` never returns the entity asked about. An entity
+        that is not in the answer anyway (another kind, too far, spawned this tick) changes
+        nothing; anything but an Entity or ``None`` is refused with ``TypeError``.
         """
-        return self._collisions.near(x, y, radius, kind, self._ticking, self.tick_count)
+        return self._collisions.near(x, y, radius, kind, self._ticking, self.tick_count, exclude)
 
     # -- the tick -----------------------------------------------------------------------
 

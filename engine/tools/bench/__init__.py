@@ -11,11 +11,12 @@ against sleeping then spinning to the deadline; and the full frame (``frame``): 
 then an interpolated draw with every entity moving, at 1,000, 10,000 and 100,000 entities,
 against the floor frame: the bare loop, then one vertex buffer drawn from numpy; and the shooter
 (``collisions``): 330 walkers and 1,900 bullets asking what they hit, as entities and as a crowd,
-beside the same work in bare numpy and Arcade 3.3 where it is installed; the towers sample's heavy
-wave (``towers``: 330 enemies, about 2,000 shots), logic only, shots as entities and as a crowd; and
-issue 37's two workloads beside pygame-ce sprite groups, run in pygame-ce's own Python (found through
-``TICKSWAP_PYGAME_PYTHON``, or this one if it has pygame; "not measured" otherwise): ``churn`` (10,000
-entities, a tenth despawned and respawned a tick, each signalling one of 100 hubs) and ``bullets``
+beside the same work in bare numpy and Arcade 3.3 where it is installed, and boids (2,000 and 8,000), as
+entities asking ``world.near(..., exclude=self)`` and as one crowd asking ``near_pairs``; the towers
+sample's heavy wave (``towers``: 330 enemies, about 2,000 shots), logic only, shots as entities and as a
+crowd; and issue 37's two workloads beside pygame-ce sprite groups, run in pygame-ce's own Python (found
+through ``TICKSWAP_PYGAME_PYTHON``, or this one if it has pygame; "not measured" otherwise): ``churn``
+(10,000 entities, a tenth despawned and respawned a tick, each signalling one of 100 hubs) and ``bullets``
 (about 4,000 bullets in rings, spawned and despawned, a player and its shots asking what they touch).
 Every table names the path
 that ran the tick (the compiled core or pure Python) and the Python version. Rounds are
@@ -35,6 +36,7 @@ from engine.tools.bench.base import measure as measure
 from engine.tools.bench.base import tick_path as tick_path
 from engine.tools.bench.bullets import bench_bullets as bench_bullets
 from engine.tools.bench.churn import bench_churn as bench_churn
+from engine.tools.bench.collisions import bench_boids as bench_boids
 from engine.tools.bench.collisions import bench_collisions as bench_collisions
 from engine.tools.bench.collisions import bench_shooter as bench_shooter
 from engine.tools.bench.collisions import bench_static as bench_static
@@ -51,8 +53,7 @@ from engine.tools.bench.suite import main as main
 from engine.tools.bench.towers import bench_towers as bench_towers
 from engine.tools.bench.world import bench_world as bench_world
 
-__all__ = ["BENCHMARKS", "Patroller", "bench_bullets", "bench_churn",
-           "bench_collisions", "bench_crowd", "bench_frame", "bench_loop", "bench_pacing",
-           "bench_particles", "bench_render", "bench_render_turning", "bench_shooter", "bench_static", "bench_studio",
-           "bench_towers", "bench_world",
-           "main", "measure", "tick_path"]
+__all__ = ["BENCHMARKS", "Patroller", "bench_boids", "bench_bullets", "bench_churn", "bench_collisions", "bench_crowd",
+           "bench_frame", "bench_loop", "bench_pacing", "bench_particles", "bench_render", "bench_render_turning",
+           "bench_shooter", "bench_static", "bench_studio", "bench_towers", "bench_world", "main", "measure",
+           "tick_path"]

@@ -1,8 +1,10 @@
 """The collisions family: every entity asks what it overlaps, ``world.overlapping`` against a loop;
-walkers on static tiles; and the shooter (``engine.tools.bench.shooter``) beside numpy and Arcade."""
+walkers on static tiles; the shooter (``engine.tools.bench.shooter``) beside numpy and Arcade; and
+boids, as entities asking ``world.near(..., exclude=self)`` and as one crowd asking ``near_pairs``."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +13,7 @@ from engine.entity import Entity
 from engine.tools.bench.base import Rows, measure
 from engine.world import World
 
-__all__ = ["bench_collisions", "bench_shooter", "bench_static"]
+__all__ = ["bench_boids", "bench_collisions", "bench_shooter", "bench_static"]
 
 
 def bench_collisions(count: int = 10_000, rounds: int = 5,
@@ -282,3 +284,100 @@ def bench_shooter(walkers: int = 330, bullets: int = 1900, rounds: int = 20) -> 
         row("numpy floor: the same work vectorized, no engine (bin, test, count)", "floor", floor.hits(), ""),
     ]
     return rows
+
+
+def bench_boids(counts: tuple[int, ...] = (2000, 8000), rounds: int = 5, radius: float = 25.0) -> Rows:
+    """Boids, ``counts`` of them, each steering by its neighbours within ``radius``: two ways, interleaved.
+
+    As entities, each asking ``world.near(self.x, self.y, radius, Boid, exclude=self)`` and
+    reading its neighbours' committed position and velocity (cohesion, alignment,
+    separation); and as one ``Crowd`` asking ``self.near_pairs(radius, both_ways=True)`` once
+    and summing over the pairs with ``numpy.bincount``. The field is sized so that a boid
+    has about ten neighbours; the ratio column is how many times faster the crowd's tick is.
+    Both wrap round the field's edges (the query does not: neighbours across an edge are not seen).
+    """
+    return [row for count in counts for row in _boids(count, rounds, radius)]
+
+
+def _boids(count: int, rounds: int, radius: float) -> Rows:
+    """``bench_boids``'s two rows for ``count`` boids."""
+    import random
+
+    import numpy as np
+
+    from engine.crowd import Crowd
+    from engine.entity import buffered
+    from engine.look import Look
+
+    side = (count * math.pi * radius * radius / 10.0) ** 0.5  # about ten neighbours each
+
+    class Boid(Entity):
+        look = Look("square", 4)
+        vx = buffered(0.0)
+        vy = buffered(0.0)
+
+        def __init__(self, x: float, y: float, vx: float, vy: float) -> None:
+            super().__init__(x=x, y=y)
+            self.vx, self.vy = vx, vy
+
+        def update(self, world: Any) -> None:
+            x, y, vx, vy = self.x, self.y, self.vx, self.vy
+            others = world.near(x, y, radius, Boid, exclude=self)
+            if others:
+                share = 1.0 / len(others)
+                cx = sum(other.x for other in others) * share
+                cy = sum(other.y for other in others) * share
+                ax = sum(other.vx for other in others) * share
+                ay = sum(other.vy for other in others) * share
+                vx += (cx - x) * 0.005 + (ax - vx) * 0.05
+                vy += (cy - y) * 0.005 + (ay - vy) * 0.05
+                for other in others:
+                    dx, dy = x - other.x, y - other.y
+                    if dx * dx + dy * dy < 64.0:
+                        vx += dx * 0.03
+                        vy += dy * 0.03
+            self.vx, self.vy = vx, vy
+            self.x, self.y = (x + vx) % side, (y + vy) % side
+
+    class Flock(Crowd):
+        look = Look("square", 4)
+
+        def update(self, world: Any) -> None:
+            members = self.count
+            position, velocity = self.current("position"), self.current("velocity")
+            i, j = self.near_pairs(radius, both_ways=True)
+            neighbours = np.bincount(i, minlength=members)
+            has = neighbours > 0
+            share = np.where(has, 1.0 / np.maximum(neighbours, 1), 0.0)[:, None]
+            offset = position[j] - position[i]  # from each boid to each of its neighbours
+            centre = np.stack([np.bincount(i, offset[:, axis], members) for axis in (0, 1)], axis=1) * share
+            heading = np.stack([np.bincount(i, velocity[j, axis], members) for axis in (0, 1)], axis=1) * share
+            close = (offset * offset).sum(axis=1) < 64.0
+            push = np.stack([np.bincount(i[close], -offset[close, axis], members) for axis in (0, 1)], axis=1)
+            steer = centre * 0.005 + np.where(has[:, None], heading - velocity, 0.0) * 0.05 + push * 0.03
+            moved = self.next("velocity")
+            np.add(velocity, steer, out=moved, casting="unsafe")
+            np.mod(position + moved, side, out=self.next("position"))
+
+    placer = random.Random(count)
+    start = [(placer.uniform(0, side), placer.uniform(0, side), placer.uniform(-1, 1), placer.uniform(-1, 1))
+             for _ in range(count)]
+    entities, crowd = World(), World()
+    for x, y, vx, vy in start:
+        entities.spawn(Boid(x, y, vx, vy))
+    flock = crowd.spawn(Flock(count))
+    flock.spawn_members(position=[(x, y) for x, y, _vx, _vy in start],
+                        velocity=[(vx, vy) for _x, _y, vx, vy in start])
+    for world in (entities, crowd):
+        world.tick()  # the first tick gathers the tables a later one reuses: not what a tick costs
+    pairs = len(flock.near_pairs(radius)[0])
+    times = measure({"entities": entities.tick, "crowd": crowd.tick}, rounds, time.thread_time)
+    entities.close()
+    crowd.close()
+    each, whole = times["entities"] * 1e3, times["crowd"] * 1e3
+    return [
+        (f"boids: {count:,} entities, world.near(..., Boid, exclude=self) each", each, 1.0,
+         f"{1e3 / each:,.0f} ticks/s"),
+        (f"boids: {count:,} as one Crowd, self.near_pairs(r, both_ways=True) once", whole, each / whole,
+         f"{1e3 / whole:,.0f} ticks/s, {2 * pairs / count:.1f} neighbours a boid; ratio: times the entities'"),
+    ]

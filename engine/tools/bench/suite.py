@@ -14,7 +14,7 @@ from engine.messages import shown
 from engine.tools.bench.base import Rows, tick_path
 from engine.tools.bench.bullets import bench_bullets
 from engine.tools.bench.churn import bench_churn
-from engine.tools.bench.collisions import bench_collisions, bench_shooter, bench_static
+from engine.tools.bench.collisions import bench_boids, bench_collisions, bench_shooter, bench_static
 from engine.tools.bench.crowd import bench_crowd
 from engine.tools.bench.frame import bench_frame
 from engine.tools.bench.loop import bench_loop, bench_pacing
@@ -80,10 +80,12 @@ BENCHMARKS: dict[str, tuple[str, Callable[[bool], Rows]]] = {
     "render-turning": ("Rendering, headless: plain squares vs turning squares and changing text, same renderer",
                        lambda quick: bench_render_turning(1000, 3, 10) if quick else bench_render_turning(10_000, 20)),
     "collisions": ("Collisions, in CPU time: the shooter (walkers on a route, bullets asking what they hit) beside "
-                   "numpy and Arcade; every entity asks what it overlaps; walkers on static tiles",
-                   lambda quick: [*bench_shooter(33, 190, 2), *bench_collisions(300, 2, 300), *bench_static(100, 3, 3)]
+                   "numpy and Arcade; every entity asks what it overlaps; walkers on static tiles; boids as entities "
+                   "(world.near) and as a crowd (near_pairs)",
+                   lambda quick: [*bench_shooter(33, 190, 2), *bench_collisions(300, 2, 300), *bench_static(100, 3, 3),
+                                  *bench_boids((200,), 2)]
                    if quick else [*bench_shooter(), *bench_collisions(1000, 5, 1000), *bench_collisions(10_000, 5, 500),
-                                  *bench_static()]),
+                                  *bench_static(), *bench_boids()]),
     "towers": ("The towers sample's heavy wave, logic only, in CPU time: 330 enemies, about 2,000 shots, as entities "
                "and as a crowd (the collisions family puts the same kind of work beside Arcade)",
                lambda quick: bench_towers(3, 2, 1) if quick else bench_towers()),
