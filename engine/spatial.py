@@ -47,7 +47,6 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.buffering.access import committed_position, pending_writer
 from engine.buffering.own import OwnBuffers
 from engine.look import Look, resolved
 
@@ -552,13 +551,8 @@ class Boxes:
         x, y = np.empty(count), np.empty(count)
         ids = np.empty(count, dtype=np.int64)
         look_of, hitbox_of, kind_of = (np.empty(count, dtype=np.int32) for _ in range(3))
-        looks, hitboxes, kinds = gather(entities, ("x", "y", "look", "hitbox"), x, y, ids, look_of, hitbox_of, kind_of)
-        if baseline:  # mid-tick, everyone shows what is committed but the updating entity, if it wrote
-            writer = pending_writer(entities[:1])
-            if writer is not None:
-                for row, entity in enumerate(entities):
-                    if entity is writer:
-                        x[row], y[row] = committed_position(writer)
+        names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
+        looks, hitboxes, kinds = gather(entities, names, x, y, ids, look_of, hitbox_of, kind_of)
         entities = tuple(entities)
         # Per distinct class, look and hitbox, not per entity: a few Python steps whatever the count.
         left_out = [issubclass(cls, OwnBuffers) for cls in kinds]

@@ -452,8 +452,7 @@ core_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* The baseline becomes the previous values, again by exchanging pointers: the baseline
- * slots are spent until the next stash overwrites them. */
+/* The baseline becomes the previous values, and the committed values the baseline again. */
 static PyObject *
 core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -473,9 +472,23 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
             return missing(entity, S_BX);
         }
-        slot_swap(entity, S_PX, S_BX);
-        slot_swap(entity, S_PY, S_BY);
-        slot_swap(entity, S_PA, S_BA);
+        if (SLOT(entity, S_X) == NULL || SLOT(entity, S_Y) == NULL || SLOT(entity, S_ANGLE) == NULL) {
+            return missing(entity, SLOT(entity, S_X) == NULL ? S_X : SLOT(entity, S_Y) == NULL ? S_Y : S_ANGLE);
+        }
+        /* previous <- baseline (the tick's start), baseline <- committed (its invariant between
+         * ticks); what the previous slots held is released last. */
+        PyObject *spent[3];
+        for (int k = 0; k < 3; k++) {
+            PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
+            spent[k] = *previous;
+            *previous = *baseline;
+            *baseline = Py_NewRef(SLOT(entity, S_X + k));
+        }
+        Py_INCREF(entity);
+        Py_XDECREF(spent[0]);
+        Py_XDECREF(spent[1]);
+        Py_XDECREF(spent[2]);
+        Py_DECREF(entity);
         if (SLOT(entity, S_PREV_TICK) != tick) {
             Py_INCREF(entity);
             slot_set(entity, S_PREV_TICK, tick);   /* the old value's release may call out */
@@ -497,6 +510,7 @@ typedef struct {
     PyObject *written;    /* list of (entity, values at the tick's start) that systems wrote */
     PyObject *refuse;     /* refuse(writer, written, field) -> the exception for a foreign write */
     PyObject *refused;    /* the first such exception made in this tick, or NULL */
+    PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
     char ticking;
 } TickState;
@@ -537,6 +551,7 @@ tick_state_traverse(TickState *self, visitproc visit, void *arg)
     Py_VISIT(self->written);
     Py_VISIT(self->refuse);
     Py_VISIT(self->refused);
+    Py_VISIT(self->signals);
     Py_VISIT(self->tick);
     return 0;
 }
@@ -549,6 +564,7 @@ tick_state_clear(TickState *self)
     Py_CLEAR(self->written);
     Py_CLEAR(self->refuse);
     Py_CLEAR(self->refused);
+    Py_CLEAR(self->signals);
     Py_CLEAR(self->tick);
     return 0;
 }
@@ -582,6 +598,8 @@ static PyMemberDef tick_state_members[] = {
     {"refuse", T_OBJECT_EX, offsetof(TickState, refuse), 0, "refuse(writer, written, field): the error to raise."},
     {"refused", T_OBJECT, offsetof(TickState, refused), 0, "The first refusal of this tick, or None."},
     {"tick", T_OBJECT_EX, offsetof(TickState, tick), 0, "The tick's number."},
+    {"signals", T_OBJECT, offsetof(TickState, signals), 0,
+     "signals(receiver, name, value): raise a signal into the world's next buffer."},
     {"ticking", T_BOOL, offsetof(TickState, ticking), 0, "Whether a tick runs."},
     {NULL},
 };
@@ -649,50 +667,30 @@ slot_put(PyObject *obj, int s, PyObject *value, PyObject **spent)
     *where = Py_NewRef(value);
 }
 
-/* The updating entity's first write this tick: its committed values set aside (the baseline),
- * marked with the tick's token. Everything is read first (the layout's getter may call out),
- * then every slot set, the mark first, and only then is anything released: a finalizer run
- * by a release finds the entity marked, and its write is the entity's own. The caller holds
- * the entity and the state. */
+/* The first write this tick of an updating entity with buffered fields of its own: its
+ * committed values set aside as one tuple (``_bfull``), marked with the tick's token. (Its x,
+ * y and angle are in the baseline slots already: they always hold the committed values.)
+ * The tuple is read first (the layout's getter may call out), then the slots set, the mark
+ * first, and only then is anything released: a finalizer run by a release finds the entity
+ * marked, and its write is the entity's own. The caller holds the entity and the state. */
 static int
 hold(PyObject *entity, TickState *state)
 {
-    int only = motion_only(entity);
-    if (only < 0) {
+    PyObject *full = layout_get(entity);
+    if (full == NULL) {
         return -1;
     }
-    PyObject *full = NULL, *values[3];
-    if (!only) {
-        full = layout_get(entity);
-        if (full == NULL) {
-            return -1;
-        }
-        if (!PyTuple_CheckExact(full) || PyTuple_GET_SIZE(full) < 3) {
-            Py_DECREF(full);
-            PyErr_SetString(PyExc_TypeError, "a layout's getter must return a tuple of every buffered value");
-            return -1;
-        }
+    if (!PyTuple_CheckExact(full) || PyTuple_GET_SIZE(full) < 3) {
+        Py_DECREF(full);
+        PyErr_SetString(PyExc_TypeError, "a layout's getter must return a tuple of every buffered value");
+        return -1;
     }
-    for (int k = 0; k < 3; k++) {
-        values[k] = full != NULL ? PyTuple_GET_ITEM(full, k) : SLOT(entity, S_X + k);
-        if (values[k] == NULL) {
-            Py_XDECREF(full);
-            missing(entity, S_X + k);
-            return -1;
-        }
-    }
-    PyObject *spent[5] = {NULL, NULL, NULL, NULL, NULL};
+    PyObject *spent[2];
     slot_put(entity, S_WMARK, state->token, &spent[0]);
-    for (int k = 0; k < 3; k++) {
-        slot_put(entity, S_BX + k, values[k], &spent[k + 1]);
-    }
-    if (full != NULL) {
-        spent[4] = SLOT(entity, S_BFULL);
-        *SLOT_AT(entity, S_BFULL) = full;   /* the reference layout_get gave */
-    }
-    for (int k = 0; k < 5; k++) {
-        Py_XDECREF(spent[k]);
-    }
+    spent[1] = SLOT(entity, S_BFULL);
+    *SLOT_AT(entity, S_BFULL) = full;   /* the reference layout_get gave */
+    Py_XDECREF(spent[0]);
+    Py_XDECREF(spent[1]);
     return 0;
 }
 
@@ -752,27 +750,26 @@ static int
 record_system_write(PyObject *entity, TickState *state)
 {
     PyObject *before;
-    if (SLOT(entity, S_WMARK) == state->token) {
-        /* its own update wrote already: the baseline is the tick's start */
-        int only = motion_only(entity);
-        if (only < 0) {
+    int only = motion_only(entity);
+    if (only < 0) {
+        return -1;
+    }
+    if (only) {
+        /* the baseline slots hold the tick's start (committed, or kept aside by a commit to come) */
+        if (SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
+            missing(entity, S_BX);
             return -1;
         }
-        if (only) {
-            if (SLOT(entity, S_BX) == NULL || SLOT(entity, S_BY) == NULL || SLOT(entity, S_BA) == NULL) {
-                missing(entity, S_BX);
-                return -1;
-            }
-            before = PyTuple_Pack(3, SLOT(entity, S_BX), SLOT(entity, S_BY), SLOT(entity, S_BA));
+        before = PyTuple_Pack(3, SLOT(entity, S_BX), SLOT(entity, S_BY), SLOT(entity, S_BA));
+    }
+    else if (SLOT(entity, S_WMARK) == state->token) {
+        /* its own update wrote already: its tuple set aside is the tick's start */
+        before = SLOT(entity, S_BFULL);
+        if (before == NULL) {
+            missing(entity, S_BFULL);
+            return -1;
         }
-        else {
-            before = SLOT(entity, S_BFULL);
-            if (before == NULL) {
-                missing(entity, S_BFULL);
-                return -1;
-            }
-            Py_INCREF(before);
-        }
+        Py_INCREF(before);
     }
     else {
         before = layout_get(entity);
@@ -800,7 +797,8 @@ record_system_write(PyObject *entity, TickState *state)
 }
 
 /* x, y or angle (``k``) of an entity, stored straight into its slot (what the slot's member
- * descriptor does, without finding it); the old value is released last. */
+ * descriptor does, without finding it); the old value is released last. An update's own
+ * pending write: the baseline slot keeps the committed value. */
 static inline int
 store_motion(PyObject *obj, int k, PyObject *value)
 {
@@ -810,44 +808,43 @@ store_motion(PyObject *obj, int k, PyObject *value)
     return 0;
 }
 
+/* x, y or angle committed at once (between ticks, from a system, to an entity not joined
+ * yet): into its slot and its baseline slot, which always holds the committed value. */
+static inline int
+store_committed(PyObject *obj, int k, PyObject *value)
+{
+    PyObject **where = SLOT_AT(obj, S_X + k), **baseline = SLOT_AT(obj, S_BX + k);
+    PyObject *old = *where, *old_baseline = *baseline;
+    *where = Py_NewRef(value);
+    *baseline = Py_NewRef(value);
+    Py_XDECREF(old);
+    Py_XDECREF(old_baseline);
+    return 0;
+}
+
 /* The rule for a write to buffered field ``name`` (motion index ``k``, or -1 for a field of the
- * class's own) of ``obj`` while its world ticks; then the write itself. */
+ * class's own) of ``obj`` while its world ticks; then the write itself. Kept out of line, so
+ * that the barrier's own hot path stays small. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
 static int
 barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *value)
 {
     PyObject *updating = ts->updating;
-    if (updating == obj && SLOT(obj, S_WMARK) == ts->token) {
-        /* The hot path: an update writing its own field again, or anew after its first write. */
+    if (updating == obj && (SLOT(obj, S_WMARK) == ts->token || (k >= 0 && SLOT(obj, S_MOTION_ONLY) == Py_True))) {
+        /* The hot path: an update writing its own pending value. An entity of only x, y and
+         * angle needs nothing set aside (the baseline slots hold its committed values); one
+         * with fields of its own has set its tuple aside at its first write. */
         return k >= 0 ? store_motion(obj, k, value) : PyObject_GenericSetAttr(obj, name, value);
-    }
-    if (updating == obj && k >= 0 && SLOT(obj, S_MOTION_ONLY) == Py_True) {
-        /* The common first write: an entity of only x, y and angle moving in its update. Its
-         * committed values set aside, the mark set and the value stored, with no call out;
-         * only then is anything released (a finalizer finds the entity marked). */
-        PyObject **x = SLOT_AT(obj, S_X), **y = SLOT_AT(obj, S_Y), **angle = SLOT_AT(obj, S_ANGLE);
-        if (*x != NULL && *y != NULL && *angle != NULL) {
-            PyObject **bx = SLOT_AT(obj, S_BX), **by = SLOT_AT(obj, S_BY), **ba = SLOT_AT(obj, S_BA);
-            PyObject **mark = SLOT_AT(obj, S_WMARK), **written = SLOT_AT(obj, S_X + k);
-            PyObject *spent[5] = {*bx, *by, *ba, *mark, *written};
-            *bx = Py_NewRef(*x);
-            *by = Py_NewRef(*y);
-            *ba = Py_NewRef(*angle);
-            *mark = Py_NewRef(ts->token);
-            *written = Py_NewRef(value);
-            Py_XDECREF(spent[0]);
-            Py_XDECREF(spent[1]);
-            Py_XDECREF(spent[2]);
-            Py_XDECREF(spent[3]);
-            Py_DECREF(spent[4]);   /* still held by its baseline slot: never freed here */
-            return 0;
-        }
     }
     /* Whatever is called below may drop the entity's state or the entity itself. */
     Py_INCREF(ts);
     Py_INCREF(obj);
-    int failed = 0;
-    if (updating == obj) {
-        failed = hold(obj, ts) < 0;
+    int failed = 0, own = updating == obj;
+    if (own) {
+        int only = motion_only(obj);
+        failed = only < 0 || (!only && hold(obj, ts) < 0);
     }
     else if (updating != NULL) {
         Py_INCREF(updating);
@@ -868,8 +865,12 @@ barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *val
         failed = record_system_write(obj, ts) < 0;
     }
     if (!failed) {
-        failed = (k >= 0 && SLOT(obj, S_X + k) != NULL ? store_motion(obj, k, value)
-                                                       : PyObject_GenericSetAttr(obj, name, value)) < 0;
+        if (k >= 0) {
+            failed = (own ? store_motion(obj, k, value) : store_committed(obj, k, value)) < 0;
+        }
+        else {
+            failed = PyObject_GenericSetAttr(obj, name, value) < 0;
+        }
     }
     Py_DECREF(obj);
     Py_DECREF(ts);
@@ -888,11 +889,11 @@ barrier_setattro(PyObject *obj, PyObject *name, PyObject *value)
     int ticking = state != NULL && Py_IS_TYPE(state, &TickStateType) && ((TickState *)state)->ticking;
     int k = motion_index(name);
     if (k >= 0) {
-        if (!ticking && SLOT(obj, S_X + k) != NULL) {
-            return store_motion(obj, k, value);
-        }
         if (!ticking) {
-            return PyObject_GenericSetAttr(obj, name, value);
+            return store_committed(obj, k, value);
+        }
+        if (((TickState *)state)->updating == obj && SLOT(obj, S_MOTION_ONLY) == Py_True) {
+            return store_motion(obj, k, value);   /* the hot path: an update moving itself */
         }
         return barrier_write(obj, (TickState *)state, name, k, value);
     }
@@ -1015,26 +1016,30 @@ settle(Settler *self)
 {
     PyObject *entity = Py_NewRef(self->current);   /* whatever runs below, it stays */
     int failed = 0;
-    if (SLOT(entity, S_WMARK) == self->state->token) {
-        int only = SLOT(entity, S_MOTION_ONLY) == Py_True ? 1 : motion_only(entity);
-        if (only < 0) {
-            failed = 1;
-        }
-        else if (only) {
-            PyObject *spent[3];
-            for (int k = 0; k < 3 && !failed; k++) {
-                if (SLOT(entity, S_X + k) == NULL || SLOT(entity, S_BX + k) == NULL) {
-                    missing(entity, SLOT(entity, S_X + k) == NULL ? S_X + k : S_BX + k);
-                    failed = 1;
-                }
-            }
-            if (!failed && PyList_Append(self->moved, entity) < 0) {   /* calls no Python code */
+    int only = SLOT(entity, S_MOTION_ONLY) == Py_True ? 1 : motion_only(entity);
+    if (only < 0) {
+        failed = 1;
+    }
+    else if (only) {
+        /* Only x, y and angle: it wrote if a slot holds another object than its baseline (the
+         * committed value). Identity, not equality: an unchanged attribute is the same object,
+         * and a new object with an equal value merely costs a harmless swap. */
+        for (int k = 0; k < 3 && !failed; k++) {
+            if (SLOT(entity, S_X + k) == NULL || SLOT(entity, S_BX + k) == NULL) {
+                missing(entity, SLOT(entity, S_X + k) == NULL ? S_X + k : S_BX + k);
                 failed = 1;
             }
-            if (!failed) {
+        }
+        if (!failed && (SLOT(entity, S_X) != SLOT(entity, S_BX) || SLOT(entity, S_Y) != SLOT(entity, S_BY)
+                        || SLOT(entity, S_ANGLE) != SLOT(entity, S_BA))) {
+            if (PyList_Append(self->moved, entity) < 0) {   /* calls no Python code */
+                failed = 1;
+            }
+            else {
                 /* Move references: the values written go to the pending slots, the committed
                  * ones (the baseline) back to the committed slots; what the pending slots held
                  * (spent) is released last. */
+                PyObject *spent[3];
                 for (int k = 0; k < 3; k++) {
                     PyObject **committed = SLOT_AT(entity, S_X + k), **pending = SLOT_AT(entity, S_NX + k);
                     spent[k] = *pending;
@@ -1046,9 +1051,12 @@ settle(Settler *self)
                 Py_XDECREF(spent[2]);
             }
         }
-        else {
-            /* With fields of its own: the layout's getter and setter may run anything. The
-             * state still names the entity, so its setter's writes are its own, at once. */
+    }
+    else if (SLOT(entity, S_WMARK) == self->state->token) {
+        {
+            /* With fields of its own, and it wrote (marked): the layout's getter and setter may
+             * run anything. The state still names the entity, so its setter's writes are its
+             * own, at once. */
             PyObject *before = SLOT(entity, S_BFULL);
             PyObject *after = before == NULL ? NULL : layout_get(entity);
             if (before == NULL) {

@@ -15,8 +15,8 @@ from typing import Any
 from engine.buffering.fields import MOTION, layout_of
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["NO_SIGNALS", "committed", "committed_position", "committed_positions", "committed_state",
-           "committed_values", "has_buffers", "motion", "pending_writer", "previous", "random_of", "restore_state",
+__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_state",
+           "committed_values", "has_buffers", "motion", "previous", "random_of", "restore_state",
            "saved_state", "signals_of", "snap"]
 
 NO_SIGNALS: dict[str, Any] = {}
@@ -73,40 +73,12 @@ def motion(entities: Iterable[BufferSlots], tick: int) -> tuple[list[float], lis
 
 
 def committed_positions(entities: Iterable[BufferSlots]) -> list[tuple[float, float]]:
-    """Mid-tick: every entity's ``(x, y)`` as committed (what every other entity reads).
+    """Mid-tick: every entity's ``(x, y)`` as committed when the tick began (the baseline slots).
 
     What collision queries read: the entity asking may already have written its own
     pending position, which nobody else may see before the tick ends.
     """
-    return [committed_position(entity) for entity in entities]
-
-
-def committed_position(entity: BufferSlots) -> tuple[float, float]:
-    """``entity``'s ``(x, y)`` as committed, even mid-update of its own (see ``pending_writer``)."""
-    if _wrote_in_own_update(entity):
-        return entity._bx, entity._by
-    return entity.x, entity.y
-
-
-def pending_writer(entities: Iterable[BufferSlots]) -> BufferSlots | None:
-    """The one entity of ``entities`` (their world's) that reads its own pending values now, or ``None``.
-
-    Mid-tick every entity shows its committed values except the one whose update runs and
-    has written: a reader that gathers everyone's ``x`` and ``y`` at once (a collision grid)
-    reads them as they are and corrects that one row with ``committed_position``.
-    """
-    for entity in entities:
-        state = getattr(entity, "_wstate", None)
-        updating = None if state is None else state.updating
-        if updating is not None and _wrote_in_own_update(updating):
-            return updating  # type: ignore[no-any-return]
-        return None
-    return None
-
-
-def _wrote_in_own_update(entity: BufferSlots) -> bool:
-    state = entity._wstate
-    return state is not None and state.updating is entity and entity._wmark is state.token
+    return [(entity._bx, entity._by) for entity in entities]
 
 
 def committed(entity: BufferSlots, name: str) -> Any:
@@ -116,19 +88,24 @@ def committed(entity: BufferSlots, name: str) -> Any:
     when the tick began) even then: what a computation shared by several entities in one
     tick must read, so that its outcome does not depend on which of them asked first.
     """
-    if not _wrote_in_own_update(entity):
+    state = entity._wstate
+    if state is None or state.updating is not entity:
         return getattr(entity, name)
     index = layout_of(entity).index(name)
-    baseline = (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull
-    return baseline[index]
+    if index < len(MOTION):  # the baseline slots hold x, y and angle as committed
+        return (entity._bx, entity._by, entity._ba)[index]
+    return entity._bfull[index] if entity._wmark is state.token else getattr(entity, name)
 
 
 def committed_state(entity: BufferSlots) -> dict[str, Any]:
     """Every buffered field of ``entity`` by name, as ``committed`` reads each (one pass, for a shared computation)."""
     layout = layout_of(entity)
-    if not _wrote_in_own_update(entity):
-        return dict(zip(layout.names, layout.get(entity)))
-    return dict(zip(layout.names, (entity._bx, entity._by, entity._ba) if entity._motion_only else entity._bfull))
+    state = entity._wstate
+    values = layout.get(entity)
+    if state is not None and state.updating is entity:
+        own = entity._bfull if not entity._motion_only and entity._wmark is state.token else values
+        values = (entity._bx, entity._by, entity._ba, *own[len(MOTION):])
+    return dict(zip(layout.names, values))
 
 
 def committed_values(entity: BufferSlots) -> dict[str, Any]:

@@ -93,6 +93,7 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     entity._random = None
     entity._random_mark = -1
     entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
+    entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
     # (which marks _blook, the baseline slot: one test, not two failed reads, on every entity made).
     if hasattr(entity, "_blook"):
@@ -130,6 +131,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self.init_shown()
         self.state: Any = (TickState if _core is None else _core.TickState)(self._refuse)
         """What the write barrier reads (``TickState``): every entity of the world points to it."""
+        self.state.signals = self.raise_signal
         self.serial = 0
         """Goes up at every tick attempt: marks which entities' generators were saved this tick."""
         self._order: Sequence[BufferSlots] = []
@@ -176,7 +178,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._late_systems = late_systems
         self._order = order
         self._size = len(order)
-        self._pending_mark = len(self._pending)
+        self._pending_mark = len(self._to)
         self._failed = None
         state = self.state
         state.token = object()
@@ -192,7 +194,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         """The Update Method system: every live entity's ``update()``, each settled after it, then commit.
 
         The hot path of the engine, so it is written out inline: an entity that wrote
-        nothing costs one identity test after its update.
+        nothing costs three identity tests (or one) after its update.
         """
         if self.profile is not None:
             self._update_profiled(world, self.profile)
@@ -207,8 +209,10 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                     continue
                 state.updating = entity
                 entity.update(world)
-                if entity._wmark is token:
-                    if entity._motion_only:
+                if entity._motion_only:
+                    # It wrote if a slot holds another object than its baseline (the committed
+                    # value): identity, as the core compares.
+                    if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
                         entity._nx = entity.x
                         entity._ny = entity.y
                         entity._na = entity.angle
@@ -216,8 +220,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                         entity.y = entity._by
                         entity.angle = entity._ba
                         moved_append(entity)
-                    else:
-                        self._settle_full(entity)
+                elif entity._wmark is token:
+                    self._settle_full(entity)
                 state.updating = None
         except BaseException as error:
             self._failed = state.updating
@@ -260,8 +264,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                 continue
             state.updating = entity
             yield entity
-            if entity._wmark is token:
-                if entity._motion_only:
+            if entity._motion_only:
+                if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
                     entity._nx = entity.x
                     entity._ny = entity.y
                     entity._na = entity.angle
@@ -269,8 +273,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                     entity.y = entity._by
                     entity.angle = entity._ba
                     self._moved.append(entity)
-                else:
-                    self._settle_full(entity)
+            elif entity._wmark is token:
+                self._settle_full(entity)
             state.updating = None
 
     def _check_order(self) -> None:
@@ -289,12 +293,12 @@ class PureBuffers(SignalBuffers, ShownBuffers):
     def _commit(self) -> None:
         self._check_order()
         self._check_refused()
-        self.commit_shown(self._late_systems or bool(self._pending))
+        self.commit_shown(self._late_systems or bool(self._to))
         state = self.state
         state.ticking = False  # the buffers' own writes: at once, past the barrier
         try:
             moved = self._moved
-            if not self._late_systems and not self._pending:
+            if not self._late_systems and not self._to:
                 # No later system and no signal to combine (a combine is game code that may fail
                 # after this): record the previous values in the same pass, as nothing can change
                 # them or fail before ``finish``. (Those systems wrote get theirs there.)
@@ -310,9 +314,15 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                 moved.clear()
             else:
                 for entity in moved:
+                    # Committed, and the baseline slots keep the tick's start until ``finish``
+                    # (what previous values and a system's first write read), as the core's commit.
+                    start_x, start_y, start_angle = entity._bx, entity._by, entity._ba
                     entity.x = entity._nx
                     entity.y = entity._ny
                     entity.angle = entity._na
+                    entity._bx = start_x
+                    entity._by = start_y
+                    entity._ba = start_angle
             for entity in self._changed:
                 layout_of(entity).set(entity, entity._nfull)
         finally:
@@ -355,6 +365,9 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             entity._py = entity._by
             entity._pa = entity._ba
             entity._prev_tick = tick
+            entity._bx = entity.x  # the baseline slots hold the committed values again
+            entity._by = entity.y
+            entity._ba = entity.angle
 
     def abort(self) -> None:
         """The tick failed: put back everything the buffers own as it was when it began."""
@@ -362,8 +375,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         state.updating = None
         state.ticking = False
         failed, self._failed = self._failed, None
-        if failed is not None and failed._wmark is state.token:  # its update raised after writing: never settled
-            _put_back_baseline(failed)
+        if failed is not None and (failed._motion_only or failed._wmark is state.token):
+            _put_back_baseline(failed)  # its update raised, perhaps after writing: never settled
         for entity in self._moved:
             _put_back_baseline(entity)
         for entity in self._changed:

@@ -64,9 +64,9 @@ class CompiledBuffers(PureBuffers):
         # their previous values in ``finish``.)
         self._check_order()
         self._check_refused()
-        tick = self._tick if not self._late_systems and not self._pending else None
+        tick = self._tick if not self._late_systems and not self._to else None
         _core.commit(self._moved, tick)
-        self.commit_shown(self._late_systems or bool(self._pending))
+        self.commit_shown(self._late_systems or bool(self._to))
         if self._changed:
             state = self.state
             state.ticking = False  # the buffers' own writes: at once, past the barrier

@@ -89,9 +89,9 @@ class SignalInbox:
     def send(self, value: Any) -> None:
         """Contribute ``value``: combined with every other contribution and seen next tick."""
         entity = self._entity
-        world = entity.world
-        if entity.alive and world is not None:
-            world.buffers.raise_signal(entity, self._signal.name, value)
+        state = entity._wstate  # its world's (None before spawn): the buffers in one step
+        if state is not None and entity.alive:
+            state.signals(entity, self._signal.name, value)
 
     def __iadd__(self, value: Any) -> SignalInbox:
         # ``target.damage += 5`` must count 5 once, never read-modify-write the total.
@@ -154,7 +154,14 @@ class signal:
             return self
         if self.combine is None:
             return self.name in instance._signals
-        return SignalInbox(instance, self)
+        # One inbox per entity and signal, made on first read and kept: a read or a send allocates nothing.
+        inboxes = instance._inboxes
+        if inboxes is None:
+            inboxes = instance._inboxes = {}
+        inbox = inboxes.get(self)
+        if inbox is None:
+            inbox = inboxes[self] = SignalInbox(instance, self)
+        return inbox
 
     def __set__(self, instance: BufferSlots, value: Any) -> None:
         if self.combine is not None:
@@ -169,9 +176,9 @@ class signal:
                 f"signal {self.name!r} can only be raised (set to True); it clears itself after the "
                 f"tick in which it is seen, got {value!r}"
             )
-        world = instance.world
-        if instance.alive and world is not None:
-            world.buffers.raise_signal(instance, self.name, True)
+        state = instance._wstate  # its world's (None before spawn)
+        if state is not None and instance.alive:
+            state.signals(instance, self.name, True)
 
     def __repr__(self) -> str:
         return f"signal({self.name!r})" if self.combine is None else f"signal({self.name!r}, {self.combine!r})"

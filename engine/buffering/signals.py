@@ -6,12 +6,19 @@ be abandoned, the world has this tick's contributions combined (``combine_signal
 their senders' spawn order, so a float sum is the same bits in every update order; after
 the tick ``swap_signals`` makes them what their receivers see during the next tick, and
 clears what they saw during this one. ``SignalBuffers`` is that half of ``PureBuffers``.
+
+The next buffer is four parallel lists (receiver, name, sender id, value), not a tuple per
+contribution: raising a signal makes nothing the cyclic collector must track (a churning
+world raises thousands a tick, and every tracked object made counts towards a collection).
+Contributions are raised in update order, which is spawn order unless the order was
+shuffled: then they are in the canonical order already, and nothing is sorted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
+from itertools import islice
+from operator import le
 from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
@@ -21,7 +28,8 @@ from engine.errors import EntityUpdateError
 
 __all__ = ["SignalBuffers"]
 
-_SENDER = itemgetter(2)
+Pending = tuple[BufferSlots, str, int, Any]
+"""One contribution as a checkpoint keeps it: (receiver, signal's name, sender's id or -1, value)."""
 
 
 class SignalBuffers:
@@ -32,21 +40,33 @@ class SignalBuffers:
         """The entity whose ``update()`` is running, or ``None``: signals record their sender."""
         raise NotImplementedError  # the buffers' (PureBuffers.sender)
 
-
     def __init__(self) -> None:
-        self._pending: list[tuple[BufferSlots, str, int, Any]] = []
+        self._to: list[BufferSlots] = []
+        self._names: list[str] = []
+        self._from: list[int] = []
+        self._values: list[Any] = []
         self._pending_mark = 0
         self._signalled: list[BufferSlots] = []
         self._combined_signals: list[tuple[BufferSlots, dict[str, Any]]] = []
-        # The contributions the last swap delivered, with their senders: kept (a reference, no copy) only so an
+        # The contributions the last swap delivered, with their senders: kept (references, no copy) only so an
         # inspector can say who sent what an entity sees now (``senders_of``).
-        self._delivered: list[tuple[BufferSlots, str, int, Any]] = []
+        self._delivered: tuple[list[BufferSlots], list[str], list[int], list[Any]] = ([], [], [], [])
 
     def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
         """Put a signal (or one contribution to a valued signal) into the next buffer."""
         sender = self.sender
-        sender_id = -1 if sender is None or sender.id is None else sender.id
-        self._pending.append((target, name, sender_id, value))
+        self._to.append(target)
+        self._names.append(name)
+        self._from.append(-1 if sender is None or sender.id is None else sender.id)
+        self._values.append(value)
+
+    def _canonical(self) -> range | list[int]:
+        """The indices of the pending contributions in the canonical order: by sender id, each sender's in
+        the order it sent them (a stable order). Already so, in the common case: then no sort."""
+        senders = self._from
+        if all(map(le, senders, islice(senders, 1, None))):
+            return range(len(senders))
+        return sorted(range(len(senders)), key=senders.__getitem__)
 
     def combine_signals(self, tick: int) -> None:
         """Combine this tick's valued signals, before anything is committed for good.
@@ -57,23 +77,31 @@ class SignalBuffers:
         signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
         in what it prepared and calls no game code for signals.
         """
-        pending = self._pending
-        if not pending:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
+        to = self._to
+        if not to:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
             return
         self._combined_signals = []
-        # A stable sort by sender id puts contributions in spawn order of their senders, and
-        # keeps each sender's own order: the canonical order, whatever the update order.
-        # Sorted as a copy: an abandoned tick puts the pending list back as it was.
+        names, values = self._names, self._values
         received: dict[BufferSlots, dict[str, list[Any]]] = {}
-        for target, name, _sender, value in sorted(pending, key=_SENDER):
-            if target.alive:
-                received.setdefault(target, {}).setdefault(name, []).append(value)
+        for index in self._canonical():
+            target = to[index]
+            if not target.alive:
+                continue
+            signals = received.get(target)
+            if signals is None:
+                signals = received[target] = {}
+            name = names[index]
+            arrived = signals.get(name)
+            if arrived is None:
+                signals[name] = [values[index]]
+            else:
+                arrived.append(values[index])
         for target, signals in received.items():
             declared = layout_of(target).signals
             combined = {}
-            for name, values in signals.items():
+            for name, contributions in signals.items():
                 try:
-                    combined[name] = _combined(declared[name].combine, values)
+                    combined[name] = _combined(declared[name].combine, contributions)
                 except Exception as error:
                     message = (f"{type(target).__name__} (id {target.id})'s signal {name!r} could not combine what "
                                f"it received in tick {tick}: {type(error).__name__}: {error}; the tick was rolled back")
@@ -84,7 +112,8 @@ class SignalBuffers:
         for entity in self._signalled:
             entity._signals = NO_SIGNALS
         self._signalled = []
-        self._delivered, self._pending = self._pending, []
+        self._delivered = (self._to, self._names, self._from, self._values)
+        self._to, self._names, self._from, self._values = [], [], [], []
         for target, combined in self._combined_signals:
             target._signals = combined
             self._signalled.append(target)
@@ -92,33 +121,38 @@ class SignalBuffers:
 
     def _drop_signals(self) -> None:
         """The tick failed: forget what it raised and what was combined of it."""
-        del self._pending[self._pending_mark:]
+        mark = self._pending_mark
+        del self._to[mark:], self._names[mark:], self._from[mark:], self._values[mark:]
         self._combined_signals = []
 
-    def kept_signals(self) -> list[tuple[BufferSlots, str, int, Any]]:
+    def kept_signals(self) -> list[Pending]:
         """Between ticks, for a checkpoint: the signals raised outside a tick, which the next tick's swap delivers."""
-        return list(self._pending)
+        return list(zip(self._to, self._names, self._from, self._values))
 
-    def put_back_signals(self, pending: list[tuple[BufferSlots, str, int, Any]], entities: list[BufferSlots],
+    def put_back_signals(self, pending: list[Pending], entities: list[BufferSlots],
                          signalled: list[BufferSlots] | None = None) -> None:
         """A rollback: ``pending`` (from ``kept_signals``) waits again, and ``entities`` with committed signals
         are those the next swap clears (``signalled``, where the rollback has found them already)."""
-        self._pending = list(pending)
+        self._to = [each[0] for each in pending]
+        self._names = [each[1] for each in pending]
+        self._from = [each[2] for each in pending]
+        self._values = [each[3] for each in pending]
         self._combined_signals = []
-        self._delivered = []  # who sent them is not kept by a checkpoint: unknown until the next tick
+        self._delivered = ([], [], [], [])  # who sent them is not kept by a checkpoint: unknown until the next tick
         self._signalled = [entity for entity in entities if entity._signals] if signalled is None else signalled
 
     def senders_of(self, entity: BufferSlots) -> dict[str, tuple[int, ...]] | None:
         """Who sent each signal ``entity`` sees now (raised in the last tick): name -> sender ids in canonical
         order (-1: raised outside any update, by a system or ``build``); ``None`` when that is not known (after a
         rollback or a load, before the next tick)."""
-        if not self._delivered and entity._signals:
+        to, names, senders, _values = self._delivered
+        if not to and entity._signals:
             return None
-        senders: dict[str, list[int]] = {}
-        for target, name, sender, _value in sorted(self._delivered, key=_SENDER):
-            if target is entity:
-                senders.setdefault(name, []).append(sender)
-        return {name: tuple(ids) for name, ids in senders.items()}
+        found: dict[str, list[int]] = {}
+        for index in sorted(range(len(to)), key=senders.__getitem__):
+            if to[index] is entity:
+                found.setdefault(names[index], []).append(senders[index])
+        return {name: tuple(ids) for name, ids in found.items()}
 
     def committed_signals(self, entity: BufferSlots, signals: dict[str, Any]) -> None:
         """Set an entity's committed signals (a loaded save)."""

@@ -46,7 +46,7 @@ ACCELERATED = _core is not None
 # In this order on purpose (not sorted): what the tick reads together sits together.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
           "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
-          "_blook", "_bparts", "_wstate", "_wmark", "_smark", "__dict__", "__weakref__")
+          "_blook", "_bparts", "_wstate", "_wmark", "_smark", "_inboxes", "__dict__", "__weakref__")
 # The compiled core reads the slots, so with it entities always have them. Without it, the
 # pure path is fastest with them up to 3.12, and without them from 3.13 on, where any slot
 # in a base class costs every instance CPython's inline attribute storage (a user's
@@ -72,12 +72,15 @@ class TickState:
     tick's start)`` for what systems wrote; ``tick`` is the tick's number and ``refuse``
     makes the error for a foreign write (``refuse(writer, written, field)``); ``refused``
     keeps the first one made, so a game that catches it still has its tick refused.
+    ``signals(receiver, name, value)`` raises a signal into the world's next buffer: what a
+    signal's send calls, reaching the buffers from the entity in one step.
     """
 
-    __slots__ = ("refuse", "refused", "tick", "ticking", "token", "updating", "written")
+    __slots__ = ("refuse", "refused", "signals", "tick", "ticking", "token", "updating", "written")
 
     def __init__(self, refuse: Any) -> None:
         self.refuse = refuse
+        self.signals: Any = None
         self.refused: BaseException | None = None
         self.tick = 0
         self.ticking = False
@@ -86,52 +89,53 @@ class TickState:
         self.written: list[tuple[Any, tuple[Any, ...]]] = []
 
 
+_BASELINE = {"x": "_bx", "y": "_by", "angle": "_ba"}
+"""The slot that holds the committed value of each of x, y and angle: always, but while the entity's
+own update runs (its pending value is in the field's slot then) and between the commit of a tick whose
+later systems may still write and that tick's end (the tick's start is kept there for previous values)."""
+
+
 def _before(entity: Any, token: object) -> tuple[Any, ...]:
     """``entity``'s buffered values as the tick began: what a system's first write must keep."""
-    layout = type(entity)._layout
-    if entity._wmark is token:  # its own update wrote already: the baseline is the tick's start
-        if entity._motion_only:
-            return (entity._bx, entity._by, entity._ba)
+    if entity._motion_only:
+        return (entity._bx, entity._by, entity._ba)
+    if entity._wmark is token:  # its own update wrote already: the tuple it set aside is the tick's start
         return entity._bfull  # type: ignore[no-any-return]
-    return layout.get(entity)  # type: ignore[no-any-return]
+    return type(entity)._layout.get(entity)  # type: ignore[no-any-return]
 
 
 def hold(entity: Any, token: object) -> None:
-    """The updating entity's first write this tick: set its committed values aside (the baseline).
+    """The first write this tick of an updating entity with buffered fields of its own: its committed values
+    set aside as one tuple (its x, y and angle are in the baseline slots already).
 
-    Everything is read first, then every slot set (the mark first), and what the slots held is
-    let go of last: a finalizer it runs finds the entity marked, and its write is the
-    entity's own, as in the core.
+    The tuple is read first, then the slots set (the mark first), and what they held is let go
+    of last: a finalizer it runs finds the entity marked, and its write is the entity's own, as in
+    the core.
     """
-    motion_only = entity._motion_only
-    values = (entity.x, entity.y, entity.angle) if motion_only else type(entity)._layout.get(entity)
-    spent = (entity._wmark, entity._bx, entity._by, entity._ba, None if motion_only else entity._bfull)
+    values = type(entity)._layout.get(entity)
+    spent = (entity._wmark, entity._bfull)
     entity._wmark = token
-    entity._bx = values[0]
-    entity._by = values[1]
-    entity._ba = values[2]
-    if not motion_only:
-        entity._bfull = values
+    entity._bfull = values
     del spent
 
 
-def barrier(state: TickState, entity: Any, name: str) -> None:
+def barrier(state: TickState, entity: Any, name: str) -> bool:
     """The Double Buffer's rule at a write to buffered ``name`` of ``entity`` during a tick.
 
-    Its own update: the first write sets the committed values aside (the settle puts them
-    back when the update returns, keeping what it wrote as pending). Another entity's
-    update: refused, here, at the line that writes (``BufferedWriteError``), unless the
-    entity has not joined yet (spawned in this tick) or is despawned. A system (nobody
-    updating): written at once, its values at the tick's start kept for previous values
-    and for an abort. The pure path calls it from ``BufferSlots.__setattr__``; the core's
-    barrier does the same in C.
+    Its own update: a pending write (one with fields of its own sets its committed tuple aside
+    at its first; the settle puts the committed values back when the update returns, keeping
+    what it wrote as pending). Another entity's update: refused, here, at the line that writes
+    (``BufferedWriteError``), unless the entity has not joined yet (spawned in this tick) or is
+    despawned. A system (nobody updating): written at once, its values at the tick's start kept
+    for previous values and for an abort. Returns whether it is the entity's own pending write.
+    The pure path calls it from ``BufferSlots.__setattr__``; the core's barrier does the same in C.
     """
     updating = state.updating
     token = state.token
     if updating is entity:
-        if entity._wmark is not token:
+        if not entity._motion_only and entity._wmark is not token:
             hold(entity, token)
-        return
+        return True
     if updating is not None and entity.alive and entity.id is not None:
         error = state.refuse(updating, entity, name)
         if state.refused is None:
@@ -140,6 +144,7 @@ def barrier(state: TickState, entity: Any, name: str) -> None:
     if entity._smark is not token:
         state.written.append((entity, _before(entity, token)))
         entity._smark = token
+    return False
 
 
 if TYPE_CHECKING:
@@ -175,8 +180,10 @@ class BufferSlots(_CoreBase):
         def __setattr__(self, name: str, value: Any) -> None:
             if name in type(self)._buffered_names:
                 state = getattr(self, "_wstate", None)
-                if state is not None and state.ticking:
-                    barrier(state, self, name)
+                own = state is not None and state.ticking and barrier(state, self, name)
+                baseline = _BASELINE.get(name)
+                if baseline is not None and not own:  # committed at once: the baseline slot holds it too
+                    object.__setattr__(self, baseline, value)
             object.__setattr__(self, name, value)
 
     x: float
@@ -207,6 +214,7 @@ class BufferSlots(_CoreBase):
     _wstate: Any
     _wmark: Any
     _smark: Any
+    _inboxes: dict[Any, Any] | None
     _buffered_names: ClassVar[frozenset[str]] = frozenset()
 
     if TYPE_CHECKING:
