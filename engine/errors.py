@@ -148,10 +148,12 @@ class BufferedWriteError(EntityUpdateError):
     instead (``other.slap()``, ``other.damage.send(5)``), which they read next tick.
     ``writer`` and ``entity`` are the two entities (``writer`` is ``None`` when it could
     not be identified), ``field`` the field, ``tick`` the tick, ``where`` the writer's
-    file and line when known. The tick was rolled back.
+    file and line when known. The tick was rolled back: also where the update caught the error
+    and went on (``caught``: raised again when the updates end, which says so).
     """
 
-    def __init__(self, writer: Any, written: Any, field: str, tick: int, where: str | None = None) -> None:
+    def __init__(self, writer: Any, written: Any, field: str, tick: int, where: str | None = None,
+                 caught: bool = False) -> None:
         self.writer = writer
         self.field = field
         self.where = where
@@ -162,7 +164,8 @@ class BufferedWriteError(EntityUpdateError):
         message = (f"{by} wrote {field} of {target} in tick {tick}{at}: an entity writes only its own buffered "
                    f"state; send it a signal instead (declare e.g. hit = signal() or damage = signal(sum) on "
                    f"{type(written).__name__} and raise it, and let it change its own {field}); "
-                   "the tick was rolled back")
+                   + ("the update caught this error and went on, which does not save its tick: " if caught else "")
+                   + "the tick was rolled back")
         super().__init__(writer if writer is not None else written, tick, None, message)
         self.written = written
 

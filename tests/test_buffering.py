@@ -4,6 +4,7 @@ valued signals, snap, per-entity randomness and exact rollback."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import random
 from typing import cast
@@ -129,6 +130,45 @@ def test_a_foreign_write_the_game_catches_still_refuses_the_tick(world):
     assert world.snapshot() == before and (sly.x, target.hp) == (0.0, 100)
 
 
+def test_a_caught_foreign_write_is_refused_when_the_updates_end_and_says_it_was_caught(world):
+    class Sly(Entity):
+        def __init__(self, target: Target) -> None:
+            super().__init__()
+            self.target = target
+
+        def update(self, world: World) -> None:
+            with contextlib.suppress(BufferedWriteError):
+                self.target.hp = 1
+
+    world.spawn(Sly(world.spawn(Target())))
+    with pytest.raises(BufferedWriteError, match="caught this error and went on, which does not save its tick"):
+        world.tick()
+
+
+def test_a_list_written_to_a_buffered_field_is_refused_at_the_line_that_writes_it(world):
+    class Packer(Entity):
+        bag = buffered(())
+
+        def update(self, world: World) -> None:
+            self.bag = []  # the line the refusal names
+
+    world.spawn(Packer())
+    with pytest.raises(EntityUpdateError) as raised:
+        world.tick()
+    cause = raised.value.__cause__
+    assert isinstance(cause, TypeError)
+    assert str(cause) == ("Packer.bag is buffered and was set to a list: buffered values are immutable, so use a "
+                          "tuple or a frozenset (tuple(...) of the list)")
+    frames = []
+    entry = cause.__traceback__
+    while entry is not None:
+        frames.append((entry.tb_frame.f_code, entry.tb_lineno))
+        entry = entry.tb_next
+    update = Packer.update.__code__
+    assert (update, update.co_firstlineno + 1) in frames  # the assignment's line, not the def's
+    assert world.tick_count == 0
+
+
 def test_writes_between_ticks_and_from_systems_are_allowed(world):
     target = world.spawn(Target())
     target.hp = 50  # between ticks: committed at once
@@ -175,6 +215,36 @@ def test_a_valued_signal_sums_floats_bit_identically_in_24_shuffled_orders():
         expected += amount / 3
     assert float.fromhex(total) == sum([amount for pair in ((a, a / 3) for a in amounts) for amount in pair])
     assert hits == tuple(range(2, 2 + len(amounts)))
+
+
+def test_sending_and_reading_a_valued_signal_makes_nothing_the_collector_tracks(world):
+    class Pinger(Entity):
+        def __init__(self, hub: Target) -> None:
+            super().__init__()
+            self.hub = hub
+
+        def update(self, world: World) -> None:
+            self.hub.damage.send(1.5)
+
+    hub = world.spawn(Target())
+    for _ in range(1000):
+        world.spawn(Pinger(hub))
+    world.tick()
+    world.tick()
+    assert hub.damage is hub.damage  # one inbox, made on the first read and kept
+    gc.collect()
+    gc.disable()  # the count below is of objects made, not of what a collection freed
+    try:
+        made = gc.get_count()[0]
+        for _ in range(1000):
+            hub.damage.send(1.0)  # raised between ticks: 1,000 contributions to the next buffer
+            assert hub.damage.value == 1000 * 1.5
+        made = gc.get_count()[0] - made
+    finally:
+        gc.enable()
+    assert made < 10  # it was two tracked objects a send (an inbox and a tuple): 2,000
+    world.tick()  # delivers what was raised before it and in it, together
+    assert hub.damage.value == 1000 * 1.0 + 1000 * 1.5
 
 
 def test_a_valued_signal_cannot_be_assigned(world):

@@ -1545,3 +1545,48 @@ def test_a_settler_dropped_half_way_stops_taking_writes_as_its_entitys_own():
         assert (blinker.look, blinker._blook, changed) == (_SMALL, UNCHANGED, [])
     with pytest.raises(TypeError, match="come together"):
         compiled._core.Settler([], [], [], _core_state(), [])
+
+
+# -- entity generators: their state saved in one copy ------------------------------------------------
+
+
+class _Gambler(Entity):
+    """Draws past a regeneration of its generator's whole state (624 words), then fails in tick 3."""
+
+    def update(self, world: World) -> None:
+        self.x = sum(self.random.random() for _ in range(700))
+        if world.tick_count == 2:
+            raise RuntimeError("after the draws")
+
+
+def test_a_failed_tick_rewinds_a_generator_drawn_past_a_regeneration_alike():
+    def scenario() -> Any:
+        with World(seed=9) as world:
+            gamblers = [world.spawn(_Gambler()) for _ in range(3)]
+            seen = []
+            for _ in range(4):
+                seen.append(_outcome(world.tick))
+                seen.append([gambler.random.getstate() for gambler in gamblers])
+            return seen, world.state_hash()
+
+    seen, _hash = _on_every_path(scenario)[1]
+    assert seen[4][:2] == ("error", "EntityUpdateError") and seen[5] == seen[3]  # tick 3 taken back, draws too
+
+
+@needs_core
+def test_the_cores_generator_copy_round_trips_and_refuses_what_it_did_not_make():
+    import random
+
+    core = compiled._core
+    generator = random.Random(5)
+    kept = core.random_snapshot(generator)
+    drawn = [generator.random() for _ in range(1300)]
+    core.random_restore(generator, kept)
+    assert [generator.random() for _ in range(1300)] == drawn
+    with pytest.raises(TypeError, match="expected a random.Random"):
+        core.random_snapshot(object())
+    before = generator.getstate()
+    for bad in (b"", kept[:-1], kept + b"\0", bytearray(kept), b"\xff\xff\xff\x7f" + kept[4:]):
+        with pytest.raises(ValueError, match="not a snapshot"):
+            core.random_restore(generator, bad)
+    assert generator.getstate() == before  # a refusal writes nothing

@@ -822,6 +822,22 @@ store_committed(PyObject *obj, int k, PyObject *value)
     return 0;
 }
 
+/* A list, dict, set or bytearray written to a buffered field of the class's own, by its update:
+ * refused at that line, in the words of ``Layout.refuse_mutable`` (the pure path's barrier says
+ * the same). Exactly those types, as fields.MUTABLE_TYPES: a pointer comparison each. */
+static int
+refuse_mutable_write(PyObject *obj, PyObject *name, PyObject *value)
+{
+    PyTypeObject *kind = Py_TYPE(value);
+    if (kind != &PyList_Type && kind != &PyDict_Type && kind != &PySet_Type && kind != &PyByteArray_Type) {
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "%s.%U is buffered and was set to a %s: buffered values are immutable, so use a tuple or a "
+                 "frozenset (tuple(...) of the %s)", short_name(Py_TYPE(obj)), name, kind->tp_name, kind->tp_name);
+    return -1;
+}
+
 /* The rule for a write to buffered field ``name`` (motion index ``k``, or -1 for a field of the
  * class's own) of ``obj`` while its world ticks; then the write itself. Kept out of line, so
  * that the barrier's own hot path stays small. */
@@ -836,7 +852,10 @@ barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *val
         /* The hot path: an update writing its own pending value. An entity of only x, y and
          * angle needs nothing set aside (the baseline slots hold its committed values); one
          * with fields of its own has set its tuple aside at its first write. */
-        return k >= 0 ? store_motion(obj, k, value) : PyObject_GenericSetAttr(obj, name, value);
+        if (k >= 0) {
+            return store_motion(obj, k, value);
+        }
+        return refuse_mutable_write(obj, name, value) < 0 ? -1 : PyObject_GenericSetAttr(obj, name, value);
     }
     /* Whatever is called below may drop the entity's state or the entity itself. */
     Py_INCREF(ts);
@@ -844,7 +863,7 @@ barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *val
     int failed = 0, own = updating == obj;
     if (own) {
         int only = motion_only(obj);
-        failed = only < 0 || (!only && hold(obj, ts) < 0);
+        failed = only < 0 || (k < 0 && refuse_mutable_write(obj, name, value) < 0) || (!only && hold(obj, ts) < 0);
     }
     else if (updating != NULL) {
         Py_INCREF(updating);
@@ -2000,6 +2019,72 @@ core_changed_classes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return indices;
 }
 
+/* -- random generators: a generator's state kept in one copy ------------------------------ */
+
+/* The state of ``_random.Random`` (the Mersenne Twister behind ``random.Random``), as CPython
+ * 3.10-3.13 lay it out in Modules/_randommodule.c. ``random_snapshot`` copies it out in one
+ * memcpy, where ``getstate()`` builds 625 ints (about 18 µs): a tick saves the state of every
+ * entity generator it draws from, for an abort, and a session's checkpoint every tick. The
+ * layout is checked when the module loads (the type's size) and again by a round trip in
+ * kept.py; where either fails, only getstate()/setstate() are used. */
+typedef struct {
+    PyObject_HEAD
+    int index;
+    uint32_t state[624];
+} MersenneObject;
+
+static PyTypeObject *random_type = NULL;   /* _random.Random, where its layout is the one above */
+#define MERSENNE_BYTES (sizeof(MersenneObject) - offsetof(MersenneObject, index))
+
+static int
+check_generator(PyObject *generator)
+{
+    if (random_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "random_snapshot: this Python's generators are laid out otherwise");
+        return -1;
+    }
+    if (!PyObject_TypeCheck(generator, random_type)) {
+        PyErr_Format(PyExc_TypeError, "random_snapshot: expected a random.Random, got %.200s",
+                     Py_TYPE(generator)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+core_random_snapshot(PyObject *module, PyObject *generator)
+{
+    if (check_generator(generator) < 0) {
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize((const char *)&((MersenneObject *)generator)->index, MERSENNE_BYTES);
+}
+
+static PyObject *
+core_random_restore(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "random_restore(generator, snapshot) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *generator = args[0], *snapshot = args[1];
+    if (check_generator(generator) < 0) {
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(snapshot) || PyBytes_GET_SIZE(snapshot) != (Py_ssize_t)MERSENNE_BYTES) {
+        PyErr_SetString(PyExc_ValueError, "random_restore: not a snapshot random_snapshot made");
+        return NULL;
+    }
+    int index;
+    memcpy(&index, PyBytes_AS_STRING(snapshot), sizeof(int));
+    if (index < 0 || index > 624) {
+        PyErr_SetString(PyExc_ValueError, "random_restore: not a snapshot random_snapshot made");
+        return NULL;
+    }
+    memcpy(&((MersenneObject *)generator)->index, PyBytes_AS_STRING(snapshot), MERSENNE_BYTES);
+    Py_RETURN_NONE;
+}
+
 /* -- the renderer's gather ---------------------------------------------------------------- */
 
 static const char *gather_fields[6] = {"x", "y", "angle", "previous x", "previous y", "previous angle"};
@@ -2334,6 +2419,11 @@ static PyMethodDef core_methods[] = {
      "What entities set of their own shown fields this tick is committed: each baseline that is not the "
      "field's unchanged marker is appended to written as (entity, field, before), unless written is None, "
      "and becomes the marker."},
+    {"random_snapshot", (PyCFunction)core_random_snapshot, METH_O,
+     "random_snapshot(generator)\n--\n\nA random.Random's Mersenne Twister state, copied into bytes "
+     "(its gauss_next is the caller's)."},
+    {"random_restore", (PyCFunction)(void (*)(void))core_random_restore, METH_FASTCALL,
+     "random_restore(generator, snapshot)\n--\n\nPut back what random_snapshot copied."},
     {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
      "gather_pair(entities, tick, previous, current)\n--\n\n"
      "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},
@@ -2394,6 +2484,23 @@ PyInit__core(void)
         Py_DECREF(&ShownFieldType);
         Py_DECREF(module);
         return NULL;
+    }
+    PyObject *random_module = PyImport_ImportModule("_random");
+    if (random_module == NULL) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    PyObject *found = PyObject_GetAttrString(random_module, "Random");
+    Py_DECREF(random_module);
+    if (found == NULL) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (PyType_Check(found) && ((PyTypeObject *)found)->tp_basicsize == (Py_ssize_t)sizeof(MersenneObject)) {
+        random_type = (PyTypeObject *)found;   /* kept for the module's life */
+    }
+    else {
+        Py_DECREF(found);
     }
     if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
             || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0) {

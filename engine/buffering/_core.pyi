@@ -34,6 +34,12 @@ def gather_motion(
 ) -> None:
     """Write every entity's interpolated ``(x, y, angle)`` into the float32 buffer ``out``."""
 
+def random_snapshot(generator: Any, /) -> bytes:
+    """A ``random.Random``'s Mersenne Twister state, copied into bytes (its ``gauss_next`` is the caller's)."""
+
+def random_restore(generator: Any, snapshot: bytes, /) -> None:
+    """Put back what ``random_snapshot`` copied."""
+
 def commit_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None, /) -> None:
     """Forget every baseline of the shown fields entities set this tick, kept in ``written`` unless None."""
 

@@ -49,6 +49,11 @@ def snap(entity: BufferSlots) -> None:
 
 def random_of(entity: BufferSlots) -> random.Random | None:
     """A spawned entity's own random generator (see ``Entity.random``); ``None`` before it has an id."""
+    generator = entity._random
+    if generator is not None:  # the common case: made already, and saved for this tick already, or between ticks
+        state = entity._wstate
+        if state is not None and (not state.ticking or entity._random_mark is state.token):
+            return generator
     world = entity.world
     if world is None or entity.id is None:
         return None

@@ -7,15 +7,18 @@ costs on any Python object, and the buffers make it mean the right thing for eac
 by watching the *writes*:
 
 * **The write barrier** (``engine.buffering.slots.barrier``). Every write to a buffered
-  field during a tick is checked where it is made. The updating entity's first write sets
-  its committed values aside (the *baseline*) and marks it with the tick's token; from
-  then on it reads its own pending values. A write to *another* entity's buffered field
-  from an update is refused at that line (``BufferedWriteError``), the first time it
-  runs: nothing to compare later, no tick to run again. A system's write (nobody
-  updating) is committed at once, its values at the tick's start kept aside.
-* **Settle.** When an entity's update returns, if it wrote, what it wrote is kept aside as
-  pending and its committed values put back, so every later entity reads what was
-  committed. Entities that wrote nothing cost nothing.
+  field during a tick is checked where it is made. The updating entity's own writes are its
+  pending values: the *baseline* slots ``_bx``, ``_by``, ``_ba`` always hold the committed
+  ``x``, ``y`` and ``angle``, so moving itself sets nothing aside; an entity with buffered
+  fields of its own sets its committed tuple aside at its first write (and is marked with the
+  tick's token). A write to *another* entity's buffered field from an update is refused at
+  that line (``BufferedWriteError``), the first time it runs: nothing to compare later, no
+  tick to run again. A system's write (nobody updating) is committed at once, its values at
+  the tick's start kept aside.
+* **Settle.** When an entity's update returns, if it wrote (a slot holds another object than
+  its baseline, or the mark), what it wrote is kept aside as pending and its committed values
+  put back, so every later entity reads what was committed. Entities that wrote nothing cost
+  an identity test or three.
 * **Commit.** After the last update, the pending values become committed, so systems
   that run after the Update Method system see them.
 * **Finish** (after every system): the baseline becomes the *previous* values that
@@ -54,12 +57,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from engine.buffering.access import NO_SIGNALS
-from engine.buffering.fields import MUTABLE_TYPES, Layout, layout_of
-from engine.buffering.kept import keep_buffers, put_back_buffers, restore_buffers
+from engine.buffering.fields import Layout, layout_of
+from engine.buffering.kept import keep_buffers, put_back_buffers, random_restore, random_snapshot, restore_buffers
 from engine.buffering.own import OwnBuffers
 from engine.buffering.shown import UNCHANGED, ShownBuffers
 from engine.buffering.signals import SignalBuffers
-from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core
+from engine.buffering.slots import ACCELERATED, MUTABLE_TYPES, BufferSlots, Host, TickState, _core
 from engine.errors import BufferedWriteError, EntityUpdateError
 
 __all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "init_entity"]
@@ -132,8 +135,6 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self.state: Any = (TickState if _core is None else _core.TickState)(self._refuse)
         """What the write barrier reads (``TickState``): every entity of the world points to it."""
         self.state.signals = self.raise_signal
-        self.serial = 0
-        """Goes up at every tick attempt: marks which entities' generators were saved this tick."""
         self._order: Sequence[BufferSlots] = []
         self._size = 0
         self._moved: list[BufferSlots] = []
@@ -173,7 +174,6 @@ class PureBuffers(SignalBuffers, ShownBuffers):
     def begin(self, order: Sequence[BufferSlots], late_systems: bool = True, tick: int = 0) -> None:
         """Tick ``tick`` starts: the barrier watches every write from now on (a new token), and
         where pending signals end is remembered."""
-        self.serial += 1
         self._tick = tick
         self._late_systems = late_systems
         self._order = order
@@ -288,7 +288,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         # A game that caught the BufferedWriteError of its foreign write still has its tick refused.
         refused = self.state.refused
         if refused is not None:
-            raise refused
+            raise BufferedWriteError(refused.writer, refused.written, refused.field, self._tick, refused.where,
+                                     caught=True) from None
 
     def _commit(self) -> None:
         self._check_order()
@@ -394,7 +395,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             if generator_state is None:
                 entity._random = None
             else:
-                entity._random.setstate(generator_state)
+                random_restore(entity._random, generator_state)
         self._randoms.clear()
         for own in self._hooked:
             own._abort_own()
@@ -413,13 +414,15 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         """The entity's generator, made on first use from the world's seed and the entity's id.
 
         Seeded from a string, which ``random`` hashes with SHA-512, never with ``hash()``:
-        the same in every process. Inside a tick its state is saved once, on first use, so
-        a failed tick rewinds it.
+        the same in every process. Inside a tick its state is saved once, on first use (marked
+        with the tick's token), so a failed tick rewinds it; where the core runs the save is one
+        copy of the generator's state (``kept.random_snapshot``).
         """
         generator: random.Random | None = entity._random
-        if ticking and entity._random_mark != self.serial:
-            entity._random_mark = self.serial
-            self._randoms.append((entity, None if generator is None else generator.getstate()))
+        token = self.state.token
+        if ticking and entity._random_mark is not token:
+            entity._random_mark = token
+            self._randoms.append((entity, None if generator is None else random_snapshot(generator)))
         if generator is None:
             generator = random.Random(f"tickswap:{seed!r}:{entity.id}")
             entity._random = generator

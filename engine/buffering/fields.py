@@ -13,15 +13,12 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any, TypeVar, cast, overload
 
-from engine.buffering.slots import BufferSlots
+from engine.buffering.slots import MUTABLE_TYPES, BufferSlots
 
 __all__ = ["Layout", "SignalInbox", "buffered", "class_layout", "layout_of", "signal"]
 
 T = TypeVar("T")
-_MUTABLE = (list, dict, set, bytearray)
-MUTABLE_TYPES = frozenset(_MUTABLE)
-"""The mutable built-in types a buffered field refuses (exactly these: the check costs one
-set lookup per value of an entity that changed, on both paths)."""
+_MUTABLE = tuple(MUTABLE_TYPES)
 MOTION = ("x", "y", "angle")
 """The buffered fields every entity has, first in every layout."""
 

@@ -24,7 +24,8 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-__all__ = ["ACCELERATED", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier", "hold"]
+__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier",
+           "hold"]
 
 
 def _import_core() -> Any:
@@ -89,6 +90,9 @@ class TickState:
         self.written: list[tuple[Any, tuple[Any, ...]]] = []
 
 
+MUTABLE_TYPES = frozenset((list, dict, set, bytearray))
+"""The mutable built-in types a buffered field refuses (exactly these: the check costs one set lookup per value,
+on both paths; the core compares the same four types)."""
 _BASELINE = {"x": "_bx", "y": "_by", "angle": "_ba"}
 """The slot that holds the committed value of each of x, y and angle: always, but while the entity's
 own update runs (its pending value is in the field's slot then) and between the commit of a tick whose
@@ -119,10 +123,11 @@ def hold(entity: Any, token: object) -> None:
     del spent
 
 
-def barrier(state: TickState, entity: Any, name: str) -> bool:
+def barrier(state: TickState, entity: Any, name: str, value: Any) -> bool:
     """The Double Buffer's rule at a write to buffered ``name`` of ``entity`` during a tick.
 
-    Its own update: a pending write (one with fields of its own sets its committed tuple aside
+    Its own update: a pending write (a list, dict, set or bytearray written to a field of the
+    class's own is refused at that line; one with fields of its own sets its committed tuple aside
     at its first; the settle puts the committed values back when the update returns, keeping
     what it wrote as pending). Another entity's update: refused, here, at the line that writes
     (``BufferedWriteError``), unless the entity has not joined yet (spawned in this tick) or is
@@ -133,6 +138,10 @@ def barrier(state: TickState, entity: Any, name: str) -> bool:
     updating = state.updating
     token = state.token
     if updating is entity:
+        if name not in _BASELINE and type(value) in MUTABLE_TYPES:
+            kind = type(value).__name__
+            raise TypeError(f"{type(entity).__name__}.{name} is buffered and was set to a {kind}: buffered values "
+                            f"are immutable, so use a tuple or a frozenset (tuple(...) of the {kind})")
         if not entity._motion_only and entity._wmark is not token:
             hold(entity, token)
         return True
@@ -160,8 +169,8 @@ class BufferSlots(_CoreBase):
     before Python 3.13; see ``_LAYOUT``), so the compiled core reads them at a fixed
     offset and CPython's specialised bytecode reads them from Python as fast as any
     attribute (``LOAD_ATTR_SLOT``). ``x``, ``y`` and ``angle`` are the committed values
-    (the updating entity's own pending ones during its update); ``_b*`` the baseline
-    (set aside at the entity's first write in its update), ``_n*`` the pending values of an
+    (the updating entity's own pending ones during its update); ``_b*`` the baseline, the
+    committed values again (see ``_BASELINE``), ``_n*`` the pending values of an
     entity that changed, ``_p*`` the previous ones; ``_look`` and ``_parts`` what the entity
     shows of its own (``engine.buffering.shown``); ``_wstate`` its world's ``TickState``.
     Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
@@ -180,7 +189,7 @@ class BufferSlots(_CoreBase):
         def __setattr__(self, name: str, value: Any) -> None:
             if name in type(self)._buffered_names:
                 state = getattr(self, "_wstate", None)
-                own = state is not None and state.ticking and barrier(state, self, name)
+                own = state is not None and state.ticking and barrier(state, self, name, value)
                 baseline = _BASELINE.get(name)
                 if baseline is not None and not own:  # committed at once: the baseline slot holds it too
                     object.__setattr__(self, baseline, value)
@@ -206,7 +215,7 @@ class BufferSlots(_CoreBase):
     _prest: tuple[Any, ...]
     _signals: dict[str, Any]
     _random: random.Random | None
-    _random_mark: int
+    _random_mark: Any
     _look: Any
     _blook: Any
     _parts: Any
