@@ -644,15 +644,34 @@ motion_index(PyObject *name)
     return -1;
 }
 
+/* The class last asked about, its version tag, and its ``_buffered_names`` when they hold fields
+ * of its own (else NULL): a plain attribute's write in an update asks every time. Borrowed, as
+ * ``checked_type``: a class whose attributes change gets a new tag, and a freed one loses it. */
+static PyTypeObject *names_type = NULL;
+static unsigned int names_tag = 0;
+static PyObject *names_of_type = NULL;
+
 /* 1 if ``name`` (not x, y or angle) is a buffered field of ``obj``'s class, 0 if not. */
 static int
 is_buffered(PyObject *obj, PyObject *name)
 {
-    PyObject *names = _PyType_Lookup(Py_TYPE(obj), str_buffered_names);   /* borrowed, no call out */
-    if (names == NULL || !PyFrozenSet_CheckExact(names) || PySet_GET_SIZE(names) <= 3) {
-        return 0;   /* only x, y and angle, or not an entity class */
+    PyTypeObject *type = Py_TYPE(obj);
+    PyObject *names;
+    if (type == names_type && names_tag != 0 && type->tp_version_tag == names_tag) {
+        names = names_of_type;
     }
-    if (!PyUnicode_CheckExact(name)) {
+    else {
+        names = _PyType_Lookup(type, str_buffered_names);   /* borrowed, no call out */
+        if (names == NULL || !PyFrozenSet_CheckExact(names) || PySet_GET_SIZE(names) <= 3) {
+            names = NULL;   /* only x, y and angle, or not an entity class */
+        }
+        if (type->tp_version_tag != 0) {
+            names_type = type;
+            names_tag = type->tp_version_tag;
+            names_of_type = names;
+        }
+    }
+    if (names == NULL || !PyUnicode_CheckExact(name)) {
         return 0;   /* a str subclass as a name: never one of the class body's identifiers */
     }
     return PySet_Contains(names, name);   /* a str's hash and equality run no Python code */
