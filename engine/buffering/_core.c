@@ -55,6 +55,32 @@ static const char *slot_names[S_COUNT] = {
 };
 
 static Py_ssize_t offsets[S_COUNT];
+static PyObject *slot_strs[S_COUNT];      /* the slots' names, interned (configure()) */
+/* The slots' names by their address: a table of 64 (open addressing), so that the barrier finds
+ * whether a name is one of the engine's slots in a few instructions. */
+#define SLOT_TABLE 64
+static PyObject *slot_table_names[SLOT_TABLE];
+static int slot_table_slots[SLOT_TABLE];
+
+static inline int
+slot_hash(PyObject *name)
+{
+    return (int)(((uintptr_t)name >> 4) & (SLOT_TABLE - 1));
+}
+
+/* The slot an interned ``name`` is the name of, or -1; never calls out. */
+static inline int
+slot_named(PyObject *name)
+{
+    for (int i = slot_hash(name);; i = (i + 1) & (SLOT_TABLE - 1)) {
+        if (slot_table_names[i] == name) {
+            return slot_table_slots[i];
+        }
+        if (slot_table_names[i] == NULL) {
+            return -1;
+        }
+    }
+}
 static Py_ssize_t kept_end = 0;           /* past the last slot keep() and put_back() touch */
 static PyTypeObject *slots_type = NULL;   /* BufferSlots, set by configure() */
 static PyObject *str_layout = NULL;       /* "_layout" */
@@ -263,6 +289,19 @@ core_configure(PyObject *module, PyObject *cls)
             return NULL;
         }
         found[s] = member->offset;
+    }
+    for (int s = 0; s < S_COUNT; s++) {
+        if (slot_strs[s] == NULL) {
+            if ((slot_strs[s] = PyUnicode_InternFromString(slot_names[s])) == NULL) {
+                return NULL;
+            }
+            int i = slot_hash(slot_strs[s]);
+            while (slot_table_names[i] != NULL) {
+                i = (i + 1) & (SLOT_TABLE - 1);
+            }
+            slot_table_names[i] = slot_strs[s];   /* held by slot_strs, for the module's life */
+            slot_table_slots[i] = s;
+        }
     }
     memcpy(offsets, found, sizeof(offsets));
     kept_end = 0;
@@ -922,6 +961,16 @@ barrier_setattro(PyObject *obj, PyObject *name, PyObject *value)
 {
     if (value == NULL || !is_entity(obj)) {
         return PyObject_GenericSetAttr(obj, name, value);   /* a deletion is nobody's write */
+    }
+    int s = slot_named(name);
+    if (s > S_ANGLE) {
+        /* One of the engine's own slots (an entity's class may not shadow them: entity.py
+         * refuses it): stored straight into it, as its member descriptor would, without the
+         * generic lookup; a new entity's constructor and its spawn write some twenty. */
+        PyObject **where = SLOT_AT(obj, s), *old = *where;
+        *where = Py_NewRef(value);
+        Py_XDECREF(old);
+        return 0;
     }
     PyObject *state = SLOT(obj, S_WSTATE);
     int ticking = state != NULL && Py_IS_TYPE(state, &TickStateType) && ((TickState *)state)->ticking;
