@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -164,13 +165,15 @@ def test_both_workloads_are_deterministic_and_hold_their_counts():
             for _ in range(ticks):
                 world.tick()
                 assert len(world.entities) == 300 + HUBS  # a tenth go and as many come, every tick
-            return world.state_hash(), world.entities[-1].serial
+            last: Any = world.entities[-1]
+            return world.state_hash(), last.serial
 
     def bullet_hell(ticks):
         with bullets_world(200) as world:
             for _ in range(ticks):
                 world.tick()
-            return world.state_hash(), live_bullets(world), world.entities[0].grazes
+            player: Any = world.entities[0]
+            return world.state_hash(), live_bullets(world), player.grazes
 
     first = churned(25)
     assert first == churned(25) and first[1] >= 300  # successors were spawned
@@ -192,7 +195,9 @@ def test_the_pygame_peer_runs_the_same_workloads_in_its_own_python():
         peer = Peer(workload, size)
         try:
             assert peer.name, peer.reason
-            return [peer.tick()[1:] for _ in range(ticks)]
+            figures = [peer.tick() for _ in range(ticks)]
+            assert all(each is not None for each in figures), peer.reason
+            return [each[1:] for each in figures if each is not None]
         finally:
             peer.close()
 
@@ -201,7 +206,8 @@ def test_the_pygame_peer_runs_the_same_workloads_in_its_own_python():
     with churn_world(200) as world:
         for _ in range(12):
             world.tick()
-        assert churn[-1] == (len(world.entities) - HUBS, sum(hub.heard for hub in world.entities[:HUBS]))
+        hubs: list[Any] = world.entities[:HUBS]
+        assert churn[-1] == (len(world.entities) - HUBS, sum(hub.heard for hub in hubs))
     bullets = peer_figures("bullets", 100, 40)
     with bullets_world(100) as world:
         for _ in range(40):

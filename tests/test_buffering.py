@@ -7,6 +7,7 @@ import contextlib
 import gc
 import itertools
 import random
+from types import TracebackType
 from typing import cast
 
 import esper
@@ -97,7 +98,7 @@ def test_a_foreign_write_is_refused_at_its_line_before_anything_after_it_runs(wo
     assert raised.value.where == f"{__file__}:{Breaker.update.__code__.co_firstlineno + 1}"
     assert raised.value.__traceback__ is not None
     frames = []
-    entry = raised.value.__traceback__
+    entry: TracebackType | None = raised.value.__traceback__
     while entry is not None:
         frames.append(entry.tb_frame.f_code)
         entry = entry.tb_next
@@ -150,7 +151,7 @@ def test_a_list_written_to_a_buffered_field_is_refused_at_the_line_that_writes_i
         bag = buffered(())
 
         def update(self, world: World) -> None:
-            self.bag = []  # the line the refusal names
+            self.bag = []  # type: ignore[assignment]  # the line the refusal names
 
     world.spawn(Packer())
     with pytest.raises(EntityUpdateError) as raised:

@@ -568,7 +568,7 @@ def test_systems_writing_before_and_after_the_updates_give_the_same_world_and_pr
         try:
             entities = [world.spawn((Keeper if i % 3 == 0 else Walker)(x=float(i))) for i in range(9)]
             world.add_processor(_Systematic(world, fail), priority=priority)
-            seen = []
+            seen: list[Any] = []
             for _ in range(4):
                 seen.append(_outcome(world.tick))
                 seen.append([(e.x, e.prev_x, getattr(e, "hp", None), e.previous("x")) for e in entities])
@@ -828,7 +828,7 @@ def test_the_barrier_refuses_a_write_from_anothers_update_with_the_states_error_
     written.plain = 3  # a plain attribute is nobody's concern
     written.id = None  # spawned in this tick: not joined yet, written at once
     written.hp = 4
-    assert (written.hp, written.plain) == (4, 3)
+    assert (written.hp, written.plain) == (4, 3)  # type: ignore[attr-defined]
     state.refuse = lambda *args: "not an exception"
     written.id = 2
     with pytest.raises(TypeError, match="must return an exception"):
@@ -1563,7 +1563,7 @@ def test_a_failed_tick_rewinds_a_generator_drawn_past_a_regeneration_alike():
     def scenario() -> Any:
         with World(seed=9) as world:
             gamblers = [world.spawn(_Gambler()) for _ in range(3)]
-            seen = []
+            seen: list[Any] = []
             for _ in range(4):
                 seen.append(_outcome(world.tick))
                 seen.append([gambler.random.getstate() for gambler in gamblers])

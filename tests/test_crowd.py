@@ -293,7 +293,7 @@ def test_near_pairs_are_every_pair_within_the_radius_as_a_brute_force_loop_finds
 def test_overlapping_pairs_are_every_pair_of_overlapping_boxes_as_a_brute_force_loop_finds_them(positions, box,
                                                                                                both_ways):
     crowd = dots(positions)
-    crowd.hitbox = box  # type: ignore[misc]
+    crowd.hitbox = box
     expected = brute_pairs(positions, lambda dx, dy: abs(dx) < box[0] and abs(dy) < box[1], both_ways)
     assert as_pairs(crowd.overlapping_pairs(both_ways=both_ways)) == expected
 
@@ -332,7 +332,7 @@ def test_members_at_the_radius_are_near_boxes_that_touch_do_not_overlap_and_no_m
     assert as_pairs(crowd.near_pairs(5, both_ways=True)) == [(0, 1), (0, 3), (1, 0), (1, 2), (1, 3), (2, 1),
                                                             (3, 0), (3, 1)]
     assert as_pairs(crowd.overlapping_pairs()) == [(0, 3)], "6 by 4 boxes: 6 across or 4 up and down only touch"
-    crowd.hitbox = (6.5, 4.5)  # type: ignore[misc]
+    crowd.hitbox = (6.5, 4.5)
     assert as_pairs(crowd.overlapping_pairs()) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (2, 4)]
     assert crowd.members_near(0, 0, 5).tolist() == [0, 1, 3]
     empty = Dots(3)
@@ -352,7 +352,7 @@ class Boids(Crowd):
         neighbours = np.bincount(i, minlength=count)
         centre = np.stack([np.bincount(i, weights=position[j, axis], minlength=count) for axis in (0, 1)], axis=1)
         has = neighbours > 0
-        centre[has] /= neighbours[has, None]
+        centre[has] = centre[has] / neighbours[has, None]
         steer = np.where(has[:, None], (centre - position) * 0.01, 0.0)
         a, b = self.overlapping_pairs()
         push = np.zeros((count, 2))
@@ -418,9 +418,9 @@ def test_member_queries_refuse_wrong_arguments_by_name():
     for radius in ("5", True, None):
         with pytest.raises(ValueError, match=r"Dots\.near_pairs: radius must be a number >= 0, got " + repr(radius)):
             crowd.near_pairs(radius)  # type: ignore[arg-type]
-    for radius in (-1, math.nan):
+    for bad in (-1, math.nan):
         with pytest.raises(ValueError, match=r"Dots\.near_pairs: radius .* got -1|nan"):
-            crowd.near_pairs(radius)
+            crowd.near_pairs(bad)
     with pytest.raises(TypeError, match=r"Dots\.near_pairs: both_ways must be True or False, got 'yes'"):
         crowd.near_pairs(3, both_ways="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"Dots\.overlapping_pairs: both_ways must be True or False, got 1"):

@@ -78,7 +78,7 @@ def test_near_refuses_an_exclude_that_is_not_an_entity_by_its_value(world):
     world.spawn(Box(x=0, y=0))
     for wrong in ("me", 3, Box):
         with pytest.raises(TypeError, match=r"world\.near: exclude must be an Entity.*" + repr(wrong)[:4]):
-            world.near(0, 0, 5, exclude=wrong)  # type: ignore[arg-type]
+            world.near(0, 0, 5, exclude=wrong)
 
 
 def test_a_hitbox_overrides_the_looks_size(world):
