@@ -213,12 +213,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                     # It wrote if a slot holds another object than its baseline (the committed
                     # value): identity, as the core compares.
                     if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
-                        entity._nx = entity.x
-                        entity._ny = entity.y
-                        entity._na = entity.angle
-                        entity.x = entity._bx
-                        entity.y = entity._by
-                        entity.angle = entity._ba
+                        _settle_moved(entity)
                         moved_append(entity)
                 elif entity._wmark is token:
                     self._settle_full(entity)
@@ -266,12 +261,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             yield entity
             if entity._motion_only:
                 if entity.x is not entity._bx or entity.y is not entity._by or entity.angle is not entity._ba:
-                    entity._nx = entity.x
-                    entity._ny = entity.y
-                    entity._na = entity.angle
-                    entity.x = entity._bx
-                    entity.y = entity._by
-                    entity.angle = entity._ba
+                    _settle_moved(entity)
                     self._moved.append(entity)
             elif entity._wmark is token:
                 self._settle_full(entity)
@@ -433,6 +423,17 @@ def _previous_from(entity: BufferSlots, base: tuple[Any, ...], tick: int) -> Non
     entity._px, entity._py, entity._pa = base[0], base[1], base[2]
     entity._prest = base[3:]
     entity._prev_tick = tick
+
+
+def _settle_moved(entity: BufferSlots) -> None:
+    """An entity of only x, y and angle moved in its update: what it wrote kept pending, the committed values
+    (its baseline slots) back where everyone reads them. Its own update's writes, still: at once."""
+    entity._nx = entity.x
+    entity._ny = entity.y
+    entity._na = entity.angle
+    entity.x = entity._bx
+    entity.y = entity._by
+    entity.angle = entity._ba
 
 
 def _put_back_baseline(entity: BufferSlots) -> None:
