@@ -170,6 +170,49 @@ def test_a_list_written_to_a_buffered_field_is_refused_at_the_line_that_writes_i
     assert world.tick_count == 0
 
 
+@pytest.mark.parametrize("killer_first", [True, False])
+def test_a_write_to_an_entity_despawned_in_the_same_tick_is_refused_in_every_order(killer_first):
+    class Killer(Entity):
+        def __init__(self) -> None:
+            super().__init__()
+            self.victim: Target | None = None
+
+        def update(self, world: World) -> None:
+            if self.victim is not None:
+                world.despawn(self.victim)
+
+    class Pusher(Entity):
+        def __init__(self) -> None:
+            super().__init__()
+            self.victim: Target | None = None
+
+        def update(self, world: World) -> None:
+            if self.victim is not None:
+                self.victim.x += 1.0
+
+    with World() as world:
+        first = world.spawn(Killer() if killer_first else Pusher())
+        second = world.spawn(Pusher() if killer_first else Killer())
+        victim = world.spawn(Target())
+        first.victim = second.victim = victim
+        with pytest.raises(BufferedWriteError, match=r"wrote x of Target \(id 3\)"):
+            world.tick()
+        assert victim.alive and victim.x == 0.0 and world.tick_count == 0  # taken back, despawn included
+
+
+def test_an_entity_gone_before_the_tick_is_nobodys_concern(world):
+    target = world.spawn(Target())
+    world.despawn(target)
+
+    class Late(Entity):
+        def update(self, world: World) -> None:
+            target.hp = 5  # gone before this tick began: harmless, as slapping it is
+
+    world.spawn(Late())
+    world.tick()
+    assert target.hp == 5 and not target.alive
+
+
 def test_writes_between_ticks_and_from_systems_are_allowed(world):
     target = world.spawn(Target())
     target.hp = 50  # between ticks: committed at once

@@ -550,6 +550,7 @@ typedef struct {
     PyObject *refuse;     /* refuse(writer, written, field) -> the exception for a foreign write */
     PyObject *refused;    /* the first such exception made in this tick, or NULL */
     PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
+    PyObject *members;    /* the tick's update order (a list), or NULL between ticks */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
     char ticking;
 } TickState;
@@ -591,6 +592,7 @@ tick_state_traverse(TickState *self, visitproc visit, void *arg)
     Py_VISIT(self->refuse);
     Py_VISIT(self->refused);
     Py_VISIT(self->signals);
+    Py_VISIT(self->members);
     Py_VISIT(self->tick);
     return 0;
 }
@@ -604,6 +606,7 @@ tick_state_clear(TickState *self)
     Py_CLEAR(self->refuse);
     Py_CLEAR(self->refused);
     Py_CLEAR(self->signals);
+    Py_CLEAR(self->members);
     Py_CLEAR(self->tick);
     return 0;
 }
@@ -637,6 +640,8 @@ static PyMemberDef tick_state_members[] = {
     {"refuse", T_OBJECT_EX, offsetof(TickState, refuse), 0, "refuse(writer, written, field): the error to raise."},
     {"refused", T_OBJECT, offsetof(TickState, refused), 0, "The first refusal of this tick, or None."},
     {"tick", T_OBJECT_EX, offsetof(TickState, tick), 0, "The tick's number."},
+    {"members", T_OBJECT, offsetof(TickState, members), 0,
+     "The tick's update order: whoever was in the world when it began (None between ticks)."},
     {"signals", T_OBJECT, offsetof(TickState, signals), 0,
      "signals(receiver, name, value): raise a signal into the world's next buffer."},
     {"ticking", T_BOOL, offsetof(TickState, ticking), 0, "Whether a tick runs."},
@@ -752,24 +757,14 @@ hold(PyObject *entity, TickState *state)
     return 0;
 }
 
-/* Whether a written entity has joined its world and lives: a write to it from another
- * entity's update is refused. (Spawned in this tick, it has no id yet; despawned, it is
- * nobody's concern.) */
+/* Whether a written entity was in its world when the tick began (in ``state->members``, the
+ * tick's update order): a write to it from another entity's update is refused, despawned
+ * during the tick or not, so that the refusal never depends on who updated first. One that
+ * has no id yet (spawned in this tick) or left before the tick is nobody's concern. A live
+ * entity is found by its ``alive`` slot; only a write to a dead one walks the list. */
 static int
-joined(PyObject *entity)
+joined(PyObject *entity, TickState *state)
 {
-    PyObject *alive = SLOT(entity, S_ALIVE);
-    if (alive == NULL || alive == Py_False) {
-        return 0;
-    }
-    if (alive != Py_True) {
-        Py_INCREF(alive);
-        int live = PyObject_IsTrue(alive);
-        Py_DECREF(alive);
-        if (live <= 0) {
-            return live;
-        }
-    }
     PyObject *id = PyObject_GetAttr(entity, str_id);
     if (id == NULL) {
         PyErr_Clear();
@@ -777,7 +772,22 @@ joined(PyObject *entity)
     }
     int has = id != Py_None;
     Py_DECREF(id);
-    return has;
+    if (!has) {
+        return 0;
+    }
+    if (SLOT(entity, S_ALIVE) == Py_True) {
+        return 1;
+    }
+    PyObject *members = state->members;
+    if (members == NULL || !PyList_Check(members)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(members); i++) {   /* identity only: no call out */
+        if (PyList_GET_ITEM(members, i) == entity) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* A write to another entity's buffered field from an update: the state's ``refuse`` makes the
@@ -925,7 +935,7 @@ barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *val
     }
     else if (updating != NULL) {
         Py_INCREF(updating);
-        int foreign = joined(obj);
+        int foreign = joined(obj, ts);
         if (foreign < 0) {
             failed = 1;
         }

@@ -182,6 +182,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._failed = None
         state = self.state
         state.token = object()
+        state.members = order
         state.tick = tick
         state.refused = None
         state.ticking = True
@@ -327,6 +328,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         """
         state = self.state
         state.ticking = False
+        state.members = None
         self._record_moved(tick)
         for entity in self._changed:
             _previous_from(entity, entity._bfull, tick)
@@ -365,6 +367,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         state = self.state
         state.updating = None
         state.ticking = False
+        state.members = None
         failed, self._failed = self._failed, None
         if failed is not None and (failed._motion_only or failed._wmark is state.token):
             _put_back_baseline(failed)  # its update raised, perhaps after writing: never settled

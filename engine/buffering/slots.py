@@ -73,14 +73,17 @@ class TickState:
     tick's start)`` for what systems wrote; ``tick`` is the tick's number and ``refuse``
     makes the error for a foreign write (``refuse(writer, written, field)``); ``refused``
     keeps the first one made, so a game that catches it still has its tick refused.
+    ``members`` is the tick's update order (whoever was in the world when it began; a write to
+    one of them from another's update is refused, despawned in the tick or not).
     ``signals(receiver, name, value)`` raises a signal into the world's next buffer: what a
     signal's send calls, reaching the buffers from the entity in one step.
     """
 
-    __slots__ = ("refuse", "refused", "signals", "tick", "ticking", "token", "updating", "written")
+    __slots__ = ("members", "refuse", "refused", "signals", "tick", "ticking", "token", "updating", "written")
 
     def __init__(self, refuse: Any) -> None:
         self.refuse = refuse
+        self.members: Any = None
         self.signals: Any = None
         self.refused: BaseException | None = None
         self.tick = 0
@@ -123,6 +126,11 @@ def hold(entity: Any, token: object) -> None:
     del spent
 
 
+def _among(entity: Any, members: Any) -> bool:
+    """Whether ``entity`` is one of ``members`` (the tick's update order), by identity."""
+    return members is not None and any(member is entity for member in members)
+
+
 def barrier(state: TickState, entity: Any, name: str, value: Any) -> bool:
     """The Double Buffer's rule at a write to buffered ``name`` of ``entity`` during a tick.
 
@@ -130,8 +138,9 @@ def barrier(state: TickState, entity: Any, name: str, value: Any) -> bool:
     class's own is refused at that line; one with fields of its own sets its committed tuple aside
     at its first; the settle puts the committed values back when the update returns, keeping
     what it wrote as pending). Another entity's update: refused, here, at the line that writes
-    (``BufferedWriteError``), unless the entity has not joined yet (spawned in this tick) or is
-    despawned. A system (nobody updating): written at once, its values at the tick's start kept
+    (``BufferedWriteError``), if the entity was in the world when the tick began (despawned in
+    it or not: the refusal never depends on who updated first); one spawned in this tick, or
+    gone before it, is written at once. A system (nobody updating): written at once, its values at the tick's start kept
     for previous values and for an abort. Returns whether it is the entity's own pending write.
     The pure path calls it from ``BufferSlots.__setattr__``; the core's barrier does the same in C.
     """
@@ -145,7 +154,7 @@ def barrier(state: TickState, entity: Any, name: str, value: Any) -> bool:
         if not entity._motion_only and entity._wmark is not token:
             hold(entity, token)
         return True
-    if updating is not None and entity.alive and entity.id is not None:
+    if updating is not None and entity.id is not None and (entity.alive or _among(entity, state.members)):
         error = state.refuse(updating, entity, name)
         if state.refused is None:
             state.refused = error
