@@ -1,16 +1,20 @@
 /* engine.buffering._core: the compiled core of the Double Buffer (see buffers.py).
  *
- * The tick's per-entity bookkeeping, done where it is cheapest: the world still runs
+ * The write barrier and the tick's per-entity bookkeeping, done where they are cheapest.
+ * ``Barrier`` is the base type of the entities' base class: its ``tp_setattro`` sees every
+ * write to an entity, lets a plain attribute through, and applies the Double Buffer's rule
+ * to a buffered field (the updating entity's own write is pending; another entity's update
+ * is refused at that line; a system's write is committed at once), reading the world's
+ * ``TickState``. The world still runs
  *
  *     for entity in settler:
  *         entity.update(world)
  *
- * so the update stays a cheap Python-to-Python call, and the settler's next step does
- * the rest in C: it settles the entity that has just updated (keeps its pending values
- * aside when they changed, puts its committed values back), skips despawned entities,
- * and sets the next entity's committed values aside before handing it out. The stash
- * before the loop, the check for foreign writes after it, the commit and the record of
- * previous values are plain C loops over the same slots.
+ * so the update stays a cheap Python-to-Python call, and the settler's next step does the
+ * rest in C: it settles the entity that has just updated (if it wrote, keeps what it wrote
+ * pending and puts its committed values back), skips despawned entities and names the next
+ * one in the state. The commit and the record of previous values are plain C loops over
+ * the entities that moved.
  *
  * Every slot is read at a fixed offset of the pure-Python base class ``BufferSlots``
  * (its ``__slots__``), found once by ``configure()``. Each function checks that an
@@ -24,7 +28,7 @@
  * release of a value whose finalizer runs, any allocation that starts the collector and
  * its ``gc.callbacks``) may change every list, entity and tuple in reach. So: whatever
  * is used after such a call is held by a strong reference, lengths are read again after
- * it, and the commit is two passes, a check that may call out and a commit that never
+ * it, and the commit is two passes, a check that never calls out and a commit that never
  * does (no allocation, no release that could free anything), so no list anyone can reach
  * ever holds a NULL and nothing needs undoing. References are released last, once the
  * state is consistent. tests/test_core_adversarial.py has a case for each rule and runs
