@@ -16,9 +16,9 @@ Arcade is never a dependency: this module imports it only when run.
 from __future__ import annotations
 
 import sys
-import time
 from typing import Any
 
+from engine.tools.bench.pygame_peer import serve_ticks
 from engine.tools.bench.shooter import BULLET_SIZE, FIELD, WALKER_SIZE, bullets_start, route, walkers_start
 
 __all__ = ["main"]
@@ -64,13 +64,7 @@ def main(argv: list[str]) -> int:
                 damage[index[id(enemy)]] += 1.0
 
     print(f"ready {arcade.version.VERSION}", flush=True)
-    for line in sys.stdin:
-        if line.strip() != "tick":
-            break
-        start = time.thread_time()
-        tick()
-        elapsed = time.thread_time() - start
-        print(f"{elapsed!r} {int(sum(damage))}", flush=True)
+    serve_ticks(tick, lambda: str(int(sum(damage))))
     return 0
 
 

@@ -43,7 +43,7 @@ from typing import Any
 __all__ = ["BULLET_LIFETIME", "BULLET_SIZE", "BULLET_SPEED", "CHURN_LIFETIME", "EMITTERS", "FIELD", "HEADLESS", "HUBS",
            "PLAYER_SIZE", "PYTHON_VARIABLE", "SHOT_PERIOD", "SHOT_SIZE", "Peer", "bullet_plan", "churner_lifetime",
            "churner_start", "emitter_place", "interleave", "main", "off_field", "peer_python", "player_at",
-           "pygame_here", "ring", "shot_velocities"]
+           "pygame_here", "ring", "serve_ticks", "shot_velocities"]
 
 PYTHON_VARIABLE = "TICKSWAP_PYGAME_PYTHON"
 """The environment variable naming a Python that has pygame-ce (``/path/to/venv/bin/python``)."""
@@ -395,14 +395,20 @@ def main(argv: list[str]) -> int:
     kind = "pygame-ce" if getattr(pygame, "IS_CE", False) else "pygame (not pygame-ce)"
     tick, alive, count = {"churn": _churn, "bullets": _bullets}[workload](pygame, size)
     print(f"ready {kind} {pygame.version.ver}, Python {platform.python_version()}", flush=True)
+    serve_ticks(tick, lambda: f"{alive()} {count()}")
+    return 0
+
+
+def serve_ticks(tick: Callable[[], object], figures: Callable[[], str]) -> None:
+    """A peer's side of the pipe: one ``tick()`` per ``tick`` line on stdin, answered with its CPU seconds and
+    ``figures()``; anything else ends it. (Standard library only: the Arcade peer shares it.)"""
     for line in sys.stdin:
         if line.strip() != "tick":
             break
         start = time.thread_time()
         tick()
         elapsed = time.thread_time() - start
-        print(f"{elapsed!r} {alive()} {count()}", flush=True)
-    return 0
+        print(f"{elapsed!r} {figures()}", flush=True)
 
 
 if __name__ == "__main__":
