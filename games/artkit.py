@@ -4,7 +4,8 @@ Only the standard library (``zlib``, ``struct``, ``wave``), so the art is rebuil
 nothing to install and nothing downloaded. Everything is deterministic: the same script writes
 the same bytes on every machine (noise comes from a seeded ``random.Random``; PNGs are
 compressed at a fixed level; WAVs are 8-bit, so float rounding cannot differ in the output).
-The scripts that use it are ``games/pong/make_art.py`` and ``games/platformer/make_art.py``.
+The scripts that use it are ``games/platformer/make_art.py`` and ``games/towers/make_art.py``; a game of
+your own uses the public kit, ``engine.art`` (pong's script does).
 """
 
 from __future__ import annotations

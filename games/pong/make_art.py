@@ -5,15 +5,17 @@ Re-run from the repository root (it rewrites them, byte for byte the same):
     python -m games.pong.make_art
 
 Pixel art is drawn at half size and scaled up 2x, so the game shows it 1:1 with chunky
-pixels and nothing blurs. The colours are the PICO-8 palette's.
+pixels and nothing blurs. The colours are the PICO-8 palette's. It uses the engine's art kit
+(``engine.art``: canvases, text-grid sprites, sfxr-style sounds), so the same bytes come out
+on every machine.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from games.artkit import Canvas, hex_color, mix, noise, note, tone, write_wav
+from engine.art import Canvas, Color, Sfx, hex_color, mix, note, sprite, write_wav
+from engine.portable import RADIANS, cos, sin
 
 HERE = Path(__file__).parent
 NAVY, DEEP, INK = hex_color("#1d2b53"), hex_color("#111a36"), hex_color("#0b0f1f")
@@ -33,8 +35,8 @@ def court() -> Canvas:
         canvas.rect(159, y, 2, 7, LAVENDER)
         canvas.rect(159, y + 6, 2, 1, GREY)
     for angle in range(360):  # the centre ring, one pixel wide
-        x = 160 + round(34 * math.cos(math.radians(angle)))
-        y = 120 + round(34 * math.sin(math.radians(angle)))
+        x = 160 + round(34 * cos(angle * RADIANS))
+        y = 120 + round(34 * sin(angle * RADIANS))
         if canvas.get(x, y) != LAVENDER:
             canvas.set(x, y, GREY)
     for x in (24, 295):  # the goal lines, faint
@@ -50,7 +52,7 @@ def court() -> Canvas:
     return canvas.scaled(2)
 
 
-def paddle(light: tuple[int, ...], main: tuple[int, ...], dark: tuple[int, ...]) -> Canvas:
+def paddle(light: Color, main: Color, dark: Color) -> Canvas:
     """8x44: a rounded bar, lit from the left, with a grip in the middle."""
     art = Canvas(8, 44)
     art.rect(1, 1, 6, 42, main)
@@ -65,8 +67,7 @@ def paddle(light: tuple[int, ...], main: tuple[int, ...], dark: tuple[int, ...])
 
 def ball() -> Canvas:
     """7x7: a round ball with a shine."""
-    art = Canvas(7, 7)
-    art.draw([
+    return sprite([
         "..ooo..",
         ".oyyyo.",
         "oywyyyo",
@@ -74,20 +75,21 @@ def ball() -> Canvas:
         "oyyyOOo",
         ".oOOOo.",
         "..ooo..",
-    ], {"o": INK, "y": YELLOW, "w": WHITE, "O": ORANGE})
-    return art.scaled(2)
+    ], {"o": INK, "y": YELLOW, "w": WHITE, "O": ORANGE}, scale=2)
 
 
 def sounds() -> None:
-    write_wav(HERE / "hit.wav", tone(note("A5"), 0.07, 0.5, duty=0.25, decay=20))
-    write_wav(HERE / "wall.wav", tone(note("E5"), 0.05, 0.4, duty=0.5, decay=30))
+    """sfxr-style sounds (``engine.art.Sfx``): square waves with short linear fades, a noise burst for a point."""
+    Sfx(frequency=note("A5"), duty=0.25, sustain=0.01, decay=0.06, volume=0.5).save(HERE / "hit.wav")
+    Sfx(frequency=note("E5"), sustain=0.01, decay=0.04, volume=0.4).save(HERE / "wall.wav")
     point = []
     for name in ("G5", "E5", "C5"):
-        point += tone(note(name), 0.08, 0.4, duty=0.25, decay=8)
-    write_wav(HERE / "score.wav", mix(point, noise(0.1, 0.2, decay=30, seed=3)))
+        point += Sfx(frequency=note(name), duty=0.25, sustain=0.02, decay=0.06, volume=0.4).samples()
+    burst = Sfx(wave="noise", frequency=3000, sustain=0.0, decay=0.1, volume=0.2, seed=3).samples()
+    write_wav(HERE / "score.wav", mix(point, burst))
     fanfare = []
     for name, seconds in (("C5", 0.1), ("E5", 0.1), ("G5", 0.1), ("C6", 0.35)):
-        fanfare += tone(note(name), seconds, 0.4, duty=0.5, decay=3)
+        fanfare += Sfx(frequency=note(name), sustain=seconds * 0.4, decay=seconds * 0.6, volume=0.4).samples()
     write_wav(HERE / "win.wav", fanfare)
 
 

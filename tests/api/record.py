@@ -37,7 +37,7 @@ from typing import Any
 
 # The modules whose names users were taught to import, in every version (missing ones are skipped).
 TAUGHT = ("engine", "engine.testing", "engine.keys", "engine.crowd", "engine.render.view", "engine.render.runner",
-          "engine.render.entities", "engine.tiles", "engine.net")
+          "engine.render.entities", "engine.tiles", "engine.net", "engine.art")
 # Instances to read instance attributes from (``World().input``), made where a class is easily made.
 _EASY: dict[str, Any] = {}
 
