@@ -46,6 +46,8 @@ from engine.loops import RenderGatedLoop as RenderGatedLoop
 from engine.loops import VariableStepLoop as VariableStepLoop
 from engine.path import Follower as Follower
 from engine.path import Path as Path
+from engine.stage import Director as Director
+from engine.stage import Staged as Staged
 from engine.state.names import __version__ as __version__
 from engine.trace import Trace as Trace
 from engine.trace import TraceEvent as TraceEvent
@@ -108,6 +110,7 @@ __all__ = [
     "Clock",
     "ConstantRateLoop",
     "Crowd",
+    "Director",
     "DoubleBuffer",
     "Entity",
     "EntityUpdateError",
@@ -131,6 +134,7 @@ __all__ = [
     "SaveError",
     "Scene",
     "Slider",
+    "Staged",
     "Style",
     "TextInput",
     "TickInput",

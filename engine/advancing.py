@@ -35,6 +35,8 @@ def _advancing(update: Update) -> Update:
     def advancing(self: Any, world: Any) -> None:
         if type(self).update is advancing:
             self._advance(world)
+            if not self.alive:
+                return  # a part left in its step (a Staged entity whose scene ended): it does not act
         update(self, world)
 
     advancing._advances = True  # type: ignore[attr-defined]
