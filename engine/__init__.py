@@ -29,9 +29,12 @@ from engine.gui import Label as Label
 from engine.gui import Panel as Panel
 from engine.gui import Slider as Slider
 from engine.gui import Style as Style
+from engine.gui import TextBox as TextBox
 from engine.gui import TextInput as TextInput
 from engine.gui import Widget as Widget
 from engine.gui import widget_under_mouse as widget_under_mouse
+from engine.hits import Hurtable as Hurtable
+from engine.hits import Striker as Striker
 from engine.input import InputEvent as InputEvent
 from engine.input import InputQueue as InputQueue
 from engine.input import TickInput as TickInput
@@ -119,6 +122,7 @@ __all__ = [
     "FrameRate",
     "Framebuffer",
     "GameLoop",
+    "Hurtable",
     "InputEvent",
     "InputQueue",
     "Label",
@@ -135,7 +139,9 @@ __all__ = [
     "Scene",
     "Slider",
     "Staged",
+    "Striker",
     "Style",
+    "TextBox",
     "TextInput",
     "TickInput",
     "Tile",

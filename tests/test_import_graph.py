@@ -287,7 +287,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("buffering", ("engine.buffering",)),
     # An entity and what it is made of, the per-tick input, snapshots, the loops, a game's
     # settings and its loading.
-    ("state", ("engine.entity", "engine.advancing", "engine.stage", "engine.tween", "engine.path", "engine.camera", "engine.spatial",
+    ("state", ("engine.entity", "engine.advancing", "engine.stage", "engine.hits", "engine.tween", "engine.path", "engine.camera", "engine.spatial",
                "engine.input.events", "engine.input.keys", "engine.input.checks", "engine.input.local", "engine.state", "engine.loops", "engine.files", "engine.files.game",
                "engine.files.importer", "engine.files.beside")),
     # The world and what lives in it, with the files that hold a world over time: a save is

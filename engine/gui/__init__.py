@@ -7,7 +7,8 @@ window coordinates (bottom-left origin, like ``Look(screen=True)``) and draw thr
 
 - ``Widget`` (``engine.gui.widget``): the box, the shared flags, the hit test, ``Style``;
   ``widget_under_mouse(world)``, for games that also take clicks in the world.
-- ``Button``, ``Label``, ``Panel``, ``Slider``, ``TextInput`` (``engine.gui.widgets``).
+- ``Button``, ``Label``, ``Panel``, ``Slider``, ``TextInput`` (``engine.gui.widgets``);
+  ``TextBox``, a paged dialogue box (``engine.gui.textbox``).
 - ``engine.gui.routing``: how one tick's input is shared out (pointer, capture, focus, keys, text).
 
 What a widget does reaches the game as a buffered flag, polled: ``button.clicked``,
@@ -17,6 +18,7 @@ every reader in every order. See the GUI guide (docs/guides/gui.md).
 
 from __future__ import annotations
 
+from engine.gui.textbox import TextBox as TextBox
 from engine.gui.widget import Style as Style
 from engine.gui.widget import Widget as Widget
 from engine.gui.widget import widget_under_mouse as widget_under_mouse
@@ -26,4 +28,4 @@ from engine.gui.widgets import Panel as Panel
 from engine.gui.widgets import Slider as Slider
 from engine.gui.widgets import TextInput as TextInput
 
-__all__ = ["Button", "Label", "Panel", "Slider", "Style", "TextInput", "Widget", "widget_under_mouse"]
+__all__ = ["Button", "Label", "Panel", "Slider", "Style", "TextBox", "TextInput", "Widget", "widget_under_mouse"]
