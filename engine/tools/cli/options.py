@@ -188,6 +188,9 @@ def build_parser() -> Parser:
     replay.add_argument("--screenshot", metavar="PNG", type=_file_name,
                         help="with --headless: save the last frame as a PNG")
     replay.add_argument("--no-hud", action="store_true", help="hide the HUD")
+    replay.add_argument("--split", metavar="DIR", type=_file_name,
+                        help="instead of replaying, write each player's input as DIR/player-P.jsonl: the --input "
+                             "script of each peer of a recorded session")
 
     check = commands.add_parser(
         "check", help="check that a game comes out the same in every update order",

@@ -79,8 +79,26 @@ def start_world(replay: Any, game: Game) -> World:
     return add_systems(game, world)
 
 
+def _split(args: argparse.Namespace) -> int:
+    """``tickswap replay FILE --split DIR``: each player's input script, from a recording checked whole."""
+    if args.game or args.headless or args.window or args.screenshot:
+        raise UsageError("--split writes the recording's input scripts without replaying it: it takes no --game, "
+                         "--headless, --window or --screenshot")
+    from engine.files.replay.split import split_recording
+
+    try:
+        written = split_recording(args.file, args.split)
+    except OutputError as error:
+        return refused(str(error))
+    for player, path in written.items():
+        print(f"split {shown_name(args.file)}: player {player}'s input in {shown_name(str(path))}")
+    return 0
+
+
 def replay_command(args: argparse.Namespace) -> int:
     """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
+    if getattr(args, "split", None):
+        return _split(args)
     if args.screenshot and not (args.headless or args.window):
         raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
     args.record, args.save_at = None, None
