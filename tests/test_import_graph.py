@@ -282,8 +282,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("leaves", ("engine.constants", "engine.messages", "engine.errors", "engine.deprecation", "engine.clock",
                 "engine.trace", "engine.portable", "engine.easing", "engine.interrupts", "engine.schema", "engine.ecs",
                 "engine.look", "engine.files.reading", "engine.files.png", "engine.files.atomic",
-                # The art kit: pixels and sounds written as files, standard library only.
-                "engine.art")),
+                # The art kit: pixels and sounds written as files, standard library only; --json's emitter.
+                "engine.art", "engine.json_events")),
     ("buffering", ("engine.buffering",)),
     # An entity and what it is made of, the per-tick input, snapshots, the loops, a game's
     # settings and its loading.

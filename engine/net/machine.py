@@ -52,6 +52,7 @@ from engine.constants import MAX_INPUT_DELAY
 from engine.files.game import Game
 from engine.files.save import SaveError, load_world_text, save_text
 from engine.input.events import PRESENCE, InputEvent
+from engine.json_events import emit
 from engine.net.catchup import CatchupSend, pack
 from engine.net.catchup import Start as CatchStart
 from engine.net.checks import MAX_DELAYS
@@ -547,6 +548,7 @@ class SessionMachine:
     def _said_presence(self, player: int, kind: str, tick: int) -> None:
         """Say a confirmed ``"disconnect"`` or ``"connect"``: every peer says it at the same tick."""
         who = f"this peer (player {player})" if player == self.player else f"player {player}"
+        emit("peer", player=player, tick=tick, connected=kind != "disconnect")
         if kind == "disconnect":
             self.say(f"{who} is disconnected from tick {tick}: the game reads it as disconnected "
                      "(world.input_of(player).connected is false)")

@@ -28,6 +28,7 @@ from engine.files.game import Game, GameError
 from engine.files.importer import game_of_module, load_game
 from engine.files.replay import ReplayError
 from engine.files.save import SaveError
+from engine.json_events import json_output
 from engine.net.checks import PacketError
 from engine.tools.cli.check import check_command
 from engine.tools.cli.display import DisplayError
@@ -58,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_command(argv)
 
     def work() -> int:
+        with json_output(bool(getattr(args, "json", False))):
+            return command()
+
+    def command() -> int:
         if args.command == "lab":
             return lab_command(args)
         if args.command == "list":
@@ -128,6 +133,10 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
     args = parser.parse_args(words)
 
     def work() -> int:
+        with json_output(bool(getattr(args, "json", False))):
+            return command()
+
+    def command() -> int:
         game = load()
         if role == "--host":
             return host_command(args, game)

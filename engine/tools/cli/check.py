@@ -23,6 +23,7 @@ from engine.files.game import GameError
 from engine.files.importer import load_game
 from engine.files.png import PictureError
 from engine.interrupts import Interrupted
+from engine.json_events import emit
 from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence
 from engine.tools.cli.worlds import check_players
@@ -64,6 +65,8 @@ def check_command(args: argparse.Namespace) -> int:
         # Each part's line as soon as it is known (flushed): the three parts of a default check
         # can take a minute, and a line a part shows that it is under way.
         print(f"{args.game}: {result.describe()}", flush=True)
+        emit("check", check="rollback" if args.rollback is not None else "orders", ok=bool(result.ok),
+             text=f"{args.game}: {result.describe()}")
         across: SeedResult | None = None
         loads: SaveLoadResult | None = None
         # A game that fails at a tick fails there in every process too: the failure is the news.
@@ -71,10 +74,12 @@ def check_command(args: argparse.Namespace) -> int:
             loads = check_save_load(game.setup, ticks=args.ticks, saves=args.saves, seed=args.seed, inputs=inputs,
                                     players=players)
             print(f"{args.game}: {loads.describe()}", flush=True)
+            emit("check", check="saves", ok=bool(loads.ok), text=f"{args.game}: {loads.describe()}")
         if args.hash_seeds and not result.crashed:
             across = check_hash_seeds(game, ticks=args.ticks, seed=args.seed, players=players, input_path=args.input,
                                       no_input=args.no_input, processes=args.hash_seeds)
             print(f"{args.game}: {across.describe()}", flush=True)
+            emit("check", check="processes", ok=bool(across.ok), text=f"{args.game}: {across.describe()}")
     except (Interrupted, StdoutLost):  # a lost stdout is its reader's news, never the game's crash
         raise
     except (GameError, MapError, PictureError) as error:  # the game's mistake (or its files'), found before a tick
@@ -88,4 +93,6 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"{args.game}: checked with {players} player{'s' if players != 1 else ''}; its PLAYERS takes "
               f"{game.played_by()}: --players {others[0] if len(others) == 1 else 'N'} checks "
               f"{'that' if len(others) == 1 else 'another'} count")
-    return 0 if result.ok and (loads is None or loads.ok) and (across is None or across.ok) else 1
+    ok = bool(result.ok and (loads is None or loads.ok) and (across is None or across.ok))
+    emit("summary", command="check", game=args.game, ok=ok, ticks=args.ticks, players=players)
+    return 0 if ok else 1

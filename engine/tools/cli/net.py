@@ -25,6 +25,7 @@ from engine.files.replay import Recorder
 from engine.input.events import InputEvent
 from engine.input.scripts import assign_unnamed, read_script_lines
 from engine.interrupts import TICK, Interrupted
+from engine.json_events import add_json_option, emit
 from engine.messages import shown
 from engine.net.checks import MAX_DELAYS, PacketError
 from engine.net.emulate import MIN_REBIND_MS, Emulation
@@ -79,6 +80,7 @@ def _session_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--input", metavar="FILE", help="the local player's scripted input (lines with no "
                          "player, or naming this peer's player)")
     command.add_argument("--record", metavar="FILE", help="record the confirmed ticks as a replay")
+    add_json_option(command)
     command.add_argument("--screenshot", metavar="PNG", help="save the last frame as a PNG (with --frames or a window)")
     command.add_argument("--input-delay", type=whole(0, 30), default=2, help="local input delay in ticks (default 2)")
     command.add_argument("--max-prediction", type=whole(0, 60), default=8,
@@ -397,10 +399,13 @@ def _play_ticks(session: Session, args: argparse.Namespace, recorder: Recorder |
     entities = f"{len(world)} {'entity' if len(world) == 1 else 'entities'}"
     played = ran - sync.start  # a late joiner played from the tick it started at
     here = f"{played} here, from tick {sync.start}: " if sync.start else ""
-    print(f"{game.name}: {ran} ticks in {seconds * 1000:.1f} ms ({here}{played / seconds if seconds else 0:,.0f} "
-          "ticks/s), "
-          f"{entities}, state {world.state_hash()[:16]}" + (f", recorded {shown_name(args.record)}" if args.record
-                                                            else ""), flush=True)
+    state = world.state_hash()
+    text = (f"{game.name}: {ran} ticks in {seconds * 1000:.1f} ms ({here}{played / seconds if seconds else 0:,.0f} "
+            "ticks/s), "
+            f"{entities}, state {state[:16]}" + (f", recorded {shown_name(args.record)}" if args.record else ""))
+    print(text, flush=True)
+    emit("summary", command=args.command if isinstance(getattr(args, "command", None), str) else "session",
+         game=game.name, ok=True, ticks=ran, state=state, text=text)
     return 0
 
 
@@ -422,7 +427,8 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
         if args.screenshot:
             write_screenshot(runner, args.screenshot)
         recorded = _keep_recording(session, recorder)
-        summary = (f"{game.name}: {frames} frames, {world.tick_count} confirmed ticks, state {world.state_hash()[:16]}"
+        state = world.state_hash()
+        summary = (f"{game.name}: {frames} frames, {world.tick_count} confirmed ticks, state {state[:16]}"
                    + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
                    + (f", recorded {shown_name(args.record)}" if args.record else ""))
     finally:
@@ -432,6 +438,8 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
     if session.ended is not None and _ended(session, args, recorded):
         return 1
     print(summary, flush=True)
+    emit("summary", command=args.command if isinstance(getattr(args, "command", None), str) else "session",
+         game=game.name, ok=True, frames=frames, ticks=world.tick_count, state=state, text=summary)
     return 0
 
 
@@ -513,6 +521,7 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
             if setup is None:
                 host, port = session.address
                 say(f"hosting {game.name} for {players} players{here} on {host}:{port}")
+                emit("listening", host=host, port=port, game=game.name, players=players)
             elif here:
                 say(f"hosting {game.name} for {players} players{here} in room {code}")
             session.wait_ready()
@@ -621,6 +630,8 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
         late = f", from tick {session.sync.start} (the session was running)" if session.late and session.sync else ""
         where = f"room {room_code(args.address)}" if room else f"{address[0]}:{address[1]}"
         say(f"joined {where} as {who} of {session.players}{late}")
+        emit("joined", address=where, player=session.player, players=session.players,
+             start=session.sync.start if session.late and session.sync else 0)
         code = session.rejoin_code
         if code is not None and session.players >= 3 and not room:  # a room closes when play starts
             game_word = f" {game_file}" if game_file else ""

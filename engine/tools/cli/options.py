@@ -15,6 +15,7 @@ import sys
 from typing import Any, NoReturn
 
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.json_events import add_json_option
 from engine.loops import LOOPS
 from engine.messages import one_line, shown
 from engine.state.names import __version__
@@ -131,6 +132,7 @@ def _file_name(text: str) -> str:
 def add_run_options(run: argparse.ArgumentParser) -> None:
     """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
     run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
+    add_json_option(run)
     run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
     run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible "
                      "(with --headless --screenshot PNG: then draw the state after tick N)")
@@ -188,6 +190,7 @@ def build_parser() -> Parser:
     replay.add_argument("--screenshot", metavar="PNG", type=_file_name,
                         help="with --headless: save the last frame as a PNG")
     replay.add_argument("--no-hud", action="store_true", help="hide the HUD")
+    add_json_option(replay)
     replay.add_argument("--split", metavar="DIR", type=_file_name,
                         help="instead of replaying, write each player's input as DIR/player-P.jsonl: the --input "
                              "script of each peer of a recorded session")
@@ -217,6 +220,7 @@ def build_parser() -> Parser:
                        help="then run the game in K fresh processes, PYTHONHASHSEED 1 to K, and compare their state "
                             "hashes every tick: catches hash(str), set order and id() (default 3; 0 skips it; 2 to 16 "
                             "otherwise)")
+    add_json_option(check)
     given = check.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")

@@ -18,6 +18,7 @@ from engine.files.importer import load_game, sample_games
 from engine.files.replay import Playback, ReplayResult, read_replay, read_start, verify
 from engine.files.save import load_world_data
 from engine.interrupts import Interrupted
+from engine.json_events import emit, listening
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import add_systems, build_world
@@ -92,6 +93,7 @@ def _split(args: argparse.Namespace) -> int:
         return refused(str(error))
     for player, path in written.items():
         print(f"split {shown_name(args.file)}: player {player}'s input in {shown_name(str(path))}")
+        emit("split", player=player, path=str(path))
     return 0
 
 
@@ -165,11 +167,19 @@ def replay_command(args: argparse.Namespace) -> int:
         say(f"the replay crashed: {crash_line(game.name, error)}" + (f"; {changed}" if changed else ""))
         return 1
     finally:
+        final_state = world.state_hash() if listening() else ""  # the hash only a --json summary says
         if runner is not None:
             runner.close()
         else:
             world.close()
-    name = shown_name(args.file)
+    status = _said(replay, result, shown_name(args.file), shot, changed, game)
+    emit("summary", command="replay", game=game.name, ok=status == 0, ticks=result.ticks, checked=result.checked,
+         first_mismatch=result.first_mismatch, state=final_state)
+    return status
+
+
+def _said(replay: Any, result: ReplayResult, name: str, shot: str, changed: str | None, game: Game) -> int:
+    """Say how the replay went, in one line; its exit status."""
     if result.ok and result.crash is not None:
         print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
               f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.files.game import Game
+from engine.json_events import emit
 from engine.messages import shown
 from engine.net.nat import NAT_KINDS
 from engine.net.rendezvous import CODE_LENGTH
@@ -103,6 +104,7 @@ class RoomSetup:
         file = f" {shown_name(self.game_file or game.name)}" if game.digest else ""  # a sample: the host names it
         say(f"room {code} is open: the other players join with `tickswap join {code}{file} --rendezvous "
             f"{self.where()}`")
+        emit("room", code=code, rendezvous=self.where())
 
     def join_room(self, code: str) -> tuple[tuple[str, int], Any]:
         """Find the host of room ``code`` (the setup phase, ICE to the end): its address and the transport to it."""

@@ -28,6 +28,7 @@ from engine.files.save import SaveError, save_world
 from engine.input.events import InputEvent
 from engine.input.scripts import read_input_scripts
 from engine.interrupts import TICK, Interrupted
+from engine.json_events import emit
 from engine.state.snapshot import UnhashableState
 from engine.studio import DEFAULT_SECONDS, Studio, Watcher
 from engine.tiles.model import MapError
@@ -277,7 +278,9 @@ class RunSession:
             if self.recorder is not None:
                 with TICK:  # a signal now waits for the recording to be in place
                     self.recorder.close(self.world)
-            report = (f"{self.game.name}: {summary}, state {self.world.state_hash()[:16]}"
+            state = self.world.state_hash()
+            ticks = self.world.tick_count
+            report = (f"{self.game.name}: {summary}, state {state[:16]}"
                       + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
                       + (f", recorded {shown_name(args.record)}" if args.record else "")
                       + (f" (to tick {self.record_ended})" if self.record_ended is not None else "")
@@ -307,6 +310,7 @@ class RunSession:
             status = self._close(status)
         if report is not None:
             print(report)  # after the run: a closed stdout is not the game's crash (engine.tools.errors)
+            emit("summary", command="run", game=self.game.name, ok=status == 0, ticks=ticks, state=state, text=report)
             if self.profile is not None:
                 print("\n".join(self.profile.lines()))
         return status
