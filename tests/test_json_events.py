@@ -79,7 +79,7 @@ def test_a_dropped_player_and_its_return_are_events_at_the_ticks_every_peer_says
     with json_output(True):
         net = Net()
         host = net.host(players=3, options=options)
-        second, third = net.join(options=options), net.join(options=options)
+        _second, third = net.join(options=options), net.join(options=options)
         net.open()
         scripted(net)
         code = third.rejoin_code
