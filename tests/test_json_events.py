@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import replace
@@ -67,6 +68,23 @@ def test_a_host_and_a_joiner_say_the_port_the_seat_and_the_same_final_state(tmp_
     assert joined[0]["event"] == "joined" and joined[0]["player"] == 1 and joined[0]["players"] == 2
     assert hosted[-1]["event"] == joined[-1]["event"] == "summary"
     assert hosted[-1]["state"] == joined[-1]["state"] and hosted[-1]["ticks"] == 120
+
+
+def test_a_session_that_a_drop_ends_says_why_in_its_summary(tmp_path):
+    shutil.copy(GAME, tmp_path / "game.py")
+    host = Peer(tmp_path, "host", "game.py", "--players", "2", "--port", "0", "--ticks", "1000000",
+                "--disconnect-timeout", "1", "--json")
+    port = int(host.wait_for(r"on 127\.0\.0\.1:(\d+)").group(1))
+    joiner = Peer(tmp_path, "join", f"127.0.0.1:{port}", "game.py", "--ticks", "1000000")
+    host.wait_for("the session starts")
+    joiner.wait_for("joined .* as player")
+    joiner.process.send_signal(signal.SIGKILL)
+    joiner.finish()
+    status, out, err = host.finish()
+    assert status == 1, err
+    summary = events(out)[-1]
+    assert summary["event"] == "summary" and summary["ok"] is False and summary["command"] == "host"
+    assert "player 1" in summary["ended"] and re.fullmatch(r"[0-9a-f]{64}", summary["state"])
 
 
 def test_a_dropped_player_and_its_return_are_events_at_the_ticks_every_peer_says(capsys):

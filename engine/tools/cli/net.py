@@ -367,14 +367,20 @@ def _ended(session: Session, args: argparse.Namespace, recorded: int | None) -> 
         say(line)
     kept = (f"; recorded {shown_name(args.record)} through tick {recorded} (it replays)"
             if recorded is not None else "")
+    ended = {"command": args.command if isinstance(getattr(args, "command", None), str) else "session",
+             "game": session.game.name if session.game is not None else None, "ticks": session.world.tick_count,
+             "state": session.world.state_hash(), "ended": session.ended, "recorded_to": recorded}
     if session.left:
         say(f"the session ended early, at tick {session.world.tick_count}{kept}")
-        return 0
+        return 0  # a chosen leave: the run's summary follows, as after a whole session
     if kept:
         say(kept[2:])
+    rejoin = None
     if session.rejoin_code is not None and session.ended.startswith("dropped by the host"):
         say(f"to rejoin: tickswap join {args.address} {getattr(args, 'game', None) or ''} --rejoin "
             f"{session.rejoin_code}".replace("  ", " "))
+        rejoin = session.rejoin_code
+    emit("summary", ok=False, rejoin_code=rejoin, **ended)
     return 1
 
 
