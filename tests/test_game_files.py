@@ -225,8 +225,8 @@ def test_a_save_naming_a_foreign_class_is_refused_and_nothing_is_imported(tmp_pa
 
 def test_games_are_found_through_entry_points_and_listed_name_first(capsys):
     names = sorted(sample_games())
-    assert names == ["bouncy", "comet", "explorer", "framebuffer", "patrol", "platformer", "pong", "slapstick", "swarm",
-                     "towers"]
+    assert names == ["bouncy", "comet", "explorer", "framebuffer", "patrol", "platformer", "pong", "quest", "slapstick",
+                     "swarm", "towers"]
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == names and all(len(line.split()) > 2 for line in lines)

@@ -73,7 +73,7 @@ class TextBox(Widget):
             raise ValueError(f"TextBox lines must be a whole number from 1 to 50, got {shown(lines)}")
         if line_length is None:
             style = self.style
-            line_length = max(1, int((self.size[0] - 2 * style.padding) // (style.font_size * 0.6)))
+            line_length = max(1, int((self.size[0] - 2 * style.padding) // (style.font_size * 0.7)))
         if type(line_length) is not int or not 1 <= line_length <= 500:
             raise ValueError(f"TextBox line_length must be a whole number from 1 to 500, got {shown(line_length)}")
         if type(speed) is not int or not 0 <= speed <= 1000:
