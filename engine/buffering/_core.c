@@ -556,6 +556,7 @@ typedef struct {
     PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
     PyObject *members;    /* the tick's update order (a list), or NULL between ticks */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
+    PyObject *buffers;    /* the world's Double Buffer, for the Python code that reaches it from an entity */
     char ticking;
 } TickState;
 
@@ -598,6 +599,7 @@ tick_state_traverse(TickState *self, visitproc visit, void *arg)
     Py_VISIT(self->signals);
     Py_VISIT(self->members);
     Py_VISIT(self->tick);
+    Py_VISIT(self->buffers);
     return 0;
 }
 
@@ -612,6 +614,7 @@ tick_state_clear(TickState *self)
     Py_CLEAR(self->signals);
     Py_CLEAR(self->members);
     Py_CLEAR(self->tick);
+    Py_CLEAR(self->buffers);
     return 0;
 }
 
@@ -648,6 +651,8 @@ static PyMemberDef tick_state_members[] = {
      "The tick's update order: whoever was in the world when it began (None between ticks)."},
     {"signals", T_OBJECT, offsetof(TickState, signals), 0,
      "signals(receiver, name, value): raise a signal into the world's next buffer."},
+    {"buffers", T_OBJECT, offsetof(TickState, buffers), 0,
+     "The world's Double Buffer: what an entity's Python code reaches through its state (None until set)."},
     {"ticking", T_BOOL, offsetof(TickState, ticking), 0, "Whether a tick runs."},
     {NULL},
 };

@@ -135,6 +135,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self.state: Any = (TickState if _core is None else _core.TickState)(self._refuse)
         """What the write barrier reads (``TickState``): every entity of the world points to it."""
         self.state.signals = self.raise_signal
+        self.state.buffers = self
         self._order: Sequence[BufferSlots] = []
         self._size = 0
         self._moved: list[BufferSlots] = []

@@ -76,13 +76,17 @@ class TickState:
     ``members`` is the tick's update order (whoever was in the world when it began; a write to
     one of them from another's update is refused, despawned in the tick or not).
     ``signals(receiver, name, value)`` raises a signal into the world's next buffer: what a
-    signal's send calls, reaching the buffers from the entity in one step.
+    signal's send calls, reaching the buffers from the entity in one step; ``buffers`` is the
+    world's Double Buffer itself (``PureBuffers``), which the rest of an entity's buffered state
+    reaches the same way (no route through the world).
     """
 
-    __slots__ = ("members", "refuse", "refused", "signals", "tick", "ticking", "token", "updating", "written")
+    __slots__ = ("buffers", "members", "refuse", "refused", "signals", "tick", "ticking", "token", "updating",
+                 "written")
 
     def __init__(self, refuse: Any) -> None:
         self.refuse = refuse
+        self.buffers: Any = None
         self.members: Any = None
         self.signals: Any = None
         self.refused: BaseException | None = None
@@ -313,7 +317,8 @@ class WorldBuffers(Protocol):
 
 
 class Host(Protocol):
-    """The world, as the buffers see it: ``World`` implements it (its ``buffers`` are its Double Buffer)."""
+    """The world, as the buffers see it: ``World`` implements it (its Double Buffer is reached from an
+    entity's ``TickState``, never through the world)."""
 
     @property
     def tick_count(self) -> int:
@@ -326,10 +331,6 @@ class Host(Protocol):
     @property
     def seed(self) -> Any:
         """The world's seed, which every entity's generator is seeded from."""
-
-    @property
-    def buffers(self) -> WorldBuffers:
-        """The world's Double Buffer."""
 
 
 if _core is not None:
