@@ -229,7 +229,9 @@ def test_run_says_what_build_is():
 
 def test_the_double_buffer_pattern_has_one_home():
     assert importlib.util.find_spec("engine.buffer") is None
-    assert engine.DoubleBuffer.__module__ == "engine.double_buffer"
+    from engine.lab import DoubleBuffer
+
+    assert DoubleBuffer.__module__ == "engine.lab" and _imports()["engine.lab"] == set()
 
 
 def test_import_engine_loads_neither_numpy_nor_pyglet():
@@ -281,7 +283,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # file plumbing any layer may use, and a look is plain data (it reads a PNG's header).
     ("leaves", ("engine.constants", "engine.messages", "engine.errors", "engine.deprecation", "engine.clock",
                 "engine.trace", "engine.portable", "engine.easing", "engine.interrupts", "engine.schema", "engine.ecs",
-                "engine.look", "engine.files.reading", "engine.files.png", "engine.files.atomic")),
+                "engine.look", "engine.lab", "engine.files.reading", "engine.files.png", "engine.files.atomic")),
     ("buffering", ("engine.buffering",)),
     # An entity and what it is made of, the per-tick input, snapshots, the loops, a game's
     # settings and its loading.
@@ -293,7 +295,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # two are one layer; an --input script is a recording's input lines (and the input
     # package names its reader, lazily, so the package itself sits here, above its events).
     ("world", ("engine.world", "engine.crowd", "engine.particles", "engine.tiles", "engine.gui",
-               "engine.double_buffer", "engine.files.save", "engine.files.replay", "engine.input")),
+               "engine.files.save", "engine.files.replay", "engine.input")),
     # The studio (rewind, reload, inspector) drives a world and is driven by the window's runner.
     ("net/render", ("engine.net", "engine.render", "engine.studio")),
     # The tools, the testing namespace and the package root (which names everything lazily).
