@@ -49,10 +49,10 @@ sys.modules.setdefault("engine.keys", keys)
 if TYPE_CHECKING:
     from engine.crowd import Crowd as Crowd
     from engine.files.replay import ReplayError as ReplayError
-    from engine.files.save import SaveError as SaveError
     from engine.particles import Particles as Particles
     from engine.tiles import Tile as Tile
     from engine.tiles import TileMap as TileMap
+    from engine.world.save import SaveError as SaveError
 
 if TYPE_CHECKING:
     # The names 0.5 moved out (see _MOVED), still known to a type checker while their aliases last.
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 # ``Crowd`` and ``Particles`` bring numpy, the two file errors the save and replay packages,
 # and the tile map (pytiled-parser is imported only when a map is read) its package.
 _LAZY = {"Crowd": "engine.crowd", "Particles": "engine.particles", "ReplayError": "engine.files.replay",
-         "SaveError": "engine.files.save", "Tile": "engine.tiles", "TileMap": "engine.tiles"}
+         "SaveError": "engine.world.save", "Tile": "engine.tiles", "TileMap": "engine.tiles"}
 
 
 # Names 0.5 moved out of the package root, which is for writing games: the loop lab (the

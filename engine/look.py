@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
-from engine.files.png import MAX_PICTURE_SIDE, PictureError, png_size
+from engine.disk.png import MAX_PICTURE_SIDE, PictureError, png_size
 from engine.messages import shown, shown_name
 
 __all__ = ["MAX_PARTS", "Look", "Part", "checked_parts"]

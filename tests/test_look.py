@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import Entity, Look, World
-from engine.files.png import PictureError, png_size
+from engine.disk.png import PictureError, png_size
 
 ROOT = Path(__file__).resolve().parent.parent
 BALL = str(ROOT / "games" / "pong" / "ball.png")

@@ -488,12 +488,12 @@ class World:
     # -- state ---------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Save the whole world to ``path``, atomically, in a versioned JSON format (``engine.files.save``).
+        """Save the whole world to ``path``, atomically, in a versioned JSON format (``engine.world.save``).
 
         Every entity's class, id, buffered values, signals and ``saved`` attributes, the
         tick count, the random generators and every player's input state. Between ticks.
         """
-        from engine.files.save import save_world
+        from engine.world.save import save_world
 
         save_world(self, path)
 
@@ -503,7 +503,7 @@ class World:
 
         A damaged, truncated or wrong-version file raises ``SaveError`` naming the file and the problem.
         """
-        from engine.files.save import load_world
+        from engine.world.save import load_world
 
         return load_world(path, world_class=cls)
 
