@@ -12,7 +12,7 @@ import pytest
 
 from engine import Look
 from engine.art import PICO8, PRESETS, RATE, Canvas, Sfx, hex_color, mix, note, sheet, silence, sprite, wav_bytes
-from engine.files.png import png_size
+from engine.disk.png import png_size
 
 GRID = ["..8888..", ".8ffff8.", ".f1ff1f.", "..cccc..", ".11..11."]
 

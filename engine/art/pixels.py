@@ -24,7 +24,7 @@ import struct
 import zlib
 from collections.abc import Mapping, Sequence
 
-from engine.files.atomic import AtomicFile
+from engine.disk.atomic import AtomicFile
 from engine.messages import shown
 
 __all__ = ["CLEAR", "PICO8", "Canvas", "Color", "hex_color", "sheet", "sprite"]

@@ -28,7 +28,7 @@ import wave
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
-from engine.files.atomic import AtomicFile
+from engine.disk.atomic import AtomicFile
 from engine.messages import shown
 from engine.portable import exp2, sin
 

@@ -18,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from engine.files.atomic import AtomicFile, OutputError, same_output
+from engine.disk.atomic import AtomicFile, OutputError, same_output
 from engine.files.replay.format import read_replay, scan
 from engine.messages import shown_name
 

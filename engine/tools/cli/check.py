@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.disk.png import PictureError
 from engine.errors import where
 from engine.files.game import GameError
 from engine.files.importer import load_game
-from engine.files.png import PictureError
 from engine.interrupts import Interrupted
 from engine.json_events import emit
 from engine.tiles.model import MapError
