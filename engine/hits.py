@@ -76,7 +76,8 @@ class Hurtable(Advancing):
             cls.hitbox = (float(size[0]), float(size[1]))
 
     def _advance(self, world: Any) -> None:
-        if self.invulnerable:
+        protected = self.invulnerable
+        if protected:
             self.invulnerable -= 1
         touched = dict(self.struck_by)
         landed = None
@@ -93,7 +94,7 @@ class Hurtable(Advancing):
             self.health -= damage
             self.invulnerable = self.INVULNERABLE_TICKS
             self.on_hurt(world, damage, striker)
-        if self.invulnerable or landed is not None or self.look is None:
+        if protected or landed is not None:  # flashing, or its last tick of it: the look back
             self.look = self.flash_look(self.unhurt_look())
         super()._advance(world)
 

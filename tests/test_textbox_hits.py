@@ -136,3 +136,35 @@ def test_the_adventure_is_order_independent_rolled_back_and_the_same_after_a_loa
     assert_rollback_deterministic(game, ticks=200, distance=8)
     assert_same_after_load(game, ticks=200, saves=3)
     assert main(["check", str(adventure), "--ticks", "200", "--rollback", "6"]) == 0
+
+
+def test_the_blink_ends_with_the_look_back_and_leaves_a_look_the_game_hides_alone():
+    from engine import Hurtable, Look, Striker
+
+    class Target(Hurtable):
+        look = Look("square", 8, (0, 255, 0))
+        INVULNERABLE_TICKS = 10
+
+        def update(self, world):
+            if world.tick_count == 40:
+                self.look = None             # the game hides it (a slime gone underground)
+
+    class Blade(Striker):
+        look = Look("square", 8, (0, 0, 255))
+
+        def update(self, world):
+            if world.tick_count == 0:
+                self.start_swing()
+            for target in world.overlapping(self, kind=Target):
+                self.strike(target)
+
+    with World() as world:
+        target = world.spawn(Target(x=0))
+        world.spawn(Blade(x=2))
+        for _ in range(20):
+            world.tick()
+        assert target.health == 2 and target.invulnerable == 0 and target.look == Target.look
+        for _ in range(30):
+            world.tick()
+        assert target.look is None, "no blink going on: the step leaves the look alone"
+        assert target.hitbox == (8.0, 8.0), "its box stays the class look's"
