@@ -688,7 +688,7 @@ class SessionMachine:
         tick = sync.emitted
         try:
             save = sync.at_confirmed(lambda world: save_text(world, {"game": game.name, "game_digest": game.digest},
-                                                             where="a late joiner"))
+                                                             where="a late joiner", root=game.root))
         except SaveError as error:
             return f"the game's state can't be sent: {error}"
         player = None if seat is None else seat.player

@@ -221,7 +221,7 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     if world.ticking:
         raise RuntimeError("a world is reloaded between ticks, not during one")
     try:
-        text = save_text(world, {"game": game.name}, where=_WHERE)
+        text = save_text(world, {"game": game.name}, where=_WHERE, root=game.root)
     except SaveError as error:
         raise ReloadError(f"the running state can't be carried over: {error}") from None
     try:

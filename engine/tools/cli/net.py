@@ -286,7 +286,7 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         _schedule_delays(session, args)
     recorder = None
     if args.record:
-        recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
+        recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed, root=game.root,
                             ms_per_update=world.ms_per_update, players=session.players)
         recorder.start(world)
     started: list[float] = []

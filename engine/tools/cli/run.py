@@ -104,7 +104,8 @@ class RunSession:
             if args.input and args.load:
                 self.script = self._read_script(self.world.players)
             self.recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
-                                      ms_per_update=self.ms_per_update, players=self.world.players)
+                                      ms_per_update=self.ms_per_update, players=self.world.players,
+                                      root=game.root)
                              if args.record else None)
             if self.recorder is not None:
                 self.recorder.start(self.world)
@@ -186,7 +187,7 @@ class RunSession:
         if self.recorder is not None:
             self.recorder.after_tick(world)
         for path in self.saves.get(world.tick_count, ()):
-            save_world(world, path, meta=self.meta)
+            save_world(world, path, meta=self.meta, root=self._game.root)
             self.written.append((world.tick_count, path))
 
     def _run_ticks(self) -> str:
