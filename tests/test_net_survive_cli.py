@@ -298,3 +298,33 @@ def test_a_rejoiner_that_fails_to_load_is_not_said_to_be_back(tmp: Path) -> None
     assert "player 2 is back" not in err, err
     assert re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1\.5 s: dropped: it never played after rejoining "
                      r"\(its process failed to start or load, or was stopped\) at tick \d+: the others play on", err), err
+
+
+HINT = re.compile(r"if this peer drops, it takes its seat back with: (.*) \(within the host's --rejoin-window")
+
+
+def test_the_rejoin_hint_of_a_game_file_joining_itself_is_a_command_the_host_takes(tmp: Path) -> None:
+    # Issue 39's defect 5: after `python game.py --join HOST:PORT` the hint said
+    # `tickswap join HOST:PORT --rejoin CODE`, without the game, which the host refused.
+    import shlex
+
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + "\n\nif __name__ == '__main__':\n    from engine import run\n\n"
+                    "    raise SystemExit(run(build))\n")
+    first, port = host(tmp, "--ticks", "1500", *PACE, players=3)
+    second = join(tmp, port, *PACE)
+    first.wait_for("player 1 joined")
+    third = Peer(tmp, "--join", f"127.0.0.1:{port}", *PACE, program=("game.py",))
+    hint = third.wait_for(HINT.pattern).group(1)
+    words = shlex.split(hint)
+    assert words[:4] == ["python", "game.py", "--join", f"127.0.0.1:{port}"] and words[4] == "--rejoin", hint
+    first.wait_for("the session starts")
+    third.process.send_signal(signal.SIGKILL)
+    first.wait_for(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1\.5 s: dropped at tick \d+")
+    again = Peer(tmp, *words[2:], *PACE, program=(words[1],))
+    results = [peer.finish() for peer in (first, second, again)]
+    third.finish()
+    for status, _, err in results:
+        assert status == 0, err
+    assert re.search(r"player 2 rejoined from 127\.0\.0\.1:\d+", results[0][2]), results[0][2]
+    assert len({hash_of(out) for _, out, _ in results}) == 1
