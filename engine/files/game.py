@@ -114,17 +114,6 @@ class Game:
         self.add_systems(world)
 
     @property
-    def root(self) -> Path | None:
-        """The directory the game's own files lie in: a game file's directory, a package's own, or a
-        registered game's module directory (``None`` if its module has no file). A save names the
-        music under it relative to it (``{"beside": ...}``), as it names pictures beside their
-        classes, so a save moves with a copy of its game (another directory, the packaged program)."""
-        if self.path is not None:
-            return self.path if self.path.is_dir() else self.path.parent
-        file = getattr(self.module, "__file__", None)
-        return Path(file).resolve().parent if isinstance(file, str) else None
-
-    @property
     def is_file(self) -> bool:
         """Whether this is a user's game file rather than a registered game."""
         return self.path is not None
