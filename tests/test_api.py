@@ -73,6 +73,35 @@ def test_the_package_version_is_the_engines_own():
     assert version("tickswap") == engine.__version__
 
 
+def test_this_release_is_0_5_0_and_reads_the_files_of_0_1_to_0_4_which_said_0_1_0(tmp_path):
+    # Every release to 0.4 wrote "engine": "0.1.0" (the string was not bumped): their saves and
+    # recordings still load; a version this one does not know is still refused by name.
+    from engine.files.save import SaveError, load_world
+    from engine.files.replay import ReplayError, read_replay
+
+    assert engine.__version__ == "0.5.0"
+    world = engine.World(seed=3)
+    world.tick()
+    world.save(tmp_path / "s.json")
+    world.close()
+    text = (tmp_path / "s.json").read_text()
+    assert '"engine":"0.5.0"' in text
+    for written, loads in (("0.1.0", True), ("0.5.1", True), ("0.4.0", True), ("0.6.0", False), ("1.5.0", False)):
+        (tmp_path / "old.json").write_text(text.replace('"engine":"0.5.0"', f'"engine":"{written}"'))
+        if loads:
+            load_world(tmp_path / "old.json", world_class=engine.World).close()
+        else:
+            with pytest.raises(SaveError, match=f"saved by tickswap {written}; this is tickswap 0.5.0"):
+                load_world(tmp_path / "old.json", world_class=engine.World)
+    header = ('{"format":"tickswap-replay","version":2,"game":"pong","game_digest":null,"seed":0,'
+              '"ms_per_update":15.625,"engine":"0.1.0"}\n{"end":0,"hash":"' + "0" * 64 + '"}\n')
+    (tmp_path / "r.jsonl").write_text(header)
+    assert read_replay(tmp_path / "r.jsonl").end == 0
+    (tmp_path / "r.jsonl").write_text(header.replace("0.1.0", "0.6.0"))
+    with pytest.raises(ReplayError, match="recorded by tickswap 0.6.0"):
+        read_replay(tmp_path / "r.jsonl")
+
+
 # -- the API held to recorded lists: nothing removed without a deliberate, logged act ---------
 
 API = Path(__file__).parent / "api"
