@@ -168,3 +168,12 @@ def test_replay_headless_takes_a_screenshot(tmp_path, capsys):
     shot = tmp_path / "end.png"
     assert main(["replay", str(recording), "--headless", "--screenshot", str(shot)]) == 0
     assert "all match" in capsys.readouterr().out and shot.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("name", [".png", ".PNG", "shots/.png"])
+def test_a_screenshot_named_only_png_is_refused_before_the_run_not_written_as_a_hidden_file(tmp_path, capsys, name):
+    (tmp_path / "shots").mkdir()
+    shot = tmp_path / name
+    assert main(["run", "bouncy", "--headless", "--frames", "3", "--screenshot", str(shot)]) == 2
+    assert f"--screenshot {shot}: a file named only '.png' is hidden; name it something.png" in one_line(capsys)
+    assert not shot.exists()
