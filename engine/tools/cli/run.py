@@ -200,11 +200,26 @@ class RunSession:
         # or one a --ticks run never reaches.
         first = self.world.tick_count
         last = first + self.args.ticks if self.args.ticks is not None else None
-        unreachable = sorted(tick for tick in self.saves if tick <= first or (last is not None and tick > last))
+        most = self._most_ticks() if last is None else None
+        unreachable = sorted(tick for tick in self.saves if tick <= first or (last is not None and tick > last)
+                             or (most is not None and tick > first + most))
         if unreachable:
             self.world.close()
-            span = f"goes from tick {first} to {last}" if last is not None else f"starts at tick {first}"
+            span = (f"goes from tick {first} to {last}" if last is not None
+                    else f"of {self.args.frames} frames off-screen reaches tick {first + most} at most"
+                    if most is not None and unreachable[0] > first else f"starts at tick {first}")
             raise UsageError(f"--save-at {unreachable[0]}: this run {span}, so it never saves at tick {unreachable[0]}")
+
+    def _most_ticks(self) -> int | None:
+        """The most ticks a ``--frames`` run can run, where that is known before it: off-screen with the fixed
+        step loop, each frame advances a virtual clock by one 60 Hz refresh, and the loop runs no tick ahead
+        of the time that passed (``None``: not known: a window's real time, a loop that paces itself)."""
+        args = self.args
+        if not (args.headless and args.frames and args.loop == "fixed" and not getattr(args, "watch", False)):
+            return None
+        from engine.render.runner import DISPLAY_HZ
+
+        return int(args.frames * (1000 / DISPLAY_HZ) / self.ms_per_update + 1e-9)
 
     def before_tick(self, world: World) -> None:
         """Mark the tick as running and hand it its scripted input."""
