@@ -600,3 +600,29 @@ def build(world):
     assert [(shot.life, shot.hue, hasattr(shot, "power")) for shot in shots] == [(46, 7, False), (46, 7, False)]
     run(studio, 6)
     assert [shot.life for shot in cast(list[Any], studio.world.entities)] == [44, 44]
+
+
+def test_an_inspections_fields_come_in_the_class_layouts_order_not_the_order_of_writes():
+    from engine import World
+    from engine.studio.inspect import inspect
+
+    class Base(Entity):
+        zeta = buffered(0)
+        alpha = buffered(0)
+        saved = ("later", "earlier")
+
+    class Derived(Base):
+        middle = buffered(0)
+
+        def update(self, world):
+            self.middle += 1  # written first, listed last: its class is the subclass
+            self.alpha += 1
+            self.zeta += 1
+
+    with World() as world:
+        thing = world.spawn(Derived())
+        thing.earlier, thing.later = 1, 2
+        world.tick()
+        seen = inspect(world, thing)
+        assert list(seen.fields) == ["x", "y", "angle", "zeta", "alpha", "middle"]
+        assert list(seen.saved) == ["later", "earlier"]
