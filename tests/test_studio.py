@@ -603,7 +603,7 @@ def build(world):
 
 
 def test_an_inspections_fields_come_in_the_class_layouts_order_not_the_order_of_writes():
-    from engine import World
+    from engine import Entity, World, buffered
     from engine.studio.inspect import inspect
 
     class Base(Entity):
