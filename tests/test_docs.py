@@ -124,6 +124,13 @@ def test_input_guide_script_example_is_a_script_the_reader_accepts(tmp_path):
     assert [event.type for event in events[30]] == ["key_release", "mouse_press"]
 
 
+def test_input_guide_shows_the_line_that_pushes_events_in_a_test_and_it_runs():
+    text = section(DOCS / "guides" / "input.md", "## Input reaches ticks, not frames")
+    code = first_python_block(text)
+    assert "world.input_queue.press(" in code and "world.tick()" in code
+    exec(compile(code, "input guide", "exec"), {})  # its own assert: the hero moved on the pushed key
+
+
 def _anchors(page: Path) -> set[str]:
     """The anchors of a page's headings, as GitHub and MyST make them."""
     anchors = set()
