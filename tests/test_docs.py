@@ -131,6 +131,35 @@ def test_input_guide_shows_the_line_that_pushes_events_in_a_test_and_it_runs():
     exec(compile(code, "input guide", "exec"), {})  # its own assert: the hero moved on the pushed key
 
 
+def test_tile_maps_guide_changes_rooms_in_one_tick_and_collides_with_the_new_room_only(tmp_path):
+    from mapfiles import tmj
+
+    from engine import InputEvent, Tile, TileMap, World, keys
+
+    door = {"id": 1, "name": "door", "type": "door", "x": 24, "y": 12, "width": 8, "height": 8, "rotation": 0,
+            "visible": True, "properties": [{"name": "to", "type": "string", "value": "forest"},
+                                            {"name": "x", "type": "float", "value": 4},
+                                            {"name": "y", "type": "float", "value": 12}]}
+    bat = {**door, "id": 2, "name": "bat", "type": "bat", "x": 8, "properties": []}
+    tmj(tmp_path, [[0, 0, 0, 0]] * 3 + [[1, 0, 0, 0]], name="cave.tmj", objects=[door, bat])  # the door at y 16
+    tmj(tmp_path, [[0, 0, 0, 1]] * 4, name="forest.tmj")
+    code = first_python_block(section(DOCS / "guides" / "tile-maps.md", "## Changing rooms"))
+    namespace: dict = {"__file__": str(tmp_path / "rooms.py"), "__name__": "rooms"}
+    exec(compile(code, "tile maps guide", "exec"), namespace)
+    with World() as world:
+        namespace["build"](world)
+        world.tick()
+        hero = world.entities_of(namespace["Hero"])[0]
+        assert [m.map for m in world.entities_of(TileMap)] == ["cave.tmj"] and world.entities_of(namespace["Bat"])
+        world.input_queue.push(InputEvent("key_press", keys.RIGHT))
+        for _ in range(6):
+            world.tick()
+        assert hero.room == "forest" and [m.map for m in world.entities_of(TileMap)] == ["forest.tmj"]
+        assert world.entities_of(namespace["Bat"]) == []
+        assert world.overlapping_at(4.0, 4.0, (2.0, 2.0), kind=Tile) == []  # the cave's wall is gone
+        assert len(world.overlapping_at(28.0, 4.0, (2.0, 2.0), kind=Tile)) == 1  # the forest's is there
+
+
 def _anchors(page: Path) -> set[str]:
     """The anchors of a page's headings, as GitHub and MyST make them."""
     anchors = set()
