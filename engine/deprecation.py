@@ -15,7 +15,9 @@ REMOVED_IN = "0.5"
 """The version that drops the aliases of names removed in 0.3 (they come back, warning, in 0.4)."""
 
 
-def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """Warn that ``old`` is deprecated, naming ``new``; the warning points at the caller's line (``stacklevel``)."""
-    warnings.warn(f"{old} is deprecated and goes in tickswap {REMOVED_IN}: use {new}", DeprecationWarning,
+def warn_deprecated(old: str, new: str, *, stacklevel: int = 3, removed_in: str = REMOVED_IN) -> None:
+    """Warn that ``old`` is deprecated, naming ``new``; the warning points at the caller's line (``stacklevel``).
+
+    ``removed_in``: the version that drops it (a name deprecated in 0.5 goes in 0.6)."""
+    warnings.warn(f"{old} is deprecated and goes in tickswap {removed_in}: use {new}", DeprecationWarning,
                   stacklevel=stacklevel)

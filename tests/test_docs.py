@@ -86,7 +86,7 @@ def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
         comet, score = world.entities_of(game.Comet)[0], world.entities_of(game.Score)[0]
         assert comet.angle == 6000.0
         assert score.points >= 1 and score.look.text == f"Score {score.points}"
-        assert len(sounds) == score.points and sounds[0].sound == str(tmp_path / "chime.wav")
+        assert len(sounds) == score.points and sounds[0].path == str(tmp_path / "chime.wav")
 
 
 def test_every_command_the_cli_reference_lists_exists():
