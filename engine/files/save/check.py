@@ -314,8 +314,9 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
     if name in classes and classes[name] is None:
         both = _both(classes_by_name().get(name, []))
-        raise FieldError(f"{where} names class {name!r}, which more than one loaded class has ({both}): load the save "
-                         "with its game (tickswap run GAME --load FILE, or engine.testing.load_save)")
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded class has ({both}): give the "
+                         "save its game: World.load(path, game=load_game(...)) or engine.testing.load_save(game, "
+                         "path) (tickswap run GAME --load FILE on the command line)")
     kind = classes.get(name)
     if kind is None:
         raise FieldError(f"{where} names class {name!r}, which is no Entity class loaded here")
