@@ -160,6 +160,19 @@ def test_tile_maps_guide_changes_rooms_in_one_tick_and_collides_with_the_new_roo
         assert len(world.overlapping_at(28.0, 4.0, (2.0, 2.0), kind=Tile)) == 1  # the forest's is there
 
 
+def test_the_api_signatures_page_is_current():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("signatures", Path(__file__).parent / "api" / "signatures.py")
+    assert spec is not None and spec.loader is not None
+    signatures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(signatures)
+    page = (DOCS / "api-signatures.md").read_text()
+    assert page == signatures.render(), "docs/api-signatures.md is out of date: python tests/api/signatures.py --update"
+    assert "read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, unnamed: int = 0)" in page
+    assert "0x" not in page
+
+
 def _anchors(page: Path) -> set[str]:
     """The anchors of a page's headings, as GitHub and MyST make them."""
     anchors = set()
