@@ -42,7 +42,7 @@ def test_space_jumps_and_plays_the_jump_sound(world):
     world.tick()
     assert hero_of(world).vy > 0
     sounds = world.take_sounds()
-    assert [request.path for request in sounds] == [platformer.JUMP]
+    assert [request.sound for request in sounds] == [platformer.JUMP]
     assert sounds[0].tick == 61
 
 
@@ -53,7 +53,7 @@ def test_running_right_collects_a_coin_with_its_sound(world):
         world.tick()
     director = world.entities_of(platformer.Director)[0]
     assert director.coins == 1
-    assert platformer.COIN in [request.path for request in world.take_sounds()]
+    assert platformer.COIN in [request.sound for request in world.take_sounds()]
 
 
 def test_the_platformer_does_not_depend_on_update_order():

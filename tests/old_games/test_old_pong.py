@@ -35,7 +35,7 @@ def test_the_ball_hits_a_paddle_with_a_sound(world):
     hits = []
     for _ in range(200):
         world.tick()
-        hits += [request for request in world.take_sounds() if request.path == pong.HIT]
+        hits += [request for request in world.take_sounds() if request.sound == pong.HIT]
     assert hits, "the ball reaches a paddle within 200 ticks"
 
 
@@ -48,7 +48,7 @@ def test_a_point_is_scored_and_heard(world):
         heard += world.take_sounds()
     score = world.entities_of(pong.Score)[0]
     assert score.points[0] >= 1
-    assert pong.SCORE in [request.path for request in heard]
+    assert pong.SCORE in [request.sound for request in heard]
 
 
 def test_a_test_hashes_as_python_pong_py_does():
