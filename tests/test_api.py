@@ -311,3 +311,17 @@ def test_the_gui_widgets_and_the_mouse_are_public():
         assert name in engine.__all__ and getattr(engine, name) is getattr(engine.gui, name), name
     assert "Mouse" in engine.__all__ and engine.World().mouse.__class__ is engine.Mouse
     assert engine.keys.MOUSE_LEFT == 1
+
+
+def test_the_old_games_tests_record_their_deprecations_instead_of_printing_them(tmp_path):
+    # Issue 39: the suite printed 603 expected DeprecationWarnings from the old games' tests.
+    old = Path(__file__).parent / "old_games"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN",
+                           f"--junitxml={tmp_path / 'report.xml'}", str(old / "test_old_pong.py"), "-k", "paddle_with_a_sound"],
+                          capture_output=True, text=True, cwd=old, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout and "warning" not in done.stdout.split("1 passed")[1], done.stdout
+    report = (tmp_path / "report.xml").read_text()
+    recorded = re.search(r'<property name="deprecations" value="(\d+)"', report)
+    # One World.take_sounds() a tick (200), and a SoundRequest.sound for each request it read.
+    assert recorded and int(recorded.group(1)) > 200, report
