@@ -76,8 +76,8 @@ def test_the_package_version_is_the_engines_own():
 def test_this_release_is_0_5_0_and_reads_the_files_of_0_1_to_0_4_which_said_0_1_0(tmp_path):
     # Every release to 0.4 wrote "engine": "0.1.0" (the string was not bumped): their saves and
     # recordings still load; a version this one does not know is still refused by name.
-    from engine.files.save import SaveError, load_world
     from engine.files.replay import ReplayError, read_replay
+    from engine.files.save import SaveError, load_world
 
     assert engine.__version__ == "0.5.0"
     world = engine.World(seed=3)

@@ -163,5 +163,5 @@ def test_world_load_with_two_copies_of_a_game_loaded_says_how_and_loads_when_giv
     assert "\n" not in str(caught.value)
     with World.load(tmp_path / "s.json", game=games[0]) as loaded:
         loaded.tick()
-        assert [entity.n for entity in loaded.entities] == [2]
+        assert [entity.n for entity in loaded.entities] == [2]  # type: ignore[attr-defined]
         assert type(loaded.entities[0]) is games[0].module.Ball

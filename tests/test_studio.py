@@ -634,8 +634,8 @@ def test_a_reload_that_leaves_the_past_the_same_keeps_the_rewind_history(counter
     run(studio, 200)
     oldest = studio.oldest
     assert oldest == 0
-    before = {tick: None for tick in (50, 120)}
-    for tick in before:
+    before: dict[int, str] = {}
+    for tick in (50, 120):
         studio.go_to(tick)
         before[tick] = studio.world.state_hash()
     studio.go_to(200)
