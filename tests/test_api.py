@@ -77,7 +77,7 @@ def test_this_release_is_0_5_0_and_reads_the_files_of_0_1_to_0_4_which_said_0_1_
     # Every release to 0.4 wrote "engine": "0.1.0" (the string was not bumped): their saves and
     # recordings still load; a version this one does not know is still refused by name.
     from engine.files.replay import ReplayError, read_replay
-    from engine.files.save import SaveError, load_world
+    from engine.world.save import SaveError, load_world
 
     assert engine.__version__ == "0.5.0"
     world = engine.World(seed=3)
@@ -232,6 +232,8 @@ ALIASES: dict[str, tuple[Callable[[], Any], str]] = {
                           "engine.world.take_sounds(world)"),
     "World.system_count": (lambda: _world_call(lambda world: world.system_count() == 0),
                            "engine.world.system_count(world)"),
+    "World.buffers": (lambda: _world_call(lambda world: world.buffers is not None),
+                      "the entity's own fields and signals"),
     "World.restore_entity": (_restored_entity, "World.load"),
     "World.restore_last_id": (_restored_id, "World.load"),
     "World.spatial_index": (lambda: _world_call(lambda world: world.spatial_index() is not None),
@@ -249,6 +251,7 @@ ALIASES: dict[str, tuple[Callable[[], Any], str]] = {
                              "the world commits its crowds"),
     "Crowd.abort_buffers": (lambda: _crowd(lambda crowd, world: crowd.abort_buffers() is None),
                             "a failed tick aborts its crowds"),
+    "Look.label": (lambda: engine.Look.label("hi", 12) == engine.Look(text="hi", size=12), "Look.caption"),
 }
 
 
@@ -263,8 +266,9 @@ def test_every_deprecated_alias_is_tested():
     from engine import Crowd
 
     deprecated = set()
-    for owner in (engine.World, engine.Entity, Crowd):
+    for owner in (engine.World, engine.Entity, Crowd, engine.Look):
         for member, attribute in vars(owner).items():
+            attribute = attribute.__func__ if isinstance(attribute, classmethod) else attribute
             if (inspect.isfunction(attribute) or isinstance(attribute, property)) and \
                     (attribute.__doc__ or "").startswith("Deprecated"):
                 deprecated.add(f"{owner.__name__}.{member}")
@@ -325,3 +329,31 @@ def test_the_old_games_tests_record_their_deprecations_instead_of_printing_them(
     recorded = re.search(r'<property name="deprecations" value="(\d+)"', report)
     # One World.take_sounds() a tick (200), and a SoundRequest.sound for each request it read.
     assert recorded and int(recorded.group(1)) > 200, report
+
+
+# The names 0.5 moved out of the package root: the loop lab to engine.loops, the teaching classes to engine.lab.
+MOVED = {"ConstantRateLoop": "engine.loops", "FrameRate": "engine.loops", "RenderGatedLoop": "engine.loops",
+         "Trace": "engine.loops", "TraceEvent": "engine.loops", "VariableStepLoop": "engine.loops",
+         "DoubleBuffer": "engine.lab", "Framebuffer": "engine.lab", "Scene": "engine.lab"}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_a_name_moved_out_of_the_root_still_works_and_warns_at_the_users_line(name):
+    home = importlib.import_module(MOVED[name])
+    assert name not in engine.__all__ and name in home.__all__
+    with pytest.warns(DeprecationWarning, match=re.escape(f"engine.{name} is deprecated and goes in tickswap 0.6: "
+                                                          f"use {MOVED[name]}.{name}")) as caught:
+        assert getattr(engine, name) is getattr(home, name)
+    assert caught[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match=re.escape(f"use {MOVED[name]}.{name}")):
+        exec(f"from engine import {name}", {})  # the form old games use warns too, every time
+
+
+def test_the_root_moves_exactly_the_names_the_test_knows():
+    assert engine._MOVED == MOVED
+
+
+def test_the_package_root_is_for_writing_games():
+    # 47 names in 0.4, the loop lab and the teaching classes among them; what is left is what a game imports.
+    assert len(engine.__all__) == 38
+    assert not {"Trace", "Scene", "DoubleBuffer", "RenderGatedLoop"} & set(engine.__all__)

@@ -26,8 +26,8 @@ import sys
 import wave
 from dataclasses import dataclass, replace
 
-from engine.deprecation import warn_deprecated
-from engine.files.reading import file_kind
+from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
+from engine.disk.reading import file_kind
 from engine.messages import shown, shown_name
 
 __all__ = ["MAX_LIMIT", "SoundRequest", "SoundRequests", "limited", "missing_file", "missing_sound", "sound_length_ms"]
@@ -60,7 +60,7 @@ class SoundRequest:
     @property
     def sound(self) -> str:
         """Deprecated: ``path`` (music requests name their file ``path`` too). The sound file."""
-        warn_deprecated("SoundRequest.sound", "SoundRequest.path", removed_in="0.6")
+        warn_deprecated("SoundRequest.sound", "SoundRequest.path", removed_in=MOVED_REMOVED_IN)
         return self.path
 
 

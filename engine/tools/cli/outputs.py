@@ -11,7 +11,7 @@ import argparse
 import os
 from typing import Any
 
-from engine.files.atomic import AtomicFile, OutputError, check_output, output_path
+from engine.disk.atomic import AtomicFile, OutputError, check_output, output_path
 from engine.files.game import Game
 from engine.interrupts import TICK, Interrupted
 from engine.tools.errors import UsageError, shown_name
