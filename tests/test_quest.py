@@ -69,7 +69,7 @@ def test_a_sword_swing_takes_one_heart_and_the_slime_blinks():
         take_sounds(world)
         _tap(world, keys.X, 12)
         assert slime.health == 2, "one swing, one heart"
-        assert any(request.sound.endswith("squish.wav") for request in take_sounds(world))
+        assert any(request.path.endswith("squish.wav") for request in take_sounds(world))
         assert slime.invulnerable > 0
 
 

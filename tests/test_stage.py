@@ -149,7 +149,7 @@ def test_a_part_whose_scene_ended_leaves_before_it_acts_in_every_order():
                 world.spawn(Entity())
             world.tick()
             world.tick()
-            assert [request.sound for request in take_sounds(world)] == ["beep.wav"]
+            assert [request.path for request in take_sounds(world)] == ["beep.wav"]
             show.go("two")                # between ticks, as a test or build may
             world.shuffle_order(random.Random(order))
             world.tick()                  # the change is committed: the beeper leaves, silent
