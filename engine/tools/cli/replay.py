@@ -183,14 +183,18 @@ def replay_command(args: argparse.Namespace) -> int:
             runner.close()
         else:
             world.close()
-    status = _said(replay, result, shown_name(args.file), shot, changed, game)
+    status = _said(replay, result, shown_name(args.file), shot, game, (changed, advice, also))
     emit("summary", command="replay", game=game.name, ok=status == 0, ticks=result.ticks, checked=result.checked,
          first_mismatch=result.first_mismatch, state=final_state)
     return status
 
 
-def _said(replay: Any, result: ReplayResult, name: str, shot: str, changed: str | None, game: Game) -> int:
-    """Say how the replay went, in one line; its exit status."""
+def _said(replay: Any, result: ReplayResult, name: str, shot: str, game: Game,
+          differences: tuple[str | None, str, str]) -> int:
+    """Say how the replay went, in one line; its exit status. ``differences``: what differs between the
+    recording's game and this one, the advice said where it does not replay the same, and what a renamed file
+    that also changed adds where it does."""
+    changed, advice, also = differences
     if result.ok and result.crash is not None:
         print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
               f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
