@@ -45,11 +45,13 @@ sides compute the shared value and draw the link's two keys from it with keyed B
   afresh (a new key) and its ``Hello`` carries ``rejoin_proof``: keyed by that secret over
   the seat's token, its nonce and its new public value, so whoever sees the ``Hello`` can't
   put their own key in it, and it serves one attempt. Who holds the code holds the seat.
-- An old datagram replayed from a new address is still a valid datagram: it is used as
-  a resend would be (the protocol is idempotent), but it does not move the peer to that
-  address, because only a datagram with a higher ``seq`` than any before does. Someone on
-  the path who copies a fresh datagram and gets its copy in first moves the peer to itself
-  until the peer's next datagram (about 10 ms): no more than dropping its datagrams would do.
+- A replayed datagram (an old one sent again, from any address): each direction's numbers
+  are taken once, in a sliding window (``REPLAY_WINDOW``, as DTLS and IPsec do), so a copy,
+  or one older than the window, is dropped and counted (``replayed dropped``): it neither
+  keeps a dead peer alive nor moves a peer. Only a datagram numbered above any before moves
+  a peer to its address. Someone on the path who copies a fresh datagram and gets its copy
+  in first moves the peer to itself until the peer's next datagram (about 10 ms): no more
+  than dropping its datagrams would do.
 """
 
 from __future__ import annotations
@@ -59,11 +61,12 @@ import hmac
 import secrets
 import struct
 from dataclasses import dataclass, field
+from typing import Literal
 
-__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLY_OVERHEAD", "KeyPair",
-           "Link", "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello", "open_reply", "proof_holds",
-           "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof", "rejoin_secret", "reply_key", "seal_hello",
-           "seal_reply"]
+__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLAYED", "REPLAY_WINDOW",
+           "REPLY_OVERHEAD", "KeyPair", "Link", "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello",
+           "open_reply", "proof_holds", "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof",
+           "rejoin_secret", "reply_key", "seal_hello", "seal_reply"]
 
 MAGIC = b"TSW2"
 """The first bytes of every datagram: tickswap's wire protocol, version 2 (the version with envelopes)."""
@@ -255,13 +258,28 @@ def read_header(data: bytes) -> SessionHeader | None:
     return SessionHeader(session, token, seq)
 
 
+REPLAY_WINDOW = 1024
+"""How many numbers back from the highest received a link still takes a datagram (each once), as DTLS and IPsec do.
+
+A datagram numbered at or below ``highest - REPLAY_WINDOW``, or one whose number was taken
+already, is a replay (or a copy the network made): dropped and counted, never used. 1024
+numbers are about three seconds of a peer's datagrams at their busiest (one a frame and a
+resend every 10 ms), far more than any reordering the path does: an honest datagram that
+arrives later than that is one the protocol has resent since."""
+REPLAYED: Literal["replayed"] = "replayed"
+"""What ``Link.open`` returns for a datagram whose tag holds but whose number was seen already or is too old."""
+_WINDOW_MASK = (1 << REPLAY_WINDOW) - 1
+
+
 @dataclass
 class Link:
     """Both directions between a joiner and the host: the token that names it, a key for each way, the numbers.
 
     ``sent`` is the last number this side sent; ``highest`` the highest it received in a
-    datagram whose tag held. A session moves a peer to a new address only for a datagram
-    numbered above ``highest``: a replayed one, even from a new address, moves nothing.
+    datagram whose tag held; ``seen`` the sliding window below it (bit ``i``: number
+    ``highest - i`` was taken). A datagram is taken once: a replay, even from a new address,
+    is refused (``REPLAYED``), so it neither keeps a silent peer alive nor moves it; a
+    session moves a peer to a new address only for a datagram numbered above ``highest``.
     """
 
     session: int
@@ -270,6 +288,7 @@ class Link:
     receive_key: bytes = field(repr=False)
     sent: int = 0
     highest: int = 0
+    seen: int = field(default=1, repr=False)  # number 0 is never sent: taken as seen
 
     @classmethod
     def of_joiner(cls, session: int, token: int, keys: tuple[bytes, bytes]) -> Link:
@@ -287,10 +306,12 @@ class Link:
         header = _HEADER.pack(MAGIC, b"S", self.session, self.token, self.sent)
         return header + _blake(header + body, key=self.send_key, person=b"tswsess") + body
 
-    def open(self, data: bytes) -> tuple[bytes, bool] | None:
-        """The body of a datagram of this link whose tag holds, and whether it is the newest yet (``None``: refused).
+    def open(self, data: bytes) -> tuple[bytes, bool] | Literal["replayed"] | None:
+        """The body of a datagram of this link whose tag holds, and whether it is the newest yet.
 
-        The tag covers the header, so a datagram of another session, token or number fails too.
+        ``None``: refused (damaged, forged, another link's); ``REPLAYED``: its tag holds but
+        its number was taken before or is ``REPLAY_WINDOW`` or more below the highest. The
+        tag covers the header, so a datagram of another session, token or number fails too.
         """
         header, tag, body = data[:_HEADER.size], data[_HEADER.size:OVERHEAD], data[OVERHEAD:]
         if len(tag) < TAG_BYTES or not hmac.compare_digest(tag, _blake(header + body, key=self.receive_key,
@@ -299,6 +320,14 @@ class Link:
         _, _, session, token, seq = _HEADER.unpack(header)
         if (session, token) != (self.session, self.token):
             return None
-        newest = seq > self.highest
-        self.highest = max(self.highest, seq)
-        return body, newest
+        if seq > self.highest:
+            ahead = seq - self.highest
+            # A jump past the window clears it (never a shift by a huge count: a peer's number is its word).
+            self.seen = ((self.seen << ahead) | 1) & _WINDOW_MASK if ahead < REPLAY_WINDOW else 1
+            self.highest = seq
+            return body, True
+        age = self.highest - seq
+        if age >= REPLAY_WINDOW or self.seen >> age & 1:
+            return REPLAYED
+        self.seen |= 1 << age
+        return body, False

@@ -36,6 +36,7 @@ from engine.messages import shown
 from engine.net.catchup import CatchupReceive, unpack
 from engine.net.catchup import Start as CatchStart
 from engine.net.integrity import (
+    REPLAYED,
     KeyPair,
     Link,
     frame_kind,
@@ -315,6 +316,9 @@ class HostLobby:
         if peer is None or opened is None:
             self.tally.damaged += 1
             return
+        if opened == REPLAYED:
+            self.tally.replayed += 1
+            return
         body, newest = opened
         if newest:
             peer.address = address  # its NAT may have moved it: answer where its newest datagram came from
@@ -374,6 +378,8 @@ class JoinLobby:
         """How many ``Hello`` were sent: the transport's owner knocks on the port with each (``port_closed``)."""
         self.damaged = 0
         """Replies whose tag failed: damaged, or forged by one who never saw the ``Hello``."""
+        self.replayed = 0
+        """Datagrams of the new link taken before (``integrity.REPLAYED``): dropped, never used."""
         self._closed = 0
         self._start = _seconds(clock)
         self._timeout_s = timeout_s
@@ -435,6 +441,9 @@ class JoinLobby:
         opened = link.open(data) if header is not None else None
         if opened is None:
             self.damaged += 1
+            return
+        if opened == REPLAYED:
+            self.replayed += 1
             return
         body, newest = opened
         if newest:

@@ -58,6 +58,7 @@ from engine.net.checks import MAX_DELAYS
 from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.integrity import (
     REJOIN_CODE_HEX,
+    REPLAYED,
     KeyPair,
     Link,
     frame_kind,
@@ -290,6 +291,7 @@ class SessionMachine:
         if isinstance(lobby, HostLobby):
             self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
             self.stats.damaged += lobby.tally.damaged
+            self.stats.replayed += lobby.tally.replayed
             self.departed |= lobby.departed
             self._keys = lobby.keys
             for joined in lobby.joined.values():
@@ -316,6 +318,7 @@ class SessionMachine:
             self.session_id = welcomed.session
             self._answers = lobby.answers
             self.stats.damaged += lobby.damaged
+            self.stats.replayed += lobby.replayed
             self.add_peer(Peer(lobby.host, 0, self.players, token=link.token, link=link))
             self.ms_per_update = welcomed.ms_per_update
             self.rejoin_secret = lobby.rejoin_secret
@@ -756,6 +759,9 @@ class SessionMachine:
         opened = peer.link.open(data) if peer is not None and peer.link is not None else None
         if peer is None or opened is None:
             self.stats.damaged += 1  # damaged on the way, or forged: nothing of it is read
+            return
+        if opened == REPLAYED:
+            self.stats.replayed += 1  # taken before: it keeps no one alive and moves no one
             return
         body, newest = opened
         if newest and address != peer.address:

@@ -41,6 +41,8 @@ class LobbyTally:
         """Datagrams the lobby dropped as no packet or no packet for it (the probe's empty knock aside)."""
         self.damaged = 0
         """Datagrams the lobby dropped because their check or tag failed: damaged on the way, or forged."""
+        self.replayed = 0
+        """Datagrams of a welcomed peer's link taken before (``integrity.REPLAYED``): dropped, never used."""
         self._say = say
         self._said: dict[str, int] = {}
         self._held = 0
