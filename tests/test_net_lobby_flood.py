@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, cast
 
-from test_net_running import GAME, FakeTransport, running
+from test_net_running import GAME, FakeTransport, proven, running
 
 from engine.clock import VirtualClock
 from engine.net.integrity import REPLY_OVERHEAD, KeyPair, Link, frame_kind, open_reply, reply_key, seal_hello
@@ -36,7 +36,9 @@ def hosted(inbox: list[tuple[bytes, Any]]) -> tuple[Session, FakeTransport, list
     session = Session(transport, GAME, SessionOptions(), is_host=True, say=said.append, build=build_plain,
                       clock=clock)
     session.players, session.seed, session.player, session.session_id = 2, 0, 0, 77
-    transport.inbox.extend([*inbox, (hello(1), JOINER)])
+    # Every Hello comes from an address that proved it receives there (test_net_amplification: those that do not).
+    transport.inbox.extend([(proven(data, address, session) if frame_kind(data) == b"H" else data, address)
+                            for data, address in [*inbox, (hello(1), JOINER)]])
     session.wait_ready(5.0)
     return session, transport, said
 
@@ -100,7 +102,7 @@ def test_a_late_refusal_is_never_larger_than_the_hello_it_answers() -> None:
     tiny = seal_hello(encode(Hello(game="", digest="", engine="1.0", spectate=False, nonce=5)))
     for data in (tiny, hello(6)):
         transport.sent.clear()
-        transport.inbox.append((data, STRANGER))
+        transport.inbox.append((proven(data, STRANGER, session), STRANGER))
         session.poll()
         [answer] = [sent for sent, to in transport.sent if to == STRANGER]
         assert len(answer) <= len(data)

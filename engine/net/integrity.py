@@ -4,12 +4,17 @@ UDP delivers damaged datagrams now and then (a bit flipped on a bad link, a data
 short), and anyone may send one to a host's port. A damaged datagram that still parses
 would be played: a key code 65362 read as 65363 is a desync nobody caused. So every
 datagram is an envelope whose tag is checked first; one that fails is dropped and counted,
-never decoded. Three envelopes (all integers big-endian):
+never decoded. Four envelopes (all integers big-endian):
 
 ``hello``    ``MAGIC b"H" check(16) body``
     A joiner's ``Hello``, sent before any key exists: ``check`` is BLAKE2s of the body
     (unkeyed, personalised), so a bit flip or a cut is caught. It proves nothing about
     the sender: anyone may ask to join.
+``proven``   ``MAGIC b"C" cookie(16) check(16) body``
+    The same ``Hello`` with the host's cookie for the sender's address in front
+    (``engine.net.cookies``): proof that the sender receives at the address it sends from.
+    A host answers a ``Hello`` without one with a small ``Retry`` carrying the cookie, and
+    nothing more (QUIC's address validation), so a spoofed ``Hello`` amplifies nothing.
 ``reply``    ``MAGIC b"R" tag(16) body``
     The host's ``Welcome`` or ``Refuse``, tagged with a key drawn from the exact ``Hello``
     it answers (``reply_key``): a joiner takes only the answer to its own ``Hello``, and
@@ -63,10 +68,10 @@ import struct
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLAYED", "REPLAY_WINDOW",
-           "REPLY_OVERHEAD", "KeyPair", "Link", "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello",
-           "open_reply", "proof_holds", "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof",
-           "rejoin_secret", "reply_key", "seal_hello", "seal_reply"]
+__all__ = ["COOKIE_BYTES", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLAYED",
+           "REPLAY_WINDOW", "REPLY_OVERHEAD", "KeyPair", "Link", "SessionHeader", "frame_kind", "link_keys", "new_id",
+           "open_hello", "open_proven", "open_reply", "proof_holds", "read_header", "read_rejoin_code", "rejoin_code",
+           "rejoin_proof", "rejoin_secret", "reply_key", "seal_hello", "seal_proven", "seal_reply"]
 
 MAGIC = b"TSW2"
 """The first bytes of every datagram: tickswap's wire protocol, version 2 (the version with envelopes)."""
@@ -230,12 +235,40 @@ def open_reply(key: bytes, data: bytes) -> bytes | None:
     return body
 
 
+COOKIE_BYTES = 16
+"""The address proof a proven ``Hello`` carries (``engine.net.cookies``)."""
+
+
+def seal_proven(hello: bytes, cookie: bytes) -> bytes:
+    """The hello datagram ``hello`` with the host's cookie for this address in front: ``MAGIC b"C" cookie hello...``.
+
+    The ``Hello`` inside is byte for byte the one first sent (its check, its body): the
+    reply key and the link's keys are drawn from that one (``open_proven`` gives it back),
+    so a joiner that proves its address again (a cookie expired, its NAT moved) is still
+    the same join.
+    """
+    if len(cookie) != COOKIE_BYTES or frame_kind(hello) != b"H":
+        raise ValueError("seal_proven: a 16-byte cookie and a hello datagram")
+    return MAGIC + b"C" + cookie + hello[_KIND_END:]
+
+
+def open_proven(data: bytes) -> tuple[bytes, bytes] | None:
+    """The cookie and the hello datagram of a proven ``Hello``; ``None`` when too short to hold them."""
+    if len(data) < _KIND_END + COOKIE_BYTES + TAG_BYTES:
+        return None
+    end = _KIND_END + COOKIE_BYTES
+    return data[_KIND_END:end], MAGIC + b"H" + data[end:]
+
+
 def frame_kind(data: bytes) -> bytes | None:
-    """``b"H"``, ``b"R"`` or ``b"S"`` for an envelope of that kind (before any check); ``None`` for other bytes."""
+    """``b"H"``, ``b"C"``, ``b"R"`` or ``b"S"`` for an envelope of that kind (before any check); ``None`` for others.
+
+    ``b"C"`` is a ``Hello`` that carries the host's cookie: its sender proved its address.
+    """
     if len(data) < _KIND_END or not data.startswith(MAGIC):
         return None
     kind = data[len(MAGIC):_KIND_END]
-    return kind if kind in (b"H", b"R", b"S") else None
+    return kind if kind in (b"H", b"C", b"R", b"S") else None
 
 
 # -- the session's envelope -----------------------------------------------------------------------------

@@ -17,6 +17,14 @@ send a ``Hello``. Once every player has joined the host sends ``Start``; a ``Hel
 comes after is answered with a ``Refuse`` ("the session has started") by the running
 session, so a late joiner stops at once.
 
+A host first asks a joiner to prove its address (``engine.net.cookies``, QUIC's rule): a
+``Hello`` without the host's cookie for the address it came from is answered with a small
+``Retry`` carrying it, and nothing else; the joiner sends the same ``Hello`` again with it
+(``integrity.seal_proven``), one round trip more, and only that one is welcomed or refused.
+So a ``Hello`` with a forged source address gets its victim one ``Retry``, smaller than
+the ``Hello``. The host lobby and the running session read a ``Hello`` with one reader
+(``read_proven_hello``).
+
 Every datagram is an envelope (``engine.net.integrity``): a ``Hello`` carries a check, a
 reply a tag keyed by the ``Hello`` it answers, and everything from a welcomed peer a tag
 keyed by its link. A damaged one is counted (``LobbyTally.damaged``) and dropped before
@@ -35,6 +43,7 @@ from engine.files.game import Game
 from engine.messages import shown
 from engine.net.catchup import CatchupReceive, unpack
 from engine.net.catchup import Start as CatchStart
+from engine.net.cookies import AMPLIFICATION, Cookies
 from engine.net.integrity import (
     REPLAYED,
     KeyPair,
@@ -42,23 +51,37 @@ from engine.net.integrity import (
     frame_kind,
     link_keys,
     new_id,
+    open_proven,
     open_reply,
     read_header,
     rejoin_proof,
     rejoin_secret,
     reply_key,
     seal_hello,
+    seal_proven,
     seal_reply,
 )
-from engine.net.packets import Bye, Catchup, Hello, PacketError, Refuse, Start, Welcome, decode, encode, read_hello
+from engine.net.packets import (
+    Bye,
+    Catchup,
+    Hello,
+    PacketError,
+    Refuse,
+    Retry,
+    Start,
+    Welcome,
+    decode,
+    encode,
+    read_hello,
+)
 from engine.net.refusals import LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
 
 __all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE", "MAX_SPECTATORS",
-           "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "SessionError", "SessionOptions",
-           "build_plain", "bye", "refusal"]
+           "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "ProvenHello", "SessionError",
+           "SessionOptions", "build_plain", "bye", "read_proven_hello", "refusal"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
@@ -151,6 +174,45 @@ def refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class ProvenHello:
+    """A ``Hello`` whose sender proved its address (it echoed the host's cookie): what may be answered in full."""
+
+    hello: Hello
+    data: bytes
+    """The ``Hello``'s datagram as first sent (no cookie): its reply key and the link's keys are drawn from it."""
+    answers: bytes
+    """``reply_key(data)``: the key of every answer to it."""
+
+
+def read_proven_hello(data: bytes, address: Address, cookies: Cookies, now: float,
+                      send: Callable[[bytes, Address], object]) -> ProvenHello | str:
+    """Read a ``Hello`` (plain or proven) from ``address``: the host lobby's and the running session's one reader.
+
+    Returns the ``ProvenHello`` when its cookie holds for ``address``; else what it is:
+    ``"damaged"`` (its check fails), ``"garbage"`` (no ``Hello`` in it) or ``"unproven"``
+    (no cookie, or one not made for this address now). An unproven ``Hello`` is answered
+    with a ``Retry`` carrying the cookie, through ``send``, only when that is at most
+    ``AMPLIFICATION`` times its size: nothing else ever goes to an unproven address.
+    """
+    base, cookie = data, b""
+    if frame_kind(data) == b"C":
+        opened = open_proven(data)
+        if opened is None:
+            return "damaged"
+        cookie, base = opened
+    hello = read_hello(base)
+    if isinstance(hello, str):
+        return hello
+    answers = reply_key(base)
+    if not cookies.holds(cookie, address, now):
+        retry = seal_reply(answers, encode(Retry(nonce=hello.nonce, cookie=cookies.cookie(address, now).hex())))
+        if len(retry) <= AMPLIFICATION * len(data):
+            send(retry, address)
+        return "unproven"
+    return ProvenHello(hello, base, answers)
+
+
 @dataclass
 class Joined:
     """A peer the host welcomed: its token and link, where it is now, its player (``None``: a spectator).
@@ -189,7 +251,7 @@ class HostLobby:
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
                  terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
-                 local: int = 1) -> None:
+                 local: int = 1, cookies: Cookies | None = None) -> None:
         if type(local) is not int or not 1 <= local < players:
             raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
@@ -200,6 +262,8 @@ class HostLobby:
         self.say = say
         self.keys = KeyPair.new()
         """This session's key pair: its public value goes to every joiner in its ``Welcome``."""
+        self.cookies = cookies if cookies is not None else Cookies()
+        """The address proofs this host asks of every joiner (``engine.net.cookies``): the session's, when given."""
         now = _seconds(clock)
         self.tally = LobbyTally(say, now)
         self.joined: dict[int, Joined] = {}
@@ -254,22 +318,24 @@ class HostLobby:
         if not data:
             return  # a joiner's probe knocking on the port (engine.net.session): no packet, no garbage
         kind = frame_kind(data)
-        if kind == b"H":
+        if kind in (b"H", b"C"):
             self._hello(data, address)
         elif kind == b"S":
             self._from_joined(data, address)
         else:
             self.tally.garbage += 1
 
-    def _hello(self, data: bytes, address: Address) -> None:
-        hello = read_hello(data)
-        if hello == "damaged":
+    def _hello(self, received: bytes, address: Address) -> None:
+        proven = read_proven_hello(received, address, self.cookies, _seconds(self.clock), self._send)
+        if proven == "damaged":
             self.tally.damaged += 1
             return
-        if hello == "garbage":
+        if proven == "garbage":
             self.tally.garbage += 1
             return
-        answers = reply_key(data)
+        if not isinstance(proven, ProvenHello):
+            return  # answered with a Retry (its cookie): nothing more until it proves its address
+        hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.joined.values() if peer.answers == answers), None)
         if again is not None:
             self._send(again.welcome, address)  # our Welcome was lost (or its NAT moved it): again, where it asks
@@ -370,6 +436,8 @@ class JoinLobby:
         """The host's catch-up being gathered (a session already running), or ``None``."""
         self.start: CatchStart | None = None
         """The catch-up, whole and checked: the world to start from and the input since."""
+        self.sending = self.hello
+        """What this joiner sends: its ``Hello``, with the host's cookie once a ``Retry`` brought it."""
         self.answers = reply_key(self.hello)
         """The key of the host's replies to this ``Hello`` (and of its ``Welcome`` repeated while the lobby waits)."""
         self.welcome: Welcome | None = None
@@ -425,7 +493,7 @@ class JoinLobby:
             raise SessionError(f"no host answered at {self.where}: nothing listens on that port (the OS said so "
                                f"{self._closed} times in {now - self._start:.1f} s)")
         if self._sent is None or now - self._sent >= HELLO_EVERY_S:
-            self._outbox.append((self.hello, self.host))
+            self._outbox.append((self.sending, self.host))
             self.hellos += 1
             self._sent = now
 
@@ -482,6 +550,12 @@ class JoinLobby:
         try:
             packet = decode(body)
         except PacketError:
+            return
+        if isinstance(packet, Retry) and packet.nonce == self.nonce:
+            # The host asks us to prove our address: the same Hello with its cookie, at once (one round trip more).
+            self.sending = seal_proven(self.hello, bytes.fromhex(packet.cookie))
+            self._outbox.append((self.sending, self.host))
+            self._sent = _seconds(self.clock)
             return
         if isinstance(packet, Refuse) and packet.nonce == self.nonce:
             raise SessionError(f"the host refused: {packet.reason}", 2)

@@ -55,6 +55,7 @@ from engine.input.events import PRESENCE, InputEvent
 from engine.net.catchup import CatchupSend, pack
 from engine.net.catchup import Start as CatchStart
 from engine.net.checks import MAX_DELAYS
+from engine.net.cookies import Cookies
 from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.integrity import (
     REJOIN_CODE_HEX,
@@ -74,7 +75,18 @@ from engine.net.integrity import (
     seal_reply,
 )
 from engine.net.liveness import check_peers
-from engine.net.lobby import LATE, MAX_SPECTATORS, HostLobby, JoinLobby, SessionError, SessionOptions, bye, refusal
+from engine.net.lobby import (
+    LATE,
+    MAX_SPECTATORS,
+    HostLobby,
+    JoinLobby,
+    ProvenHello,
+    SessionError,
+    SessionOptions,
+    bye,
+    read_proven_hello,
+    refusal,
+)
 from engine.net.packets import (
     SPECTATOR,
     Bye,
@@ -91,7 +103,6 @@ from engine.net.packets import (
     decode,
     encode,
     fit_refuse,
-    read_hello,
 )
 from engine.net.peers import Peer, inputs_packet
 from engine.net.stats import SessionStats
@@ -202,6 +213,8 @@ class SessionMachine:
         self.late = False
         """This peer joined the session while it ran (a late spectator, or a player rejoining)."""
         self._keys: KeyPair | None = None  # the host's key pair, for the late joiners' keys
+        self.cookies = Cookies()
+        """The host's address proofs (``engine.net.cookies``): its lobby and its running session ask every joiner's."""
         self._build_adds_systems: bool | None = None
         self._caught: bytes | None = None  # a late joiner's last Caught, said again if the host sends a piece again
         self._refused_rejoins: set[tuple[Address, int]] = set()
@@ -253,7 +266,7 @@ class SessionMachine:
             self._lobby = HostLobby(session=self.session_id, game=game.name, digest=game.digest or "",
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
-                                    local=max(1, len(self.local_players)))
+                                    local=max(1, len(self.local_players)), cookies=self.cookies)
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -584,7 +597,7 @@ class SessionMachine:
         kind = frame_kind(data)
         if kind == b"S":
             self._from_peer(data, address)
-        elif kind == b"H" and self.is_host:
+        elif kind in (b"H", b"C") and self.is_host:
             self._late_hello(data, address)
         elif kind == b"R" and not self.is_host:
             self._welcome_again(data)
@@ -600,14 +613,17 @@ class SessionMachine:
         ``Hello``, never larger than it, so a forged sender gains nothing by it; it is
         counted as a late join, not as garbage.
         """
-        hello = read_hello(data)
-        if hello == "damaged":
+        proven = read_proven_hello(data, address, self.cookies, self.now(),
+                                   lambda datagram, to: self._outbox.append((datagram, to)))
+        if proven == "damaged":
             self.stats.damaged += 1
             return
-        if hello == "garbage":
+        if proven == "garbage":
             self.stats.dropped_packets += 1
             return
-        answers = reply_key(data)
+        if not isinstance(proven, ProvenHello):
+            return  # answered with a Retry (its cookie) alone: no refusal, no welcome, no catch-up until proven
+        hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.peers.values() if peer.answers == answers), None)
         if again is not None:
             self._outbox.append((again.welcome, address))  # our Welcome was lost and the joiner asks again

@@ -46,9 +46,8 @@ from engine.net.integrity import open_hello
 from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
 
 __all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Catchup", "Caught", "Chunk", "Desync",
-           "Got", "Hello",
-           "Inputs", "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
-           "fit_inputs", "fit_refuse", "read_hello"]
+           "Got", "Hello", "Inputs", "Message", "PacketError", "Refuse", "Retry", "Run", "Start", "Welcome", "decode",
+           "encode", "encode_inputs", "fit_inputs", "fit_refuse", "read_hello"]
 
 @dataclass(frozen=True, slots=True)
 class Hello:
@@ -159,6 +158,24 @@ class Refuse:
         with checks.refusing():
             expect_whole(self.nonce, "refuse nonce", 0, MAX_ID)
             checks.text(self.reason, "refuse reason")
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """The host asks a joiner to prove its address: send the ``Hello`` again with this cookie (``engine.net.cookies``).
+
+    The only answer an address that has not proven it receives there gets: smaller than
+    the ``Hello`` it answers, so a forged source address gains nothing by it.
+    """
+
+    nonce: int
+    cookie: str
+    """The cookie, 32 hex digits."""
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.nonce, "retry nonce", 0, MAX_ID)
+            expect_str(self.cookie, "retry cookie (32 hex digits)", 32, checks.PROOF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,9 +316,9 @@ class Bye:
             checks.text(self.reason, "bye reason")
 
 
-Message = Hello | Welcome | Refuse | Start | Inputs | Desync | Chunk | Got | Catchup | Caught | Bye
+Message = Hello | Welcome | Refuse | Retry | Start | Inputs | Desync | Chunk | Got | Catchup | Caught | Bye
 """Any message ``decode`` may return."""
-_KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Refuse, "start": Start,
+_KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Refuse, "retry": Retry, "start": Start,
                                 "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "catchup": Catchup,
                                 "caught": Caught, "bye": Bye}
 _KIND_OF = {kind: name for name, kind in _KINDS.items()}
