@@ -16,16 +16,18 @@ import os
 from collections.abc import Callable
 
 import pytest
-from netsim import HOST_PORT, Net
+from netsim import Net
+from test_net_rendezvous import SECRET, offer
 
+from engine.clock import VirtualClock
 from engine.net.cookies import AMPLIFICATION
+from engine.net.emulate import Emulation
 from engine.net.integrity import KeyPair, Link, rejoin_proof, seal_hello, seal_proven
+from engine.net.lobby import SessionOptions
 from engine.net.packets import Hello, encode
 from engine.net.rendezvous import Rendezvous, close_request, join_request, open_request
 from engine.net.session import Session
 from engine.state.names import __version__
-from engine.clock import VirtualClock
-from test_net_rendezvous import SECRET, offer
 
 KEYS = KeyPair.new()
 
@@ -147,10 +149,19 @@ def test_a_rendezvous_answers_an_unproven_address_with_at_most_3x_and_opens_noth
     assert rendezvous.rooms == 1, "no room opened for an unproven address"
 
 
-def test_the_join_by_address_costs_one_round_trip_more_than_before() -> None:
-    # The Retry: a joiner's first Hello is answered with a cookie, the second (proven) with the Welcome.
+def test_the_address_proof_adds_one_round_trip_to_a_join() -> None:
+    # 50 ms each way: the Hello, its Retry, the proven Hello, the Welcome: two round trips, 200 ms (one before).
+    options = SessionOptions(emulation=Emulation(delay_ms=50.0))
     net = Net()
-    host = net.host(players=2)
-    joiner = net.join()
-    net.open()
-    assert joiner.ready and host.ready and HOST_PORT == host.address[1]
+    host = net.host(players=2, options=options)
+    joiner = net.join(options=options)
+    host.open_lobby(60.0)
+    started = net.clock.now_ns() / 1e9
+    joiner.open_lobby(60.0)
+    while not joiner.ready:
+        for peer in (host, joiner):
+            peer.poll()
+        net.step(False)
+    took = net.clock.now_ns() / 1e9 - started
+    print(f"a join by address over a 100 ms round trip: welcomed after {took * 1000:.0f} ms")
+    assert 0.2 <= took < 0.25, took  # the rest: the lobby polling every 10 ms

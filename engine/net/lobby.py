@@ -74,7 +74,7 @@ from engine.net.packets import (
     encode,
     read_hello,
 )
-from engine.net.refusals import LobbyTally
+from engine.net.refusals import LineBudget, LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
@@ -229,6 +229,8 @@ class Joined:
     answers: bytes
     rejoin_secret: bytes = b""
     """What the joiner proves it is itself with if it drops and asks for its seat back (``integrity.rejoin_secret``)."""
+    heard: float = 0.0
+    """When its last datagram came (its ``Hello`` again, or early play): a silent spectator's place expires."""
 
 
 def _seconds(clock: Clock) -> float:
@@ -251,7 +253,7 @@ class HostLobby:
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
                  terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
-                 local: int = 1, cookies: Cookies | None = None) -> None:
+                 local: int = 1, cookies: Cookies | None = None, lines: LineBudget | None = None) -> None:
         if type(local) is not int or not 1 <= local < players:
             raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
@@ -266,6 +268,8 @@ class HostLobby:
         """The address proofs this host asks of every joiner (``engine.net.cookies``): the session's, when given."""
         now = _seconds(clock)
         self.tally = LobbyTally(say, now)
+        self.lines = lines if lines is not None else LineBudget(say, now)
+        """The spectator lines' budget (``refusals.LineBudget``): the session's, when given."""
         self.joined: dict[int, Joined] = {}
         """The welcomed peers by token (the peer table the session starts with)."""
         self.departed: set[int] = set()
@@ -299,6 +303,7 @@ class HostLobby:
             self.tally.flush()
             raise SessionError(f"not every player joined within {self._timeout_s:g} s "
                                f"({self.local + self._seated()} of {self.players})")
+        self._expire_spectators(now)
         if now - self._kept >= KEEP_EVERY_S:
             # A welcomed peer waiting for the others must hear from us, or its --disconnect-timeout drops us.
             for peer in self.joined.values():
@@ -312,6 +317,15 @@ class HostLobby:
             for peer in self.joined.values():
                 self._send(peer.link.seal(start), peer.address)
             self.started = True
+
+    def _expire_spectators(self, now: float) -> None:
+        """Free the place of a spectator silent for ``--disconnect-timeout``: a phantom holds no place for long."""
+        timeout = self.terms.disconnect_timeout
+        for peer in [peer for peer in self.joined.values() if peer.player is None and now - peer.heard > timeout]:
+            del self.joined[peer.token]
+            self.departed.add(peer.token)
+            self.lines.say(f"the spectator at {peer.address[0]}:{peer.address[1]} sent nothing for {timeout:g} s: "
+                           "its place is free", now)
 
     def receive(self, data: bytes, address: Address) -> None:
         """Take one datagram that arrived from ``address``: a ``Hello``, or a welcomed peer's datagram."""
@@ -338,6 +352,7 @@ class HostLobby:
         hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.joined.values() if peer.answers == answers), None)
         if again is not None:
+            again.heard = _seconds(self.clock)
             self._send(again.welcome, address)  # our Welcome was lost (or its NAT moved it): again, where it asks
             return
         problem = refusal(hello, self.game, self.digest, self.terms)
@@ -361,11 +376,15 @@ class HostLobby:
                           ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
                           desync_interval=self.terms.desync_interval, token=token, key=self.keys.public_hex)
         link = Link.of_host(self.session, token, link_keys(shared, self.session, token, data))
+        now = _seconds(self.clock)
         joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers,
-                        rejoin_secret(shared, self.session, token, data))
+                        rejoin_secret(shared, self.session, token, data), heard=now)
         self.joined[token] = joined
         self._send(joined.welcome, address)
-        self.say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
+        if player is None:
+            self.lines.say(f"a spectator joined from {address[0]}:{address[1]}", now)
+        else:
+            self.say(f"player {player} joined from {address[0]}:{address[1]}")
 
     def _from_joined(self, data: bytes, address: Address) -> None:
         header = read_header(data)
@@ -386,6 +405,7 @@ class HostLobby:
             self.tally.replayed += 1
             return
         body, newest = opened
+        peer.heard = _seconds(self.clock)
         if newest:
             peer.address = address  # its NAT may have moved it: answer where its newest datagram came from
         try:

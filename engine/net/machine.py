@@ -105,13 +105,14 @@ from engine.net.packets import (
     fit_refuse,
 )
 from engine.net.peers import Peer, inputs_packet
+from engine.net.refusals import LineBudget
 from engine.net.stats import SessionStats
 from engine.net.sync import Confirmed, Sync
 from engine.net.transport import Address
 from engine.world import World, system_count, take_sounds
 from engine.world.sounds import SoundRequest
 
-__all__ = ["CRASHED", "DELAY_LEAD", "LEFT", "SEND_EVERY_S", "Seat", "SessionMachine"]
+__all__ = ["CRASHED", "DELAY_LEAD", "LEFT", "NO_SEAT", "SEND_EVERY_S", "Seat", "SessionMachine"]
 
 LEFT = "the peer closed the session"
 """A goodbye's reason when a peer leaves on purpose."""
@@ -125,6 +126,8 @@ DELAY_LEAD = 64
 No peer can have run that far: a peer runs at most its prediction window (60 at most from
 the command line) past the host's input it holds, and the change rides on every datagram
 that carries the host's input from then on, so every peer hears of it before the tick."""
+NO_SEAT = "no dropped player of this session has that rejoin code"
+"""The refusal of a rejoin whose code is wrong: the same whether its token or its proof is."""
 _DISCONNECT = (InputEvent("disconnect"),)
 _CONNECT = (InputEvent("connect"),)
 
@@ -213,6 +216,8 @@ class SessionMachine:
         self.late = False
         """This peer joined the session while it ran (a late spectator, or a player rejoining)."""
         self._keys: KeyPair | None = None  # the host's key pair, for the late joiners' keys
+        self.spectator_lines = LineBudget(say, self.now())
+        """Lines about spectators that come and go, rate-limited (``engine.net.refusals.LineBudget``)."""
         self.cookies = Cookies()
         """The host's address proofs (``engine.net.cookies``): its lobby and its running session ask every joiner's."""
         self._build_adds_systems: bool | None = None
@@ -266,7 +271,8 @@ class SessionMachine:
             self._lobby = HostLobby(session=self.session_id, game=game.name, digest=game.digest or "",
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
-                                    local=max(1, len(self.local_players)), cookies=self.cookies)
+                                    local=max(1, len(self.local_players)), cookies=self.cookies,
+                                    lines=self.spectator_lines)
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -450,6 +456,7 @@ class SessionMachine:
             self.ended = self.desync.step(now) or self.ended  # the report, once the swap is done
             return
         check_peers(self, now)
+        self.spectator_lines.tick(now)
         if self.dropped:
             self._close_seats(now)
         self._send(now)
@@ -656,13 +663,12 @@ class SessionMachine:
             return None, "the session is ending"
         if hello.rejoin is not None:
             seat = next((seat for seat in self.dropped.values() if seat.token == hello.rejoin), None)
-            if seat is None:
-                return None, "no dropped player of this session has that rejoin code"
+            if seat is None or not proof_holds(seat.secret, seat.token, hello.nonce, hello.key, hello.proof):
+                # One answer for a wrong token and a wrong proof: it tells no one whether a token is a dropped seat's.
+                return None, NO_SEAT
             if seat.closed or self.now() - seat.since > self.options.rejoin_window:
                 return None, (f"player {seat.player}'s seat closed {self.options.rejoin_window:g} s after its drop "
                               "(the host's --rejoin-window)")
-            if not proof_holds(seat.secret, seat.token, hello.nonce, hello.key, hello.proof):
-                return None, f"the rejoin code is not player {seat.player}'s"
             if self.target is not None and self.sync.known[seat.player] >= self.target:
                 return None, "the session is at its last tick"
             return seat, ""
@@ -739,8 +745,8 @@ class SessionMachine:
             self.say(f"player {seat.player} rejoined from {where}: it starts from tick {tick} ({len(pieces)} "
                      f"datagrams) and takes its seat back at tick {handover}")
         else:
-            self.say(f"a spectator joined the running session from {where}: it starts from tick {tick} "
-                     f"({len(pieces)} datagrams)")
+            self.spectator_lines.say(f"a spectator joined the running session from {where}: it starts from tick "
+                                     f"{tick} ({len(pieces)} datagrams)", self.now())
         return ""
 
     def _adds_systems(self) -> bool:
@@ -862,7 +868,7 @@ class SessionMachine:
                 self.finished = True
             return
         if peer.player is None:
-            self.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}")
+            self.spectator_lines.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}", self.now())
             self.remove_peer(peer)
             return
         crashed = reason.startswith(CRASHED)

@@ -18,7 +18,7 @@ from typing import Any
 from engine.net.integrity import REPLY_OVERHEAD, seal_reply
 from engine.net.packets import fit_refuse
 
-__all__ = ["ADDRESSES_SAID", "SAID_IN_FULL", "SAY_EVERY_S", "LobbyTally"]
+__all__ = ["ADDRESSES_SAID", "LINES_AT_ONCE", "LINE_EVERY_S", "SAID_IN_FULL", "SAY_EVERY_S", "LineBudget", "LobbyTally"]
 
 SAID_IN_FULL = 3
 """Refusals said in full per address; more from it are only counted."""
@@ -93,3 +93,48 @@ class LobbyTally:
         self._say(f"{self._held} more refused Hello{'' if self._held == 1 else 's'} {source}")
         self._held = 0
         self._held_from = {}
+
+
+LINES_AT_ONCE = 8
+"""Spectator lines (joined, left, dropped) said at once before they are rate-limited."""
+LINE_EVERY_S = 10.0
+"""Past those, one more spectator line every this many seconds; the rest are counted and said in one line."""
+
+
+class LineBudget:
+    """Lines about spectators, rate-limited: anyone with an address may come and go as a spectator, again and again.
+
+    A token bucket: ``LINES_AT_ONCE`` lines at once, then one every ``LINE_EVERY_S``; a line
+    past the budget is counted, and the count said in one line when the budget allows
+    (``tick``). Over a long game a stream of phantom spectators costs a line every ten
+    seconds, not two per spectator.
+    """
+
+    def __init__(self, say: Callable[[str], None], now: float) -> None:
+        self._say = say
+        self._tokens = float(LINES_AT_ONCE)
+        self._when = now
+        self.held = 0
+        """Lines counted, not said, since the last summary."""
+
+    def _refill(self, now: float) -> None:
+        self._tokens = min(float(LINES_AT_ONCE), self._tokens + (now - self._when) / LINE_EVERY_S)
+        self._when = now
+
+    def say(self, line: str, now: float) -> None:
+        """Say ``line`` if the budget allows, else count it."""
+        self.tick(now)
+        if self._tokens >= 1.0 and not self.held:
+            self._tokens -= 1.0
+            self._say(line)
+        else:
+            self.held += 1
+
+    def tick(self, now: float) -> None:
+        """Say the count of the lines held back, once the budget allows."""
+        self._refill(now)
+        if self.held and self._tokens >= 1.0:
+            self._tokens -= 1.0
+            self._say(f"{self.held} more spectator line{'' if self.held == 1 else 's'} (joined, left, dropped) not "
+                      "said one by one")
+            self.held = 0
