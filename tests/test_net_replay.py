@@ -85,3 +85,35 @@ def test_a_killed_joiners_replayed_datagrams_do_not_keep_it_alive_nor_move_it() 
     assert host.stats.moved == 0, "no replay moved the peer to the attacker's port"
     assert host.finished and second.finished and host.world is not None and second.world is not None
     assert host.world.state_hash() == second.world.state_hash()
+
+
+def test_a_dead_hosts_replayed_welcome_does_not_keep_its_joiner_waiting() -> None:
+    # A Welcome carries no number: once the host's datagrams come on the link, a Welcome is only ever a copy.
+    options = SessionOptions(ticks=900, disconnect_timeout=0.5)
+    net = Net()
+    host = net.host(options=options)
+    joiner = net.join(options=options)
+    welcomes: list[bytes] = []
+    send = host.transport.send
+
+    def capture(data: bytes, to: tuple[str, int]) -> bool:
+        if data[4:5] == b"R":
+            welcomes.append(data)
+        return send(data, to)
+    host.transport.send = capture  # type: ignore[method-assign]
+    net.open()
+    scripted(net)
+    attacker = net.network.transport()
+    killed_at: list[float] = []
+
+    def meddle(round_: int) -> None:
+        now = net.clock.now_ns() / 1e9
+        if round_ == 150:
+            net.kill(host)
+            killed_at.append(now)
+        if killed_at and joiner.ended is None:
+            attacker.send(welcomes[-1], joiner.address)
+            assert now - killed_at[0] < 5.0, "the joiner still waits for the dead host 5 s on"
+    net.play_session(900, between=meddle)
+    assert joiner.ended is not None and "the host" in joiner.ended and "sent nothing for 0.5 s" in joiner.ended
+    assert joiner.stats.replayed > 0

@@ -764,6 +764,11 @@ class SessionMachine:
         if open_reply(self._answers, data) is None:
             self.stats.damaged += 1
             return
+        if any(peer.link is not None and peer.link.highest > 0 for peer in self.peers.values()):
+            # The host's lobby is over (its datagrams come on the link): a Welcome now is a copy, maybe
+            # replayed by someone who captured it, and it carries no number: it keeps no one alive.
+            self.stats.replayed += 1
+            return
         for peer in self.peers.values():
             peer.heard = self.now()
 
