@@ -16,29 +16,29 @@ import os
 from collections.abc import Callable
 
 import pytest
-from netsim import Net
+from netsim import Net, host_lobby, inbox
 from test_net_rendezvous import SECRET, offer
 
 from engine.clock import VirtualClock
 from engine.net.cookies import AMPLIFICATION
 from engine.net.emulate import Emulation
-from engine.net.integrity import KeyPair, Link, rejoin_proof, seal_hello, seal_proven
+from engine.net.integrity import Link, Pake, rejoin_proof, seal_hello, seal_proven
 from engine.net.lobby import SessionOptions
 from engine.net.packets import Hello, encode
 from engine.net.rendezvous import Rendezvous, close_request, join_request, open_request
 from engine.net.session import Session
 from engine.state.names import __version__
 
-KEYS = KeyPair.new()
+KEY = Pake("TESTCD", host=False).message_hex
 
 
 def hello(*, spectate: bool = False, game: str | None = None, engine: str = __version__, key: bool = True,
           rejoin: int | None = None, nonce: int = 7) -> bytes:
     from netsim import GAME
 
-    proof = rejoin_proof(b"s" * 16, rejoin, nonce, KEYS.public_hex) if rejoin is not None else ""
+    proof = rejoin_proof(b"s" * 16, rejoin, nonce, KEY) if rejoin is not None else ""
     return seal_hello(encode(Hello(game=GAME.name if game is None else game, digest=GAME.digest or "", engine=engine,
-                                   spectate=spectate, nonce=nonce, key=KEYS.public_hex if key else "",
+                                   spectate=spectate, nonce=nonce, key=KEY if key else "",
                                    rejoin=rejoin, proof=proof)))
 
 
@@ -65,7 +65,7 @@ def measure(net: Net, host: Session, data: bytes, *, rounds: int = 200, play: bo
     """Bytes the victim receives in ``rounds`` rounds (10 ms each, 2 s) after ``data`` came from it once."""
     victim = net.network.transport()
     before = victim.counters["bytes_received"]
-    host.transport.inbox.append((data, victim.address))  # the attacker's datagram, with the victim's address
+    inbox(host).append((data, victim.address))  # the attacker's datagram, with the victim's address
     for _ in range(rounds):
         if play:
             net.play_frames(1)
@@ -91,7 +91,7 @@ def test_a_host_lobby_answers_an_unproven_address_with_at_most_3x(attack: str) -
     got = measure(net, host, data)
     record("host lobby", attack, len(data), got)
     assert got <= AMPLIFICATION * len(data), f"{attack}: {got} bytes for {len(data)}"
-    assert not host.lobby.joined, "nobody was welcomed"
+    assert not host_lobby(host).joined, "nobody was welcomed"
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
@@ -114,14 +114,14 @@ def test_a_proven_spectator_is_welcomed_and_a_welcome_is_never_sent_unasked() ->
     host = net.host(players=3)
     host.open_lobby(60.0)
     victim = net.network.transport()
-    host.transport.inbox.append((hello(spectate=True), victim.address))
+    inbox(host).append((hello(spectate=True), victim.address))
     host.poll()
     [(retry, _)] = victim.receive()
     assert len(retry) < len(hello(spectate=True))
     proven = seal_proven(hello(spectate=True), host.cookies.cookie(victim.address, host.now()))
-    host.transport.inbox.append((proven, victim.address))
+    inbox(host).append((proven, victim.address))
     host.poll()
-    assert [peer.player for peer in host.lobby.joined.values()] == [None]
+    assert [peer.player for peer in host_lobby(host).joined.values()] == [None]
 
 
 RENDEZVOUS: dict[str, Callable[[], bytes]] = {

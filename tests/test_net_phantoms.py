@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from netsim import Net
+from netsim import Net, host_lobby
 
 from engine.net.lobby import SessionOptions
 from engine.net.refusals import LINE_EVERY_S, LINES_AT_ONCE, LineBudget
@@ -28,12 +28,12 @@ def test_a_silent_spectators_place_in_the_lobby_expires() -> None:
         for peer in (host, phantom):
             peer.poll()
         net.step(False)
-    assert phantom.ready and [peer.player for peer in host.lobby.joined.values()] == [None]
+    assert phantom.ready and [peer.player for peer in host_lobby(host).joined.values()] == [None]
     net.kill(phantom)
     for _ in range(100):  # a second: twice its --disconnect-timeout
         host.poll()
         net.step(False)
-    assert not host.lobby.joined, "its place is free again"
+    assert not host_lobby(host).joined, "its place is free again"
     assert any(re.fullmatch(r"the spectator at 127\.0\.0\.1:\d+ sent nothing for 0\.5 s: its place is free", line)
                for line in net.said[0]), net.said[0]
 
@@ -49,7 +49,7 @@ def test_a_live_spectator_keeps_its_place_until_the_start() -> None:
         for peer in (host, watcher):
             peer.poll()
         net.step(False)
-    assert [peer.player for peer in host.lobby.joined.values()] == [None]
+    assert [peer.player for peer in host_lobby(host).joined.values()] == [None]
     net.join(options=options)
     net.open()
     net.play_ticks(100)

@@ -12,16 +12,16 @@ from __future__ import annotations
 from netsim import HOST_PORT, Net
 from test_net_play import scripted
 
-from engine.net.integrity import REPLAY_WINDOW, REPLAYED, KeyPair, Link, link_keys, seal_hello
+from engine.net.integrity import REPLAY_WINDOW, REPLAYED, Link, Pake, link_keys, seal_hello
 from engine.net.lobby import SessionOptions
 
 SESSION, TOKEN = 0x1234_5678_9ABC, 0x0FED_CBA9_8765
 
 
 def a_link() -> tuple[Link, Link]:
-    joiner, host = KeyPair.new(), KeyPair.new()
-    shared = joiner.shared(host.public_hex)
-    assert shared is not None
+    joiner, host = Pake("ABCDEF", host=False), Pake("ABCDEF", host=True)
+    shared = joiner.finish(host.message_hex)
+    assert shared is not None and shared == host.finish(joiner.message_hex)
     keys = link_keys(shared, SESSION, TOKEN, seal_hello(b"{}"))
     return Link.of_joiner(SESSION, TOKEN, keys), Link.of_host(SESSION, TOKEN, keys)
 

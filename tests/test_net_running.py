@@ -77,7 +77,7 @@ class FakeTransport:
         for data, to in self.sent:
             if to == address and frame_kind(data) == b"S":
                 opened = self.links[address].open(data)
-                assert opened is not None, "a datagram the peer could not open"
+                assert opened is not None and opened != "replayed", "a datagram the peer could not open"
                 messages.append(decode(opened[0]))
         return messages
 

@@ -25,11 +25,13 @@ never decoded. Four envelopes (all integers big-endian):
     direction; the tag is keyed BLAKE2s over the header and body with that link's key
     for that direction, so a datagram cannot be reflected back to its sender either.
 
-How the link key is agreed. The joiner's ``Hello`` carries a fresh Diffie-Hellman public
-value (RFC 3526's 2048-bit MODP group 14, ``pow`` from the standard library), the host's
-``Welcome`` its own (one per session, drawn with ``secrets``) and the joiner's token. Both
-sides compute the shared value and draw the link's two keys from it with keyed BLAKE2s
-(``link_keys``). What this defends against, and what not:
+How the link key is agreed. Both sides were given the same join code out of band (the
+code ``tickswap host`` prints, or the room code). The joiner's ``Hello`` carries its SPAKE2
+message over that code (``Pake``: the ``spake2`` package, as magic-wormhole uses it), the
+host's ``Welcome`` its own (a fresh one per ``Hello``), the joiner's token and a key
+confirmation (``confirmation``: HMAC-SHA256). Both sides finish the exchange and draw the
+link's two keys from the shared secret with HKDF-SHA256 (``link_keys``, ``cryptography``'s).
+What this defends against, and what not:
 
 - Damage (bit flips, truncation, a datagram of another session or another program): always
   caught; the chance a damaged datagram passes is 2**-128.
@@ -37,18 +39,20 @@ sides compute the shared value and draw the link's two keys from it with keyed B
   from elsewhere on the internet): it does not know the key, so its datagrams are dropped,
   and a forged datagram from a new address never moves a peer there.
 - A passive eavesdropper on the path (someone who reads the traffic, such as a shared
-  Wi-Fi): it sees both public values but cannot compute the key from them, so it cannot
-  forge datagrams either. It can read the game traffic: nothing is encrypted.
-- Not an active attacker on the path *during the join*: one that answers the joiner in the
-  host's place (or the host in the joiner's) agrees a key with each and relays. The join
-  is not authenticated: no password, no certificate. Such an attacker can also drop or
-  delay anything, which no tag prevents. Once the join is done, someone who joins the path
-  later cannot take the session over.
+  Wi-Fi): it sees both messages but cannot compute the key from them, even with the code,
+  so it cannot forge datagrams either. It can read the game traffic: nothing is encrypted.
+- An active attacker on the path *during the join* without the code, one that answers the
+  joiner in the host's place (or the host in the joiner's): its key differs from each
+  side's. The joiner finds the host's confirmation does not hold and stops; the host finds
+  the joiner's datagrams do not open and refuses it (``engine.net.lobby``). Each exchange
+  is one guess at the code (``engine.net.refusals.GuessBudget`` bounds them). Such an
+  attacker can still drop or delay anything, which no key prevents; one who has the code
+  (it is a password to the seats) is a player like any other.
 - A player dropped from a session of 3 or more takes its seat back with a proof, not an
   address: at its first join both sides drew a rejoin secret from the shared value
   (``rejoin_secret``), which the joiner keeps as its rejoin code. A new process joins
   afresh (a new key) and its ``Hello`` carries ``rejoin_proof``: keyed by that secret over
-  the seat's token, its nonce and its new public value, so whoever sees the ``Hello`` can't
+  the seat's token, its nonce and its new SPAKE2 message, so whoever sees the ``Hello`` can't
   put their own key in it, and it serves one attempt. Who holds the code holds the seat.
 - A replayed datagram (an old one sent again, from any address): each direction's numbers
   are taken once, in a sliding window (``REPLAY_WINDOW``, as DTLS and IPsec do), so a copy,
@@ -65,13 +69,20 @@ import hashlib
 import hmac
 import secrets
 import struct
+import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["COOKIE_BYTES", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLAYED",
-           "REPLAY_WINDOW", "REPLY_OVERHEAD", "KeyPair", "Link", "SessionHeader", "frame_kind", "link_keys", "new_id",
-           "open_hello", "open_proven", "open_reply", "proof_holds", "read_header", "read_rejoin_code", "rejoin_code",
-           "rejoin_proof", "rejoin_secret", "reply_key", "seal_hello", "seal_proven", "seal_reply"]
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from spake2 import SPAKE2_A, SPAKE2_B
+from spake2.spake2 import SPAKEError
+
+__all__ = ["CONFIRM_HEX", "COOKIE_BYTES", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "PAKE_HEX",
+           "REJOIN_CODE_HEX", "REPLAYED", "REPLAY_WINDOW", "REPLY_OVERHEAD", "KeyPair", "Link", "Pake", "SessionHeader",
+           "confirmation", "confirmation_holds", "frame_kind", "link_keys", "new_id", "open_hello", "open_proven",
+           "open_reply", "proof_holds", "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof",
+           "rejoin_secret", "reply_key", "seal_hello", "seal_proven", "seal_reply"]
 
 MAGIC = b"TSW2"
 """The first bytes of every datagram: tickswap's wire protocol, version 2 (the version with envelopes)."""
@@ -103,6 +114,69 @@ KEY_HEX = 512
 _EXPONENT_BITS = 256  # twice the 128-bit strength of the group, as RFC 3526 advises for exponents
 
 
+PAKE_HEX = 66
+"""A SPAKE2 message on the wire: 66 hex digits (33 bytes: a side byte and an Ed25519 group element)."""
+CONFIRM_HEX = 64
+"""A key confirmation on the wire: 64 hex digits (HMAC-SHA256)."""
+_IDS = {"idA": b"tickswap joiner", "idB": b"tickswap host"}
+
+
+class Pake:
+    """One side of one join's key agreement: SPAKE2 (the ``spake2`` package, as magic-wormhole uses it) over the code.
+
+    The joiner and the host each make one (``host=True`` for the host's side, one per
+    ``Hello``: a SPAKE2 side is used once) from the join code both were given out of band
+    (the room code, or the code ``tickswap host`` prints). Each sends ``message_hex``;
+    ``finish`` with the other's gives the shared secret, the same on both sides only when
+    both used the same code and nobody stood between them. Someone in the middle of the
+    join who does not know the code gets one guess at it per join it takes part in, and
+    learns nothing else: the key confirmation (``confirmation``) tells both sides.
+    """
+
+    def __init__(self, code: str, *, host: bool) -> None:
+        password = code.encode("utf-8")
+        self._side = SPAKE2_B(password, **_IDS) if host else SPAKE2_A(password, **_IDS)
+        self.message_hex = self._side.start().hex()
+        """This side's SPAKE2 message (``PAKE_HEX`` hex digits)."""
+
+    def finish(self, their_hex: str) -> bytes | None:
+        """The shared secret (32 bytes) from the other side's message; ``None`` for one no honest side sends.
+
+        Called once: a second call, like a message of the same side, is ``None``.
+        """
+        try:
+            return bytes(self._side.finish(bytes.fromhex(their_hex)))
+        except (ValueError, SPAKEError):
+            return None
+
+
+def _hkdf(shared: bytes, info: bytes, length: int) -> bytes:
+    """``length`` bytes drawn from the join's shared secret with HKDF-SHA256 (RFC 5869, ``cryptography``'s)."""
+    return HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=b"tickswap 3 " + info).derive(shared)
+
+
+def _names(session: int, token: int, hello: bytes) -> bytes:
+    return struct.pack(">QQ", session, token) + hashlib.sha256(hello).digest()
+
+
+def confirmation(shared: bytes, session: int, token: int, hello: bytes, host_message: str) -> str:
+    """The host's key confirmation in its ``Welcome``: HMAC-SHA256 over the join (``CONFIRM_HEX`` hex digits).
+
+    Keyed by a key drawn from the shared secret, over the session, the token, the exact
+    ``Hello`` and the host's SPAKE2 message: a joiner whose secret differs (another code, or
+    someone in the middle) finds it does not hold, and stops, saying so.
+    """
+    key = _hkdf(shared, b"confirm" + _names(session, token, hello), 32)
+    return hmac.new(key, _names(session, token, hello) + host_message.encode("ascii"), "sha256").hexdigest()
+
+
+def confirmation_holds(shared: bytes, session: int, token: int, hello: bytes, host_message: str,
+                       confirm: str) -> bool:
+    """Whether ``confirm`` is the host's ``confirmation`` of this join (compared in constant time)."""
+    expected = confirmation(shared, session, token, hello, host_message)
+    return hmac.compare_digest(confirm.encode("ascii", "replace"), expected.encode("ascii"))
+
+
 def new_id() -> int:
     """A random 63-bit id (a session id, a token, a nonce), from ``secrets``: unguessable from outside."""
     return secrets.randbits(63)
@@ -121,7 +195,9 @@ class KeyPair:
 
     @classmethod
     def new(cls) -> KeyPair:
-        """A fresh pair (about a few milliseconds: one modular exponentiation)."""
+        """A fresh pair (about a few milliseconds: one modular exponentiation). Deprecated: joins use ``Pake``."""
+        warnings.warn("engine.net.integrity.KeyPair is deprecated (the join agrees its key with SPAKE2 over the "
+                      "join code): use engine.net.integrity.Pake", DeprecationWarning, stacklevel=2)
         private = secrets.randbits(_EXPONENT_BITS) | 1 << (_EXPONENT_BITS - 1)
         return cls(private, pow(GROUP_GENERATOR, private, GROUP_PRIME))
 
@@ -147,13 +223,11 @@ class KeyPair:
 def link_keys(shared: bytes, session: int, token: int, hello: bytes) -> tuple[bytes, bytes]:
     """The two keys of a link, (to the host, to the joiner), from the shared secret and what names the link.
 
-    Drawn with keyed BLAKE2s: the session, the token and the ``Hello``'s check bind the keys
-    to this one join, so two joins never share a key even with the same public values.
+    Drawn with HKDF-SHA256: the session, the token and the ``Hello`` bind the keys to this
+    one join, so two joins never share a key.
     """
-    secret = _blake(shared, person=b"tswlink", size=32)
-    names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
-    return (_blake(b"to host" + names, key=secret, person=b"tswdir", size=32),
-            _blake(b"to joiner" + names, key=secret, person=b"tswdir", size=32))
+    keys = _hkdf(shared, b"link" + _names(session, token, hello), 64)
+    return keys[:32], keys[32:]
 
 
 REJOIN_CODE_HEX = 48
@@ -168,9 +242,7 @@ def rejoin_secret(shared: bytes, session: int, token: int, hello: bytes) -> byte
     code (``rejoin_code``) and gives it to the new process, which joins afresh (a new key)
     and proves with it that it is the dropped player (``rejoin_proof``).
     """
-    secret = _blake(shared, person=b"tswlink", size=32)
-    names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
-    return _blake(b"rejoin" + names, key=secret, person=b"tswrejn")
+    return _hkdf(shared, b"rejoin" + _names(session, token, hello), 16)
 
 
 def rejoin_code(token: int, secret: bytes) -> str:

@@ -46,8 +46,10 @@ from engine.net.catchup import Start as CatchStart
 from engine.net.cookies import AMPLIFICATION, Cookies
 from engine.net.integrity import (
     REPLAYED,
-    KeyPair,
     Link,
+    Pake,
+    confirmation,
+    confirmation_holds,
     frame_kind,
     link_keys,
     new_id,
@@ -74,12 +76,13 @@ from engine.net.packets import (
     encode,
     read_hello,
 )
-from engine.net.refusals import LineBudget, LobbyTally
+from engine.net.refusals import GuessBudget, LineBudget, LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
 
-__all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE", "MAX_SPECTATORS",
+__all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "FAILED_OPENS", "GUESSING", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE",
+           "MAX_SPECTATORS", "NOT_CONFIRMED",
            "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "ProvenHello", "SessionError",
            "SessionOptions", "build_plain", "bye", "read_proven_hello", "refusal"]
 
@@ -99,6 +102,13 @@ MAX_SPECTATORS = 8
 """The most spectators a host welcomes: each costs it a datagram a frame."""
 LATE = "the session has started and every seat is taken: --spectate watches it"
 """A late player's refusal (the running session's): short, so it fits in the answer to any Hello tickswap sends."""
+FAILED_OPENS = 3
+"""Datagrams whose tag fails, on a link no datagram has opened yet, before the host refuses that joiner."""
+GUESSING = "the host takes no more joins for a moment (too many joins did not prove the code): try again soon"
+"""The refusal of a join while the host's guess budget is spent (``refusals.GuessBudget``)."""
+NOT_CONFIRMED = ("the host's welcome does not confirm the join code: the code is wrong (check it with the host), "
+                 "or someone is in the middle of the join")
+"""How a joiner stops when the host's key confirmation fails (a wrong code, or a man in the middle)."""
 REJOIN_WINDOW_S = 60.0
 """How long after a drop a player may take its seat back (``--rejoin-window``'s default)."""
 
@@ -125,6 +135,9 @@ class SessionOptions:
     """The host's: how many seconds after a drop a player may rejoin (with 3 players or more; 0: never)."""
     rejoin: str | None = None
     """A joiner's: the rejoin code of the seat it takes back (``SessionMachine.rejoin_code``, said at its join)."""
+    code: str | None = None
+    """The join code both sides give (the room code, or the one ``tickswap host`` prints): the key exchange is bound
+    to it (SPAKE2), so a joiner without it, or someone in the middle, is refused. A host without one draws one."""
 
 
 def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
@@ -231,6 +244,10 @@ class Joined:
     """What the joiner proves it is itself with if it drops and asks for its seat back (``integrity.rejoin_secret``)."""
     heard: float = 0.0
     """When its last datagram came (its ``Hello`` again, or early play): a silent spectator's place expires."""
+    confirmed: bool = False
+    """A datagram of its link opened: it had the join code (its key is the host's). Unconfirmed, it expires."""
+    failures: int = 0
+    """Datagrams of its token whose tag failed before any opened (``FAILED_OPENS`` of them: refused)."""
 
 
 def _seconds(clock: Clock) -> float:
@@ -253,7 +270,8 @@ class HostLobby:
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
                  terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
-                 local: int = 1, cookies: Cookies | None = None, lines: LineBudget | None = None) -> None:
+                 local: int = 1, cookies: Cookies | None = None, lines: LineBudget | None = None,
+                 guesses: GuessBudget | None = None) -> None:
         if type(local) is not int or not 1 <= local < players:
             raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
@@ -262,14 +280,16 @@ class HostLobby:
         self.terms = terms
         self.clock = clock
         self.say = say
-        self.keys = KeyPair.new()
-        """This session's key pair: its public value goes to every joiner in its ``Welcome``."""
+        if not terms.code:
+            raise ValueError("a host's lobby needs the join code (SessionOptions.code)")
         self.cookies = cookies if cookies is not None else Cookies()
         """The address proofs this host asks of every joiner (``engine.net.cookies``): the session's, when given."""
         now = _seconds(clock)
         self.tally = LobbyTally(say, now)
         self.lines = lines if lines is not None else LineBudget(say, now)
         """The spectator lines' budget (``refusals.LineBudget``): the session's, when given."""
+        self.guesses = guesses if guesses is not None else GuessBudget(now)
+        """The bound on key exchanges, each a guess at the code (``refusals.GuessBudget``): the session's if given."""
         self.joined: dict[int, Joined] = {}
         """The welcomed peers by token (the peer table the session starts with)."""
         self.departed: set[int] = set()
@@ -289,15 +309,16 @@ class HostLobby:
     def _send(self, data: bytes, address: Address) -> None:
         self._outbox.append((data, address))
 
-    def _seated(self) -> int:
-        return sum(1 for peer in self.joined.values() if peer.player is not None)
+    def _seated(self, confirmed: bool = False) -> int:
+        """Seats taken (``confirmed``: by joiners that proved the join code, whom the session may start with)."""
+        return sum(1 for peer in self.joined.values() if peer.player is not None and (peer.confirmed or not confirmed))
 
     def poll(self) -> None:
         """Act on the time: keep the welcomed in touch, say held-back refusals, start, or give up."""
         if self.started:
             return
         now = _seconds(self.clock)
-        full = self._seated() == self.players - self.local
+        full = self._seated(confirmed=True) == self.players - self.local  # never with a seat of one without the code
         self._full_since = (self._full_since if self._full_since is not None else now) if full else None
         if now > self._deadline and self._full_since is None:
             self.tally.flush()
@@ -319,13 +340,28 @@ class HostLobby:
             self.started = True
 
     def _expire_spectators(self, now: float) -> None:
-        """Free the place of a spectator silent for ``--disconnect-timeout``: a phantom holds no place for long."""
+        """Free the place of a spectator silent for ``--disconnect-timeout`` (a phantom holds no place for long),
+        and the seat of a joiner that never proved the join code in that time."""
         timeout = self.terms.disconnect_timeout
-        for peer in [peer for peer in self.joined.values() if peer.player is None and now - peer.heard > timeout]:
+        for peer in [peer for peer in self.joined.values()
+                     if (peer.player is None or not peer.confirmed) and now - peer.heard > timeout]:
             del self.joined[peer.token]
             self.departed.add(peer.token)
-            self.lines.say(f"the spectator at {peer.address[0]}:{peer.address[1]} sent nothing for {timeout:g} s: "
-                           "its place is free", now)
+            where = f"{peer.address[0]}:{peer.address[1]}"
+            if not peer.confirmed:
+                self.say(f"{'a spectator' if peer.player is None else f'player {peer.player}'} at {where} never "
+                         f"proved the join code within {timeout:g} s (a wrong code, or someone in the middle of the "
+                         "join): refused, its place is free")
+            else:
+                self.lines.say(f"the spectator at {where} sent nothing for {timeout:g} s: its place is free", now)
+
+    def _refuse_unconfirmed(self, peer: Joined) -> None:
+        """A joiner whose datagrams fail under the key agreed: it did not have the code (or someone is between us)."""
+        del self.joined[peer.token]
+        self.departed.add(peer.token)
+        self.say(f"refused {'a spectator' if peer.player is None else f'player {peer.player}'} at "
+                 f"{peer.address[0]}:{peer.address[1]}: its datagrams fail under the key agreed (a wrong join code, "
+                 "or someone in the middle of the join)")
 
     def receive(self, data: bytes, address: Address) -> None:
         """Take one datagram that arrived from ``address``: a ``Hello``, or a welcomed peer's datagram."""
@@ -361,10 +397,14 @@ class HostLobby:
             problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
         if not problem and not hello.spectate and self._seated() >= self.players - self.local:
             problem = "the session is full"
-        shared = self.keys.shared(hello.key) if not problem else None
+        now = _seconds(self.clock)
+        if not problem and not self.guesses.take(now):
+            problem = GUESSING
+        pake = Pake(self.terms.code or "", host=True) if not problem else None
+        shared = pake.finish(hello.key) if pake is not None else None
         if not problem and shared is None:
-            problem = "the joiner's key is not a public value this host can agree a key with"
-        if problem or shared is None:
+            problem = "the joiner's key is not a SPAKE2 message this host can answer"
+        if problem or shared is None or pake is None:
             self.tally.refuse(self._send, data, answers, hello.nonce, problem, address)
             return
         token = new_id()
@@ -374,9 +414,9 @@ class HostLobby:
         player = None if hello.spectate else min(set(range(self.local, self.players)) - taken)
         welcome = Welcome(session=self.session, nonce=hello.nonce, player=player, players=self.players, seed=self.seed,
                           ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
-                          desync_interval=self.terms.desync_interval, token=token, key=self.keys.public_hex)
+                          desync_interval=self.terms.desync_interval, token=token, key=pake.message_hex,
+                          confirm=confirmation(shared, self.session, token, data, pake.message_hex))
         link = Link.of_host(self.session, token, link_keys(shared, self.session, token, data))
-        now = _seconds(self.clock)
         joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers,
                         rejoin_secret(shared, self.session, token, data), heard=now)
         self.joined[token] = joined
@@ -400,14 +440,22 @@ class HostLobby:
         opened = peer.link.open(data) if peer is not None else None
         if peer is None or opened is None:
             self.tally.damaged += 1
+            if peer is not None and not peer.confirmed:
+                peer.failures += 1
+                if peer.failures >= FAILED_OPENS:
+                    self._refuse_unconfirmed(peer)
             return
         if opened == REPLAYED:
             self.tally.replayed += 1
             return
         body, newest = opened
         peer.heard = _seconds(self.clock)
-        if newest:
-            peer.address = address  # its NAT may have moved it: answer where its newest datagram came from
+        if not peer.confirmed:
+            peer.confirmed = True
+            self.guesses.refund()  # it had the code: its key exchange was no guess
+        if newest and address != peer.address:
+            self.tally.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
+            peer.address = address
         try:
             packet = decode(body)
         except PacketError:
@@ -440,16 +488,20 @@ class JoinLobby:
 
     def __init__(self, address: Address, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
                  timeout_s: float, clock: Clock, ticks: int | None = None,
-                 rejoin: tuple[int, bytes] | None = None) -> None:
+                 rejoin: tuple[int, bytes] | None = None, code: str = "") -> None:
+        if not code:
+            raise ValueError("a joiner needs the host's join code (SessionOptions.code): the room code, or the one "
+                             "tickswap host prints")
         self.host = address
         self.clock = clock
-        self.keys = KeyPair.new()
+        self.pake = Pake(code, host=False)
+        """This join's side of the key exchange, bound to the join code (``integrity.Pake``)."""
         self.nonce = new_id()
-        proof = rejoin_proof(rejoin[1], rejoin[0], self.nonce, self.keys.public_hex) if rejoin is not None else ""
+        key = self.pake.message_hex
+        proof = rejoin_proof(rejoin[1], rejoin[0], self.nonce, key) if rejoin is not None else ""
         self.hello = seal_hello(encode(Hello(game=game, digest=digest, engine=__version__, spectate=spectate,
                                              nonce=self.nonce, allow_mismatch=allow_mismatch, ticks=ticks,
-                                             key=self.keys.public_hex, rejoin=rejoin[0] if rejoin else None,
-                                             proof=proof)))
+                                             key=key, rejoin=rejoin[0] if rejoin else None, proof=proof)))
         self.rejoin_secret = b""
         """What this joiner proves it is itself with if it drops (its rejoin code's secret), once welcomed."""
         self.catching: CatchupReceive | None = None
@@ -580,9 +632,10 @@ class JoinLobby:
         if isinstance(packet, Refuse) and packet.nonce == self.nonce:
             raise SessionError(f"the host refused: {packet.reason}", 2)
         if isinstance(packet, Welcome) and packet.nonce == self.nonce:
-            shared = self.keys.shared(packet.key)
-            if shared is None:
-                raise SessionError(f"the host at {self.where} sent a key no key can be agreed with")
+            shared = self.pake.finish(packet.key)
+            if shared is None or not confirmation_holds(shared, packet.session, packet.token, self.hello, packet.key,
+                                                        packet.confirm):
+                raise SessionError(NOT_CONFIRMED, 2)
             self.link = Link.of_joiner(packet.session, packet.token,
                                        link_keys(shared, packet.session, packet.token, self.hello))
             self.rejoin_secret = rejoin_secret(shared, packet.session, packet.token, self.hello)

@@ -60,8 +60,9 @@ from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.integrity import (
     REJOIN_CODE_HEX,
     REPLAYED,
-    KeyPair,
     Link,
+    Pake,
+    confirmation,
     frame_kind,
     link_keys,
     new_id,
@@ -76,6 +77,7 @@ from engine.net.integrity import (
 )
 from engine.net.liveness import check_peers
 from engine.net.lobby import (
+    GUESSING,
     LATE,
     MAX_SPECTATORS,
     HostLobby,
@@ -105,7 +107,8 @@ from engine.net.packets import (
     fit_refuse,
 )
 from engine.net.peers import Peer, inputs_packet
-from engine.net.refusals import LineBudget
+from engine.net.refusals import GuessBudget, LineBudget
+from engine.net.rendezvous import new_code
 from engine.net.stats import SessionStats
 from engine.net.sync import Confirmed, Sync
 from engine.net.transport import Address
@@ -215,7 +218,10 @@ class SessionMachine:
         """The tick the session began at (its ``--ticks`` count from there): a late joiner starts later."""
         self.late = False
         """This peer joined the session while it ran (a late spectator, or a player rejoining)."""
-        self._keys: KeyPair | None = None  # the host's key pair, for the late joiners' keys
+        if is_host and not options.code:
+            self.options = options = replace(options, code=new_code())  # a host draws its join code, and says it
+        self.guesses = GuessBudget(self.now())
+        """The host's bound on key exchanges, each an online guess at the join code (``refusals.GuessBudget``)."""
         self.spectator_lines = LineBudget(say, self.now())
         """Lines about spectators that come and go, rate-limited (``engine.net.refusals.LineBudget``)."""
         self.cookies = Cookies()
@@ -272,7 +278,7 @@ class SessionMachine:
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
                                     local=max(1, len(self.local_players)), cookies=self.cookies,
-                                    lines=self.spectator_lines)
+                                    lines=self.spectator_lines, guesses=self.guesses)
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -289,7 +295,8 @@ class SessionMachine:
         game = self.game
         self._lobby = JoinLobby(address, game=game.name if game else "", digest=(game.digest or "") if game else "",
                                 spectate=spectate, allow_mismatch=self.options.allow_game_mismatch,
-                                timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin)
+                                timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin,
+                                code=self.options.code or "")
 
     @property
     def lobby(self) -> HostLobby | JoinLobby | None:
@@ -311,8 +318,8 @@ class SessionMachine:
             self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
             self.stats.damaged += lobby.tally.damaged
             self.stats.replayed += lobby.tally.replayed
+            self.stats.moved += lobby.tally.moved
             self.departed |= lobby.departed
-            self._keys = lobby.keys
             for joined in lobby.joined.values():
                 self.add_peer(Peer(joined.address, joined.player, self.players, token=joined.token, link=joined.link,
                                    welcome=joined.welcome, answers=joined.answers,
@@ -690,11 +697,14 @@ class SessionMachine:
         Returns why not (``""``: welcomed): the game's state can't be sent (too large, not
         saveable), or its ``build`` adds systems a save can't hold.
         """
-        sync, game, keys = self.sync, self.game, self._keys
-        assert sync is not None and game is not None and keys is not None
-        shared = keys.shared(hello.key)
+        sync, game = self.sync, self.game
+        assert sync is not None and game is not None
+        if not self.guesses.take(self.now()):
+            return GUESSING
+        pake = Pake(self.options.code or "", host=True)
+        shared = pake.finish(hello.key)
         if shared is None:
-            return "the joiner's key is not a public value this host can agree a key with"
+            return "the joiner's key is not a SPAKE2 message this host can answer"
         if self._adds_systems():
             return (f"{game.name}'s build(world) adds systems, which the save a late joiner starts from can't hold: "
                     "add them in systems(world)")
@@ -726,7 +736,8 @@ class SessionMachine:
         welcome = Welcome(session=self.session_id, nonce=hello.nonce, player=player, players=self.players,
                           seed=self.seed, ms_per_update=self.ms_per_update, game=game.name, digest=game.digest or "",
                           ticks=self.options.ticks, desync_interval=self.options.desync_interval, token=token,
-                          key=keys.public_hex, catchup=tick)
+                          key=pake.message_hex, catchup=tick,
+                          confirm=confirmation(shared, self.session_id, token, data, pake.message_hex))
         answers = reply_key(data)
         peer = Peer(address, player, self.players, token=token,
                     link=Link.of_host(self.session_id, token, link_keys(shared, self.session_id, token, data)),
@@ -783,6 +794,7 @@ class SessionMachine:
         if header.token in self.departed:
             return  # a peer gone: its last datagrams (goodbyes) arrive after it
         peer = self.peers.get(header.token)
+        unproven = peer is not None and peer.link is not None and peer.link.highest == 0
         opened = peer.link.open(data) if peer is not None and peer.link is not None else None
         if peer is None or opened is None:
             self.stats.damaged += 1  # damaged on the way, or forged: nothing of it is read
@@ -790,6 +802,8 @@ class SessionMachine:
         if opened == REPLAYED:
             self.stats.replayed += 1  # taken before: it keeps no one alive and moves no one
             return
+        if unproven and self.is_host:
+            self.guesses.refund()  # a late joiner's first datagram: it had the join code, its exchange was no guess
         body, newest = opened
         if newest and address != peer.address:
             self.stats.moved += 1  # its NAT rebound it: answer where it is now, and forget the old address

@@ -37,7 +37,6 @@ from engine.net.checks import (
     MAX_DATAGRAM,
     MAX_ID,
     PROTOCOL,
-    PUBLIC_KEY,
     SPECTATOR,
     PacketError,
 )
@@ -55,8 +54,8 @@ class Hello:
 
     The nonce is random per join attempt; the host's ``Welcome`` or ``Refuse`` echoes it, so
     a reply to an earlier attempt is told from the answer to this one. ``key`` is the
-    joiner's Diffie-Hellman public value (``engine.net.integrity``): with the host's, in
-    its ``Welcome``, both sides agree the key that tags the session's datagrams.
+    joiner's SPAKE2 message over the join code (``engine.net.integrity.Pake``): with the
+    host's, in its ``Welcome``, both sides agree the key that tags the session's datagrams.
     """
 
     game: str
@@ -70,7 +69,7 @@ class Hello:
     ticks: int | None = None
     """The joiner's ``--ticks`` (``None``: it takes the host's): a different one is refused."""
     key: str = ""
-    """The joiner's public value (512 hex digits); ``""`` only in a message that is never sent to join."""
+    """The joiner's SPAKE2 message (66 hex digits); ``""`` only in a message that is never sent to join."""
     rejoin: int | None = None
     """A player dropped from this running session asks for its seat back: the token its peer had."""
     proof: str = ""
@@ -79,7 +78,7 @@ class Hello:
     def __post_init__(self) -> None:
         with checks.refusing():
             if self.key:
-                expect_str(self.key, "hello key (512 hex digits)", 512, PUBLIC_KEY)
+                expect_str(self.key, "hello key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
             if self.rejoin is not None:
                 expect_whole(self.rejoin, "hello rejoin (a token)", 0, MAX_ID)
                 expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)
@@ -104,7 +103,8 @@ class Welcome:
     """The host takes a joiner: the session id, the joiner's player (``None``: a spectator) and the game's terms.
 
     ``token`` names the joiner's link in every datagram after this (a peer is its token, not
-    its address); ``key`` is the host's public value, from which the joiner draws the link's keys.
+    its address); ``key`` is the host's SPAKE2 message, from which the joiner draws the link's keys,
+    and ``confirm`` proves the host drew the same (so the same code, and nobody in between).
     """
 
     session: int
@@ -123,6 +123,8 @@ class Welcome:
     key: str = ""
     catchup: int | None = None
     """The session is running: the world of this confirmed tick follows, in ``Catchup`` chunks, then play."""
+    confirm: str = ""
+    """The host's key confirmation (``engine.net.integrity.confirmation``): the joiner checks it before anything."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
@@ -131,7 +133,9 @@ class Welcome:
             if self.catchup is not None:
                 checks.tick(self.catchup, "welcome catchup")
             if self.key:
-                expect_str(self.key, "welcome key (512 hex digits)", 512, PUBLIC_KEY)
+                expect_str(self.key, "welcome key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
+            if self.confirm:
+                expect_str(self.confirm, "welcome confirm (64 hex digits)", 64, checks.CONFIRM)
             if self.ticks is not None:
                 checks.tick(self.ticks, "welcome ticks", 1)
             expect_whole(self.desync_interval, "welcome desync_interval", 1, checks.MAX_DESYNC_INTERVAL)
@@ -322,7 +326,7 @@ _KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Re
                                 "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "catchup": Catchup,
                                 "caught": Caught, "bye": Bye}
 _KIND_OF = {kind: name for name, kind in _KINDS.items()}
-_LATER = ("rejoin", "proof", "catchup", "delays")
+_LATER = ("rejoin", "proof", "catchup", "delays", "confirm")
 """Fields added for sessions that survive a drop: absent on the wire when at their default (none)."""
 _ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(cls)})
 
