@@ -50,9 +50,10 @@ def _between(previous: float, current: float, alpha: float) -> float:
 
 
 def _turned(previous: float, current: float, alpha: float) -> float:
-    """The angle ``alpha`` of the way from ``previous`` to ``current``, the short way round (as the renderer)."""
+    """The angle ``alpha`` of the way from ``previous`` to ``current``, the short way round, counted back from
+    ``current`` as the renderer's shader counts it (``turn * (alpha - 1) + current``)."""
     delta = (current - previous + 180.0) % 360.0 - 180.0
-    return previous + delta * alpha
+    return current + delta * (alpha - 1.0)
 
 
 def _item(look: Look, x: float, y: float, angle: float) -> Item:

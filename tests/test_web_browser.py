@@ -1,0 +1,137 @@
+"""``tickswap package pong --web`` in headless Chromium: the same game, bit for bit, in a browser.
+
+The folder is served on 127.0.0.1 (``tickswap serve``'s server) and driven through the
+DevTools protocol over Chromium's pipe (``tests/cdp.py``, the standard library only). The
+tests skip, saying why, where Chromium (Debian's ``chromium``) or Pyodide's npm package
+can't be had; CI installs both. One browser and one folder serve the module's tests; each
+page load starts Pyodide afresh (about 10 to 20 s here).
+
+The screenshot is the canvas's own pixels (``toDataURL``), compared with ``tickswap run
+--headless --screenshot``'s EGL picture of the same tick: at least 99% of the pixels within
+8 levels (of 255) on every channel. Pictures and shapes are drawn from the same looks at the
+same places with nearest sampling, so they match exactly; text is where the two differ (the
+browser's sans-serif font is not pyglet's), a few hundred pixels of pong's score.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.tools.cli import main
+from engine.tools.cli.serve import web_server
+from engine.tools.ship.web import web_folder
+from tests.cdp import Browser, find_chromium
+from tests.pngpixels import rgb_pixels
+from tests.webgames import write_script
+from tests.webpyodide import pyodide_or_skip
+
+STATE = re.compile(r"state ([0-9a-f]{16})")
+TICKS = 240
+TOLERANCE = 8
+"""The most a channel of a pixel may differ from the EGL screenshot's (of 255)."""
+SHARE = 0.99
+"""The least share of pixels within ``TOLERANCE``: text is drawn by another font engine."""
+
+_RESULT = """new Promise(done => { const wait = () => {
+  const t = window.tickswap; if (t && (t.result || t.error)) done(JSON.stringify(t)); else setTimeout(wait, 50); };
+  wait(); })"""
+_READY = """new Promise(done => { const wait = () => {
+  const t = window.tickswap; if (t && (t.firstFrameMs !== null || t.error)) done(JSON.stringify(t));
+  else setTimeout(wait, 50); }; wait(); })"""
+_CANVAS = """new Promise(done => requestAnimationFrame(() => requestAnimationFrame(
+  () => done(document.getElementById('game').toDataURL('image/png')))))"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser, str, Path]]:
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium; or set TICKSWAP_CHROMIUM)")
+    pyodide = pyodide_or_skip()
+    folder = tmp_path_factory.mktemp("web") / "pong-web"
+    web_folder("pong", folder, pyodide)
+    server = web_server(folder, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    browser = Browser(chromium)
+    try:
+        yield browser, f"http://127.0.0.1:{server.server_address[1]}/index.html", folder
+    finally:
+        browser.close()
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _page(browser: Browser, url: str, wait: str = _RESULT) -> dict[str, Any]:
+    browser.open(url)
+    state: dict[str, Any] = json.loads(browser.evaluate(wait, timeout=180))
+    assert state["error"] is None, state["error"]
+    return state
+
+
+def test_pong_in_the_browser_reaches_tickswap_runs_hash_and_screenshot(
+        site: tuple[Browser, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        request: pytest.FixtureRequest) -> None:
+    browser, url, folder = site
+    write_script("pong", folder / "pong.jsonl")
+    state = _page(browser, f"{url}?script=pong.jsonl&ticks={TICKS}&hud=0")
+    assert state["result"]["tick"] == TICKS
+    assert main(["run", "pong", "--ticks", str(TICKS), "--input", str(folder / "pong.jsonl")]) == 0
+    assert STATE.findall(capsys.readouterr().out) == [state["result"]["state"][:16]]
+    print(f"first frame {state['firstFrameMs']:.0f} ms after navigation (Pyodide loaded at {state['pyodideMs']:.0f} "
+          f"ms); {state['result']['ticksPerSecond']:.0f} ticks/s in the browser")
+    web = rgb_pixels(base64.b64decode(browser.evaluate(_CANVAS).split(",", 1)[1]))
+    request.getfixturevalue("offscreen")  # skips here, saying why, where no EGL draws the desktop's screenshot
+    shot = tmp_path / "egl.png"
+    assert main(["run", "pong", "--ticks", str(TICKS), "--input", str(folder / "pong.jsonl"), "--headless",
+                 "--no-hud", "--screenshot", str(shot)]) == 0
+    egl = rgb_pixels(shot)
+    assert web.shape == egl.shape
+    differs = np.abs(web.astype(np.int16) - egl.astype(np.int16)).max(axis=2) > TOLERANCE
+    assert differs.mean() <= 1 - SHARE, f"{differs.mean():.2%} of the pixels differ by more than {TOLERANCE}"
+    # The court, the paddles and the ball are pictures: where no text is, every pixel is within tolerance.
+    assert not differs[80:].any()
+
+
+def test_keys_sent_through_the_browser_reach_the_game_and_its_recording_replays(
+        site: tuple[Browser, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    browser, url, _ = site
+    _page(browser, f"{url}?record", wait=_READY)
+    # SPACE starts the match; W held moves the left paddle: the DOM's own key events, through the page.
+    browser.key("keyDown", "Space", " ", 32)
+    browser.key("keyUp", "Space", " ", 32)
+    browser.key("keyDown", "KeyW", "w", 87)
+    browser.evaluate("new Promise(done => setTimeout(done, 500))")
+    browser.key("keyUp", "KeyW", "w", 87)
+    browser.evaluate("new Promise(done => setTimeout(done, 200))")
+    recording = browser.evaluate("document.getElementById('download').click(), window.tickswap.recording")
+    assert isinstance(recording, str), recording
+    lines = [json.loads(line) for line in recording.splitlines()]
+    events = [event for line in lines for event in line.get("input", ())]
+    assert ["key_press", 32, 0.0, 0.0] in events and ["key_press", 119, 0.0, 0.0] in events, events
+    assert ["key_release", 119, 0.0, 0.0] in events
+    path = tmp_path / "browser.jsonl"
+    path.write_text(recording)
+    assert main(["replay", str(path)]) == 0
+    assert "all match" in capsys.readouterr().out
+
+
+def test_a_desktop_recording_replays_in_the_browser(site: tuple[Browser, str, Path], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    browser, url, folder = site
+    script = write_script("pong", tmp_path / "pong.jsonl")
+    assert main(["run", "pong", "--ticks", "200", "--input", str(script), "--record", str(folder / "desk.jsonl")]) == 0
+    expected = STATE.findall(capsys.readouterr().out)
+    state = _page(browser, f"{url}?replay=desk.jsonl&hud=0")
+    assert state["result"]["replay"] == "4 hashes checked, all match", state["result"]
+    assert [state["result"]["state"][:16]] == expected
