@@ -75,7 +75,7 @@ class Browser:
                     raise CDPError("the browser closed its pipe (it exited)")
                 self._buffer += chunk
         message, _, self._buffer = self._buffer.partition(b"\0")
-        return json.loads(message)  # type: ignore[no-any-return]
+        return json.loads(message)
 
     def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0,
              session: bool = True) -> dict[str, Any]:
@@ -91,7 +91,7 @@ class Browser:
             if answer.get("id") == self._next_id:
                 if "error" in answer:
                     raise CDPError(f"{method}: {answer['error']}")
-                return answer.get("result", {})  # type: ignore[no-any-return]
+                return answer.get("result", {})
 
     def open(self, url: str) -> None:
         """Open ``url`` in a new page and attach to it (later calls go to it)."""

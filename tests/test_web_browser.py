@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cdp import Browser, find_chromium
+from pngpixels import rgb_pixels
+from webgames import write_script
+from webpyodide import pyodide_or_skip
 
 from engine.tools.cli import main
 from engine.tools.cli.serve import web_server
 from engine.tools.ship.web import web_folder
-from tests.cdp import Browser, find_chromium
-from tests.pngpixels import rgb_pixels
-from tests.webgames import write_script
-from tests.webpyodide import pyodide_or_skip
 
 STATE = re.compile(r"state ([0-9a-f]{16})")
 TICKS = 240

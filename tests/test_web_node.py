@@ -17,11 +17,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from webgames import ROOT, write_script
+from webpyodide import pyodide_or_skip
 
 from engine.tools.cli import main
 from engine.tools.ship.web import app_archive
-from tests.webgames import ROOT, write_script
-from tests.webpyodide import pyodide_or_skip
 
 STATE = re.compile(r"state ([0-9a-f]{16})")
 

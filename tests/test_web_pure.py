@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from webgames import run_blocked, write_script
 
 from engine import spatial
 from engine.tools.cli import main
-from tests.webgames import run_blocked, write_script
 
 STATE = re.compile(r"state ([0-9a-f]{16})")
 

@@ -138,7 +138,7 @@ def test_the_browser_runner_needs_neither_numpy_nor_pyglet(tmp_path: Path) -> No
     import subprocess
     import sys
 
-    from tests.webgames import BLOCKED, ROOT
+    from webgames import BLOCKED, ROOT
 
     program = BLOCKED.split("from engine.tools.cli import main")[0] + (
         "from engine.files.importer import load_game\n"

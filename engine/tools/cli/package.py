@@ -97,7 +97,8 @@ def _web_command(args: argparse.Namespace) -> int:
             raise UsageError(f"{option} is for a desktop program; --web writes a folder for a browser")
     made = web_folder(args.game, Path(args.web), args.pyodide)
     megabytes = 1024 * 1024
-    print(f"{shown_name(args.game)}: a web build in {shown_name(args.web, 4096)} ({made.total_bytes / megabytes:.1f} MB: "
+    print(f"{shown_name(args.game)}: a web build in {shown_name(args.web, 4096)} "
+          f"({made.total_bytes / megabytes:.1f} MB: "
           f"Pyodide {made.pyodide_bytes / megabytes:.1f} MB, the engine and the game {made.app_bytes / megabytes:.1f} "
           f"MB zipped, {made.game_files} file{'s' if made.game_files != 1 else ''} of the game); "
           f"try it with tickswap serve {shown_name(args.web, 4096)}")

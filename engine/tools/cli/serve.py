@@ -27,7 +27,7 @@ TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "applicat
 class WebHandler(SimpleHTTPRequestHandler):
     """Serves the folder's files with the types browsers need; no directory listings, no log on stderr per file."""
 
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}  # noqa: RUF012 (the base names it so)
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:
         self.send_error(404, "no listing")
@@ -43,7 +43,7 @@ def web_server(directory: Path, port: int = DEFAULT_PORT) -> ThreadingHTTPServer
     return ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
-def add_serve_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_serve_command(commands: Any) -> None:
     """Add ``tickswap serve DIR``."""
     serve = commands.add_parser("serve", help="serve a web build (tickswap package GAME --web DIR) on 127.0.0.1",
                                 description="Serve DIR, a folder tickswap package GAME --web wrote, on "
