@@ -155,8 +155,37 @@ const css = (c) => `rgba(${c[0]},${c[1]},${c[2]},${c[3] / 255})`;
 const BASELINE = { bottom: "alphabetic", center: "middle", top: "top" };
 const ALIGN = { left: "left", center: "center", right: "right" };
 
+// An unturned rectangle covers the pixels whose centres it covers, as the desktop's rasteriser
+// draws it: its edges snapped to whole pixels (a fractional edge would otherwise blend).
+function drawSnapped(shape, x, y, width, height, color, image, region) {
+  const m = ctx.getTransform();
+  const left = m.a * (x - width / 2) + m.e, right = m.a * (x + width / 2) + m.e;
+  const top = m.d * (y + height / 2) + m.f, bottom = m.d * (y - height / 2) + m.f; // canvas y, down
+  const x0 = Math.ceil(left - 0.5), x1 = Math.ceil(right - 0.5);
+  const y0 = canvas.height - Math.ceil(canvas.height - top - 0.5);
+  const y1 = canvas.height - Math.ceil(canvas.height - bottom - 0.5);
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  if (shape === "image") {
+    const bitmap = picture(image);
+    if (bitmap) {
+      ctx.globalAlpha = color[3] / 255;
+      const [sx, sy, sw, sh] = region || [0, 0, bitmap.width, bitmap.height];
+      ctx.drawImage(bitmap, sx, sy, sw, sh, x0, y0, x1 - x0, y1 - y0);
+    }
+  } else {
+    ctx.fillStyle = css(color);
+    ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+  }
+  ctx.restore();
+}
+
 function drawItem(item) {
   const [, , shape, x, y, angle, width, height, color, image, region, words, anchorX, anchorY] = item;
+  if (!angle && shape === "square") {
+    drawSnapped(shape, x, y, width, height, color, image, region);
+    return;
+  }
   ctx.save();
   ctx.translate(x, y);
   if (angle) ctx.rotate((angle * Math.PI) / 180);
@@ -171,6 +200,8 @@ function drawItem(item) {
     const bitmap = picture(image);
     if (bitmap) {
       ctx.scale(1, -1);
+      ctx.imageSmoothingEnabled = true; // bilinear, as the desktop samples pictures (tiles: nearest)
+      ctx.imageSmoothingQuality = "low";
       ctx.globalAlpha = color[3] / 255;
       const [sx, sy, sw, sh] = region || [0, 0, bitmap.width, bitmap.height];
       ctx.drawImage(bitmap, sx, sy, sw, sh, -width / 2, -height / 2, width, height);
