@@ -12,8 +12,10 @@ The screenshot is the canvas's own pixels (``toDataURL``), compared with ``ticks
 with bilinear sampling as the desktop's, tiles with nearest, rectangles snapped to the pixels
 whose centres they cover; text is where the two differ (the browser's sans-serif font is not
 pyglet's): pong's score, the platformer's HUD line. Below the text pong matches to the pixel,
-and the platformer but for about 200 pixels of its scaled pictures' edges (the browser's
-bilinear filter rounds differently from the GPU's); ``SAMPLES`` holds those bounds.
+the platformer but for about 200 pixels of its scaled pictures' edges (the browser's bilinear
+filter rounds differently from the GPU's), patrol but for about 250 pixels at the antialiased
+edges of its circles and diamonds (the GPU cuts them out in a shader, Canvas 2D fills a path);
+``SAMPLES`` holds those bounds.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser, s
         pytest.skip("Chromium is not installed (apt-get install chromium; or set TICKSWAP_CHROMIUM)")
     pyodide = pyodide_or_skip()
     root = tmp_path_factory.mktemp("web")
-    for game in ("pong", "platformer"):
+    for game in ("pong", "patrol", "platformer"):
         web_folder(game, root / f"{game}-web", pyodide)
     server = web_server(root, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -91,7 +93,7 @@ def site(sites: tuple[Browser, str, Path]) -> tuple[Browser, str, Path]:
 
 
 # (game, ticks, rows of text at the top (the score, the HUD), the most pixels below them that may differ)
-SAMPLES = [("pong", 240, 80, 0), ("platformer", 300, 40, 400)]
+SAMPLES = [("pong", 240, 80, 0), ("patrol", 200, 0, 400), ("platformer", 300, 40, 400)]
 
 
 @pytest.mark.parametrize("game, ticks, text_rows, below", SAMPLES)

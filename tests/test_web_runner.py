@@ -156,3 +156,34 @@ def test_the_browser_runner_needs_neither_numpy_nor_pyglet(tmp_path: Path) -> No
                           env=dict(os.environ, PYTHONPATH=str(ROOT), TICKSWAP_PURE="1"), timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 10
+
+
+def test_serve_gives_the_types_a_browser_insists_on_on_127_0_0_1(tmp_path: Path) -> None:
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from engine.tools.cli.serve import web_server
+
+    (tmp_path / "pyodide").mkdir()
+    for name, body in (("index.html", b"<!doctype html>"), ("pyodide/pyodide.asm.wasm", b"\0asm"),
+                       ("pyodide/pyodide.mjs", b"export {}"), ("app.zip", b"PK")):
+        (tmp_path / name).write_bytes(body)
+    server = web_server(tmp_path, 0)
+    assert server.server_address[0] == "127.0.0.1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        types = {}
+        for name in ("index.html", "pyodide/pyodide.asm.wasm", "pyodide/pyodide.mjs", "app.zip"):
+            with urllib.request.urlopen(base + name, timeout=30) as answer:
+                types[name] = answer.headers.get_content_type()
+        assert types == {"index.html": "text/html", "pyodide/pyodide.asm.wasm": "application/wasm",
+                         "pyodide/pyodide.mjs": "text/javascript", "app.zip": "application/zip"}
+        with pytest.raises(urllib.error.HTTPError):  # no directory listings
+            urllib.request.urlopen(base + "pyodide/", timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
