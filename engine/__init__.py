@@ -16,9 +16,6 @@ from engine.camera import Mouse as Mouse
 from engine.clock import Clock as Clock
 from engine.clock import RealClock as RealClock
 from engine.clock import VirtualClock as VirtualClock
-from engine.double_buffer import DoubleBuffer as DoubleBuffer
-from engine.double_buffer import Framebuffer as Framebuffer
-from engine.double_buffer import Scene as Scene
 from engine.entity import Entity as Entity
 from engine.entity import buffered as buffered
 from engine.entity import signal as signal
@@ -38,17 +35,11 @@ from engine.input import TickInput as TickInput
 from engine.input import keys as keys
 from engine.look import Look as Look
 from engine.look import Part as Part
-from engine.loops import ConstantRateLoop as ConstantRateLoop
 from engine.loops import FixedStepLoop as FixedStepLoop
-from engine.loops import FrameRate as FrameRate
 from engine.loops import GameLoop as GameLoop
-from engine.loops import RenderGatedLoop as RenderGatedLoop
-from engine.loops import VariableStepLoop as VariableStepLoop
 from engine.path import Follower as Follower
 from engine.path import Path as Path
 from engine.state.names import __version__ as __version__
-from engine.trace import Trace as Trace
-from engine.trace import TraceEvent as TraceEvent
 from engine.tween import Tweened as Tweened
 from engine.world import World as World
 
@@ -58,23 +49,50 @@ sys.modules.setdefault("engine.keys", keys)
 if TYPE_CHECKING:
     from engine.crowd import Crowd as Crowd
     from engine.files.replay import ReplayError as ReplayError
-    from engine.files.save import SaveError as SaveError
     from engine.particles import Particles as Particles
     from engine.tiles import Tile as Tile
     from engine.tiles import TileMap as TileMap
+    from engine.world.save import SaveError as SaveError
+
+if TYPE_CHECKING:
+    # The names 0.5 moved out (see _MOVED), still known to a type checker while their aliases last.
+    from engine.lab import DoubleBuffer as DoubleBuffer
+    from engine.lab import Framebuffer as Framebuffer
+    from engine.lab import Scene as Scene
+    from engine.loops import ConstantRateLoop as ConstantRateLoop
+    from engine.loops import FrameRate as FrameRate
+    from engine.loops import RenderGatedLoop as RenderGatedLoop
+    from engine.loops import Trace as Trace
+    from engine.loops import TraceEvent as TraceEvent
+    from engine.loops import VariableStepLoop as VariableStepLoop
 
 # Names loaded when a game first uses them, so that ``import engine`` stays light:
 # ``Crowd`` and ``Particles`` bring numpy, the two file errors the save and replay packages,
 # and the tile map (pytiled-parser is imported only when a map is read) its package.
 _LAZY = {"Crowd": "engine.crowd", "Particles": "engine.particles", "ReplayError": "engine.files.replay",
-         "SaveError": "engine.files.save", "Tile": "engine.tiles", "TileMap": "engine.tiles"}
+         "SaveError": "engine.world.save", "Tile": "engine.tiles", "TileMap": "engine.tiles"}
+
+
+# Names 0.5 moved out of the package root, which is for writing games: the loop lab (the
+# loops a game compares but does not run, and their traces) lives in engine.loops, the Game
+# Programming Patterns teaching classes in engine.lab. Each still works here, warning, until 0.6.
+_MOVED = {"ConstantRateLoop": "engine.loops", "FrameRate": "engine.loops", "RenderGatedLoop": "engine.loops",
+          "Trace": "engine.loops", "TraceEvent": "engine.loops", "VariableStepLoop": "engine.loops",
+          "DoubleBuffer": "engine.lab", "Framebuffer": "engine.lab", "Scene": "engine.lab"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
+    if name in _LAZY or name in _MOVED:
         import importlib
 
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        home = _LAZY.get(name) or _MOVED[name]
+        value = getattr(importlib.import_module(home), name)
+        if name in _MOVED:
+            from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
+
+            # Not cached: every use warns, so each line that still says engine.Scene is found.
+            warn_deprecated(f"engine.{name}", f"{home}.{name}", removed_in=MOVED_REMOVED_IN)
+            return value
         globals()[name] = value  # later lookups skip this function
         return value
     raise AttributeError(f"module 'engine' has no attribute {name!r}")
@@ -106,15 +124,11 @@ __all__ = [
     "Button",
     "Camera",
     "Clock",
-    "ConstantRateLoop",
     "Crowd",
-    "DoubleBuffer",
     "Entity",
     "EntityUpdateError",
     "FixedStepLoop",
     "Follower",
-    "FrameRate",
-    "Framebuffer",
     "GameLoop",
     "InputEvent",
     "InputQueue",
@@ -126,20 +140,15 @@ __all__ = [
     "Particles",
     "Path",
     "RealClock",
-    "RenderGatedLoop",
     "ReplayError",
     "SaveError",
-    "Scene",
     "Slider",
     "Style",
     "TextInput",
     "TickInput",
     "Tile",
     "TileMap",
-    "Trace",
-    "TraceEvent",
     "Tweened",
-    "VariableStepLoop",
     "VirtualClock",
     "Widget",
     "World",

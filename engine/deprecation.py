@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["REMOVED_IN", "warn_deprecated"]
+__all__ = ["MOVED_REMOVED_IN", "REMOVED_IN", "warn_deprecated"]
 
 REMOVED_IN = "0.5"
 """The version that drops the aliases of names removed in 0.3 (they come back, warning, in 0.4)."""
 
 
-def warn_deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """Warn that ``old`` is deprecated, naming ``new``; the warning points at the caller's line (``stacklevel``)."""
-    warnings.warn(f"{old} is deprecated and goes in tickswap {REMOVED_IN}: use {new}", DeprecationWarning,
+MOVED_REMOVED_IN = "0.6"
+"""The version that drops the top-level aliases of the names 0.5 moved out of ``engine`` (the loop lab's
+to ``engine.loops``, the teaching classes to ``engine.lab``, ``Look.label`` to ``Look.caption``)."""
+
+
+def warn_deprecated(old: str, new: str, *, stacklevel: int = 3, removed_in: str = REMOVED_IN) -> None:
+    """Warn that ``old`` is deprecated, naming ``new`` and the version ``removed_in`` that drops it; the warning
+    points at the caller's line (``stacklevel``)."""
+    warnings.warn(f"{old} is deprecated and goes in tickswap {removed_in}: use {new}", DeprecationWarning,
                   stacklevel=stacklevel)

@@ -14,7 +14,7 @@ import traceback
 import weakref
 from typing import Any
 
-__all__ = ["BRIEF", "BufferedWriteError", "EntityUpdateError", "brief", "located", "mark_restored",
+__all__ = ["BRIEF", "BufferedWriteError", "EntityUpdateError", "GameError", "brief", "located", "mark_restored",
            "missing_after_load", "numpy_missing", "where"]
 
 # By id, the entity itself as the value: a game's class may define __eq__ and so be unhashable.
@@ -125,6 +125,11 @@ def where(error: BaseException, entity: Any = None) -> str:
         return "an unknown place"
     frame = (outside or frames)[-1]
     return f"{frame.filename}:{frame.lineno} in {frame.name}"
+
+
+class GameError(ValueError):
+    """A game can't be found or loaded, or a setting is bad; the message is one line naming the game, file and
+    line (raised by ``engine.files.game`` and by the world's view for ``world.view_size``)."""
 
 
 class EntityUpdateError(RuntimeError):

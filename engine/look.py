@@ -7,7 +7,7 @@ the renderer (``engine.render``) turns that into vertices::
         look = Look.rect((10, 10), (230, 230, 210))
 
     class Score(Entity):
-        look = Look.label("Score: 0", 18, layer=1)
+        look = Look.caption("Score: 0", 18, layer=1)
 
 A look can be replaced at any time, on the class or on one instance
 (``self.look = Look(text=f"Score: {self.points}")``), and the next frame shows the new
@@ -28,8 +28,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.deprecation import warn_deprecated
-from engine.files.png import MAX_PICTURE_SIDE, PictureError, png_size
+from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
+from engine.disk.png import MAX_PICTURE_SIDE, PictureError, png_size
 from engine.messages import shown, shown_name
 
 __all__ = ["MAX_PARTS", "Look", "Part", "checked_parts"]
@@ -60,7 +60,7 @@ class Look:
     """A shape (``"square"``, ``"circle"`` or ``"diamond"``), a size in pixels, an RGB(A) colour and a layer.
 
     One factory per kind says only what that kind takes: ``Look.rect``, ``Look.circle``,
-    ``Look.diamond``, ``Look.picture`` and ``Look.label`` (text); ``Look.frames`` cuts a
+    ``Look.diamond``, ``Look.picture`` and ``Look.caption`` (text); ``Look.frames`` cuts a
     sprite sheet. The constructor takes every option, as before.
 
     ``size`` is ``(width, height)`` (or one number for both), centred on the entity's
@@ -107,7 +107,7 @@ class Look:
                              f"(got anchor_x={shown(self.anchor_x)}, anchor_y={shown(self.anchor_y)})")
         if (self.text is not None or self.image is not None) and self.shape not in ("square", "text", "image"):
             # A text or a picture has no shape: 0.3 silently dropped it; say so until 0.5 refuses it.
-            kind, factory = ("text", f"Look.label({shown(self.text, 30)}, ...)") if self.text is not None else (
+            kind, factory = ("text", f"Look.caption({shown(self.text, 30)}, ...)") if self.text is not None else (
                 "picture", f"Look.picture({shown(self.image, 30)}, ...)")
             warn_deprecated(f"a {kind} Look with shape={shown(self.shape)} (the shape is ignored)",
                             f"{factory} with no shape", stacklevel=4)
@@ -218,11 +218,20 @@ class Look:
         return cls("image", size, color, image=image, region=region, layer=layer, screen=screen)
 
     @classmethod
+    def caption(cls, text: str, size: float = 16.0, color: tuple[int, ...] = (255, 255, 255, 255), *,
+                anchor_x: AnchorX = "center", anchor_y: AnchorY = "center", layer: int = 0,
+                screen: bool = False) -> Look:
+        """The ``text``, at font size ``size``, centred on its entity (``anchor_x``/``anchor_y`` say which point
+        of the text sits there instead). A text has no shape: the factory takes none. (Named apart from the
+        GUI widget ``engine.Label``, an entity with its own input, which a look is not.)"""
+        return cls("text", size, color, text=text, anchor_x=anchor_x, anchor_y=anchor_y, layer=layer, screen=screen)
+
+    @classmethod
     def label(cls, text: str, size: float = 16.0, color: tuple[int, ...] = (255, 255, 255, 255), *,
               anchor_x: AnchorX = "center", anchor_y: AnchorY = "center", layer: int = 0, screen: bool = False) -> Look:
-        """The ``text``, at font size ``size``, centred on its entity (``anchor_x``/``anchor_y`` say which point
-        of the text sits there instead). A text has no shape: the factory takes none."""
-        return cls("text", size, color, text=text, anchor_x=anchor_x, anchor_y=anchor_y, layer=layer, screen=screen)
+        """Deprecated (until 0.6): ``Look.caption``, the same text look; the name is the GUI widget ``Label``'s."""
+        warn_deprecated("Look.label", "Look.caption", removed_in=MOVED_REMOVED_IN)
+        return cls.caption(text, size, color, anchor_x=anchor_x, anchor_y=anchor_y, layer=layer, screen=screen)
 
     @classmethod
     def frames(cls, image: str | os.PathLike[str], frame_size: tuple[int, int] | int,

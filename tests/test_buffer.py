@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import DoubleBuffer, Framebuffer, Scene
+from engine.lab import DoubleBuffer, Framebuffer, Scene
 
 
 def test_swap_exchanges_references_without_copying():

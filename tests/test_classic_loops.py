@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from engine import ConstantRateLoop, FixedStepLoop, FrameRate, RenderGatedLoop, Trace, VariableStepLoop, VirtualClock
+from engine import FixedStepLoop, VirtualClock
+from engine.loops import ConstantRateLoop, FrameRate, RenderGatedLoop, Trace, VariableStepLoop
 from engine.tools.lab import BallScenario, Machine, lab_loop
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import ConstantRateLoop, FixedStepLoop, RenderGatedLoop, VirtualClock, World
+from engine import FixedStepLoop, VirtualClock, World
+from engine.loops import ConstantRateLoop, RenderGatedLoop
 from engine.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

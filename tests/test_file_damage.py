@@ -11,8 +11,8 @@ import pytest
 
 from engine import World
 from engine.files.replay import ReplayError, read_replay
-from engine.files.save import SaveError
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 Data = dict[str, Any]
 
@@ -274,7 +274,7 @@ def test_reading_a_long_replay_holds_one_line_at_a_time(tmp_path):
 
 def test_an_empty_save_a_bom_and_a_cut_save_each_say_what_they_are(tmp_path):
     # All three said "not valid JSON ...; truncated?", which only the cut one is.
-    from engine.files.save import parse_save
+    from engine.world.save import parse_save
 
     path = tmp_path / "s.json"
     with World(seed=1) as world:

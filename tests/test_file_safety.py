@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from engine import Entity, World
-from engine.files import atomic
-from engine.files.atomic import AtomicFile, OutputError, remove_stale_temporaries
-from engine.files.reading import NotAFile, read_bounded
+from engine.disk import atomic
+from engine.disk.atomic import AtomicFile, OutputError, remove_stale_temporaries
+from engine.disk.reading import NotAFile, read_bounded
 from engine.files.replay import ReplayError, read_replay
-from engine.files.save import SaveError, load_world
 from engine.input.scripts import read_input_script
 from engine.tools.cli import main
+from engine.world.save import SaveError, load_world
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import FixedStepLoop, GameLoop, Trace, VirtualClock
+from engine import FixedStepLoop, GameLoop, VirtualClock
+from engine.loops import Trace
 
 
 class Recorder:

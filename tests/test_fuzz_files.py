@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from engine import World
 from engine.files.replay import ReplayError, read_replay
-from engine.files.save import SaveError
 from engine.input.scripts import read_input_script
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 FIGURES = {"inputs tried": 0, "clear errors": 0, "accepted (still valid)": 0, "tracebacks": 0,
            "silent acceptances": 0, "code executed from a file": 0, "files lost": 0}

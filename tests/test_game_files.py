@@ -15,8 +15,8 @@ import pytest
 from engine import World
 from engine.files.game import GameError
 from engine.files.importer import load_game, sample_games
-from engine.files.save import SaveError
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "tutorial.md"
@@ -233,7 +233,7 @@ def test_games_are_found_through_entry_points_and_listed_name_first(capsys):
 
 
 def test_the_engine_imports_no_game():
-    code = ("import sys, engine, engine.tools.cli, engine.files.save, engine.files.replay; "
+    code = ("import sys, engine, engine.tools.cli, engine.world.save, engine.files.replay; "
             "print([m for m in sys.modules if m == 'games' or m.startswith('games.')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

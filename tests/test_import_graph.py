@@ -148,11 +148,11 @@ def test_the_double_buffer_imports_only_leaves():
     # A look reads a sprite sheet's PNG header (Look.frames) through the bounded file reader,
     # itself a leaf: still nothing that could lead back to buffering or the world.
     # It warns of a deprecated use through engine.deprecation, a leaf too.
-    readers = {"engine.files.png", "engine.files.reading", "engine.messages", "engine.deprecation"}
+    readers = {"engine.disk.png", "engine.disk.reading", "engine.messages", "engine.deprecation"}
     assert graph["engine.deprecation"] == set()
     for leaf in allowed:
         assert graph[leaf] <= readers, f"{leaf} is no longer a leaf: {sorted(graph[leaf])}"
-    assert graph["engine.files.png"] <= readers and graph["engine.files.reading"] <= {"engine.messages"}
+    assert graph["engine.disk.png"] <= readers and graph["engine.disk.reading"] <= {"engine.messages"}
 
 
 def _files_imported_by_state(graph: dict[str, set[str]]) -> dict[str, list[str]]:
@@ -170,14 +170,14 @@ def test_the_state_package_never_imports_files():
 
 
 def test_an_import_of_files_from_state_is_found():
-    graph = {"engine.state.values": {"engine.files.schema", "engine.entity"}, "engine.files.save": {"engine.state.values"}}
+    graph = {"engine.state.values": {"engine.files.schema", "engine.entity"}, "engine.world.save": {"engine.state.values"}}
     assert _files_imported_by_state(graph) == {"engine.state.values": ["engine.files.schema"]}
 
 
 def test_saves_spatial_and_render_never_name_the_crowd_class():
     graph = _imports()
-    for name in ("engine.spatial", "engine.render.entities", "engine.render.crowds", "engine.files.save.write", "engine.files.save.check",
-                 "engine.files.save.restore"):
+    for name in ("engine.spatial", "engine.render.entities", "engine.render.crowds", "engine.world.save.write", "engine.world.save.check",
+                 "engine.world.save.restore"):
         assert "engine.crowd" not in graph[name], name
 
 
@@ -218,7 +218,7 @@ def test_the_world_is_composed_of_its_parts_and_keeps_the_engines_hooks_out_of_i
 def test_the_engine_exports_crowd_and_the_file_errors():
     from engine.crowd import Crowd
     from engine.files.replay import ReplayError
-    from engine.files.save import SaveError
+    from engine.world.save import SaveError
 
     assert (engine.Crowd, engine.SaveError, engine.ReplayError) == (Crowd, SaveError, ReplayError)
 
@@ -229,7 +229,9 @@ def test_run_says_what_build_is():
 
 def test_the_double_buffer_pattern_has_one_home():
     assert importlib.util.find_spec("engine.buffer") is None
-    assert engine.DoubleBuffer.__module__ == "engine.double_buffer"
+    from engine.lab import DoubleBuffer
+
+    assert DoubleBuffer.__module__ == "engine.lab" and _imports()["engine.lab"] == set()
 
 
 def test_import_engine_loads_neither_numpy_nor_pyglet():
@@ -244,8 +246,8 @@ def test_every_public_name_is_listed_by_dir_so_the_api_reference_shows_it():
 
 
 def test_import_engine_leaves_the_save_and_replay_packages_until_their_errors_are_named():
-    code = ("import sys, engine; before = 'engine.files.save' in sys.modules; engine.SaveError; "
-            "print(before, 'engine.files.save' in sys.modules)")
+    code = ("import sys, engine; before = 'engine.world.save' in sys.modules; engine.SaveError; "
+            "print(before, 'engine.world.save' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
 
@@ -277,23 +279,22 @@ def test_the_engine_constants_are_a_leaf_and_their_old_homes_still_export_them()
 # longest prefix that names it; a module no prefix names fails the test, so a new one is
 # placed on purpose. docs/internals.md draws the same table.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # Leaves: no engine state of their own; bounded reading, atomic writing and PNG headers are
-    # file plumbing any layer may use, and a look is plain data (it reads a PNG's header).
+    # Leaves: no engine state of their own; the disk package (bounded reading, PNG headers,
+    # atomic writing, JSON lines) is file plumbing any layer may use, and a look is plain data
+    # (it reads a PNG's header).
     ("leaves", ("engine.constants", "engine.messages", "engine.errors", "engine.deprecation", "engine.clock",
                 "engine.trace", "engine.portable", "engine.easing", "engine.interrupts", "engine.schema", "engine.ecs",
-                "engine.look", "engine.files.reading", "engine.files.png", "engine.files.atomic")),
+                "engine.look", "engine.lab", "engine.disk")),
     ("buffering", ("engine.buffering",)),
-    # An entity and what it is made of, the per-tick input, snapshots, the loops, a game's
-    # settings and its loading.
+    # An entity and what it is made of, the per-tick input (and the --input scripts, read by
+    # the JSON-lines reader of engine.disk), snapshots, the loops.
     ("state", ("engine.entity", "engine.advancing", "engine.tween", "engine.path", "engine.camera", "engine.spatial",
-               "engine.input.events", "engine.input.keys", "engine.input.checks", "engine.input.local", "engine.state", "engine.loops", "engine.files", "engine.files.game",
-               "engine.files.importer", "engine.files.beside")),
-    # The world and what lives in it, with the files that hold a world over time: a save is
-    # written from (and restored into) the world's parts and World.save delegates to it, so the
-    # two are one layer; an --input script is a recording's input lines (and the input
-    # package names its reader, lazily, so the package itself sits here, above its events).
-    ("world", ("engine.world", "engine.crowd", "engine.particles", "engine.tiles", "engine.gui",
-               "engine.double_buffer", "engine.files.save", "engine.files.replay", "engine.input")),
+               "engine.input", "engine.state", "engine.loops")),
+    # The world and what lives in it, with the save that holds a world over time (engine.world.save:
+    # written from and restored into the world's parts, and World.save delegates to it).
+    ("world", ("engine.world", "engine.crowd", "engine.particles", "engine.tiles", "engine.gui")),
+    # Games found and imported (the one owner of a game's settings), and recordings of them.
+    ("files", ("engine.files",)),
     # The studio (rewind, reload, inspector) drives a world and is driven by the window's runner;
     # engine.web is the browser's runner, beside the window's (engine.render), neither importing the other.
     ("net/render", ("engine.net", "engine.render", "engine.studio", "engine.web")),
@@ -325,6 +326,37 @@ def _upward_imports(graph: dict[str, set[str]], layers: tuple[tuple[str, tuple[s
     return found
 
 
+def _packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between the engine's top-level packages and modules (``engine.files``, ``engine.world``...)."""
+    def top(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        packages.setdefault(top(name), set()).update(top(target) for target in targets if top(target) != top(name))
+    return packages
+
+
+def test_no_package_imports_itself_back_through_others():
+    # A package is one idea at one level: files/ never reaches down into the world that reaches back
+    # up into files/ (0.4 had files <-> world and files <-> input, placed in three layers and two).
+    assert _circle(_packages(_imports())) == []
+
+
+def test_each_package_is_in_exactly_one_layer():
+    prefixes = [prefix for _, names in LAYERS for prefix in names if prefix != "engine"]
+    nested = [f"{inner} inside {outer}" for outer in prefixes for inner in prefixes
+              if inner.startswith(outer + ".")]
+    assert nested == [], "a package's modules are placed in another layer than the package"
+    assert len(prefixes) == len(set(prefixes))
+
+
+def test_the_package_circle_finder_sees_a_circle_through_submodules():
+    graph = {"engine.files.save": {"engine.world.music"}, "engine.world.world": {"engine.files.save"},
+             "engine.world.music": set()}
+    assert _circle(_packages(graph)) == ["engine.files", "engine.world", "engine.files"]
+
+
 def test_engine_modules_import_only_their_own_layer_and_the_layers_below():
     assert _upward_imports(_imports()) == []
 
@@ -345,8 +377,8 @@ def test_the_layer_check_finds_an_upward_import_and_an_unplaced_module():
     assert _upward_imports(graph) == ["engine.newthing is in no layer",
                                       "engine.net.desync (net/render) imports engine.tools.differences (tools)"]
     # A longer prefix wins, and the root is placed only by its own name.
-    assert _layer_of("engine.files.png") == 0 and _layer_of("engine.files.save.check") == 3
-    assert _layer_of("engine") == 5 and _layer_of("engine.newthing") is None
+    assert _layer_of("engine.disk.png") == 0 and _layer_of("engine.world.save.check") == 3
+    assert _layer_of("engine") == 6 and _layer_of("engine.newthing") is None
 
 
 def _drawn_layers(page: str) -> dict[str, set[str]]:

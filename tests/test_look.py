@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import Entity, Look, World
-from engine.files.png import PictureError, png_size
+from engine.disk.png import PictureError, png_size
 
 ROOT = Path(__file__).resolve().parent.parent
 BALL = str(ROOT / "games" / "pong" / "ball.png")
@@ -129,12 +129,12 @@ def test_each_kind_has_a_factory_that_makes_the_look_the_constructor_makes():
     assert Look.circle(6, screen=True) == Look("circle", 6, screen=True)
     assert Look.diamond(5) == Look("diamond", 5)
     assert Look.picture(BALL, region=(0, 0, 2, 2)) == Look(image=BALL, region=(0, 0, 2, 2))
-    assert Look.label("Score: 0", 18, anchor_x="left") == Look(text="Score: 0", size=18, anchor_x="left")
-    assert (Look.label("hi").shape, Look.picture(BALL).shape, Look.rect().size) == ("text", "image", (8.0, 8.0))
+    assert Look.caption("Score: 0", 18, anchor_x="left") == Look(text="Score: 0", size=18, anchor_x="left")
+    assert (Look.caption("hi").shape, Look.picture(BALL).shape, Look.rect().size) == ("text", "image", (8.0, 8.0))
 
 
 @pytest.mark.parametrize(("factory", "first", "option"), [
-    ("label", "hi", {"shape": "circle"}), ("label", "hi", {"image": BALL}), ("label", "hi", {"region": (0, 0, 1, 1)}),
+    ("caption", "hi", {"shape": "circle"}), ("caption", "hi", {"image": BALL}), ("caption", "hi", {"region": (0, 0, 1, 1)}),
     ("circle", 4, {"text": "hi"}), ("rect", 4, {"image": BALL}), ("picture", BALL, {"text": "hi"}),
     ("picture", BALL, {"anchor_x": "left"}), ("diamond", 3, {"shape": "circle"})])
 def test_a_factory_refuses_the_options_of_another_kind(factory, first, option):
@@ -145,9 +145,9 @@ def test_a_factory_refuses_the_options_of_another_kind(factory, first, option):
 
 def test_a_text_or_picture_given_a_shape_warns_naming_the_factory_and_keeps_its_old_meaning():
     with pytest.warns(DeprecationWarning, match=r"a text Look with shape='circle' .*goes in tickswap 0\.5: "
-                                                r"use Look\.label\('hi', \.\.\.\)") as caught:
+                                                r"use Look\.caption\('hi', \.\.\.\)") as caught:
         look = Look("circle", text="hi")
-    assert look == Look.label("hi") and caught[0].filename == __file__
+    assert look == Look.caption("hi") and caught[0].filename == __file__
     with pytest.warns(DeprecationWarning, match=r"a picture Look with shape='diamond' .*use Look\.picture\("):
         assert Look("diamond", image=BALL) == Look.picture(BALL)
 

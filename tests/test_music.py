@@ -243,8 +243,8 @@ def test_a_ticks_run_says_once_that_a_music_file_is_missing(tmp_path, capsys):
 
 
 def test_a_saved_track_outside_its_games_directory_is_refused_and_one_inside_resumes(tmp_path):
-    from engine.files.save import load_world
     from engine.testing import load_game, save_game
+    from engine.world.save import load_world
 
     (tmp_path / "game").mkdir()
     (tmp_path / "game" / "theme.ogg").write_bytes(b"")

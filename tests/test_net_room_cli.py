@@ -121,6 +121,33 @@ def test_room_mistakes_are_one_line_each(tmp: Path, rendezvous: tuple[Peer, int]
         assert line in err.strip().splitlines()[-1] and "Traceback" not in err, (args, err)
 
 
+def test_a_room_without_aioice_is_one_line_naming_the_extra(tmp: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # aioice is the internet extra: a machine without it plays by address, and a room says what to install.
+    import sys
+
+    monkeypatch.setitem(sys.modules, "aioice", None)  # as if not installed: importing it raises ImportError
+    for module in ("aioice.ice", "engine.net.ice", "engine.net.room"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.chdir(tmp)
+    for args in (("join", "ABCDEF", "game.py", "--rendezvous", "127.0.0.1:9"),
+                 ("host", "game.py", "--room", "--rendezvous", "127.0.0.1:9")):
+        assert main(list(args)) == 2, args
+        err = capsys.readouterr().err
+        assert err.strip().splitlines()[-1] == ("tickswap: a room code (ICE through home routers) needs aioice: "
+                                                "pip install 'tickswap[internet]'") and "Traceback" not in err, err
+
+
+def test_playing_by_address_never_imports_aioice() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, engine.tools.cli, engine.tools.cli.net, engine.tools.cli.rooms, engine.net.session, "
+            "engine.net; engine.net.Session; print('aioice' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
+
+
 def test_a_mistyped_code_that_no_host_is_named_after_is_said_to_be_no_code(monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from engine import World
-from engine.files.save import SaveError
 from engine.state.names import class_name
 from engine.state.snapshot import ClassNameClash
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 TICKS = 40
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from engine import Entity, World
-from engine.files.save import SaveError
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 ROOT = Path(__file__).resolve().parent.parent
 

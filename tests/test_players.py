@@ -9,11 +9,11 @@ import pytest
 import engine.input
 from engine import World, keys
 from engine.files.replay import HASH_EVERY, Recorder, ReplayError, read_replay, verify
-from engine.files.save import SaveError
 from engine.input.events import InputEvent
 from engine.input.scripts import read_input_script, read_input_scripts
 from engine.testing import load_game, load_save
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 # Space serves from player 0; player 1 holds Up (the right paddle) from tick 60 to 120, player 0 holds S.
 COMBINED = [

@@ -15,10 +15,10 @@ import pytest
 
 from engine import Entity, World, keys
 from engine.files.replay import ReplayError, read_replay, read_start
-from engine.files.save import SaveError, load_world_text, save_text
 from engine.input.events import InputEvent, InputQueue
 from engine.input.scripts import read_input_scripts
 from engine.tools.cli import main
+from engine.world.save import SaveError, load_world_text, save_text
 
 DISCONNECT, CONNECT = InputEvent("disconnect"), InputEvent("connect")
 

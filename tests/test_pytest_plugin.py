@@ -83,6 +83,6 @@ def test_the_old_platformer_and_pong_pass_unchanged_in_a_project_of_their_own(tm
 def test_the_entry_point_plugin_loads_neither_the_fixtures_nor_the_files_and_checks():
     # Every pytest run of an environment with tickswap imports the plugin: it stays light.
     code = ("import sys, engine.testing.plugin; print(*[name in sys.modules for name in "
-            "('engine.testing.fixtures', 'engine.files.save', 'engine.tools.check')])")
+            "('engine.testing.fixtures', 'engine.world.save', 'engine.tools.check')])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False"] * 3

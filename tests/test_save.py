@@ -11,8 +11,8 @@ import pytest
 
 from engine import Entity, World, buffered, keys, signal
 from engine.files.importer import load_game, sample_games
-from engine.files.save import SaveError
 from engine.tools.cli import main
+from engine.world.save import SaveError
 
 
 def run_game(name: str, ticks: int, world: World | None = None) -> World:
@@ -188,7 +188,7 @@ def test_saving_mid_tick_is_refused(tmp_path):
 
 
 def test_a_save_keeps_any_meta_it_is_given(tmp_path):
-    from engine.files.save import read_meta, save_world
+    from engine.world.save import read_meta, save_world
 
     with World() as world:
         save_world(world, tmp_path / "m.json", meta={"level": 3, "party": ("ann", 2)})
@@ -350,7 +350,7 @@ def test_a_game_class_that_two_loaded_game_files_share_needs_the_game(tmp_path):
     (tmp_path / "one.py").write_text(source)
     (tmp_path / "two.py").write_text(source + "# another file\n")
     one, two = load_game(str(tmp_path / "one.py")), load_game(str(tmp_path / "two.py"))
-    from engine.files.save import load_world, save_world
+    from engine.world.save import load_world, save_world
 
     with World() as world:
         one.build(world)

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Entity, World, buffered
-from engine.files.save import SaveError, load_world
 from engine.state.values import MAX_TEXT
 from engine.world import spawner_of
+from engine.world.save import SaveError, load_world
 
 
 class Keeper(Entity):

@@ -390,7 +390,7 @@ def test_pyinstallers_hook_names_the_engines_modules_and_the_compiled_cores_that
 
     hook = runpy.run_path(str(Path(engine.__file__).parent / "tools" / "ship" / "hooks" / "hook-engine.py"))
     hidden = set(hook["hiddenimports"])
-    assert {"engine.crowd", "engine.tiles", "engine.files.save", "engine.tools.ship.boot", "engine.tools.cli.net"} \
+    assert {"engine.crowd", "engine.tiles", "engine.world.save", "engine.tools.ship.boot", "engine.tools.cli.net"} \
         <= hidden, "the modules the engine imports by name, and the bundle's entry"
     for core in ("engine.buffering._core", "engine._spatial"):
         built = importlib.util.find_spec(core) is not None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mapfiles import tmj, tmx, write_png
 
-from engine.files.png import PictureError, png_size
+from engine.disk.png import PictureError, png_size
 from engine.look import MAX_FRAMES, Look
 from engine.tiles.model import MapError
 from engine.tiles.reading import read_map

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Trace, TraceEvent
+from engine.loops import Trace, TraceEvent
 
 
 def test_trace_records_events_in_order_and_reports_their_kinds():

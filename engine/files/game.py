@@ -35,21 +35,19 @@ from engine.constants import MAX_KEYS as MAX_KEYS
 from engine.constants import MAX_PLAYERS as MAX_PLAYERS
 from engine.constants import MAX_WINDOW_SIDE as MAX_WINDOW_SIDE
 from engine.constants import MS_PER_UPDATE_RANGE as MS_PER_UPDATE_RANGE
+from engine.errors import GameError as GameError
 from engine.input.keys import RESERVED
 from engine.input.keys import name as key_name
 from engine.input.local import PlayerKeys, check_player_keys
 from engine.messages import shown
 from engine.state.names import class_file, class_namespace
+from engine.world.view import checked_view_size as checked_view_size
 
 __all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError",
            "check_keys", "check_players", "check_settings", "check_step", "checked_player_keys",
            "checked_view_size"]
 
 
-
-
-class GameError(ValueError):
-    """A game can't be found or loaded; the message is one line naming the game, file and line."""
 
 
 @dataclass(frozen=True)
@@ -203,16 +201,6 @@ class Game:
         return current is not None and vars(current) is namespace
 
 
-
-
-def checked_view_size(size: Any, where: str = "world.view_size") -> tuple[int, int]:
-    """A window size ``(width, height)``, each a whole number of pixels from 1 to ``MAX_WINDOW_SIDE``; else
-    ``GameError`` naming ``where``."""
-    if not (isinstance(size, (tuple, list)) and len(size) == 2 and all(
-            type(side) is int and 1 <= side <= MAX_WINDOW_SIDE for side in size)):
-        raise GameError(f"{where}: a window size is (width, height), each a whole number of pixels from 1 to "
-                        f"{MAX_WINDOW_SIDE}, got {shown(size)}")
-    return int(size[0]), int(size[1])
 
 
 def check_settings(module: ModuleType, where: str) -> None:

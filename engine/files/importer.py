@@ -43,10 +43,10 @@ from types import FrameType, ModuleType
 from typing import Any
 
 from engine.deprecation import REMOVED_IN
+from engine.disk.reading import NotAFile, file_kind, read_bounded
 from engine.errors import where
 from engine.files.beside import BESIDE, SourceOnlyLoader, from_source, importable_beside, is_beside
 from engine.files.game import Game, GameError, check_settings
-from engine.files.reading import NotAFile, file_kind, read_bounded
 from engine.interrupts import Interrupted
 from engine.messages import capped, shown, shown_name
 from engine.state.names import GAME_MODULE_PREFIX, remember_module

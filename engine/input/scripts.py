@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from engine.constants import MAX_PLAYERS, MAX_TICKS
-from engine.files.replay.format import FORMAT, ReplayError, parse_record, read_lines
+from engine.disk.lines import REPLAY_FORMAT, ReplayError, parse_record, read_lines
 from engine.input.checks import MAX_EVENTS_PER_TICK, check_events, named_keys
 from engine.input.events import InputEvent
 from engine.messages import shown_name
@@ -100,7 +100,7 @@ def read_script_lines(path: str | os.PathLike[str], players: int | None = None, 
         if not text.strip():
             continue  # a script is written by hand: blank lines are no damage
         record = parse_record(shown, number, text)
-        if number == 1 and record.get("format") == FORMAT:
+        if number == 1 and record.get("format") == REPLAY_FORMAT:
             is_replay = True
             continue
         if is_replay and ("end" in record or set(record) == {"tick", "hash"}):

@@ -19,6 +19,11 @@ the same game (``tickswap lab`` does exactly that):
 
 ``LOOPS`` names them (``tickswap run --loop NAME``) and ``make_loop(name, update, render)``
 builds one by name; every loop is a ``Loop``.
+
+A game runs under ``FixedStepLoop`` (``engine.FixedStepLoop``, ``engine.GameLoop``); the
+others, ``FrameRate`` and the loops' ``Trace`` and ``TraceEvent`` are the loop lab, for
+comparing loops, and are imported from here (``engine.ConstantRateLoop`` and the like warn
+until 0.6).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from engine.loops.registry import LoopKind as LoopKind
 from engine.loops.registry import make_loop as make_loop
 from engine.loops.variable import FrameRate as FrameRate
 from engine.loops.variable import VariableStepLoop as VariableStepLoop
+from engine.trace import Trace as Trace
+from engine.trace import TraceEvent as TraceEvent
 
 __all__ = ["LOOPS", "ConstantRateLoop", "FixedStepLoop", "FrameRate", "GameLoop", "Loop", "LoopKind", "RenderGatedLoop",
-           "Until", "VariableStepLoop", "make_loop"]
+           "Trace", "TraceEvent", "Until", "VariableStepLoop", "make_loop"]

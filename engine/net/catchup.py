@@ -3,7 +3,7 @@
 A spectator joining a running session, or a dropped player taking its seat back, cannot
 start from the game's first tick: the others have played on. The host sends it what it
 needs to continue exactly as they do: the world of its last confirmed tick as a *save*
-(``engine.files.save``'s format, the text of a save file), every player's input from the
+(``engine.world.save``'s format, the text of a save file), every player's input from the
 tick after it to what the host knows, and the input delay changes still to come. The
 whole is zlib'd JSON cut into ``Catchup`` datagrams (``engine.net.packets``), each on the
 session's tagged link, sent in turns (``PIECES_PER_STEP`` every ``RESEND_S``) until the

@@ -36,8 +36,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-import aioice
-import aioice.ice
+try:
+    import aioice
+    import aioice.ice
+except ImportError as missing:
+    # aioice is the ``internet`` extra: only a room (``host --room``, ``join CODE``) meets through ICE.
+    raise ImportError("a room code (ICE through home routers) needs aioice: pip install 'tickswap[internet]'",
+                      name="aioice") from missing
 
 from engine.clock import Clock
 from engine.messages import shown

@@ -50,7 +50,6 @@ from dataclasses import dataclass, replace
 from engine.clock import Clock
 from engine.constants import MAX_INPUT_DELAY
 from engine.files.game import Game
-from engine.files.save import SaveError, load_world_text, save_text
 from engine.input.events import PRESENCE, InputEvent
 from engine.net.catchup import CatchupSend, pack
 from engine.net.catchup import Start as CatchStart
@@ -97,6 +96,7 @@ from engine.net.stats import SessionStats
 from engine.net.sync import Confirmed, Sync
 from engine.net.transport import Address
 from engine.world import World, system_count, take_sounds
+from engine.world.save import SaveError, load_world_text, save_text
 from engine.world.sounds import SoundRequest
 
 __all__ = ["CRASHED", "DELAY_LEAD", "LEFT", "SEND_EVERY_S", "Seat", "SessionMachine"]

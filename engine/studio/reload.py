@@ -30,13 +30,13 @@ from typing import Any
 from engine.errors import located
 from engine.files.game import Game, GameError
 from engine.files.importer import reload_game
-from engine.files.save import SaveError, load_world_data, parse_save, save_text
-from engine.files.save.check import classes_by_name
 from engine.interrupts import Interrupted
 from engine.state.names import class_name
 from engine.state.values import NotSaveable, encode
 from engine.tiles.tilemap import TileMap
 from engine.world import World
+from engine.world.save import SaveError, load_world_data, parse_save, save_text
+from engine.world.save.check import classes_by_name
 
 __all__ = ["ReloadError", "carry_over"]
 

@@ -100,7 +100,7 @@ def save_game(world: World, game: Game, path: str) -> None:
     The save names its game (``world.save`` alone does not, so the command line would not
     know which game it belongs to).
     """
-    from engine.files.save import save_world
+    from engine.world.save import save_world
 
     save_world(world, path, meta={"game": game.name, "game_digest": game.digest})
 
@@ -111,8 +111,8 @@ def load_save(game: Game, path: str) -> World:
 
     As there, the game's ``build`` runs first, into a world thrown away: a save names the
     game's tile maps by content, and ``build`` is what reads them in this process."""
-    from engine.files.save import load_world
     from engine.world import World
+    from engine.world.save import load_world
 
     with World() as built:
         game.build(built)

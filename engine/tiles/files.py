@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from engine.files.reading import file_kind, read_bounded
+from engine.disk.reading import file_kind, read_bounded
 from engine.messages import one_line, shown_name
 from engine.tiles.model import MapError
 from engine.tiles.precheck import refuse_declarations

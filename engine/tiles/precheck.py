@@ -19,7 +19,7 @@ import xml.etree.ElementTree as etree
 from pathlib import Path
 from typing import Any
 
-from engine.files.reading import NotAFile, read_bounded
+from engine.disk.reading import NotAFile, read_bounded
 from engine.messages import shown, shown_name
 from engine.schema import FieldError, parse_json
 from engine.tiles.model import MapError

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from engine.files.png import check_png
+from engine.disk.png import check_png
 from engine.messages import one_line, shown, shown_name
 from engine.tiles.files import check_map_files
 from engine.tiles.model import LayerData, MapData, MapError, MapObject, TilesetData

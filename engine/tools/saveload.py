@@ -1,7 +1,7 @@
 """Saves, checked: save a running game, load it in a fresh world, and run both on with the same input.
 
 A save must hold everything a world needs to continue exactly as the original would
-(``engine.files.save``). Whatever a game keeps outside what a save holds (a plain
+(``engine.world.save``). Whatever a game keeps outside what a save holds (a plain
 attribute its class does not list in ``saved``, a module-level variable, an instance's
 look before looks were state) plays the same until a player saves and loads, then
 diverges. Factorio's determinism tests save and load every tick for this reason;
@@ -30,11 +30,11 @@ from typing import Any
 
 from engine.errors import located
 from engine.files.game import Game
-from engine.files.save import SaveError, load_world, save_world
 from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.check import STATE_ADVICE, Inputs
 from engine.tools.inputs import Setup, game_of, setup_of
 from engine.world import World
+from engine.world.save import SaveError, load_world, save_world
 
 __all__ = ["HINT", "SaveLoadResult", "check_save_load", "save_ticks"]
 

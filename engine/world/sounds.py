@@ -26,7 +26,7 @@ import sys
 import wave
 from dataclasses import dataclass, replace
 
-from engine.files.reading import file_kind
+from engine.disk.reading import file_kind
 from engine.messages import shown, shown_name
 
 __all__ = ["MAX_LIMIT", "SoundRequest", "SoundRequests", "limited", "missing_file", "missing_sound", "sound_length_ms"]

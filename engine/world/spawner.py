@@ -9,7 +9,7 @@ fails drops what it deferred (``drop_deferred``).
 
 ``World`` is composed of one ``Spawner``: its ``spawn``, ``despawn``, ``entities`` and
 ``shuffle_order`` delegate here, and its schedule calls ``settle`` and ``drop_deferred``.
-The loader (``engine.files.save``) and the renderer reach a world's spawner through
+The loader (``engine.world.save``) and the renderer reach a world's spawner through
 ``spawner_of(world)``, for what is theirs and no user's: restoring saved entities under
 their ids, and ``structure_version``. This module never imports ``World`` (the loader,
 which ``World.load`` delegates to, imports it).

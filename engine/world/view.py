@@ -9,13 +9,16 @@ only when the set of entities changes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.camera import Camera, Mouse, first_camera
-from engine.constants import DEFAULT_VIEW_SIZE
-from engine.files.game import checked_view_size
+from engine.constants import DEFAULT_VIEW_SIZE, MAX_WINDOW_SIDE
+from engine.errors import GameError
 from engine.input.events import TickInput
+from engine.messages import shown
 from engine.world.spawner import Spawner
 
-__all__ = ["View"]
+__all__ = ["View", "checked_view_size"]
 
 
 class View:
@@ -50,3 +53,13 @@ class View:
             return Mouse(window_x, window_y, window_x, window_y)
         x, y = camera.to_world(window_x, window_y, self._size)
         return Mouse(x, y, window_x, window_y)
+
+
+def checked_view_size(size: Any, where: str = "world.view_size") -> tuple[int, int]:
+    """A window size ``(width, height)``, each a whole number of pixels from 1 to ``MAX_WINDOW_SIDE``; else
+    ``GameError`` naming ``where``."""
+    if not (isinstance(size, (tuple, list)) and len(size) == 2 and all(
+            type(side) is int and 1 <= side <= MAX_WINDOW_SIDE for side in size)):
+        raise GameError(f"{where}: a window size is (width, height), each a whole number of pixels from 1 to "
+                        f"{MAX_WINDOW_SIDE}, got {shown(size)}")
+    return int(size[0]), int(size[1])

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from engine import Entity, Framebuffer, Scene, World, buffered
+from engine import Entity, World, buffered
+from engine.lab import Framebuffer, Scene
 
 DESCRIPTION = "a 160x120 Scene of two framebuffers, drawn pixel by pixel, never torn"
 WIDTH, HEIGHT = 640, 480

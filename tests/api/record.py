@@ -37,7 +37,7 @@ from typing import Any
 
 # The modules whose names users were taught to import, in every version (missing ones are skipped).
 TAUGHT = ("engine", "engine.testing", "engine.keys", "engine.crowd", "engine.render.view", "engine.render.runner",
-          "engine.render.entities", "engine.tiles", "engine.net")
+          "engine.render.entities", "engine.tiles", "engine.net", "engine.loops", "engine.lab")
 # Instances to read instance attributes from (``World().input``), made where a class is easily made.
 _EASY: dict[str, Any] = {}
 
@@ -120,7 +120,10 @@ def read_api() -> dict[str, Any]:
             if names is None:  # engine.keys: a namespace of constants
                 names = [name for name in vars(module) if not inspect.ismodule(getattr(module, name))]
             modules[module_name] = _public(names)
-            for name in _public(names):
+            # A name moved out of the module (0.5: the loop lab and the teaching classes) is still
+            # there as a warning alias: its members and parameters are still the API.
+            moved = list(getattr(module, "_MOVED", {})) if module_name == "engine" else []
+            for name in _public([*names, *moved]):
                 value = getattr(module, name, None)
                 where = name if module_name == "engine" else f"{module_name}.{name}"
                 if inspect.isclass(value):

@@ -15,7 +15,7 @@ a header, then the input of every tick that had any, a state hash every 60 ticks
 end line (so a cut file is told from a complete one). A recording that does not start at
 tick 0 (a run from ``--load``, a network session's late joiner) says so in its header
 (``"start": 300``) and holds the world it starts from as its second line, a whole save
-(``{"save": {...}}``, the save format of ``engine.files.save``, checked by its checks
+(``{"save": {...}}``, the save format of ``engine.world.save``, checked by its checks
 before anything is built); its hashes are then due at the multiples of 60 after the
 start. A network session's recording may say at which tick the session's input delay
 changed (``{"tick": 300, "input_delay": 4}``, before that tick's input): every peer's
@@ -47,8 +47,12 @@ from engine.constants import HASH_EVERY as HASH_EVERY  # defined in the leaf; ke
 from engine.constants import MAX_INPUT_DELAY as MAX_INPUT_DELAY
 from engine.constants import MAX_PLAYERS, MAX_SEED, MS_PER_UPDATE_RANGE
 from engine.constants import MAX_TICKS as MAX_TICKS
-from engine.files.reading import NotAFile, open_regular
-from engine.files.save.check import check_document
+from engine.disk.lines import MAX_LINE_BYTES as MAX_LINE_BYTES
+from engine.disk.lines import MAX_START_BYTES as MAX_START_BYTES
+from engine.disk.lines import REPLAY_FORMAT as FORMAT
+from engine.disk.lines import ReplayError as ReplayError
+from engine.disk.lines import parse_record as parse_record
+from engine.disk.lines import read_lines as read_lines
 from engine.input.checks import check_events
 from engine.messages import shown, shown_name
 from engine.schema import (
@@ -60,29 +64,19 @@ from engine.schema import (
     expect_str,
     expect_whole,
     is_whole,
-    parse_json,
     version_matches,
 )
 from engine.state.names import __version__
+from engine.world.save.check import check_document
 
 __all__ = ["FORMAT", "HASH_EVERY", "MAX_INPUT_DELAY", "MAX_LINE_BYTES", "MAX_START_BYTES", "MAX_TICKS", "VERSION",
            "Replay", "ReplayError", "check_header", "header_players", "new_header", "parse_record", "read_lines",
            "read_replay", "read_start", "scan"]
 
-FORMAT = "tickswap-replay"
-"""The ``format`` field of a replay's header line."""
 VERSION = 2
 """The replay format version this tickswap writes and reads (2: the header names the game file's digest)."""
-MAX_LINE_BYTES = 1 << 20
-"""The longest line a replay may have (a tick with thousands of events fits easily)."""
-MAX_START_BYTES = 32 * 1024 * 1024
-"""The longest the save line of a recording that starts from a save may be (the only line past ``MAX_LINE_BYTES``)."""
 _SAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _FILE_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
-
-
-class ReplayError(ValueError):
-    """A replay file can't be used; the message names the file, the line and the problem."""
 
 
 def new_header(*, game: str, seed: int, ms_per_update: float, game_digest: str | None,
@@ -140,63 +134,6 @@ def header_start(record: dict[str, Any]) -> int:
     """The tick a checked header's recording starts at: its ``start``, or 0 (from the game's start)."""
     start: int = record.get("start", 0)
     return start
-
-
-def read_lines(path: str, long_lines: frozenset[int] | set[int] = frozenset()) -> Iterator[tuple[int, str]]:
-    """The file's lines, numbered from 1, each at most ``MAX_LINE_BYTES`` (checked before decoding).
-
-    The lines numbered in ``long_lines`` (a recording's save line: the caller adds 2 once it
-    has read a header with a ``start``) may be up to ``MAX_START_BYTES``.
-    """
-    shown = shown_name(path)
-    try:
-        # A FIFO, a device or a directory is refused by name, never opened in a way that blocks.
-        file = open_regular(path, "the file")
-    except NotAFile as error:
-        raise ReplayError(str(error)) from None
-    with file:
-        number = 0
-        while True:
-            limit = MAX_START_BYTES if number + 1 in long_lines else MAX_LINE_BYTES
-            try:
-                raw = file.readline(limit + 1)
-            except OSError as error:
-                raise ReplayError(f"{shown}: cannot read it: {error.strerror or error}") from None
-            if not raw:
-                return
-            number += 1
-            if len(raw) > limit:
-                raise ReplayError(f"{shown}:{number}: the line is longer than {limit} bytes")
-            try:
-                yield number, raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise ReplayError(f"{shown}:{number}: not UTF-8 text") from None
-
-
-def parse_record(path: str, number: int, text: str) -> dict[str, Any]:
-    """Line ``number`` of the file ``path`` as a JSON object; anything else raises ``ReplayError`` naming it."""
-    try:
-        record = parse_json(text)
-    except FieldError as error:
-        raise ReplayError(f"{path}:{number}: {error}") from None
-    except ValueError as error:
-        if not text.strip():
-            raise ReplayError(f"{path}:{number}: a blank line, where a JSON object was expected "
-                              "(only an input script may have blank lines)") from None
-        if text.lstrip().startswith("#"):
-            raise ReplayError(f"{path}:{number}: a comment, where a JSON object was expected (these files have none)") \
-                from None
-        reason = getattr(error, "msg", str(error))
-        # Cut short is what a line that stops mid-value most likely is; anything else is an edit.
-        # (A string left open runs to the end of the line, wherever it began.)
-        cut = ("; the file may be cut short" if getattr(error, "pos", -1) >= len(text.rstrip())
-               or reason.startswith("Unterminated string") else "")
-        column = getattr(error, "colno", None)
-        at = "" if column is None else f" column {column}" if reason.endswith(" at") else f" at column {column}"
-        raise ReplayError(f"{path}:{number}: not valid JSON ({reason}{at}){cut}") from None
-    if not isinstance(record, dict):
-        raise ReplayError(f"{path}:{number}: expected a JSON object, got {text[:40]!r}")
-    return record
 
 
 def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -339,7 +276,7 @@ def _check_start(name: str, number: int, record: dict[str, Any], header: dict[st
     """The save line of a recording that starts from a save: a whole save document of the header's game and tick.
 
     Its entities are checked against the game's classes when the world is built
-    (``engine.files.save.load_world_data``), before anything else runs.
+    (``engine.world.save.load_world_data``), before anything else runs.
     """
     where = f"{name}:{number}"
     if set(record) != {"save"}:

@@ -2,7 +2,7 @@
 
 The writer of the format that ``engine.files.replay.format`` defines and checks. It
 lives apart from the readers because its concerns are a running game's: a file put in
-place only when complete (``engine.files.atomic``), a recording that still ends at a
+place only when complete (``engine.disk.atomic``), a recording that still ends at a
 replayable tick when a state cannot be hashed, a crash, or a forced stop mid-tick, and
 refusing to write anything the reader would refuse later.
 """
@@ -15,20 +15,20 @@ from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from engine.constants import HASH_EVERY, MAX_INPUT_DELAY, MAX_TICKS
-from engine.files.atomic import AtomicFile, OutputError
+from engine.disk.atomic import AtomicFile, OutputError
 from engine.files.replay.format import (
     MAX_START_BYTES,
     ReplayError,
     check_header,
     new_header,
 )
-from engine.files.save import SaveError, save_text
 from engine.input.checks import check_events, listed
 from engine.input.events import InputEvent
 from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.snapshot import UnhashableState
 from engine.world import World
+from engine.world.save import SaveError, save_text
 
 __all__ = ["Recorder"]
 
@@ -37,7 +37,7 @@ class Recorder:
     """Writes a replay while a game runs: call ``after_tick(world)`` after every tick, then ``close``.
 
     The recording goes to a temporary file and replaces ``path`` only when ``close``
-    has written the end line and synced it (see ``engine.files.atomic``): an earlier
+    has written the end line and synced it (see ``engine.disk.atomic``): an earlier
     recording at ``path`` survives a crash, a full disk or a Ctrl-C. ``game_digest`` is
     the content digest of a game file (``None`` for a registered game).
     """

@@ -13,10 +13,10 @@ beside the ring's row, in MB and MB per second of game time.
 from __future__ import annotations
 
 from engine.files.game import Game
-from engine.files.save import load_world_text, save_text
 from engine.studio import Studio
 from engine.tools.bench.base import Patroller, Rows, measure
 from engine.world import World
+from engine.world.save import load_world_text, save_text
 
 __all__ = ["bench_studio"]
 

@@ -23,11 +23,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from engine.files.atomic import OutputError
+from engine.disk.atomic import OutputError
 from engine.files.game import Game, GameError
 from engine.files.importer import game_of_module, load_game
 from engine.files.replay import ReplayError
-from engine.files.save import SaveError
 from engine.net.checks import PacketError
 from engine.tools.cli.check import check_command
 from engine.tools.cli.display import DisplayError
@@ -38,6 +37,7 @@ from engine.tools.cli.replay import replay_command
 from engine.tools.cli.run import module_of, run_command
 from engine.tools.errors import UsageError, guarded, shown
 from engine.world import World
+from engine.world.save import SaveError
 
 __all__ = ["guarded_command", "main", "run_game", "run_with_options"]
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.disk.png import PictureError
 from engine.errors import where
 from engine.files.game import GameError
 from engine.files.importer import load_game
-from engine.files.png import PictureError
 from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence

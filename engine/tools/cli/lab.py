@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.files.atomic import AtomicFile, OutputError
+from engine.disk.atomic import AtomicFile, OutputError
 from engine.files.game import GameError
 from engine.files.importer import load_game
 from engine.tools import lab

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from engine.constants import MAX_INPUT_DELAY, MAX_PLAYERS
-from engine.files.atomic import OutputError
+from engine.disk.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.files.atomic import AtomicFile, OutputError, check_output, output_path
+from engine.disk.atomic import AtomicFile, OutputError, check_output, output_path
 from engine.files.game import Game
 from engine.interrupts import TICK, Interrupted
 from engine.tools.errors import UsageError, shown_name

@@ -12,17 +12,17 @@ import argparse
 import os
 from typing import Any
 
-from engine.files.atomic import OutputError
+from engine.disk.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Playback, ReplayResult, read_replay, read_start, verify
-from engine.files.save import load_world_data
 from engine.interrupts import Interrupted
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import add_systems, build_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import World
+from engine.world.save import load_world_data
 
 __all__ = ["replay_command"]
 

@@ -54,7 +54,12 @@ class RoomSetup:
     """
 
     def __init__(self, args: argparse.Namespace, resolve: Callable[[str, str, int], tuple[str, int]]) -> None:
-        from engine.net.ice import IceConfig, TurnServer
+        try:
+            from engine.net.ice import IceConfig, TurnServer
+        except ImportError as missing:
+            if missing.name != "aioice":
+                raise
+            raise UsageError(str(missing)) from None
         from engine.net.nat import NatBox
 
         text = args.rendezvous or os.environ.get("TICKSWAP_RENDEZVOUS")

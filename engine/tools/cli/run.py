@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from engine.files.atomic import OutputError
+from engine.disk.atomic import OutputError
+from engine.disk.png import PictureError
 from engine.files.game import Game
 from engine.files.importer import file_digest
-from engine.files.png import PictureError
 from engine.files.replay import Recorder, ReplayError
-from engine.files.save import SaveError, save_world
 from engine.input.events import InputEvent
 from engine.input.scripts import read_input_scripts
 from engine.interrupts import TICK, Interrupted
@@ -38,6 +37,7 @@ from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_sc
 from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import TickProfile, World, population, take_music, take_sounds
+from engine.world.save import SaveError, save_world
 from engine.world.sounds import missing_file, missing_sound
 
 __all__ = ["RunSession", "check_run_args", "module_of", "run_command", "spread"]

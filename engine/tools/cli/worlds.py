@@ -6,11 +6,11 @@ import argparse
 
 from engine.errors import where
 from engine.files.game import Game, GameError
-from engine.files.save import load_world
 from engine.interrupts import Interrupted
 from engine.tiles.model import MapError
 from engine.tools.errors import GameCrashed, UsageError, exception_summary, failed_function, say, shown_name
 from engine.world import World, system_count
+from engine.world.save import load_world
 
 __all__ = ["add_systems", "build_world", "check_players", "load_saved_world"]
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.files.game import GameError
+from engine.errors import GameError
 from engine.files.importer import load_game
 from engine.messages import shown, shown_name
 from engine.state.names import __version__

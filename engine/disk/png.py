@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 import zlib
 
-from engine.files.reading import open_regular, read_bounded
+from engine.disk.reading import open_regular, read_bounded
 from engine.messages import shown_name
 
 __all__ = ["MAX_PICTURE_BYTES", "MAX_PICTURE_SIDE", "PictureError", "check_png", "png_size", "read_png"]
@@ -67,7 +67,7 @@ MAX_PICTURE_BYTES = 64 * 1024 * 1024
 def read_png(path: str) -> bytes:
     """The bytes of the PNG at ``path``, read bounded and checked whole; ``ValueError`` naming the file otherwise.
 
-    A FIFO, a device or a directory is refused without blocking (``engine.files.reading``).
+    A FIFO, a device or a directory is refused without blocking (``engine.disk.reading``).
     """
     data = _read(path)
     _check(data, path)

@@ -1,6 +1,6 @@
 """A player's saved input queue, checked: the events waiting, held keys, mouse and sticks.
 
-Apart from ``engine.files.save.check`` because a save holds one per player (``world.input``
+Apart from ``engine.world.save.check`` because a save holds one per player (``world.input``
 for player 0, ``world.inputs`` for the others), each checked the same way, as a replay's
 input lines are.
 """

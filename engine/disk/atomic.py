@@ -32,7 +32,7 @@ import stat
 from pathlib import Path
 from typing import IO, Any
 
-from engine.files.reading import file_kind
+from engine.disk.reading import file_kind
 from engine.messages import shown_name
 
 __all__ = ["AtomicFile", "OutputError", "check_output", "output_path", "same_output"]

@@ -24,14 +24,14 @@ import hashlib
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from engine.buffering.fields import class_layout
 from engine.buffering.own import OwnBuffers
 from engine.constants import MAX_PLAYERS, MAX_SEED
+from engine.disk.reading import NotAFile, read_bounded
 from engine.entity import Entity
-from engine.files.reading import NotAFile, read_bounded
-from engine.files.save.queues import check_saved_queue
 from engine.messages import shown, shown_name
 from engine.schema import (
     ENGINE_VERSION,
@@ -49,12 +49,41 @@ from engine.state.looks import own_shown
 from engine.state.names import GAME_MODULE_PREFIX, __version__, class_file, class_name, class_origin
 from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
 from engine.world.music import check_saved_music
+from engine.world.save.queues import check_saved_queue
 
-if TYPE_CHECKING:
-    from engine.files.game import Game
-
-__all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "SaveError", "check_document", "check_game", "check_world",
+__all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "Game", "SaveError", "check_document", "check_game", "check_world",
            "classes_by_name", "entity_classes", "parse_save", "read_save"]
+
+
+class Game(Protocol):
+    """What a save asks of the game it is loaded into (``engine.files.game.Game`` is one).
+
+    A save sits with the world it holds, below the files package that finds and imports
+    games, so it names the game by what it uses: which classes are the game's own, its name
+    and file (for messages, and the music's place), its digest and its window's size.
+    """
+
+    @property
+    def name(self) -> str:
+        """The game's name, as messages show it."""
+
+    @property
+    def path(self) -> Path | None:
+        """The game's file, or ``None`` for a sample game found by name."""
+
+    @property
+    def digest(self) -> str | None:
+        """The digest of the game's file, or ``None``."""
+
+    @property
+    def view_size(self) -> tuple[int, int]:
+        """The game's window size, which a loaded world takes (the save's is not used)."""
+
+    def owns_class(self, kind: type) -> bool:
+        """Whether ``kind`` is one of the game's own classes."""
+
+    def loaded_class(self, kind: type) -> bool:
+        """Whether ``kind`` is the copy of a class that the game itself loaded."""
 
 FORMAT = "tickswap-save"
 """The ``format`` field of every save file."""

@@ -1,10 +1,17 @@
-"""Double Buffer: build the next state while readers see the current one, then swap.
+"""The teaching classes: the Double Buffer pattern in its textbook form, apart from the engine's own.
+
+Double Buffer: build the next state while readers see the current one, then swap.
 
 ``DoubleBuffer`` is the pattern in its general form: two instances of anything, a
 ``current`` that readers use and a ``next`` that writers fill, and ``swap()``, which
 exchanges the two references and copies nothing. ``Framebuffer`` and ``Scene`` are the
 classic example from Game Programming Patterns: a scene draws pixel by pixel into the
 next framebuffer, so whoever shows ``scene.buffer`` never sees a half-drawn picture.
+
+These are for learning the pattern (the ``framebuffer`` sample game shows them); a game's
+entities get the same guarantee from the engine itself, through ``buffered`` fields and
+signals. Up to 0.4 they were importable from ``engine`` itself; there the names still
+work, warning, until 0.6.
 """
 
 from __future__ import annotations

@@ -9,18 +9,18 @@ through ``SavedWorld`` and fills a new one through ``LoadedWorld``.
 
 from __future__ import annotations
 
-from engine.files.save.check import FORMAT as FORMAT
-from engine.files.save.check import VERSION as VERSION
-from engine.files.save.check import SaveError as SaveError
-from engine.files.save.check import parse_save as parse_save
-from engine.files.save.restore import LoadedWorld as LoadedWorld
-from engine.files.save.restore import load_world as load_world
-from engine.files.save.restore import load_world_data as load_world_data
-from engine.files.save.restore import load_world_text as load_world_text
-from engine.files.save.restore import read_meta as read_meta
-from engine.files.save.write import SavedWorld as SavedWorld
-from engine.files.save.write import save_text as save_text
-from engine.files.save.write import save_world as save_world
+from engine.world.save.check import FORMAT as FORMAT
+from engine.world.save.check import VERSION as VERSION
+from engine.world.save.check import SaveError as SaveError
+from engine.world.save.check import parse_save as parse_save
+from engine.world.save.restore import LoadedWorld as LoadedWorld
+from engine.world.save.restore import load_world as load_world
+from engine.world.save.restore import load_world_data as load_world_data
+from engine.world.save.restore import load_world_text as load_world_text
+from engine.world.save.restore import read_meta as read_meta
+from engine.world.save.write import SavedWorld as SavedWorld
+from engine.world.save.write import save_text as save_text
+from engine.world.save.write import save_world as save_world
 
 __all__ = ["FORMAT", "VERSION", "LoadedWorld", "SaveError", "SavedWorld", "load_world", "load_world_data",
            "load_world_text", "parse_save", "read_meta", "save_text", "save_world"]

@@ -1,14 +1,14 @@
 """Writing a save: every entity's engine-owned and declared state, the world's, checked, then written atomically.
 
-Writing goes through ``engine.files.atomic``: a temporary file beside the target, synced,
+Writing goes through ``engine.disk.atomic``: a temporary file beside the target, synced,
 renamed over it; a crash mid-save leaves the previous save intact, and the target's mode
 and symbolic links are kept. Anything that cannot be written *and read back* (an
 object, a NaN is fine, a 100-digit integer is not) raises ``SaveError`` before the file
-is touched: the writer runs the reader's own checks (``engine.files.save.check``) on what
+is touched: the writer runs the reader's own checks (``engine.world.save.check``) on what
 it is about to write.
 
 All reading of an entity's engine-owned state is in ``_entity_record`` (its restoring is
-in ``engine.files.save.restore``): the double buffer's owner can change how that state is
+in ``engine.world.save.restore``): the double buffer's owner can change how that state is
 kept without touching the rest. A save reads the world through ``SavedWorld``, never
 importing ``engine.world``, so that ``World.save`` can delegate here without an import
 circle.
@@ -25,18 +25,9 @@ from typing import Any, Protocol
 from engine.buffering.access import committed_values, saved_state
 from engine.buffering.own import OwnBuffers, saved_own
 from engine.buffering.shown import HIDDEN, kept_value
+from engine.disk.atomic import AtomicFile, OutputError
 from engine.ecs import current_components
 from engine.entity import LOOK, PARTS, Entity
-from engine.files.atomic import AtomicFile, OutputError
-from engine.files.save.check import (
-    FORMAT,
-    MAX_SAVE_BYTES,
-    VERSION,
-    SaveError,
-    check_document,
-    check_world,
-    entity_classes,
-)
 from engine.input.events import InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
@@ -45,6 +36,15 @@ from engine.state.names import __version__
 from engine.state.snapshot import ClassNameClash, class_names
 from engine.state.values import NotSaveable, encode
 from engine.world.music import music_of
+from engine.world.save.check import (
+    FORMAT,
+    MAX_SAVE_BYTES,
+    VERSION,
+    SaveError,
+    check_document,
+    check_world,
+    entity_classes,
+)
 
 __all__ = ["SavedWorld", "save_text", "save_world"]
 

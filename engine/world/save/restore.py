@@ -1,7 +1,7 @@
 """Loading a save: the file checked whole, its classes resolved, and only then a new world built from it.
 
 A save may come from someone else, so loading is in three steps: the whole file is
-checked against the format (``engine.files.save.check``: types, ranges, ids, sizes,
+checked against the format (``engine.world.save.check``: types, ranges, ids, sizes,
 nesting, the engine version, ``last_id`` against the ids); each class name is resolved
 among classes that already exist (the game's own and the engine's when a game is given;
 never by importing a module, so a save naming ``antigravity:Entity`` runs nothing); only
@@ -28,17 +28,17 @@ from engine.buffering.own import OwnBuffers, restore_own
 from engine.buffering.shown import put_own
 from engine.entity import LOOK, PARTS, Entity
 from engine.errors import mark_restored, missing_after_load
-from engine.files.save.check import SaveError, check_game, check_world, parse_save, read_save
 from engine.input.events import STICKS, InputEvent, InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.looks import own_shown
 from engine.state.values import decode
 from engine.world.music import music_of
+from engine.world.save.check import SaveError, check_game, check_world, parse_save, read_save
 from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:
-    from engine.files.game import Game
+    from engine.world.save.check import Game
 
 __all__ = ["LoadedWorld", "load_world", "load_world_data", "load_world_text", "read_meta"]
 
