@@ -78,22 +78,27 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser, s
         thread.join()
 
 
-def _page(browser: Browser, url: str, wait: str = _RESULT) -> dict[str, Any]:
-    browser.open(url)
+def _page(browser: Browser, address: str, game: str, query: str = "hud=0", wait: str = _READY) -> dict[str, Any]:
+    """The page of ``game``'s web build, opened once (Pyodide starts) and kept for the next test of that game."""
+    if getattr(browser, "game", None) != game:
+        browser.open(f"{address}/{game}-web/index.html?{query}")
+        browser.game = game  # type: ignore[attr-defined]
     state: dict[str, Any] = json.loads(browser.evaluate(wait, timeout=180))
     assert state["error"] is None, state["error"]
     return state
 
 
-@pytest.fixture
-def site(sites: tuple[Browser, str, Path]) -> tuple[Browser, str, Path]:
-    """Pong's web build: the browser, its page's address and its folder."""
-    browser, address, root = sites
-    return browser, f"{address}/pong-web/index.html", root / "pong-web"
+def _run(browser: Browser, options: dict[str, Any]) -> dict[str, Any]:
+    """A new run in the open page (``window.tickswap.begin``, as the replay button starts one), to its result."""
+    browser.evaluate(f"window.tickswap.begin({json.dumps(options)})")
+    state: dict[str, Any] = json.loads(browser.evaluate(_RESULT, timeout=180))
+    assert state["error"] is None, state["error"]
+    return state
 
 
-# (game, ticks, rows of text at the top (the score, the HUD), the most pixels below them that may differ)
-SAMPLES = [("pong", 240, 80, 0), ("patrol", 200, 0, 400), ("platformer", 300, 40, 400)]
+# (game, ticks, rows of text at the top (the score, the HUD), the most pixels below them that may differ);
+# pong last: the tests after these use its page.
+SAMPLES = [("patrol", 200, 0, 400), ("platformer", 300, 40, 400), ("pong", 240, 80, 0)]
 
 
 @pytest.mark.parametrize("game, ticks, text_rows, below", SAMPLES)
@@ -101,19 +106,18 @@ def test_a_sample_in_the_browser_reaches_tickswap_runs_hash_and_screenshot(
         sites: tuple[Browser, str, Path], game: str, ticks: int, text_rows: int, below: int, tmp_path: Path,
         capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest) -> None:
     browser, address, root = sites
-    folder = root / f"{game}-web"
-    write_script(game, folder / "in.jsonl")
-    state = _page(browser, f"{address}/{game}-web/index.html?script=in.jsonl&ticks={ticks}&hud=0")
+    script = write_script(game, root / f"{game}-web" / "in.jsonl")  # beside the page: ?script=in.jsonl
+    state = loaded = _page(browser, address, game, f"script=in.jsonl&ticks={ticks}&hud=0", _RESULT)
     assert state["result"]["tick"] == ticks
-    assert main(["run", game, "--ticks", str(ticks), "--input", str(folder / "in.jsonl")]) == 0
+    assert main(["run", game, "--ticks", str(ticks), "--input", str(script)]) == 0
     assert STATE.findall(capsys.readouterr().out) == [state["result"]["state"][:16]]
-    print(f"{game}: first frame {state['firstFrameMs']:.0f} ms after navigation (Pyodide loaded at "
-          f"{state['pyodideMs']:.0f} ms); {state['result']['ticksPerSecond']:.0f} ticks/s in the browser")
+    print(f"{game}: first frame {loaded['firstFrameMs']:.0f} ms after navigation (Pyodide loaded at "
+          f"{loaded['pyodideMs']:.0f} ms); {state['result']['ticksPerSecond']:.0f} ticks/s in the browser")
     web = rgb_pixels(base64.b64decode(browser.evaluate(_CANVAS).split(",", 1)[1]))
     request.getfixturevalue("offscreen")  # skips here, saying why, where no EGL draws the desktop's screenshot
     shot = tmp_path / "egl.png"
-    assert main(["run", game, "--ticks", str(ticks), "--input", str(folder / "in.jsonl"), "--headless",
-                 "--no-hud", "--screenshot", str(shot)]) == 0
+    assert main(["run", game, "--ticks", str(ticks), "--input", str(script), "--headless", "--no-hud",
+                 "--screenshot", str(shot)]) == 0
     egl = rgb_pixels(shot)
     assert web.shape == egl.shape
     differs = np.abs(web.astype(np.int16) - egl.astype(np.int16)).max(axis=2) > TOLERANCE
@@ -123,9 +127,10 @@ def test_a_sample_in_the_browser_reaches_tickswap_runs_hash_and_screenshot(
 
 
 def test_keys_sent_through_the_browser_reach_the_game_and_its_recording_replays(
-        site: tuple[Browser, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    browser, url, _ = site
-    _page(browser, f"{url}?record", wait=_READY)
+        sites: tuple[Browser, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    browser, address, _ = sites
+    _page(browser, address, "pong")
+    browser.evaluate("window.tickswap.begin({record: true})")
     # SPACE starts the match; W held moves the left paddle: the DOM's own key events, through the page.
     browser.key("keyDown", "Space", " ", 32)
     browser.key("keyUp", "Space", " ", 32)
@@ -145,12 +150,14 @@ def test_keys_sent_through_the_browser_reach_the_game_and_its_recording_replays(
     assert "all match" in capsys.readouterr().out
 
 
-def test_a_desktop_recording_replays_in_the_browser(site: tuple[Browser, str, Path], tmp_path: Path,
+def test_a_desktop_recording_replays_in_the_browser(sites: tuple[Browser, str, Path], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    browser, url, folder = site
+    browser, address, _ = sites
     script = write_script("pong", tmp_path / "pong.jsonl")
-    assert main(["run", "pong", "--ticks", "200", "--input", str(script), "--record", str(folder / "desk.jsonl")]) == 0
+    desk = tmp_path / "desk.jsonl"
+    assert main(["run", "pong", "--ticks", "200", "--input", str(script), "--record", str(desk)]) == 0
     expected = STATE.findall(capsys.readouterr().out)
-    state = _page(browser, f"{url}?replay=desk.jsonl&hud=0")
+    _page(browser, address, "pong")
+    state = _run(browser, {"replay": desk.read_text()})
     assert state["result"]["replay"] == "4 hashes checked, all match", state["result"]
     assert [state["result"]["state"][:16]] == expected

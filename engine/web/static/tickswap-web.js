@@ -55,6 +55,7 @@ function begin(options) {
   canvas.height = height;
   fit();
   api.result = null;
+  api.recording = undefined;
   maps.clear();
 }
 
@@ -345,6 +346,12 @@ if (params.get("script")) options.script = await text(params.get("script"));
 if (params.get("replay")) options.replay = await text(params.get("replay"));
 document.getElementById("download").hidden = !options.record;
 begin(options);
+// A new run in this page, without loading Pyodide again: what the replay button does, and what a
+// test asks for (options as the address's: script and replay are texts here).
+api.begin = (given) => {
+  begin(given);
+  document.getElementById("download").hidden = !given.record;
+};
 api.ready = true;
 say(`${session.game.name}: keyboard, mouse and gamepad play; F1 the HUD, F2 pause, F3 a tick, F4 interpolation`);
 
