@@ -77,7 +77,7 @@ class _Ship(Entity):
 
 
 class _Score(Entity):
-    look = Look.label("0", 18, screen=True)
+    look = Look.caption("0", 18, screen=True)
 
 
 def test_the_scene_interpolates_turns_parts_and_puts_screen_looks_last() -> None:
@@ -187,3 +187,20 @@ def test_serve_gives_the_types_a_browser_insists_on_on_127_0_0_1(tmp_path: Path)
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def test_mouse_and_gamepad_events_reach_the_world_as_the_engines_events() -> None:
+    runner = _pong()
+    runner.mouse("motion", 0, 10.0, 20.0)
+    runner.mouse("press", 0, 12.5, 30.0, keys.MOD_SHIFT)
+    runner.mouse("motion", 0, 14.0, 31.0)  # a button held: a drag
+    runner.mouse("press", 7, 1.0, 1.0)  # a button the engine has not: nothing
+    runner.pad(0, 0, True)  # the standard mapping's button 0: A
+    runner.stick(0, 0, 0.5, -0.1)  # quantised as the desktop's pads are
+    runner.step()
+    seen = [(event.type, event.key, event.x, event.y) for event in runner.world.input.events]
+    assert seen == [("mouse_motion", None, 10.0, 20.0), ("mouse_press", keys.MOUSE_LEFT, 12.5, 30.0),
+                    ("mouse_drag", keys.MOUSE_LEFT, 14.0, 31.0), ("key_press", keys.PAD_A, 0.0, 0.0),
+                    ("stick", 0, 0.5, -0.1015625)]
+    assert runner.world.input.pressed(keys.PAD_A) and runner.world.input.stick(0) == (0.5, -0.1015625)
+    assert runner.world.input.mouse_x == 14.0
