@@ -204,3 +204,15 @@ def test_mouse_and_gamepad_events_reach_the_world_as_the_engines_events() -> Non
                     ("stick", 0, 0.5, -0.1015625)]
     assert runner.world.input.pressed(keys.PAD_A) and runner.world.input.stick(0) == (0.5, -0.1015625)
     assert runner.world.input.mouse_x == 14.0
+
+
+def test_typed_text_and_editing_keys_reach_the_world_as_on_the_desktop() -> None:
+    runner = _pong()
+    runner.text("é")
+    runner.text("\r")  # Enter is a key_press, never text
+    runner.text_motion("Backspace")
+    runner.text_motion("ArrowLeft", ctrl=True)
+    runner.text_motion("KeyA")  # no editing key
+    runner.step()
+    seen = [(event.type, event.key) for event in runner.world.input.events]
+    assert seen == [("text", "é"), ("text_motion", keys.MOTION_BACKSPACE), ("text_motion", keys.MOTION_PREVIOUS_WORD)]

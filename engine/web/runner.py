@@ -8,8 +8,8 @@ draws with (``scene``: between the last two committed states). A frame that come
 tab in the background) adds at most ``MAX_FRAME_MS``, so a page coming back runs a few
 ticks, not minutes of them.
 
-The DOM's keyboard, mouse and gamepad events come in through ``key``, ``mouse`` and ``pad``
-as the engine's ``InputEvent``s, routed to players as a desktop window routes them
+The DOM's keyboard, typed text, mouse and gamepad events come in through ``key``, ``text``,
+``text_motion``, ``mouse``, ``pad`` and ``stick`` as the engine's ``InputEvent``s, routed to players as a desktop window routes them
 (``engine.input.local.LocalPlayers``): they reach the game at the next tick, and a
 recording made here holds them as ``tickswap run --record`` would. The engine keeps F1
 (the HUD, the page's), F2 (pause), F3 (one tick while paused) and F4 (interpolation), as
@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.files.game import Game
 from engine.input import keys
-from engine.input.events import InputEvent
+from engine.input.events import MAX_TEXT, InputEvent
 from engine.input.local import LocalPlayers
 from engine.look import Look
 from engine.web.dom import dom_button, dom_key, stick_position
@@ -42,6 +42,14 @@ PAD_BUTTONS = (keys.PAD_A, keys.PAD_B, keys.PAD_X, keys.PAD_Y, keys.PAD_LB, keys
                keys.PAD_BACK, keys.PAD_START, keys.PAD_LSTICK, keys.PAD_RSTICK, keys.PAD_UP, keys.PAD_DOWN,
                keys.PAD_LEFT, keys.PAD_RIGHT, keys.PAD_GUIDE)
 """The engine's pad buttons by the index of the W3C "standard" gamepad mapping's buttons."""
+
+
+_MOTIONS = {"ArrowUp": keys.MOTION_UP, "ArrowDown": keys.MOTION_DOWN, "ArrowLeft": keys.MOTION_LEFT,
+            "ArrowRight": keys.MOTION_RIGHT, "Home": keys.MOTION_BEGINNING_OF_LINE, "End": keys.MOTION_END_OF_LINE,
+            "PageUp": keys.MOTION_PREVIOUS_PAGE, "PageDown": keys.MOTION_NEXT_PAGE, "Backspace": keys.MOTION_BACKSPACE,
+            "Delete": keys.MOTION_DELETE}
+_MOTIONS_CTRL = {"ArrowLeft": keys.MOTION_PREVIOUS_WORD, "ArrowRight": keys.MOTION_NEXT_WORD,
+                 "Home": keys.MOTION_BEGINNING_OF_FILE, "End": keys.MOTION_END_OF_FILE}
 
 
 class WebRunner:
@@ -151,6 +159,20 @@ class WebRunner:
         elif down and symbol == keys.F4:
             self.interpolate = not self.interpolate
         return True
+
+    def text(self, text: str) -> None:
+        """Text typed (a DOM ``keydown``'s ``key`` of one character): ``"text"`` events of its printable characters."""
+        printable = "".join(character for character in str(text)[:1024] if character.isprintable())
+        for start in range(0, len(printable), MAX_TEXT):
+            self._forward(InputEvent("text", printable[start:start + MAX_TEXT]))
+
+    def text_motion(self, code: str, ctrl: bool = False) -> None:
+        """An editing key (a DOM ``KeyboardEvent.code``): a ``"text_motion"`` event, as pyglet gives the desktop's
+        (the arrows, Home and End, Page Up and Down, Backspace, Delete; with Ctrl, by word or to the file's ends)."""
+        motion = _MOTIONS_CTRL.get(code) if ctrl else None
+        motion = motion if motion is not None else _MOTIONS.get(code)
+        if motion is not None:
+            self._forward(InputEvent("text_motion", motion))
 
     def mouse(self, kind: str, button: int, x: float, y: float, modifiers: int = 0,
               scroll_x: float = 0.0, scroll_y: float = 0.0) -> None:

@@ -279,6 +279,9 @@ addEventListener("keydown", (e) => {
     return;
   }
   if (runner.key(true, e.code, modifiers(e))) e.preventDefault();
+  // Typed text and editing keys, as a desktop window sends them beside the key (a GUI's text field).
+  if (e.key.length === 1 && !e.ctrlKey && !e.metaKey) runner.text(e.key);
+  runner.text_motion(e.code, e.ctrlKey);
 });
 addEventListener("keyup", (e) => {
   if (runner && runner.key(false, e.code, modifiers(e))) e.preventDefault();
