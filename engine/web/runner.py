@@ -10,8 +10,9 @@ ticks, not minutes of them.
 
 The DOM's keyboard, typed text, mouse and gamepad events come in through ``key``, ``text``,
 ``text_motion``, ``mouse``, ``pad`` and ``stick`` as the engine's ``InputEvent``s, routed to
-players as a desktop window routes them (``engine.input.local.LocalPlayers``): they reach the game at the next tick, and a
-recording made here holds them as ``tickswap run --record`` would. The engine keeps F1
+players as a desktop window routes them (``engine.input.local.LocalPlayers``): they reach
+the game at the next tick, and a recording made here holds them as ``tickswap run
+--record`` would. The engine keeps F1
 (the HUD, the page's), F2 (pause), F3 (one tick while paused) and F4 (interpolation), as
 the desktop window does; Esc does nothing here (a page is closed by its tab).
 """
