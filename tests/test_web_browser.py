@@ -112,7 +112,8 @@ def test_a_sample_in_the_browser_reaches_tickswap_runs_hash_and_screenshot(
     assert main(["run", game, "--ticks", str(ticks), "--input", str(script)]) == 0
     assert STATE.findall(capsys.readouterr().out) == [state["result"]["state"][:16]]
     print(f"{game}: first frame {loaded['firstFrameMs']:.0f} ms after navigation (Pyodide loaded at "
-          f"{loaded['pyodideMs']:.0f} ms); {state['result']['ticksPerSecond']:.0f} ticks/s in the browser")
+          f"{loaded['pyodideMs']:.0f} ms); {state['result']['ticksPerSecond']:.0f} ticks/s in the browser; "
+          f"a frame's drawing {state['drawMs'] / max(1, state['frames']):.2f} ms over {state['frames']} frames")
     web = rgb_pixels(base64.b64decode(browser.evaluate(_CANVAS).split(",", 1)[1]))
     request.getfixturevalue("offscreen")  # skips here, saying why, where no EGL draws the desktop's screenshot
     shot = tmp_path / "egl.png"

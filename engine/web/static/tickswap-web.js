@@ -358,10 +358,15 @@ api.begin = (given) => {
 api.ready = true;
 say(`${session.game.name}: keyboard, mouse and gamepad play; F1 the HUD, F2 pause, F3 a tick, F4 interpolation`);
 
+api.frames = 0;
+api.drawMs = 0; // the frames' drawing so far: the scene in Python, its JSON, and Canvas 2D
 function frame(now) {
   const alpha = runner.frame(now);
   pollPads();
+  const drawing = performance.now();
   draw(JSON.parse(runner.draw_json(alpha)));
+  api.drawMs += performance.now() - drawing;
+  api.frames += 1;
   playSounds();
   if (api.firstFrameMs === null) api.firstFrameMs = performance.now();
   api.tick = runner.world.tick_count;
