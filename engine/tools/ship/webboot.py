@@ -106,7 +106,8 @@ class WebSession:
     def recording(self) -> str:
         """The recording so far, ended at this tick (``tickswap replay`` replays it); recording stops here."""
         if self.recorder is None or self.recording_path is None:
-            raise ValueError("this page keeps no recording: open it with ?record")
+            raise ValueError("no recording is being kept: open the page with ?record (a recording ends when it is "
+                             "downloaded)")
         self.recorder.close(self.runner.world)
         self.recorder = None
         self.runner.after_tick = None

@@ -142,14 +142,32 @@ function play(path, volume, loop) {
   }, () => {});
   return source;
 }
+let track = null; // the music the game asked for last: [path, loop, volume], or null for none
+function startMusic() {
+  if (music) {
+    try {
+      music.stop();
+    } catch {} // not started yet (still decoding): it never will be, it is disconnected below
+    music.disconnect();
+  }
+  music = track ? play(track[0], track[2], track[1]) : null;
+}
 function playSounds() {
   for (const [path, volume] of JSON.parse(runner.take_sounds_json())) play(path, volume, false);
-  for (const [path, loop, volume] of JSON.parse(runner.take_music_json())) {
-    if (music) music.stop?.();
-    music = path ? play(path, volume, loop) : null;
+  const changes = JSON.parse(runner.take_music_json());
+  if (changes.length) {
+    const [path, loop, volume] = changes[changes.length - 1];
+    track = path ? [path, loop, volume] : null;
+    startMusic();
   }
 }
-addEventListener("pointerdown", () => audioContext()?.resume(), { once: false });
+// A browser starts sound only after the player's first click or key: then the music asked for before.
+function unmute() {
+  const context = audioContext();
+  if (context && context.state !== "running") context.resume().then(() => !music && startMusic());
+}
+addEventListener("pointerdown", unmute);
+addEventListener("keydown", unmute);
 
 // -- drawing ---------------------------------------------------------------------------------
 const css = (c) => `rgba(${c[0]},${c[1]},${c[2]},${c[3] / 255})`;
