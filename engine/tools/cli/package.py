@@ -49,7 +49,8 @@ def add_package_command(commands: argparse._SubParsersAction) -> None:  # type: 
                          help="a shared library to ship beside the engine's, where pyglet looks for its own "
                               "(FFmpeg's, for MP3 and OGG on Windows and macOS)")
     package.add_argument("--no-check", action="store_true",
-                         help="don't run the bundle to check it gives tickswap run's state hash")
+                         help="don't run the bundle (with --web: in Pyodide under Node) to check it gives tickswap "
+                              "run's state hash")
     package.add_argument("--web", metavar="OUT", type=_file_name,
                          help="instead, write a static folder OUT that plays the game in a browser (Pyodide): "
                               "index.html, the Pyodide runtime, the engine and the game; try it with "
@@ -89,17 +90,21 @@ def package_command(args: argparse.Namespace) -> int:
 
 def _web_command(args: argparse.Namespace) -> int:
     """``--web OUT``: the static folder for a browser (``engine.tools.ship.web``); one line on what was made."""
-    from engine.tools.ship.web import web_folder
+    from engine.tools.ship.web import CHECK_TICKS, check_web, web_folder
 
     for option, value in (("--name", args.name), ("--onefile", args.onefile), ("--windowed", args.windowed),
                           ("--hidden-import", args.hidden_import), ("--add-binary", args.add_binary)):
         if value:
             raise UsageError(f"{option} is for a desktop program; --web writes a folder for a browser")
     made = web_folder(args.game, Path(args.web), args.pyodide)
+    state = None if args.no_check else check_web(made.path, args.game)
+    checked = ("" if args.no_check else "; not checked: Node is not installed" if state is None
+               else f"; checked: after {CHECK_TICKS} ticks in Pyodide under Node its state is {state}, as tickswap "
+                    "run's")
     megabytes = 1024 * 1024
     print(f"{shown_name(args.game)}: a web build in {shown_name(args.web, 4096)} "
           f"({made.total_bytes / megabytes:.1f} MB: "
           f"Pyodide {made.pyodide_bytes / megabytes:.1f} MB, the engine and the game {made.app_bytes / megabytes:.1f} "
           f"MB zipped, {made.game_files} file{'s' if made.game_files != 1 else ''} of the game); "
-          f"try it with tickswap serve {shown_name(args.web, 4096)}")
+          f"try it with tickswap serve {shown_name(args.web, 4096)}{checked}")
     return 0

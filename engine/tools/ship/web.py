@@ -24,7 +24,9 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import re
 import shutil
+import subprocess
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -37,8 +39,8 @@ from engine.messages import shown, shown_name
 from engine.state.names import __version__
 from engine.tools.ship.tree import game_tree, stage
 
-__all__ = ["APP_ARCHIVE", "PURE_DISTRIBUTIONS", "PYODIDE_FILES", "WebFolder", "app_archive", "find_pyodide",
-           "web_folder"]
+__all__ = ["APP_ARCHIVE", "CHECK_TICKS", "PURE_DISTRIBUTIONS", "PYODIDE_FILES", "WEB_CHECK", "WebFolder", "app_archive",
+           "check_web", "find_pyodide", "web_folder"]
 
 APP_ARCHIVE = "app.zip"
 """The archive of what Python imports in the browser, unpacked into ``/app``."""
@@ -55,6 +57,10 @@ STATIC_FILES = ("index.html", "tickswap-web.js")
 _LEFT_OUT = ("engine/render/",)
 """Engine directories not shipped: the pyglet renderer (the browser draws through ``engine.web``)."""
 _INSTALL = "npm install --prefix ~/.cache/tickswap-web pyodide@314"
+WEB_CHECK = Path(__file__).resolve().parent / "web_check.mjs"
+"""The Node program that runs the app in Pyodide (``check_web``; the tests run it too)."""
+CHECK_TICKS = 64
+"""The ticks ``check_web`` runs in Pyodide and here, as the desktop bundle's check does."""
 
 
 @dataclass(frozen=True)
@@ -184,3 +190,33 @@ def web_folder(given: str, out: Path, pyodide: str | os.PathLike[str] | None = N
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return WebFolder(out, _size(out), _size(out / "pyodide"), (out / APP_ARCHIVE).stat().st_size, files)
+
+
+def check_web(folder: Path, given: str, ticks: int = CHECK_TICKS) -> str | None:
+    """Run the web build at ``folder`` for ``ticks`` ticks in Pyodide under Node and compare its state hash with
+    ``tickswap run``'s here: the hash, or ``None`` where Node is not installed. ``GameError`` when they differ.
+    """
+    node = shutil.which("node")
+    if node is None:
+        return None
+    from engine.tools.cli.worlds import build_world
+
+    game = load_game(given)
+    world = build_world(game, 0)
+    for _ in range(ticks):
+        world.tick()
+    expected = world.state_hash()[:16]
+    world.close()
+    with tempfile.TemporaryDirectory(prefix="tickswap-web-check-") as host:
+        try:
+            done = subprocess.run([node, str(WEB_CHECK), str(folder / "pyodide"), str(folder / APP_ARCHIVE), host,
+                                   json.dumps([["game", "--ticks", str(ticks)]])], capture_output=True, text=True,
+                                  timeout=600)
+        except subprocess.TimeoutExpired:
+            raise GameError("the web build's check in Pyodide under Node took more than 10 minutes") from None
+    found = re.findall(r"state ([0-9a-f]{16})", done.stdout)
+    if done.returncode != 0 or found != [expected]:
+        said = (done.stderr.strip().splitlines() or done.stdout.strip().splitlines() or ["no output"])[-1]
+        raise GameError(f"the web build is not the same game: after {ticks} ticks in Pyodide its state is "
+                        f"{found[0] if found else 'unknown'}, tickswap run's {expected} ({said[:300]})")
+    return expected

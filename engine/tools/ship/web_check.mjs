@@ -1,4 +1,5 @@
-// Runs tickswap commands in Pyodide under Node: node web_node.mjs PYODIDE_DIR APP_ZIP HOST_DIR COMMANDS_JSON
+// Runs tickswap commands in Pyodide under Node: node web_check.mjs PYODIDE_DIR APP_ZIP HOST_DIR COMMANDS_JSON
+// (tickswap package GAME --web checks its build with it; so do the tests).
 // The app is unpacked into /app; HOST_DIR is mounted at /host (input scripts in, recordings and saves out).
 // Each command is ["game", ...argv] (the packaged game's program: engine.tools.ship.boot.main, tickswap run's
 // options) or ["tickswap", ...argv] (the command line, e.g. replay); the statuses are printed as JSON.
