@@ -64,6 +64,8 @@ class Parser(argparse.ArgumentParser):
 
 count = whole(1, MAX_COUNT)
 """An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
+ticks_from_0 = whole(0, MAX_COUNT)
+"""An argparse type: ``run --ticks``, from 0 (the world as ``build`` left it: a screenshot before the first tick)."""
 players = whole(1, MAX_PLAYERS)
 """An argparse type: a number of players from 1 to ``MAX_PLAYERS`` (what a world takes); within it, a count
 the game does not take is refused later, naming the game's own range."""
@@ -132,8 +134,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
     run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
     run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
-    run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible "
-                     "(with --headless --screenshot PNG: then draw the state after tick N)")
+    run.add_argument("--ticks", type=ticks_from_0, help="run N ticks of logic, no rendering, as fast as possible "
+                     "(with --headless --screenshot PNG: then draw the state after tick N; 0: before the first)")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
     run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
     run.add_argument("--loop", choices=list(LOOPS), default="fixed",

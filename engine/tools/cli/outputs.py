@@ -8,6 +8,7 @@ file in a writable directory is ever replaced.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from engine.disk.atomic import AtomicFile, OutputError, check_output, output_path
@@ -29,6 +30,9 @@ def check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
         option = getattr(args, "screenshot_option", "--screenshot")
         if not args.screenshot.lower().endswith(".png"):
             raise UsageError(f"{option} {shown_name(args.screenshot)}: the image is a PNG file; name it something.png")
+        if os.path.basename(args.screenshot).lower() == ".png":  # a hidden file, which no encoder takes either
+            raise UsageError(f"{option} {shown_name(args.screenshot)}: a file named only '.png' is hidden; "
+                             "name it something.png")
         outputs.append((option, args.screenshot))
     inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
                                                    ("--input", getattr(args, "input", None)),
