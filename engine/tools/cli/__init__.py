@@ -70,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
             from engine.tools.cli.package import package_command
 
             return package_command(args)
+        if args.command == "serve":
+            from engine.tools.cli.serve import serve_command
+
+            return serve_command(args)
         if args.command in ("host", "join"):
             from engine.tools.cli.net import host_command, join_command
 

@@ -227,6 +227,9 @@ def build_parser() -> Parser:
     from engine.tools.cli.package import add_package_command
 
     add_package_command(commands)
+    from engine.tools.cli.serve import add_serve_command
+
+    add_serve_command(commands)
     from engine.tools.cli.rendezvous import add_rendezvous_command
 
     add_rendezvous_command(commands)

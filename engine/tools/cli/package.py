@@ -13,7 +13,7 @@ import argparse
 import os
 from pathlib import Path
 
-from engine.tools.errors import say, shown_name
+from engine.tools.errors import UsageError, say, shown_name
 
 __all__ = ["add_package_command", "package_command"]
 
@@ -49,11 +49,23 @@ def add_package_command(commands: argparse._SubParsersAction) -> None:  # type: 
                          help="a shared library to ship beside the engine's, where pyglet looks for its own "
                               "(FFmpeg's, for MP3 and OGG on Windows and macOS)")
     package.add_argument("--no-check", action="store_true",
-                         help="don't run the bundle to check it gives tickswap run's state hash")
+                         help="don't run the bundle (with --web: in Pyodide under Node) to check it gives tickswap "
+                              "run's state hash")
+    package.add_argument("--web", metavar="OUT", type=_file_name,
+                         help="instead, write a static folder OUT that plays the game in a browser (Pyodide): "
+                              "index.html, the Pyodide runtime, the engine and the game; try it with "
+                              "tickswap serve OUT")
+    package.add_argument("--pyodide", metavar="DIR", type=_file_name,
+                         help="with --web: the npm package pyodide's directory (default $TICKSWAP_PYODIDE, else "
+                              "~/.cache/tickswap-web/node_modules/pyodide)")
 
 
 def package_command(args: argparse.Namespace) -> int:
     """Build, place and check the bundle; one line on what was made. Exit 1 when the build or the check fails."""
+    if args.web is not None:
+        return _web_command(args)
+    if args.pyodide is not None:
+        raise UsageError("--pyodide goes with --web OUT (the folder for a browser)")
     from engine.tools.ship.build import CHECK_TICKS, BuildFailed, PackageOptions, package
 
     options = PackageOptions(game=args.game, out=Path(args.out), name=args.name, onefile=args.onefile,
@@ -73,4 +85,26 @@ def package_command(args: argparse.Namespace) -> int:
     program = str(bundle.program) if program.startswith(os.pardir) else program
     print(f"{shown_name(args.game)}: packaged as {shown_name(program, 4096)} with {bundle.game_files} file"
           f"{'s' if bundle.game_files != 1 else ''} of the game{checked}")
+    return 0
+
+
+def _web_command(args: argparse.Namespace) -> int:
+    """``--web OUT``: the static folder for a browser (``engine.tools.ship.web``); one line on what was made."""
+    from engine.tools.ship.web import CHECK_TICKS, check_web, web_folder
+
+    for option, value in (("--name", args.name), ("--onefile", args.onefile), ("--windowed", args.windowed),
+                          ("--hidden-import", args.hidden_import), ("--add-binary", args.add_binary)):
+        if value:
+            raise UsageError(f"{option} is for a desktop program; --web writes a folder for a browser")
+    made = web_folder(args.game, Path(args.web), args.pyodide)
+    state = None if args.no_check else check_web(made.path, args.game)
+    checked = ("" if args.no_check else "; not checked: Node is not installed" if state is None
+               else f"; checked: after {CHECK_TICKS} ticks in Pyodide under Node its state is {state}, as tickswap "
+                    "run's")
+    megabytes = 1024 * 1024
+    print(f"{shown_name(args.game)}: a web build in {shown_name(args.web, 4096)} "
+          f"({made.total_bytes / megabytes:.1f} MB: "
+          f"Pyodide {made.pyodide_bytes / megabytes:.1f} MB, the engine and the game {made.app_bytes / megabytes:.1f} "
+          f"MB zipped, {made.game_files} file{'s' if made.game_files != 1 else ''} of the game); "
+          f"try it with tickswap serve {shown_name(args.web, 4096)}{checked}")
     return 0
