@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import pyglet
 
 from engine.clock import RealClock, VirtualClock
+from engine.constants import DISPLAY_HZ
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input import keys
@@ -91,8 +92,6 @@ class Driver(Protocol):
         """The sounds of ticks not handed out before (a re-simulated tick's are not played twice)."""
 
 
-DISPLAY_HZ = 60.0
-"""The refresh rate a headless run pretends to have."""
 HEADLESS_RENDER_MS = 1.0
 """What a headless render costs loops that pace themselves (constant rate, render-gated)."""
 SCRUB_AFTER_FRAMES = 15

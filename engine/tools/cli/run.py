@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from engine.constants import DISPLAY_HZ
 from engine.disk.atomic import OutputError
 from engine.disk.png import PictureError
 from engine.files.game import Game
@@ -218,8 +219,6 @@ class RunSession:
         args = self.args
         if not (args.headless and args.frames and args.loop == "fixed" and not getattr(args, "watch", False)):
             return None
-        from engine.render.runner import DISPLAY_HZ
-
         return int(args.frames * (1000 / DISPLAY_HZ) / self.ms_per_update + 1e-9)
 
     def before_tick(self, world: World) -> None:
