@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from engine.display import Display
 from engine.files.importer import sample_games
 from engine.files.replay import ReplayError, read_replay
 from engine.tools.cli import main
@@ -18,7 +19,7 @@ def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
     from engine.files.replay import Recorder
     from engine.render.runner import GameRunner
 
-    runner = GameRunner(name, headless=True, seed=3)
+    runner = GameRunner(name, display=Display(headless=True), seed=3)
     recorder = Recorder(path, game=name, seed=3, ms_per_update=runner.ms_per_update)
     runner.after_tick = recorder.after_tick
     script = {10: ("on_key_press", key.RIGHT, 0), 40: ("on_key_release", key.RIGHT, 0),

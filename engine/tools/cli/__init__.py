@@ -32,7 +32,7 @@ from engine.tools.cli.check import check_command
 from engine.tools.cli.display import DisplayError
 from engine.tools.cli.lab import lab_command
 from engine.tools.cli.listing import list_command
-from engine.tools.cli.options import Parser, add_run_options, build_parser
+from engine.tools.cli.options import Parser, add_run_options, build_parser, lab_options, replay_options, run_options
 from engine.tools.cli.replay import replay_command
 from engine.tools.cli.run import module_of, run_command
 from engine.tools.errors import UsageError, guarded, shown
@@ -59,11 +59,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def work() -> int:
         if args.command == "lab":
-            return lab_command(args)
+            return lab_command(lab_options(args))
         if args.command == "list":
             return list_command()
         if args.command == "replay":
-            return replay_command(args)
+            return replay_command(replay_options(args))
         if args.command == "check":
             return check_command(args)
         if args.command == "package":
@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             from engine.tools.cli.rendezvous import rendezvous_command
 
             return rendezvous_command(args)
-        return run_command(args, load_game(args.game))
+        game = load_game(args.game)
+        return run_command(run_options(args), game)
 
     return guarded_command(work)
 
@@ -133,6 +134,6 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
             return host_command(args, game)
         if role == "--join":
             return join_command(args, game)
-        return run_command(args, game)
+        return run_command(run_options(args), game)
 
     return guarded_command(work)

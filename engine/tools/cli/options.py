@@ -12,15 +12,19 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
-from engine.loops import LOOPS
+from engine.display import Display, DisplayOption, display_options
 from engine.messages import one_line, shown
 from engine.state.names import __version__
 from engine.tools.cli.numbers import whole, whole_number
+from engine.tools.errors import UsageError
 
-__all__ = ["Parser", "add_run_options", "build_parser", "count"]
+__all__ = ["LabOptions", "Outputs", "Parser", "ReplayOptions", "RunOptions", "add_display_options", "add_run_options",
+           "build_parser", "count", "display_of", "lab_options", "replay_options", "run_options"]
 
 MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
@@ -87,10 +91,6 @@ def _ups(text: str) -> float:
     return _number(text, *UPS_RANGE, " of updates per second", False)
 
 
-def _fps(text: str) -> float:
-    return _number(text, 0.01, 100_000.0, " of frames per second", False)
-
-
 def _seconds(text: str) -> float:
     return _number(text, 0.001, 86_400.0, " of seconds", False)
 
@@ -128,22 +128,51 @@ def _file_name(text: str) -> str:
     return text
 
 
+def _dest(option: DisplayOption) -> str:
+    return option.flag.lstrip("-").replace("-", "_")
+
+
+def _display_type(option: DisplayOption) -> Callable[[str], float]:
+    def read(text: str) -> float:
+        try:
+            return option.read(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return read
+
+
+def add_display_options(command: argparse.ArgumentParser) -> None:
+    """``Display``'s options, each made from the field that declares it (``engine.display``)."""
+    for option in display_options():
+        default = getattr(Display(), option.name)
+        if isinstance(default, bool):
+            command.add_argument(option.flag, dest=_dest(option), action="store_true", help=option.help)
+        elif option.choices:
+            command.add_argument(option.flag, dest=_dest(option), choices=list(option.choices), default=default,
+                                 help=option.help)
+        else:
+            command.add_argument(option.flag, dest=_dest(option), type=_display_type(option), default=default,
+                                 help=option.help)
+
+
+def display_of(args: argparse.Namespace) -> Display:
+    """The ``Display`` a command's parsed options ask for: a switch flips its field's default."""
+    chosen: dict[str, Any] = {}
+    for option in display_options():
+        given = vars(args)[_dest(option)]
+        default = getattr(Display(), option.name)
+        chosen[option.name] = (not default if given else default) if isinstance(default, bool) else given
+    return Display(**chosen)
+
+
 def add_run_options(run: argparse.ArgumentParser) -> None:
     """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
-    run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
+    add_display_options(run)
     run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
     run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible "
                      "(with --headless --screenshot PNG: then draw the state after tick N)")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
-    run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
-    run.add_argument("--loop", choices=list(LOOPS), default="fixed",
-                     help="which game loop drives the game (default fixed)")
     run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
-    run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
-    run.add_argument("--max-fps", type=_fps,
-                     help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
-    run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
-                     help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
     run.add_argument("--seed", type=_seed, help="seed for world.random (default 0; a loaded save keeps its own)")
     run.add_argument("--players", type=players, help="how many players the world has (default: the fewest the game "
                      "takes; a loaded save keeps its own); --input lines name theirs with \"player\": P")
@@ -249,3 +278,108 @@ def build_parser() -> Parser:
     lab.add_argument("--png", metavar="FILE", type=_file_name,
                      help="also draw the timelines as a chart (needs EGL or a display)")
     return parser
+
+
+# -- argv as frozen dataclasses: the Namespace ends here ---------------------------------
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a run writes: a recording (``--record``), saves at ticks (``--save-at N FILE``), a last frame."""
+
+    record: str | None = None
+    save_at: tuple[tuple[int, str], ...] = ()
+    screenshot: str | None = None
+
+    @property
+    def files(self) -> tuple[tuple[str, str], ...]:
+        """Every file written, with the option that names it."""
+        return ((("--record", self.record),) if self.record else ()) + tuple(
+            ("--save-at", path) for _, path in self.save_at)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """``tickswap run`` (and ``python game.py``): what to run, what it writes (``outputs``), how it is shown.
+
+    ``seed`` and ``players`` are ``None`` when not given (a loaded save keeps its own);
+    ``ticks`` runs that many ticks with no loop, ``frames`` that many frames.
+    """
+
+    game: str | None
+    display: Display
+    outputs: Outputs
+    frames: int | None = None
+    ticks: int | None = None
+    ups: float | None = None
+    seed: int | None = None
+    players: int | None = None
+    load: str | None = None
+    input: str | None = None
+    watch: bool = False
+    rewind: float | None = None
+    profile: bool = False
+
+
+def _save_at(pairs: list[list[str]] | None) -> tuple[tuple[int, str], ...]:
+    found = []
+    for tick, path in pairs or ():
+        try:
+            number = count(tick)
+        except argparse.ArgumentTypeError as error:
+            raise UsageError(f"--save-at N FILE: {error}") from None
+        if not path:
+            raise UsageError("--save-at N FILE: expected a file name, got ''")
+        found.append((number, path))
+    return tuple(found)
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """``run``'s parsed options as a ``RunOptions`` (a ``--save-at`` tick that is no count: ``UsageError``)."""
+    return RunOptions(
+        game=vars(args).get("game"), display=display_of(args),
+        outputs=Outputs(record=args.record, save_at=_save_at(args.save_at), screenshot=args.screenshot),
+        frames=args.frames, ticks=args.ticks, ups=args.ups, seed=args.seed, players=args.players, load=args.load,
+        input=args.input, watch=args.watch, rewind=args.rewind, profile=args.profile)
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """``tickswap replay FILE``: the recording, the game to replay it with, and whether (and how) it is drawn."""
+
+    file: str
+    game: str | None
+    drawn: bool
+    display: Display
+    screenshot: str | None = None
+
+
+def replay_options(args: argparse.Namespace) -> ReplayOptions:
+    """``replay``'s parsed options as a ``ReplayOptions``."""
+    return ReplayOptions(file=args.file, game=args.game, drawn=args.headless or args.window,
+                         display=Display(headless=args.headless, show_hud=not args.no_hud),
+                         screenshot=args.screenshot)
+
+
+@dataclass(frozen=True)
+class LabOptions:
+    """``tickswap lab``: the scenario, the simulated machine (a preset and costs that override it), the chart."""
+
+    scenario: str
+    machine: str | None
+    update_ms: float | None
+    render_ms: float | None
+    jitter_ms: float | None
+    stall_at_ms: float | None
+    stall_ms: float | None
+    seconds: float
+    ups: float
+    seed: int
+    png: str | None
+
+
+def lab_options(args: argparse.Namespace) -> LabOptions:
+    """``lab``'s parsed options as a ``LabOptions``."""
+    return LabOptions(scenario=args.scenario, machine=args.machine, update_ms=args.update_ms,
+                      render_ms=args.render_ms, jitter_ms=args.jitter_ms, stall_at_ms=args.stall_at_ms,
+                      stall_ms=args.stall_ms, seconds=args.seconds, ups=args.ups, seed=args.seed, png=args.png)

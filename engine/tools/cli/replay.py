@@ -8,7 +8,6 @@ runs a file by itself.
 
 from __future__ import annotations
 
-import argparse
 import os
 from typing import Any
 
@@ -18,6 +17,7 @@ from engine.files.importer import load_game, sample_games
 from engine.files.replay import Playback, ReplayResult, read_replay, read_start, verify
 from engine.interrupts import Interrupted
 from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.options import ReplayOptions
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import add_systems, build_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
@@ -79,15 +79,15 @@ def start_world(replay: Any, game: Game) -> World:
     return add_systems(game, world)
 
 
-def replay_command(args: argparse.Namespace) -> int:
+def replay_command(options: ReplayOptions) -> int:
     """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
-    if args.screenshot and not (args.headless or args.window):
+    if options.screenshot and not options.drawn:
         raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
-    args.record, args.save_at = None, None
-    check_outputs(args)
-    replay = read_replay(args.file)
-    game = _replay_game(replay, args.game)
-    check_outputs(args, game)
+    pictures = [("--screenshot", options.screenshot)] if options.screenshot else []
+    check_outputs(pictures=pictures, inputs=[("the replay", options.file)])
+    replay = read_replay(options.file)
+    game = _replay_game(replay, options.game)
+    check_outputs(pictures=pictures, inputs=[("the replay", options.file)], game=game)
     changed = None
     if replay.game_digest is not None and game.digest is None:
         changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
@@ -101,7 +101,7 @@ def replay_command(args: argparse.Namespace) -> int:
     runner: Any = None
     shot = ""  # the screenshot, named in the line that ends the replay as --record's file is in a run's
     try:
-        if not (args.headless or args.window):
+        if not options.drawn:
             result = verify(replay, world)
         else:
             playback = Playback(replay)
@@ -114,14 +114,13 @@ def replay_command(args: argparse.Namespace) -> int:
                 if world.tick_count >= replay.end:
                     runner.stop()
 
-            args.ups = 1000 / replay.ms_per_update
-            runner = make_runner(args, game, world, before_tick=playback.feed, after_tick=check,
-                                  forward_input=False)
+            runner = make_runner(options.display, game, world, ups=1000 / replay.ms_per_update,
+                                 before_tick=playback.feed, after_tick=check, forward_input=False)
             if replay.end > 0:
                 runner.run()
-            if args.screenshot:
-                write_screenshot(runner, args.screenshot)
-                shot = f", screenshot {shown_name(args.screenshot)}"
+            if options.screenshot:
+                write_screenshot(runner, options.screenshot)
+                shot = f", screenshot {shown_name(options.screenshot)}"
             finished = world.tick_count >= replay.end or bool(mismatch)
             if finished and not mismatch and not playback.matches_end(world):
                 mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
@@ -139,7 +138,7 @@ def replay_command(args: argparse.Namespace) -> int:
             if not finished:
                 say(f"replay stopped at tick {world.tick_count} of {replay.end}{shot}")
     except Interrupted as interrupt:
-        say(f"replay of {shown_name(args.file)} {interrupt.verb} at tick {world.tick_count}")
+        say(f"replay of {shown_name(options.file)} {interrupt.verb} at tick {world.tick_count}")
         return interrupt.status
     except (DisplayError, OutputError) as error:
         return refused(str(error))
@@ -151,7 +150,7 @@ def replay_command(args: argparse.Namespace) -> int:
             runner.close()
         else:
             world.close()
-    name = shown_name(args.file)
+    name = shown_name(options.file)
     if result.ok and result.crash is not None:
         print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
               f"({result.checked} {'hash' if result.checked == 1 else 'hashes'} matched before it; "
