@@ -29,9 +29,9 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
-from typing import Any, Protocol
+from typing import Any
 
 import pyglet
 
@@ -58,40 +58,9 @@ from engine.render.tiles import forget_tilesets
 from engine.render.view import View
 from engine.studio import ReloadResult, Studio, Watcher
 from engine.world import World, take_music, take_sounds
-from engine.world.sounds import SoundRequest
+from engine.world.driver import Driver as Driver
 
 __all__ = ["Driver", "GameRunner"]
-
-
-class Driver(Protocol):
-    """What drives a runner's ticks instead of ``world.tick``: a network session (``engine.net.Session``).
-
-    The runner hands it the window's events, polls it once a frame, shows its ``hud_text``
-    and stops when it has ``ended``.
-    """
-
-    @property
-    def ended(self) -> str | None:
-        """Why the session stopped (a desync, a dropped peer), or ``None`` while it runs."""
-
-    def poll(self) -> None:
-        """Receive and send what the network has, without blocking (once a frame)."""
-
-    @property
-    def local_players(self) -> tuple[int, ...]:
-        """The players this peer plays (its window's keyboard and pads are theirs)."""
-
-    def advance(self, local: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
-        """Run the ticks due now with the local players' new events (``{player: events}``); how many ran."""
-
-    def idle(self, timeout_s: float) -> None:
-        """Off-screen, once a frame: wait up to ``timeout_s`` of real time when there is nothing to run yet."""
-
-    def hud_text(self) -> str:
-        """A short line for the HUD (ping, frames ahead, rollbacks)."""
-
-    def take_sounds(self) -> list[SoundRequest]:
-        """The sounds of ticks not handed out before (a re-simulated tick's are not played twice)."""
 
 
 DISPLAY_HZ = 60.0

@@ -14,7 +14,7 @@ from typing import Any
 from engine.disk.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
-from engine.files.replay import Playback, ReplayResult, read_replay, read_start, verify
+from engine.files.replay import ReplayDriver, ReplayResult, Verification, read_replay, read_start, verify
 from engine.interrupts import Interrupted
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import ReplayOptions
@@ -104,39 +104,19 @@ def replay_command(options: ReplayOptions) -> int:
         if not options.drawn:
             result = verify(replay, world)
         else:
-            playback = Playback(replay)
-            mismatch: list[int] = []
-
-            def check(world: World) -> None:
-                if playback.check(world) is False:
-                    mismatch.append(world.tick_count)
-                    runner.stop()
-                if world.tick_count >= replay.end:
-                    runner.stop()
-
+            # Drawn, the window's runner steps the same verification verify() steps, once per update it owes.
+            verification = Verification(replay, world)
             runner = make_runner(options.display, game, world, ups=1000 / replay.ms_per_update,
-                                 before_tick=playback.feed, after_tick=check, forward_input=False)
-            if replay.end > 0:
-                runner.run()
+                                 driver=ReplayDriver(verification))
+            runner.run()
             if options.screenshot:
                 write_screenshot(runner, options.screenshot)
                 shot = f", screenshot {shown_name(options.screenshot)}"
-            finished = world.tick_count >= replay.end or bool(mismatch)
-            if finished and not mismatch and not playback.matches_end(world):
-                mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
-            crash: BaseException | None = None
-            if finished and not mismatch and replay.crashed is not None:
-                try:  # the recorded run crashed in the next tick: does this one?
-                    playback.feed(world)
-                    world.tick()
-                except Interrupted:
-                    raise
-                except BaseException as error:
-                    crash = error
-            result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
-                                  world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
-            if not finished:
+            if verification.result is None:  # the window was closed (Esc) before the replay's end
                 say(f"replay stopped at tick {world.tick_count} of {replay.end}{shot}")
+                result = ReplayResult(False, world.tick_count, verification.playback.checked)
+            else:
+                result = verification.result
     except Interrupted as interrupt:
         say(f"replay of {shown_name(options.file)} {interrupt.verb} at tick {world.tick_count}")
         return interrupt.status
