@@ -32,7 +32,17 @@ from engine.tools.cli.check import check_command
 from engine.tools.cli.display import DisplayError
 from engine.tools.cli.lab import lab_command
 from engine.tools.cli.listing import list_command
-from engine.tools.cli.options import Parser, add_run_options, build_parser, lab_options, replay_options, run_options
+from engine.tools.cli.options import (
+    Parser,
+    add_run_options,
+    build_parser,
+    check_options,
+    lab_options,
+    package_options,
+    rendezvous_options,
+    replay_options,
+    run_options,
+)
 from engine.tools.cli.replay import replay_command
 from engine.tools.cli.run import module_of, run_command
 from engine.tools.errors import UsageError, guarded, shown
@@ -65,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "replay":
             return replay_command(replay_options(args))
         if args.command == "check":
-            return check_command(args)
+            return check_command(check_options(args))
         if args.command == "package":
             from engine.tools.cli.package import package_command
 
-            return package_command(args)
+            return package_command(package_options(args))
         if args.command in ("host", "join"):
             from engine.tools.cli.net import host_command, join_command
 
@@ -77,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rendezvous":
             from engine.tools.cli.rendezvous import rendezvous_command
 
-            return rendezvous_command(args)
+            return rendezvous_command(rendezvous_options(args))
         game = load_game(args.game)
         return run_command(run_options(args), game)
 

@@ -14,17 +14,23 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.display import Display, DisplayOption, display_options
 from engine.messages import one_line, shown
+from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
 from engine.state.names import __version__
 from engine.tools.cli.numbers import whole, whole_number
 from engine.tools.errors import UsageError
 
-__all__ = ["LabOptions", "Outputs", "Parser", "ReplayOptions", "RunOptions", "add_display_options", "add_run_options",
-           "build_parser", "count", "display_of", "lab_options", "replay_options", "run_options"]
+if TYPE_CHECKING:
+    from engine.tools.ship.build import PackageOptions
+
+__all__ = ["CheckOptions", "LabOptions", "Outputs", "Parser", "RendezvousOptions", "ReplayOptions", "RunOptions",
+           "add_display_options", "add_run_options", "build_parser", "check_options", "count", "display_of",
+           "lab_options", "package_options", "rendezvous_options", "replay_options", "run_options"]
 
 MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
@@ -251,12 +257,8 @@ def build_parser() -> Parser:
     from engine.tools.cli.net import add_session_commands
 
     add_session_commands(commands)
-    from engine.tools.cli.package import add_package_command
-
-    add_package_command(commands)
-    from engine.tools.cli.rendezvous import add_rendezvous_command
-
-    add_rendezvous_command(commands)
+    _add_package_command(commands)
+    _add_rendezvous_command(commands)
     commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
     lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
                               description="Run one scenario under each game loop on a simulated machine and "
@@ -383,3 +385,102 @@ def lab_options(args: argparse.Namespace) -> LabOptions:
     return LabOptions(scenario=args.scenario, machine=args.machine, update_ms=args.update_ms,
                       render_ms=args.render_ms, jitter_ms=args.jitter_ms, stall_at_ms=args.stall_at_ms,
                       stall_ms=args.stall_ms, seconds=args.seconds, ups=args.ups, seed=args.seed, png=args.png)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """``tickswap check GAME``: how long, how many orders (or how far back a rollback), which input, what after."""
+
+    game: str
+    ticks: int
+    orders: int | None
+    seed: int
+    rollback: int | None
+    players: int | None
+    saves: int
+    hash_seeds: int
+    input: str | None
+    no_input: bool
+
+
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """``check``'s parsed options as a ``CheckOptions``."""
+    return CheckOptions(game=args.game, ticks=args.ticks, orders=args.orders, seed=args.seed, rollback=args.rollback,
+                        players=args.players, saves=args.saves, hash_seeds=args.hash_seeds, input=args.input,
+                        no_input=args.no_input)
+
+
+def _add_package_command(commands: Any) -> None:
+    """Add ``tickswap package`` and its options to the command line's subcommands."""
+    package = commands.add_parser(
+        "package", help="build a standalone program of a game (PyInstaller; runs with no Python installed)",
+        description="Build a program of GAME that runs where no Python is installed and takes tickswap run's "
+                    "options (dist/NAME/NAME --ticks 300). It holds the engine, its libraries, and the game's "
+                    "own directory: the modules beside it, its pictures, sounds, maps and fonts. Then it is "
+                    "run once to check that it gives tickswap run's state hash. Needs PyInstaller: "
+                    "pip install 'tickswap[ship]'.")
+    package.add_argument("game", help="a game's .py file, a game package's directory, or an installed game's name")
+    package.add_argument("--out", metavar="DIR", type=_file_name, default="dist",
+                         help="where the bundle goes: DIR/NAME (default dist)")
+    package.add_argument("--name", help="the program's name (default: the game file's stem, or the game's name)")
+    package.add_argument("--onefile", action="store_true",
+                         help="one program file instead of a folder (starts slower: it unpacks itself each time)")
+    package.add_argument("--windowed", action="store_true",
+                         help="Windows and macOS: no console window (and a .app on macOS); its messages are lost")
+    package.add_argument("--hidden-import", metavar="MODULE", action="append", default=[],
+                         help="a module the game imports by name at run time, which reading its code can't find")
+    package.add_argument("--add-binary", metavar="FILE", type=_file_name, action="append", default=[],
+                         help="a shared library to ship beside the engine's, where pyglet looks for its own "
+                              "(FFmpeg's, for MP3 and OGG on Windows and macOS)")
+    package.add_argument("--no-check", action="store_true",
+                         help="don't run the bundle to check it gives tickswap run's state hash")
+
+
+def package_options(args: argparse.Namespace) -> PackageOptions:
+    """``package``'s parsed options as ``engine.tools.ship``'s ``PackageOptions`` (imported only to package)."""
+    from engine.tools.ship.build import PackageOptions
+
+    return PackageOptions(game=args.game, out=Path(args.out), name=args.name, onefile=args.onefile,
+                          windowed=args.windowed, hidden_imports=tuple(args.hidden_import),
+                          binaries=tuple(Path(binary) for binary in args.add_binary), check=not args.no_check)
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
+    if not 0 < value <= 10_000:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected a number above 0, at most 10000, got {shown(text)}")
+    return value
+
+
+def _add_rendezvous_command(commands: Any) -> None:
+    """Add ``rendezvous`` to the ``tickswap`` parser's subcommands."""
+    command = commands.add_parser(
+        "rendezvous", help="run a rendezvous: room codes meet here (ICE offers and STUN only, no game traffic)",
+        description="Pass ICE offers between the two sides of a room code, and answer STUN binding requests. No game "
+                    "datagram goes through it. Runs until Ctrl-C or SIGTERM.")
+    command.add_argument("--port", type=whole(0, 65535), default=DEFAULT_RENDEZVOUS_PORT,
+                         help=f"UDP port (default {DEFAULT_RENDEZVOUS_PORT}; 0: any free one, said on stderr)")
+    command.add_argument("--bind", default="0.0.0.0",
+                         help="address to listen on (default 0.0.0.0: every address of this machine)")
+    command.add_argument("--max-rooms", type=whole(1, 1_000_000), default=4096,
+                         help="the most rooms open at once (default 4096, about 10 MB at most)")
+    command.add_argument("--rate", type=_rate, default=20.0,
+                         help="datagrams a second taken from one IP address (default 20; twice that at once)")
+
+
+@dataclass(frozen=True)
+class RendezvousOptions:
+    """``tickswap rendezvous``: where it listens, how many rooms it keeps, how fast one address may send."""
+
+    bind: str
+    port: int
+    max_rooms: int
+    rate: float
+
+
+def rendezvous_options(args: argparse.Namespace) -> RendezvousOptions:
+    """``rendezvous``'s parsed options as a ``RendezvousOptions``."""
+    return RendezvousOptions(bind=args.bind, port=args.port, max_rooms=args.max_rooms, rate=args.rate)
