@@ -144,6 +144,7 @@ def _display_type(option: DisplayOption) -> Callable[[str], float]:
             return option.read(text)
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+    read.__name__ = f"_{option.name}"  # named for its option, as the hand-written types are
     return read
 
 
