@@ -300,6 +300,8 @@ class Entity(BufferSlots, metaclass=_EntityClass):
         return dict(zip(cls._layout.names, cls._layout.defaults))
 
     def __repr__(self) -> str:
+        if not _access.has_buffers(self):  # a subclass's __init__ has not called Entity.__init__ (yet)
+            return f"<{type(self).__name__}, not initialised as an Entity: its __init__ must call super().__init__()>"
         state = "alive" if self.alive else ("despawned" if self.id is not None else "unspawned")
         return f"<{type(self).__name__} id={self.id} x={self.x!r} y={self.y!r} {state}>"
 

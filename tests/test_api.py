@@ -203,6 +203,8 @@ ALIASES: dict[str, tuple[Callable[[], Any], str]] = {
                           "engine.world.take_sounds(world)"),
     "World.system_count": (lambda: _world_call(lambda world: world.system_count() == 0),
                            "engine.world.system_count(world)"),
+    "World.buffers": (lambda: _world_call(lambda world: world.buffers is not None),
+                      "the entity's own fields and signals"),
     "World.restore_entity": (_restored_entity, "World.load"),
     "World.restore_last_id": (_restored_id, "World.load"),
     "World.spatial_index": (lambda: _world_call(lambda world: world.spatial_index() is not None),

@@ -215,3 +215,13 @@ def test_the_pygame_peer_runs_the_same_workloads_in_its_own_python():
         assert bullets[-1][0] == live_bullets(world)  # the same rings, fired and expired alike
     rows = bench_churn(200, 2, 1)
     assert rows[0][1] > 0 and "same work on both sides" in rows[0][3]
+
+
+def test_a_target_says_whether_this_run_met_it():
+    # A figure beside a bare "<= 1.3x" was read as met when it was over: every target says which.
+    from engine.tools.bench.base import verdict
+
+    assert verdict(1.77, 1.3, words="bare") == "OVER target <= 1.3x bare"
+    assert verdict(1.2, 1.3) == "ok, within target <= 1.3x"
+    assert verdict(0.46, 1.0, at_least=True, words="pygame-ce") == "UNDER target >= 1x pygame-ce"
+    assert verdict(1.1, 1.0, at_least=True) == "ok, at target >= 1x"

@@ -281,3 +281,20 @@ def test_a_list_written_to_a_buffered_field_names_the_games_update_not_the_engin
     assert main(["check", str(game), "--ticks", "3"]) == 1
     out = capsys.readouterr()
     assert f"{game}:8 in update" in out.out + out.err and "fields.py" not in out.out + out.err
+
+
+def test_an_entity_whose_init_forgot_super_says_so_in_its_repr_and_at_its_spawn():
+    # A debugger, a print or a failing assertion shows the entity before it is spawned: its repr
+    # must say what is wrong, not raise AttributeError from the engine's own code.
+    from engine import Entity, World, buffered
+
+    class Forgetful(Entity):
+        hp = buffered(1)
+
+        def __init__(self) -> None:
+            self.hp = 3
+
+    forgetful = Forgetful()
+    assert "super().__init__()" in repr(forgetful)
+    with World() as world, pytest.raises(TypeError, match=r"Forgetful was not initialised as an Entity"):
+        world.spawn(forgetful)

@@ -3,7 +3,7 @@
 A private (``_name``) attribute belongs to the package that defines it: one that assigns
 it (``self._name = ...``), declares it in a class body (an attribute, a method, a slot) or
 defines it at a module's top level. Any other package reaches it through a named accessor
-(``engine.world.spawner_of``, ``World.buffers``, ``engine.buffering.own.keep_own``...).
+(``engine.world.spawner_of``, ``engine.buffering.own.keep_own``...).
 The check reads the source (an AST walk), so it sees reads in functions that no test runs.
 """
 

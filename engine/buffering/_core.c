@@ -556,6 +556,7 @@ typedef struct {
     PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
     PyObject *members;    /* the tick's update order (a list), or NULL between ticks */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
+    PyObject *buffers;    /* the world's Double Buffer, for the Python code that reaches it from an entity */
     char ticking;
 } TickState;
 
@@ -598,6 +599,7 @@ tick_state_traverse(TickState *self, visitproc visit, void *arg)
     Py_VISIT(self->signals);
     Py_VISIT(self->members);
     Py_VISIT(self->tick);
+    Py_VISIT(self->buffers);
     return 0;
 }
 
@@ -612,6 +614,7 @@ tick_state_clear(TickState *self)
     Py_CLEAR(self->signals);
     Py_CLEAR(self->members);
     Py_CLEAR(self->tick);
+    Py_CLEAR(self->buffers);
     return 0;
 }
 
@@ -648,6 +651,8 @@ static PyMemberDef tick_state_members[] = {
      "The tick's update order: whoever was in the world when it began (None between ticks)."},
     {"signals", T_OBJECT, offsetof(TickState, signals), 0,
      "signals(receiver, name, value): raise a signal into the world's next buffer."},
+    {"buffers", T_OBJECT, offsetof(TickState, buffers), 0,
+     "The world's Double Buffer: what an entity's Python code reaches through its state (None until set)."},
     {"ticking", T_BOOL, offsetof(TickState, ticking), 0, "Whether a tick runs."},
     {NULL},
 };
@@ -894,19 +899,60 @@ store_committed(PyObject *obj, int k, PyObject *value)
     return 0;
 }
 
-/* A list, dict, set or bytearray written to a buffered field of the class's own, by its update:
- * refused at that line, in the words of ``Layout.refuse_mutable`` (the pure path's barrier says
- * the same). Exactly those types, as fields.MUTABLE_TYPES: a pointer comparison each. */
+/* Whether ``kind`` is one of the mutable built-in types a buffered value may not be or hold
+ * (exactly those, as slots.MUTABLE_TYPES: a pointer comparison each). */
+static inline int
+is_mutable_type(PyTypeObject *kind)
+{
+    return kind == &PyList_Type || kind == &PyDict_Type || kind == &PySet_Type || kind == &PyByteArray_Type;
+}
+
+/* slots.mutable_in: the first mutable type ``value`` is or holds through tuples (at most
+ * MUTABLE_DEPTH deep, as the pure path looks), else NULL. Reads items only: no Python code. */
+#define MUTABLE_DEPTH 64
+static PyTypeObject *
+mutable_in(PyObject *value, int depth)
+{
+    PyTypeObject *kind = Py_TYPE(value);
+    if (is_mutable_type(kind)) {
+        return kind;
+    }
+    if (PyTuple_Check(value) && depth > 0) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); i++) {
+            PyTypeObject *found = mutable_in(PyTuple_GET_ITEM(value, i), depth - 1);
+            if (found != NULL) {
+                return found;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* A list, dict, set or bytearray (or a tuple holding one) written to a buffered field of the
+ * class's own, by its update: refused at that line, in the words of ``slots.refuse_mutable``
+ * (the pure path's barrier says the same). */
 static int
 refuse_mutable_write(PyObject *obj, PyObject *name, PyObject *value)
 {
     PyTypeObject *kind = Py_TYPE(value);
-    if (kind != &PyList_Type && kind != &PyDict_Type && kind != &PySet_Type && kind != &PyByteArray_Type) {
+    if (is_mutable_type(kind)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s.%U is buffered and was set to a %s: buffered values are immutable, so use a tuple or a "
+                     "frozenset (tuple(...) of the %s)", short_name(Py_TYPE(obj)), name, kind->tp_name,
+                     kind->tp_name);
+        return -1;
+    }
+    if (!PyTuple_Check(value)) {
+        return 0;
+    }
+    PyTypeObject *held = mutable_in(value, MUTABLE_DEPTH);
+    if (held == NULL) {
         return 0;
     }
     PyErr_Format(PyExc_TypeError,
-                 "%s.%U is buffered and was set to a %s: buffered values are immutable, so use a tuple or a "
-                 "frozenset (tuple(...) of the %s)", short_name(Py_TYPE(obj)), name, kind->tp_name, kind->tp_name);
+                 "%s.%U is buffered and was set to a %s holding a %s: buffered values are immutable all the way "
+                 "down, so use a tuple or a frozenset inside it too (tuple(...) of the %s)",
+                 short_name(Py_TYPE(obj)), name, short_name(kind), held->tp_name, held->tp_name);
     return -1;
 }
 
@@ -1092,8 +1138,8 @@ settler_forget(Settler *self)
     }
 }
 
-/* Whether a tuple of buffered values holds a list, dict, set or bytearray (exactly those
- * types, as fields.MUTABLE_TYPES): a pointer comparison per value, no Python code. */
+/* Whether a tuple of buffered values holds a list, dict, set or bytearray, or a tuple holding
+ * one (``mutable_in``): pointer comparisons, no Python code. */
 static int
 holds_mutable(PyObject *values)
 {
@@ -1101,8 +1147,7 @@ holds_mutable(PyObject *values)
         return 0;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(values); i++) {
-        PyTypeObject *kind = Py_TYPE(PyTuple_GET_ITEM(values, i));
-        if (kind == &PyList_Type || kind == &PyDict_Type || kind == &PySet_Type || kind == &PyByteArray_Type) {
+        if (mutable_in(PyTuple_GET_ITEM(values, i), MUTABLE_DEPTH) != NULL) {
             return 1;
         }
     }

@@ -40,11 +40,11 @@ def previous(entity: BufferSlots, name: str) -> Any:
 
 def snap(entity: BufferSlots) -> None:
     """previous = current for ``entity``; inside a tick, for the values that tick commits (``Entity.snap``)."""
-    world = entity.world
-    if world is None:
+    state = entity._wstate
+    if state is None or entity.world is None:
         entity._prev_tick = -1
     else:
-        world.buffers.snap(entity, world.ticking)
+        state.buffers.snap(entity, state.ticking)
 
 
 def random_of(entity: BufferSlots) -> random.Random | None:
@@ -57,7 +57,7 @@ def random_of(entity: BufferSlots) -> random.Random | None:
     world = entity.world
     if world is None or entity.id is None:
         return None
-    return world.buffers.random_for(entity, world.seed, world.ticking)
+    return entity._wstate.buffers.random_for(entity, world.seed, world.ticking)  # type: ignore[no-any-return]
 
 
 def motion(entities: Iterable[BufferSlots], tick: int) -> tuple[list[float], list[float]]:

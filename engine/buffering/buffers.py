@@ -62,7 +62,7 @@ from engine.buffering.kept import keep_buffers, put_back_buffers, random_restore
 from engine.buffering.own import OwnBuffers
 from engine.buffering.shown import UNCHANGED, ShownBuffers
 from engine.buffering.signals import SignalBuffers
-from engine.buffering.slots import ACCELERATED, MUTABLE_TYPES, BufferSlots, Host, TickState, _core
+from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core, mutable_in
 from engine.errors import BufferedWriteError, EntityUpdateError
 
 __all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "init_entity"]
@@ -135,6 +135,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self.state: Any = (TickState if _core is None else _core.TickState)(self._refuse)
         """What the write barrier reads (``TickState``): every entity of the world points to it."""
         self.state.signals = self.raise_signal
+        self.state.buffers = self
         self._order: Sequence[BufferSlots] = []
         self._size = 0
         self._moved: list[BufferSlots] = []
@@ -231,7 +232,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         """Settle an entity with fields of its own that wrote: pending kept aside, committed put back."""
         layout = layout_of(entity)
         after = layout.get(entity)
-        if not MUTABLE_TYPES.isdisjoint(map(type, after)):
+        if any(map(mutable_in, after)):
             layout.refuse_mutable(entity, after)
         entity._nfull = after
         layout.set(entity, entity._bfull)  # still its own update's write: at once

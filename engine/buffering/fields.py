@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any, TypeVar, cast, overload
 
-from engine.buffering.slots import MUTABLE_TYPES, BufferSlots
+from engine.buffering.slots import MUTABLE_TYPES, BufferSlots, mutable_in, refuse_mutable
 
 __all__ = ["Layout", "SignalInbox", "buffered", "class_layout", "layout_of", "signal"]
 
 T = TypeVar("T")
-_MUTABLE = tuple(MUTABLE_TYPES)
 MOTION = ("x", "y", "angle")
 """The buffered fields every entity has, first in every layout."""
 
@@ -52,7 +51,7 @@ def buffered(default: T) -> T:
     class's ``_buffered_names``. (Typed as returning ``T``, so ``self.hp`` type-checks as
     the value it holds.)
     """
-    if isinstance(default, _MUTABLE):
+    if isinstance(default, tuple(MUTABLE_TYPES)) or mutable_in(default) is not None:
         raise TypeError(
             f"buffered() default must be immutable (a number, string or tuple), got {default!r}: "
             "a mutable value would be shared between buffers and mutated in place"
@@ -212,21 +211,19 @@ class Layout:
         """Refuse (``TypeError``, by name) an entity whose buffered values hold a mutable one: at spawn."""
         if self.rest:
             values = self.get(entity)
-            if not MUTABLE_TYPES.isdisjoint(map(type, values)):
+            if any(map(mutable_in, values)):
                 self.refuse_mutable(entity, values)
 
     def refuse_mutable(self, entity: Any, values: tuple[Any, ...]) -> None:
-        """Raise ``TypeError`` naming the first of ``values`` (the entity's, in layout order) that is mutable.
+        """Raise ``TypeError`` naming the first of ``values`` (the entity's, in layout order) that is or holds a
+        mutable one (``slots.refuse_mutable``'s words).
 
         A buffered value is shared by the committed, pending and previous buffers, so one
         mutated in place would change all three: only immutable values may be buffered.
         Called, on both paths, only for an entity whose new values hold one of ``MUTABLE_TYPES``.
         """
         for name, value in zip(self.names, values):
-            if type(value) in MUTABLE_TYPES:
-                kind = type(value).__name__
-                raise TypeError(f"{type(entity).__name__}.{name} is buffered and was set to a {kind}: buffered "
-                                f"values are immutable, so use a tuple or a frozenset (tuple(...) of the {kind})")
+            refuse_mutable(entity, name, value)
 
     def index(self, name: str) -> int:
         """Position of buffered field ``name``; ``KeyError`` naming the fields if it is not one."""

@@ -154,8 +154,8 @@ class Shown(_FieldBase):
             return getattr(owner, self.class_attribute)
         value = self.get_committed(entity)
         if self.get_baseline(entity) is not UNCHANGED:  # changed this tick: only its own update sees it yet
-            world = entity.world
-            if world is None or world.buffers.sender is not entity:
+            state = entity._wstate
+            if state is None or entity.world is None or state.updating is not entity:
                 value = self.get_baseline(entity)
         if value is None:
             return getattr(type(entity), self.class_attribute)
@@ -175,7 +175,7 @@ class Shown(_FieldBase):
             entity._blook = UNCHANGED
             return
         if world is not None:
-            buffers = world.buffers
+            buffers = entity._wstate.buffers
             if buffers.sender is entity:  # its own update: write through, keeping the baseline the first time
                 baseline = self.baseline
                 if getattr(entity, baseline) is UNCHANGED:

@@ -25,7 +25,7 @@ import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 __all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier",
-           "hold"]
+           "hold", "mutable_in", "refuse_mutable"]
 
 
 def _import_core() -> Any:
@@ -76,13 +76,17 @@ class TickState:
     ``members`` is the tick's update order (whoever was in the world when it began; a write to
     one of them from another's update is refused, despawned in the tick or not).
     ``signals(receiver, name, value)`` raises a signal into the world's next buffer: what a
-    signal's send calls, reaching the buffers from the entity in one step.
+    signal's send calls, reaching the buffers from the entity in one step; ``buffers`` is the
+    world's Double Buffer itself (``PureBuffers``), which the rest of an entity's buffered state
+    reaches the same way (no route through the world).
     """
 
-    __slots__ = ("members", "refuse", "refused", "signals", "tick", "ticking", "token", "updating", "written")
+    __slots__ = ("buffers", "members", "refuse", "refused", "signals", "tick", "ticking", "token", "updating",
+                 "written")
 
     def __init__(self, refuse: Any) -> None:
         self.refuse = refuse
+        self.buffers: Any = None
         self.members: Any = None
         self.signals: Any = None
         self.refused: BaseException | None = None
@@ -96,6 +100,47 @@ class TickState:
 MUTABLE_TYPES = frozenset((list, dict, set, bytearray))
 """The mutable built-in types a buffered field refuses (exactly these: the check costs one set lookup per value,
 on both paths; the core compares the same four types)."""
+_DEPTH = 64
+"""How deep ``mutable_in`` looks into tuples of tuples (a value nested deeper is a game's own data structure,
+not a buffered value written in an update; the core looks exactly as deep)."""
+
+
+def mutable_in(value: Any, depth: int = _DEPTH) -> type | None:
+    """The type of the first list, dict, set or bytearray ``value`` is or holds through tuples, else ``None``.
+
+    A buffered value is shared by the committed, pending and previous buffers (and by every
+    checkpoint), so a list inside a tuple mutated in place would change them all at once, in
+    the past too: it is refused as a list is. Frozensets and strings cannot hold one.
+    """
+    kind = type(value)
+    if kind in MUTABLE_TYPES:
+        return kind
+    if isinstance(value, tuple) and depth > 0:
+        for item in value:
+            found = mutable_in(item, depth - 1)
+            if found is not None:
+                return found
+    return None
+
+
+def refuse_mutable(entity: Any, name: str, value: Any) -> None:
+    """Raise ``TypeError`` if ``value``, written to buffered field ``name`` of ``entity``, is or holds a mutable one.
+
+    The words are the same on both paths (the core's barrier says them too) and wherever it is
+    found (at the line that writes, at a spawn, at the end of an update).
+    """
+    kind = mutable_in(value)
+    if kind is None:
+        return
+    what = kind.__name__
+    if type(value) is kind:
+        raise TypeError(f"{type(entity).__name__}.{name} is buffered and was set to a {what}: buffered values "
+                        f"are immutable, so use a tuple or a frozenset (tuple(...) of the {what})")
+    raise TypeError(f"{type(entity).__name__}.{name} is buffered and was set to a {type(value).__name__} holding a "
+                    f"{what}: buffered values are immutable all the way down, so use a tuple or a frozenset inside "
+                    f"it too (tuple(...) of the {what})")
+
+
 _BASELINE = {"x": "_bx", "y": "_by", "angle": "_ba"}
 """The slot that holds the committed value of each of x, y and angle: always, but while the entity's
 own update runs (its pending value is in the field's slot then) and between the commit of a tick whose
@@ -147,10 +192,8 @@ def barrier(state: TickState, entity: Any, name: str, value: Any) -> bool:
     updating = state.updating
     token = state.token
     if updating is entity:
-        if name not in _BASELINE and type(value) in MUTABLE_TYPES:
-            kind = type(value).__name__
-            raise TypeError(f"{type(entity).__name__}.{name} is buffered and was set to a {kind}: buffered values "
-                            f"are immutable, so use a tuple or a frozenset (tuple(...) of the {kind})")
+        if name not in _BASELINE and (type(value) in MUTABLE_TYPES or isinstance(value, tuple)):
+            refuse_mutable(entity, name, value)
         if not entity._motion_only and entity._wmark is not token:
             hold(entity, token)
         return True
@@ -274,7 +317,8 @@ class WorldBuffers(Protocol):
 
 
 class Host(Protocol):
-    """The world, as the buffers see it: ``World`` implements it (its ``buffers`` are its Double Buffer)."""
+    """The world, as the buffers see it: ``World`` implements it (its Double Buffer is reached from an
+    entity's ``TickState``, never through the world)."""
 
     @property
     def tick_count(self) -> int:
@@ -287,10 +331,6 @@ class Host(Protocol):
     @property
     def seed(self) -> Any:
         """The world's seed, which every entity's generator is seeded from."""
-
-    @property
-    def buffers(self) -> WorldBuffers:
-        """The world's Double Buffer."""
 
 
 if _core is not None:

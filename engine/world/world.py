@@ -26,7 +26,7 @@ from engine.buffering import Buffers
 from engine.camera import Mouse
 from engine.clock import checked_ms
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_SEED
-from engine.deprecation import warn_deprecated
+from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
 from engine.ecs import EsperWorld
 from engine.entity import Entity
 from engine.errors import BufferedWriteError, EntityUpdateError
@@ -85,9 +85,6 @@ class World:
             raise ValueError(f"seed must be a whole number from 0 to 2**64-1, got {seed!r}")
         self._ecs = EsperWorld(self)
         self._buffers = Buffers()
-        self.buffers = self._buffers
-        """The world's Double Buffer (``engine.buffering.Buffers``), which entities' buffered fields,
-        signals and looks write through: named for the engine's own parts, never needed by a game."""
         self._spawner = Spawner(self, self._ecs, self._buffers)
         self._sounds = SoundRequests()
         self._music = MusicRequests()
@@ -537,6 +534,15 @@ class World:
         return f"<World tick={self.tick_count} entities={len(self)}>"
 
     # -- deprecated: names of 0.2, kept as aliases that warn until 0.5 (docs/changelog.md) ------
+
+    @property
+    def buffers(self) -> Any:
+        """Deprecated, and never needed by a game: the world's Double Buffer is its own (0.4 published it
+        for the engine's parts, which now reach it from an entity's state)."""
+        warn_deprecated("World.buffers",
+                        "the entity's own fields and signals (a game never needs the world's Double Buffer)",
+                        removed_in=MOVED_REMOVED_IN)
+        return self._buffers
 
     def take_sounds(self) -> list[SoundRequest]:
         """Deprecated: ``engine.world.take_sounds(world)``. The sounds completed ticks asked for, in order."""

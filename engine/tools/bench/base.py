@@ -17,10 +17,21 @@ from typing import Any
 
 from engine.entity import Entity
 
-__all__ = ["Patroller", "PlainPatroller", "Rows", "measure", "nothing", "patrol", "tick_path"]
+__all__ = ["Patroller", "PlainPatroller", "Rows", "measure", "nothing", "patrol", "tick_path", "verdict"]
 
 Rows = list[tuple[str, float, float, str]]
 """A benchmark's figures: rows of (case, milliseconds, ratio, target)."""
+
+
+def verdict(ratio: float, limit: float, *, at_least: bool = False, words: str = "") -> str:
+    """A row's target, said with whether this run met it: ``ok, within target <= 1.3x ...`` or ``OVER target ...``
+    (``UNDER target >= 1.0x ...`` where ``at_least``), so a missed target is never read as a met one."""
+    met = ratio >= limit if at_least else ratio <= limit
+    sign = ">=" if at_least else "<="
+    word = "ok, within" if met else ("UNDER" if at_least else "OVER")
+    if at_least and met:
+        word = "ok, at"
+    return f"{word} target {sign} {limit:g}x{' ' + words if words else ''}"
 
 
 def patrol(self: Any, world: Any) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.entity import Entity, buffered, signal
-from engine.tools.bench.base import Rows
+from engine.tools.bench.base import Rows, verdict
 from engine.tools.bench.pygame_peer import (
     CHURN_LIFETIME,
     HUBS,
@@ -133,7 +133,8 @@ def bench_churn(count: int = 10_000, ticks: int = 100, warm: int = 10) -> Rows:
                      "to measure: TICKSWAP_PYGAME_PYTHON=/path/to/venv/bin/python tickswap bench churn"))
     rows += [
         row(f"tickswap: {what}, despawn and spawn mid-tick, hub.pings.send(1)", "churn",
-            "; issue 37 measured 0.35x" if "pygame" in ms else ""),
+            f"; {verdict(reference / ms['churn'], 1.0, at_least=True, words='pygame-ce')} (0.4: 0.35x)"
+            if "pygame" in ms else ""),
         row(f"tickswap: the same {count:,}, nobody despawned (the churn's share)", "no churn"),
         row("tickswap: the same churn, no signal sent (the pings' share)", "no pings"),
     ]

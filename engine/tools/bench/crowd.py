@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.tools.bench.base import Rows, measure
+from engine.tools.bench.base import Rows, measure, verdict
 from engine.world import World
 
 __all__ = ["bench_crowd"]
@@ -58,6 +58,6 @@ def bench_crowd(count: int = 1_000_000, rounds: int = 30) -> Rows:
         ("the drift fused in numpy, np.add(out=) a preallocated array (floor)", fused * 1e3, 1.0,
          f"reads 2 arrays, writes 1: {times['fused'] / times['copyto']:.2f}x copyto"),
         (f"Crowd tick, {count:,} members (fused, buffers rotated)", times["crowd"] * 1e3, times["crowd"] / fused,
-         f"vs floor, <= 1.3x; {times['crowd'] / times['copyto']:.2f}x copyto"),
+         f"{verdict(times['crowd'] / fused, 1.3, words='the floor')}; {times['crowd'] / times['copyto']:.2f}x copyto"),
         ("the same tick written naively", times["naive"] * 1e3, times["naive"] / fused, "vs floor, for comparison"),
     ]

@@ -3,23 +3,23 @@
 What a rollback session pays when a remote input arrives 8 ticks late: return to the
 checkpoint of 8 ticks before and run those ticks again, taking a checkpoint after each
 (a session keeps one per tick). Measured for 1,000 and 10,000 patrolling entities, in one
-run, beside the same ticks without any of it. The targets are issue 20's: a checkpoint and
-a rollback together within 0.3x of one tick, and the whole rollback of 1,000 entities
-within a quarter of a 60 Hz frame (4.17 ms). The rollback beside one tick goes back and
+run, beside the same ticks without any of it. The targets: a checkpoint and a rollback
+together within 0.2x of one tick (issue 37's; 0.3x in 0.4), and the whole rollback of 1,000
+entities within a quarter of a 60 Hz frame (4.17 ms, issue 20's). The rollback beside one tick goes back and
 forth between two checkpoints a tick apart, so that every moving value changes, as it does
 after re-simulated ticks.
 """
 
 from __future__ import annotations
 
-from engine.tools.bench.base import Patroller, Rows, measure
+from engine.tools.bench.base import Patroller, Rows, measure, verdict
 from engine.world import World
 
 __all__ = ["bench_rollback"]
 
 DISTANCE = 8
 QUARTER_FRAME_MS = 1000 / 60 / 4
-PAIR_TARGET = 0.3  # a checkpoint and a rollback, in ticks
+PAIR_TARGET = 0.2  # a checkpoint and a rollback, in ticks (issue 37; 0.4 held it to 0.3)
 
 
 def bench_rollback(counts: tuple[int, ...] = (1000, 10_000), rounds: int = 20) -> Rows:
@@ -29,16 +29,15 @@ def bench_rollback(counts: tuple[int, ...] = (1000, 10_000), rounds: int = 20) -
     for count in counts:
         found = _measured(count, rounds)
         # The verdict in words: "4.27 ms ... <= 4.17 ms" read as a pass when it was over.
-        verdict = "ok, within" if found["rollback"] * 1e3 <= QUARTER_FRAME_MS else "OVER"
-        target = (f"{verdict} target {QUARTER_FRAME_MS:.2f} ms (a quarter of a 60 Hz frame)" if count == 1000
+        whole = "ok, within" if found["rollback"] * 1e3 <= QUARTER_FRAME_MS else "OVER"
+        target = (f"{whole} target {QUARTER_FRAME_MS:.2f} ms (a quarter of a 60 Hz frame)" if count == 1000
                   else "")
         tick = found["tick"]
-        pair = "ok, within" if found["pair"] <= PAIR_TARGET * tick else "OVER"
         rows += [
             (f"one plain tick, {count} entities", tick * 1e3, 1.0, ""),
             (f"one checkpoint, {count} entities", found["checkpoint"] * 1e3, found["checkpoint"] / tick, ""),
             (f"a checkpoint and a rollback, {count} entities", found["pair"] * 1e3, found["pair"] / tick,
-             f"{pair} target {PAIR_TARGET}x a tick"),
+             verdict(found["pair"] / tick, PAIR_TARGET, words="a tick")),
             (f"{DISTANCE} plain ticks, {count} entities", found["ticks"] * 1e3, 1.0, ""),
             (f"rollback + {DISTANCE} ticks, a checkpoint each, {count} entities", found["rollback"] * 1e3,
              found["rollback"] / found["ticks"], target),
