@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from engine.tools.ship.build import PackageOptions
 
 __all__ = ["CheckOptions", "LabOptions", "Outputs", "Parser", "RendezvousOptions", "ReplayOptions", "RunOptions",
-           "add_display_options", "add_run_options", "build_parser", "check_options", "count", "display_of",
-           "lab_options", "package_options", "rendezvous_options", "replay_options", "run_options"]
+           "SeedsOptions", "SoakOptions", "add_display_options", "add_run_options", "build_parser", "check_options",
+           "count", "display_of", "lab_options", "package_options", "rendezvous_options", "replay_options",
+           "run_options", "seeds_options", "soak_options"]
 
 MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
@@ -485,3 +486,58 @@ class RendezvousOptions:
 def rendezvous_options(args: argparse.Namespace) -> RendezvousOptions:
     """``rendezvous``'s parsed options as a ``RendezvousOptions``."""
     return RendezvousOptions(bind=args.bind, port=args.port, max_rooms=args.max_rooms, rate=args.rate)
+
+
+@dataclass(frozen=True)
+class SeedsOptions:
+    """One process of ``tickswap check --hash-seeds`` (``python -m engine.tools.seeds``): which run to hash."""
+
+    game: str
+    ticks: int
+    seed: int
+    players: int
+    input: str | None
+    no_input: bool
+    snapshot_at: int | None
+
+
+def seeds_options(argv: list[str] | None = None) -> SeedsOptions:
+    """``python -m engine.tools.seeds``'s argv (``check`` writes it) as a ``SeedsOptions``."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.seeds")
+    parser.add_argument("game")
+    parser.add_argument("--ticks", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--players", type=int, required=True)
+    parser.add_argument("--input")
+    parser.add_argument("--no-input", action="store_true")
+    parser.add_argument("--snapshot-at", type=int)
+    args = parser.parse_args(argv)
+    return SeedsOptions(game=args.game, ticks=args.ticks, seed=args.seed, players=args.players, input=args.input,
+                        no_input=args.no_input, snapshot_at=args.snapshot_at)
+
+
+@dataclass(frozen=True)
+class SoakOptions:
+    """``python -m engine.tools.soak``: how long, how many entities, how many replaced a tick, the memory budget."""
+
+    ticks: int
+    entities: int
+    churn: int
+    budget_blocks: int
+    tracemalloc: bool
+
+
+def soak_options(argv: list[str] | None = None, description: str = "") -> SoakOptions:
+    """``python -m engine.tools.soak``'s argv as a ``SoakOptions`` (more churn than entities: refused, exit 2)."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.soak", description=description)
+    parser.add_argument("--ticks", type=whole(1, 10**9), default=1_000_000)
+    parser.add_argument("--entities", type=whole(1, 10**9), default=1000)
+    parser.add_argument("--churn", type=whole(0, 10**9), default=10, help="spawns and despawns per tick")
+    parser.add_argument("--budget-blocks", type=whole(0, 10**9), default=2000,
+                        help="allowed growth in allocated blocks after the first checkpoint (default 2000)")
+    parser.add_argument("--tracemalloc", action="store_true", help="also trace allocations and report bytes (slow)")
+    args = parser.parse_args(argv)
+    if args.churn > args.entities:
+        parser.error(f"--churn {args.churn} is more than --entities {args.entities}")
+    return SoakOptions(ticks=args.ticks, entities=args.entities, churn=args.churn, budget_blocks=args.budget_blocks,
+                       tracemalloc=args.tracemalloc)
