@@ -22,6 +22,7 @@ from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import add_systems, build_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import World
+from engine.world.driver import Driver
 from engine.world.save import load_world_data
 
 __all__ = ["replay_command"]
@@ -106,8 +107,8 @@ def replay_command(options: ReplayOptions) -> int:
         else:
             # Drawn, the window's runner steps the same verification verify() steps, once per update it owes.
             verification = Verification(replay, world)
-            runner = make_runner(options.display, game, world, ups=1000 / replay.ms_per_update,
-                                 driver=ReplayDriver(verification))
+            driver: Driver = ReplayDriver(verification)  # the type checker holds it to the protocol
+            runner = make_runner(options.display, game, world, ups=1000 / replay.ms_per_update, driver=driver)
             runner.run()
             if options.screenshot:
                 write_screenshot(runner, options.screenshot)
