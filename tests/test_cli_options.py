@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +28,7 @@ CLI = Path(engine.__file__).parent / "tools" / "cli"
 NOT_YET_TYPED = {"net.py", "numbers.py", "rooms.py"}
 
 
-def parsed(*argv: str) -> object:
+def parsed(*argv: str) -> argparse.Namespace:
     return build_parser().parse_command(list(argv))
 
 
@@ -68,6 +70,7 @@ def test_every_display_option_is_made_from_the_field_that_declares_it():
     for option in display_options():
         assert option.flag in flags, option.flag
         default = getattr(Display(), option.name)
+        changed: Any
         if isinstance(default, bool):
             argv, changed = [option.flag], not default
         elif option.choices:
