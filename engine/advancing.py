@@ -12,7 +12,9 @@ values and may overrule them. The step runs once per update however deep the cla
 go: only the wrapper of the entity's own class (the most derived ``update``) steps, so a
 subclass that calls ``super().update(world)`` does not step twice. Mixins cooperate:
 each ``_advance`` calls ``super()._advance(world)``, so ``class Boss(Follower, Tweened)``
-walks its path and runs its tweens.
+walks its path and runs its tweens. A class that inherits its ``update`` from a base that
+is not ``Advancing`` (``class Banner(RoundThing, Tweened)``: ``RoundThing.update`` comes
+first) gets that update wrapped as its own.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ class Advancing(Entity):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        update = vars(cls).get("update")
+        # The update this class runs: its own, or one it inherits from a game's base class listed
+        # before the Advancing one (``class Banner(RoundThing, Tweened)``), which knows nothing of
+        # steps: wrapped here too, or the tweens of such a class would silently never move.
+        update = vars(cls).get("update", getattr(cls, "update", None))
         if callable(update) and not getattr(update, "_advances", False):
             cls.update = _advancing(update)  # type: ignore[method-assign,assignment]
 

@@ -182,6 +182,12 @@ def expect_str(value: Any, where: str, max_length: int = 256, pattern: re.Patter
     return value
 
 
+_WROTE_0_1 = (["0", "1"], ["0", "2"], ["0", "3"], ["0", "4"])
+"""What 0.5 reads besides its own: every release to 0.4 wrote ``0.1.0`` (its version string was never bumped)."""
+
+
 def version_matches(written: str, ours: str) -> bool:
-    """Whether a file written by tickswap ``written`` may be read by ``ours`` (same major.minor)."""
-    return written.split(".")[:2] == ours.split(".")[:2]
+    """Whether a file written by tickswap ``written`` may be read by ``ours``: the same major.minor, or 0.1 to
+    0.4 read by 0.5 (their saves and recordings are 0.5's formats, whose own ``version`` fields say when not)."""
+    theirs, mine = written.split(".")[:2], ours.split(".")[:2]
+    return theirs == mine or (mine == ["0", "5"] and theirs in _WROTE_0_1)

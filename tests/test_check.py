@@ -8,7 +8,7 @@ from pathlib import Path
 import esper
 import pytest
 
-from engine import Entity, InputEvent, World, buffered
+from engine import Entity, InputEvent, World, buffered, signal
 from engine.files.importer import load_game
 from engine.testing import (
     assert_order_independent,
@@ -518,3 +518,37 @@ def test_orders_with_rollback_is_refused_naming_both_and_one_order_is_one_order(
     assert "--orders 3" in err and "--rollback" in err and "Traceback" not in err
     assert main(["check", "patrol", "--ticks", "10", "--orders", "1", "--saves", "0", "--hash-seeds", "0"]) == 0
     assert "order independent: 1 shuffled order agreed" in capsys.readouterr().out
+
+
+class Tally(Entity):
+    """Receives one number from each Caller a tick: what it gets depends on who called first."""
+
+    calls = signal(tuple)
+    heard = buffered(0)
+
+    def update(self, world: World) -> None:
+        self.heard += len(self.calls.value)
+
+
+class Caller(Entity):
+    """Sends the tally how many callers came before it this tick: plain state shared by update order."""
+
+    def update(self, world: World) -> None:
+        tally = world.entities_of(Tally)[0]
+        seen = [c for c in world.entities_of(Caller) if getattr(c, "_went", -1) == world.tick_count]
+        self.__dict__["_went"] = world.tick_count
+        tally.calls.send(len(seen))
+
+
+def test_an_order_dependent_signal_is_reported_with_who_sent_it():
+    def build(world: World) -> None:
+        world.spawn(Tally())
+        for _ in range(3):
+            world.spawn(Caller())
+
+    result = check_order_independence(build, ticks=5, orders=3, inputs=None)
+    assert not result.ok and result.tick is not None
+    text = result.describe()
+    assert "signals" in text
+    assert (f"Tally (id 1)'s signal calls was sent at tick {result.tick} by Caller (id 2), Caller (id 3) and "
+            "Caller (id 4)") in text, text

@@ -86,7 +86,7 @@ def test_tutorial_game_scores_spins_collides_and_asks_for_its_chime(tmp_path):
         comet, score = world.entities_of(game.Comet)[0], world.entities_of(game.Score)[0]
         assert comet.angle == 6000.0
         assert score.points >= 1 and score.look.text == f"Score {score.points}"
-        assert len(sounds) == score.points and sounds[0].sound == str(tmp_path / "chime.wav")
+        assert len(sounds) == score.points and sounds[0].path == str(tmp_path / "chime.wav")
 
 
 def test_every_command_the_cli_reference_lists_exists():
@@ -122,6 +122,55 @@ def test_input_guide_script_example_is_a_script_the_reader_accepts(tmp_path):
     events = read_input_script(script)
     assert sorted(events) == [12, 30]
     assert [event.type for event in events[30]] == ["key_release", "mouse_press"]
+
+
+def test_input_guide_shows_the_line_that_pushes_events_in_a_test_and_it_runs():
+    text = section(DOCS / "guides" / "input.md", "## Input reaches ticks, not frames")
+    code = first_python_block(text)
+    assert "world.input_queue.press(" in code and "world.tick()" in code
+    exec(compile(code, "input guide", "exec"), {})  # its own assert: the hero moved on the pushed key
+
+
+def test_tile_maps_guide_changes_rooms_in_one_tick_and_collides_with_the_new_room_only(tmp_path):
+    from mapfiles import tmj
+
+    from engine import InputEvent, Tile, TileMap, World, keys
+
+    door = {"id": 1, "name": "door", "type": "door", "x": 24, "y": 12, "width": 8, "height": 8, "rotation": 0,
+            "visible": True, "properties": [{"name": "to", "type": "string", "value": "forest"},
+                                            {"name": "x", "type": "float", "value": 4},
+                                            {"name": "y", "type": "float", "value": 12}]}
+    bat = {**door, "id": 2, "name": "bat", "type": "bat", "x": 8, "properties": []}
+    tmj(tmp_path, [[0, 0, 0, 0]] * 3 + [[1, 0, 0, 0]], name="cave.tmj", objects=[door, bat])  # the door at y 16
+    tmj(tmp_path, [[0, 0, 0, 1]] * 4, name="forest.tmj")
+    code = first_python_block(section(DOCS / "guides" / "tile-maps.md", "## Changing rooms"))
+    namespace: dict = {"__file__": str(tmp_path / "rooms.py"), "__name__": "rooms"}
+    exec(compile(code, "tile maps guide", "exec"), namespace)
+    with World() as world:
+        namespace["build"](world)
+        world.tick()
+        hero = world.entities_of(namespace["Hero"])[0]
+        assert [m.map for m in world.entities_of(TileMap)] == ["cave.tmj"] and world.entities_of(namespace["Bat"])
+        world.input_queue.push(InputEvent("key_press", keys.RIGHT))
+        for _ in range(6):
+            world.tick()
+        assert hero.room == "forest" and [m.map for m in world.entities_of(TileMap)] == ["forest.tmj"]
+        assert world.entities_of(namespace["Bat"]) == []
+        assert world.overlapping_at(4.0, 4.0, (2.0, 2.0), kind=Tile) == []  # the cave's wall is gone
+        assert len(world.overlapping_at(28.0, 4.0, (2.0, 2.0), kind=Tile)) == 1  # the forest's is there
+
+
+def test_the_api_signatures_page_is_current():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("signatures", Path(__file__).parent / "api" / "signatures.py")
+    assert spec is not None and spec.loader is not None
+    signatures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(signatures)
+    page = (DOCS / "api-signatures.md").read_text()
+    assert page == signatures.render(), "docs/api-signatures.md is out of date: python tests/api/signatures.py --update"
+    assert "read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, unnamed: int = 0)" in page
+    assert "0x" not in page
 
 
 def _anchors(page: Path) -> set[str]:

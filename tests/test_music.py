@@ -10,7 +10,9 @@ import pytest
 
 from engine import Entity, SaveError, World
 from engine.display import Display
+from engine.testing import load_game
 from engine.world import music_of, take_music
+from engine.world.save import load_world
 
 
 class DJ(Entity):
@@ -268,3 +270,55 @@ def test_a_saved_track_outside_its_games_directory_is_refused_and_one_inside_res
         with pytest.raises(SaveError, match="outside its game's directory") as caught:
             load_world(tmp_path / "edited.json", game, world_class=World)
         assert "\n" not in str(caught.value)
+
+
+DJ_GAME = ("from pathlib import Path\nfrom engine import Entity\n"
+           "class DJ(Entity):\n    def update(self, world):\n"
+           "        world.music(Path(__file__).parent / 'music' / 'theme.ogg')\n"
+           "def build(world):\n    world.spawn(DJ())\n")
+
+
+def test_a_saves_music_is_named_inside_its_game_and_the_save_loads_with_a_copy_of_the_game_elsewhere(
+        tmp_path, capsys):
+    # Issue 39's defects 3 and 4: the music was saved by its absolute path, so a copy of the
+    # game elsewhere (or the packaged program, which runs a copy) refused the save.
+    import shutil
+
+    from engine.tools.cli import main
+
+    first = tmp_path / "first"
+    (first / "music").mkdir(parents=True)
+    (first / "music" / "theme.ogg").write_bytes(b"OggS")
+    (first / "dj.py").write_text(DJ_GAME)
+    assert main(["run", str(first / "dj.py"), "--ticks", "5", "--save-at", "5", str(tmp_path / "s.json")]) == 0
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["world"]["music"][0] == {"beside": "music/theme.ogg"}, data["world"]["music"]
+    assert str(tmp_path) not in (tmp_path / "s.json").read_text(), "no directory of the game's in its save"
+    second = tmp_path / "elsewhere" / "second"
+    shutil.copytree(first, second)
+    shutil.rmtree(first)
+    capsys.readouterr()
+    assert main(["run", str(second / "dj.py"), "--ticks", "3", "--load", str(tmp_path / "s.json")]) == 0, \
+        capsys.readouterr().err
+    game = load_game(second / "dj.py")
+    with load_world(tmp_path / "s.json", game, world_class=World) as loaded:
+        assert [r.path for r in take_music(loaded)] == [str(second / "music" / "theme.ogg")]
+
+
+def test_a_saved_track_beside_its_game_is_checked_as_a_picture_is_and_needs_its_game(tmp_path):
+    from engine.tools.cli import main
+
+    (tmp_path / "music").mkdir()
+    (tmp_path / "music" / "theme.ogg").write_bytes(b"OggS")
+    (tmp_path / "dj.py").write_text(DJ_GAME)
+    assert main(["run", str(tmp_path / "dj.py"), "--ticks", "2", "--save-at", "2", str(tmp_path / "s.json")]) == 0
+    game = load_game(tmp_path / "dj.py")
+    data = json.loads((tmp_path / "s.json").read_text())
+    for bad in ("../theme.ogg", "/etc/theme.ogg", "a\\b.ogg", "", "music/../../x.ogg"):
+        data["world"]["music"][0] = {"beside": bad}
+        (tmp_path / "edited.json").write_text(json.dumps(data))
+        with pytest.raises(SaveError, match=r"world\.music.*beside") as caught:
+            load_world(tmp_path / "edited.json", game, world_class=World)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(SaveError, match="names its music inside its game's directory: load it with its game"):
+        load_world(tmp_path / "s.json", world_class=World)

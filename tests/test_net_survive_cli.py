@@ -208,3 +208,123 @@ def test_a_joiner_given_the_combined_script_is_refused_as_the_host_refuses_it(tm
         assert status == 2 and "all.jsonl:2: " in err and len(err.strip().splitlines()) == 1, err
         assert "hosting" not in err and "waiting for the host" not in err, "refused before asking anyone"
     assert "line 1 names no player and line 2 names player 1: that is tickswap run's combined script" in err
+
+
+MAPPED = '''
+from pathlib import Path
+
+from engine import TileMap
+
+HERE = Path(__file__).parent
+
+
+def build(world):
+    world.spawn(TileMap.load(HERE / "level.tmj"))  # as the tiles guide says: the map read in build
+    for player in range(world.players):
+        world.spawn(Mover(player))
+'''
+
+
+def test_a_late_spectator_of_a_game_that_loads_its_map_in_build_joins_and_ends_on_the_hosts_hash(
+        tmp: Path) -> None:
+    # Issue 39's defect 2: the joiner loaded the host's save without running build, so the
+    # map the save names by content was "not loaded in this process".
+    from mapfiles import tmj
+
+    tmj(tmp, [[1, 0], [0, 1]])
+    text = (tmp / "game.py").read_text()
+    (tmp / "game.py").write_text(text[:text.index("def build(")] + MAPPED)
+    lines(tmp / "p0.jsonl", P0)
+    first, port = host(tmp, "--ticks", "1500", "--input", "p0.jsonl", *PACE)
+    second = join(tmp, port, *PACE)
+    first.wait_for("the session starts")
+    watcher = join(tmp, port, "--spectate", "--record", "w.jsonl", *PACE)
+    results = [peer.finish() for peer in (first, second, watcher)]
+    for status, _, err in results:
+        assert status == 0, err
+    assert len({hash_of(out) for _, out, _ in results}) == 1
+    replays(tmp, "w.jsonl")
+
+
+UNMAPPED = '''
+from pathlib import Path
+
+from engine import Entity, TileMap, buffered
+
+HERE = Path(__file__).parent
+
+
+class Level(Entity):
+    """Reads its map in its first update, not in build: a process that did not play that tick never read it."""
+
+    started = buffered(False)
+
+    def update(self, world):
+        if not self.started:
+            self.started = True
+            world.spawn(TileMap.load(HERE / "level.tmj"))
+
+
+def build(world):
+    world.spawn(Level())
+    for player in range(world.players):
+        world.spawn(Mover(player))
+'''
+
+
+def test_a_rejoiner_that_fails_to_load_is_not_said_to_be_back(tmp: Path) -> None:
+    # Issue 39's defect 2: the rejoiner exited 1, and the host said "player 2 is back".
+    from mapfiles import tmj
+
+    tmj(tmp, [[1, 0], [0, 1]])
+    text = (tmp / "game.py").read_text()
+    (tmp / "game.py").write_text(text[:text.index("def build(")] + UNMAPPED)
+    first, port = host(tmp, "--ticks", "1200", *PACE, players=3)
+    second = join(tmp, port, *PACE)
+    first.wait_for("player 1 joined")
+    third = join(tmp, port, *PACE)
+    code = third.wait_for(CODE.pattern).group(1)
+    first.wait_for("the session starts")
+    third.process.send_signal(signal.SIGKILL)
+    first.wait_for(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1\.5 s: dropped at tick \d+")
+    again = join(tmp, port, "--rejoin", code, *PACE)
+    failed = again.finish()
+    results = [peer.finish() for peer in (first, second)]
+    third.finish()
+    assert failed[0] == 1 and "is not loaded in this process" in failed[2], failed[2]
+    for status, _, err in results:
+        assert status == 0, err
+    err = results[0][2]
+    assert "player 2 is back" not in err, err
+    assert re.search(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1\.5 s: dropped: it never played after rejoining "
+                     r"\(its process failed to start or load, or was stopped\) at tick \d+: the others play on", err), err
+
+
+HINT = re.compile(r"if this peer drops, it takes its seat back with: (.*) \(within the host's --rejoin-window")
+
+
+def test_the_rejoin_hint_of_a_game_file_joining_itself_is_a_command_the_host_takes(tmp: Path) -> None:
+    # Issue 39's defect 5: after `python game.py --join HOST:PORT` the hint said
+    # `tickswap join HOST:PORT --rejoin CODE`, without the game, which the host refused.
+    import shlex
+
+    game = tmp / "game.py"
+    game.write_text(game.read_text() + "\n\nif __name__ == '__main__':\n    from engine import run\n\n"
+                    "    raise SystemExit(run(build))\n")
+    first, port = host(tmp, "--ticks", "1500", *PACE, players=3)
+    second = join(tmp, port, *PACE)
+    first.wait_for("player 1 joined")
+    third = Peer(tmp, "--join", f"127.0.0.1:{port}", *PACE, program=("game.py",))
+    hint = third.wait_for(HINT.pattern).group(1)
+    words = shlex.split(hint)
+    assert words[:4] == ["python", "game.py", "--join", f"127.0.0.1:{port}"] and words[4] == "--rejoin", hint
+    first.wait_for("the session starts")
+    third.process.send_signal(signal.SIGKILL)
+    first.wait_for(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1\.5 s: dropped at tick \d+")
+    again = Peer(tmp, *words[2:], *PACE, program=(words[1],))
+    results = [peer.finish() for peer in (first, second, again)]
+    third.finish()
+    for status, _, err in results:
+        assert status == 0, err
+    assert re.search(r"player 2 rejoined from 127\.0\.0\.1:\d+", results[0][2]), results[0][2]
+    assert len({hash_of(out) for _, out, _ in results}) == 1

@@ -168,3 +168,23 @@ def test_replay_headless_takes_a_screenshot(tmp_path, capsys):
     shot = tmp_path / "end.png"
     assert main(["replay", str(recording), "--headless", "--screenshot", str(shot)]) == 0
     assert "all match" in capsys.readouterr().out and shot.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("name", [".png", ".PNG", "shots/.png"])
+def test_a_screenshot_named_only_png_is_refused_before_the_run_not_written_as_a_hidden_file(tmp_path, capsys, name):
+    (tmp_path / "shots").mkdir()
+    shot = tmp_path / name
+    assert main(["run", "bouncy", "--headless", "--frames", "3", "--screenshot", str(shot)]) == 2
+    assert f"--screenshot {shot}: a file named only '.png' is hidden; name it something.png" in one_line(capsys)
+    assert not shot.exists()
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_ticks_0_draws_the_world_before_its_first_tick(tmp_path, capsys):
+    shot = tmp_path / "first.png"
+    assert main(["run", "bouncy", "--ticks", "0", "--headless", "--screenshot", str(shot)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("bouncy: 0 ticks") and f"screenshot {shot}" in out, out
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    assert main(["run", "bouncy", "--ticks", "0"]) == 0
+    assert capsys.readouterr().out.split("state ")[1][:16] == out.split("state ")[1][:16]

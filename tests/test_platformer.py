@@ -51,7 +51,7 @@ def run(world, ticks: int, heard: list | None = None) -> None:
     for _ in range(ticks):
         world.tick()
         if heard is not None:
-            heard.extend(request.sound for request in take_sounds(world))
+            heard.extend(request.path for request in take_sounds(world))
 
 
 def test_platformer_title_waits_then_space_starts_play_and_the_music():
@@ -108,7 +108,7 @@ def test_platformer_a_jump_rises_about_three_and_a_half_tiles_with_a_sound():
         peak = hero.y
         for _ in range(60):
             world.tick()
-            heard.extend(request.sound for request in take_sounds(world))
+            heard.extend(request.path for request in take_sounds(world))
             peak = max(peak, hero.y)
         assert 3.4 * 16 < peak - STANDING < 3.6 * 16
         assert heard == [module.JUMP] and hero.y == STANDING and hero.on_ground

@@ -254,3 +254,31 @@ def test_a_two_player_checkpoint_round_trips(tmp_path):
         for expected in hashes:
             world.tick()
             assert world.state_hash() == expected
+
+
+def test_a_session_recording_with_an_input_delay_line_is_an_input_script_as_it_is_a_replay(tmp_path, capsys):
+    # Issue 39's defect 7: replay took {"tick": N, "input_delay": D}, but --input, check and
+    # read_input_scripts said "an input line has no 'input'".
+    import json
+
+    from engine.input import read_input_scripts
+
+    recorded = tmp_path / "plain.jsonl"
+    script = write_lines(tmp_path / "keys.jsonl", [
+        {"player": 1, "tick": 3, "input": [["key_press", "UP", 0, 0]]},
+        {"player": 0, "tick": 12, "input": [["key_press", "W", 0, 0]]},
+        {"player": 1, "tick": 15, "input": [["key_release", "UP", 0, 0]]}])
+    assert main(["run", "pong", "--players", "2", "--ticks", "20", "--input", script, "--record", str(recorded)]) == 0
+    lines = [json.loads(line) for line in recorded.read_text().splitlines()]
+    at = next(n for n, line in enumerate(lines) if n and line.get("tick", 0) >= 10)
+    session = write_lines(tmp_path / "session.jsonl", [*lines[:at], {"tick": 10, "input_delay": 4}, *lines[at:]])
+    assert main(["replay", session]) == 0
+    expected = capsys.readouterr().out
+    assert read_input_scripts(session, 2) == read_input_scripts(recorded, 2) != {}
+    assert main(["run", "pong", "--players", "2", "--ticks", "20", "--input", session]) == 0
+    state = capsys.readouterr().out.split("state ")[1][:16]
+    assert state in expected or state == lines[-1]["hash"][:16]
+    assert main(["check", "pong", "--players", "2", "--ticks", "20", "--input", session]) == 0, capsys.readouterr()
+    bad = write_lines(tmp_path / "bad.jsonl", [*lines[:at], {"tick": 10, "input_delay": -1}, *lines[at:]])
+    with pytest.raises(ReplayError, match=r"bad\.jsonl:\d+: input_delay"):
+        read_input_scripts(bad, 2)

@@ -264,6 +264,26 @@ def test_an_input_script_may_have_blank_lines(tmp_path):
     assert list(read_input_script(script)) == [3]
 
 
+def test_a_replay_with_another_game_says_which_game_made_the_recording(tmp_path, capsys):
+    recording = tmp_path / "pong.jsonl"
+    assert main(["run", "pong", "--ticks", "60", "--record", str(recording)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(recording), "--game", "bouncy"]) == 1
+    out = capsys.readouterr().out
+    assert "it is a recording of pong (its header), replayed with bouncy: replay it with --game pong" in out, out
+    assert "(seed, step)" not in out
+    for name, body in (("a.py", "X = 1"), ("b.py", "X = 2")):
+        (tmp_path / name).write_text("from engine import Entity, buffered\n" + body + "\n"
+                                     "class Counter(Entity):\n    n = buffered(0)\n"
+                                     "    def update(self, world):\n        self.n += X\n"
+                                     "def build(world):\n    world.spawn(Counter())\n")
+    assert main(["run", str(tmp_path / "a.py"), "--ticks", "60", "--record", str(tmp_path / "a.jsonl")]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "a.jsonl"), "--game", str(tmp_path / "b.py")]) == 1
+    out = capsys.readouterr().out
+    assert "it is a recording of a.py (its header), replayed with b.py: replay it with --game a.py" in out, out
+
+
 def _verified(replay_path, game_file, drawn: bool) -> tuple[object, ...]:
     """Verify a recording headless (``verify``) or drawn off-screen (a runner stepping ``ReplayDriver``)."""
     from engine.files.importer import load_game

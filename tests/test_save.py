@@ -480,3 +480,15 @@ def test_an_entitys_random_state_of_version_3_0_is_refused_as_60_0_ticks_are(tmp
     with pytest.raises(SaveError, match=r"entities\[0\].*random: the generator's version must be the whole number 3, "
                                         r"got 3.0"):
         World.load(tmp_path / "float.json")
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_a_save_at_past_the_end_of_a_headless_frames_run_is_refused_before_it_runs(tmp_path, capsys):
+    # 30 frames at 60 Hz are half a second: patrol's 64 ticks a second reach tick 32 at most.
+    out = tmp_path / "late.json"
+    assert main(["run", "patrol", "--headless", "--frames", "30", "--save-at", "500", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert ("--save-at 500: this run of 30 frames off-screen reaches tick 32 at most, so it never saves at tick 500"
+            in err), err
+    assert main(["run", "patrol", "--headless", "--frames", "30", "--save-at", "30", str(out)]) == 0
+    assert out.exists()

@@ -137,3 +137,31 @@ def test_tickswap_check_runs_the_save_load_pass_and_fails_naming_what_a_save_los
     assert skipped.returncode == 0 and len(skipped.stdout.splitlines()) == 1
     bad = _check("forgets.py", "--saves", "-1", cwd=tmp_path)
     assert bad.returncode == 2 and "expected 0 (skip) to 100 saves, got -1" in bad.stderr
+
+
+def test_world_load_with_two_copies_of_a_game_loaded_says_how_and_loads_when_given_the_game(tmp_path):
+    # Issue 39: a test suite loads a game twice (two versions of one file); World.load refused, and
+    # said only to use the command line.
+    from engine import SaveError, World
+    from engine.testing import load_game
+
+    games = []
+    for name, step in (("a", 1), ("b", 2)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "g.py").write_text(
+            "from engine import Entity, buffered\nclass Ball(Entity):\n    n = buffered(0)\n"
+            f"    def update(self, world):\n        self.n += {step}\n"
+            "def build(world):\n    world.spawn(Ball())\n")
+        games.append(load_game(tmp_path / name / "g.py"))
+    with World() as world:
+        games[0].setup(world)
+        world.tick()
+        world.save(tmp_path / "s.json")
+    with pytest.raises(SaveError, match=r"World\.load\(path, game=load_game\(\.\.\.\)\) or "
+                                        r"engine\.testing\.load_save\(game, path\)") as caught:
+        World.load(tmp_path / "s.json")
+    assert "\n" not in str(caught.value)
+    with World.load(tmp_path / "s.json", game=games[0]) as loaded:
+        loaded.tick()
+        assert [entity.n for entity in loaded.entities] == [2]  # type: ignore[attr-defined]
+        assert type(loaded.entities[0]) is games[0].module.Ball

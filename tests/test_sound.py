@@ -42,7 +42,7 @@ def test_sounds_are_handed_over_after_their_tick_with_its_number(world):
     heard: list[tuple[int, str, float]] = []
     for _ in range(7):
         world.tick()
-        heard.extend((request.tick, request.sound, request.volume) for request in take_sounds(world))
+        heard.extend((request.tick, request.path, request.volume) for request in take_sounds(world))
     assert heard == [(1, "drum.wav", 0.1), (4, "drum.wav", 0.4), (7, "drum.wav", 0.7)]
     assert take_sounds(world) == []
 
@@ -62,7 +62,7 @@ def test_a_failing_tick_drops_its_sounds_and_the_retry_asks_once(world):
     assert take_sounds(world) == []
     Flaky.fail = False
     world.tick()
-    assert [(r.tick, r.sound) for r in take_sounds(world)] == [(1, "boom.ogg")]
+    assert [(r.tick, r.path) for r in take_sounds(world)] == [(1, "boom.ogg")]
 
 
 def test_bad_requests_are_refused_by_name(world):
@@ -100,13 +100,13 @@ def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the
     live.run(frames=20)
     played = list(live.sound.played)
     assert media_before or "pyglet.media" not in sys.modules, "headless never touches the audio system"
-    assert [r.sound for r in played].count("drum.wav") == 2 and "tick.wav" in [r.sound for r in played]
+    assert [r.path for r in played].count("drum.wav") == 2 and "tick.wav" in [r.path for r in played]
     ticks = live.world.tick_count
     live.close()
 
     # A replay feeds the recorded input before each tick: the same sounds at the same ticks.
-    first_drum = next(r.tick for r in played if r.sound == "drum.wav")
-    second_drum = [r.tick for r in played if r.sound == "drum.wav"][1]
+    first_drum = next(r.tick for r in played if r.path == "drum.wav")
+    second_drum = [r.tick for r in played if r.path == "drum.wav"][1]
     inputs = {first_drum: [32], second_drum: [32]}
 
     def feed(world):
@@ -161,7 +161,7 @@ def test_a_world_nobody_plays_for_keeps_only_the_latest_requests(world):
     for _ in range(KEPT):
         world.tick()
     taken = take_sounds(world)
-    assert len(taken) == KEPT and taken[-1].tick == KEPT and taken[-1].sound == "b.wav"
+    assert len(taken) == KEPT and taken[-1].tick == KEPT and taken[-1].path == "b.wav"
 
 
 def test_a_ticks_run_says_once_that_a_sound_file_is_missing(tmp_path, capsys):
@@ -228,7 +228,7 @@ def test_different_limits_on_one_sound_in_one_tick_the_smallest_holds_and_unlimi
 
     world.spawn(Mixed())
     world.tick()
-    taken = [(r.sound, r.volume, r.limit) for r in take_sounds(world)]
+    taken = [(r.path, r.volume, r.limit) for r in take_sounds(world)]
     assert taken == [("shot.wav", 0.9, 2), ("shot.wav", 0.5, 2)] + [("step.wav", 0.3, None)] * 6
 
 
@@ -307,3 +307,15 @@ def test_a_headless_run_hears_a_battery_of_fifty_as_limit_shots(tmp_path):
     # 200 ms is 12.8 ticks: a window of 13 ticks never holds more than 3 heard shots.
     starts = sorted(r.tick for r in heard)
     assert starts and all(len([t for t in starts if s <= t < s + 12]) <= 3 for s in starts)
+
+
+def test_a_sound_request_names_its_file_path_as_a_music_request_does_and_sound_warns():
+    from engine.world.music import MusicRequest
+    from engine.world.sounds import SoundRequest
+
+    request = SoundRequest("boom.wav", 0.5, 3, 2)
+    assert (request.path, request.volume, request.tick, request.limit) == ("boom.wav", 0.5, 3, 2)
+    assert "path" in MusicRequest.__dataclass_fields__
+    with pytest.warns(DeprecationWarning, match=r"SoundRequest\.sound is deprecated and goes in tickswap 0\.6: "
+                                                r"use SoundRequest\.path"):
+        assert request.sound == "boom.wav"

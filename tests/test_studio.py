@@ -600,3 +600,59 @@ def build(world):
     assert [(shot.life, shot.hue, hasattr(shot, "power")) for shot in shots] == [(46, 7, False), (46, 7, False)]
     run(studio, 6)
     assert [shot.life for shot in cast(list[Any], studio.world.entities)] == [44, 44]
+
+
+def test_an_inspections_fields_come_in_the_class_layouts_order_not_the_order_of_writes():
+    from engine import Entity, World, buffered
+    from engine.studio.inspect import inspect
+
+    class Base(Entity):
+        zeta = buffered(0)
+        alpha = buffered(0)
+        saved = ("later", "earlier")
+
+    class Derived(Base):
+        middle = buffered(0)
+
+        def update(self, world):
+            self.middle += 1  # written first, listed last: its class is the subclass
+            self.alpha += 1
+            self.zeta += 1
+
+    with World() as world:
+        thing = world.spawn(Derived())
+        thing.earlier, thing.later = 1, 2
+        world.tick()
+        seen = inspect(world, thing)
+        assert list(seen.fields) == ["x", "y", "angle", "zeta", "alpha", "middle"]
+        assert list(seen.saved) == ["later", "earlier"]
+
+
+def test_a_reload_that_leaves_the_past_the_same_keeps_the_rewind_history(counter):
+    # Issue 39: after a reload the history shrank from 10 s to what had run since the reload.
+    studio = Studio(load_game(counter))
+    run(studio, 200)
+    oldest = studio.oldest
+    assert oldest == 0
+    before: dict[int, str] = {}
+    for tick in (50, 120):
+        studio.go_to(tick)
+        before[tick] = studio.world.state_hash()
+    studio.go_to(200)
+    studio.resume()
+    write(counter, COUNTER.replace("(200, 80, 80)", "(80, 200, 80)"))  # a new colour: every tick the same
+    result = studio.reload()
+    assert result.ok and "the rewind keeps ticks 0 to 200" in result.message, result.message
+    assert (studio.oldest, studio.now) == (oldest, 200)
+    for tick, expected in before.items():
+        studio.go_to(tick)
+        assert studio.world.state_hash() == expected
+    studio.go_to(200)
+    studio.resume()
+    run(studio, 210)
+    write(counter, COUNTER.replace("STEP = 1", "STEP = 5"))  # changes every tick: the past can't be kept
+    result = studio.reload()
+    assert result.ok and "the rewind starts again at tick 210: the new code changes the ticks before it" \
+        in result.message, result.message
+    assert studio.oldest == 210
+    studio.close()

@@ -217,3 +217,36 @@ def test_watching_a_tick_that_fails_pauses_the_game_until_the_fix_is_saved(studi
     runner.run(frames=10)
     assert not runner.paused and runner.world.tick_count > 40 and runner.studio.crash is None
     assert "; going on" in runner.studio.last_reload.message
+
+
+def test_a_watch_record_run_that_reloads_ends_its_recording_there_and_records_the_new_code_from_there(
+        offscreen, tmp_path, game_file):
+    # Issue 39's defect 6: a recording spanning a reload replayed with neither version of the code.
+    # It ends at the reload (replayable with the code before it) and the run goes on recorded in a
+    # second file that starts from the reload's state (replayable with the new code), and says so.
+    told = GAME.replace("        self.moved += STEP\n", "        self.moved += STEP\n        if self.moved == 30:\n"
+                        "            import sys\n            print('moved 30', file=sys.stderr, flush=True)\n")
+    game_file.write_text(told)
+    command = [sys.executable, "-m", "engine.tools.cli", "run", str(game_file), "--headless", "--frames", "240",
+               "--watch", "--record", "run.jsonl"]
+    process = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    said = [process.stderr.readline()]
+    while "moved 30" not in said[-1]:  # the run is past tick 30: the reload comes later, mid-run
+        said.append(process.stderr.readline())
+        assert said[-1], said
+    game_file.write_text(told.replace("STEP = 1", "STEP = 1000"))
+    out, rest = process.communicate(timeout=120)
+    said += rest.splitlines()
+    assert process.returncode == 0, said
+    tick = int(next(line for line in said if "squares.py reloaded at tick" in line).split("reloaded at tick ")[1].split()[0])
+    assert tick >= 30
+    ended = next(line for line in said if "the recording run.jsonl ends at tick" in line)
+    assert (f"ends at tick {tick}: reloaded at tick {tick}; it replays with the code before the reload, and the run "
+            f"goes on recorded in run.from-{tick}.jsonl, which replays with the new code") in ended, ended
+    assert f"recorded run.jsonl (to tick {tick}) and run.from-{tick}.jsonl" in out, out
+    replay = tickswap("replay", f"run.from-{tick}.jsonl", "--game", game_file.name, cwd=tmp_path)
+    assert replay.returncode == 0 and "all match" in replay.stdout, replay.stdout + replay.stderr
+    (tmp_path / "old.py").write_text(told)
+    replay = tickswap("replay", "run.jsonl", "--game", "old.py", cwd=tmp_path)
+    assert replay.returncode == 0 and f"{tick} ticks of" in replay.stdout, replay.stderr

@@ -261,3 +261,36 @@ def test_a_save_holding_a_tween_no_tween_makes_is_refused_at_load_naming_it(tmp_
     with pytest.raises(SaveError, match=f"damaged.json cannot be loaded: ValueError: Title \\(id 1\\).tweens\\[0\\]: "
                                         f".*{message}"):
         World.load(path)
+
+
+class RoundThing(Entity):
+    """A game's own base class with an update of its own (not a Tweened)."""
+
+    rounds = buffered(0)
+
+    def update(self, world: World) -> None:
+        self.rounds += 1
+
+
+class Banner(RoundThing, Tweened):
+    """Tweened after a base that defines update: issue 39's defect 1 (the tween never moved)."""
+
+
+class Flag(Banner):
+    def update(self, world: World) -> None:
+        super().update(world)
+
+
+def test_tweened_after_a_base_class_that_defines_update_still_steps_once_a_tick():
+    with World() as world:
+        banner = world.spawn(Banner())
+        flag = world.spawn(Flag())
+        banner.tween("x", 100.0, ticks=4)
+        flag.tween("x", 100.0, ticks=4)
+        for _ in range(2):
+            world.tick()
+        assert (banner.x, banner.rounds) == (50.0, 2), "the tween steps, and the base's update runs"
+        assert (flag.x, flag.rounds) == (50.0, 2), "a subclass calling super() steps once"
+        for _ in range(2):
+            world.tick()
+        assert banner.x == flag.x == 100.0

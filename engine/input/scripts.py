@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from engine.constants import MAX_PLAYERS, MAX_TICKS
+from engine.constants import MAX_INPUT_DELAY, MAX_PLAYERS, MAX_TICKS
 from engine.disk.lines import REPLAY_FORMAT, ReplayError, parse_record, read_lines
 from engine.input.checks import MAX_EVENTS_PER_TICK, check_events, named_keys
 from engine.input.events import InputEvent
@@ -30,7 +30,8 @@ def read_input_script(path: str | os.PathLike[str]) -> dict[int, list[InputEvent
     The same lines as a replay's input lines, with two conveniences for people writing
     them by hand: a key may be named as in ``engine.keys`` (``"LEFT"``, ``"SPACE"``,
     ``"A"``), and several lines for one tick are merged in order. A whole replay works
-    too: its header, hash and end lines are skipped. Anything else that is not an input
+    too: its header, hash and end lines are skipped, and so are a session recording's input
+    delay lines (``{"tick": N, "input_delay": D}``, checked). Anything else that is not an input
     line (a save, a stray ``format``) is refused; problems raise ``ReplayError`` naming the
     file and line. Returns the input of every tick that has any, by tick number: player
     0's, i.e. the lines naming no player or ``"player": 0`` (``read_input_scripts`` has every player's).
@@ -104,6 +105,16 @@ def read_script_lines(path: str | os.PathLike[str], players: int | None = None, 
             is_replay = True
             continue
         if is_replay and ("end" in record or set(record) == {"tick", "hash"}):
+            continue
+        if is_replay and "input_delay" in record:
+            # A session's recording says where the host changed the input delay: how the peers
+            # exchanged their input, not input; a replay reads past it as well (checked as it checks it).
+            try:
+                expect_keys(record, "an input delay line", ("tick", "input_delay"))
+                expect_whole(record["tick"], "tick", 1, MAX_TICKS)
+                expect_whole(record["input_delay"], "input_delay", 0, MAX_INPUT_DELAY)
+            except FieldError as error:
+                raise ReplayError(f"{shown}:{number}: {error}") from None
             continue
         if "format" in record:
             what = "a tickswap save" if record.get("format") == "tickswap-save" else "not an input script"

@@ -202,6 +202,10 @@ class SessionMachine:
         """This peer joined the session while it ran (a late spectator, or a player rejoining)."""
         self._keys: KeyPair | None = None  # the host's key pair, for the late joiners' keys
         self._build_adds_systems: bool | None = None
+        self._returning: dict[int, int | None] = {}
+        """The host's rejoined players not yet heard playing, by player: the tick their "connect" was confirmed
+        (``None``: not yet). A rejoiner proves it is back with its first input, sent once its world is loaded:
+        until then the host does not say it is back (its new process may fail to load, and exit)."""
         self._caught: bytes | None = None  # a late joiner's last Caught, said again if the host sends a piece again
         self._refused_rejoins: set[tuple[Address, int]] = set()
         self.rejoin_secret = b""
@@ -348,6 +352,11 @@ class SessionMachine:
 
         def make(**kwargs: object) -> World:
             return World(ms_per_update=ms_per_update, **kwargs)  # type: ignore[arg-type]
+        # As ``tickswap run --load`` does: the game's build runs first, in a world apart, so that what
+        # it prepares in this process is there for the save, which names it by content, never by a
+        # path (the maps it reads with TileMap.load: a save's map is found among them).
+        with World(seed=self.seed, ms_per_update=ms_per_update, players=self.players) as apart:
+            game.build(apart)
         try:
             world = load_world_text(start.save, where, game, world_class=make)
         except SaveError as error:
@@ -550,6 +559,8 @@ class SessionMachine:
         if kind == "disconnect":
             self.say(f"{who} is disconnected from tick {tick}: the game reads it as disconnected "
                      "(world.input_of(player).connected is false)")
+        elif player in self._returning:
+            self._returning[player] = tick  # said when its first input comes (_take_inputs), if it comes
         else:
             self.say(f"{who} is back from tick {tick}")
 
@@ -677,7 +688,7 @@ class SessionMachine:
         tick = sync.emitted
         try:
             save = sync.at_confirmed(lambda world: save_text(world, {"game": game.name, "game_digest": game.digest},
-                                                             where="a late joiner"))
+                                                             where="a late joiner", root=game.root))
         except SaveError as error:
             return f"the game's state can't be sent: {error}"
         player = None if seat is None else seat.player
@@ -717,6 +728,7 @@ class SessionMachine:
         where = f"{address[0]}:{address[1]}"
         if seat is not None:
             del self.dropped[seat.player]
+            self._returning[seat.player] = None
             self.say(f"player {seat.player} rejoined from {where}: it starts from tick {tick} ({len(pieces)} "
                      f"datagrams) and takes its seat back at tick {handover}")
         else:
@@ -808,6 +820,10 @@ class SessionMachine:
             # A player's presence and the input delay are the host's to say (it writes them for everyone).
             self.stats.dropped_packets += 1
             return
+        if self.is_host and peer.player in self._returning:  # its world is loaded: it plays
+            confirmed = self._returning.pop(peer.player)
+            if confirmed is not None:
+                self.say(f"player {peer.player} is back from tick {confirmed}")
         for run in packet.runs:
             cut = sync.cut_off
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
@@ -887,6 +903,9 @@ class SessionMachine:
         player = peer.player
         tick = sync.known[player] + 1
         sync.add_remote(player, tick, tick, {tick: _DISCONNECT})
+        if player in self._returning:
+            del self._returning[player]
+            why = f"{why}: it never played after rejoining (its process failed to start or load, or was stopped)"
         window = self.options.rejoin_window
         back = f"; it may rejoin within {window:g} s with its rejoin code" if window > 0 else ""
         for _ in range(3):  # it may still hear us (a stalled process): it stops, saying why

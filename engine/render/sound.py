@@ -53,9 +53,9 @@ class SoundPlayer:
         """Play each request (unless silent or over its limit), and log it."""
         for request in requests:
             self.played.append(request)
-            if request.sound in self._broken:
+            if request.path in self._broken:
                 continue
-            if request.sound not in self._sources and missing_sound(request, self._broken):
+            if request.path not in self._sources and missing_sound(request, self._broken):
                 continue
             if request.limit is not None and not self._start(request):
                 self.limited.append(request)
@@ -63,26 +63,26 @@ class SoundPlayer:
             if self.silent or self._unavailable:
                 continue
             try:
-                source = self._sources.get(request.sound)
+                source = self._sources.get(request.path)
                 if source is None:
                     import pyglet.media
 
-                    source = self._sources[request.sound] = pyglet.media.load(request.sound, streaming=False)
+                    source = self._sources[request.path] = pyglet.media.load(request.path, streaming=False)
                     length = getattr(source, "duration", None)
-                    if self._lengths.get(request.sound) is None and isinstance(length, (int, float)) and length > 0:
-                        self._lengths[request.sound] = length * 1000.0  # an OGG's: no header told us
+                    if self._lengths.get(request.path) is None and isinstance(length, (int, float)) and length > 0:
+                        self._lengths[request.path] = length * 1000.0  # an OGG's: no header told us
                 player = source.play()
                 player.volume = request.volume
             except Exception as error:
                 if type(error).__name__ in ("NoAudioDriverError", "MediaException") and not self._sources:
                     self._unavailable = True
-                self._broken.add(request.sound)
-                print(f"tickswap: cannot play {request.sound!r} ({type(error).__name__}: {error}); "
+                self._broken.add(request.path)
+                print(f"tickswap: cannot play {request.path!r} ({type(error).__name__}: {error}); "
                       "going on without it", file=sys.stderr)
 
     def _start(self, request: SoundRequest) -> bool:
         """Whether a limited request may sound: fewer than ``limit`` plays of its file still sounding then."""
-        sound, limit = request.sound, request.limit
+        sound, limit = request.path, request.limit
         assert limit is not None
         if sound not in self._lengths:
             self._lengths[sound] = sound_length_ms(sound)

@@ -34,7 +34,7 @@ __all__ = ["GAME_MODULE", "GAME_MODULE_PREFIX", "__version__", "class_file", "cl
            "class_namespace", "class_origin", "module_of", "public_module_name",
            "remember_module"]
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"
 """This tickswap's version: saves and replays record it, and refuse another's."""
 GAME_MODULE = "game"
 """How a game file's module is named in snapshots, hashes and saves, whatever the file is called."""

@@ -46,11 +46,15 @@ class Inspection:
     """The tick it is seen after."""
     alive: bool
     fields: dict[str, tuple[Any, Any]]
-    """Every buffered field: name -> (previous, current), as the tick before last and the last tick committed it."""
+    """Every buffered field: name -> (previous, current), as the tick before last and the last tick committed it.
+
+    In a fixed order, the class's layout: ``x``, ``y`` and ``angle`` first, then each class's own
+    ``buffered()`` fields in the order its body declares them, the base classes' before a subclass's
+    (the order a save and a snapshot list them in, never the order they were last written)."""
     signals: dict[str, tuple[Any, tuple[str, ...] | None]]
     """Every signal it sees now (raised in the last tick): name -> (value, who sent it, ``None`` if unknown)."""
     saved: dict[str, Any]
-    """The plain attributes its class lists in ``saved``."""
+    """The plain attributes its class lists in ``saved``, in that tuple's order."""
     look: str
     """Its look, described (its own or its class's), or ``"none"``."""
     parts: tuple[str, ...]

@@ -38,7 +38,7 @@ from engine.world import World
 from engine.world.save import SaveError, load_world_data, parse_save, save_text
 from engine.world.save.check import classes_by_name
 
-__all__ = ["ReloadError", "carry_over"]
+__all__ = ["ReloadError", "carry_into", "carry_over"]
 
 
 class ReloadError(Exception):
@@ -221,13 +221,29 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     if world.ticking:
         raise RuntimeError("a world is reloaded between ticks, not during one")
     try:
-        text = save_text(world, {"game": game.name}, where=_WHERE)
+        text = save_text(world, {"game": game.name}, where=_WHERE, root=game.root)
     except SaveError as error:
         raise ReloadError(f"the running state can't be carried over: {error}") from None
     try:
         fresh = reload_game(game)
     except GameError as error:
         raise ReloadError(str(error)) from None
+    loaded, notes = carry_into(game, fresh, world, text)
+    return fresh, loaded, notes
+
+
+def carry_into(game: Game, fresh: Game, world: World, text: str | None = None) -> tuple[World, list[str]]:
+    """A new world of ``fresh``'s classes (``game`` imported again) holding ``world``'s state; and notes to say.
+
+    What ``carry_over`` does once the game is imported: also how the rewind ring's past is
+    carried over (its oldest checkpoint, into the code already imported). ``text``: ``world``
+    saved, if the caller has it. ``ReloadError`` (one line) as ``carry_over``.
+    """
+    if text is None:
+        try:
+            text = save_text(world, {"game": game.name}, where=_WHERE, root=game.root)
+        except SaveError as error:
+            raise ReloadError(f"the running state can't be carried over: {error}") from None
     try:
         with World(seed=world.seed, players=world.players) as built:
             built.view_size = world.view_size
@@ -264,4 +280,4 @@ def carry_over(game: Game, world: World) -> tuple[Game, World, list[str]]:
     if changed:  # the window and the loop were made for the old ones
         notes.append(f"{', '.join(changed)} changed: {'it takes' if len(changed) == 1 else 'they take'} effect when "
                      "the game is run again")
-    return fresh, loaded, notes
+    return loaded, notes

@@ -37,7 +37,7 @@ from engine.errors import located
 from engine.files.game import Game
 from engine.interrupts import Interrupted
 from engine.studio.inspect import Inspection, entity_at, inspect
-from engine.studio.reload import ReloadError, carry_over
+from engine.studio.reload import ReloadError, carry_into, carry_over
 from engine.studio.timeline import DEFAULT_MAX_BYTES, DEFAULT_SECONDS, EVERY, TickRecord, Timeline, fed
 from engine.world import World, take_sounds
 
@@ -269,11 +269,18 @@ class Studio:
             return self._reloaded(ReloadResult(False, f"{error}; the old code goes on", tick,
                                                time.perf_counter() - started, changed=changed))
         self._leaving_head(f"reloaded at tick {tick}")
-        old = self._world
-        self._game, self._world = game, world
+        old, previous_game = self._world, self._game
+        past = self._past_again(previous_game, game, world) if self.timeline.oldest < tick else None
+        self._game, self._world = game, past if past is not None else world
         old.close()
+        if past is not None:
+            world.close()  # the same state, reached by the new code from the ring's oldest tick
+            notes.append(f"the rewind keeps ticks {self.timeline.oldest} to {tick} (the new code runs them the same)")
+        else:
+            self.timeline.start(world)
+            if self.rewinds and tick > 0:
+                notes.append(f"the rewind starts again at tick {tick}: the new code changes the ticks before it")
         self.inspected = self._same_entity(self.inspected)
-        self.timeline.start(world)
         again, failed = self._resimulate(future) if self.paused and future else (0, "")
         what = f"{game.name} reloaded at tick {tick}"
         if changed:
@@ -289,6 +296,44 @@ class Studio:
             self.paused = False
             message += "; going on"
         return self._reloaded(ReloadResult(True, message, tick, seconds, again, changed))
+
+    def _past_again(self, previous: Game, game: Game, now: World) -> World | None:
+        """The ring's past run again by the new code, kept if it ends on ``now``'s state; else ``None``.
+
+        The oldest checkpoint is carried into the new classes (the old world, about to be
+        closed, is rolled back to it) and the recorded ticks up to ``now`` are run again,
+        each with its input, into a fresh ring. Where the new code runs them the same (a new
+        colour, a change to code those ticks never reached), the state it ends on is
+        ``now``'s: the rewind history is kept whole. Otherwise (or if the old state does not
+        carry over, or a tick fails) the ring starts again at ``now``, as it always did.
+        """
+        tick, oldest = now.tick_count, self.timeline.oldest
+        past = [self.timeline.record_of(each) for each in range(oldest + 1, tick + 1)]
+        self._world.rollback(self.timeline.checkpoint_at_or_before(oldest))
+        try:
+            again, _notes = carry_into(previous, game, self._world)
+        except ReloadError:
+            return None
+        ring = Timeline(seconds=self.timeline.seconds, ms_per_update=now.ms_per_update, every=self.timeline.every,
+                        max_bytes=self.timeline.max_bytes)
+        ring.start(again)
+        try:
+            for record in past:
+                fed(again, record)
+                again.tick(record.elapsed_ms)
+                ring.record(again, record.elapsed_ms)
+        except Interrupted:
+            again.close()
+            raise
+        except Exception:
+            again.close()
+            return None
+        take_sounds(again)  # heard the first time
+        if again.state_hash() != now.state_hash():
+            again.close()
+            return None
+        self.timeline = ring
+        return again
 
     def _resimulate(self, future: list[TickRecord]) -> tuple[int, str]:
         """The recorded future run again with the new code from ``now``, kept in the new ring; then back to ``now``."""

@@ -57,6 +57,11 @@ class Watcher:
                                         daemon=True)
         self._thread.start()
 
+    def ignore(self, path: str | os.PathLike[str]) -> None:
+        """Never report ``path`` from now on: an output the run opened after the watch began (a recording
+        that goes on after a reload)."""
+        self._ignore = self._ignore | {Path(path).resolve()}  # a new set: the thread reads whole sets
+
     def _wanted(self, _change: Any, path: str) -> bool:
         file = Path(path)
         return (file.suffix.lower() in WATCHED_SUFFIXES and "__pycache__" not in file.parts

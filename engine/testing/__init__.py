@@ -102,7 +102,7 @@ def save_game(world: World, game: Game, path: str) -> None:
     """
     from engine.world.save import save_world
 
-    save_world(world, path, meta={"game": game.name, "game_digest": game.digest})
+    save_world(world, path, meta={"game": game.name, "game_digest": game.digest}, root=game.root)
 
 
 def load_save(game: Game, path: str) -> World:

@@ -43,7 +43,7 @@ from engine.files.game import Game
 from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.causes import random_drawers, repeats
 from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
-from engine.world import World, esper_of
+from engine.world import World, esper_of, signal_senders
 
 __all__ = ["DEFAULT_KEYS", "STATE_ADVICE", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs",
            "check_order_independence", "events_for", "random_input"]
@@ -81,6 +81,10 @@ class CheckResult:
     """The entities that drew from ``world.random`` in their ``update()`` at that tick (spawn order): a cause."""
     crashed: bool = False
     """The game raised at that tick in every order: nothing about order to report, only the failure."""
+    senders: tuple[str, ...] = ()
+    """For each differing signal, who sent it at that tick (spawn order's world): ``"Tally (id 1)'s signal calls
+    was sent at tick 4 by Caller (id 2) and Caller (id 3)"``. The receiver only shows what it got; what a sender
+    sent is where the update order came in."""
 
     @property
     def ok(self) -> bool:
@@ -102,6 +106,8 @@ class CheckResult:
             lines.append("  " + self.note)
         if self.system_order:
             lines.append("  " + self.system_order)
+        lines.extend(f"  {line}: what it sends depends on the update order (a value read from another entity's "
+                     "plain state, or from state outside the world)" for line in self.senders)
         if self.drawers:
             more = len(self.drawers) - 3
             named = ", ".join(self.drawers[:3]) + (f" and {more} more" if more > 0 else "")
@@ -176,6 +182,7 @@ def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int
                     found = CheckResult(tick, orders, tick, order, differences, note)
                     found.unrepeatable = not repeats(setup, seed, tick, reference)
                     found.drawers = random_drawers(setup, seed, tick)
+                    found.senders = _signal_senders(worlds[0], differences, tick)
                     return _with_systems(found, permuted, permuters, setup.players)
     return CheckResult(ticks, orders, systems=permuted, players=setup.players)
 
@@ -237,6 +244,32 @@ def _with_systems(result: CheckResult, permuted: tuple[str, ...], permuters: lis
     if result.order is not None:
         result.system_order = permuters[result.order + 1].ran_as
     return result
+
+
+def _signal_senders(world: World, differences: list[EntityDifference], tick: int) -> tuple[str, ...]:
+    """Who sent each signal that differs, as ``world`` (spawn order's) recorded them in ``tick``."""
+    found = []
+    for difference in differences:
+        signals = next(((a, b) for name, a, b in difference.fields if name == "signals"), None)
+        receiver = next((entity for entity in world.entities if entity.id == difference.id), None)
+        if signals is None or receiver is None:
+            continue
+        ours, theirs = (value if isinstance(value, dict) else {} for value in signals)
+        senders = signal_senders(world, receiver) or {}
+        for name in sorted(set(ours) | set(theirs)):
+            if ours.get(name) == theirs.get(name) or not senders.get(name):
+                continue
+            named = [_entity_name(world, sender) for sender in dict.fromkeys(senders[name])]
+            who = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+            found.append(f"{difference.kind} (id {difference.id})'s signal {name} was sent at tick {tick} by {who}")
+    return tuple(found)
+
+
+def _entity_name(world: World, entity_id: int) -> str:
+    if entity_id < 0:
+        return "a system or build (outside any update)"
+    entity = next((each for each in world.entities if each.id == entity_id), None)
+    return f"{type(entity).__name__} (id {entity_id})" if entity is not None else f"id {entity_id} (despawned)"
 
 
 def _failed(tick: int, orders: int, outcomes: list[str | None]) -> CheckResult:

@@ -33,7 +33,7 @@ __all__ = ["Collisions", "OldIndex"]
 E = TypeVar("E")
 
 _STATIC_KEY = operator.attrgetter("x", "y", "look", "hitbox")
-"""What must be unchanged for a static entity's place in the static table to still hold."""
+"""What must be unchanged, besides the entity itself, for a static entity's place in the static table to hold."""
 
 
 def _id(entity: Any) -> int:
@@ -96,8 +96,8 @@ class Collisions:
     def _gather(self, entities: list[Entity], baseline: bool) -> None:
         """This tick's tables: the static one kept (with its grids) while it is exactly the same.
 
-        Whether it is the same is asked of every static entity's x, y, look and hitbox, by
-        identity first (what a tile that never moves keeps): cheaper than gathering them.
+        Whether it is the same is asked of every static entity (the same object) and its x, y,
+        look and hitbox, by identity first (what a tile that never moves keeps): cheaper than gathering them.
         """
         split = self._split
         if split is None or split[0] != entities:  # entities compare by identity first: C speed
@@ -113,7 +113,9 @@ class Collisions:
         if not statics:
             self._static, self._static_key, self._fixed = None, None, []
         else:
-            key = None if baseline else list(map(_STATIC_KEY, statics))
+            # Each entity with its place: two maps at (0, 0) are not one map (a room changed in one tick,
+            # or a rollback across that change, keeps every place and changes who stands there).
+            key = None if baseline else list(zip(statics, map(_STATIC_KEY, statics)))
             if self._static is None or key is None or key != self._static_key:
                 # Rebuilt from the committed positions, whichever way they are read (mid-tick: the baseline).
                 self._static = Boxes.gather(statics, baseline)[0]

@@ -26,6 +26,7 @@ import sys
 import wave
 from dataclasses import dataclass, replace
 
+from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
 from engine.disk.reading import file_kind
 from engine.messages import shown, shown_name
 
@@ -42,12 +43,25 @@ MAX_LIMIT = 1024
 @dataclass(frozen=True)
 class SoundRequest:
     """One ``world.play(sound, volume, limit)``: the file, its volume, the tick that asked, and
-    how many plays of this sound may sound at once (``None``: no limit)."""
+    how many plays of this sound may sound at once (``None``: no limit).
 
-    sound: str
+    Its file is ``path``, as a ``MusicRequest``'s is (``sound`` is 0.4's name for it, a
+    warning alias until 0.6)."""
+
+    path: str
+    """The sound file, as ``world.play`` was given it (a ``str``; a path-like is turned into one)."""
     volume: float
+    """From 0.0 (silent) to 1.0 (as recorded), as asked."""
     tick: int
+    """The tick that asked for it (the one whose end plays it); between ticks, the last completed tick."""
     limit: int | None = None
+    """How many plays of this file may sound at once, counting this one (``None``: no limit)."""
+
+    @property
+    def sound(self) -> str:
+        """Deprecated: ``path`` (music requests name their file ``path`` too). The sound file."""
+        warn_deprecated("SoundRequest.sound", "SoundRequest.path", removed_in=MOVED_REMOVED_IN)
+        return self.path
 
 
 class SoundRequests:
@@ -124,14 +138,14 @@ def limited(requests: list[SoundRequest]) -> list[SoundRequest]:
     limits: dict[tuple[int, str], int] = {}
     for request in requests:
         if request.limit is not None:
-            key = (request.tick, request.sound)
+            key = (request.tick, request.path)
             limits[key] = min(limits.get(key, request.limit), request.limit)
     if not limits:
         return requests
     groups: dict[tuple[int, str], list[int]] = {}
     for index, request in enumerate(requests):
-        if (request.tick, request.sound) in limits:
-            groups.setdefault((request.tick, request.sound), []).append(index)
+        if (request.tick, request.path) in limits:
+            groups.setdefault((request.tick, request.path), []).append(index)
     dropped: set[int] = set()
     for key, indices in groups.items():
         loudest = sorted(indices, key=lambda index: -requests[index].volume)  # stable: equal ones are alike
@@ -140,7 +154,7 @@ def limited(requests: list[SoundRequest]) -> list[SoundRequest]:
     for index, request in enumerate(requests):
         if index in dropped:
             continue
-        limit = limits.get((request.tick, request.sound), request.limit)
+        limit = limits.get((request.tick, request.path), request.limit)
         kept.append(request if request.limit == limit else replace(request, limit=limit))
     return kept
 
@@ -168,7 +182,7 @@ def missing_sound(request: SoundRequest, reported: set[str]) -> bool:
     Checked wherever sounds are handed out (the runner's player, ``--ticks`` runs), headless
     too: a missing file is the game's bug, to be found before a player hears silence.
     """
-    return missing_file(request.sound, reported, "sound")
+    return missing_file(request.path, reported, "sound")
 
 
 def missing_file(path: str, reported: set[str], what: str) -> bool:

@@ -18,7 +18,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import esper
 
@@ -41,6 +41,9 @@ from engine.world.profiling import TickProfile, TimedCollisions
 from engine.world.sounds import SoundRequest, SoundRequests
 from engine.world.spawner import Spawner
 from engine.world.view import View
+
+if TYPE_CHECKING:
+    from engine.world.save.check import Game
 
 __all__ = ["BufferedWriteError", "EntityUpdateError", "World"]
 
@@ -495,14 +498,17 @@ class World:
         save_world(self, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> World:
+    def load(cls, path: str | os.PathLike[str], *, game: Game | None = None) -> World:
         """Load a world saved by ``save()``: a new World that continues exactly as the original.
 
         A damaged, truncated or wrong-version file raises ``SaveError`` naming the file and the problem.
+        ``game`` (``engine.testing.load_game``'s) says whose classes the save's are, where the process
+        has loaded more than one game (or two versions of one file, as a test suite may): its
+        classes only; its ``systems`` are not added (``engine.testing.load_save`` adds them).
         """
         from engine.world.save import load_world
 
-        return load_world(path, world_class=cls)
+        return load_world(path, game, world_class=cls)
 
     def checkpoint(self) -> Checkpoint:
         """Keep the whole state of the world in memory, between ticks: ``rollback`` returns to it.

@@ -43,8 +43,10 @@ class Recorder:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, game: str, seed: int, ms_per_update: float,
-                 game_digest: str | None = None, players: int = 1) -> None:
+                 game_digest: str | None = None, players: int = 1,
+                 root: str | os.PathLike[str] | None = None) -> None:
         self.path = shown_name(path)
+        self._root = root  # the game's directory: a start save names the music under it relative to it
         self.players = players
         """How many players the recorded world has (the header's ``players``)."""
         self._last_tick = 0
@@ -87,7 +89,7 @@ class Recorder:
         """Write the header again with the tick the recording starts at, then the world as a save (line 2)."""
         game, digest = self._game
         try:
-            text = save_text(world, {"game": game, "game_digest": digest}, where=self.path)
+            text = save_text(world, {"game": game, "game_digest": digest}, where=self.path, root=self._root)
         except SaveError as error:
             self._refuse(f"the world it starts from (tick {world.tick_count}) can't be saved: {error}")
         line = '{"save":' + text + "}"

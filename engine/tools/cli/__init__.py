@@ -143,7 +143,7 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
         if role == "--host":
             return host_command(args, game)
         if role == "--join":
-            return join_command(args, game)
+            return join_command(args, game, command=f"{prog} --join")
         return run_command(run_options(args), game)
 
     return guarded_command(work)

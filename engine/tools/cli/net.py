@@ -293,7 +293,7 @@ def _play(session: Session, args: argparse.Namespace) -> int:
         _schedule_delays(session, args)
     recorder = None
     if args.record:
-        recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed,
+        recorder = Recorder(args.record, game=game.name, game_digest=game.digest, seed=session.seed, root=game.root,
                             ms_per_update=world.ms_per_update, players=session.players)
         recorder.start(world)
     started: list[float] = []
@@ -574,8 +574,13 @@ def _registered(name: str) -> Game:
     return load_game(name)
 
 
-def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
-    """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded)."""
+def join_command(args: argparse.Namespace, game: Game | None = None, command: str | None = None) -> int:
+    """``tickswap join HOST:PORT|CODE [GAME]``: join, play, print the summary (``game``: already loaded).
+
+    ``command`` is how the user started this join, up to the address (``python jam.py --join``,
+    a packaged game's ``jam --join``): the rejoin hint repeats it, so that it is a command the
+    host takes (``tickswap join ADDRESS`` alone names no game file).
+    """
     room = is_room_code(args.address)
     if not room and (args.rendezvous or args.emulate_nat) and looks_like_code(args.address):
         try:
@@ -630,8 +635,9 @@ def join_command(args: argparse.Namespace, game: Game | None = None) -> int:
         say(f"joined {where} as {who} of {session.players}{late}")
         code = session.rejoin_code
         if code is not None and session.players >= 3 and not room:  # a room closes when play starts
-            game_word = f" {game_file}" if game_file else ""
-            say(f"if this peer drops, it takes its seat back with: tickswap join {args.address}{game_word} "
+            again = (f"{command} {args.address}" if command is not None
+                     else f"tickswap join {args.address}{f' {game_file}' if game_file else ''}")
+            say(f"if this peer drops, it takes its seat back with: {again} "
                 f"--rejoin {code} (within the host's --rejoin-window; keep the code to yourself)")
         if setup is not None:
             setup.started()

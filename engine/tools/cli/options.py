@@ -75,6 +75,8 @@ class Parser(argparse.ArgumentParser):
 
 count = whole(1, MAX_COUNT)
 """An argparse type: a whole number from 1 to ``MAX_COUNT`` (ticks, frames, a tick to save at)."""
+ticks_from_0 = whole(0, MAX_COUNT)
+"""An argparse type: ``run --ticks``, from 0 (the world as ``build`` left it: a screenshot before the first tick)."""
 players = whole(1, MAX_PLAYERS)
 """An argparse type: a number of players from 1 to ``MAX_PLAYERS`` (what a world takes); within it, a count
 the game does not take is refused later, naming the game's own range."""
@@ -177,8 +179,8 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
     add_display_options(run)
     run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
-    run.add_argument("--ticks", type=count, help="run N ticks of logic, no rendering, as fast as possible "
-                     "(with --headless --screenshot PNG: then draw the state after tick N)")
+    run.add_argument("--ticks", type=ticks_from_0, help="run N ticks of logic, no rendering, as fast as possible "
+                     "(with --headless --screenshot PNG: then draw the state after tick N; 0: before the first)")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
     run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
     run.add_argument("--seed", type=_seed, help="seed for world.random (default 0; a loaded save keeps its own)")

@@ -7,6 +7,7 @@ file in a writable directory is ever replaced.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,9 @@ def check_outputs(files: Sequence[tuple[str, str]] = (), pictures: Sequence[tupl
     for option, name in pictures:
         if not name.lower().endswith(".png"):
             raise UsageError(f"{option} {shown_name(name)}: the image is a PNG file; name it something.png")
+        if os.path.basename(name).lower() == ".png":  # a hidden file, which no encoder takes either
+            raise UsageError(f"{option} {shown_name(name)}: a file named only '.png' is hidden; "
+                             "name it something.png")
         outputs.append((option, name))
     sources = [(option, name) for option, name in
                [*inputs, ("the game", str(game.path) if game and game.path else None)] if name]

@@ -90,7 +90,12 @@ def replay_command(options: ReplayOptions) -> int:
     game = _replay_game(replay, options.game)
     check_outputs(pictures=pictures, inputs=[("the replay", options.file)], game=game)
     changed = None
-    if replay.game_digest is not None and game.digest is None:
+    if replay.game != game.name:
+        # The header names the game that made the recording: a mismatch then says which, not that a
+        # header may have been edited.
+        changed = (f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}: "
+                   f"replay it with --game {shown_name(replay.game)}")
+    elif replay.game_digest is not None and game.digest is None:
         changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
     elif replay.game_digest not in (None, game.digest):
         changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "

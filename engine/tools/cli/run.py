@@ -10,6 +10,7 @@ session, as ``tickswap run FILE``.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -101,7 +102,8 @@ class RunSession:
             if options.input and options.load:
                 self.script = self._read_script(self.world.players)
             self.recorder = (Recorder(outputs.record, game=game.name, game_digest=game.digest, seed=self.seed,
-                                      ms_per_update=self.ms_per_update, players=self.world.players)
+                                      ms_per_update=self.ms_per_update, players=self.world.players,
+                                      root=game.root)
                              if outputs.record else None)
             if self.recorder is not None:
                 self.recorder.start(self.world)
@@ -127,6 +129,9 @@ class RunSession:
         self.finished = False
         self.record_ended: int | None = None
         """The tick the recording ended at when the run left its own history (a rewind, a reload)."""
+        self.recorded_after: list[str] = []
+        """The recordings that went on after reloads (``run.from-TICK.jsonl``), each from its reload's state."""
+        self._record_again = False  # a reload ended the recording: the next tick starts one from the new state
 
     @property
     def world(self) -> World:
@@ -150,10 +155,38 @@ class RunSession:
         recorder, self.recorder = self.recorder, None
         with TICK:
             ends = recorder.close(self.world)
-        record = self.options.outputs.record or ""
-        say(f"{self.game.name}: the recording {shown_name(record)} ends at tick {ends}: {why} (a recording "
-            "holds one run of one version of the game)")
-        self.record_ended = ends
+        name = self.recorded_after[-1] if self.recorded_after else self.options.outputs.record or ""
+        if why.startswith("reloaded") and self.world.tick_count > 0:
+            # A recording holds one version of the game: this one ends here, replayable with the code
+            # before the reload, and the run goes on recorded in a file that starts from the state the
+            # new code got (a save on its second line), replayable with the new code.
+            then = self._after_reload_name(self.world.tick_count)
+            self._record_again = True
+            say(f"{self.game.name}: the recording {shown_name(name)} ends at tick {ends}: {why}; it replays with "
+                f"the code before the reload, and the run goes on recorded in {shown_name(then)}, which replays "
+                "with the new code")
+        else:
+            say(f"{self.game.name}: the recording {shown_name(name)} ends at tick {ends}: {why} (a recording "
+                "holds one run of one version of the game)")
+        if self.record_ended is None:
+            self.record_ended = ends
+
+    def _after_reload_name(self, tick: int) -> str:
+        """The recording that goes on after a reload at ``tick``: ``run.from-TICK.jsonl`` beside ``run.jsonl``."""
+        stem, suffix = os.path.splitext(self.options.outputs.record or "")
+        return f"{stem}.from-{tick}{suffix or '.jsonl'}"
+
+    def _record_from_here(self, world: World) -> None:
+        """Start the recording that goes on after a reload: from ``world``'s state, with the reloaded game."""
+        self._record_again = False
+        path, game = self._after_reload_name(world.tick_count), self.game
+        watcher = getattr(self.runner, "watcher", None)
+        if watcher is not None:
+            watcher.ignore(path)  # an output, not the game's: writing it must not reload the game
+        self.recorder = Recorder(path, game=game.name, game_digest=game.digest, seed=self.seed,
+                                 ms_per_update=self.ms_per_update, players=world.players, root=game.root)
+        self.recorder.start(world)
+        self.recorded_after.append(path)
 
     def _read_script(self, players: int) -> dict[int, dict[int, list[InputEvent]]]:
         """Every player's scripted input (lines naming no player are player 0's); other players refused."""
@@ -165,14 +198,32 @@ class RunSession:
         # or one a --ticks run never reaches.
         first = self.world.tick_count
         last = first + self.options.ticks if self.options.ticks is not None else None
-        unreachable = sorted(tick for tick in self.saves if tick <= first or (last is not None and tick > last))
+        most = self._most_ticks() if last is None else None
+        unreachable = sorted(tick for tick in self.saves if tick <= first or (last is not None and tick > last)
+                             or (most is not None and tick > first + most))
         if unreachable:
             self.world.close()
-            span = f"goes from tick {first} to {last}" if last is not None else f"starts at tick {first}"
+            span = (f"goes from tick {first} to {last}" if last is not None
+                    else f"of {self.options.frames} frames off-screen reaches tick {first + most} at most"
+                    if most is not None and unreachable[0] > first else f"starts at tick {first}")
             raise UsageError(f"--save-at {unreachable[0]}: this run {span}, so it never saves at tick {unreachable[0]}")
+
+    def _most_ticks(self) -> int | None:
+        """The most ticks a ``--frames`` run can run, where that is known before it: off-screen with the fixed
+        step loop, each frame advances a virtual clock by one 60 Hz refresh, and the loop runs no tick ahead
+        of the time that passed (``None``: not known: a window's real time, a loop that paces itself)."""
+        options = self.options
+        if not (options.display.headless and options.frames and options.display.loop == "fixed"
+                and not options.watch):
+            return None
+        from engine.render.runner import DISPLAY_HZ
+
+        return int(options.frames * (1000 / DISPLAY_HZ) / self.ms_per_update + 1e-9)
 
     def before_tick(self, world: World) -> None:
         """Mark the tick as running and hand it its scripted input."""
+        if self._record_again:
+            self._record_from_here(world)
         self.in_tick = world.tick_count + 1
         for player, script in self.script.items():
             queue = world.input_queue_of(player)
@@ -185,7 +236,7 @@ class RunSession:
         if self.recorder is not None:
             self.recorder.after_tick(world)
         for path in self.saves.get(world.tick_count, ()):
-            save_world(world, path, meta=self.meta)
+            save_world(world, path, meta=self.meta, root=self._game.root)
             self.written.append((world.tick_count, path))
 
     def _run_ticks(self) -> str:
@@ -281,6 +332,7 @@ class RunSession:
                       + (f", screenshot {shown_name(outputs.screenshot)}" if outputs.screenshot else "")
                       + (f", recorded {shown_name(outputs.record)}" if outputs.record else "")
                       + (f" (to tick {self.record_ended})" if self.record_ended is not None else "")
+                      + "".join(f" and {shown_name(path)}" for path in self.recorded_after)
                       + "".join(f", saved {shown_name(path)} at tick {tick}" for tick, path in self.written))
             if self.studio is not None and self.studio.crash is not None:
                 # Paused by a failing tick (--watch), and never fixed: the run ends as a crash does.

@@ -52,7 +52,7 @@ from engine.world.music import check_saved_music
 from engine.world.save.queues import check_saved_queue
 
 __all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "Game", "SaveError", "check_document", "check_game", "check_world",
-           "classes_by_name", "entity_classes", "parse_save", "read_save"]
+           "classes_by_name", "entity_classes", "music_beside", "parse_save", "read_save"]
 
 
 class Game(Protocol):
@@ -78,6 +78,10 @@ class Game(Protocol):
     @property
     def view_size(self) -> tuple[int, int]:
         """The game's window size, which a loaded world takes (the save's is not used)."""
+
+    @property
+    def root(self) -> Path | None:
+        """The directory of the game's own files: a save's music inside it is named relative to it."""
 
     def owns_class(self, kind: type) -> bool:
         """Whether ``kind`` is one of the game's own classes."""
@@ -105,6 +109,18 @@ class SaveError(ValueError):
 _ENTITY_KEYS = ("crowd", "id", "class", "buffered", "saved", "signals", "previous", "random")
 _SHOWN_KEYS = ("look", "parts")
 """Optional: what an entity shows of its own (absent: its class's look and parts)."""
+
+
+def music_beside(data: Any, where: str) -> str:
+    """A saved track named inside its game's directory, ``{"beside": "music/theme.ogg"}``: the relative path,
+    checked as a picture beside its class is (``/``-separated, never leaving the directory)."""
+    record = expect_keys(data, where, ("beside",))
+    relative = expect_str(record["beside"], f"{where}.beside", 4096)
+    parts = relative.split("/")
+    if not relative or "\0" in relative or "\\" in relative or relative.startswith("/") or os.pardir in parts \
+            or "" in parts:
+        raise FieldError(f"{where}.beside must be a relative path inside its game's directory, got {shown(relative)}")
+    return relative
 
 
 def _is_number(value: Any) -> bool:
@@ -331,8 +347,9 @@ def _entity_class(name: str, where: str, game: Game | None, classes: dict[str, t
         raise FieldError(f"{where} names class {name!r}, which is no Entity class of {game.name}")
     if name in classes and classes[name] is None:
         both = _both(classes_by_name().get(name, []))
-        raise FieldError(f"{where} names class {name!r}, which more than one loaded class has ({both}): load the save "
-                         "with its game (tickswap run GAME --load FILE, or engine.testing.load_save)")
+        raise FieldError(f"{where} names class {name!r}, which more than one loaded class has ({both}): give the "
+                         "save its game: World.load(path, game=load_game(...)) or engine.testing.load_save(game, "
+                         "path) (tickswap run GAME --load FILE on the command line)")
     kind = classes.get(name)
     if kind is None:
         raise FieldError(f"{where} names class {name!r}, which is no Entity class loaded here")
@@ -353,7 +370,11 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
     info = expect_keys(data["world"], "world", ("tick_count", "seed", "random", "last_id", "input"),
                        ("music", "players", "inputs"))
     if "music" in info:
-        check_saved_music(info["music"], "world.music")
+        music = info["music"]
+        if isinstance(music, list) and len(music) == 3 and isinstance(music[0], dict):
+            check_saved_music([music_beside(music[0], "world.music"), *music[1:]], "world.music")
+        else:
+            check_saved_music(music, "world.music")
     tick_count = expect_whole(info["tick_count"], "world.tick_count", 0, MAX_TICK_COUNT)
     expect_whole(info["seed"], "world.seed", 0, MAX_SEED)  # what World(seed=...) takes
     _check_random_state(info["random"], "world.random")

@@ -34,7 +34,7 @@ from engine.schema import FieldError
 from engine.state.looks import own_shown
 from engine.state.values import decode
 from engine.world.music import music_of
-from engine.world.save.check import SaveError, check_game, check_world, parse_save, read_save
+from engine.world.save.check import SaveError, check_game, check_world, music_beside, parse_save, read_save
 from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:
@@ -118,6 +118,20 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     return meta
 
 
+def _music_track(track: str | dict[str, str], game: Game | None, where: str) -> str:
+    """The file a save's music names: one inside its game's directory (``{"beside": ...}``) found in the directory
+    of the game it is loaded with, wherever that lies; an absolute one (a save of 0.4) checked to lie in it."""
+    if isinstance(track, dict):
+        root = None if game is None else game.root
+        if root is None:
+            raise SaveError(f"{where} names its music inside its game's directory: load it with its game "
+                            "(tickswap run GAME --load SAVE, or engine.testing.load_save)")
+        return os.path.join(root, *music_beside(track, "world.music").split("/"))
+    if game is not None and game.path is not None:
+        _check_music_place(track, game.path, where)
+    return track
+
+
 def _check_music_place(track: str, game_path: Path, where: str) -> None:
     """A save of a known game resumes only music inside the game's own directory: a save is data,
     and must not make the engine stream whatever file it names."""
@@ -185,8 +199,7 @@ def load_world_data(data: dict[str, Any], where: str, game: Game | None = None, 
         raise SaveError(f"{damaged}: world.input: {error}") from None
     if note is not None and notes is not None:
         notes.append(note)
-    if game is not None and game.path is not None and "music" in info:
-        _check_music_place(info["music"][0], game.path, where)
+    music = None if "music" not in info else (_music_track(info["music"][0], game, where), *info["music"][1:])
     seed = decode(info["seed"], {})
     # A world class made before players (a test's own subclass) still loads a save of one.
     world = world_class(seed=seed) if len(queues) == 1 else world_class(seed=seed, players=len(queues))
@@ -199,8 +212,8 @@ def load_world_data(data: dict[str, Any], where: str, game: Game | None = None, 
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
         for player, (events, held, mouse, sticks, connected) in enumerate(queues):
             world.input_queue_of(player).set_state(events, held, mouse, sticks, connected)
-        if "music" in info:  # an effect, asked for again: the runner resumes it after the load
-            track, loop, volume = info["music"]
+        if music is not None:  # an effect, asked for again: the runner resumes it after the load
+            track, loop, volume = music
             music_of(world).resume(track, loop, volume, world.tick_count)
         for entity in world.entities:
             entity.on_load(world)

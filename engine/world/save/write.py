@@ -126,10 +126,22 @@ def _entity_record(entity: Entity, module: str) -> dict[str, Any]:
     return record
 
 
-def _music(world: SavedWorld) -> dict[str, Any]:
+def _music(world: SavedWorld, root: str | os.PathLike[str] | None) -> dict[str, Any]:
     # An effect, not state (no hash holds it), but a load resumes it: written only when some plays.
     current = music_of(world).playing(world.tick_count)
-    return {} if current is None else {"music": [current.path, current.loop, current.volume]}
+    if current is None or current.path is None:
+        return {}
+    return {"music": [_track(current.path, root), current.loop, current.volume]}
+
+
+def _track(path: str, root: str | os.PathLike[str] | None) -> str | dict[str, str]:
+    """A track under the game's directory ``root`` as ``{"beside": relative}`` (the save moves with a copy of
+    its game, as pictures beside their classes do); any other as it was asked for."""
+    if root is not None:
+        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep) and not os.path.isabs(relative):
+            return {"beside": relative.replace(os.sep, "/")}
+    return path
 
 
 def _queued(queue: InputQueue) -> dict[str, Any]:
@@ -144,7 +156,7 @@ def _queued(queue: InputQueue) -> dict[str, Any]:
     return queued
 
 
-def _world_data(world: SavedWorld) -> dict[str, Any]:
+def _world_data(world: SavedWorld, root: str | os.PathLike[str] | None) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
     with world.esper_context():
@@ -165,21 +177,23 @@ def _world_data(world: SavedWorld) -> dict[str, Any]:
             "last_id": world.last_id,
             "input": queues[0],
             **players,
-            **_music(world),
+            **_music(world, root),
         },
         "entities": entities,
     }
 
 
-def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: str = "a save") -> str:
+def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: str = "a save",
+              root: str | os.PathLike[str] | None = None) -> str:
     """``world`` as the text of a save file, checked as ``save_world`` checks it; any problem raises ``SaveError``.
 
     What a network session sends a late joiner (``engine.net``) and a recording that starts
     from a save holds: the same document as a file, so it is read back by the same checks.
-    ``where`` names the destination in a message.
+    ``where`` names the destination in a message; ``root``, the game's directory (``Game.root``):
+    music under it is named relative to it, so the save loads with a copy of the game elsewhere.
     """
     try:
-        data = _world_data(world)
+        data = _world_data(world, root)
         data["meta"] = encode(dict(meta or {}), "meta")["$dict"]
         _check_written(world, data)
         text = json.dumps(data, separators=(",", ":"), allow_nan=False)
@@ -194,12 +208,14 @@ def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: s
     return text
 
 
-def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None) -> None:
+def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None, *,
+               root: str | os.PathLike[str] | None = None) -> None:
     """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
 
-    ``meta`` is stored as it is (the command line records the game's name and digest there).
+    ``meta`` is stored as it is (the command line records the game's name and digest there);
+    ``root`` is the game's directory, as ``save_text`` takes it.
     """
-    text = save_text(world, meta, where=shown_name(path))
+    text = save_text(world, meta, where=shown_name(path), root=root)
     try:
         with AtomicFile(path) as output:
             output.open("w").write(text)
