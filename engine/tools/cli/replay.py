@@ -90,16 +90,22 @@ def replay_command(options: ReplayOptions) -> int:
     game = _replay_game(replay, options.game)
     check_outputs(pictures=pictures, inputs=[("the replay", options.file)], game=game)
     changed = None
+    advice = ""  # said only where it does not replay the same
     if replay.game != game.name:
         # The header names the game that made the recording: a mismatch then says which, not that a
         # header may have been edited.
-        changed = (f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}: "
-                   f"replay it with --game {shown_name(replay.game)}")
+        changed = f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}"
+        advice = f": replay it with --game {shown_name(replay.game)}"
     elif replay.game_digest is not None and game.digest is None:
         changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
-    elif replay.game_digest not in (None, game.digest):
-        changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
-                   f"{(replay.game_digest or '')[:12]})")
+    also = ""  # a renamed file that also changed: said where it replays the same (else the name says enough)
+    if replay.game_digest is not None and game.digest is not None and replay.game_digest != game.digest:
+        digest = (f"the game file changed since it was recorded (digest {game.digest[:12]}, recorded "
+                  f"{replay.game_digest[:12]})")
+        if changed is None:
+            changed = digest
+        else:
+            also = f", and {digest}"
     if replay.players not in game.players:
         raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
                          f"played by {game.played_by()} (its PLAYERS)")
@@ -129,7 +135,7 @@ def replay_command(options: ReplayOptions) -> int:
     except (DisplayError, OutputError) as error:
         return refused(str(error))
     except BaseException as error:
-        say(f"the replay crashed: {crash_line(game.name, error)}" + (f"; {changed}" if changed else ""))
+        say(f"the replay crashed: {crash_line(game.name, error)}" + (f"; {changed}{advice}" if changed else ""))
         return 1
     finally:
         if runner is not None:
@@ -151,7 +157,7 @@ def replay_command(options: ReplayOptions) -> int:
         print(f"replay {name}: {result.ticks - replay.start} ticks of {game.name}{start}, {result.checked} {hashes} "
               f"checked, all match{shot}")
         if changed:
-            say(f"note: {changed}, but it replays the same")
+            say(f"note: {changed}{also}, but it replays the same")
         return 0
     if result.first_mismatch is not None:
         matched = max(0, result.checked - 1)
@@ -161,5 +167,5 @@ def replay_command(options: ReplayOptions) -> int:
                 "tickswap check names the entity and field" if matched == 0 and not changed else "")
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
-              + shot + (f"; {changed}" if changed else "") + hint)
+              + shot + (f"; {changed}{advice}" if changed else "") + hint)
     return 1
