@@ -289,7 +289,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # An entity and what it is made of, the per-tick input (and the --input scripts, read by
     # the JSON-lines reader of engine.disk), snapshots, the loops.
     ("state", ("engine.entity", "engine.advancing", "engine.tween", "engine.path", "engine.camera", "engine.spatial",
-               "engine.input", "engine.state", "engine.loops")),
+               "engine.input", "engine.state", "engine.loops", "engine.display")),
     # The world and what lives in it, with the save that holds a world over time (engine.world.save:
     # written from and restored into the world's parts, and World.save delegates to it).
     ("world", ("engine.world", "engine.crowd", "engine.particles", "engine.tiles", "engine.gui")),

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.constants import MAX_INPUT_DELAY, MAX_PLAYERS
 from engine.disk.atomic import OutputError
+from engine.display import Display
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
 from engine.files.replay import Recorder
@@ -209,14 +210,20 @@ def _options(args: argparse.Namespace, room: bool = False, code: str | None = No
                           rejoin=getattr(args, "rejoin", None), code=code)
 
 
+def session_display(args: argparse.Namespace) -> Display:
+    """How ``host`` and ``join`` show a session: off-screen (``--headless``) or in a window, with or without the HUD."""
+    return Display(headless=args.headless, show_hud=not args.no_hud)
+
+
 def _check(args: argparse.Namespace, game: Game | None) -> None:
     if args.ticks is not None and (args.frames is not None or args.headless or args.no_hud or args.screenshot):
         raise UsageError("--ticks plays the ticks with no frames; it can't be combined with --frames, --headless, "
                          "--no-hud or --screenshot")
     if args.headless and args.frames is None:
         raise UsageError("--headless draws off-screen until --frames N (or use --ticks N): give one")
-    check_outputs(argparse.Namespace(record=args.record, save_at=None, screenshot=args.screenshot, input=args.input),
-                  game)
+    check_outputs((("--record", args.record),) if args.record else (),
+                  pictures=(("--screenshot", args.screenshot),) if args.screenshot else (),
+                  inputs=(("--input", args.input),), game=game)
 
 
 def _check_display(args: argparse.Namespace) -> None:
@@ -227,7 +234,7 @@ def _check_display(args: argparse.Namespace) -> None:
     ``--screenshot``) and a host that plays in frames are held to it.
     """
     if args.ticks is None:
-        check_display(args)
+        check_display(session_display(args))
 
 
 def _schedule_delays(session: Session, args: argparse.Namespace) -> None:
@@ -418,7 +425,7 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
     """
     world, game, sync = session.world, session.game, session.sync
     assert world is not None and game is not None and sync is not None
-    runner = make_runner(args, game, world, driver=session)
+    runner = make_runner(session_display(args), game, world, driver=session)
     try:
         try:
             frames = runner.run(frames=args.frames)
@@ -626,7 +633,7 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
         # Asked before joining: a peer that can't draw says so before it asks, if it draws whatever the
         # host plays; else it learns at its welcome whether it must (the host plays frames) and leaves the seat.
         try:
-            check_display(args)
+            check_display(session_display(args))
         except DisplayError as error:
             if args.frames is not None or args.headless or args.screenshot:
                 if setup is not None:

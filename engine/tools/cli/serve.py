@@ -8,16 +8,18 @@ static host serves the folder as it is.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.tools.errors import UsageError, say, shown_name
 
-__all__ = ["WebHandler", "add_serve_command", "serve_command", "web_server"]
+if TYPE_CHECKING:
+    from engine.tools.cli.options import ServeOptions
+
+__all__ = ["DEFAULT_PORT", "WebHandler", "serve_command", "web_server"]
 
 DEFAULT_PORT = 8000
 TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
@@ -43,23 +45,12 @@ def web_server(directory: Path, port: int = DEFAULT_PORT) -> ThreadingHTTPServer
     return ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
-def add_serve_command(commands: Any) -> None:
-    """Add ``tickswap serve DIR``."""
-    serve = commands.add_parser("serve", help="serve a web build (tickswap package GAME --web DIR) on 127.0.0.1",
-                                description="Serve DIR, a folder tickswap package GAME --web wrote, on "
-                                            "http://127.0.0.1:PORT/ for a try in a browser (Ctrl-C stops).")
-    serve.add_argument("directory", metavar="DIR", help="the web build's folder")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the port (default {DEFAULT_PORT}; 0: any)")
-
-
-def serve_command(args: argparse.Namespace) -> int:
+def serve_command(args: ServeOptions) -> int:
     """Serve until Ctrl-C; refuses a folder that is not a web build."""
     directory = Path(args.directory)
     if not (directory / "index.html").is_file() or not (directory / "tickswap-web.json").is_file():
         raise UsageError(f"{shown_name(args.directory)} is not a web build: make one with "
                          "tickswap package GAME --web DIR")
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0 to 65535, got {args.port}")
     try:
         server = web_server(directory, args.port)
     except OSError as error:
