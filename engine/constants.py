@@ -9,8 +9,8 @@ modules that first defined them (``engine.files.game``, ``engine.files.replay.fo
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "HASH_EVERY", "MAX_INPUT_DELAY", "MAX_KEYS", "MAX_PLAYERS",
-           "MAX_SEED", "MAX_TICKS", "MAX_WINDOW_SIDE", "MS_PER_UPDATE_RANGE"]
+__all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "DISPLAY_HZ", "HASH_EVERY", "MAX_INPUT_DELAY", "MAX_KEYS",
+           "MAX_PLAYERS", "MAX_SEED", "MAX_TICKS", "MAX_WINDOW_SIDE", "MS_PER_UPDATE_RANGE"]
 
 DEFAULT_MS_PER_UPDATE = 15.625
 """The default step: 64 updates a second. It is exact in binary floating point and in
@@ -26,6 +26,9 @@ MAX_WINDOW_SIDE = 16384
 """The largest ``WIDTH`` or ``HEIGHT`` a game may ask for."""
 DEFAULT_VIEW_SIZE = (640, 480)
 """The window of a game that names no ``WIDTH`` and ``HEIGHT``, and a world's ``view_size`` until told."""
+DISPLAY_HZ = 60.0
+"""The refresh rate an off-screen run pretends to have: its frames advance a virtual clock by one such
+refresh each (the command line reads it before any window exists, to know how far a ``--frames`` run goes)."""
 HASH_EVERY = 60
 """A recording (and a session's desync check by default) hashes the state every this many ticks."""
 MAX_TICKS = 2**31 - 1

@@ -37,8 +37,13 @@ import math
 from operator import itemgetter
 from typing import Any, ClassVar
 
-import numpy as np
-import numpy.typing as npt
+from engine.errors import numpy_missing
+
+try:
+    import numpy as np
+    import numpy.typing as npt
+except ImportError as missing:
+    raise numpy_missing("Crowd", missing) from missing
 
 from engine.buffering.own import OwnBuffers
 from engine.deprecation import warn_deprecated

@@ -15,10 +15,19 @@ import weakref
 from typing import Any
 
 __all__ = ["BRIEF", "BufferedWriteError", "EntityUpdateError", "GameError", "brief", "located", "mark_restored",
-           "missing_after_load", "where"]
+           "missing_after_load", "numpy_missing", "where"]
 
 # By id, the entity itself as the value: a game's class may define __eq__ and so be unhashable.
 _RESTORED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def numpy_missing(feature: str, error: ImportError) -> ImportError:
+    """The one line a game gets when it uses a numpy-only ``feature`` (``Crowd``, ``Particles``) where numpy
+    can't be imported (a browser's Pyodide that didn't load it): the rest of the engine runs without numpy."""
+    found = ImportError(f"{feature} needs numpy, which can't be imported here: pip install numpy "
+                        "(in a browser, load Pyodide's numpy package)")
+    found.name = error.name
+    return found
 
 
 def mark_restored(entity: Any) -> None:

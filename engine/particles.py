@@ -25,7 +25,12 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-import numpy as np
+from engine.errors import numpy_missing
+
+try:
+    import numpy as np
+except ImportError as missing:
+    raise numpy_missing("Particles", missing) from missing
 
 from engine.crowd import Crowd
 from engine.entity import Entity, buffered, signal

@@ -45,6 +45,7 @@ import operator
 import os
 import sys
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from engine.buffering.own import OwnBuffers
@@ -57,6 +58,9 @@ if TYPE_CHECKING:
     import numpy as np
 
     Array = np.ndarray[Any, Any]
+
+Column = Any
+"""A table's column: a numpy array, or a list where numpy can't be imported (``lists_only``)."""
 
 MAX_LEVELS = 4
 """Levels of a grid: each one's cells at least four times the last's; what none holds is tested every time."""
@@ -84,6 +88,35 @@ def _import_core() -> Any:
 _core = _import_core()
 COMPILED = _core is not None
 """Whether the compiled ``engine._spatial`` answers queries (False: the pure-Python twin, same answers)."""
+
+_NUMPY: list[bool] = []
+"""Whether numpy can be imported, asked once, on the first grid (``import engine`` never imports it)."""
+
+
+def lists_only() -> bool:
+    """Whether collisions run on Python lists alone: numpy can't be imported (a browser's Pyodide without it).
+
+    Then the tables, the levels and the grids are the pure twin's, built from lists with the same
+    float expressions in the same order, so every query gives the same answer as with numpy (and the
+    compiled core, which reads numpy's buffers, is not used).
+    """
+    if not _NUMPY:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            _NUMPY.append(False)
+        else:
+            _NUMPY.append(True)
+    return not _NUMPY[0]
+
+
+def _as_list(values: Any, dtype: str) -> list[Any]:
+    """``values`` as a list: a list as it is (the lists-only path), else through numpy as ``dtype``."""
+    if isinstance(values, list):
+        return values
+    import numpy as np
+
+    return np.asarray(values, dtype=dtype).tolist()  # type: ignore[no-any-return]
 
 
 def box_of(entity: Any) -> tuple[float, float] | None:
@@ -148,6 +181,16 @@ def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Arra
                 or not array.flags.writeable or array.size < count):
             raise TypeError(f"gather: {name} must be a writable contiguous buffer of at least {count} "
                             f"{dtype.__name__}")
+    columns, found = _walk(entities, names)
+    for array, column in zip((x, y, ids, looks, hitboxes, kinds), columns):
+        array.reshape(-1)[:count] = column
+    return found
+
+
+def _walk(entities: Sequence[Any], names: tuple[str, str, str, str]
+         ) -> tuple[tuple[list[Any], ...], tuple[list[Any], list[Any], list[type]]]:
+    """``gather``'s walk as lists: the columns (x, y, ids, look index, hitbox index, kind index) and the
+    distinct looks, hitboxes and classes, with its refusals; ``py_gather`` and the lists-only path share it."""
     x_name, y_name, look_name, hitbox_name = names
     columns: tuple[list[Any], ...] = ([], [], [], [], [], [])
     xs, ys, identities, look_of, hitbox_of, kind_of = columns
@@ -177,9 +220,7 @@ def py_gather(entities: Sequence[Any], names: tuple[str, str, str, str], x: Arra
         value = type(entity)
         index = kinds_seen.get(id(value))
         kind_of.append(_index(value, kinds_seen, found[2]) if index is None else index)
-    for array, column in zip((x, y, ids, looks, hitboxes, kinds), columns):
-        array.reshape(-1)[:count] = column
-    return found
+    return columns, found
 
 
 def _index(value: Any, seen: dict[int, int], found: list[Any]) -> int:
@@ -194,19 +235,17 @@ def _index(value: Any, seen: dict[int, int], found: list[Any]) -> int:
 class PyTable:
     """``engine._spatial.Table`` in Python: one tick's boxes, sorted by id."""
 
-    def __init__(self, entities: Sequence[Any], ids: Array, x: Array, y: Array, half_width: Array,
-                 half_height: Array, boxed: Array) -> None:
-        import numpy as np
-
+    def __init__(self, entities: Sequence[Any], ids: Column, x: Column, y: Column, half_width: Column,
+                 half_height: Column, boxed: Column) -> None:
         self.entities = tuple(entities)
-        self.ids: list[int] = np.asarray(ids, dtype=np.int64).tolist()
+        self.ids: list[int] = _as_list(ids, "int64")
         if any(later <= earlier for earlier, later in zip(self.ids, self.ids[1:])):
             raise ValueError("Table: ids must be sorted and distinct")
-        self.x: list[float] = np.asarray(x, dtype=np.float64).tolist()
-        self.y: list[float] = np.asarray(y, dtype=np.float64).tolist()
-        self.half_width: list[float] = np.asarray(half_width, dtype=np.float64).tolist()
-        self.half_height: list[float] = np.asarray(half_height, dtype=np.float64).tolist()
-        self.boxed: list[bool] = np.asarray(boxed, dtype=bool).tolist()
+        self.x: list[float] = _as_list(x, "float64")
+        self.y: list[float] = _as_list(y, "float64")
+        self.half_width: list[float] = _as_list(half_width, "float64")
+        self.half_height: list[float] = _as_list(half_height, "float64")
+        self.boxed: list[bool] = _as_list(boxed, "bool")
         self._slot = {identity: slot for slot, identity in enumerate(self.ids)}
 
     def __len__(self) -> int:
@@ -234,14 +273,12 @@ class _PyLevel:
     """One level of a ``PyGrid``: the same numbers as the core's, as lists and a dict."""
 
     def __init__(self, spec: tuple[Any, ...]) -> None:
-        import numpy as np
-
         cell, dense, x0, y0, columns, rows, keys, starts, members = spec
         self.cell, self.dense = float(cell), bool(dense)
         self.x0, self.y0, self.columns, self.rows = int(x0), int(y0), int(columns), int(rows)
-        self.starts: list[int] = np.asarray(starts).tolist()
-        self.members: list[int] = np.asarray(members).tolist()
-        key_list: list[int] = np.asarray(keys).tolist()
+        self.starts: list[int] = _as_list(starts, "int64")
+        self.members: list[int] = _as_list(members, "int64")
+        key_list: list[int] = _as_list(keys, "int64")
         self.cells = self.columns * self.rows if self.dense else len(key_list)
         self.spans = {key: (self.starts[n], self.starts[n + 1]) for n, key in enumerate(key_list)}
 
@@ -249,12 +286,10 @@ class _PyLevel:
 class PyGrid:
     """``engine._spatial.Grid`` in Python: one kind's cells over a table, the same walk and answers."""
 
-    def __init__(self, table: PyTable, levels: Sequence[tuple[Any, ...]], everywhere: Array) -> None:
-        import numpy as np
-
+    def __init__(self, table: PyTable, levels: Sequence[tuple[Any, ...]], everywhere: Column) -> None:
         self.table = table
         self.levels = [_PyLevel(spec) for spec in levels]
-        self.everywhere: list[int] = np.asarray(everywhere).tolist()
+        self.everywhere: list[int] = _as_list(everywhere, "int64")
         self.size = sum(len(level.members) for level in self.levels) + len(self.everywhere)
 
     def __len__(self) -> int:
@@ -421,12 +456,18 @@ _GRIDS_BUILT = [0]
 """How many grids were built in this process (tests count them: one per kind and tick, at most)."""
 
 
-def build_grid(table: Any, x: Array, y: Array, half_width: Array, half_height: Array, boxed: Array,
-               slots: Array) -> Any:
-    """A grid (``Grid``: the core's, or the pure twin) of the table's ``slots``, in ``grid_levels``'s levels."""
+def build_grid(table: Any, x: Column, y: Column, half_width: Column, half_height: Column, boxed: Column,
+               slots: Column) -> Any:
+    """A grid (``Grid``: the core's, or the pure twin) of the table's ``slots``, in ``grid_levels``'s levels.
+
+    Where numpy can't be imported (``lists_only``), the columns and ``slots`` are lists and the grid
+    is the pure twin's, of ``list_levels``.
+    """
+    _GRIDS_BUILT[0] += 1
+    if isinstance(slots, list):
+        return PyGrid(table, *list_levels(x, y, half_width, half_height, boxed, slots))
     import numpy as np
 
-    _GRIDS_BUILT[0] += 1
     if _core is not None:  # the same levels, computed in C (tests/test_spatial_core.py compares them)
         return _core.build(table, np.asarray(slots, dtype=np.int32), MAX_LEVELS)
     levels, everywhere = grid_levels(x, y, half_width, half_height, boxed, slots)
@@ -502,6 +543,77 @@ def _level(slots: Array, px: Array, py: Array, cell: float) -> tuple[Any, ...]:
     return (cell, False, 0, 0, 1, 1, unique.astype(np.int64), starts, slots[order].astype(np.int32))
 
 
+def _nan_max(a: float, b: float) -> float:
+    """``numpy.maximum`` of two floats: NaN where either is."""
+    if a != a or b != b:
+        return math.nan
+    return a if a >= b else b
+
+
+def list_levels(x: list[float], y: list[float], half_width: list[float], half_height: list[float],
+                boxed: list[bool], slots: list[int]) -> tuple[list[tuple[Any, ...]], list[int]]:
+    """``grid_levels`` on lists, without numpy: the same levels, cell for cell and member for member
+    (``tests/test_web_pure.py`` compares them), from the same float expressions in the same order."""
+    if not slots:
+        return [], []
+    extent = [2.0 * _nan_max(half_width[s], half_height[s]) if boxed[s] else 0.0 for s in slots]
+    distance = [_nan_max(abs(x[s]), abs(y[s])) for s in slots]
+    inf = math.inf
+    levels: list[tuple[Any, ...]] = []
+    remaining: list[int] | None = None  # indices into slots; None: every one
+    cell = 0.0
+    for _ in range(MAX_LEVELS):
+        rows = range(len(slots)) if remaining is None else remaining
+        placeable = [extent[r] < inf and distance[r] < inf for r in rows]
+        sized = [extent[r] for r, ok in zip(rows, placeable) if ok and extent[r] > 0.0]
+        if not sized and not any(placeable):
+            break
+        rank = (len(sized) - 1) * 3 // 4
+        typical = sorted(sized)[rank] if sized else 0.0
+        cell = max(8.0, 2.0 * typical) if cell == 0.0 else max(4.0 * cell, 2.0 * typical)
+        if not math.isfinite(cell):
+            break
+        fits = [ok and extent[r] <= cell and distance[r] < cell * FAR for r, ok in zip(rows, placeable)]
+        if remaining is None and all(fits):
+            levels.append(_list_level(list(slots), x, y, cell))
+            return levels, []
+        chosen = [slots[r] for r, fit in zip(rows, fits) if fit]
+        if chosen:
+            levels.append(_list_level(chosen, x, y, cell))
+        remaining = [r for r, fit in zip(rows, fits) if not fit]
+        if not remaining:
+            return levels, []
+    return levels, list(slots) if remaining is None else [slots[r] for r in remaining]
+
+
+def _list_level(slots: list[int], x: list[float], y: list[float], cell: float) -> tuple[Any, ...]:
+    """``_level`` on lists: (cell, dense, x0, y0, columns, rows, keys, starts, members)."""
+    floor = math.floor
+    cells_x = [floor(x[s] / cell) for s in slots]
+    cells_y = [floor(y[s] / cell) for s in slots]
+    x0, y0 = min(cells_x), min(cells_y)
+    columns, rows = max(cells_x) - x0 + 1, max(cells_y) - y0 + 1
+    if columns * rows <= max(64, 4 * len(slots)):
+        index = [(cx - x0) * rows + (cy - y0) for cx, cy in zip(cells_x, cells_y)]
+        order = sorted(range(len(slots)), key=index.__getitem__)  # sorted() is stable, as argsort's "stable"
+        starts = [0] * (columns * rows + 1)
+        for cell_index in index:
+            starts[cell_index + 1] += 1
+        for n in range(1, len(starts)):
+            starts[n] += starts[n - 1]
+        return cell, True, x0, y0, columns, rows, [], starts, [slots[n] for n in order]
+    keys = [cx * (1 << 32) + cy for cx, cy in zip(cells_x, cells_y)]
+    order = sorted(range(len(slots)), key=keys.__getitem__)
+    unique: list[int] = []
+    starts = []
+    for position, n in enumerate(order):
+        if not unique or keys[n] != unique[-1]:
+            unique.append(keys[n])
+            starts.append(position)
+    starts.append(len(order))
+    return cell, False, 0, 0, 1, 1, unique, starts, [slots[n] for n in order]
+
+
 class Boxes:
     """One table of boxes (a tick's moving entities, or the static ones) and its grids, one per kind asked.
 
@@ -509,13 +621,15 @@ class Boxes:
     once. ``kinds`` are the distinct classes gathered, ``kind_of`` each row's index among them.
     """
 
-    def __init__(self, entities: tuple[Any, ...], ids: Array, x: Array, y: Array, half_width: Array,
-                 half_height: Array, boxed: Array, kinds: list[type], kind_of: Array) -> None:
+    def __init__(self, entities: tuple[Any, ...], ids: Column, x: Column, y: Column, half_width: Column,
+                 half_height: Column, boxed: Column, kinds: list[type], kind_of: Column) -> None:
         self.entities = entities
         self.ids, self.x, self.y = ids, x, y
         self.half_width, self.half_height, self.boxed = half_width, half_height, boxed
         self.kinds, self.kind_of = kinds, kind_of
-        self.table = Table(entities, ids, x, y, half_width, half_height, boxed)
+        # Lists (numpy can't be imported) go to the pure twin: the core reads numpy's buffers.
+        table = PyTable if isinstance(ids, list) else Table
+        self.table: Any = table(entities, ids, x, y, half_width, half_height, boxed)
         self._grids: dict[Any, Any] = {}
 
     def __len__(self) -> int:
@@ -523,10 +637,15 @@ class Boxes:
 
     def grid(self, kind: type | None) -> Any:
         """The grid of this table's entities of ``kind`` (``None``: all), built on first use."""
-        import numpy as np
-
         grid = self._grids.get(kind)
+        if grid is None and isinstance(self.ids, list):
+            wanted_kinds = [kind is None or issubclass(cls, kind) for cls in self.kinds]
+            rows = [row for row, of in enumerate(self.kind_of) if wanted_kinds[of]]
+            grid = self._grids[kind] = build_grid(self.table, self.x, self.y, self.half_width, self.half_height,
+                                                  self.boxed, rows)
         if grid is None:
+            import numpy as np
+
             if kind is None:
                 slots = np.arange(len(self.entities), dtype=np.int32)
             else:
@@ -545,6 +664,8 @@ class Boxes:
     def gather(entities: Sequence[Any], baseline: bool) -> tuple[Boxes, Boxes]:
         """The (static, moving) tables of ``entities``: positions as committed (``baseline``: mid-tick, the
         values the tick began with), looks and hitboxes as they are now; crowds and screen-space entities out."""
+        if lists_only():
+            return Boxes._gather_lists(entities, baseline)
         import numpy as np
 
         count = len(entities)
@@ -603,6 +724,62 @@ class Boxes:
         every = np.arange(count) if order is None else order
         is_static = np.array(static, dtype=bool)[kind_of[every]]
         return part(every[is_static]), part(every[~is_static])
+
+
+    @staticmethod
+    def _gather_lists(entities: Sequence[Any], baseline: bool) -> tuple[Boxes, Boxes]:
+        """``gather`` without numpy: the same tables, as lists, step for step."""
+        names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
+        (x, y, ids, look_of, hitbox_of, kind_of), (looks, hitboxes, kinds) = _walk(entities, names)
+        entities = tuple(entities)
+        count = len(entities)
+        left_out = [issubclass(cls, OwnBuffers) for cls in kinds]
+        static = [getattr(cls, "static", False) is True for cls in kinds]
+        look_half_width, look_half_height = [0.0] * len(looks), [0.0] * len(looks)
+        look_boxed, screen = [False] * len(looks), [False] * len(looks)
+        for n, look in enumerate(looks):
+            shown = resolved(look)
+            if isinstance(shown, Look):
+                screen[n] = shown.screen
+                box = shown.box
+                if box is not None:
+                    look_half_width[n], look_half_height[n] = float(box[0]) * 0.5, float(box[1]) * 0.5
+                    look_boxed[n] = True
+        included: list[bool] | None = None  # None: everyone
+        if any(left_out) or any(screen):
+            included = [not (left_out[kind_of[r]] or screen[look_of[r]]) for r in range(count)]
+        half_width = [look_half_width[n] for n in look_of]
+        half_height = [look_half_height[n] for n in look_of]
+        boxed = [look_boxed[n] for n in look_of]
+        for n, hitbox in enumerate(hitboxes):
+            if hitbox is None:
+                continue
+            users = [r for r in range(count) if hitbox_of[r] == n and (included is None or included[r])]
+            try:
+                width, height = _checked_hitbox("", hitbox)
+            except TypeError:
+                if users:  # refused by the name of the first entity (in update order) that has it
+                    _checked_hitbox(type(entities[users[0]]).__name__, hitbox)
+                continue
+            for r in users:
+                half_width[r], half_height[r], boxed[r] = width * 0.5, height * 0.5, True
+        order: list[int] | None = None if included is None else [r for r in range(count) if included[r]]
+        chosen = ids if order is None else [ids[r] for r in order]
+        if any(later <= earlier for earlier, later in pairwise(chosen)):
+            every = list(range(count)) if order is None else order
+            order = sorted(every, key=ids.__getitem__)  # a shuffled update order: by id again (ids are distinct)
+
+        def part(rows: list[int] | None) -> Boxes:
+            if rows is None:
+                return Boxes(entities, ids, x, y, half_width, half_height, boxed, kinds, kind_of)
+            return Boxes(tuple(entities[r] for r in rows), [ids[r] for r in rows], [x[r] for r in rows],
+                         [y[r] for r in rows], [half_width[r] for r in rows], [half_height[r] for r in rows],
+                         [boxed[r] for r in rows], kinds, [kind_of[r] for r in rows])
+
+        if not any(static):
+            return part([]), part(order)
+        every = list(range(count)) if order is None else order
+        return (part([r for r in every if static[kind_of[r]]]), part([r for r in every if not static[kind_of[r]]]))
 
 
 def _picked(entities: tuple[Any, ...], rows: Array) -> tuple[Any, ...]:
@@ -745,12 +922,21 @@ class SpatialIndex:
     """
 
     def __init__(self, items: Sequence[Any], positions: Sequence[tuple[float, float]] | None = None) -> None:
-        import numpy as np
-
         self.entities = list(items)
         """The items, in the order given: the order queries return them in."""
         count = len(self.entities)
         where = [(item.x, item.y) for item in self.entities] if positions is None else list(positions)
+        if lists_only():
+            xs, ys = [float(place[0]) for place in where], [float(place[1]) for place in where]
+            boxes = [box_of(item) for item in self.entities]
+            halves_x = [0.0 if box is None else box[0] / 2.0 for box in boxes]
+            halves_y = [0.0 if box is None else box[1] / 2.0 for box in boxes]
+            have = [box is not None for box in boxes]
+            self.table = PyTable(self.entities, list(range(count)), xs, ys, halves_x, halves_y, have)
+            self.grid = build_grid(self.table, xs, ys, halves_x, halves_y, have, list(range(count)))
+            return
+        import numpy as np
+
         xy = np.array(where, dtype=np.float64).reshape(count, 2)
         sizes = np.zeros((count, 2))
         boxed = np.zeros(count, dtype=bool)

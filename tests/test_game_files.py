@@ -13,6 +13,7 @@ from typing import Any, cast
 import pytest
 
 from engine import World
+from engine.display import Display
 from engine.files.game import GameError
 from engine.files.importer import load_game, sample_games
 from engine.tools.cli import main
@@ -375,7 +376,7 @@ def test_a_game_file_that_runs_itself_takes_a_screenshot(comet, offscreen):
 def test_no_hud_hides_the_hud():
     from engine.render.runner import GameRunner
 
-    runner = GameRunner("bouncy", headless=True, show_hud=False)
+    runner = GameRunner("bouncy", display=Display(headless=True, show_hud=False))
     try:
         assert runner.hud.visible is False
     finally:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from engine import Entity, InputEvent, World, buffered, keys
+from engine.display import Display
 from engine.gui import Button, Label, Panel, Slider, TextInput, Widget
 from engine.testing import assert_order_independent, assert_rollback_deterministic, load_game
 
@@ -394,7 +395,7 @@ def test_clicks_and_typing_in_the_window_are_recorded_and_replayed_hash_for_hash
     from engine.tools.cli import main
 
     path = tmp_path / "menu.jsonl"
-    runner = GameRunner(MENU, headless=True, seed=0)
+    runner = GameRunner(MENU, display=Display(headless=True), seed=0)
     recorder = Recorder(path, game=MENU.name, seed=0, ms_per_update=runner.ms_per_update,
                         game_digest=MENU.digest)
     runner.after_tick = recorder.after_tick

@@ -291,14 +291,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # An entity and what it is made of (scenes and hits too), the per-tick input (and the --input
     # scripts, read by the JSON-lines reader of engine.disk), snapshots, the loops.
     ("state", ("engine.entity", "engine.advancing", "engine.stage", "engine.hits", "engine.tween", "engine.path",
-               "engine.camera", "engine.spatial", "engine.input", "engine.state", "engine.loops")),
+               "engine.camera", "engine.spatial", "engine.input", "engine.state", "engine.loops", "engine.display")),
     # The world and what lives in it, with the save that holds a world over time (engine.world.save:
     # written from and restored into the world's parts, and World.save delegates to it).
     ("world", ("engine.world", "engine.crowd", "engine.particles", "engine.tiles", "engine.gui")),
     # Games found and imported (the one owner of a game's settings), and recordings of them.
     ("files", ("engine.files",)),
-    # The studio (rewind, reload, inspector) drives a world and is driven by the window's runner.
-    ("net/render", ("engine.net", "engine.render", "engine.studio")),
+    # The studio (rewind, reload, inspector) drives a world and is driven by the window's runner;
+    # engine.web is the browser's runner, beside the window's (engine.render), neither importing the other.
+    ("net/render", ("engine.net", "engine.render", "engine.studio", "engine.web")),
     # The tools, the testing namespace and the package root (which names everything lazily).
     ("tools", ("engine.tools", "engine.testing", "engine")),
 )
@@ -360,6 +361,15 @@ def test_the_package_circle_finder_sees_a_circle_through_submodules():
 
 def test_engine_modules_import_only_their_own_layer_and_the_layers_below():
     assert _upward_imports(_imports()) == []
+
+
+def test_the_browser_runner_and_the_window_runner_are_apart():
+    graph = _imports()
+    web = {name for name in graph if name == "engine.web" or name.startswith("engine.web.")}
+    render = {name for name in graph if name == "engine.render" or name.startswith("engine.render.")}
+    assert web and render
+    assert [f"{name} imports {target}" for name in sorted(web) for target in sorted(graph[name] & render)] == []
+    assert [f"{name} imports {target}" for name in sorted(render) for target in sorted(graph[name] & web)] == []
 
 
 def test_the_layer_check_finds_an_upward_import_and_an_unplaced_module():

@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from test_net_session import GAME, TIMEOUT, Peer
+from test_net_session import GAME, JOIN_CODE, TIMEOUT, Peer
 
 from engine.json_events import emit, json_output
 from engine.tools.cli import main
@@ -58,13 +58,15 @@ def test_run_replay_and_check_say_their_summary_and_state_as_json(tmp_path, caps
 
 def test_a_host_and_a_joiner_say_the_port_the_seat_and_the_same_final_state(tmp_path):
     shutil.copy(GAME, tmp_path / "game.py")
-    host = Peer(tmp_path, "host", "game.py", "--players", "2", "--port", "0", "--ticks", "120", "--json")
+    host = Peer(tmp_path, "host", "game.py", "--players", "2", "--port", "0", "--code", JOIN_CODE, "--ticks", "120",
+                "--json")
     port = int(host.wait_for(r"on 127\.0\.0\.1:(\d+)").group(1))
-    joiner = Peer(tmp_path, "join", f"127.0.0.1:{port}", "game.py", "--ticks", "120", "--json")
+    joiner = Peer(tmp_path, "join", f"127.0.0.1:{port}", JOIN_CODE, "game.py", "--ticks", "120", "--json")
     (status1, out1, err1), (status2, out2, err2) = host.finish(), joiner.finish()
     assert (status1, status2) == (0, 0), err1 + err2
     hosted, joined = events(out1), events(out2)
-    assert hosted[0] == {"event": "listening", "host": "127.0.0.1", "port": port, "game": "game.py", "players": 2}
+    assert hosted[0] == {"event": "listening", "host": "127.0.0.1", "port": port, "game": "game.py", "players": 2,
+                         "join_code": JOIN_CODE}
     assert joined[0]["event"] == "joined" and joined[0]["player"] == 1 and joined[0]["players"] == 2
     assert hosted[-1]["event"] == joined[-1]["event"] == "summary"
     assert hosted[-1]["state"] == joined[-1]["state"] and hosted[-1]["ticks"] == 120
@@ -72,10 +74,10 @@ def test_a_host_and_a_joiner_say_the_port_the_seat_and_the_same_final_state(tmp_
 
 def test_a_session_that_a_drop_ends_says_why_in_its_summary(tmp_path):
     shutil.copy(GAME, tmp_path / "game.py")
-    host = Peer(tmp_path, "host", "game.py", "--players", "2", "--port", "0", "--ticks", "1000000",
-                "--disconnect-timeout", "1", "--json")
+    host = Peer(tmp_path, "host", "game.py", "--players", "2", "--port", "0", "--code", JOIN_CODE, "--ticks",
+                "1000000", "--disconnect-timeout", "1", "--json")
     port = int(host.wait_for(r"on 127\.0\.0\.1:(\d+)").group(1))
-    joiner = Peer(tmp_path, "join", f"127.0.0.1:{port}", "game.py", "--ticks", "1000000")
+    joiner = Peer(tmp_path, "join", f"127.0.0.1:{port}", JOIN_CODE, "game.py", "--ticks", "1000000")
     host.wait_for("the session starts")
     joiner.wait_for("joined .* as player")
     joiner.process.send_signal(signal.SIGKILL)

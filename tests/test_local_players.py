@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from engine import World, keys
+from engine.display import Display
 from engine.files.game import GameError
 from engine.input import InputEvent
 from engine.testing import load_game
@@ -62,7 +63,7 @@ def runner_of():
         game = load_game(str(game_file))
         world = World(players=players)
         game.setup(world)
-        runner = GameRunner(game, headless=True, world=world, **kwargs)
+        runner = GameRunner(game, display=Display(headless=True), world=world, **kwargs)
         made.append(runner)
         return runner
 
@@ -384,7 +385,7 @@ def test_a_runner_that_makes_its_own_world_gives_it_the_fewest_players_the_game_
 
     two = tmp_path / "two.py"
     two.write_text(DUEL.replace("PLAYERS = range(1, 3)", "PLAYERS = range(2, 4)"))
-    runner = GameRunner(str(two), headless=True)
+    runner = GameRunner(str(two), display=Display(headless=True))
     try:
         assert runner.world.players == 2 and runner.local_players.players == (0, 1)
         runner.window.dispatch_event("on_key_press", keys.UP, 0)

@@ -9,9 +9,10 @@ import sys
 import pytest
 
 from engine import Entity, SaveError, World
-from engine.world.save import load_world
+from engine.display import Display
 from engine.testing import load_game
 from engine.world import music_of, take_music
+from engine.world.save import load_world
 
 
 class DJ(Entity):
@@ -221,7 +222,7 @@ def test_a_headless_run_is_silent_and_logs_the_music_at_its_ticks(tmp_path):
                     "def build(world):\n"
                     "    world.spawn(DJ())\n")
     media_before = "pyglet.media" in sys.modules
-    runner = GameRunner(str(game), headless=True)
+    runner = GameRunner(str(game), display=Display(headless=True))
     runner.run(frames=10)
     assert [(r.tick, r.path) for r in runner.music.asked] == [(4, "theme.ogg")]
     assert runner.pads is None and runner.music.playing is None

@@ -26,9 +26,6 @@ ALLOWED = {
     ("engine.buffering.buffers", "_getframe"),
     ("engine.buffering.shown", "_getframe"),
     ("engine.files.importer", "_getframe"),
-    # argparse names the type of add_subparsers()'s result only privately; package.py annotates
-    # the function that adds its command with it.
-    ("engine.tools.cli.package", "_SubParsersAction"),
     # PyInstaller's documented marker of a frozen program: where its files were unpacked.
     ("engine.tools.ship.boot", "_MEIPASS"),
     # aioice has no public way to name the pair it nominated; ice.py's _selected is the one read.

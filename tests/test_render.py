@@ -6,6 +6,7 @@ import pyglet
 import pytest
 
 from engine import Entity, Look, World
+from engine.display import Display
 
 pytestmark = pytest.mark.usefixtures("offscreen")
 
@@ -134,7 +135,8 @@ def runner_for():
     def make(name, **kwargs):
         from engine.render.runner import GameRunner
 
-        runner = GameRunner(name, headless=True, **kwargs)
+        display = Display(headless=True, **{key: kwargs.pop(key) for key in ("loop", "show_hud") if key in kwargs})
+        runner = GameRunner(name, display=display, **kwargs)
         made.append(runner)
         return runner
 
@@ -275,7 +277,7 @@ def test_the_new_games_render_headless_without_the_hud(tmp_path, name):
     from engine.render.runner import GameRunner
 
     path = tmp_path / f"{name}.png"
-    runner = GameRunner(name, headless=True, show_hud=False)
+    runner = GameRunner(name, display=Display(headless=True, show_hud=False))
     try:
         runner.run(frames=40)
         runner.screenshot(str(path))
@@ -873,3 +875,16 @@ def test_the_pure_path_and_the_core_draw_the_same_pixels(tmp_path):
     digests = {pure: subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
                                     env={**os.environ, "TICKSWAP_PURE": pure}).stdout.strip() for pure in ("0", "1")}
     assert len(digests["0"]) == 64 and digests["0"] == digests["1"], digests
+
+
+def test_a_runner_given_its_display_fields_one_by_one_warns_and_shows_the_same(runner_for):
+    from engine.render.runner import GameRunner
+
+    with pytest.warns(DeprecationWarning, match=r"GameRunner\(headless=, show_hud=\.\.\.\).*display=Display"):
+        runner = GameRunner("patrol", headless=True, show_hud=False)
+    try:
+        assert runner.display == Display(headless=True, show_hud=False) and not runner.hud.visible
+    finally:
+        runner.close()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'headles'"):
+        GameRunner("patrol", headles=True)

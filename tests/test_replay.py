@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from engine.display import Display
 from engine.files.importer import sample_games
 from engine.files.replay import ReplayError, read_replay
 from engine.tools.cli import main
@@ -18,7 +19,7 @@ def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
     from engine.files.replay import Recorder
     from engine.render.runner import GameRunner
 
-    runner = GameRunner(name, headless=True, seed=3)
+    runner = GameRunner(name, display=Display(headless=True), seed=3)
     recorder = Recorder(path, game=name, seed=3, ms_per_update=runner.ms_per_update)
     runner.after_tick = recorder.after_tick
     script = {10: ("on_key_press", key.RIGHT, 0), 40: ("on_key_release", key.RIGHT, 0),
@@ -281,3 +282,56 @@ def test_a_replay_with_another_game_says_which_game_made_the_recording(tmp_path,
     assert main(["replay", str(tmp_path / "a.jsonl"), "--game", str(tmp_path / "b.py")]) == 1
     out = capsys.readouterr().out
     assert "it is a recording of a.py (its header), replayed with b.py: replay it with --game a.py" in out, out
+
+
+def _verified(replay_path, game_file, drawn: bool) -> tuple[object, ...]:
+    """Verify a recording headless (``verify``) or drawn off-screen (a runner stepping ``ReplayDriver``)."""
+    from engine.files.importer import load_game
+    from engine.files.replay import ReplayDriver, Verification, verify
+    from engine.tools.cli.display import make_runner
+    from engine.tools.cli.worlds import build_world
+
+    replay = read_replay(replay_path)
+    game = load_game(str(game_file))
+    world = build_world(game, replay.seed, players=replay.players)
+    if drawn:
+        verification = Verification(replay, world)
+        runner = make_runner(Display(headless=True), game, world, ups=1000 / replay.ms_per_update,
+                             driver=ReplayDriver(verification))
+        try:
+            runner.run(frames=10_000)
+        finally:
+            runner.close()
+        result = verification.result
+    else:
+        result = verify(replay, world)
+        world.close()
+    assert result is not None, "the drawn replay stopped before its verification had a result"
+    crash = None if result.crash is None else (type(result.crash).__name__, str(result.crash))
+    return result.ok, result.ticks, result.checked, result.first_mismatch, crash
+
+
+@pytest.mark.usefixtures("offscreen")
+@pytest.mark.parametrize("case", ["matches", "crash reproduced", "crash not reproduced", "edited hash"])
+def test_a_replay_verified_headless_and_drawn_gives_the_same_result(tmp_path, case):
+    # One verifier: drawn, the window's runner steps the same Verification that verify() steps.
+    game = tmp_path / "bomb.py"
+    game.write_text(CRASHER.format(at=70 if case.startswith("crash") else 10**6))
+    recording = tmp_path / "r.jsonl"
+    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) in (0, 1)
+    if case == "crash not reproduced":
+        game.write_text(CRASHER.format(at=10**6))
+    if case == "edited hash":
+        lines = recording.read_text().splitlines()
+        at = next(index for index, line in enumerate(lines) if '"hash"' in line and index > 1)
+        record = json.loads(lines[at])
+        record["hash"] = "0" * len(record["hash"])
+        lines[at] = json.dumps(record, separators=(",", ":"))
+        recording.write_text("\n".join(lines) + "\n")
+    headless, drawn = _verified(recording, game, drawn=False), _verified(recording, game, drawn=True)
+    assert headless == drawn
+    boom = ("EntityUpdateError", "Bomb (id 1) raised RuntimeError in tick 70: boom; the tick was rolled back")
+    expected = {"matches": (True, None), "crash reproduced": (True, boom),
+                "crash not reproduced": (False, None), "edited hash": (False, None)}[case]
+    assert (headless[0], headless[4]) == expected
+    assert (headless[3] is not None) == (case == "edited hash")

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from engine import Entity, World
+from engine.display import Display
 from engine.world import take_sounds
 
 
@@ -92,7 +93,7 @@ def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the
         "    world.spawn(Drum())\n")
     media_before = "pyglet.media" in sys.modules
     recorded: dict[int, list] = {}
-    live = GameRunner(str(game), headless=True, after_tick=lambda w: recorded.__setitem__(w.tick_count, []))
+    live = GameRunner(str(game), display=Display(headless=True), after_tick=lambda w: recorded.__setitem__(w.tick_count, []))
     live.world.input_queue.press(32)
     live.run(frames=20)
     live.world.input_queue.press(32)
@@ -112,7 +113,7 @@ def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the
         for key in inputs.get(world.tick_count + 1, []):
             world.input_queue.press(key)
 
-    replay = GameRunner(str(game), headless=True, before_tick=feed, forward_input=False)
+    replay = GameRunner(str(game), display=Display(headless=True), before_tick=feed, forward_input=False)
     while replay.world.tick_count < ticks:
         replay.run(frames=1)
     assert list(replay.sound.played) == played
@@ -297,7 +298,7 @@ def test_a_headless_run_hears_a_battery_of_fifty_as_limit_shots(tmp_path):
         "def build(world):\n"
         "    for _ in range(50):\n"
         "        world.spawn(Gun())\n")
-    runner = GameRunner(str(game), headless=True)
+    runner = GameRunner(str(game), display=Display(headless=True))
     runner.run(frames=60)
     heard = [r for r in runner.sound.played if r not in runner.sound.limited]
     per_tick = {r.tick: sum(1 for h in runner.sound.played if h.tick == r.tick) for r in runner.sound.played}

@@ -11,6 +11,7 @@ from typing import Any, cast
 import pytest
 
 from engine import keys
+from engine.display import Display
 from engine.testing import Studio, load_game
 
 GAME = '''"""Two squares drifting right."""
@@ -66,7 +67,7 @@ def studio_runner(offscreen, game_file):
 
     game = load_game(game_file)
     studio = Studio(game)
-    runner = GameRunner(game, headless=True, studio=studio, watcher=cast(Any, ToldWatcher()))  # a stand-in with the Watcher's two methods
+    runner = GameRunner(game, display=Display(headless=True), studio=studio, watcher=cast(Any, ToldWatcher()))  # a stand-in with the Watcher's two methods
     yield runner
     runner.close()
 

@@ -29,12 +29,16 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
+from typing import Any
 
 import pyglet
 
 from engine.clock import RealClock, VirtualClock
+from engine.constants import DISPLAY_HZ
+from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
+from engine.display import Display
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input import keys
@@ -55,44 +59,11 @@ from engine.render.tiles import forget_tilesets
 from engine.render.view import View
 from engine.studio import ReloadResult, Studio, Watcher
 from engine.world import World, take_music, take_sounds
-from engine.world.sounds import SoundRequest
+from engine.world.driver import Driver as Driver
 
 __all__ = ["Driver", "GameRunner"]
 
 
-class Driver(Protocol):
-    """What drives a runner's ticks instead of ``world.tick``: a network session (``engine.net.Session``).
-
-    The runner hands it the window's events, polls it once a frame, shows its ``hud_text``
-    and stops when it has ``ended``.
-    """
-
-    @property
-    def ended(self) -> str | None:
-        """Why the session stopped (a desync, a dropped peer), or ``None`` while it runs."""
-
-    def poll(self) -> None:
-        """Receive and send what the network has, without blocking (once a frame)."""
-
-    @property
-    def local_players(self) -> tuple[int, ...]:
-        """The players this peer plays (its window's keyboard and pads are theirs)."""
-
-    def advance(self, local: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
-        """Run the ticks due now with the local players' new events (``{player: events}``); how many ran."""
-
-    def idle(self, timeout_s: float) -> None:
-        """Off-screen, once a frame: wait up to ``timeout_s`` of real time when there is nothing to run yet."""
-
-    def hud_text(self) -> str:
-        """A short line for the HUD (ping, frames ahead, rollbacks)."""
-
-    def take_sounds(self) -> list[SoundRequest]:
-        """The sounds of ticks not handed out before (a re-simulated tick's are not played twice)."""
-
-
-DISPLAY_HZ = 60.0
-"""The refresh rate a headless run pretends to have."""
 HEADLESS_RENDER_MS = 1.0
 """What a headless render costs loops that pace themselves (constant rate, render-gated)."""
 SCRUB_AFTER_FRAMES = 15
@@ -102,19 +73,32 @@ SCRUB_AFTER_FRAMES = 15
 class GameRunner:
     """Runs game ``name`` (a name, a game file's path, or a loaded ``Game``) in a window, or off-screen.
 
-    ``local_players`` says which player each device plays (``engine.input.local.LocalPlayers``;
-    by default every player of the world, or the driver's, on the game's ``PLAYER_KEYS``);
-    ``controllers`` is where game controllers are read from (pyglet's by default; none headless
-    unless given: a test gives a stand-in).
+    ``display`` is how it is shown (``engine.display.Display``: off-screen, the HUD, the
+    loop, the pacing). ``local_players`` says which player each device plays
+    (``engine.input.local.LocalPlayers``; by default every player of the world, or the
+    driver's, on the game's ``PLAYER_KEYS``); ``controllers`` is where game controllers are
+    read from (pyglet's by default; none headless unless given: a test gives a stand-in).
+    Until 0.6 the display's fields are also taken one by one (``headless=True``,
+    ``show_hud=False``...), warning: they are ``display=Display(...)``'s.
     """
 
-    def __init__(self, name: str | Game, *, headless: bool = False, loop: str = "fixed", ups: float | None = None,
-                 seed: int = 0, vsync: bool = True, world: World | None = None,
+    def __init__(self, name: str | Game, *, display: Display | None = None, ups: float | None = None,
+                 seed: int = 0, world: World | None = None,
                  before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
-                 forward_input: bool = True, max_fps: float | None = None, spin_ms: float = 1.0,
-                 show_hud: bool = True, driver: Driver | None = None,
+                 forward_input: bool = True, driver: Driver | None = None,
                  local_players: LocalPlayers | None = None, controllers: Any = None, studio: Studio | None = None,
-                 watcher: Watcher | None = None, paced: bool = False) -> None:
+                 watcher: Watcher | None = None, paced: bool = False, **display_fields: Any) -> None:
+        if display_fields:
+            unknown = sorted(set(display_fields) - {item.name for item in fields(Display)})
+            if unknown:
+                raise TypeError(f"GameRunner() got an unexpected keyword argument {unknown[0]!r}")
+            warn_deprecated(f"GameRunner({', '.join(f'{field}=' for field in sorted(display_fields))}...)",
+                            "GameRunner(display=Display(...)) (engine.display)", removed_in=MOVED_REMOVED_IN)
+            display = replace(display or Display(), **display_fields)
+        display = display or Display()
+        self.display = display
+        """How the game is shown: off-screen or in a window, the HUD, the loop and its pacing."""
+        headless, loop, show_hud = display.headless, display.loop, display.show_hud
         game = name if isinstance(name, Game) else load_game(name)
         if studio is not None:
             if driver is not None:
@@ -150,7 +134,8 @@ class GameRunner:
         """Which player each device plays (every pad, the keyboard's parts): ``engine.input.local``."""
         width, height = game.view_size
         self.world.view_size = (width, height)  # a world given (a replay's, a save's) maps the mouse like this window
-        self.window = create_window(width, height, headless=headless, vsync=vsync, caption=f"tickswap: {game.name}")
+        self.window = create_window(width, height, headless=headless, vsync=display.vsync,
+                                    caption=f"tickswap: {game.name}")
         try:
             self.view: View = self._make_view(game)
         except ValueError:
@@ -167,13 +152,13 @@ class GameRunner:
         or a test's stand-in), by default pyglet's; none headless unless given."""
         # Frame pacing: RealClock sleeps until spin_ms before each deadline, then spins,
         # because an OS sleep alone overshoots by up to a millisecond or more.
-        self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=spin_ms)
+        self.clock: Any = VirtualClock() if headless else RealClock(spin_ms=display.spin_ms)
         ms_per_update = 1000 / ups if ups else game.ms_per_update
         self.ms_per_update = ms_per_update
         self.sound.ms_per_update = ms_per_update  # a limited sound's plays are timed in ticks
         self.world.ms_per_update = ms_per_update  # speed_factor is 1.0 exactly at this step
         self.loop = make_loop(loop, self._tick, self._render, ms_per_update=ms_per_update,
-                              clock=self.clock, process_input=self._pump, max_fps=max_fps)
+                              clock=self.clock, process_input=self._pump, max_fps=display.max_fps)
         # Headless, a loop that renders as often as it can would never let virtual time
         # pass: its flip stands in for a vsync'd 60 Hz one. Loops that wait for their own
         # deadlines just pay a small render cost, or two pacers would fight.

@@ -19,7 +19,6 @@ per process (hash seeds, ``id()``, memory addresses) or the time.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -162,15 +161,9 @@ def _explained(words: Sequence[str], tick: int, seeds: tuple[int, int]) -> SeedR
 
 def main(argv: list[str] | None = None) -> int:
     """One process of the check: print the state hash after every tick (or one tick's snapshot)."""
-    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.seeds")
-    parser.add_argument("game")
-    parser.add_argument("--ticks", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--input")
-    parser.add_argument("--no-input", action="store_true")
-    parser.add_argument("--snapshot-at", type=int)
-    args = parser.parse_args(argv)
+    from engine.tools.cli.options import seeds_options
+
+    args = seeds_options(argv)
     game = load_game(args.game)
     setup = setup_of(game, None, args.players, inputs_of(game, args.players, args.seed, args.input, args.no_input),
                      args.seed)

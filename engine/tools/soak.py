@@ -11,13 +11,11 @@ first checkpoint and the last. The test suite runs a short version.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 import tracemalloc
 from array import array
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 import esper
@@ -91,33 +89,12 @@ def soak(ticks: int, entities: int = 1000, churn: int = 10, checkpoints: int = 1
             for i in range(taken)]
 
 
-def _whole(low: int) -> Callable[[str], int]:
-    """An argparse type: a whole number from ``low`` to 10**9, refused by value in one line."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if not low <= value <= 10**9:
-            raise argparse.ArgumentTypeError(f"expected a number from {low} to 1000000000, got {value}")
-        return value
-    return parse
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the soak and judge it: exit 0 when memory is flat and esper leaks nothing."""
-    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.soak",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--ticks", type=_whole(1), default=1_000_000)
-    parser.add_argument("--entities", type=_whole(1), default=1000)
-    parser.add_argument("--churn", type=_whole(0), default=10, help="spawns and despawns per tick")
-    parser.add_argument("--budget-blocks", type=_whole(0), default=2000,
-                        help="allowed growth in allocated blocks after the first checkpoint (default 2000)")
-    parser.add_argument("--tracemalloc", action="store_true", help="also trace allocations and report bytes (slow)")
-    args = parser.parse_args(argv)
+    from engine.tools.cli.options import soak_options
+
+    args = soak_options(argv, description=(__doc__ or "").splitlines()[0])
     print(f"soak: {args.ticks:,} ticks, {args.entities} entities, {args.churn} spawned and despawned per tick")
-    if args.churn > args.entities:
-        parser.error(f"--churn {args.churn} is more than --entities {args.entities}")
     try:
         rows = soak(args.ticks, args.entities, args.churn, trace=args.tracemalloc)
     except KeyboardInterrupt:

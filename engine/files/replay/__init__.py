@@ -11,7 +11,7 @@ One module per job, because each changes for its own reasons:
 * ``format``: the file format, its limits, and the one check of a whole file
   (``read_replay``, ``ReplayError``);
 * ``recorder``: ``Recorder``, the writer, safe against crashes, full disks and Ctrl-C;
-* ``playback``: ``Playback``, ``verify`` and ``ReplayResult``.
+* ``playback``: ``Playback``, ``Verification`` (the one verifier), ``verify``, ``ReplayDriver`` and ``ReplayResult``.
 
 The ``--input`` script format, which shares the replay's input lines but is written by
 hand, is ``engine.input.scripts``.
@@ -25,9 +25,11 @@ from engine.files.replay.format import ReplayError as ReplayError
 from engine.files.replay.format import read_replay as read_replay
 from engine.files.replay.format import read_start as read_start
 from engine.files.replay.playback import Playback as Playback
+from engine.files.replay.playback import ReplayDriver as ReplayDriver
 from engine.files.replay.playback import ReplayResult as ReplayResult
+from engine.files.replay.playback import Verification as Verification
 from engine.files.replay.playback import verify as verify
 from engine.files.replay.recorder import Recorder as Recorder
 
-__all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayError",
-           "ReplayResult", "read_replay", "read_start", "verify"]
+__all__ = ["FORMAT", "HASH_EVERY", "VERSION", "Playback", "Recorder", "Replay", "ReplayDriver", "ReplayError",
+           "ReplayResult", "Verification", "read_replay", "read_start", "verify"]

@@ -33,8 +33,19 @@ from engine.tools.cli.check import check_command
 from engine.tools.cli.display import DisplayError
 from engine.tools.cli.lab import lab_command
 from engine.tools.cli.listing import list_command
-from engine.tools.cli.options import Parser, add_run_options, build_parser
-from engine.tools.cli.replay import replay_command
+from engine.tools.cli.options import (
+    Parser,
+    add_run_options,
+    build_parser,
+    check_options,
+    lab_options,
+    package_options,
+    rendezvous_options,
+    replay_options,
+    run_options,
+    serve_options,
+)
+from engine.tools.cli.replay import replay_command, split_command
 from engine.tools.cli.run import module_of, run_command
 from engine.tools.errors import UsageError, guarded, shown
 from engine.world import World
@@ -64,17 +75,23 @@ def main(argv: list[str] | None = None) -> int:
 
     def command() -> int:
         if args.command == "lab":
-            return lab_command(args)
+            return lab_command(lab_options(args))
         if args.command == "list":
             return list_command()
         if args.command == "replay":
-            return replay_command(args)
+            if args.split is not None:  # writes scripts, replays nothing: none of the replay's typed options
+                return split_command(args)
+            return replay_command(replay_options(args))
         if args.command == "check":
-            return check_command(args)
+            return check_command(check_options(args))
         if args.command == "package":
             from engine.tools.cli.package import package_command
 
-            return package_command(args)
+            return package_command(package_options(args))
+        if args.command == "serve":
+            from engine.tools.cli.serve import serve_command
+
+            return serve_command(serve_options(args))
         if args.command in ("host", "join"):
             from engine.tools.cli.net import host_command, join_command
 
@@ -82,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rendezvous":
             from engine.tools.cli.rendezvous import rendezvous_command
 
-            return rendezvous_command(args)
-        return run_command(args, load_game(args.game))
+            return rendezvous_command(rendezvous_options(args))
+        game = load_game(args.game)
+        return run_command(run_options(args), game)
 
     return guarded_command(work)
 
@@ -142,6 +160,6 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
             return host_command(args, game)
         if role == "--join":
             return join_command(args, game, command=f"{prog} --join")
-        return run_command(args, game)
+        return run_command(run_options(args), game)
 
     return guarded_command(work)

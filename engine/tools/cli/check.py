@@ -15,7 +15,6 @@ game takes 2; a game that takes other counts is told which was checked.
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from engine.disk.png import PictureError
@@ -26,6 +25,7 @@ from engine.interrupts import Interrupted
 from engine.json_events import emit
 from engine.tiles.model import MapError
 from engine.tools.check import check_order_independence
+from engine.tools.cli.options import CheckOptions
 from engine.tools.cli.worlds import check_players
 from engine.tools.errors import GameCrashed, StdoutLost, UsageError, exception_summary, shown_name
 from engine.tools.rollback import check_rollback
@@ -35,7 +35,7 @@ from engine.tools.seeds import SeedResult, check_hash_seeds, inputs_of
 __all__ = ["check_command"]
 
 
-def check_command(args: argparse.Namespace) -> int:
+def check_command(args: CheckOptions) -> int:
     """``tickswap check GAME``: exit 0 when every update order agrees, 1 naming the first difference.
 
     With ``--rollback N`` it checks rollback instead (``engine.tools.rollback``): every tick

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from engine.disk.atomic import AtomicFile, OutputError
 from engine.files.game import GameError
 from engine.files.importer import load_game
 from engine.tools import lab
+from engine.tools.cli.options import LabOptions
 from engine.tools.cli.outputs import check_outputs
 from engine.tools.errors import UsageError, shown
 
@@ -17,7 +16,7 @@ MAX_LAB_UPDATES = 1_000_000
 """The most updates ``tickswap lab`` simulates per loop (its traces are kept whole, for the table)."""
 
 
-def lab_command(args: argparse.Namespace) -> int:
+def lab_command(args: LabOptions) -> int:
     """``tickswap lab``: the loops side by side on a simulated machine, as a table (and a chart with ``--png``)."""
     if args.scenario != "ball":
         try:
@@ -36,7 +35,7 @@ def lab_command(args: argparse.Namespace) -> int:
                          f"the lab simulates at most {MAX_LAB_UPDATES:,}: shorten --seconds or lower --ups")
     if args.png:
         # The chart is an output like a screenshot: a PNG, into a directory that exists.
-        check_outputs(argparse.Namespace(record=None, save_at=None, screenshot=args.png, screenshot_option="--png"))
+        check_outputs(pictures=[("--png", args.png)])
 
     def scenario() -> lab.Scenario:
         return lab.BallScenario() if args.scenario == "ball" else lab.GameScenario(args.scenario, seed=args.seed)

@@ -12,16 +12,27 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.display import Display, DisplayOption, display_options
 from engine.json_events import add_json_option
-from engine.loops import LOOPS
 from engine.messages import one_line, shown
+from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
 from engine.state.names import __version__
 from engine.tools.cli.numbers import whole, whole_number
+from engine.tools.errors import UsageError
 
-__all__ = ["Parser", "add_run_options", "build_parser", "count"]
+if TYPE_CHECKING:
+    from engine.tools.ship.build import PackageOptions
+
+__all__ = ["CheckOptions", "LabOptions", "Outputs", "Parser", "RendezvousOptions", "ReplayOptions", "RunOptions",
+           "SeedsOptions", "SoakOptions", "add_display_options", "add_run_options", "build_parser", "check_options",
+           "count", "display_of", "lab_options", "package_options", "rendezvous_options", "replay_options",
+           "run_options", "seeds_options", "soak_options"]
 
 MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
@@ -90,10 +101,6 @@ def _ups(text: str) -> float:
     return _number(text, *UPS_RANGE, " of updates per second", False)
 
 
-def _fps(text: str) -> float:
-    return _number(text, 0.01, 100_000.0, " of frames per second", False)
-
-
 def _seconds(text: str) -> float:
     return _number(text, 0.001, 86_400.0, " of seconds", False)
 
@@ -131,23 +138,53 @@ def _file_name(text: str) -> str:
     return text
 
 
+def _dest(option: DisplayOption) -> str:
+    return option.flag.lstrip("-").replace("-", "_")
+
+
+def _display_type(option: DisplayOption) -> Callable[[str], float]:
+    def read(text: str) -> float:
+        try:
+            return option.read(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    read.__name__ = f"_{option.name}"  # named for its option, as the hand-written types are
+    return read
+
+
+def add_display_options(command: argparse.ArgumentParser) -> None:
+    """``Display``'s options, each made from the field that declares it (``engine.display``)."""
+    for option in display_options():
+        default = getattr(Display(), option.name)
+        if isinstance(default, bool):
+            command.add_argument(option.flag, dest=_dest(option), action="store_true", help=option.help)
+        elif option.choices:
+            command.add_argument(option.flag, dest=_dest(option), choices=list(option.choices), default=default,
+                                 help=option.help)
+        else:
+            command.add_argument(option.flag, dest=_dest(option), type=_display_type(option), default=default,
+                                 help=option.help)
+
+
+def display_of(args: argparse.Namespace) -> Display:
+    """The ``Display`` a command's parsed options ask for: a switch flips its field's default."""
+    chosen: dict[str, Any] = {}
+    for option in display_options():
+        given = vars(args)[_dest(option)]
+        default = getattr(Display(), option.name)
+        chosen[option.name] = (not default if given else default) if isinstance(default, bool) else given
+    return Display(**chosen)
+
+
 def add_run_options(run: argparse.ArgumentParser) -> None:
     """The options of ``tickswap run``, which ``python game.py`` (``engine.run``) takes too."""
-    run.add_argument("--headless", action="store_true", help="render off-screen (EGL) instead of in a window")
+    add_display_options(run)
     add_json_option(run)
     run.add_argument("--frames", type=count, help="stop after N frames (headless default: 180)")
     run.add_argument("--ticks", type=ticks_from_0, help="run N ticks of logic, no rendering, as fast as possible "
                      "(with --headless --screenshot PNG: then draw the state after tick N; 0: before the first)")
     run.add_argument("--screenshot", metavar="PNG", type=_file_name, help="save the last frame as a PNG")
-    run.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
-    run.add_argument("--loop", choices=list(LOOPS), default="fixed",
-                     help="which game loop drives the game (default fixed)")
     run.add_argument("--ups", type=_ups, help="updates per second (default: the game's own)")
-    run.add_argument("--no-vsync", action="store_true", help="windowed: don't wait for the display's refresh")
-    run.add_argument("--max-fps", type=_fps,
-                     help="windowed: pace frames to this rate (fixed and max-fps loops; pair with --no-vsync)")
-    run.add_argument("--spin-ms", type=_non_negative_ms, default=1.0,
-                     help="pacing: sleep until this long before each frame, then spin (default 1; 0 never spins)")
     run.add_argument("--seed", type=_seed, help="seed for world.random (default 0; a loaded save keeps its own)")
     run.add_argument("--players", type=players, help="how many players the world has (default: the fewest the game "
                      "takes; a loaded save keeps its own); --input lines name theirs with \"player\": P")
@@ -231,12 +268,9 @@ def build_parser() -> Parser:
     from engine.tools.cli.net import add_session_commands
 
     add_session_commands(commands)
-    from engine.tools.cli.package import add_package_command
-
-    add_package_command(commands)
-    from engine.tools.cli.rendezvous import add_rendezvous_command
-
-    add_rendezvous_command(commands)
+    _add_package_command(commands)
+    _add_serve_command(commands)
+    _add_rendezvous_command(commands)
     commands.add_parser("bench", help="run the benchmarks and print their figures (tickswap bench --help)")
     lab = commands.add_parser("lab", help="compare every game loop on a simulated machine",
                               description="Run one scenario under each game loop on a simulated machine and "
@@ -258,3 +292,297 @@ def build_parser() -> Parser:
     lab.add_argument("--png", metavar="FILE", type=_file_name,
                      help="also draw the timelines as a chart (needs EGL or a display)")
     return parser
+
+
+# -- argv as frozen dataclasses: the Namespace ends here ---------------------------------
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a run writes: a recording (``--record``), saves at ticks (``--save-at N FILE``), a last frame."""
+
+    record: str | None = None
+    save_at: tuple[tuple[int, str], ...] = ()
+    screenshot: str | None = None
+
+    @property
+    def files(self) -> tuple[tuple[str, str], ...]:
+        """Every file written, with the option that names it."""
+        return ((("--record", self.record),) if self.record else ()) + tuple(
+            ("--save-at", path) for _, path in self.save_at)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """``tickswap run`` (and ``python game.py``): what to run, what it writes (``outputs``), how it is shown.
+
+    ``seed`` and ``players`` are ``None`` when not given (a loaded save keeps its own);
+    ``ticks`` runs that many ticks with no loop, ``frames`` that many frames.
+    """
+
+    game: str | None
+    display: Display
+    outputs: Outputs
+    frames: int | None = None
+    ticks: int | None = None
+    ups: float | None = None
+    seed: int | None = None
+    players: int | None = None
+    load: str | None = None
+    input: str | None = None
+    watch: bool = False
+    rewind: float | None = None
+    profile: bool = False
+
+
+def _save_at(pairs: list[list[str]] | None) -> tuple[tuple[int, str], ...]:
+    found = []
+    for tick, path in pairs or ():
+        try:
+            number = count(tick)
+        except argparse.ArgumentTypeError as error:
+            raise UsageError(f"--save-at N FILE: {error}") from None
+        if not path:
+            raise UsageError("--save-at N FILE: expected a file name, got ''")
+        found.append((number, path))
+    return tuple(found)
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """``run``'s parsed options as a ``RunOptions`` (a ``--save-at`` tick that is no count: ``UsageError``)."""
+    return RunOptions(
+        game=vars(args).get("game"), display=display_of(args),
+        outputs=Outputs(record=args.record, save_at=_save_at(args.save_at), screenshot=args.screenshot),
+        frames=args.frames, ticks=args.ticks, ups=args.ups, seed=args.seed, players=args.players, load=args.load,
+        input=args.input, watch=args.watch, rewind=args.rewind, profile=args.profile)
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """``tickswap replay FILE``: the recording, the game to replay it with, and whether (and how) it is drawn."""
+
+    file: str
+    game: str | None
+    drawn: bool
+    display: Display
+    screenshot: str | None = None
+
+
+def replay_options(args: argparse.Namespace) -> ReplayOptions:
+    """``replay``'s parsed options as a ``ReplayOptions``."""
+    return ReplayOptions(file=args.file, game=args.game, drawn=args.headless or args.window,
+                         display=Display(headless=args.headless, show_hud=not args.no_hud),
+                         screenshot=args.screenshot)
+
+
+@dataclass(frozen=True)
+class LabOptions:
+    """``tickswap lab``: the scenario, the simulated machine (a preset and costs that override it), the chart."""
+
+    scenario: str
+    machine: str | None
+    update_ms: float | None
+    render_ms: float | None
+    jitter_ms: float | None
+    stall_at_ms: float | None
+    stall_ms: float | None
+    seconds: float
+    ups: float
+    seed: int
+    png: str | None
+
+
+def lab_options(args: argparse.Namespace) -> LabOptions:
+    """``lab``'s parsed options as a ``LabOptions``."""
+    return LabOptions(scenario=args.scenario, machine=args.machine, update_ms=args.update_ms,
+                      render_ms=args.render_ms, jitter_ms=args.jitter_ms, stall_at_ms=args.stall_at_ms,
+                      stall_ms=args.stall_ms, seconds=args.seconds, ups=args.ups, seed=args.seed, png=args.png)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """``tickswap check GAME``: how long, how many orders (or how far back a rollback), which input, what after."""
+
+    game: str
+    ticks: int
+    orders: int | None
+    seed: int
+    rollback: int | None
+    players: int | None
+    saves: int
+    hash_seeds: int
+    input: str | None
+    no_input: bool
+
+
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """``check``'s parsed options as a ``CheckOptions``."""
+    return CheckOptions(game=args.game, ticks=args.ticks, orders=args.orders, seed=args.seed, rollback=args.rollback,
+                        players=args.players, saves=args.saves, hash_seeds=args.hash_seeds, input=args.input,
+                        no_input=args.no_input)
+
+
+def _add_package_command(commands: Any) -> None:
+    """Add ``tickswap package`` and its options to the command line's subcommands."""
+    package = commands.add_parser(
+        "package", help="build a standalone program of a game (PyInstaller; runs with no Python installed)",
+        description="Build a program of GAME that runs where no Python is installed and takes tickswap run's "
+                    "options (dist/NAME/NAME --ticks 300). It holds the engine, its libraries, and the game's "
+                    "own directory: the modules beside it, its pictures, sounds, maps and fonts. Then it is "
+                    "run once to check that it gives tickswap run's state hash. Needs PyInstaller: "
+                    "pip install 'tickswap[ship]'.")
+    package.add_argument("game", help="a game's .py file, a game package's directory, or an installed game's name")
+    package.add_argument("--out", metavar="DIR", type=_file_name, default="dist",
+                         help="where the bundle goes: DIR/NAME (default dist)")
+    package.add_argument("--name", help="the program's name (default: the game file's stem, or the game's name)")
+    package.add_argument("--onefile", action="store_true",
+                         help="one program file instead of a folder (starts slower: it unpacks itself each time)")
+    package.add_argument("--windowed", action="store_true",
+                         help="Windows and macOS: no console window (and a .app on macOS); its messages are lost")
+    package.add_argument("--hidden-import", metavar="MODULE", action="append", default=[],
+                         help="a module the game imports by name at run time, which reading its code can't find")
+    package.add_argument("--add-binary", metavar="FILE", type=_file_name, action="append", default=[],
+                         help="a shared library to ship beside the engine's, where pyglet looks for its own "
+                              "(FFmpeg's, for MP3 and OGG on Windows and macOS)")
+    package.add_argument("--no-check", action="store_true",
+                         help="don't run the bundle (with --web: in Pyodide under Node) to check it gives tickswap "
+                              "run's state hash")
+    package.add_argument("--web", metavar="OUT", type=_file_name,
+                         help="instead, write a static folder OUT that plays the game in a browser (Pyodide): "
+                              "index.html, the Pyodide runtime, the engine and the game; try it with "
+                              "tickswap serve OUT")
+    package.add_argument("--pyodide", metavar="DIR", type=_file_name,
+                         help="with --web: the npm package pyodide's directory (default $TICKSWAP_PYODIDE, else "
+                              "~/.cache/tickswap-web/node_modules/pyodide)")
+
+
+def package_options(args: argparse.Namespace) -> PackageOptions:
+    """``package``'s parsed options as ``engine.tools.ship``'s ``PackageOptions`` (imported only to package)."""
+    from engine.tools.ship.build import PackageOptions
+
+    return PackageOptions(game=args.game, out=Path(args.out), name=args.name, onefile=args.onefile,
+                          windowed=args.windowed, hidden_imports=tuple(args.hidden_import),
+                          binaries=tuple(Path(binary) for binary in args.add_binary), check=not args.no_check,
+                          web=None if args.web is None else Path(args.web),
+                          pyodide=None if args.pyodide is None else Path(args.pyodide))
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """``tickswap serve DIR``: the web build's folder and the port (0: any free one)."""
+
+    directory: str
+    port: int
+
+
+def _add_serve_command(commands: Any) -> None:
+    """Add ``tickswap serve DIR``."""
+    from engine.tools.cli.serve import DEFAULT_PORT
+
+    serve = commands.add_parser("serve", help="serve a web build (tickswap package GAME --web DIR) on 127.0.0.1",
+                                description="Serve DIR, a folder tickswap package GAME --web wrote, on "
+                                            "http://127.0.0.1:PORT/ for a try in a browser (Ctrl-C stops).")
+    serve.add_argument("directory", metavar="DIR", help="the web build's folder")
+    serve.add_argument("--port", type=whole(0, 65535), default=DEFAULT_PORT,
+                       help=f"the port (default {DEFAULT_PORT}; 0: any)")
+
+
+def serve_options(args: argparse.Namespace) -> ServeOptions:
+    """``serve``'s parsed options."""
+    return ServeOptions(directory=args.directory, port=args.port)
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
+    if not 0 < value <= 10_000:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected a number above 0, at most 10000, got {shown(text)}")
+    return value
+
+
+def _add_rendezvous_command(commands: Any) -> None:
+    """Add ``rendezvous`` to the ``tickswap`` parser's subcommands."""
+    command = commands.add_parser(
+        "rendezvous", help="run a rendezvous: room codes meet here (ICE offers and STUN only, no game traffic)",
+        description="Pass ICE offers between the two sides of a room code, and answer STUN binding requests. No game "
+                    "datagram goes through it. Runs until Ctrl-C or SIGTERM.")
+    command.add_argument("--port", type=whole(0, 65535), default=DEFAULT_RENDEZVOUS_PORT,
+                         help=f"UDP port (default {DEFAULT_RENDEZVOUS_PORT}; 0: any free one, said on stderr)")
+    command.add_argument("--bind", default="0.0.0.0",
+                         help="address to listen on (default 0.0.0.0: every address of this machine)")
+    command.add_argument("--max-rooms", type=whole(1, 1_000_000), default=4096,
+                         help="the most rooms open at once (default 4096, about 10 MB at most)")
+    command.add_argument("--rate", type=_rate, default=20.0,
+                         help="datagrams a second taken from one IP address (default 20; twice that at once)")
+
+
+@dataclass(frozen=True)
+class RendezvousOptions:
+    """``tickswap rendezvous``: where it listens, how many rooms it keeps, how fast one address may send."""
+
+    bind: str
+    port: int
+    max_rooms: int
+    rate: float
+
+
+def rendezvous_options(args: argparse.Namespace) -> RendezvousOptions:
+    """``rendezvous``'s parsed options as a ``RendezvousOptions``."""
+    return RendezvousOptions(bind=args.bind, port=args.port, max_rooms=args.max_rooms, rate=args.rate)
+
+
+@dataclass(frozen=True)
+class SeedsOptions:
+    """One process of ``tickswap check --hash-seeds`` (``python -m engine.tools.seeds``): which run to hash."""
+
+    game: str
+    ticks: int
+    seed: int
+    players: int
+    input: str | None
+    no_input: bool
+    snapshot_at: int | None
+
+
+def seeds_options(argv: list[str] | None = None) -> SeedsOptions:
+    """``python -m engine.tools.seeds``'s argv (``check`` writes it) as a ``SeedsOptions``."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.seeds")
+    parser.add_argument("game")
+    parser.add_argument("--ticks", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--players", type=int, required=True)
+    parser.add_argument("--input")
+    parser.add_argument("--no-input", action="store_true")
+    parser.add_argument("--snapshot-at", type=int)
+    args = parser.parse_args(argv)
+    return SeedsOptions(game=args.game, ticks=args.ticks, seed=args.seed, players=args.players, input=args.input,
+                        no_input=args.no_input, snapshot_at=args.snapshot_at)
+
+
+@dataclass(frozen=True)
+class SoakOptions:
+    """``python -m engine.tools.soak``: how long, how many entities, how many replaced a tick, the memory budget."""
+
+    ticks: int
+    entities: int
+    churn: int
+    budget_blocks: int
+    tracemalloc: bool
+
+
+def soak_options(argv: list[str] | None = None, description: str = "") -> SoakOptions:
+    """``python -m engine.tools.soak``'s argv as a ``SoakOptions`` (more churn than entities: refused, exit 2)."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.soak", description=description)
+    parser.add_argument("--ticks", type=whole(1, 10**9), default=1_000_000)
+    parser.add_argument("--entities", type=whole(1, 10**9), default=1000)
+    parser.add_argument("--churn", type=whole(0, 10**9), default=10, help="spawns and despawns per tick")
+    parser.add_argument("--budget-blocks", type=whole(0, 10**9), default=2000,
+                        help="allowed growth in allocated blocks after the first checkpoint (default 2000)")
+    parser.add_argument("--tracemalloc", action="store_true", help="also trace allocations and report bytes (slow)")
+    args = parser.parse_args(argv)
+    if args.churn > args.entities:
+        parser.error(f"--churn {args.churn} is more than --entities {args.entities}")
+    return SoakOptions(ticks=args.ticks, entities=args.entities, churn=args.churn, budget_blocks=args.budget_blocks,
+                       tracemalloc=args.tracemalloc)

@@ -7,8 +7,8 @@ file in a writable directory is ever replaced.
 
 from __future__ import annotations
 
-import argparse
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from engine.disk.atomic import AtomicFile, OutputError, check_output, output_path
@@ -19,34 +19,32 @@ from engine.tools.errors import UsageError, shown_name
 __all__ = ["check_outputs", "screenshot_at_stop", "write_screenshot"]
 
 
-def check_outputs(args: argparse.Namespace, game: Game | None = None) -> None:
-    """Refuse, before the run, outputs that collide with each other or with an input, and bad formats."""
-    outputs: list[tuple[str, str]] = []
-    if args.record:
-        outputs.append(("--record", args.record))
-    for _, path in args.save_at or ():
-        outputs.append(("--save-at", path))
-    if getattr(args, "screenshot", None):
-        option = getattr(args, "screenshot_option", "--screenshot")
-        if not args.screenshot.lower().endswith(".png"):
-            raise UsageError(f"{option} {shown_name(args.screenshot)}: the image is a PNG file; name it something.png")
-        if os.path.basename(args.screenshot).lower() == ".png":  # a hidden file, which no encoder takes either
-            raise UsageError(f"{option} {shown_name(args.screenshot)}: a file named only '.png' is hidden; "
+def check_outputs(files: Sequence[tuple[str, str]] = (), pictures: Sequence[tuple[str, str]] = (),
+                  inputs: Sequence[tuple[str, str | None]] = (), game: Game | None = None) -> None:
+    """Refuse, before the run, outputs that collide with each other or with an input, and bad formats.
+
+    ``files`` and ``pictures`` are what the command writes, each with the option naming it
+    (a picture must be a ``.png``: ``--screenshot``, the lab's ``--png``); ``inputs`` what it
+    reads (the game's own file is one).
+    """
+    outputs = list(files)
+    for option, name in pictures:
+        if not name.lower().endswith(".png"):
+            raise UsageError(f"{option} {shown_name(name)}: the image is a PNG file; name it something.png")
+        if os.path.basename(name).lower() == ".png":  # a hidden file, which no encoder takes either
+            raise UsageError(f"{option} {shown_name(name)}: a file named only '.png' is hidden; "
                              "name it something.png")
-        outputs.append((option, args.screenshot))
-    inputs = [(option, name) for option, name in (("--load", getattr(args, "load", None)),
-                                                   ("--input", getattr(args, "input", None)),
-                                                   ("the replay", getattr(args, "file", None)),
-                                                   ("the game", str(game.path) if game and game.path else None))
-              if name]
+        outputs.append((option, name))
+    sources = [(option, name) for option, name in
+               [*inputs, ("the game", str(game.path) if game and game.path else None)] if name]
     try:
         # Only a regular file is ever replaced (never /dev/null, a FIFO, a directory), in a writable directory.
         resolved = [(option, name, check_output(name, option)) for option, name in outputs]
-        sources = [(option, name, output_path(name)) for option, name in inputs]
+        read = [(option, name, output_path(name)) for option, name in sources]
     except OutputError as error:
         raise UsageError(str(error)) from None
     for index, (option, name, path) in enumerate(resolved):
-        for other, other_name, other_path in resolved[index + 1:] + sources:
+        for other, other_name, other_path in resolved[index + 1:] + read:
             if path == other_path:
                 raise UsageError(f"{option} {shown_name(name)} and {other} {shown_name(other_name)} are the same file; "
                                  "each output needs its own file, and no output may replace an input")

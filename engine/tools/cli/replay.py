@@ -15,17 +15,19 @@ from typing import Any
 from engine.disk.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
-from engine.files.replay import Playback, ReplayResult, read_replay, read_start, verify
+from engine.files.replay import ReplayDriver, ReplayResult, Verification, read_replay, read_start, verify
 from engine.interrupts import Interrupted
 from engine.json_events import emit, listening
 from engine.tools.cli.display import DisplayError, make_runner
+from engine.tools.cli.options import ReplayOptions
 from engine.tools.cli.outputs import check_outputs, write_screenshot
 from engine.tools.cli.worlds import add_systems, build_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import World
+from engine.world.driver import Driver
 from engine.world.save import load_world_data
 
-__all__ = ["replay_command"]
+__all__ = ["replay_command", "split_command"]
 
 
 def _replay_game(replay: Any, chosen: str | None) -> Game:
@@ -80,9 +82,9 @@ def start_world(replay: Any, game: Game) -> World:
     return add_systems(game, world)
 
 
-def _split(args: argparse.Namespace) -> int:
+def split_command(args: argparse.Namespace) -> int:
     """``tickswap replay FILE --split DIR``: each player's input script, from a recording checked whole."""
-    if args.game or args.headless or args.window or args.screenshot:
+    if args.game or args.screenshot or args.headless or args.window:
         raise UsageError("--split writes the recording's input scripts without replaying it: it takes no --game, "
                          "--headless, --window or --screenshot")
     from engine.files.replay.split import split_recording
@@ -97,17 +99,15 @@ def _split(args: argparse.Namespace) -> int:
     return 0
 
 
-def replay_command(args: argparse.Namespace) -> int:
+def replay_command(options: ReplayOptions) -> int:
     """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
-    if getattr(args, "split", None):
-        return _split(args)
-    if args.screenshot and not (args.headless or args.window):
+    if options.screenshot and not options.drawn:
         raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
-    args.record, args.save_at = None, None
-    check_outputs(args)
-    replay = read_replay(args.file)
-    game = _replay_game(replay, args.game)
-    check_outputs(args, game)
+    pictures = [("--screenshot", options.screenshot)] if options.screenshot else []
+    check_outputs(pictures=pictures, inputs=[("the replay", options.file)])
+    replay = read_replay(options.file)
+    game = _replay_game(replay, options.game)
+    check_outputs(pictures=pictures, inputs=[("the replay", options.file)], game=game)
     changed = None
     advice = ""  # said only where it does not replay the same
     if replay.game != game.name:
@@ -132,45 +132,24 @@ def replay_command(args: argparse.Namespace) -> int:
     runner: Any = None
     shot = ""  # the screenshot, named in the line that ends the replay as --record's file is in a run's
     try:
-        if not (args.headless or args.window):
+        if not options.drawn:
             result = verify(replay, world)
         else:
-            playback = Playback(replay)
-            mismatch: list[int] = []
-
-            def check(world: World) -> None:
-                if playback.check(world) is False:
-                    mismatch.append(world.tick_count)
-                    runner.stop()
-                if world.tick_count >= replay.end:
-                    runner.stop()
-
-            args.ups = 1000 / replay.ms_per_update
-            runner = make_runner(args, game, world, before_tick=playback.feed, after_tick=check,
-                                  forward_input=False)
-            if replay.end > 0:
-                runner.run()
-            if args.screenshot:
-                write_screenshot(runner, args.screenshot)
-                shot = f", screenshot {shown_name(args.screenshot)}"
-            finished = world.tick_count >= replay.end or bool(mismatch)
-            if finished and not mismatch and not playback.matches_end(world):
-                mismatch.append(world.tick_count)  # the end line's hash (tick 0 too), checked on its own
-            crash: BaseException | None = None
-            if finished and not mismatch and replay.crashed is not None:
-                try:  # the recorded run crashed in the next tick: does this one?
-                    playback.feed(world)
-                    world.tick()
-                except Interrupted:
-                    raise
-                except BaseException as error:
-                    crash = error
-            result = ReplayResult(finished and not mismatch and (replay.crashed is None or crash is not None),
-                                  world.tick_count, playback.checked, mismatch[0] if mismatch else None, crash)
-            if not finished:
+            # Drawn, the window's runner steps the same verification verify() steps, once per update it owes.
+            verification = Verification(replay, world)
+            driver: Driver = ReplayDriver(verification)  # the type checker holds it to the protocol
+            runner = make_runner(options.display, game, world, ups=1000 / replay.ms_per_update, driver=driver)
+            runner.run()
+            if options.screenshot:
+                write_screenshot(runner, options.screenshot)
+                shot = f", screenshot {shown_name(options.screenshot)}"
+            if verification.result is None:  # the window was closed (Esc) before the replay's end
                 say(f"replay stopped at tick {world.tick_count} of {replay.end}{shot}")
+                result = ReplayResult(False, world.tick_count, verification.playback.checked)
+            else:
+                result = verification.result
     except Interrupted as interrupt:
-        say(f"replay of {shown_name(args.file)} {interrupt.verb} at tick {world.tick_count}")
+        say(f"replay of {shown_name(options.file)} {interrupt.verb} at tick {world.tick_count}")
         return interrupt.status
     except (DisplayError, OutputError) as error:
         return refused(str(error))
@@ -183,7 +162,7 @@ def replay_command(args: argparse.Namespace) -> int:
             runner.close()
         else:
             world.close()
-    status = _said(replay, result, shown_name(args.file), shot, game, (changed, advice, also))
+    status = _said(replay, result, shown_name(options.file), shot, game, (changed, advice, also))
     emit("summary", command="replay", game=game.name, ok=status == 0, ticks=result.ticks, checked=result.checked,
          first_mismatch=result.first_mismatch, state=final_state)
     return status

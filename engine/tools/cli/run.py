@@ -10,16 +10,18 @@ session, as ``tickswap run FILE``.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import os
 import statistics
 import sys
 import time
 from array import array
 from collections.abc import Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from engine.constants import DISPLAY_HZ
 from engine.disk.atomic import OutputError
 from engine.disk.png import PictureError
 from engine.files.game import Game
@@ -33,7 +35,7 @@ from engine.state.snapshot import UnhashableState
 from engine.studio import DEFAULT_SECONDS, Studio, Watcher
 from engine.tiles.model import MapError
 from engine.tools.cli.display import DisplayError, make_runner
-from engine.tools.cli.options import count
+from engine.tools.cli.options import RunOptions
 from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_screenshot
 from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
@@ -44,36 +46,28 @@ from engine.world.sounds import missing_file, missing_sound
 __all__ = ["RunSession", "check_run_args", "module_of", "run_command", "spread"]
 
 
-def check_run_args(args: argparse.Namespace, game: Game) -> None:
+def check_run_args(options: RunOptions, game: Game) -> None:
     """Refuse, before anything runs, options that don't fit together or outputs that collide."""
-    for save_at in args.save_at or ():
-        try:
-            save_at[0] = count(save_at[0])
-        except argparse.ArgumentTypeError as error:
-            raise UsageError(f"--save-at N FILE: {error}") from None
-        if not save_at[1]:
-            raise UsageError("--save-at N FILE: expected a file name, got ''")
-    if args.ticks is not None and args.frames:
+    display, outputs = options.display, options.outputs
+    if options.ticks is not None and options.frames:
         raise UsageError("--ticks runs the logic only, with no frames; it can't be combined with --frames")
-    if args.ticks is not None and args.screenshot and not args.headless:
+    if options.ticks is not None and outputs.screenshot and not display.headless:
         raise UsageError("--ticks N --screenshot PNG draws the state after tick N off-screen: add --headless")
-    if args.ticks is not None and not args.screenshot and (args.headless or args.no_hud):
+    if options.ticks is not None and not outputs.screenshot and (display.headless or not display.show_hud):
         raise UsageError("--ticks runs the logic only; --headless and --no-hud go with it only to take a "
                          "--screenshot of the last tick")
-    if args.ticks is not None and (args.loop != "fixed" or args.max_fps is not None or args.no_vsync):
+    if options.ticks is not None and (display.loop != "fixed" or display.max_fps is not None or not display.vsync):
         # No loop runs with --ticks: these would be accepted and change nothing.
         raise UsageError("--ticks runs the ticks back to back with no loop; it can't be combined with --loop, "
                          "--max-fps or --no-vsync")
-    if args.load and args.seed is not None:
+    if options.load and options.seed is not None:
         raise UsageError("--load continues the saved world with its own seed; it can't be combined with --seed")
-    if args.seed is None:
-        args.seed = 0
-    if not args.load:
-        args.players = check_players(game, args.players)
-    if args.input and args.ticks is None and not args.headless:
+    if not options.load:
+        check_players(game, options.players)
+    if options.input and options.ticks is None and not display.headless:
         raise UsageError("--input feeds scripted input to a run without a window: add --ticks N or --headless")
-    watch, rewind = getattr(args, "watch", False), getattr(args, "rewind", None)
-    if args.ticks is not None and (watch or rewind is not None):
+    watch, rewind = options.watch, options.rewind
+    if options.ticks is not None and (watch or rewind is not None):
         # No frame runs with --ticks: there is no moment to reload in, and no key to rewind with.
         raise UsageError(f"{'--watch reloads' if watch else '--rewind rewinds'} a game while its frames run: it "
                          "needs a window, or --headless --frames N; it can't be combined with --ticks")
@@ -82,7 +76,8 @@ def check_run_args(args: argparse.Namespace, game: Game) -> None:
             import watchfiles  # noqa: F401
         except ImportError:
             raise UsageError("--watch needs watchfiles: pip install 'tickswap[watch]'") from None
-    check_outputs(args, game)
+    check_outputs(outputs.files, pictures=[("--screenshot", outputs.screenshot)] if outputs.screenshot else (),
+                  inputs=[("--load", options.load), ("--input", options.input)], game=game)
 
 
 class RunSession:
@@ -92,32 +87,36 @@ class RunSession:
     (or here, when opening fails half-way).
     """
 
-    def __init__(self, args: argparse.Namespace, game: Game) -> None:
-        self.args = args
+    def __init__(self, options: RunOptions, game: Game) -> None:
+        self.options = options
         self._game = game
+        self.seed = options.seed if options.seed is not None else 0
+        """The world's seed: ``--seed``, or 0 (a loaded save keeps its own)."""
+        players = None if options.load else check_players(game, options.players)
         self.studio: Studio | None = None
         """The window's rewind, reload and inspector (``_run_frames`` makes it): it holds the world from then on."""
         # Read before the world is built when its players are known; a save's are known once loaded.
-        self.script = self._read_script(args.players) if args.input and not args.load else {}
-        self.ms_per_update = 1000 / args.ups if args.ups else game.ms_per_update
-        self._world = (load_saved_world(game, args) if args.load
-                       else build_world(game, args.seed, "--save-at" if args.save_at else None, args.players))
+        outputs = options.outputs
+        self.script = self._read_script(players) if options.input and players is not None else {}
+        self.ms_per_update = 1000 / options.ups if options.ups else game.ms_per_update
+        self._world = (load_saved_world(game, options.load, options.players, self.seed) if options.load
+                       else build_world(game, self.seed, "--save-at" if outputs.save_at else None, players))
         try:
-            if args.input and args.load:
+            if options.input and options.load:
                 self.script = self._read_script(self.world.players)
-            self.recorder = (Recorder(args.record, game=game.name, game_digest=game.digest, seed=args.seed,
+            self.recorder = (Recorder(outputs.record, game=game.name, game_digest=game.digest, seed=self.seed,
                                       ms_per_update=self.ms_per_update, players=self.world.players,
                                       root=game.root)
-                             if args.record else None)
+                             if outputs.record else None)
             if self.recorder is not None:
                 self.recorder.start(self.world)
         except (ReplayError, UnhashableState):
             self.world.close()
             raise
-        self.profile = TickProfile(self.world).start() if getattr(args, "profile", False) else None
+        self.profile = TickProfile(self.world).start() if options.profile else None
         """Times the ticks for ``--profile`` (it only reads a clock: the state is the same without it)."""
         self.saves: dict[int, list[str]] = {}
-        for tick, path in args.save_at or ():
+        for tick, path in outputs.save_at:
             self.saves.setdefault(tick, []).append(path)
         self._refuse_unreachable_saves()
         self.written: list[tuple[int, str]] = []
@@ -159,7 +158,7 @@ class RunSession:
         recorder, self.recorder = self.recorder, None
         with TICK:
             ends = recorder.close(self.world)
-        name = self.recorded_after[-1] if self.recorded_after else self.args.record
+        name = self.recorded_after[-1] if self.recorded_after else self.options.outputs.record or ""
         if why.startswith("reloaded") and self.world.tick_count > 0:
             # A recording holds one version of the game: this one ends here, replayable with the code
             # before the reload, and the run goes on recorded in a file that starts from the state the
@@ -177,7 +176,7 @@ class RunSession:
 
     def _after_reload_name(self, tick: int) -> str:
         """The recording that goes on after a reload at ``tick``: ``run.from-TICK.jsonl`` beside ``run.jsonl``."""
-        stem, suffix = os.path.splitext(self.args.record)
+        stem, suffix = os.path.splitext(self.options.outputs.record or "")
         return f"{stem}.from-{tick}{suffix or '.jsonl'}"
 
     def _record_from_here(self, world: World) -> None:
@@ -187,27 +186,28 @@ class RunSession:
         watcher = getattr(self.runner, "watcher", None)
         if watcher is not None:
             watcher.ignore(path)  # an output, not the game's: writing it must not reload the game
-        self.recorder = Recorder(path, game=game.name, game_digest=game.digest, seed=self.args.seed,
+        self.recorder = Recorder(path, game=game.name, game_digest=game.digest, seed=self.seed,
                                  ms_per_update=self.ms_per_update, players=world.players, root=game.root)
         self.recorder.start(world)
         self.recorded_after.append(path)
 
     def _read_script(self, players: int) -> dict[int, dict[int, list[InputEvent]]]:
         """Every player's scripted input (lines naming no player are player 0's); other players refused."""
-        return read_input_scripts(self.args.input, players)
+        assert self.options.input is not None
+        return read_input_scripts(self.options.input, players)
 
     def _refuse_unreachable_saves(self) -> None:
         # Refused before the run, not found missing after it: a tick already past (after --load),
         # or one a --ticks run never reaches.
         first = self.world.tick_count
-        last = first + self.args.ticks if self.args.ticks is not None else None
+        last = first + self.options.ticks if self.options.ticks is not None else None
         most = self._most_ticks() if last is None else None
         unreachable = sorted(tick for tick in self.saves if tick <= first or (last is not None and tick > last)
                              or (most is not None and tick > first + most))
         if unreachable:
             self.world.close()
             span = (f"goes from tick {first} to {last}" if last is not None
-                    else f"of {self.args.frames} frames off-screen reaches tick {first + most} at most"
+                    else f"of {self.options.frames} frames off-screen reaches tick {first + most} at most"
                     if most is not None and unreachable[0] > first else f"starts at tick {first}")
             raise UsageError(f"--save-at {unreachable[0]}: this run {span}, so it never saves at tick {unreachable[0]}")
 
@@ -215,12 +215,11 @@ class RunSession:
         """The most ticks a ``--frames`` run can run, where that is known before it: off-screen with the fixed
         step loop, each frame advances a virtual clock by one 60 Hz refresh, and the loop runs no tick ahead
         of the time that passed (``None``: not known: a window's real time, a loop that paces itself)."""
-        args = self.args
-        if not (args.headless and args.frames and args.loop == "fixed" and not getattr(args, "watch", False)):
+        options = self.options
+        if not (options.display.headless and options.frames and options.display.loop == "fixed"
+                and not options.watch):
             return None
-        from engine.render.runner import DISPLAY_HZ
-
-        return int(args.frames * (1000 / DISPLAY_HZ) / self.ms_per_update + 1e-9)
+        return int(options.frames * (1000 / DISPLAY_HZ) / self.ms_per_update + 1e-9)
 
     def before_tick(self, world: World) -> None:
         """Mark the tick as running and hand it its scripted input."""
@@ -243,10 +242,12 @@ class RunSession:
 
     def _run_ticks(self) -> str:
         """``--ticks N``: the ticks back to back, no loop and no window; returns the summary."""
-        world, ticks = self.world, self.args.ticks
+        world, ticks = self.world, self.options.ticks
+        assert ticks is not None
         # What a tick imports on first use (numpy, for the first collision query: `import engine` stays
         # light) is the program's start, not a tick's time: a 10-tick run said "71 ticks/s, 140 ms worst".
-        import numpy  # noqa: F401
+        with contextlib.suppress(ImportError):  # a game without numpy-only features runs without it
+            import numpy  # noqa: F401
 
         clock = time.perf_counter
         start = clock()
@@ -265,38 +266,38 @@ class RunSession:
                 if music.path is not None:
                     missing_file(music.path, missing, "music")
         seconds = time.perf_counter() - start
-        if self.args.screenshot:
+        screenshot = self.options.outputs.screenshot
+        if screenshot:
             # The state after exactly tick N, drawn once at alpha 1 (the latest state), with no HUD:
             # a picture of the game, the same on every machine.
-            self.args.no_hud = True
-            self.runner = make_runner(self.args, self.game, world)
-            write_screenshot(self.runner, self.args.screenshot, alpha=1.0)
+            self.runner = make_runner(replace(self.options.display, show_hud=False), self.game, world,
+                                      ups=self.options.ups)
+            write_screenshot(self.runner, screenshot, alpha=1.0)
         return (f"{ticks} ticks in {seconds * 1000:.1f} ms "
                 f"({ticks / seconds if seconds else float('inf'):,.0f} ticks/s; a tick {spread(tick_ms)}), "
                 f"{population(world)}")
 
     def _run_frames(self) -> str:
         """A loop in a window (or off-screen); returns the summary."""
-        args = self.args
+        options, outputs, headless = self.options, self.options.outputs, self.options.display.headless
         hooks: dict[str, Any] = {"before_tick": self.before_tick, "after_tick": self.after_tick}
-        watch = getattr(args, "watch", False)
-        rewind = getattr(args, "rewind", None)
-        if watch or rewind is not None or not args.headless:
+        watch, rewind = options.watch, options.rewind
+        if watch or rewind is not None or not headless:
             # A window rewinds (F6) by default; off-screen there are no keys, so only --rewind keeps a ring there.
-            seconds = rewind if rewind is not None else 0.0 if args.headless else DEFAULT_SECONDS
+            seconds = rewind if rewind is not None else 0.0 if headless else DEFAULT_SECONDS
             self.studio = Studio(self._game, self._world, seconds=seconds, ms_per_update=self.ms_per_update,
                                  say=say, on_rewrite=self._rewritten)
             hooks["studio"] = self.studio
         if watch:
             assert self.studio is not None and self.game.root is not None
-            outputs = [path for path in (args.record, args.screenshot, args.load) if path]
+            written = [path for path in (outputs.record, outputs.screenshot, options.load) if path]
             watcher = hooks["watcher"] = Watcher(self.game.root,
-                                                 ignore=outputs + [path for _, path in args.save_at or ()])
-            hooks["paced"] = args.headless
+                                                 ignore=written + [path for _, path in outputs.save_at])
+            hooks["paced"] = headless
             if self.game.path is not None and file_digest(self.game.path) != self.game.digest:
                 watcher.mark(self.game.path)  # changed while the run started, before the watcher saw anything
         try:
-            self.runner = make_runner(args, self.game, self.world, **hooks)
+            self.runner = make_runner(options.display, self.game, self.world, ups=options.ups, **hooks)
         except BaseException:
             if "watcher" in hooks:
                 hooks["watcher"].close()
@@ -305,10 +306,10 @@ class RunSession:
         start = time.perf_counter()
         if watch:
             say(f"{self.game.name}: watching {shown_name(str(self.game.root))} for changes")
-        drawn = self.runner.run(frames=args.frames if args.frames or not args.headless else 180)
+        drawn = self.runner.run(frames=options.frames if options.frames or not headless else 180)
         seconds = time.perf_counter() - start
-        if args.screenshot:
-            write_screenshot(self.runner, args.screenshot)
+        if outputs.screenshot:
+            write_screenshot(self.runner, outputs.screenshot)
         ticks = self.runner.loop.ticks
         # Real time, headless too (where the loop and the HUD run on a virtual clock).
         rates = (f" in {seconds:.2f} s ({drawn / seconds:,.0f} frames/s, {ticks / seconds:,.0f} ticks/s; "
@@ -318,11 +319,11 @@ class RunSession:
 
     def run(self) -> int:
         """Run, then close everything; print the report line and return the status."""
-        args = self.args
+        outputs = self.options.outputs
         status = 0
         report: str | None = None
         try:
-            summary = self._run_ticks() if args.ticks is not None else self._run_frames()
+            summary = self._run_ticks() if self.options.ticks is not None else self._run_frames()
             self.finished = True
             if self.profile is not None:
                 self.profile.stop()
@@ -332,8 +333,8 @@ class RunSession:
             state = self.world.state_hash()
             ticks = self.world.tick_count
             report = (f"{self.game.name}: {summary}, state {state[:16]}"
-                      + (f", screenshot {shown_name(args.screenshot)}" if args.screenshot else "")
-                      + (f", recorded {shown_name(args.record)}" if args.record else "")
+                      + (f", screenshot {shown_name(outputs.screenshot)}" if outputs.screenshot else "")
+                      + (f", recorded {shown_name(outputs.record)}" if outputs.record else "")
                       + (f" (to tick {self.record_ended})" if self.record_ended is not None else "")
                       + "".join(f" and {shown_name(path)}" for path in self.recorded_after)
                       + "".join(f", saved {shown_name(path)} at tick {tick}" for tick, path in self.written))
@@ -350,8 +351,8 @@ class RunSession:
             self.torn = interrupt.inside_tick
             self.stopped = (f"{self.game.name} {interrupt.verb} at tick {self.world.tick_count}"
                             + (" by force, in a tick" if self.torn else ""))
-            if args.screenshot:  # the window is still open: the last frame drawn, or why not, said in that line
-                self.shot = screenshot_at_stop(self.runner, args.screenshot, interrupt)
+            if outputs.screenshot:  # the window is still open: the last frame drawn, or why not, said in that line
+                self.shot = screenshot_at_stop(self.runner, outputs.screenshot, interrupt)
             status = interrupt.status
         except (DisplayError, SaveError, ReplayError, OutputError, PictureError, MapError) as error:
             status = refused(str(error))  # bad input found mid-run (a picture drawn, a map loaded late): exit 2
@@ -403,10 +404,10 @@ def spread(durations_ms: Sequence[float]) -> str:
     return f"{statistics.median(durations_ms):.2f} ms median, {max(durations_ms):.2f} ms worst"
 
 
-def run_command(args: argparse.Namespace, game: Game) -> int:
+def run_command(options: RunOptions, game: Game) -> int:
     """``tickswap run`` and ``engine.run(build)``: everything checked first, then one run, one status."""
-    check_run_args(args, game)
-    return RunSession(args, game).run()
+    check_run_args(options, game)
+    return RunSession(options, game).run()
 
 
 def module_of(build: Any) -> ModuleType | None:

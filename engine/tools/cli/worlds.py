@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from engine.errors import where
 from engine.files.game import Game, GameError
 from engine.interrupts import Interrupted
@@ -59,20 +57,23 @@ def build_world(game: Game, seed: int, saves: str | None = None, players: int | 
     return world
 
 
-def load_saved_world(game: Game, args: argparse.Namespace) -> World:
-    """The world of the save ``args.load``, with the game's ``systems(world)`` added again."""
-    build_world(game, args.seed, "--load").close()  # refuses a build() whose systems the save would lose
+def load_saved_world(game: Game, path: str, players: int | None = None, seed: int = 0) -> World:
+    """The world of the save at ``path`` (``--load``), with the game's ``systems(world)`` added again.
+
+    ``players``, when given (``--players``), must be the save's own: a loaded world keeps its players.
+    """
+    build_world(game, seed, "--load").close()  # refuses a build() whose systems the save would lose
     notes: list[str] = []
-    world = load_world(args.load, game, notes, world_class=World)
+    world = load_world(path, game, notes, world_class=World)
     for note in notes:
         say(note)
     if world.players not in game.players:
         world.close()
-        raise UsageError(f"{shown_name(args.load)}: a save of {world.players} player{'s' if world.players != 1 else ''}"
+        raise UsageError(f"{shown_name(path)}: a save of {world.players} player{'s' if world.players != 1 else ''}"
                          f"; {game.name} is played by {game.played_by()} (its PLAYERS)")
-    if getattr(args, "players", None) is not None and args.players != world.players:
+    if players is not None and players != world.players:
         world.close()
-        raise UsageError(f"--players {args.players}: {shown_name(args.load)} is a save of {world.players} "
+        raise UsageError(f"--players {players}: {shown_name(path)} is a save of {world.players} "
                          f"player{'s' if world.players != 1 else ''}, and a loaded world keeps its players "
                          f"(give --players {world.players}, or none)")
     return add_systems(game, world)

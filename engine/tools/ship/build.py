@@ -93,6 +93,10 @@ class PackageOptions:
     hidden_imports: tuple[str, ...] = ()
     binaries: tuple[Path, ...] = ()
     check: bool = True
+    web: Path | None = None
+    """``--web OUT``: instead of a program, the static folder that plays the game in a browser."""
+    pyodide: Path | None = None
+    """``--pyodide DIR``: with ``web``, the npm package pyodide's directory (else the default's)."""
 
 
 @dataclass

@@ -1,0 +1,114 @@
+"""The command line's options end at the edge: argv becomes frozen dataclasses in engine.tools.cli.options."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from engine.display import Display, display_options
+from engine.tools.cli.options import (
+    Outputs,
+    RunOptions,
+    build_parser,
+    display_of,
+    lab_options,
+    replay_options,
+    run_options,
+)
+from engine.tools.errors import UsageError
+
+CLI = Path(engine.__file__).parent / "tools" / "cli"
+# host and join still read an argparse.Namespace (net.py, rooms.py), and numbers.py makes argparse types.
+NOT_YET_TYPED = {"net.py", "numbers.py", "rooms.py"}
+
+
+def parsed(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_command(list(argv))
+
+
+def test_only_the_options_module_imports_argparse_but_for_host_and_join():
+    importers = set()
+    for path in Path(engine.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(alias.name == "argparse" for alias in node.names):
+                importers.add(path.name if path.parent == CLI else str(path))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                    and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "args":
+                assert path.name in NOT_YET_TYPED, f"{path.name}: getattr(args, ...) takes a default for a mistyped option"
+    assert importers - NOT_YET_TYPED == {"options.py"}
+
+
+def test_a_run_is_frozen_dataclasses_what_to_run_what_to_write_how_to_show_it():
+    options = run_options(parsed("run", "pong", "--headless", "--frames", "5", "--no-hud", "--record", "r.jsonl",
+                                 "--save-at", "3", "a.json", "--save-at", "4", "b.json", "--seed", "7"))
+    assert options == RunOptions(game="pong", display=Display(headless=True, show_hud=False),
+                                 outputs=Outputs(record="r.jsonl", save_at=((3, "a.json"), (4, "b.json"))),
+                                 frames=5, seed=7)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.seed = 0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.display.show_hud = True  # type: ignore[misc]
+    assert options.outputs.files == (("--record", "r.jsonl"), ("--save-at", "a.json"), ("--save-at", "b.json"))
+
+
+def test_a_save_at_tick_that_is_no_count_is_refused_at_the_edge():
+    with pytest.raises(UsageError, match=r"--save-at N FILE: expected a number from 1 to 1000000000, got 0"):
+        run_options(parsed("run", "pong", "--save-at", "0", "a.json"))
+
+
+def test_every_display_option_is_made_from_the_field_that_declares_it():
+    # A new display option is a field of Display and its use in the runner: the parser and the
+    # reading of it follow from the field.
+    run = build_parser().commands["run"]
+    flags = {flag for action in run._actions for flag in action.option_strings}
+    for option in display_options():
+        assert option.flag in flags, option.flag
+        default = getattr(Display(), option.name)
+        changed: Any
+        if isinstance(default, bool):
+            argv, changed = [option.flag], not default
+        elif option.choices:
+            changed = next(choice for choice in option.choices if choice != default)
+            argv = [option.flag, changed]
+        else:
+            changed = 30.0
+            argv = [option.flag, "30"]
+        assert display_of(parsed("run", "pong", *argv)) == dataclasses.replace(Display(), **{option.name: changed})
+
+
+def test_a_display_refuses_what_its_options_refuse():
+    with pytest.raises(ValueError, match="frames per second from 0.01 to 100000"):
+        Display(max_fps=0)
+    with pytest.raises(ValueError, match="loop must be one of"):
+        Display(loop="fast")
+    with pytest.raises(SystemExit):
+        parsed("run", "pong", "--spin-ms", "-1")
+
+
+def test_replay_and_lab_are_typed_too():
+    replay = replay_options(parsed("replay", "r.jsonl", "--headless", "--screenshot", "x.png"))
+    assert (replay.drawn, replay.display, replay.screenshot) == (True, Display(headless=True), "x.png")
+    assert replay_options(parsed("replay", "r.jsonl")).drawn is False
+    lab = lab_options(parsed("lab", "--machine", "slow", "--png", "c.png"))
+    assert (lab.scenario, lab.machine, lab.png) == ("ball", "slow", "c.png")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lab.png = None  # type: ignore[misc]
+
+
+def test_check_package_and_rendezvous_are_typed_too():
+    from engine.tools.cli.options import check_options, package_options, rendezvous_options
+
+    check = check_options(parsed("check", "pong", "--rollback", "3", "--no-input"))
+    assert (check.game, check.rollback, check.no_input, check.ticks, check.saves) == ("pong", 3, True, 300, 3)
+    package = package_options(parsed("package", "pong", "--no-check", "--hidden-import", "a.b"))
+    assert (package.game, package.check, package.hidden_imports) == ("pong", False, ("a.b",))
+    rendezvous = rendezvous_options(parsed("rendezvous", "--port", "0", "--rate", "5"))
+    assert (rendezvous.port, rendezvous.rate, rendezvous.max_rooms) == (0, 5.0, 4096)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        check.ticks = 1  # type: ignore[misc]
