@@ -89,12 +89,11 @@ def replay_command(args: argparse.Namespace) -> int:
     game = _replay_game(replay, args.game)
     check_outputs(args, game)
     changed = None
-    if replay.game != game.name:
-        # The header names the game that made the recording: a mismatch then says which, not that a
-        # header may have been edited.
-        changed = (f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}: "
-                   f"replay it with --game {shown_name(replay.game)}")
-    elif replay.game_digest is not None and game.digest is None:
+    # The header names the game that made the recording: a mismatch then says which, not that a
+    # header may have been edited (a renamed copy of a game file that replays the same says nothing).
+    named = (f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}: replay it "
+             f"with --game {shown_name(replay.game)}" if replay.game != game.name else None)
+    if replay.game_digest is not None and game.digest is None:
         changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
     elif replay.game_digest not in (None, game.digest):
         changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
@@ -178,8 +177,8 @@ def replay_command(args: argparse.Namespace) -> int:
         # None matched: the run differs from its very start, which a header edited (its seed or step) or
         # a game that reads more than its inputs explains; which entity and field, tickswap check says.
         hint = ("; none matched, so it differs from the start: was the recording's header (seed, step) edited? "
-                "tickswap check names the entity and field" if matched == 0 and not changed else "")
+                "tickswap check names the entity and field" if matched == 0 and not changed and not named else "")
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
-              + shot + (f"; {changed}" if changed else "") + hint)
+              + shot + (f"; {changed}" if changed else "") + (f"; {named}" if named else "") + hint)
     return 1
