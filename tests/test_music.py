@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from engine import Entity, SaveError, World
-from engine.world.save import load_world
 from engine.testing import load_game
 from engine.world import music_of, take_music
+from engine.world.save import load_world
 
 
 class DJ(Entity):
