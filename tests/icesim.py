@@ -183,7 +183,7 @@ def meet(kinds: tuple[str, str], served: Rendezvous, *, turn: TurnServer | None 
     joiner: Session | None = None
     try:
         room.open(10)
-        host = Session.host(GAME, players=2, seed=seed, options=SessionOptions(ticks=ticks), transport=room,
+        host = Session.host(GAME, players=2, seed=seed, options=SessionOptions(ticks=ticks, code=code), transport=room,
                             say=said[0].append)
         host.open_lobby(DEADLINE_S)
         found: list[IcePath] = []
@@ -195,7 +195,7 @@ def meet(kinds: tuple[str, str], served: Rendezvous, *, turn: TurnServer | None 
             if path is not None:
                 found.append(path)
         _until(lambda: bool(found), "the joiner's path", deadline, step_meeting)
-        joiner = Session.join(found[0].remote_address, GAME, options=SessionOptions(), transport=found[0].transport,
+        joiner = Session.join(found[0].remote_address, GAME, options=SessionOptions(code=code), transport=found[0].transport,
                               say=said[1].append)
         joiner.open_lobby(DEADLINE_S)
 

@@ -11,15 +11,15 @@ delay plays in a fraction of a second of real time, and the same way every time.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from engine.clock import VirtualClock
 from engine.files.importer import load_game
 from engine.input.events import InputEvent
-from engine.net.emulate import EmulatedTransport, MemoryNetwork
-from engine.net.lobby import SessionOptions, build_plain
+from engine.net.emulate import EmulatedTransport, MemoryNetwork, MemoryTransport
+from engine.net.lobby import HostLobby, SessionOptions, build_plain
 from engine.net.session import Session
 from engine.world import World
 
@@ -29,6 +29,28 @@ BUSY_STEP_MS = 1.0
 IDLE_STEP_S = 0.010
 """The longest a round with nothing to do moves the time (the sessions' timers are 10 ms and longer)."""
 HOST_PORT = 7777
+CODE = "TESTCD"
+"""The join code of every session here unless a test gives another (``SessionOptions.code``)."""
+
+
+def host_lobby(session: Session) -> HostLobby:
+    """A host's lobby while it runs (typed: a test reads its table of the welcomed)."""
+    lobby = session.lobby
+    assert isinstance(lobby, HostLobby), lobby
+    return lobby
+
+
+def inbox(session: Session) -> list[tuple[bytes, tuple[str, int]]]:
+    """The inbox of a session's memory transport: a test puts a datagram there as if from any address."""
+    transport = session.transport
+    assert isinstance(transport, MemoryTransport), transport
+    return transport.inbox
+
+
+def coded(options: SessionOptions | None) -> SessionOptions:
+    """``options`` with the join code ``CODE`` unless they name one."""
+    options = options if options is not None else SessionOptions()
+    return options if options.code is not None else replace(options, code=CODE)
 
 
 @dataclass
@@ -44,7 +66,7 @@ class Net:
              build: Callable[..., World] = build_plain, local: int = 1) -> Session:
         """The host (port 7777), added to the peers; it plays players 0 to ``local - 1`` itself."""
         said: list[str] = []
-        session = Session.host(game, players=players, seed=seed, options=options, say=said.append, build=build,
+        session = Session.host(game, players=players, seed=seed, options=coded(options), say=said.append, build=build,
                                clock=self.clock, transport=self.network.transport(HOST_PORT), local=local)
         self.peers.append(session)
         self.said.append(said)
@@ -54,7 +76,7 @@ class Net:
              build: Callable[..., World] = build_plain, load: Callable[[str], Any] | None = None) -> Session:
         """A joiner of the host at port 7777, added to the peers."""
         said: list[str] = []
-        session = Session.join((self.network.host, HOST_PORT), game, spectate=spectate, options=options,
+        session = Session.join((self.network.host, HOST_PORT), game, spectate=spectate, options=coded(options),
                                say=said.append, build=build, load=load, clock=self.clock,
                                transport=self.network.transport())
         self.peers.append(session)

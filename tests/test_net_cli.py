@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_net_session import FRAMES, GAME, SUMMARY, TIMEOUT, Peer, host, join, replays, script
+from test_net_session import FRAMES, GAME, JOIN_CODE, SUMMARY, TIMEOUT, Peer, host, join, replays, script
 
 
 @pytest.fixture
@@ -207,7 +207,7 @@ def test_a_bad_join_address_is_one_line_and_exit_2(tmp: Path, address: str, said
 
 
 def test_a_join_address_without_a_port_asks_port_7777(tmp: Path) -> None:
-    status, _, err = Peer(tmp, "join", "127.0.0.1", "game.py", "--ticks", "5", "--lobby-timeout", "0.5").finish()
+    status, _, err = Peer(tmp, "join", "127.0.0.1", JOIN_CODE, "game.py", "--ticks", "5", "--lobby-timeout", "0.5").finish()
     assert status == 1 and "127.0.0.1:7777" in err, err
 
 
@@ -216,7 +216,11 @@ def test_players_are_counted_from_1_to_8_and_default_to_the_games_fewest(tmp: Pa
     assert status == 2 and "expected a number from 1 to 8, got 0" in err, err
     first = Peer(tmp, "host", "game.py", "--port", "0", "--ticks", "20")
     port = int(first.wait_for(r"for 2 players on 127\.0\.0\.1:(\d+)").group(1))
-    second = join(tmp, port, "--ticks", "20")
+    # No --code: the host draws one and prints it, with the command that joins.
+    code = first.wait_for(rf"join code ([A-Z2-9]{{6}}): give it to the players, who join with tickswap join "
+                          rf"127\.0\.0\.1:{port} ([A-Z2-9]{{6}})")
+    assert code.group(1) == code.group(2)
+    second = Peer(tmp, "join", f"127.0.0.1:{port}", code.group(1), "game.py", "--ticks", "20")
     (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
     assert (status1, status2) == (0, 0), err1 + err2
 

@@ -169,7 +169,7 @@ def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served:
     deadline = time.monotonic() + 60
     try:
         room.open(10)
-        host = Session.host(GAME, players=3, seed=3, options=SessionOptions(ticks=TICKS), transport=room,
+        host = Session.host(GAME, players=3, seed=3, options=SessionOptions(ticks=TICKS, code=code), transport=room,
                             say=lambda line: None)
         host.open_lobby(60)
         peers.append(host)
@@ -185,7 +185,7 @@ def test_three_players_meet_in_one_room_each_joiner_by_a_path_of_its_own(served:
                     if path is not None:
                         paths[n] = path
                         joiner = Session.join(path.remote_address, GAME, transport=path.transport,
-                                              say=lambda line: None)
+                                              options=SessionOptions(code=code), say=lambda line: None)
                         joiner.open_lobby(60)
                         peers.append(joiner)
         room.close_room()

@@ -5,13 +5,19 @@ from __future__ import annotations
 import pytest
 
 from engine.net.integrity import (
+    CONFIRM_HEX,
     GROUP_GENERATOR,
     GROUP_PRIME,
     KEY_HEX,
     MAX_DATAGRAM,
     OVERHEAD,
+    PAKE_HEX,
+    REPLAYED,
     KeyPair,
     Link,
+    Pake,
+    confirmation,
+    confirmation_holds,
     frame_kind,
     link_keys,
     open_hello,
@@ -51,24 +57,45 @@ def test_the_group_is_rfc_3526s_2048_bit_safe_prime_and_its_generator():
 
 def a_link() -> tuple[Link, Link]:
     """The two ends of one link, its keys agreed the way a join agrees them: (joiner's, host's)."""
-    joiner, host = KeyPair.new(), KeyPair.new()
-    shared = joiner.shared(host.public_hex)
-    assert shared is not None and shared == host.shared(joiner.public_hex), "both sides compute the same secret"
+    joiner, host = Pake("ABCDEF", host=False), Pake("ABCDEF", host=True)
+    shared = joiner.finish(host.message_hex)
+    assert shared is not None and shared == host.finish(joiner.message_hex), "both sides compute the same secret"
     keys = link_keys(shared, SESSION, TOKEN, HELLO)
     return Link.of_joiner(SESSION, TOKEN, keys), Link.of_host(SESSION, TOKEN, keys)
 
 
-def test_both_ends_agree_a_key_and_a_third_party_with_the_public_values_alone_does_not():
-    joiner, host, eavesdropper = KeyPair.new(), KeyPair.new(), KeyPair.new()
-    assert joiner.shared(host.public_hex) == host.shared(joiner.public_hex)
-    assert eavesdropper.shared(host.public_hex) != joiner.shared(host.public_hex)
-    assert len(joiner.public_hex) == KEY_HEX and "private" not in repr(joiner)
+def test_both_ends_agree_a_key_only_with_the_same_code_and_a_third_party_with_the_messages_alone_does_not():
+    joiner, host = Pake("ABCDEF", host=False), Pake("ABCDEF", host=True)
+    shared = joiner.finish(host.message_hex)
+    assert shared is not None and shared == host.finish(joiner.message_hex) and len(joiner.message_hex) == PAKE_HEX
+    wrong_joiner, host_again = Pake("ABCDEG", host=False), Pake("ABCDEF", host=True)
+    assert wrong_joiner.finish(host_again.message_hex) != host_again.finish(wrong_joiner.message_hex), "another code"
+    # An eavesdropper with both messages, even knowing the code, lacks both sides' secret scalars.
+    assert Pake("ABCDEF", host=False).finish(host.message_hex) != shared
+    assert joiner.finish(host.message_hex) is None, "a side finishes once"
 
 
-@pytest.mark.parametrize("value", ["0" * KEY_HEX, f"{1:0{KEY_HEX}x}", f"{GROUP_PRIME - 1:0{KEY_HEX}x}",
-                                   f"{GROUP_PRIME:0{KEY_HEX}x}", "f" * KEY_HEX, "2", "x" * KEY_HEX, ""])
-def test_a_public_value_that_would_make_the_secret_guessable_is_refused(value):
-    assert KeyPair.new().shared(value) is None
+def test_the_hosts_confirmation_holds_only_for_the_same_secret_and_join():
+    joiner, host = Pake("ABCDEF", host=False), Pake("ABCDEF", host=True)
+    mine, theirs = joiner.finish(host.message_hex), host.finish(joiner.message_hex)
+    assert mine is not None and theirs is not None
+    confirm = confirmation(theirs, SESSION, TOKEN, HELLO, host.message_hex)
+    assert len(confirm) == CONFIRM_HEX and confirmation_holds(mine, SESSION, TOKEN, HELLO, host.message_hex, confirm)
+    assert not confirmation_holds(mine, SESSION, TOKEN + 1, HELLO, host.message_hex, confirm), "another join"
+    assert not confirmation_holds(bytes(32), SESSION, TOKEN, HELLO, host.message_hex, confirm), "another secret"
+    assert not confirmation_holds(mine, SESSION, TOKEN, HELLO, host.message_hex, "é" * 64)
+
+
+@pytest.mark.parametrize("value", ["0" * PAKE_HEX, "41" + "0" * 64, "42" + "f" * 64, "x" * PAKE_HEX, "", "41"])
+def test_a_message_no_honest_side_sends_is_refused(value):
+    # "42" is the host's side byte: a host's message sent back to a host (a reflection) is refused too.
+    assert Pake("ABCDEF", host=True).finish(value) is None
+
+
+def test_the_old_diffie_hellman_key_pair_warns_that_pake_replaces_it():
+    with pytest.warns(DeprecationWarning, match="use engine.net.integrity.Pake"):
+        pair = KeyPair.new()
+    assert len(pair.public_hex) == KEY_HEX
 
 
 def test_a_sealed_datagram_opens_with_the_other_end_and_says_whether_it_is_the_newest():
@@ -79,7 +106,7 @@ def test_a_sealed_datagram_opens_with_the_other_end_and_says_whether_it_is_the_n
     assert header is not None and (header.session, header.token, header.seq) == (SESSION, TOKEN, 2)
     assert host.open(second) == (b"two", True)
     assert host.open(first) == (b"one", False), "older than one already taken: used, but moves nothing"
-    assert host.open(second) == (b"two", False), "a duplicate or a replay is not the newest either"
+    assert host.open(second) == REPLAYED, "a duplicate or a replay is not taken again (test_net_replay)"
     assert joiner.open(host.seal(b"back")) == (b"back", True)
 
 

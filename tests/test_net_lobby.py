@@ -72,7 +72,8 @@ def test_the_script_reader_refuses_a_line_naming_another_player_with_its_line(tm
 # -- the packets carry the terms ------------------------------------------------------------------
 
 def test_welcome_and_hello_carry_the_terms_and_refuse_bad_ones() -> None:
-    welcome = Welcome(7, 1, 1, 2, 0, 20.0, "patrol", "", ticks=300, desync_interval=30, token=5, key="ab" * 256)
+    welcome = Welcome(7, 1, 1, 2, 0, 20.0, "patrol", "", ticks=300, desync_interval=30, token=5, key="41" * 33,
+                      confirm="cd" * 32)
     assert decode(encode(welcome)) == welcome
     hello = Hello("patrol", "", "0.1.0", False, 3, ticks=300)
     assert decode(encode(hello)) == hello

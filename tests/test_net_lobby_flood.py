@@ -10,33 +10,63 @@ from __future__ import annotations
 import os
 from typing import Any, cast
 
-from test_net_running import GAME, FakeTransport, running
+from test_net_running import GAME, FakeTransport, proven, running
 
 from engine.clock import VirtualClock
-from engine.net.integrity import REPLY_OVERHEAD, KeyPair, Link, frame_kind, open_reply, reply_key, seal_hello
+from engine.net.integrity import REPLY_OVERHEAD, Link, Pake, frame_kind, link_keys, open_reply, reply_key, seal_hello
 from engine.net.lobby import LATE, build_plain
-from engine.net.packets import Hello, Inputs, Refuse, decode, encode, encode_inputs, fit_refuse
+from engine.net.packets import Hello, Inputs, Refuse, Welcome, decode, encode, encode_inputs, fit_refuse
 from engine.net.refusals import SAID_IN_FULL, LobbyTally
 from engine.net.session import Session, SessionOptions
 from engine.state.names import __version__
 
 FLOODER, JOINER, STRANGER = ("127.0.0.1", 6000), ("127.0.0.1", 6001), ("127.0.0.1", 6002)
-KEYS = KeyPair.new()
+KEY = Pake("TESTCD", host=False).message_hex  # a joiner's SPAKE2 message (the host answers each Hello afresh)
 
 
 def hello(nonce: int, *, ticks: int | None = None) -> bytes:
     return seal_hello(encode(Hello(game=GAME.name, digest=GAME.digest or "", engine=__version__, spectate=False,
-                                   nonce=nonce, ticks=ticks, key=KEYS.public_hex)))
+                                   nonce=nonce, ticks=ticks, key=KEY)))
+
+
+class Joining(FakeTransport):
+    """A fake transport on which player 1 (at ``JOINER``) answers the host's ``Welcome`` as a joiner with the code does.
+
+    Its first datagram on the new link, sealed with the key its ``Pake`` agreed, proves it
+    had the join code: the host starts only with such joiners.
+    """
+
+    def __init__(self, clock: VirtualClock, pake: Pake, hello: bytes) -> None:
+        super().__init__(clock)
+        self.pake, self.hello = pake, hello
+
+    def send(self, data: bytes, to: Any) -> bool:
+        body = open_reply(reply_key(self.hello), data) if to == JOINER and frame_kind(data) == b"R" else None
+        welcome = decode(body) if body is not None else None
+        if isinstance(welcome, Welcome):
+            shared = self.pake.finish(welcome.key)
+            if shared is not None:  # the first Welcome only: a side finishes once
+                keys = link_keys(shared, welcome.session, welcome.token, self.hello)
+                link = Link.of_joiner(welcome.session, welcome.token, keys)
+                play = encode_inputs(Inputs(session=77, sender=1, tick=0, acks=(0, 0), runs=(), ping=1.0, echo=0.0))
+                self.inbox.append((link.seal(play), JOINER))
+        return super().send(data, to)
 
 
 def hosted(inbox: list[tuple[bytes, Any]]) -> tuple[Session, FakeTransport, list[str]]:
-    """A two-player host whose lobby receives ``inbox`` and then player 1's good Hello."""
+    """A two-player host whose lobby receives ``inbox`` and then player 1's good Hello (and its first play)."""
     clock = VirtualClock()
-    transport, said = FakeTransport(clock), cast("list[str]", [])
-    session = Session(transport, GAME, SessionOptions(), is_host=True, say=said.append, build=build_plain,
-                      clock=clock)
+    said = cast("list[str]", [])
+    session = Session(FakeTransport(clock), GAME, SessionOptions(code="TESTCD"), is_host=True, say=said.append,
+                      build=build_plain, clock=clock)
+    pake = Pake("TESTCD", host=False)
+    good = seal_hello(encode(Hello(game=GAME.name, digest=GAME.digest or "", engine=__version__, spectate=False,
+                                   nonce=1, key=pake.message_hex)))
+    transport = session.transport = Joining(clock, pake, good)
     session.players, session.seed, session.player, session.session_id = 2, 0, 0, 77
-    transport.inbox.extend([*inbox, (hello(1), JOINER)])
+    # Every Hello comes from an address that proved it receives there (test_net_amplification: those that do not).
+    transport.inbox.extend([(proven(data, address, session) if frame_kind(data) == b"H" else data, address)
+                            for data, address in [*inbox, (good, JOINER)]])
     session.wait_ready(5.0)
     return session, transport, said
 
@@ -100,7 +130,7 @@ def test_a_late_refusal_is_never_larger_than_the_hello_it_answers() -> None:
     tiny = seal_hello(encode(Hello(game="", digest="", engine="1.0", spectate=False, nonce=5)))
     for data in (tiny, hello(6)):
         transport.sent.clear()
-        transport.inbox.append((data, STRANGER))
+        transport.inbox.append((proven(data, STRANGER, session), STRANGER))
         session.poll()
         [answer] = [sent for sent, to in transport.sent if to == STRANGER]
         assert len(answer) <= len(data)

@@ -22,6 +22,7 @@ from engine.net.packets import (
     Message,
     PacketError,
     Refuse,
+    Retry,
     Run,
     Start,
     Welcome,
@@ -37,9 +38,10 @@ STICK = InputEvent("stick", 1, 0.5, -1.0)
 SCROLL = InputEvent("mouse_scroll", None, 1.0, 2.0, 0, 0.0, -3.0)
 
 MESSAGES: list[Message] = [
-    Hello("patrol", "ab" * 32, "0.1.0", False, 12345, key="0f" * 256),
+    Hello("patrol", "ab" * 32, "0.1.0", False, 12345, key="41" + "0f" * 32),
     Hello("my game.py", "", "1.2.3", True, 0),
-    Welcome(7, 12345, 1, 3, 2**64 - 1, 16.5, "patrol", "ab" * 32, token=2**63 - 1, key="e0" * 256),
+    Welcome(7, 12345, 1, 3, 2**64 - 1, 16.5, "patrol", "ab" * 32, token=2**63 - 1, key="42" + "e0" * 32,
+            confirm="c3" * 32),
     Welcome(7, 1, None, 2, 0, 20.0, "patrol", ""),
     Refuse(12345, "the session is full (2 players)"),
     Start(7, 4),
@@ -52,6 +54,7 @@ MESSAGES: list[Message] = [
     Chunk(7, 120, 3, 4, b""),
     Got(7, 120),
     Bye(7, "closed by the player"),
+    Retry(12345, "5a" * 16),
 ]
 
 
@@ -85,8 +88,11 @@ REFUSED_FIELDS = [
     (MESSAGES[0], "engine", "latest", "hello engine"),
     (MESSAGES[0], "spectate", 1, "hello spectate"),
     (MESSAGES[0], "nonce", -1, "hello nonce"),
-    (MESSAGES[0], "key", "0F" * 256, "hello key"),
-    (MESSAGES[0], "key", "0f" * 255, "hello key"),
+    (MESSAGES[0], "key", "0F" * 33, "hello key"),
+    (MESSAGES[0], "key", "0f" * 32, "hello key"),
+    (MESSAGES[0], "key", "0f" * 256, "hello key"),
+    (MESSAGES[2], "confirm", "c3" * 31, "welcome confirm"),
+    (MESSAGES[-1], "cookie", "zz" * 16, "retry cookie"),
     (MESSAGES[2], "session", "7", "welcome session"),
     (MESSAGES[2], "nonce", 1.5, "welcome nonce"),
     (MESSAGES[2], "player", 8, "welcome player"),

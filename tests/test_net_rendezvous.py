@@ -16,6 +16,7 @@ from engine.net.rendezvous import (
     MAX_SOURCES,
     NO_ROOM,
     OK,
+    PROVE,
     REQUEST_BYTES,
     ROOM_TTL_S,
     TAKEN,
@@ -41,10 +42,33 @@ def offer(port: int) -> bytes:
 
 
 def ask(rendezvous: Rendezvous, data: bytes, source: tuple[str, int]):
+    """The rendezvous's answer to ``data`` from ``source``; an open it asks to prove is posted again with the cookie."""
     answers = rendezvous.receive(data, source)
     assert all(to == source for _, to in answers)  # answers go to the asker only
     assert all(len(answer) <= len(data) for answer, _ in answers)  # and are never larger than the question
-    return read_reply(answers[0][0]) if answers else None
+    reply = read_reply(answers[0][0]) if answers else None
+    if reply is not None and reply.status == PROVE:  # as engine.net.room's host does: the same post, with the cookie
+        assert len(answers[0][0]) <= 47 and len(reply.blob) == 16
+        return ask(rendezvous, data[:-16] + reply.blob, source)
+    return reply
+
+
+def test_spoofed_opens_from_many_addresses_open_no_room_and_get_47_bytes_each() -> None:
+    # Issue 38: about 156 source addresses filled every room, as opening one needed no reply seen.
+    rendezvous = Rendezvous(clock=VirtualClock(), max_rooms=4, rate=1000, burst=1000)
+    for n in range(200):
+        code = "".join(CODE_ALPHABET[(n * 7 + i) % len(CODE_ALPHABET)] for i in range(6))
+        request = open_request(code, SECRET, 1, offer(1))
+        [(answer, _)] = rendezvous.receive(request, (f"10.0.{n // 256}.{n % 256}", 9))
+        reply = read_reply(answer)
+        assert reply is not None and reply.status == PROVE and len(answer) == 47 < len(request)
+    assert rendezvous.rooms == 0 and rendezvous.counters["unproven"] == 200
+    wrong = open_request("ABCDEF", SECRET, 1, offer(1), cookie=b"k" * 16)  # a guessed cookie proves nothing
+    cookie = rendezvous.cookies.cookie(JOINER, rendezvous.now())  # another address's cookie proves nothing either
+    for request in (wrong, open_request("ABCDEF", SECRET, 1, offer(1), cookie)):
+        reply = read_reply(rendezvous.receive(request, HOST)[0][0])
+        assert reply is not None and reply.status == PROVE
+    assert ask(rendezvous, open_request("ABCDEF", SECRET, 1, offer(1)), HOST).status == OK and rendezvous.rooms == 1
 
 
 def test_a_host_and_a_joiner_swap_offers_under_a_code() -> None:

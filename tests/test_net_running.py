@@ -18,7 +18,7 @@ from engine.clock import VirtualClock
 from engine.files.importer import load_game
 from engine.input.events import InputEvent
 from engine.net.desync import DesyncExchange
-from engine.net.integrity import Link, frame_kind, seal_hello
+from engine.net.integrity import Link, frame_kind, seal_hello, seal_proven
 from engine.net.lobby import bye
 from engine.net.packets import SPECTATOR, Bye, Chunk, Hello, Inputs, Message, Run, decode, encode, encode_inputs
 from engine.net.peers import MAX_ACK_LAG, Peer
@@ -77,7 +77,7 @@ class FakeTransport:
         for data, to in self.sent:
             if to == address and frame_kind(data) == b"S":
                 opened = self.links[address].open(data)
-                assert opened is not None, "a datagram the peer could not open"
+                assert opened is not None and opened != "replayed", "a datagram the peer could not open"
                 messages.append(decode(opened[0]))
         return messages
 
@@ -273,16 +273,23 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
         "with an emulator, its 0 is said: nothing was lost")
 
 
+def proven(hello: bytes, address: Any, session: Session) -> bytes:
+    """``hello`` with the host's cookie for ``address``: sent from an address that proved it receives there."""
+    return seal_proven(hello, session.cookies.cookie(address, session.now()))
+
+
 def test_a_late_join_after_the_start_is_counted_as_refused_not_as_garbage() -> None:
     session, transport, _ = running()
-    late = seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=True, nonce=9)))
+    late = proven(seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=True, nonce=9))), STRANGER,
+                  session)
     # A late spectator: its knock on the port (an empty datagram), its Hello, the Hello again (it missed the Refuse).
     transport.inbox.extend([(b"", STRANGER), (late, STRANGER), (late, STRANGER)])
     session.poll()
     assert session.stats.dropped_packets == 0 and session.stats.late_joins == 1
     assert session.stats.summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), refused 1 late join, " \
         "no ping measured"
-    another = seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10)))
+    another = proven(seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10))),
+                     STRANGER, session)
     transport.inbox.extend([(another, STRANGER), (b"TSW1 not a packet", STRANGER)])
     session.poll()
     assert (session.stats.late_joins, session.stats.dropped_packets) == (2, 1)

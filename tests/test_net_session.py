@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from netsim import CODE as JOIN_CODE
 
 GAME = Path(__file__).with_name("netgame.py")
 TIMEOUT = 120
@@ -87,12 +88,12 @@ def script(path: Path, players: dict[int, list[tuple[int, str, str]]], named: bo
 
 def host(tmp: Path, *args: str, players: int = 2) -> tuple[Peer, int]:
     """A host on a free port, and that port."""
-    peer = Peer(tmp, "host", "game.py", "--players", str(players), "--port", "0", *args)
+    peer = Peer(tmp, "host", "game.py", "--players", str(players), "--port", "0", "--code", JOIN_CODE, *args)
     return peer, int(peer.wait_for(r"on 127\.0\.0\.1:(\d+)").group(1))
 
 
 def join(tmp: Path, port: int, *args: str, game: str = "game.py") -> Peer:
-    return Peer(tmp, "join", f"127.0.0.1:{port}", game, *args)
+    return Peer(tmp, "join", f"127.0.0.1:{port}", JOIN_CODE, game, *args)
 
 
 def hash_of(out: str) -> str:
@@ -181,8 +182,8 @@ def test_two_peers_play_frame_by_frame_and_one_leaving_ends_the_other_without_fa
     # that did not wait for it (Session.idle) drew its 1,500 frames in about a second and
     # confirmed nothing: the failure a loaded CI machine once showed.
     (tmp / "slow.py").write_text(SLOW_WINDOW)
-    peer = Peer(tmp, "host", "game.py", "--players", "2", "--port", "0", "--headless", "--frames", "100000",
-                "--input", "p0.jsonl", "--record", "h.jsonl", program=("slow.py",))
+    peer = Peer(tmp, "host", "game.py", "--players", "2", "--port", "0", "--code", JOIN_CODE, "--headless", "--frames",
+                "100000", "--input", "p0.jsonl", "--record", "h.jsonl", program=("slow.py",))
     first, port = peer, int(peer.wait_for(r"on 127\.0\.0\.1:(\d+)").group(1))
     second = join(tmp, port, "--headless", "--frames", "1500", "--input", "p1.jsonl", "--record", "j.jsonl")
     status2, out2, err2 = second.finish()
@@ -209,13 +210,14 @@ def test_a_game_file_hosts_and_joins_itself_with_the_same_hash_as_tickswap(tmp: 
     game.write_text(game.read_text() + "\n\nif __name__ == '__main__':\n    from engine import run\n\n"
                     "    raise SystemExit(run(build))\n")
     hosting = subprocess.Popen([sys.executable, "game.py", "--host", "--players", "2", "--port", "0", "--ticks", "300",
+                                "--code", JOIN_CODE,
                                 "--input", "p0.jsonl"], cwd=tmp, text=True, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     assert hosting.stderr is not None
     line = hosting.stderr.readline()
     port = re.search(r"on 127\.0\.0\.1:(\d+)", line)
     assert port, line
-    joining = subprocess.run([sys.executable, "game.py", "--join", f"127.0.0.1:{port.group(1)}", "--ticks", "300",
+    joining = subprocess.run([sys.executable, "game.py", "--join", f"127.0.0.1:{port.group(1)}", JOIN_CODE, "--ticks", "300",
                               "--input", "p1.jsonl"], cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
     out, err = hosting.communicate(timeout=TIMEOUT)
     assert (hosting.returncode, joining.returncode) == (0, 0), err + joining.stderr

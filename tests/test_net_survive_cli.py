@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from test_net_session import GAME, TIMEOUT, Peer, hash_of, host, join, replays
+from test_net_session import GAME, JOIN_CODE, TIMEOUT, Peer, hash_of, host, join, replays
 
 PACE = ("--emulate-delay", "20", "--disconnect-timeout", "1.5")
 """Every peer's: a real round trip of 40 ms at least, so the session lasts a few seconds; a drop found in 1.5 s
@@ -156,7 +156,7 @@ def test_a_peer_that_drops_its_partner_for_silence_says_its_session_line_and_whe
 def test_a_rejoin_code_given_to_a_spectator_or_misspelt_is_refused_before_asking(tmp: Path) -> None:
     for args, said in ((("--spectate", "--rejoin", "1" * 48), "--rejoin: a spectator has no seat to take back"),
                        (("--rejoin", "xyz"), "expected the 48-digit rejoin code this player was given")):
-        peer = Peer(tmp, "join", "127.0.0.1:9", "game.py", "--ticks", "10", *args)
+        peer = Peer(tmp, "join", "127.0.0.1:9", JOIN_CODE, "game.py", "--ticks", "10", *args)
         status, _, err = peer.finish()
         assert status == 2 and said in err and "waiting for the host" not in err, err
 
@@ -188,7 +188,7 @@ def test_a_host_that_cannot_open_its_window_says_so_before_it_listens(tmp: Path)
 def test_a_joiner_that_cannot_draw_the_hosts_frames_leaves_before_the_start_and_the_host_waits_on(
         offscreen: None, tmp: Path) -> None:
     first, port = host(tmp, "--headless", "--frames", "200")
-    joiner = no_display(tmp, "join", f"127.0.0.1:{port}", "game.py")
+    joiner = no_display(tmp, "join", f"127.0.0.1:{port}", JOIN_CODE, "game.py")
     _, err = joiner.communicate(timeout=TIMEOUT)
     assert joiner.returncode == 2, err
     assert "no display to open a window on (DISPLAY is not set); try --headless: left before the start, the seat is " \
@@ -202,7 +202,7 @@ def test_a_joiner_that_cannot_draw_the_hosts_frames_leaves_before_the_start_and_
 def test_a_joiner_given_the_combined_script_is_refused_as_the_host_refuses_it(tmp: Path) -> None:
     # Issue 30's first finding: player 0's lines (naming no player) were merged into player 1's, and it played.
     combined = lines(tmp / "all.jsonl", [(5, None, "key_press RIGHT"), (7, 1, "key_press LEFT")])
-    for role in (("host", "game.py", "--players", "2", "--port", "0"), ("join", "127.0.0.1:9", "game.py")):
+    for role in (("host", "game.py", "--players", "2", "--port", "0"), ("join", "127.0.0.1:9", JOIN_CODE, "game.py")):
         peer = Peer(tmp, *role, "--ticks", "10", "--input", str(combined))
         status, _, err = peer.finish()
         assert status == 2 and "all.jsonl:2: " in err and len(err.strip().splitlines()) == 1, err

@@ -10,9 +10,11 @@ session's tagged link, sent in turns (``PIECES_PER_STEP`` every ``RESEND_S``) un
 joiner says it has them all (``Caught``), then play goes on as for any peer.
 
 What arrives is data from another machine and is checked whole before anything is built:
-its size (``MAX_PIECES`` datagrams, ``MAX_CATCHUP_BYTES`` once inflated), then the JSON
-(the engine's bounded parser), then every input event (the replay format's checks), then
-the save by the very checks a save file goes through (``parse_save``, then
+its size (``MAX_PIECES`` datagrams, ``MAX_CATCHUP_BYTES`` once inflated: a head of
+``MAX_CATCHUP_HEAD`` and a save of ``MAX_CATCHUP_SAVE`` at most, each measured before it is
+parsed), then the head's JSON (the engine's bounded parser), then every input run (none
+past ``MAX_CATCHUP_TICKS``, the session's tick window) and event (the replay format's
+checks), then the save by the very checks a save file goes through (``parse_save``, then
 ``load_world_data`` with the joiner's own game: classes resolved among its own, never
 imported). A world too large to send is refused at the join (the host says so), never
 half sent.
@@ -29,16 +31,30 @@ from engine.messages import shown
 from engine.net.checks import MAX_CHUNKS, MAX_DELAYS, PacketError
 from engine.net.inputs import Run
 from engine.net.packets import Catchup, Caught, encode
-from engine.schema import FieldError, expect_keys, expect_str, expect_whole, parse_json
+from engine.schema import FieldError, expect_keys, expect_whole, parse_json
 
-__all__ = ["MAX_CATCHUP_BYTES", "PIECE_BYTES", "CatchupReceive", "CatchupSend", "Start", "pack", "unpack"]
+__all__ = ["MAX_CATCHUP_BYTES", "MAX_CATCHUP_HEAD", "MAX_CATCHUP_SAVE", "MAX_CATCHUP_TICKS", "PIECE_BYTES",
+           "CatchupReceive", "CatchupSend", "Start", "pack", "unpack"]
 
 PIECE_BYTES = 700
 """Bytes of the zlib'd whole per ``Catchup``: with base64 and the JSON around it, a datagram stays under 1200."""
 MAX_PIECES = MAX_CHUNKS
 """The most pieces a catch-up may be (about 1.4 MB zlib'd): a larger world is refused at the join."""
-MAX_CATCHUP_BYTES = 32 * 1024 * 1024
-"""The most a catch-up may inflate to (its save's text and the inputs, as JSON)."""
+MAX_CATCHUP_SAVE = 4 * 1024 * 1024
+"""The largest save a catch-up may carry, in bytes of its text (a world larger than this is refused at the join)."""
+MAX_CATCHUP_HEAD = 256 * 1024
+"""The largest part of a catch-up that is not its save (the ticks, the input runs, the delays), as JSON."""
+MAX_CATCHUP_BYTES = MAX_CATCHUP_HEAD + 1 + MAX_CATCHUP_SAVE
+"""The most a catch-up may inflate to: its head, a newline, its save. Inflating stops there."""
+MAX_CATCHUP_TICKS = 1024
+"""How far past the catch-up's tick an input run may reach: the session's tick window, with room to spare.
+
+The host sends every player's input from its last confirmed tick to what it knows. No
+honest host knows a player's input further ahead than its own window past its current tick
+(``Sync.window``: 4 x (prediction + delay) + 64, at most 424 ticks with the command line's
+limits), its current tick being at most its prediction (60) past the confirmed one, and its
+own input its delay (30) further: 514 ticks. A run past 1024 is a malicious host's (one to
+tick 2**31 - 1 kept a spectator busy for minutes): refused before anything walks it."""
 RESEND_S = 0.05
 PIECES_PER_STEP = 64
 """Pieces sent every ``RESEND_S`` (about 900 KB/s): the whole goes round in turns, never in one burst."""
@@ -62,15 +78,24 @@ class Start:
 
 
 def pack(start: Start) -> list[bytes]:
-    """``start`` as zlib'd JSON in ``PIECE_BYTES`` pieces; ``PacketError`` when it needs more than ``MAX_PIECES``."""
-    text = json.dumps({"tick": start.tick, "save": start.save, "runs": [run._wire() for run in start.runs],
+    """``start`` zlib'd in ``PIECE_BYTES`` pieces: its head as JSON, a newline, its save's text.
+
+    ``PacketError`` when the save is over ``MAX_CATCHUP_SAVE`` bytes, the head over
+    ``MAX_CATCHUP_HEAD``, a run reaches past ``MAX_CATCHUP_TICKS``, or it needs more than
+    ``MAX_PIECES`` datagrams. The save is not inside the JSON: the joiner checks its size
+    before parsing a byte of it.
+    """
+    head = json.dumps({"tick": start.tick, "runs": [run._wire() for run in start.runs],
                        "delays": [list(change) for change in start.delays], "input_delay": start.input_delay},
-                      separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    data = text.encode("utf-8")
-    if len(data) > MAX_CATCHUP_BYTES:
-        raise PacketError(f"the world of tick {start.tick} is {len(data):,} bytes as a save, more than the "
-                          f"{MAX_CATCHUP_BYTES:,} a late join may carry")
-    packed = zlib.compress(data, 6)
+                      separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("ascii")
+    save = start.save.encode("utf-8")
+    if len(save) > MAX_CATCHUP_SAVE:
+        raise PacketError(f"the world of tick {start.tick} is {len(save):,} bytes as a save, more than the "
+                          f"{MAX_CATCHUP_SAVE:,} a late join may carry")
+    if len(head) > MAX_CATCHUP_HEAD or any(run.last - start.tick > MAX_CATCHUP_TICKS for run in start.runs):
+        raise PacketError(f"the input since tick {start.tick} is more than a late join may carry "
+                          f"({MAX_CATCHUP_TICKS} ticks, {MAX_CATCHUP_HEAD:,} bytes)")
+    packed = zlib.compress(head + b"\n" + save, 6)
     pieces = [packed[at:at + PIECE_BYTES] for at in range(0, len(packed), PIECE_BYTES)]
     if len(pieces) > MAX_PIECES:
         raise PacketError(f"the world of tick {start.tick} needs {len(pieces)} datagrams, more than the {MAX_PIECES} "
@@ -82,7 +107,11 @@ def unpack(pieces: list[bytes], players: int) -> Start:
     """The ``Start`` the pieces hold, checked whole (all but the save's own checks, which building it makes).
 
     ``PacketError`` names the problem: not zlib, too large, not JSON, a field out of place,
-    an input event a replay could not hold, a run that is not one player's from the tick after.
+    an input event a replay could not hold, a run that is not one player's from the tick
+    after or that reaches past ``MAX_CATCHUP_TICKS``. Its cost is bounded whatever the host
+    sends: inflating stops at ``MAX_CATCHUP_BYTES``, the sizes of the head and the save are
+    checked before either is parsed, and only the head (at most ``MAX_CATCHUP_HEAD`` bytes)
+    is parsed here.
     """
     inflater = zlib.decompressobj()
     try:
@@ -93,11 +122,17 @@ def unpack(pieces: list[bytes], players: int) -> Start:
         raise PacketError(f"the host's catch-up inflates past {MAX_CATCHUP_BYTES:,} bytes")
     if not inflater.eof or inflater.unused_data:
         raise PacketError("the host's catch-up is cut short, or has bytes after its end")
+    end = data.find(b"\n", 0, MAX_CATCHUP_HEAD + 1)
+    if end < 0:
+        raise PacketError(f"the host's catch-up has no head of at most {MAX_CATCHUP_HEAD:,} bytes before its save")
+    if len(data) - end - 1 > MAX_CATCHUP_SAVE:
+        raise PacketError(f"the host's catch-up carries a save of {len(data) - end - 1:,} bytes, more than the "
+                          f"{MAX_CATCHUP_SAVE:,} a late join may carry")
     try:
-        record = parse_json(data.decode("utf-8"))
-        expect_keys(record, "the catch-up", ("tick", "save", "runs", "delays", "input_delay"))
+        save = data[end + 1:].decode("utf-8")
+        record = parse_json(data[:end].decode("utf-8"))
+        expect_keys(record, "the catch-up", ("tick", "runs", "delays", "input_delay"))
         tick = expect_whole(record["tick"], "the catch-up's tick", 0, 2**31 - 1)
-        save = expect_str(record["save"], "the catch-up's save", MAX_CATCHUP_BYTES)
         if not isinstance(record["runs"], list) or len(record["runs"]) > players:
             raise FieldError(f"the catch-up's runs must be a list of at most {players}, got {shown(record['runs'])}")
         runs = tuple(Run._from_wire(value) for value in record["runs"])
@@ -106,6 +141,9 @@ def unpack(pieces: list[bytes], players: int) -> Start:
             if run.player >= players or run.player in seen or run.first != tick + 1:
                 raise FieldError(f"the catch-up's run of player {run.player} (ticks {run.first} to {run.last}) is not "
                                  f"one of {players} players' input from tick {tick + 1}")
+            if run.last - tick > MAX_CATCHUP_TICKS:
+                raise FieldError(f"the catch-up's run of player {run.player} reaches tick {run.last}, more than "
+                                 f"{MAX_CATCHUP_TICKS} ticks past its tick {tick} (the session's window)")
             seen.add(run.player)
         delays = record["delays"]
         if not isinstance(delays, list) or len(delays) > MAX_DELAYS:

@@ -16,12 +16,12 @@ from engine.constants import MAX_INPUT_DELAY as MAX_INPUT_DELAY  # defined in th
 from engine.constants import MAX_PLAYERS, MAX_TICKS
 from engine.constants import MAX_SEED as MAX_SEED
 from engine.messages import shown
-from engine.net.integrity import KEY_HEX, MAGIC, MAX_BODY, MAX_DATAGRAM
+from engine.net.integrity import CONFIRM_HEX, KEY_HEX, MAGIC, MAX_BODY, MAX_DATAGRAM, PAKE_HEX
 from engine.schema import expect_number, expect_str, expect_whole
 
-__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "MAX_DELAYS", "MAX_INPUT_DELAY", "PROOF", "PROTOCOL",
-           "PUBLIC_KEY", "SPECTATOR", "PacketError",
-           "items", "number", "player", "refusing", "text", "tick"]
+__all__ = ["CONFIRM", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "MAX_DELAYS", "MAX_INPUT_DELAY", "PAKE_MESSAGE",
+           "PROOF", "PROTOCOL", "PUBLIC_KEY", "SPECTATOR", "PacketError", "items", "number", "player", "refusing",
+           "text", "tick"]
 
 PROTOCOL = 2
 """The wire protocol's version; ``MAGIC`` carries it, so peers of another version never parse each other."""
@@ -49,7 +49,11 @@ PROOF = re.compile(r"[0-9a-f]{32}")
 MAX_DELAYS = 8
 """The most input delay changes the host may have scheduled at once (each rides on every ``Inputs``)."""
 PUBLIC_KEY = re.compile(f"[0-9a-f]{{{KEY_HEX}}}")
-"""A Diffie-Hellman public value as a ``Hello`` or ``Welcome`` carries it (``engine.net.integrity``)."""
+"""A Diffie-Hellman public value of the join before SPAKE2 (``integrity.KeyPair``, deprecated): no longer sent."""
+PAKE_MESSAGE = re.compile(f"[0-9a-f]{{{PAKE_HEX}}}")
+"""A SPAKE2 message as a ``Hello`` or ``Welcome`` carries it (``engine.net.integrity.Pake``)."""
+CONFIRM = re.compile(f"[0-9a-f]{{{CONFIRM_HEX}}}")
+"""The host's key confirmation as its ``Welcome`` carries it (``engine.net.integrity.confirmation``)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

@@ -4,12 +4,17 @@ UDP delivers damaged datagrams now and then (a bit flipped on a bad link, a data
 short), and anyone may send one to a host's port. A damaged datagram that still parses
 would be played: a key code 65362 read as 65363 is a desync nobody caused. So every
 datagram is an envelope whose tag is checked first; one that fails is dropped and counted,
-never decoded. Three envelopes (all integers big-endian):
+never decoded. Four envelopes (all integers big-endian):
 
 ``hello``    ``MAGIC b"H" check(16) body``
     A joiner's ``Hello``, sent before any key exists: ``check`` is BLAKE2s of the body
     (unkeyed, personalised), so a bit flip or a cut is caught. It proves nothing about
     the sender: anyone may ask to join.
+``proven``   ``MAGIC b"C" cookie(16) check(16) body``
+    The same ``Hello`` with the host's cookie for the sender's address in front
+    (``engine.net.cookies``): proof that the sender receives at the address it sends from.
+    A host answers a ``Hello`` without one with a small ``Retry`` carrying the cookie, and
+    nothing more (QUIC's address validation), so a spoofed ``Hello`` amplifies nothing.
 ``reply``    ``MAGIC b"R" tag(16) body``
     The host's ``Welcome`` or ``Refuse``, tagged with a key drawn from the exact ``Hello``
     it answers (``reply_key``): a joiner takes only the answer to its own ``Hello``, and
@@ -20,11 +25,13 @@ never decoded. Three envelopes (all integers big-endian):
     direction; the tag is keyed BLAKE2s over the header and body with that link's key
     for that direction, so a datagram cannot be reflected back to its sender either.
 
-How the link key is agreed. The joiner's ``Hello`` carries a fresh Diffie-Hellman public
-value (RFC 3526's 2048-bit MODP group 14, ``pow`` from the standard library), the host's
-``Welcome`` its own (one per session, drawn with ``secrets``) and the joiner's token. Both
-sides compute the shared value and draw the link's two keys from it with keyed BLAKE2s
-(``link_keys``). What this defends against, and what not:
+How the link key is agreed. Both sides were given the same join code out of band (the
+code ``tickswap host`` prints, or the room code). The joiner's ``Hello`` carries its SPAKE2
+message over that code (``Pake``: the ``spake2`` package, as magic-wormhole uses it), the
+host's ``Welcome`` its own (a fresh one per ``Hello``), the joiner's token and a key
+confirmation (``confirmation``: HMAC-SHA256). Both sides finish the exchange and draw the
+link's two keys from the shared secret with HKDF-SHA256 (``link_keys``, ``cryptography``'s).
+What this defends against, and what not:
 
 - Damage (bit flips, truncation, a datagram of another session or another program): always
   caught; the chance a damaged datagram passes is 2**-128.
@@ -32,24 +39,28 @@ sides compute the shared value and draw the link's two keys from it with keyed B
   from elsewhere on the internet): it does not know the key, so its datagrams are dropped,
   and a forged datagram from a new address never moves a peer there.
 - A passive eavesdropper on the path (someone who reads the traffic, such as a shared
-  Wi-Fi): it sees both public values but cannot compute the key from them, so it cannot
-  forge datagrams either. It can read the game traffic: nothing is encrypted.
-- Not an active attacker on the path *during the join*: one that answers the joiner in the
-  host's place (or the host in the joiner's) agrees a key with each and relays. The join
-  is not authenticated: no password, no certificate. Such an attacker can also drop or
-  delay anything, which no tag prevents. Once the join is done, someone who joins the path
-  later cannot take the session over.
+  Wi-Fi): it sees both messages but cannot compute the key from them, even with the code,
+  so it cannot forge datagrams either. It can read the game traffic: nothing is encrypted.
+- An active attacker on the path *during the join* without the code, one that answers the
+  joiner in the host's place (or the host in the joiner's): its key differs from each
+  side's. The joiner finds the host's confirmation does not hold and stops; the host finds
+  the joiner's datagrams do not open and refuses it (``engine.net.lobby``). Each exchange
+  is one guess at the code (``engine.net.refusals.GuessBudget`` bounds them). Such an
+  attacker can still drop or delay anything, which no key prevents; one who has the code
+  (it is a password to the seats) is a player like any other.
 - A player dropped from a session of 3 or more takes its seat back with a proof, not an
   address: at its first join both sides drew a rejoin secret from the shared value
   (``rejoin_secret``), which the joiner keeps as its rejoin code. A new process joins
   afresh (a new key) and its ``Hello`` carries ``rejoin_proof``: keyed by that secret over
-  the seat's token, its nonce and its new public value, so whoever sees the ``Hello`` can't
+  the seat's token, its nonce and its new SPAKE2 message, so whoever sees the ``Hello`` can't
   put their own key in it, and it serves one attempt. Who holds the code holds the seat.
-- An old datagram replayed from a new address is still a valid datagram: it is used as
-  a resend would be (the protocol is idempotent), but it does not move the peer to that
-  address, because only a datagram with a higher ``seq`` than any before does. Someone on
-  the path who copies a fresh datagram and gets its copy in first moves the peer to itself
-  until the peer's next datagram (about 10 ms): no more than dropping its datagrams would do.
+- A replayed datagram (an old one sent again, from any address): each direction's numbers
+  are taken once, in a sliding window (``REPLAY_WINDOW``, as DTLS and IPsec do), so a copy,
+  or one older than the window, is dropped and counted (``replayed dropped``): it neither
+  keeps a dead peer alive nor moves a peer. Only a datagram numbered above any before moves
+  a peer to its address. Someone on the path who copies a fresh datagram and gets its copy
+  in first moves the peer to itself until the peer's next datagram (about 10 ms): no more
+  than dropping its datagrams would do.
 """
 
 from __future__ import annotations
@@ -58,12 +69,20 @@ import hashlib
 import hmac
 import secrets
 import struct
+import warnings
 from dataclasses import dataclass, field
+from typing import Literal
 
-__all__ = ["KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "REJOIN_CODE_HEX", "REPLY_OVERHEAD", "KeyPair",
-           "Link", "SessionHeader", "frame_kind", "link_keys", "new_id", "open_hello", "open_reply", "proof_holds",
-           "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof", "rejoin_secret", "reply_key", "seal_hello",
-           "seal_reply"]
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from spake2 import SPAKE2_A, SPAKE2_B
+from spake2.spake2 import SPAKEError
+
+__all__ = ["CONFIRM_HEX", "COOKIE_BYTES", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "PAKE_HEX",
+           "REJOIN_CODE_HEX", "REPLAYED", "REPLAY_WINDOW", "REPLY_OVERHEAD", "KeyPair", "Link", "Pake", "SessionHeader",
+           "confirmation", "confirmation_holds", "frame_kind", "link_keys", "new_id", "open_hello", "open_proven",
+           "open_reply", "proof_holds", "read_header", "read_rejoin_code", "rejoin_code", "rejoin_proof",
+           "rejoin_secret", "reply_key", "seal_hello", "seal_proven", "seal_reply"]
 
 MAGIC = b"TSW2"
 """The first bytes of every datagram: tickswap's wire protocol, version 2 (the version with envelopes)."""
@@ -95,6 +114,69 @@ KEY_HEX = 512
 _EXPONENT_BITS = 256  # twice the 128-bit strength of the group, as RFC 3526 advises for exponents
 
 
+PAKE_HEX = 66
+"""A SPAKE2 message on the wire: 66 hex digits (33 bytes: a side byte and an Ed25519 group element)."""
+CONFIRM_HEX = 64
+"""A key confirmation on the wire: 64 hex digits (HMAC-SHA256)."""
+_IDS = {"idA": b"tickswap joiner", "idB": b"tickswap host"}
+
+
+class Pake:
+    """One side of one join's key agreement: SPAKE2 (the ``spake2`` package, as magic-wormhole uses it) over the code.
+
+    The joiner and the host each make one (``host=True`` for the host's side, one per
+    ``Hello``: a SPAKE2 side is used once) from the join code both were given out of band
+    (the room code, or the code ``tickswap host`` prints). Each sends ``message_hex``;
+    ``finish`` with the other's gives the shared secret, the same on both sides only when
+    both used the same code and nobody stood between them. Someone in the middle of the
+    join who does not know the code gets one guess at it per join it takes part in, and
+    learns nothing else: the key confirmation (``confirmation``) tells both sides.
+    """
+
+    def __init__(self, code: str, *, host: bool) -> None:
+        password = code.encode("utf-8")
+        self._side = SPAKE2_B(password, **_IDS) if host else SPAKE2_A(password, **_IDS)
+        self.message_hex = self._side.start().hex()
+        """This side's SPAKE2 message (``PAKE_HEX`` hex digits)."""
+
+    def finish(self, their_hex: str) -> bytes | None:
+        """The shared secret (32 bytes) from the other side's message; ``None`` for one no honest side sends.
+
+        Called once: a second call, like a message of the same side, is ``None``.
+        """
+        try:
+            return bytes(self._side.finish(bytes.fromhex(their_hex)))
+        except (ValueError, SPAKEError):
+            return None
+
+
+def _hkdf(shared: bytes, info: bytes, length: int) -> bytes:
+    """``length`` bytes drawn from the join's shared secret with HKDF-SHA256 (RFC 5869, ``cryptography``'s)."""
+    return HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=b"tickswap 3 " + info).derive(shared)
+
+
+def _names(session: int, token: int, hello: bytes) -> bytes:
+    return struct.pack(">QQ", session, token) + hashlib.sha256(hello).digest()
+
+
+def confirmation(shared: bytes, session: int, token: int, hello: bytes, host_message: str) -> str:
+    """The host's key confirmation in its ``Welcome``: HMAC-SHA256 over the join (``CONFIRM_HEX`` hex digits).
+
+    Keyed by a key drawn from the shared secret, over the session, the token, the exact
+    ``Hello`` and the host's SPAKE2 message: a joiner whose secret differs (another code, or
+    someone in the middle) finds it does not hold, and stops, saying so.
+    """
+    key = _hkdf(shared, b"confirm" + _names(session, token, hello), 32)
+    return hmac.new(key, _names(session, token, hello) + host_message.encode("ascii"), "sha256").hexdigest()
+
+
+def confirmation_holds(shared: bytes, session: int, token: int, hello: bytes, host_message: str,
+                       confirm: str) -> bool:
+    """Whether ``confirm`` is the host's ``confirmation`` of this join (compared in constant time)."""
+    expected = confirmation(shared, session, token, hello, host_message)
+    return hmac.compare_digest(confirm.encode("ascii", "replace"), expected.encode("ascii"))
+
+
 def new_id() -> int:
     """A random 63-bit id (a session id, a token, a nonce), from ``secrets``: unguessable from outside."""
     return secrets.randbits(63)
@@ -113,7 +195,9 @@ class KeyPair:
 
     @classmethod
     def new(cls) -> KeyPair:
-        """A fresh pair (about a few milliseconds: one modular exponentiation)."""
+        """A fresh pair (about a few milliseconds: one modular exponentiation). Deprecated: joins use ``Pake``."""
+        warnings.warn("engine.net.integrity.KeyPair is deprecated (the join agrees its key with SPAKE2 over the "
+                      "join code): use engine.net.integrity.Pake", DeprecationWarning, stacklevel=2)
         private = secrets.randbits(_EXPONENT_BITS) | 1 << (_EXPONENT_BITS - 1)
         return cls(private, pow(GROUP_GENERATOR, private, GROUP_PRIME))
 
@@ -139,13 +223,11 @@ class KeyPair:
 def link_keys(shared: bytes, session: int, token: int, hello: bytes) -> tuple[bytes, bytes]:
     """The two keys of a link, (to the host, to the joiner), from the shared secret and what names the link.
 
-    Drawn with keyed BLAKE2s: the session, the token and the ``Hello``'s check bind the keys
-    to this one join, so two joins never share a key even with the same public values.
+    Drawn with HKDF-SHA256: the session, the token and the ``Hello`` bind the keys to this
+    one join, so two joins never share a key.
     """
-    secret = _blake(shared, person=b"tswlink", size=32)
-    names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
-    return (_blake(b"to host" + names, key=secret, person=b"tswdir", size=32),
-            _blake(b"to joiner" + names, key=secret, person=b"tswdir", size=32))
+    keys = _hkdf(shared, b"link" + _names(session, token, hello), 64)
+    return keys[:32], keys[32:]
 
 
 REJOIN_CODE_HEX = 48
@@ -160,9 +242,7 @@ def rejoin_secret(shared: bytes, session: int, token: int, hello: bytes) -> byte
     code (``rejoin_code``) and gives it to the new process, which joins afresh (a new key)
     and proves with it that it is the dropped player (``rejoin_proof``).
     """
-    secret = _blake(shared, person=b"tswlink", size=32)
-    names = struct.pack(">QQ", session, token) + _blake(hello, person=b"tswhello")
-    return _blake(b"rejoin" + names, key=secret, person=b"tswrejn")
+    return _hkdf(shared, b"rejoin" + _names(session, token, hello), 16)
 
 
 def rejoin_code(token: int, secret: bytes) -> str:
@@ -227,12 +307,40 @@ def open_reply(key: bytes, data: bytes) -> bytes | None:
     return body
 
 
+COOKIE_BYTES = 16
+"""The address proof a proven ``Hello`` carries (``engine.net.cookies``)."""
+
+
+def seal_proven(hello: bytes, cookie: bytes) -> bytes:
+    """The hello datagram ``hello`` with the host's cookie for this address in front: ``MAGIC b"C" cookie hello...``.
+
+    The ``Hello`` inside is byte for byte the one first sent (its check, its body): the
+    reply key and the link's keys are drawn from that one (``open_proven`` gives it back),
+    so a joiner that proves its address again (a cookie expired, its NAT moved) is still
+    the same join.
+    """
+    if len(cookie) != COOKIE_BYTES or frame_kind(hello) != b"H":
+        raise ValueError("seal_proven: a 16-byte cookie and a hello datagram")
+    return MAGIC + b"C" + cookie + hello[_KIND_END:]
+
+
+def open_proven(data: bytes) -> tuple[bytes, bytes] | None:
+    """The cookie and the hello datagram of a proven ``Hello``; ``None`` when too short to hold them."""
+    if len(data) < _KIND_END + COOKIE_BYTES + TAG_BYTES:
+        return None
+    end = _KIND_END + COOKIE_BYTES
+    return data[_KIND_END:end], MAGIC + b"H" + data[end:]
+
+
 def frame_kind(data: bytes) -> bytes | None:
-    """``b"H"``, ``b"R"`` or ``b"S"`` for an envelope of that kind (before any check); ``None`` for other bytes."""
+    """``b"H"``, ``b"C"``, ``b"R"`` or ``b"S"`` for an envelope of that kind (before any check); ``None`` for others.
+
+    ``b"C"`` is a ``Hello`` that carries the host's cookie: its sender proved its address.
+    """
     if len(data) < _KIND_END or not data.startswith(MAGIC):
         return None
     kind = data[len(MAGIC):_KIND_END]
-    return kind if kind in (b"H", b"R", b"S") else None
+    return kind if kind in (b"H", b"C", b"R", b"S") else None
 
 
 # -- the session's envelope -----------------------------------------------------------------------------
@@ -255,13 +363,28 @@ def read_header(data: bytes) -> SessionHeader | None:
     return SessionHeader(session, token, seq)
 
 
+REPLAY_WINDOW = 1024
+"""How many numbers back from the highest received a link still takes a datagram (each once), as DTLS and IPsec do.
+
+A datagram numbered at or below ``highest - REPLAY_WINDOW``, or one whose number was taken
+already, is a replay (or a copy the network made): dropped and counted, never used. 1024
+numbers are about three seconds of a peer's datagrams at their busiest (one a frame and a
+resend every 10 ms), far more than any reordering the path does: an honest datagram that
+arrives later than that is one the protocol has resent since."""
+REPLAYED: Literal["replayed"] = "replayed"
+"""What ``Link.open`` returns for a datagram whose tag holds but whose number was seen already or is too old."""
+_WINDOW_MASK = (1 << REPLAY_WINDOW) - 1
+
+
 @dataclass
 class Link:
     """Both directions between a joiner and the host: the token that names it, a key for each way, the numbers.
 
     ``sent`` is the last number this side sent; ``highest`` the highest it received in a
-    datagram whose tag held. A session moves a peer to a new address only for a datagram
-    numbered above ``highest``: a replayed one, even from a new address, moves nothing.
+    datagram whose tag held; ``seen`` the sliding window below it (bit ``i``: number
+    ``highest - i`` was taken). A datagram is taken once: a replay, even from a new address,
+    is refused (``REPLAYED``), so it neither keeps a silent peer alive nor moves it; a
+    session moves a peer to a new address only for a datagram numbered above ``highest``.
     """
 
     session: int
@@ -270,6 +393,7 @@ class Link:
     receive_key: bytes = field(repr=False)
     sent: int = 0
     highest: int = 0
+    seen: int = field(default=1, repr=False)  # number 0 is never sent: taken as seen
 
     @classmethod
     def of_joiner(cls, session: int, token: int, keys: tuple[bytes, bytes]) -> Link:
@@ -287,10 +411,12 @@ class Link:
         header = _HEADER.pack(MAGIC, b"S", self.session, self.token, self.sent)
         return header + _blake(header + body, key=self.send_key, person=b"tswsess") + body
 
-    def open(self, data: bytes) -> tuple[bytes, bool] | None:
-        """The body of a datagram of this link whose tag holds, and whether it is the newest yet (``None``: refused).
+    def open(self, data: bytes) -> tuple[bytes, bool] | Literal["replayed"] | None:
+        """The body of a datagram of this link whose tag holds, and whether it is the newest yet.
 
-        The tag covers the header, so a datagram of another session, token or number fails too.
+        ``None``: refused (damaged, forged, another link's); ``REPLAYED``: its tag holds but
+        its number was taken before or is ``REPLAY_WINDOW`` or more below the highest. The
+        tag covers the header, so a datagram of another session, token or number fails too.
         """
         header, tag, body = data[:_HEADER.size], data[_HEADER.size:OVERHEAD], data[OVERHEAD:]
         if len(tag) < TAG_BYTES or not hmac.compare_digest(tag, _blake(header + body, key=self.receive_key,
@@ -299,6 +425,14 @@ class Link:
         _, _, session, token, seq = _HEADER.unpack(header)
         if (session, token) != (self.session, self.token):
             return None
-        newest = seq > self.highest
-        self.highest = max(self.highest, seq)
-        return body, newest
+        if seq > self.highest:
+            ahead = seq - self.highest
+            # A jump past the window clears it (never a shift by a huge count: a peer's number is its word).
+            self.seen = ((self.seen << ahead) | 1) & _WINDOW_MASK if ahead < REPLAY_WINDOW else 1
+            self.highest = seq
+            return body, True
+        age = self.highest - seq
+        if age >= REPLAY_WINDOW or self.seen >> age & 1:
+            return REPLAYED
+        self.seen |= 1 << age
+        return body, False

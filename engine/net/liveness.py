@@ -42,7 +42,7 @@ def check_peers(session: Any, now: float) -> None:
         why = (f"sent nothing for {timeout:g} s" if silent
                else f"fell {lag} ticks behind (acknowledged tick {min(peer.acks)}, more than {MAX_ACK_LAG} behind)")
         if peer.player is None and session.is_host:
-            session.say(f"the spectator at {where} {why}: dropped")
+            session.spectator_lines.say(f"the spectator at {where} {why}: dropped", now)
             _goodbye(session, peer, f"this spectator {why}: dropped by the host")
             session.remove_peer(peer)
             continue

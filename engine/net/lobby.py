@@ -17,6 +17,14 @@ send a ``Hello``. Once every player has joined the host sends ``Start``; a ``Hel
 comes after is answered with a ``Refuse`` ("the session has started") by the running
 session, so a late joiner stops at once.
 
+A host first asks a joiner to prove its address (``engine.net.cookies``, QUIC's rule): a
+``Hello`` without the host's cookie for the address it came from is answered with a small
+``Retry`` carrying it, and nothing else; the joiner sends the same ``Hello`` again with it
+(``integrity.seal_proven``), one round trip more, and only that one is welcomed or refused.
+So a ``Hello`` with a forged source address gets its victim one ``Retry``, smaller than
+the ``Hello``. The host lobby and the running session read a ``Hello`` with one reader
+(``read_proven_hello``).
+
 Every datagram is an envelope (``engine.net.integrity``): a ``Hello`` carries a check, a
 reply a tag keyed by the ``Hello`` it answers, and everything from a welcomed peer a tag
 keyed by its link. A damaged one is counted (``LobbyTally.damaged``) and dropped before
@@ -35,29 +43,48 @@ from engine.files.game import Game
 from engine.messages import shown
 from engine.net.catchup import CatchupReceive, unpack
 from engine.net.catchup import Start as CatchStart
+from engine.net.cookies import AMPLIFICATION, Cookies
 from engine.net.integrity import (
-    KeyPair,
+    REPLAYED,
     Link,
+    Pake,
+    confirmation,
+    confirmation_holds,
     frame_kind,
     link_keys,
     new_id,
+    open_proven,
     open_reply,
     read_header,
     rejoin_proof,
     rejoin_secret,
     reply_key,
     seal_hello,
+    seal_proven,
     seal_reply,
 )
-from engine.net.packets import Bye, Catchup, Hello, PacketError, Refuse, Start, Welcome, decode, encode, read_hello
-from engine.net.refusals import LobbyTally
+from engine.net.packets import (
+    Bye,
+    Catchup,
+    Hello,
+    PacketError,
+    Refuse,
+    Retry,
+    Start,
+    Welcome,
+    decode,
+    encode,
+    read_hello,
+)
+from engine.net.refusals import GuessBudget, LineBudget, LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
 
-__all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE", "MAX_SPECTATORS",
-           "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "SessionError", "SessionOptions",
-           "build_plain", "bye", "refusal"]
+__all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "FAILED_OPENS", "GUESSING", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE",
+           "MAX_SPECTATORS", "NOT_CONFIRMED",
+           "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "ProvenHello", "SessionError",
+           "SessionOptions", "build_plain", "bye", "read_proven_hello", "refusal"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
@@ -75,6 +102,13 @@ MAX_SPECTATORS = 8
 """The most spectators a host welcomes: each costs it a datagram a frame."""
 LATE = "the session has started and every seat is taken: --spectate watches it"
 """A late player's refusal (the running session's): short, so it fits in the answer to any Hello tickswap sends."""
+FAILED_OPENS = 3
+"""Datagrams whose tag fails, on a link no datagram has opened yet, before the host refuses that joiner."""
+GUESSING = "the host takes no more joins for a moment (too many joins did not prove the code): try again soon"
+"""The refusal of a join while the host's guess budget is spent (``refusals.GuessBudget``)."""
+NOT_CONFIRMED = ("the host's welcome does not confirm the join code: the code is wrong (check it with the host), "
+                 "or someone is in the middle of the join")
+"""How a joiner stops when the host's key confirmation fails (a wrong code, or a man in the middle)."""
 REJOIN_WINDOW_S = 60.0
 """How long after a drop a player may take its seat back (``--rejoin-window``'s default)."""
 
@@ -101,6 +135,9 @@ class SessionOptions:
     """The host's: how many seconds after a drop a player may rejoin (with 3 players or more; 0: never)."""
     rejoin: str | None = None
     """A joiner's: the rejoin code of the seat it takes back (``SessionMachine.rejoin_code``, said at its join)."""
+    code: str | None = None
+    """The join code both sides give (the room code, or the one ``tickswap host`` prints): the key exchange is bound
+    to it (SPAKE2), so a joiner without it, or someone in the middle, is refused. A host without one draws one."""
 
 
 def build_plain(game: Game, seed: int, players: int, ms_per_update: float) -> World:
@@ -150,6 +187,45 @@ def refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class ProvenHello:
+    """A ``Hello`` whose sender proved its address (it echoed the host's cookie): what may be answered in full."""
+
+    hello: Hello
+    data: bytes
+    """The ``Hello``'s datagram as first sent (no cookie): its reply key and the link's keys are drawn from it."""
+    answers: bytes
+    """``reply_key(data)``: the key of every answer to it."""
+
+
+def read_proven_hello(data: bytes, address: Address, cookies: Cookies, now: float,
+                      send: Callable[[bytes, Address], object]) -> ProvenHello | str:
+    """Read a ``Hello`` (plain or proven) from ``address``: the host lobby's and the running session's one reader.
+
+    Returns the ``ProvenHello`` when its cookie holds for ``address``; else what it is:
+    ``"damaged"`` (its check fails), ``"garbage"`` (no ``Hello`` in it) or ``"unproven"``
+    (no cookie, or one not made for this address now). An unproven ``Hello`` is answered
+    with a ``Retry`` carrying the cookie, through ``send``, only when that is at most
+    ``AMPLIFICATION`` times its size: nothing else ever goes to an unproven address.
+    """
+    base, cookie = data, b""
+    if frame_kind(data) == b"C":
+        opened = open_proven(data)
+        if opened is None:
+            return "damaged"
+        cookie, base = opened
+    hello = read_hello(base)
+    if isinstance(hello, str):
+        return hello
+    answers = reply_key(base)
+    if not cookies.holds(cookie, address, now):
+        retry = seal_reply(answers, encode(Retry(nonce=hello.nonce, cookie=cookies.cookie(address, now).hex())))
+        if len(retry) <= AMPLIFICATION * len(data):
+            send(retry, address)
+        return "unproven"
+    return ProvenHello(hello, base, answers)
+
+
 @dataclass
 class Joined:
     """A peer the host welcomed: its token and link, where it is now, its player (``None``: a spectator).
@@ -166,6 +242,12 @@ class Joined:
     answers: bytes
     rejoin_secret: bytes = b""
     """What the joiner proves it is itself with if it drops and asks for its seat back (``integrity.rejoin_secret``)."""
+    heard: float = 0.0
+    """When its last datagram came (its ``Hello`` again, or early play): a silent spectator's place expires."""
+    confirmed: bool = False
+    """A datagram of its link opened: it had the join code (its key is the host's). Unconfirmed, it expires."""
+    failures: int = 0
+    """Datagrams of its token whose tag failed before any opened (``FAILED_OPENS`` of them: refused)."""
 
 
 def _seconds(clock: Clock) -> float:
@@ -188,7 +270,8 @@ class HostLobby:
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
                  terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
-                 local: int = 1) -> None:
+                 local: int = 1, cookies: Cookies | None = None, lines: LineBudget | None = None,
+                 guesses: GuessBudget | None = None) -> None:
         if type(local) is not int or not 1 <= local < players:
             raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
@@ -197,10 +280,16 @@ class HostLobby:
         self.terms = terms
         self.clock = clock
         self.say = say
-        self.keys = KeyPair.new()
-        """This session's key pair: its public value goes to every joiner in its ``Welcome``."""
+        if not terms.code:
+            raise ValueError("a host's lobby needs the join code (SessionOptions.code)")
+        self.cookies = cookies if cookies is not None else Cookies()
+        """The address proofs this host asks of every joiner (``engine.net.cookies``): the session's, when given."""
         now = _seconds(clock)
         self.tally = LobbyTally(say, now)
+        self.lines = lines if lines is not None else LineBudget(say, now)
+        """The spectator lines' budget (``refusals.LineBudget``): the session's, when given."""
+        self.guesses = guesses if guesses is not None else GuessBudget(now)
+        """The bound on key exchanges, each a guess at the code (``refusals.GuessBudget``): the session's if given."""
         self.joined: dict[int, Joined] = {}
         """The welcomed peers by token (the peer table the session starts with)."""
         self.departed: set[int] = set()
@@ -220,20 +309,22 @@ class HostLobby:
     def _send(self, data: bytes, address: Address) -> None:
         self._outbox.append((data, address))
 
-    def _seated(self) -> int:
-        return sum(1 for peer in self.joined.values() if peer.player is not None)
+    def _seated(self, confirmed: bool = False) -> int:
+        """Seats taken (``confirmed``: by joiners that proved the join code, whom the session may start with)."""
+        return sum(1 for peer in self.joined.values() if peer.player is not None and (peer.confirmed or not confirmed))
 
     def poll(self) -> None:
         """Act on the time: keep the welcomed in touch, say held-back refusals, start, or give up."""
         if self.started:
             return
         now = _seconds(self.clock)
-        full = self._seated() == self.players - self.local
+        full = self._seated(confirmed=True) == self.players - self.local  # never with a seat of one without the code
         self._full_since = (self._full_since if self._full_since is not None else now) if full else None
         if now > self._deadline and self._full_since is None:
             self.tally.flush()
             raise SessionError(f"not every player joined within {self._timeout_s:g} s "
                                f"({self.local + self._seated()} of {self.players})")
+        self._expire_spectators(now)
         if now - self._kept >= KEEP_EVERY_S:
             # A welcomed peer waiting for the others must hear from us, or its --disconnect-timeout drops us.
             for peer in self.joined.values():
@@ -248,29 +339,56 @@ class HostLobby:
                 self._send(peer.link.seal(start), peer.address)
             self.started = True
 
+    def _expire_spectators(self, now: float) -> None:
+        """Free the place of a spectator silent for ``--disconnect-timeout`` (a phantom holds no place for long),
+        and the seat of a joiner that never proved the join code in that time."""
+        timeout = self.terms.disconnect_timeout
+        for peer in [peer for peer in self.joined.values()
+                     if (peer.player is None or not peer.confirmed) and now - peer.heard > timeout]:
+            del self.joined[peer.token]
+            self.departed.add(peer.token)
+            where = f"{peer.address[0]}:{peer.address[1]}"
+            if not peer.confirmed:
+                self.say(f"{'a spectator' if peer.player is None else f'player {peer.player}'} at {where} never "
+                         f"proved the join code within {timeout:g} s (a wrong code, or someone in the middle of the "
+                         "join): refused, its place is free")
+            else:
+                self.lines.say(f"the spectator at {where} sent nothing for {timeout:g} s: its place is free", now)
+
+    def _refuse_unconfirmed(self, peer: Joined) -> None:
+        """A joiner whose datagrams fail under the key agreed: it did not have the code (or someone is between us)."""
+        del self.joined[peer.token]
+        self.departed.add(peer.token)
+        self.say(f"refused {'a spectator' if peer.player is None else f'player {peer.player}'} at "
+                 f"{peer.address[0]}:{peer.address[1]}: its datagrams fail under the key agreed (a wrong join code, "
+                 "or someone in the middle of the join)")
+
     def receive(self, data: bytes, address: Address) -> None:
         """Take one datagram that arrived from ``address``: a ``Hello``, or a welcomed peer's datagram."""
         if not data:
             return  # a joiner's probe knocking on the port (engine.net.session): no packet, no garbage
         kind = frame_kind(data)
-        if kind == b"H":
+        if kind in (b"H", b"C"):
             self._hello(data, address)
         elif kind == b"S":
             self._from_joined(data, address)
         else:
             self.tally.garbage += 1
 
-    def _hello(self, data: bytes, address: Address) -> None:
-        hello = read_hello(data)
-        if hello == "damaged":
+    def _hello(self, received: bytes, address: Address) -> None:
+        proven = read_proven_hello(received, address, self.cookies, _seconds(self.clock), self._send)
+        if proven == "damaged":
             self.tally.damaged += 1
             return
-        if hello == "garbage":
+        if proven == "garbage":
             self.tally.garbage += 1
             return
-        answers = reply_key(data)
+        if not isinstance(proven, ProvenHello):
+            return  # answered with a Retry (its cookie): nothing more until it proves its address
+        hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.joined.values() if peer.answers == answers), None)
         if again is not None:
+            again.heard = _seconds(self.clock)
             self._send(again.welcome, address)  # our Welcome was lost (or its NAT moved it): again, where it asks
             return
         problem = refusal(hello, self.game, self.digest, self.terms)
@@ -279,10 +397,14 @@ class HostLobby:
             problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
         if not problem and not hello.spectate and self._seated() >= self.players - self.local:
             problem = "the session is full"
-        shared = self.keys.shared(hello.key) if not problem else None
+        now = _seconds(self.clock)
+        if not problem and not self.guesses.take(now):
+            problem = GUESSING
+        pake = Pake(self.terms.code or "", host=True) if not problem else None
+        shared = pake.finish(hello.key) if pake is not None else None
         if not problem and shared is None:
-            problem = "the joiner's key is not a public value this host can agree a key with"
-        if problem or shared is None:
+            problem = "the joiner's key is not a SPAKE2 message this host can answer"
+        if problem or shared is None or pake is None:
             self.tally.refuse(self._send, data, answers, hello.nonce, problem, address)
             return
         token = new_id()
@@ -292,13 +414,17 @@ class HostLobby:
         player = None if hello.spectate else min(set(range(self.local, self.players)) - taken)
         welcome = Welcome(session=self.session, nonce=hello.nonce, player=player, players=self.players, seed=self.seed,
                           ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
-                          desync_interval=self.terms.desync_interval, token=token, key=self.keys.public_hex)
+                          desync_interval=self.terms.desync_interval, token=token, key=pake.message_hex,
+                          confirm=confirmation(shared, self.session, token, data, pake.message_hex))
         link = Link.of_host(self.session, token, link_keys(shared, self.session, token, data))
         joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers,
-                        rejoin_secret(shared, self.session, token, data))
+                        rejoin_secret(shared, self.session, token, data), heard=now)
         self.joined[token] = joined
         self._send(joined.welcome, address)
-        self.say(f"{'a spectator' if player is None else f'player {player}'} joined from {address[0]}:{address[1]}")
+        if player is None:
+            self.lines.say(f"a spectator joined from {address[0]}:{address[1]}", now)
+        else:
+            self.say(f"player {player} joined from {address[0]}:{address[1]}")
 
     def _from_joined(self, data: bytes, address: Address) -> None:
         header = read_header(data)
@@ -314,10 +440,22 @@ class HostLobby:
         opened = peer.link.open(data) if peer is not None else None
         if peer is None or opened is None:
             self.tally.damaged += 1
+            if peer is not None and not peer.confirmed:
+                peer.failures += 1
+                if peer.failures >= FAILED_OPENS:
+                    self._refuse_unconfirmed(peer)
+            return
+        if opened == REPLAYED:
+            self.tally.replayed += 1
             return
         body, newest = opened
-        if newest:
-            peer.address = address  # its NAT may have moved it: answer where its newest datagram came from
+        peer.heard = _seconds(self.clock)
+        if not peer.confirmed:
+            peer.confirmed = True
+            self.guesses.refund()  # it had the code: its key exchange was no guess
+        if newest and address != peer.address:
+            self.tally.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
+            peer.address = address
         try:
             packet = decode(body)
         except PacketError:
@@ -350,22 +488,28 @@ class JoinLobby:
 
     def __init__(self, address: Address, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
                  timeout_s: float, clock: Clock, ticks: int | None = None,
-                 rejoin: tuple[int, bytes] | None = None) -> None:
+                 rejoin: tuple[int, bytes] | None = None, code: str = "") -> None:
+        if not code:
+            raise ValueError("a joiner needs the host's join code (SessionOptions.code): the room code, or the one "
+                             "tickswap host prints")
         self.host = address
         self.clock = clock
-        self.keys = KeyPair.new()
+        self.pake = Pake(code, host=False)
+        """This join's side of the key exchange, bound to the join code (``integrity.Pake``)."""
         self.nonce = new_id()
-        proof = rejoin_proof(rejoin[1], rejoin[0], self.nonce, self.keys.public_hex) if rejoin is not None else ""
+        key = self.pake.message_hex
+        proof = rejoin_proof(rejoin[1], rejoin[0], self.nonce, key) if rejoin is not None else ""
         self.hello = seal_hello(encode(Hello(game=game, digest=digest, engine=__version__, spectate=spectate,
                                              nonce=self.nonce, allow_mismatch=allow_mismatch, ticks=ticks,
-                                             key=self.keys.public_hex, rejoin=rejoin[0] if rejoin else None,
-                                             proof=proof)))
+                                             key=key, rejoin=rejoin[0] if rejoin else None, proof=proof)))
         self.rejoin_secret = b""
         """What this joiner proves it is itself with if it drops (its rejoin code's secret), once welcomed."""
         self.catching: CatchupReceive | None = None
         """The host's catch-up being gathered (a session already running), or ``None``."""
         self.start: CatchStart | None = None
         """The catch-up, whole and checked: the world to start from and the input since."""
+        self.sending = self.hello
+        """What this joiner sends: its ``Hello``, with the host's cookie once a ``Retry`` brought it."""
         self.answers = reply_key(self.hello)
         """The key of the host's replies to this ``Hello`` (and of its ``Welcome`` repeated while the lobby waits)."""
         self.welcome: Welcome | None = None
@@ -374,6 +518,8 @@ class JoinLobby:
         """How many ``Hello`` were sent: the transport's owner knocks on the port with each (``port_closed``)."""
         self.damaged = 0
         """Replies whose tag failed: damaged, or forged by one who never saw the ``Hello``."""
+        self.replayed = 0
+        """Datagrams of the new link taken before (``integrity.REPLAYED``): dropped, never used."""
         self._closed = 0
         self._start = _seconds(clock)
         self._timeout_s = timeout_s
@@ -419,7 +565,7 @@ class JoinLobby:
             raise SessionError(f"no host answered at {self.where}: nothing listens on that port (the OS said so "
                                f"{self._closed} times in {now - self._start:.1f} s)")
         if self._sent is None or now - self._sent >= HELLO_EVERY_S:
-            self._outbox.append((self.hello, self.host))
+            self._outbox.append((self.sending, self.host))
             self.hellos += 1
             self._sent = now
 
@@ -435,6 +581,9 @@ class JoinLobby:
         opened = link.open(data) if header is not None else None
         if opened is None:
             self.damaged += 1
+            return
+        if opened == REPLAYED:
+            self.replayed += 1
             return
         body, newest = opened
         if newest:
@@ -474,12 +623,19 @@ class JoinLobby:
             packet = decode(body)
         except PacketError:
             return
+        if isinstance(packet, Retry) and packet.nonce == self.nonce:
+            # The host asks us to prove our address: the same Hello with its cookie, at once (one round trip more).
+            self.sending = seal_proven(self.hello, bytes.fromhex(packet.cookie))
+            self._outbox.append((self.sending, self.host))
+            self._sent = _seconds(self.clock)
+            return
         if isinstance(packet, Refuse) and packet.nonce == self.nonce:
             raise SessionError(f"the host refused: {packet.reason}", 2)
         if isinstance(packet, Welcome) and packet.nonce == self.nonce:
-            shared = self.keys.shared(packet.key)
-            if shared is None:
-                raise SessionError(f"the host at {self.where} sent a key no key can be agreed with")
+            shared = self.pake.finish(packet.key)
+            if shared is None or not confirmation_holds(shared, packet.session, packet.token, self.hello, packet.key,
+                                                        packet.confirm):
+                raise SessionError(NOT_CONFIRMED, 2)
             self.link = Link.of_joiner(packet.session, packet.token,
                                        link_keys(shared, packet.session, packet.token, self.hello))
             self.rejoin_secret = rejoin_secret(shared, packet.session, packet.token, self.hello)

@@ -54,11 +54,14 @@ from engine.input.events import PRESENCE, InputEvent
 from engine.net.catchup import CatchupSend, pack
 from engine.net.catchup import Start as CatchStart
 from engine.net.checks import MAX_DELAYS
+from engine.net.cookies import Cookies
 from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.integrity import (
     REJOIN_CODE_HEX,
-    KeyPair,
+    REPLAYED,
     Link,
+    Pake,
+    confirmation,
     frame_kind,
     link_keys,
     new_id,
@@ -72,7 +75,19 @@ from engine.net.integrity import (
     seal_reply,
 )
 from engine.net.liveness import check_peers
-from engine.net.lobby import LATE, MAX_SPECTATORS, HostLobby, JoinLobby, SessionError, SessionOptions, bye, refusal
+from engine.net.lobby import (
+    GUESSING,
+    LATE,
+    MAX_SPECTATORS,
+    HostLobby,
+    JoinLobby,
+    ProvenHello,
+    SessionError,
+    SessionOptions,
+    bye,
+    read_proven_hello,
+    refusal,
+)
 from engine.net.packets import (
     SPECTATOR,
     Bye,
@@ -89,9 +104,10 @@ from engine.net.packets import (
     decode,
     encode,
     fit_refuse,
-    read_hello,
 )
 from engine.net.peers import Peer, inputs_packet
+from engine.net.refusals import GuessBudget, LineBudget
+from engine.net.rendezvous import new_code
 from engine.net.stats import SessionStats
 from engine.net.sync import Confirmed, Sync
 from engine.net.transport import Address
@@ -99,7 +115,7 @@ from engine.world import World, system_count, take_sounds
 from engine.world.save import SaveError, load_world_text, save_text
 from engine.world.sounds import SoundRequest
 
-__all__ = ["CRASHED", "DELAY_LEAD", "LEFT", "SEND_EVERY_S", "Seat", "SessionMachine"]
+__all__ = ["CRASHED", "DELAY_LEAD", "LEFT", "NO_SEAT", "SEND_EVERY_S", "Seat", "SessionMachine"]
 
 LEFT = "the peer closed the session"
 """A goodbye's reason when a peer leaves on purpose."""
@@ -113,6 +129,8 @@ DELAY_LEAD = 64
 No peer can have run that far: a peer runs at most its prediction window (60 at most from
 the command line) past the host's input it holds, and the change rides on every datagram
 that carries the host's input from then on, so every peer hears of it before the tick."""
+NO_SEAT = "no dropped player of this session has that rejoin code"
+"""The refusal of a rejoin whose code is wrong: the same whether its token or its proof is."""
 _DISCONNECT = (InputEvent("disconnect"),)
 _CONNECT = (InputEvent("connect"),)
 
@@ -200,7 +218,14 @@ class SessionMachine:
         """The tick the session began at (its ``--ticks`` count from there): a late joiner starts later."""
         self.late = False
         """This peer joined the session while it ran (a late spectator, or a player rejoining)."""
-        self._keys: KeyPair | None = None  # the host's key pair, for the late joiners' keys
+        if is_host and not options.code:
+            self.options = options = replace(options, code=new_code())  # a host draws its join code, and says it
+        self.guesses = GuessBudget(self.now())
+        """The host's bound on key exchanges, each an online guess at the join code (``refusals.GuessBudget``)."""
+        self.spectator_lines = LineBudget(say, self.now())
+        """Lines about spectators that come and go, rate-limited (``engine.net.refusals.LineBudget``)."""
+        self.cookies = Cookies()
+        """The host's address proofs (``engine.net.cookies``): its lobby and its running session ask every joiner's."""
         self._build_adds_systems: bool | None = None
         self._built_apart = False  # the game's build has run in a world apart (_build_apart)
         self._returning: dict[int, int | None] = {}
@@ -257,7 +282,8 @@ class SessionMachine:
             self._lobby = HostLobby(session=self.session_id, game=game.name, digest=game.digest or "",
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
-                                    local=max(1, len(self.local_players)))
+                                    local=max(1, len(self.local_players)), cookies=self.cookies,
+                                    lines=self.spectator_lines, guesses=self.guesses)
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -276,7 +302,8 @@ class SessionMachine:
         game = self.game
         self._lobby = JoinLobby(address, game=game.name if game else "", digest=(game.digest or "") if game else "",
                                 spectate=spectate, allow_mismatch=self.options.allow_game_mismatch,
-                                timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin)
+                                timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin,
+                                code=self.options.code or "")
 
     @property
     def lobby(self) -> HostLobby | JoinLobby | None:
@@ -297,8 +324,9 @@ class SessionMachine:
         if isinstance(lobby, HostLobby):
             self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
             self.stats.damaged += lobby.tally.damaged
+            self.stats.replayed += lobby.tally.replayed
+            self.stats.moved += lobby.tally.moved
             self.departed |= lobby.departed
-            self._keys = lobby.keys
             for joined in lobby.joined.values():
                 self.add_peer(Peer(joined.address, joined.player, self.players, token=joined.token, link=joined.link,
                                    welcome=joined.welcome, answers=joined.answers,
@@ -323,6 +351,7 @@ class SessionMachine:
             self.session_id = welcomed.session
             self._answers = lobby.answers
             self.stats.damaged += lobby.damaged
+            self.stats.replayed += lobby.replayed
             self.add_peer(Peer(lobby.host, 0, self.players, token=link.token, link=link))
             self.ms_per_update = welcomed.ms_per_update
             self.rejoin_secret = lobby.rejoin_secret
@@ -459,6 +488,7 @@ class SessionMachine:
             self.ended = self.desync.step(now) or self.ended  # the report, once the swap is done
             return
         check_peers(self, now)
+        self.spectator_lines.tick(now)
         if self.dropped:
             self._close_seats(now)
         self._send(now)
@@ -608,7 +638,7 @@ class SessionMachine:
         kind = frame_kind(data)
         if kind == b"S":
             self._from_peer(data, address)
-        elif kind == b"H" and self.is_host:
+        elif kind in (b"H", b"C") and self.is_host:
             self._late_hello(data, address)
         elif kind == b"R" and not self.is_host:
             self._welcome_again(data)
@@ -624,14 +654,17 @@ class SessionMachine:
         ``Hello``, never larger than it, so a forged sender gains nothing by it; it is
         counted as a late join, not as garbage.
         """
-        hello = read_hello(data)
-        if hello == "damaged":
+        proven = read_proven_hello(data, address, self.cookies, self.now(),
+                                   lambda datagram, to: self._outbox.append((datagram, to)))
+        if proven == "damaged":
             self.stats.damaged += 1
             return
-        if hello == "garbage":
+        if proven == "garbage":
             self.stats.dropped_packets += 1
             return
-        answers = reply_key(data)
+        if not isinstance(proven, ProvenHello):
+            return  # answered with a Retry (its cookie) alone: no refusal, no welcome, no catch-up until proven
+        hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.peers.values() if peer.answers == answers), None)
         if again is not None:
             self._outbox.append((again.welcome, address))  # our Welcome was lost and the joiner asks again
@@ -664,13 +697,12 @@ class SessionMachine:
             return None, "the session is ending"
         if hello.rejoin is not None:
             seat = next((seat for seat in self.dropped.values() if seat.token == hello.rejoin), None)
-            if seat is None:
-                return None, "no dropped player of this session has that rejoin code"
+            if seat is None or not proof_holds(seat.secret, seat.token, hello.nonce, hello.key, hello.proof):
+                # One answer for a wrong token and a wrong proof: it tells no one whether a token is a dropped seat's.
+                return None, NO_SEAT
             if seat.closed or self.now() - seat.since > self.options.rejoin_window:
                 return None, (f"player {seat.player}'s seat closed {self.options.rejoin_window:g} s after its drop "
                               "(the host's --rejoin-window)")
-            if not proof_holds(seat.secret, seat.token, hello.nonce, hello.key, hello.proof):
-                return None, f"the rejoin code is not player {seat.player}'s"
             if self.target is not None and self.sync.known[seat.player] >= self.target:
                 return None, "the session is at its last tick"
             return seat, ""
@@ -692,11 +724,14 @@ class SessionMachine:
         Returns why not (``""``: welcomed): the game's state can't be sent (too large, not
         saveable), or its ``build`` adds systems a save can't hold.
         """
-        sync, game, keys = self.sync, self.game, self._keys
-        assert sync is not None and game is not None and keys is not None
-        shared = keys.shared(hello.key)
+        sync, game = self.sync, self.game
+        assert sync is not None and game is not None
+        if not self.guesses.take(self.now()):
+            return GUESSING
+        pake = Pake(self.options.code or "", host=True)
+        shared = pake.finish(hello.key)
         if shared is None:
-            return "the joiner's key is not a public value this host can agree a key with"
+            return "the joiner's key is not a SPAKE2 message this host can answer"
         if self._adds_systems():
             return (f"{game.name}'s build(world) adds systems, which the save a late joiner starts from can't hold: "
                     "add them in systems(world)")
@@ -728,7 +763,8 @@ class SessionMachine:
         welcome = Welcome(session=self.session_id, nonce=hello.nonce, player=player, players=self.players,
                           seed=self.seed, ms_per_update=self.ms_per_update, game=game.name, digest=game.digest or "",
                           ticks=self.options.ticks, desync_interval=self.options.desync_interval, token=token,
-                          key=keys.public_hex, catchup=tick)
+                          key=pake.message_hex, catchup=tick,
+                          confirm=confirmation(shared, self.session_id, token, data, pake.message_hex))
         answers = reply_key(data)
         peer = Peer(address, player, self.players, token=token,
                     link=Link.of_host(self.session_id, token, link_keys(shared, self.session_id, token, data)),
@@ -748,8 +784,8 @@ class SessionMachine:
             self.say(f"player {seat.player} rejoined from {where}: it starts from tick {tick} ({len(pieces)} "
                      f"datagrams) and takes its seat back at tick {handover}")
         else:
-            self.say(f"a spectator joined the running session from {where}: it starts from tick {tick} "
-                     f"({len(pieces)} datagrams)")
+            self.spectator_lines.say(f"a spectator joined the running session from {where}: it starts from tick "
+                                     f"{tick} ({len(pieces)} datagrams)", self.now())
         return ""
 
     def _adds_systems(self) -> bool:
@@ -767,6 +803,11 @@ class SessionMachine:
         if open_reply(self._answers, data) is None:
             self.stats.damaged += 1
             return
+        if any(peer.link is not None and peer.link.highest > 0 for peer in self.peers.values()):
+            # The host's lobby is over (its datagrams come on the link): a Welcome now is a copy, maybe
+            # replayed by someone who captured it, and it carries no number: it keeps no one alive.
+            self.stats.replayed += 1
+            return
         for peer in self.peers.values():
             peer.heard = self.now()
 
@@ -781,10 +822,16 @@ class SessionMachine:
         if header.token in self.departed:
             return  # a peer gone: its last datagrams (goodbyes) arrive after it
         peer = self.peers.get(header.token)
+        unproven = peer is not None and peer.link is not None and peer.link.highest == 0
         opened = peer.link.open(data) if peer is not None and peer.link is not None else None
         if peer is None or opened is None:
             self.stats.damaged += 1  # damaged on the way, or forged: nothing of it is read
             return
+        if opened == REPLAYED:
+            self.stats.replayed += 1  # taken before: it keeps no one alive and moves no one
+            return
+        if unproven and self.is_host:
+            self.guesses.refund()  # a late joiner's first datagram: it had the join code, its exchange was no guess
         body, newest = opened
         if newest and address != peer.address:
             self.stats.moved += 1  # its NAT rebound it: answer where it is now, and forget the old address
@@ -872,7 +919,7 @@ class SessionMachine:
                 self.finished = True
             return
         if peer.player is None:
-            self.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}")
+            self.spectator_lines.say(f"the spectator at {peer.address[0]}:{peer.address[1]} left: {reason}", self.now())
             self.remove_peer(peer)
             return
         crashed = reason.startswith(CRASHED)

@@ -37,7 +37,6 @@ from engine.net.checks import (
     MAX_DATAGRAM,
     MAX_ID,
     PROTOCOL,
-    PUBLIC_KEY,
     SPECTATOR,
     PacketError,
 )
@@ -46,9 +45,8 @@ from engine.net.integrity import open_hello
 from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
 
 __all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Catchup", "Caught", "Chunk", "Desync",
-           "Got", "Hello",
-           "Inputs", "Message", "PacketError", "Refuse", "Run", "Start", "Welcome", "decode", "encode", "encode_inputs",
-           "fit_inputs", "fit_refuse", "read_hello"]
+           "Got", "Hello", "Inputs", "Message", "PacketError", "Refuse", "Retry", "Run", "Start", "Welcome", "decode",
+           "encode", "encode_inputs", "fit_inputs", "fit_refuse", "read_hello"]
 
 @dataclass(frozen=True, slots=True)
 class Hello:
@@ -56,8 +54,8 @@ class Hello:
 
     The nonce is random per join attempt; the host's ``Welcome`` or ``Refuse`` echoes it, so
     a reply to an earlier attempt is told from the answer to this one. ``key`` is the
-    joiner's Diffie-Hellman public value (``engine.net.integrity``): with the host's, in
-    its ``Welcome``, both sides agree the key that tags the session's datagrams.
+    joiner's SPAKE2 message over the join code (``engine.net.integrity.Pake``): with the
+    host's, in its ``Welcome``, both sides agree the key that tags the session's datagrams.
     """
 
     game: str
@@ -71,7 +69,7 @@ class Hello:
     ticks: int | None = None
     """The joiner's ``--ticks`` (``None``: it takes the host's): a different one is refused."""
     key: str = ""
-    """The joiner's public value (512 hex digits); ``""`` only in a message that is never sent to join."""
+    """The joiner's SPAKE2 message (66 hex digits); ``""`` only in a message that is never sent to join."""
     rejoin: int | None = None
     """A player dropped from this running session asks for its seat back: the token its peer had."""
     proof: str = ""
@@ -80,7 +78,7 @@ class Hello:
     def __post_init__(self) -> None:
         with checks.refusing():
             if self.key:
-                expect_str(self.key, "hello key (512 hex digits)", 512, PUBLIC_KEY)
+                expect_str(self.key, "hello key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
             if self.rejoin is not None:
                 expect_whole(self.rejoin, "hello rejoin (a token)", 0, MAX_ID)
                 expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)
@@ -105,7 +103,8 @@ class Welcome:
     """The host takes a joiner: the session id, the joiner's player (``None``: a spectator) and the game's terms.
 
     ``token`` names the joiner's link in every datagram after this (a peer is its token, not
-    its address); ``key`` is the host's public value, from which the joiner draws the link's keys.
+    its address); ``key`` is the host's SPAKE2 message, from which the joiner draws the link's keys,
+    and ``confirm`` proves the host drew the same (so the same code, and nobody in between).
     """
 
     session: int
@@ -124,6 +123,8 @@ class Welcome:
     key: str = ""
     catchup: int | None = None
     """The session is running: the world of this confirmed tick follows, in ``Catchup`` chunks, then play."""
+    confirm: str = ""
+    """The host's key confirmation (``engine.net.integrity.confirmation``): the joiner checks it before anything."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
@@ -132,7 +133,9 @@ class Welcome:
             if self.catchup is not None:
                 checks.tick(self.catchup, "welcome catchup")
             if self.key:
-                expect_str(self.key, "welcome key (512 hex digits)", 512, PUBLIC_KEY)
+                expect_str(self.key, "welcome key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
+            if self.confirm:
+                expect_str(self.confirm, "welcome confirm (64 hex digits)", 64, checks.CONFIRM)
             if self.ticks is not None:
                 checks.tick(self.ticks, "welcome ticks", 1)
             expect_whole(self.desync_interval, "welcome desync_interval", 1, checks.MAX_DESYNC_INTERVAL)
@@ -159,6 +162,24 @@ class Refuse:
         with checks.refusing():
             expect_whole(self.nonce, "refuse nonce", 0, MAX_ID)
             checks.text(self.reason, "refuse reason")
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """The host asks a joiner to prove its address: send the ``Hello`` again with this cookie (``engine.net.cookies``).
+
+    The only answer an address that has not proven it receives there gets: smaller than
+    the ``Hello`` it answers, so a forged source address gains nothing by it.
+    """
+
+    nonce: int
+    cookie: str
+    """The cookie, 32 hex digits."""
+
+    def __post_init__(self) -> None:
+        with checks.refusing():
+            expect_whole(self.nonce, "retry nonce", 0, MAX_ID)
+            expect_str(self.cookie, "retry cookie (32 hex digits)", 32, checks.PROOF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,13 +320,13 @@ class Bye:
             checks.text(self.reason, "bye reason")
 
 
-Message = Hello | Welcome | Refuse | Start | Inputs | Desync | Chunk | Got | Catchup | Caught | Bye
+Message = Hello | Welcome | Refuse | Retry | Start | Inputs | Desync | Chunk | Got | Catchup | Caught | Bye
 """Any message ``decode`` may return."""
-_KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Refuse, "start": Start,
+_KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Refuse, "retry": Retry, "start": Start,
                                 "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "catchup": Catchup,
                                 "caught": Caught, "bye": Bye}
 _KIND_OF = {kind: name for name, kind in _KINDS.items()}
-_LATER = ("rejoin", "proof", "catchup", "delays")
+_LATER = ("rejoin", "proof", "catchup", "delays", "confirm")
 """Fields added for sessions that survive a drop: absent on the wire when at their default (none)."""
 _ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(cls)})
 

@@ -18,7 +18,8 @@ from typing import Any
 from engine.net.integrity import REPLY_OVERHEAD, seal_reply
 from engine.net.packets import fit_refuse
 
-__all__ = ["ADDRESSES_SAID", "SAID_IN_FULL", "SAY_EVERY_S", "LobbyTally"]
+__all__ = ["ADDRESSES_SAID", "GUESS_BURST", "GUESS_EVERY_S", "LINES_AT_ONCE", "LINE_EVERY_S", "SAID_IN_FULL",
+           "SAY_EVERY_S", "GuessBudget", "LineBudget", "LobbyTally"]
 
 SAID_IN_FULL = 3
 """Refusals said in full per address; more from it are only counted."""
@@ -41,6 +42,10 @@ class LobbyTally:
         """Datagrams the lobby dropped as no packet or no packet for it (the probe's empty knock aside)."""
         self.damaged = 0
         """Datagrams the lobby dropped because their check or tag failed: damaged on the way, or forged."""
+        self.replayed = 0
+        """Datagrams of a welcomed peer's link taken before (``integrity.REPLAYED``): dropped, never used."""
+        self.moved = 0
+        """Times a welcomed peer's newest datagram came from a new address (its NAT moved it) and was followed."""
         self._say = say
         self._said: dict[str, int] = {}
         self._held = 0
@@ -91,3 +96,87 @@ class LobbyTally:
         self._say(f"{self._held} more refused Hello{'' if self._held == 1 else 's'} {source}")
         self._held = 0
         self._held_from = {}
+
+
+LINES_AT_ONCE = 8
+"""Spectator lines (joined, left, dropped) said at once before they are rate-limited."""
+LINE_EVERY_S = 10.0
+"""Past those, one more spectator line every this many seconds; the rest are counted and said in one line."""
+
+
+class LineBudget:
+    """Lines about spectators, rate-limited: anyone with an address may come and go as a spectator, again and again.
+
+    A token bucket: ``LINES_AT_ONCE`` lines at once, then one every ``LINE_EVERY_S``; a line
+    past the budget is counted, and the count said in one line when the budget allows
+    (``tick``). Over a long game a stream of phantom spectators costs a line every ten
+    seconds, not two per spectator.
+    """
+
+    def __init__(self, say: Callable[[str], None], now: float) -> None:
+        self._say = say
+        self._tokens = float(LINES_AT_ONCE)
+        self._when = now
+        self.held = 0
+        """Lines counted, not said, since the last summary."""
+
+    def _refill(self, now: float) -> None:
+        self._tokens = min(float(LINES_AT_ONCE), self._tokens + (now - self._when) / LINE_EVERY_S)
+        self._when = now
+
+    def say(self, line: str, now: float) -> None:
+        """Say ``line`` if the budget allows, else count it."""
+        self.tick(now)
+        if self._tokens >= 1.0 and not self.held:
+            self._tokens -= 1.0
+            self._say(line)
+        else:
+            self.held += 1
+
+    def tick(self, now: float) -> None:
+        """Say the count of the lines held back, once the budget allows."""
+        self._refill(now)
+        if self.held and self._tokens >= 1.0:
+            self._tokens -= 1.0
+            self._say(f"{self.held} more spectator line{'' if self.held == 1 else 's'} (joined, left, dropped) not "
+                      "said one by one")
+            self.held = 0
+
+
+GUESS_BURST = 10
+"""Joins a host answers at once with a key exchange before they are rate-limited (each is a guess at the code)."""
+GUESS_EVERY_S = 1.0
+"""Past the burst, one more key exchange every this many seconds; a join whose key is confirmed gives its back."""
+
+
+class GuessBudget:
+    """The host's bound on online guesses of the join code: every key exchange it answers is one guess.
+
+    Someone in the middle of a join, or anyone who can reach the host, learns from one
+    exchange whether one guess of the code was right, and nothing more (SPAKE2). So the host
+    answers at most ``GUESS_BURST`` exchanges at once and then one every ``GUESS_EVERY_S``
+    (a token bucket, for the whole host: an attacker has many addresses); an honest joiner,
+    whose first datagram on its new link proves it had the code, gives its token back
+    (``refund``). A code of 6 characters from 31 (887,503,681 codes) then takes 14 years on
+    average to guess online; a session's lobby waits a minute, a game a few hours.
+    """
+
+    def __init__(self, now: float) -> None:
+        self._tokens = float(GUESS_BURST)
+        self._when = now
+        self.refused = 0
+        """Exchanges refused because the budget was spent."""
+
+    def take(self, now: float) -> bool:
+        """Whether one more exchange may be answered now (it is counted if so)."""
+        self._tokens = min(float(GUESS_BURST), self._tokens + (now - self._when) / GUESS_EVERY_S)
+        self._when = now
+        if self._tokens < 1.0:
+            self.refused += 1
+            return False
+        self._tokens -= 1.0
+        return True
+
+    def refund(self) -> None:
+        """A joiner proved it had the code: its exchange was no guess."""
+        self._tokens = min(float(GUESS_BURST), self._tokens + 1.0)

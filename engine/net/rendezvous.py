@@ -31,8 +31,15 @@ The wire (big-endian), requests exactly ``REQUEST_BYTES`` long, zero-padded::
 
 A status is ``OK``, ``TAKEN`` (the code is another host's), ``NO_ROOM``, ``BUSY`` (the
 offer is being answered by another joiner: ask again), ``WAIT`` (the host has no offer
-out yet, it is gathering: ask again) or ``FULL`` (the rendezvous holds ``max_rooms``
-rooms). An offer id of 0 means no offer yet.
+out yet, it is gathering: ask again), ``FULL`` (the rendezvous holds ``max_rooms``
+rooms) or ``PROVE`` (the answer's blob is a 16-byte cookie: post again with it). An offer
+id of 0 means no offer yet.
+
+A room is opened only for an address that proved it receives there (QUIC's rule,
+``engine.net.cookies``): an open of a new room without the rendezvous's cookie for its
+source address, in the request's last 16 bytes (zeros otherwise), is answered ``PROVE``
+(47 bytes for 1200) and keeps nothing, so opens with forged source addresses cannot fill
+the table. A room's host posts with its secret from then on, from wherever its NAT puts it.
 """
 
 from __future__ import annotations
@@ -45,12 +52,13 @@ from dataclasses import dataclass
 from engine.clock import Clock, RealClock
 from engine.messages import shown
 from engine.net import stun
+from engine.net.cookies import COOKIE_BYTES, Cookies
 from engine.net.transport import Address, UdpTransport
 
 __all__ = ["BUSY", "CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_PORT", "FULL", "MAX_BLOB", "MAX_SOURCES", "NO_ROOM", "OK",
-           "POST_EVERY_S", "REQUEST_BYTES", "ROOM_TTL_S", "TAKEN", "WAIT", "Rendezvous", "RendezvousServer", "Reply",
-           "close_request", "is_room_code", "join_request", "new_code", "open_request", "read_reply", "room_code",
-           "room_code_or_none", "stun_answer"]
+           "POST_EVERY_S", "PROVE", "REQUEST_BYTES", "ROOM_TTL_S", "TAKEN", "WAIT", "Rendezvous", "RendezvousServer",
+           "Reply", "close_request", "is_room_code", "join_request", "new_code", "open_request", "read_reply",
+           "room_code", "room_code_or_none", "stun_answer"]
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """The characters of a room code: letters and digits, without 0, O, 1, I and L, which read alike."""
@@ -70,8 +78,10 @@ ROOM_TTL_S = 20.0
 """A room is forgotten this long after its host's last post."""
 MAX_SOURCES = 4096
 """The most source addresses the rate limit remembers."""
-OK, TAKEN, NO_ROOM, BUSY, FULL, WAIT = 0, 1, 2, 3, 4, 5
-_STATUS_NAMES = {OK: "ok", TAKEN: "taken", NO_ROOM: "no room", BUSY: "busy", FULL: "full", WAIT: "wait"}
+OK, TAKEN, NO_ROOM, BUSY, FULL, WAIT, PROVE = 0, 1, 2, 3, 4, 5, 6
+_STATUS_NAMES = {OK: "ok", TAKEN: "taken", NO_ROOM: "no room", BUSY: "busy", FULL: "full", WAIT: "wait",
+                 PROVE: "prove"}
+_COOKIE_AT = REQUEST_BYTES - COOKIE_BYTES  # an open's cookie: its last 16 bytes (zeros: none yet)
 _HEADER = struct.Struct(">4sBc6s")
 _OPEN = struct.Struct(">16sQH")
 _CLOSE = struct.Struct(">16s")
@@ -118,9 +128,16 @@ def _blob(blob: bytes) -> bytes:
     return blob
 
 
-def open_request(code: str, secret: bytes, offer_id: int, offer: bytes) -> bytes:
-    """A host's post: its room under ``code`` (``secret``: 16 bytes of its own), its current offer (id 0: none yet)."""
-    return _request(b"O", code, _OPEN.pack(secret, offer_id, len(_blob(offer))) + offer)
+def open_request(code: str, secret: bytes, offer_id: int, offer: bytes, cookie: bytes = b"") -> bytes:
+    """A host's post: its room under ``code`` (``secret``: 16 bytes of its own), its current offer (id 0: none yet).
+
+    ``cookie``: the rendezvous's proof of this host's address (a ``PROVE`` answer's blob), in
+    the request's last 16 bytes; a new room is opened only for a post that carries it.
+    """
+    if cookie and len(cookie) != COOKIE_BYTES:
+        raise ValueError(f"a rendezvous cookie is {COOKIE_BYTES} bytes, got {len(cookie)}")
+    data = _request(b"O", code, _OPEN.pack(secret, offer_id, len(_blob(offer))) + offer)
+    return data[:_COOKIE_AT] + cookie if cookie else data
 
 
 def close_request(code: str, secret: bytes) -> bytes:
@@ -231,9 +248,11 @@ class Rendezvous:
         self.max_rooms = max_rooms
         self.rate, self.burst = float(rate), float(burst)
         self._rooms: dict[str, _Room] = {}
+        self.cookies = Cookies()
+        """The address proofs a new room's host must echo (``engine.net.cookies``): spoofed opens fill nothing."""
         self._sources: OrderedDict[str, tuple[float, float]] = OrderedDict()  # ip -> (tokens, when)
         self.counters = dict.fromkeys(("open", "close", "join", "stun", "answered", "malformed", "rate_limited",
-                                       "refused", "expired"), 0)
+                                       "refused", "expired", "unproven"), 0)
 
     def now(self) -> float:
         """The injected clock's time, in seconds."""
@@ -308,8 +327,8 @@ class Rendezvous:
             return None
         if kind == b"O":
             secret, offer_id, length = _OPEN.unpack_from(data, _HEADER.size)
-            blob = self._blob(data, _HEADER.size + _OPEN.size, length, offer_id == 0)
-            return None if blob is None else self._open(code, secret, offer_id, blob, source)
+            blob = self._blob(data[:_COOKIE_AT], _HEADER.size + _OPEN.size, length, offer_id == 0)
+            return None if blob is None else self._open(code, secret, offer_id, blob, source, data[_COOKIE_AT:])
         nonce, length = _JOIN.unpack_from(data, _HEADER.size)
         if nonce == 0:
             self.counters["malformed"] += 1
@@ -320,7 +339,7 @@ class Rendezvous:
     def _blob(self, data: bytes, start: int, length: int, empty: bool) -> bytes | None:
         """The offer at ``start`` (``empty``: it must be empty), checked: its length, the zeros after, its text."""
         end = start + length
-        if length > MAX_BLOB or end > REQUEST_BYTES or any(data[end:]) or (length == 0) != empty:
+        if length > MAX_BLOB or end > len(data) or any(data[end:]) or (length == 0) != empty:
             self.counters["malformed"] += 1
             return None
         blob = data[start:end]
@@ -329,11 +348,15 @@ class Rendezvous:
             return None
         return blob
 
-    def _open(self, code: str, secret: bytes, offer_id: int, blob: bytes, source: Address) -> bytes:
+    def _open(self, code: str, secret: bytes, offer_id: int, blob: bytes, source: Address, cookie: bytes) -> bytes:
         self.counters["open"] += 1
         room = self._rooms.get(code)
         now = self.now()
         if room is None:
+            if not self.cookies.holds(cookie, source, now):
+                # A new room only for an address that receives where it says: its cookie, and nothing else.
+                self.counters["unproven"] += 1
+                return _reply(b"o", code, PROVE, offer_id, 0, self.cookies.cookie(source, now))
             if len(self._rooms) >= self.max_rooms:
                 self.counters["refused"] += 1
                 return _reply(b"o", code, FULL, offer_id, 0)

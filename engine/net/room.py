@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from engine.clock import Clock, RealClock
+from engine.net.cookies import COOKIE_BYTES
 from engine.net.ice import IceAgent, IceConfig, IceLoop, IcePath, open_inbox
 from engine.net.lobby import MAX_SPECTATORS, SessionError
 from engine.net.offer import IceError, Offer
@@ -34,6 +35,7 @@ from engine.net.rendezvous import (
     NO_ROOM,
     OK,
     POST_EVERY_S,
+    PROVE,
     TAKEN,
     close_request,
     join_request,
@@ -134,6 +136,7 @@ class HostRoom:
         gathering: asyncio.Task[IceAgent] | None = None
         connecting: set[asyncio.Task[None]] = set()
         offer_id = 0
+        cookie = b""  # the rendezvous's proof of our address, once it asks (PROVE)
         heard = next_post = self.loop.time()
         said_silent = False
         try:
@@ -147,7 +150,7 @@ class HostRoom:
                 now = self.loop.time()
                 if now >= next_post:
                     offer = agent.offer.encode() if agent is not None and agent.offer is not None else b""
-                    inbox.send(open_request(self.code, self._secret, offer_id if offer else 0, offer))
+                    inbox.send(open_request(self.code, self._secret, offer_id if offer else 0, offer, cookie))
                     next_post = now + POST_EVERY_S
                 data = await inbox.get(max(0.0, next_post - now))
                 reply = read_reply(data) if data else None
@@ -165,6 +168,9 @@ class HostRoom:
                 if reply.status == TAKEN:
                     raise SessionError(f"room code {self.code} is taken at the rendezvous: choose another, or give "
                                        "--room alone for a fresh one", 2)
+                if reply.status == PROVE and len(reply.blob) == COOKIE_BYTES:
+                    cookie, next_post = reply.blob, self.loop.time()  # post again at once, with it
+                    continue
                 if reply.status == FULL:
                     raise SessionError(f"the rendezvous at {_where(self.rendezvous)} holds as many rooms as it may: "
                                        "try again later")

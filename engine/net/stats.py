@@ -52,6 +52,8 @@ class SessionStats:
     """Datagrams dropped as garbage: no tickswap envelope, another session's, a peer's mix-up or flood."""
     damaged: int = 0
     """Datagrams dropped because their check or tag failed (``engine.net.integrity``): damaged, or forged."""
+    replayed: int = 0
+    """Datagrams dropped because their number was taken before or is too old (``integrity.REPLAY_WINDOW``)."""
     moved: int = 0
     """How many times a peer's datagrams came from a new address (a NAT rebinding) and were followed there."""
     waits: dict[int, int] = field(default_factory=dict)
@@ -115,7 +117,7 @@ class SessionStats:
 
         ``counters`` are the transport's; ``emulated_lost`` (what the network emulator threw
         away) is there only when an emulator runs on this peer. A part that does not apply
-        is left out: garbage, damaged datagrams, address changes and late joins when there
+        is left out: garbage, damaged and replayed datagrams, address changes and late joins when there
         were none, the emulator's part when there is no emulator (with one, its 0 lost is
         said: it tells that nothing was lost; what it damaged and its port changes, when any).
         """
@@ -125,6 +127,8 @@ class SessionStats:
             parts.append(f"{self.damaged} damaged or forged dropped")
         if self.dropped_packets:
             parts.append(f"{self.dropped_packets} garbage dropped")
+        if self.replayed:
+            parts.append(f"{self.replayed} replayed dropped")
         if self.moved:
             parts.append(f"followed {self.moved} address change{'' if self.moved == 1 else 's'}")
         if self.late_joins:

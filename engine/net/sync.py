@@ -223,9 +223,8 @@ class Sync:
             raise ValueError(f"preload: player {player!r}'s ticks {first!r}..{last!r} do not follow tick "
                              f"{self.known[player] if 0 <= player < self.players else '?'}")
         log = self._events[player]
-        for tick in range(first, last + 1):
-            given = events.get(tick)
-            if given:
+        for tick, given in events.items():  # the ticks with events, not every tick of the run
+            if first <= tick <= last and given:
                 log[tick] = tuple(given)
         self.known[player] = last
 

@@ -38,6 +38,8 @@ as written and the first line of its docstring: the reference as read in the rep
 def _value(value: Any) -> str:
     if callable(value) and hasattr(value, "__name__"):
         return str(value.__name__)
+    if inspect.ismodule(value):  # its repr names the checkout's path: never part of the page
+        return "<module>"
     shown = repr(value)
     return shown if len(shown) <= 60 and " at 0x" not in shown else f"<{type(value).__name__}>"
 

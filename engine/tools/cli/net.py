@@ -153,6 +153,9 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
     host.add_argument("--room", nargs="?", const="", metavar="CODE",
                       help="open a room at the rendezvous instead of listening on a port: prints a short code "
                       "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
+    host.add_argument("--code", metavar="CODE",
+                      help="the join code joiners give (tickswap join HOST:PORT CODE): 6 letters and digits, no 0, O, "
+                      "1, I or L (default: a fresh one, printed); with --room, the room code is the join code")
     host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
     host.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
                       help="how many of the players play on this machine, players 0 to N-1 (default 1): the "
@@ -173,6 +176,8 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
     join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {DEFAULT_PORT}), or a "
                       "room code (6 letters and digits, as the host printed: give --rendezvous too)")
+    join.add_argument("code", nargs="?", help="after HOST:PORT, the join code the host printed (the key exchange is "
+                      "bound to it: no one without it joins, or stands in the middle); after a room code, none")
     if game:
         join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
     join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player (a running "
@@ -180,7 +185,7 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     join.add_argument("--rejoin", metavar="CODE", type=_rejoin,
                       help="take back the seat of a player the host dropped, with the rejoin code it was given when "
                       "it first joined (within the host's --rejoin-window)")
-    for option in ("--players", "--port", "--bind", "--seed", "--rejoin-window", "--input-delay-at"):
+    for option in ("--players", "--port", "--bind", "--seed", "--rejoin-window", "--input-delay-at", "--code"):
         join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
                           whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
                           f"{option} ...)")
@@ -190,7 +195,7 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
     _session_options(join)
 
 
-def _options(args: argparse.Namespace, room: bool = False) -> SessionOptions:
+def _options(args: argparse.Namespace, room: bool = False, code: str | None = None) -> SessionOptions:
     """The session's options; in a room, ``--emulate-rebind`` is the emulated router's (its ports move), not this."""
     emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
                           duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed,
@@ -201,7 +206,7 @@ def _options(args: argparse.Namespace, room: bool = False) -> SessionOptions:
                           emulation=emulation if emulation.active else None,
                           allow_game_mismatch=args.allow_game_mismatch, lobby_timeout=args.lobby_timeout,
                           ticks=args.ticks, rejoin_window=getattr(args, "rejoin_window", REJOIN_WINDOW_S),
-                          rejoin=getattr(args, "rejoin", None))
+                          rejoin=getattr(args, "rejoin", None), code=code)
 
 
 def _check(args: argparse.Namespace, game: Game | None) -> None:
@@ -371,7 +376,8 @@ def _ended(session: Session, args: argparse.Namespace, recorded: int | None) -> 
     if kept:
         say(kept[2:])
     if session.rejoin_code is not None and session.ended.startswith("dropped by the host"):
-        say(f"to rejoin: tickswap join {args.address} {getattr(args, 'game', None) or ''} --rejoin "
+        code = f" {session.options.code}" if not is_room_code(args.address) and session.options.code else ""
+        say(f"to rejoin: tickswap join {args.address}{code} {getattr(args, 'game', None) or ''} --rejoin "
             f"{session.rejoin_code}".replace("  ", " "))
     return 1
 
@@ -479,6 +485,12 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
         code = room_code(args.room) if room and args.room else new_code() if room else ""
     except ValueError as error:
         raise UsageError(f"--room: {error}") from None
+    if room and args.code is not None:
+        raise UsageError("--code: with --room, the room code is the join code (--room CODE chooses it)")
+    try:
+        join_code = code if room else room_code(args.code) if args.code is not None else new_code()
+    except ValueError as error:
+        raise UsageError(f"--code: {error}") from None
     _check_delays(args)
     local = args.local
     if not local < players:
@@ -503,7 +515,7 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
                 setup.host_room(code, players, game)
             session = Session.host(game, players=players, seed=args.seed,
                                    port=DEFAULT_PORT if args.port is None else args.port,
-                                   bind=args.bind or "127.0.0.1", options=_options(args, room), say=say,
+                                   bind=args.bind or "127.0.0.1", options=_options(args, room, join_code), say=say,
                                    build=_builder(game.name),
                                    transport=setup.room if setup is not None else None, local=local)
         except TransportError as error:  # a port in use, an address not this machine's: the user's to change
@@ -513,6 +525,8 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
             if setup is None:
                 host, port = session.address
                 say(f"hosting {game.name} for {players} players{here} on {host}:{port}")
+                say(f"join code {join_code}: give it to the players, who join with tickswap join {host}:{port} "
+                    f"{join_code}")
             elif here:
                 say(f"hosting {game.name} for {players} players{here} in room {code}")
             session.wait_ready()
@@ -583,6 +597,22 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
     check_room_options(args, room)
     address = None if room else _host_or_code(args.address)
     game_file = getattr(args, "game", None)
+    if room:  # a room's code is its join code: a second word is the game
+        if game_file is not None:
+            raise UsageError(f"join {args.address}: a room code is the join code; then only the game, got "
+                             f"{shown(args.code)} and {shown(game_file)}")
+        game_file, join_code = args.code, room_code(args.address)
+        if hasattr(args, "game"):
+            args.game = game_file
+    else:
+        if args.code is None:
+            raise UsageError(f"join {args.address}: give the join code the host printed (tickswap join "
+                             f"{args.address} CODE{' GAME' if hasattr(args, 'game') else ''})")
+        try:
+            join_code = room_code(args.code)
+        except ValueError as error:
+            raise UsageError(f"join {args.address} {args.code}: the join code the host printed is 6 letters and "
+                             f"digits: {error}") from None
     game = game if game is not None else load_game(game_file) if game_file else None
     _check(args, game)
     if args.spectate and args.input is not None:
@@ -610,7 +640,8 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
             if setup is not None:
                 address, transport = setup.join_room(room_code(args.address))
             assert address is not None
-            session = Session.join(address, game, spectate=args.spectate, options=_options(args, room), say=say,
+            session = Session.join(address, game, spectate=args.spectate, options=_options(args, room, join_code),
+                                   say=say,
                                    build=_builder(game_file or ""), load=_registered, transport=transport)
             session.wait_ready()
         except Interrupted as interrupt:
@@ -628,8 +659,9 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
         say(f"joined {where} as {who} of {session.players}{late}")
         code = session.rejoin_code
         if code is not None and session.players >= 3 and not room:  # a room closes when play starts
-            again = (f"{command} {args.address}" if command is not None
-                     else f"tickswap join {args.address}{f' {game_file}' if game_file else ''}")
+            game_word = f" {game_file}" if game_file else ""
+            again = (f"{command} {args.address} {join_code}" if command is not None
+                     else f"tickswap join {args.address} {join_code}{game_word}")
             say(f"if this peer drops, it takes its seat back with: {again} "
                 f"--rejoin {code} (within the host's --rejoin-window; keep the code to yourself)")
         if setup is not None:

@@ -89,15 +89,22 @@ def replay_command(args: argparse.Namespace) -> int:
     game = _replay_game(replay, args.game)
     check_outputs(args, game)
     changed = None
-    # The header names the game that made the recording: a mismatch then says which, not that a
-    # header may have been edited (a renamed copy of a game file that replays the same says nothing).
-    named = (f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}: replay it "
-             f"with --game {shown_name(replay.game)}" if replay.game != game.name else None)
-    if replay.game_digest is not None and game.digest is None:
+    advice = ""  # said only where it does not replay the same
+    if replay.game != game.name:
+        # The header names the game that made the recording: a mismatch then says which, not that a
+        # header may have been edited.
+        changed = f"it is a recording of {shown_name(replay.game)} (its header), replayed with {game.name}"
+        advice = f": replay it with --game {shown_name(replay.game)}"
+    elif replay.game_digest is not None and game.digest is None:
         changed = f"it was recorded with the game file {shown_name(replay.game)}, replayed with {game.name}"
-    elif replay.game_digest not in (None, game.digest):
-        changed = (f"the game file changed since it was recorded (digest {(game.digest or '')[:12]}, recorded "
-                   f"{(replay.game_digest or '')[:12]})")
+    also = ""  # a renamed file that also changed: said where it replays the same (else the name says enough)
+    if replay.game_digest is not None and game.digest is not None and replay.game_digest != game.digest:
+        digest = (f"the game file changed since it was recorded (digest {game.digest[:12]}, recorded "
+                  f"{replay.game_digest[:12]})")
+        if changed is None:
+            changed = digest
+        else:
+            also = f", and {digest}"
     if replay.players not in game.players:
         raise UsageError(f"{shown_name(replay.path)}:1: the recording has {replay.players} players; {game.name} is "
                          f"played by {game.played_by()} (its PLAYERS)")
@@ -148,7 +155,7 @@ def replay_command(args: argparse.Namespace) -> int:
     except (DisplayError, OutputError) as error:
         return refused(str(error))
     except BaseException as error:
-        say(f"the replay crashed: {crash_line(game.name, error)}" + (f"; {changed}" if changed else ""))
+        say(f"the replay crashed: {crash_line(game.name, error)}" + (f"; {changed}{advice}" if changed else ""))
         return 1
     finally:
         if runner is not None:
@@ -170,15 +177,15 @@ def replay_command(args: argparse.Namespace) -> int:
         print(f"replay {name}: {result.ticks - replay.start} ticks of {game.name}{start}, {result.checked} {hashes} "
               f"checked, all match{shot}")
         if changed:
-            say(f"note: {changed}, but it replays the same")
+            say(f"note: {changed}{also}, but it replays the same")
         return 0
     if result.first_mismatch is not None:
         matched = max(0, result.checked - 1)
         # None matched: the run differs from its very start, which a header edited (its seed or step) or
         # a game that reads more than its inputs explains; which entity and field, tickswap check says.
         hint = ("; none matched, so it differs from the start: was the recording's header (seed, step) edited? "
-                "tickswap check names the entity and field" if matched == 0 and not changed and not named else "")
+                "tickswap check names the entity and field" if matched == 0 and not changed else "")
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
-              + shot + (f"; {changed}" if changed else "") + (f"; {named}" if named else "") + hint)
+              + shot + (f"; {changed}{advice}" if changed else "") + hint)
     return 1
