@@ -314,10 +314,10 @@ def test_the_rejoin_hint_of_a_game_file_joining_itself_is_a_command_the_host_tak
     first, port = host(tmp, "--ticks", "1500", *PACE, players=3)
     second = join(tmp, port, *PACE)
     first.wait_for("player 1 joined")
-    third = Peer(tmp, "--join", f"127.0.0.1:{port}", *PACE, program=("game.py",))
+    third = Peer(tmp, "--join", f"127.0.0.1:{port}", JOIN_CODE, *PACE, program=("game.py",))
     hint = third.wait_for(HINT.pattern).group(1)
     words = shlex.split(hint)
-    assert words[:4] == ["python", "game.py", "--join", f"127.0.0.1:{port}"] and words[4] == "--rejoin", hint
+    assert words[:5] == ["python", "game.py", "--join", f"127.0.0.1:{port}", JOIN_CODE] and words[5] == "--rejoin", hint
     first.wait_for("the session starts")
     third.process.send_signal(signal.SIGKILL)
     first.wait_for(r"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 1\.5 s: dropped at tick \d+")
