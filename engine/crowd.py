@@ -365,7 +365,7 @@ class Crowd(Entity, OwnBuffers):
                 buffer[:count] = values
         self.count = count
 
-    # -- deprecated: 0.2's names of the crowd's own buffers, until 0.5 (docs/changelog.md) -------
+    # -- deprecated: 0.2's names of the crowd's own buffers, until 0.6 (docs/changelog.md) -------
 
     def commit_buffers(self, tick: int) -> None:
         """Deprecated: the engine commits a crowd itself after every tick. Commits it as after tick ``tick``."""

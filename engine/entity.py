@@ -305,7 +305,7 @@ class Entity(BufferSlots, metaclass=_EntityClass):
         state = "alive" if self.alive else ("despawned" if self.id is not None else "unspawned")
         return f"<{type(self).__name__} id={self.id} x={self.x!r} y={self.y!r} {state}>"
 
-    # -- deprecated: 0.2's hooks of an entity with buffers of its own, until 0.5 (docs/changelog.md) --
+    # -- deprecated: 0.2's hooks of an entity with buffers of its own, until 0.6 (docs/changelog.md) --
 
     def commit_buffers(self, tick: int) -> None:
         """Deprecated, and never called: an entity's own buffers are a ``Crowd``'s. Does nothing, as it did."""

@@ -106,7 +106,7 @@ class Look:
             raise ValueError(f"Look anchor_x/anchor_y place text; a {self.shape} is centred on its entity "
                              f"(got anchor_x={shown(self.anchor_x)}, anchor_y={shown(self.anchor_y)})")
         if (self.text is not None or self.image is not None) and self.shape not in ("square", "text", "image"):
-            # A text or a picture has no shape: 0.3 silently dropped it; say so until 0.5 refuses it.
+            # A text or a picture has no shape: 0.3 silently dropped it; say so until 0.6 refuses it.
             kind, factory = ("text", f"Look.caption({shown(self.text, 30)}, ...)") if self.text is not None else (
                 "picture", f"Look.picture({shown(self.image, 30)}, ...)")
             warn_deprecated(f"a {kind} Look with shape={shown(self.shape)} (the shape is ignored)",

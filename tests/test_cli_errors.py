@@ -29,7 +29,7 @@ def status_of(argv: list[str]) -> int:
     ["run", "patrol", "--ups", "1e-300"],
     ["run", "patrol", "--ups", "nan"],
     ["run", "patrol", "--ups", "0"],
-    ["run", "patrol", "--ticks", "-1"],
+    ["run", "patrol", "--ticks", "-1"],  # 0 runs no tick (the world as build left it): test_outputs
     ["run", "patrol", "--ticks", "1.5"],
     ["run", "patrol", "--ticks", "10000000000000"],
     ["run", "patrol", "--seed", "-3"],

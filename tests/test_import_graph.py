@@ -192,7 +192,7 @@ def _deprecated(owner: type, name: str) -> bool:
 
 
 def test_loader_and_tool_hooks_are_not_part_of_entity_or_world():
-    # 0.2's hooks are back only as deprecated aliases (until 0.5), which the engine never calls.
+    # 0.2's hooks are back only as deprecated aliases (until 0.6), which the engine never calls.
     for name in ("commit_buffers", "abort_buffers", "arrays_for_save", "restore_arrays"):
         for owner in (engine.Entity, engine.Crowd):
             assert not hasattr(owner, name) or _deprecated(owner, name), f"{owner.__name__}.{name}"

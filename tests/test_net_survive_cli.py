@@ -235,7 +235,7 @@ def test_a_late_spectator_of_a_game_that_loads_its_map_in_build_joins_and_ends_o
     text = (tmp / "game.py").read_text()
     (tmp / "game.py").write_text(text[:text.index("def build(")] + MAPPED)
     lines(tmp / "p0.jsonl", P0)
-    first, port = host(tmp, "--ticks", "1500", "--input", "p0.jsonl", *PACE)
+    first, port = host(tmp, "--ticks", "4000", "--input", "p0.jsonl", *PACE)  # long enough for a slow start
     second = join(tmp, port, *PACE)
     first.wait_for("the session starts")
     watcher = join(tmp, port, "--spectate", "--record", "w.jsonl", *PACE)

@@ -2,7 +2,9 @@
 
 ``BLOCKED`` is a program for ``python -c``: it puts a finder first on ``sys.meta_path`` that
 refuses ``numpy`` and ``pyglet`` (and their submodules), as a browser's Pyodide without them
-would, then runs each command line given as JSON in argv through ``tickswap``'s own ``main``.
+would, and the libraries only a networked session needs (``cryptography``, ``spake2``,
+``aioice``: Pyodide has no wheel of them offline), then runs each command line given as JSON in
+argv through ``tickswap``'s own ``main``.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import importlib.abc, json, sys
 
 class Refuse(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("numpy", "pyglet"):
+        if name.partition(".")[0] in ("numpy", "pyglet", "cryptography", "spake2", "aioice"):
             raise ImportError(f"No module named {name!r} (refused by the test)", name=name)
         return None
 
@@ -56,7 +58,8 @@ from engine.tools.cli import main
 status = 0
 for argv in json.loads(sys.argv[1]):
     status = status or main(argv)
-assert not any(m.partition(".")[0] in ("numpy", "pyglet") for m in sys.modules), "numpy or pyglet was loaded"
+assert not any(m.partition(".")[0] in ("numpy", "pyglet", "cryptography", "spake2", "aioice") for m in sys.modules), \
+    "a refused library was loaded"
 sys.exit(status)
 """
 

@@ -465,7 +465,7 @@ def adopt_main(module: ModuleType) -> Game:
 
 
 def _run_rest(module: ModuleType, path: Path, source_file: Path) -> None:
-    """Deprecated until 0.5: run what a file running itself has below ``run(build)``, with a warning.
+    """Deprecated until 0.6: run what a file running itself has below ``run(build)``, with a warning.
 
     ``run(build)`` is called last, at the end of the file (as ppb and Arcade have it): it
     never returns, so ``python game.py`` would never reach the lines below it, while

@@ -73,11 +73,6 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from spake2 import SPAKE2_A, SPAKE2_B
-from spake2.spake2 import SPAKEError
-
 __all__ = ["CONFIRM_HEX", "COOKIE_BYTES", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "OVERHEAD", "PAKE_HEX",
            "REJOIN_CODE_HEX", "REPLAYED", "REPLAY_WINDOW", "REPLY_OVERHEAD", "KeyPair", "Link", "Pake", "SessionHeader",
            "confirmation", "confirmation_holds", "frame_kind", "link_keys", "new_id", "open_hello", "open_proven",
@@ -134,6 +129,11 @@ class Pake:
     """
 
     def __init__(self, code: str, *, host: bool) -> None:
+        # Imported where a join starts, not with the engine: the packets, the checks and the command
+        # line import this module, and a build without these libraries (the browser's, where Pyodide
+        # has no wheel of them offline) plays every game that never joins a session.
+        from spake2 import SPAKE2_A, SPAKE2_B
+
         password = code.encode("utf-8")
         self._side = SPAKE2_B(password, **_IDS) if host else SPAKE2_A(password, **_IDS)
         self.message_hex = self._side.start().hex()
@@ -144,6 +144,8 @@ class Pake:
 
         Called once: a second call, like a message of the same side, is ``None``.
         """
+        from spake2.spake2 import SPAKEError
+
         try:
             return bytes(self._side.finish(bytes.fromhex(their_hex)))
         except (ValueError, SPAKEError):
@@ -152,6 +154,9 @@ class Pake:
 
 def _hkdf(shared: bytes, info: bytes, length: int) -> bytes:
     """``length`` bytes drawn from the join's shared secret with HKDF-SHA256 (RFC 5869, ``cryptography``'s)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=b"tickswap 3 " + info).derive(shared)
 
 

@@ -420,11 +420,7 @@ class HostLobby:
         joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers,
                         rejoin_secret(shared, self.session, token, data), heard=now)
         self.joined[token] = joined
-        self._send(joined.welcome, address)
-        if player is None:
-            self.lines.say(f"a spectator joined from {address[0]}:{address[1]}", now)
-        else:
-            self.say(f"player {player} joined from {address[0]}:{address[1]}")
+        self._send(joined.welcome, address)  # "joined" is said once it proves the join code (``_from_joined``)
 
     def _from_joined(self, data: bytes, address: Address) -> None:
         header = read_header(data)
@@ -453,6 +449,11 @@ class HostLobby:
         if not peer.confirmed:
             peer.confirmed = True
             self.guesses.refund()  # it had the code: its key exchange was no guess
+            # Said now, not at its Hello: one with a wrong code (or a man in the middle) never joined.
+            if peer.player is None:
+                self.lines.say(f"a spectator joined from {address[0]}:{address[1]}", peer.heard)
+            else:
+                self.say(f"player {peer.player} joined from {address[0]}:{address[1]}")
         if newest and address != peer.address:
             self.tally.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
             peer.address = address

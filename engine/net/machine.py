@@ -228,6 +228,7 @@ class SessionMachine:
         self.cookies = Cookies()
         """The host's address proofs (``engine.net.cookies``): its lobby and its running session ask every joiner's."""
         self._build_adds_systems: bool | None = None
+        self._built_apart = False  # the game's build has run in a world apart (_build_apart)
         self._returning: dict[int, int | None] = {}
         """The host's rejoined players not yet heard playing, by player: the tick their "connect" was confirmed
         (``None``: not yet). A rejoiner proves it is back with its first input, sent once its world is loaded:
@@ -296,6 +297,8 @@ class SessionMachine:
                                  f"got {self.options.rejoin!r}")
             if spectate:
                 raise ValueError("a spectator has no seat to rejoin: a rejoin code is a player's")
+        if (spectate or rejoin is not None) and self.game is not None:
+            self._build_apart(0, self.game.players.start)  # it joins a running session: see _build_apart
         self.say(f"waiting for the host at {address[0]}:{address[1]} (up to {timeout_s:g} s)")
         game = self.game
         self._lobby = JoinLobby(address, game=game.name if game else "", digest=(game.digest or "") if game else "",
@@ -382,11 +385,7 @@ class SessionMachine:
 
         def make(**kwargs: object) -> World:
             return World(ms_per_update=ms_per_update, **kwargs)  # type: ignore[arg-type]
-        # As ``tickswap run --load`` does: the game's build runs first, in a world apart, so that what
-        # it prepares in this process is there for the save, which names it by content, never by a
-        # path (the maps it reads with TileMap.load: a save's map is found among them).
-        with World(seed=self.seed, ms_per_update=ms_per_update, players=self.players) as apart:
-            game.build(apart)
+        self._build_apart(self.seed, self.players)
         try:
             world = load_world_text(start.save, where, game, world_class=make)
         except SaveError as error:
@@ -396,6 +395,23 @@ class SessionMachine:
             raise SessionError(f"{where} has {world.players} players, the session {self.players}")
         game.add_systems(world)
         return world
+
+    def _build_apart(self, seed: int, players: int) -> None:
+        """Run the game's build once, in a world apart, before a late joiner loads the host's save.
+
+        As ``tickswap run --load`` does: what ``build`` prepares in this process is then there
+        for the save, which names it by content, never by a path (the maps it reads with
+        ``TileMap.load``: a save's map is found among them). A spectator or a rejoiner does it
+        before it asks the host (``open_lobby``): the host hears from it all through its
+        catch-up, never a silence while a map is read.
+        """
+        game = self.game
+        if self._built_apart or game is None:
+            return
+        with World(seed=seed, ms_per_update=self.ms_per_update or game.ms_per_update, players=players) as apart:
+            apart.view_size = game.view_size
+            game.build(apart)
+        self._built_apart = True
 
     def _catch_up(self, start: CatchStart) -> None:
         """A late joiner's ``Sync``, from the catch-up: every player's input since its tick, the delays agreed."""

@@ -539,7 +539,7 @@ class World:
     def __repr__(self) -> str:
         return f"<World tick={self.tick_count} entities={len(self)}>"
 
-    # -- deprecated: names of 0.2, kept as aliases that warn until 0.5 (docs/changelog.md) ------
+    # -- deprecated: names of 0.2, kept as aliases that warn until 0.6 (docs/changelog.md) ------
 
     @property
     def buffers(self) -> Any:

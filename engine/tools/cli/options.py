@@ -467,6 +467,10 @@ def package_options(args: argparse.Namespace) -> PackageOptions:
                           pyodide=None if args.pyodide is None else Path(args.pyodide))
 
 
+SERVE_PORT = 8000
+"""``tickswap serve``'s port unless ``--port`` says."""
+
+
 @dataclass(frozen=True)
 class ServeOptions:
     """``tickswap serve DIR``: the web build's folder and the port (0: any free one)."""
@@ -477,14 +481,12 @@ class ServeOptions:
 
 def _add_serve_command(commands: Any) -> None:
     """Add ``tickswap serve DIR``."""
-    from engine.tools.cli.serve import DEFAULT_PORT
-
     serve = commands.add_parser("serve", help="serve a web build (tickswap package GAME --web DIR) on 127.0.0.1",
                                 description="Serve DIR, a folder tickswap package GAME --web wrote, on "
                                             "http://127.0.0.1:PORT/ for a try in a browser (Ctrl-C stops).")
     serve.add_argument("directory", metavar="DIR", help="the web build's folder")
-    serve.add_argument("--port", type=whole(0, 65535), default=DEFAULT_PORT,
-                       help=f"the port (default {DEFAULT_PORT}; 0: any)")
+    serve.add_argument("--port", type=whole(0, 65535), default=SERVE_PORT,
+                       help=f"the port (default {SERVE_PORT}; 0: any)")
 
 
 def serve_options(args: argparse.Namespace) -> ServeOptions:

@@ -12,16 +12,14 @@ import functools
 import os
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.tools.cli.options import SERVE_PORT, ServeOptions
 from engine.tools.errors import UsageError, say, shown_name
-
-if TYPE_CHECKING:
-    from engine.tools.cli.options import ServeOptions
 
 __all__ = ["DEFAULT_PORT", "WebHandler", "serve_command", "web_server"]
 
-DEFAULT_PORT = 8000
+DEFAULT_PORT = SERVE_PORT
 TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
          ".json": "application/json", ".jsonl": "application/jsonl", ".zip": "application/zip"}
 
