@@ -552,7 +552,7 @@ def test_code_below_run_build_still_runs_for_a_version_with_a_warning_naming_the
     first_below = game.read_text().splitlines().index("class Walker(Entity):") + 1
     warning = [line for line in result.stderr.splitlines() if "DeprecationWarning" in line]
     assert len(warning) == 1 and "below.py" in warning[0] and f"line {first_below})" in warning[0], result.stderr
-    assert "call run(build) last, at the end of the file" in warning[0] and "0.5" in warning[0]
+    assert "call run(build) last, at the end of the file" in warning[0] and "0.6" in warning[0]
 
 
 def test_a_game_file_that_calls_run_build_last_gets_no_warning(tmp_path):
