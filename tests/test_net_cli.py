@@ -217,10 +217,13 @@ def test_players_are_counted_from_1_to_8_and_default_to_the_games_fewest(tmp: Pa
     first = Peer(tmp, "host", "game.py", "--port", "0", "--ticks", "20")
     port = int(first.wait_for(r"for 2 players on 127\.0\.0\.1:(\d+)").group(1))
     # No --code: the host draws one and prints it, with the command that joins.
-    code = first.wait_for(rf"join code ([A-Z2-9]{{6}}): give it to the players, who join with tickswap join "
-                          rf"127\.0\.0\.1:{port} ([A-Z2-9]{{6}})")
-    assert code.group(1) == code.group(2)
-    second = Peer(tmp, "join", f"127.0.0.1:{port}", code.group(1), "game.py", "--ticks", "20")
+    code = first.wait_for(rf"join code ([A-Z2-9]{{6}}): give it to the players, who join with (tickswap join "
+                          rf"127\.0\.0\.1:{port} ([A-Z2-9]{{6}})(.*))")
+    assert code.group(1) == code.group(3)
+    # The command as printed works as it is: a game file is named (a joiner that names none is refused).
+    words = code.group(2).split()
+    assert words[4:] == ["game.py"], words
+    second = Peer(tmp, *words[1:], "--ticks", "20")
     (status1, _, err1), (status2, _, err2) = first.finish(), second.finish()
     assert (status1, status2) == (0, 0), err1 + err2
 

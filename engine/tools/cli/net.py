@@ -546,8 +546,10 @@ def host_command(args: argparse.Namespace, game: Game | None = None) -> int:
             if setup is None:
                 host, port = session.address
                 say(f"hosting {game.name} for {players} players{here} on {host}:{port}")
+                # A game file is named by the joiner too (a registered game needs no word): the command as it works.
+                file_word = f" {game.name}" if game.digest else ""
                 say(f"join code {join_code}: give it to the players, who join with tickswap join {host}:{port} "
-                    f"{join_code}")
+                    f"{join_code}{file_word}")
                 emit("listening", host=host, port=port, game=game.name, players=players, join_code=join_code)
             elif here:
                 say(f"hosting {game.name} for {players} players{here} in room {code}")
@@ -633,8 +635,8 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
         try:
             join_code = room_code(args.code)
         except ValueError as error:
-            raise UsageError(f"join {args.address} {args.code}: the join code the host printed is 6 letters and "
-                             f"digits: {error}") from None
+            raise UsageError(f"join {args.address} {args.code}: {str(error).replace('room code', 'the join code')}; "
+                             "check it with the host") from None
     game = game if game is not None else load_game(game_file) if game_file else None
     _check(args, game)
     if args.spectate and args.input is not None:
