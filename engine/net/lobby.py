@@ -183,7 +183,8 @@ def refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
                 + ("; --allow-game-mismatch must be given to the host too" if hello.allow_mismatch
                    else "; --allow-game-mismatch on both sides plays anyway (a test of desync reports)"))
     if not hello.game and digest:
-        return f"the host plays the game file {shown(game)}: the joiner must name it (tickswap join HOST:PORT CODE FILE)"
+        return (f"the host plays the game file {shown(game)}: the joiner must name it "
+                "(tickswap join HOST:PORT CODE FILE)")
     return ""
 
 
