@@ -24,7 +24,6 @@ line decides whether anyone hears them.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import sys
@@ -37,7 +36,7 @@ _sinks: list[TextIO] = []
 """Where events go while a command runs with ``--json`` (a stack: a command inside a command keeps its own)."""
 
 
-def add_json_option(parser: argparse.ArgumentParser) -> None:
+def add_json_option(parser: Any) -> None:
     """Give a command ``--json`` (its events as JSON lines on stdout, people's lines on stderr)."""
     parser.add_argument("--json", action="store_true",
                         help="write events (the summary, the port bound, a room code, a peer's drop and return, the "

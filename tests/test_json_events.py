@@ -114,8 +114,10 @@ def test_a_dropped_player_and_its_return_are_events_at_the_ticks_every_peer_says
                 back.append(again)
         net.play_session(600, between=meddle)
     said = "\n".join(net.said[0])
-    gone = int(re.search(r"player 2 is disconnected from tick (\d+)", said).group(1))
-    returned = int(re.search(r"player 2 is back from tick (\d+)", said).group(1))
+    gone_line = re.search(r"player 2 is disconnected from tick (\d+)", said)
+    back_line = re.search(r"player 2 is back from tick (\d+)", said)
+    assert gone_line is not None and back_line is not None, said
+    gone, returned = int(gone_line.group(1)), int(back_line.group(1))
     peers = [line for line in events(capsys.readouterr().out) if line["event"] == "peer"]
     assert {"event": "peer", "player": 2, "tick": gone, "connected": False} in peers
     assert {"event": "peer", "player": 2, "tick": returned, "connected": True} in peers

@@ -144,7 +144,7 @@ def test_a_factory_refuses_the_options_of_another_kind(factory, first, option):
 
 
 def test_a_text_or_picture_given_a_shape_warns_naming_the_factory_and_keeps_its_old_meaning():
-    with pytest.warns(DeprecationWarning, match=r"a text Look with shape='circle' .*goes in tickswap 0\.5: "
+    with pytest.warns(DeprecationWarning, match=r"a text Look with shape='circle' .*goes in tickswap 0\.6: "
                                                 r"use Look\.caption\('hi', \.\.\.\)") as caught:
         look = Look("circle", text="hi")
     assert look == Look.caption("hi") and caught[0].filename == __file__

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mapfiles import tmj
@@ -116,7 +117,7 @@ def test_the_old_levels_map_stops_colliding_and_the_new_ones_collides(levels):
     game = load_game(str(levels))
     with World(seed=0) as world:
         game.setup(world)
-        walker = next(entity for entity in world.entities if type(entity).__name__ == "Walker")
+        walker: Any = next(entity for entity in world.entities if type(entity).__name__ == "Walker")
         laps: list[set[float]] = [set(), set()]
         lap = 0
         for _ in range(148):

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_command(argv)
 
     def work() -> int:
-        with json_output(bool(getattr(args, "json", False))):
+        with json_output(bool(args.json)):
             return command()
 
     def command() -> int:
@@ -79,9 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             return list_command()
         if args.command == "replay":
-            if args.split is not None:  # writes scripts, replays nothing: none of the replay's typed options
-                return split_command(args)
-            return replay_command(replay_options(args))
+            options = replay_options(args)
+            if options.split is not None:  # writes scripts, replays nothing
+                return split_command(options)
+            return replay_command(options)
         if args.command == "check":
             return check_command(check_options(args))
         if args.command == "package":
@@ -148,10 +149,11 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
         parser = Parser(prog=prog, description=f"Run {program} (tickswap run's options; "
                         "--host or --join first for a network session).")
         add_run_options(parser)
+    parser.set_defaults(json=False)
     args = parser.parse_args(words)
 
     def work() -> int:
-        with json_output(bool(getattr(args, "json", False))):
+        with json_output(bool(args.json)):
             return command()
 
     def command() -> int:

@@ -210,6 +210,7 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
 def build_parser() -> Parser:
     """The parser of the ``tickswap`` command and its subcommands (``bench`` parses its own)."""
     parser = Parser(prog="tickswap", description="Run tickswap's games.")
+    parser.set_defaults(json=False)  # every command's namespace has it: the commands without --json print text
     # The version saves and recordings are written with, and checked against.
     parser.add_argument("--version", action="version", version=f"tickswap {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -366,13 +367,15 @@ class ReplayOptions:
     drawn: bool
     display: Display
     screenshot: str | None = None
+    split: str | None = None
+    """``--split DIR``: write each player's input script there instead of replaying."""
 
 
 def replay_options(args: argparse.Namespace) -> ReplayOptions:
     """``replay``'s parsed options as a ``ReplayOptions``."""
     return ReplayOptions(file=args.file, game=args.game, drawn=args.headless or args.window,
                          display=Display(headless=args.headless, show_hud=not args.no_hud),
-                         screenshot=args.screenshot)
+                         screenshot=args.screenshot, split=args.split)
 
 
 @dataclass(frozen=True)

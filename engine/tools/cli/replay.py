@@ -8,7 +8,6 @@ runs a file by itself.
 
 from __future__ import annotations
 
-import argparse
 import os
 from typing import Any
 
@@ -82,19 +81,20 @@ def start_world(replay: Any, game: Game) -> World:
     return add_systems(game, world)
 
 
-def split_command(args: argparse.Namespace) -> int:
+def split_command(options: ReplayOptions) -> int:
     """``tickswap replay FILE --split DIR``: each player's input script, from a recording checked whole."""
-    if args.game or args.screenshot or args.headless or args.window:
+    assert options.split is not None
+    if options.game or options.screenshot or options.drawn:
         raise UsageError("--split writes the recording's input scripts without replaying it: it takes no --game, "
                          "--headless, --window or --screenshot")
     from engine.files.replay.split import split_recording
 
     try:
-        written = split_recording(args.file, args.split)
+        written = split_recording(options.file, options.split)
     except OutputError as error:
         return refused(str(error))
     for player, path in written.items():
-        print(f"split {shown_name(args.file)}: player {player}'s input in {shown_name(str(path))}")
+        print(f"split {shown_name(options.file)}: player {player}'s input in {shown_name(str(path))}")
         emit("split", player=player, path=str(path))
     return 0
 
