@@ -675,24 +675,12 @@ class Boxes:
         names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
         looks, hitboxes, kinds = gather(entities, names, x, y, ids, look_of, hitbox_of, kind_of)
         entities = tuple(entities)
-        # Per distinct class, look and hitbox, not per entity: a few Python steps whatever the count.
-        left_out = [issubclass(cls, OwnBuffers) for cls in kinds]
-        static = [cls.static is True for cls in kinds]
-        look_width, look_height = [0.0] * len(looks), [0.0] * len(looks)
-        look_boxed, screen = [False] * len(looks), [False] * len(looks)
-        for n, look in enumerate(looks):
-            shown = resolved(look)
-            if isinstance(shown, Look):
-                screen[n] = shown.screen
-                box = shown.box
-                if box is not None:
-                    look_width[n], look_height[n] = box
-                    look_boxed[n] = True
+        left_out, static, look_half_width, look_half_height, look_boxed, screen = _per_class(kinds, looks)
         included: Array | None = None  # None: everyone
         if any(left_out) or any(screen):
             included = ~(np.array(left_out, dtype=bool)[kind_of] | np.array(screen, dtype=bool)[look_of])
-        half_width = (np.array(look_width) * 0.5)[look_of]
-        half_height = (np.array(look_height) * 0.5)[look_of]
+        half_width = np.array(look_half_width)[look_of]
+        half_height = np.array(look_half_height)[look_of]
         boxed = np.array(look_boxed, dtype=bool)[look_of]
         for n, hitbox in enumerate(hitboxes):
             if hitbox is None:
@@ -733,18 +721,7 @@ class Boxes:
         (x, y, ids, look_of, hitbox_of, kind_of), (looks, hitboxes, kinds) = _walk(entities, names)
         entities = tuple(entities)
         count = len(entities)
-        left_out = [issubclass(cls, OwnBuffers) for cls in kinds]
-        static = [getattr(cls, "static", False) is True for cls in kinds]
-        look_half_width, look_half_height = [0.0] * len(looks), [0.0] * len(looks)
-        look_boxed, screen = [False] * len(looks), [False] * len(looks)
-        for n, look in enumerate(looks):
-            shown = resolved(look)
-            if isinstance(shown, Look):
-                screen[n] = shown.screen
-                box = shown.box
-                if box is not None:
-                    look_half_width[n], look_half_height[n] = float(box[0]) * 0.5, float(box[1]) * 0.5
-                    look_boxed[n] = True
+        left_out, static, look_half_width, look_half_height, look_boxed, screen = _per_class(kinds, looks)
         included: list[bool] | None = None  # None: everyone
         if any(left_out) or any(screen):
             included = [not (left_out[kind_of[r]] or screen[look_of[r]]) for r in range(count)]
@@ -780,6 +757,26 @@ class Boxes:
             return part([]), part(order)
         every = list(range(count)) if order is None else order
         return (part([r for r in every if static[kind_of[r]]]), part([r for r in every if not static[kind_of[r]]]))
+
+
+def _per_class(kinds: Sequence[type], looks: Sequence[Any]) -> tuple[list[bool], list[bool], list[float], list[float],
+                                                                     list[bool], list[bool]]:
+    """What ``Boxes.gather`` reads per distinct class and look, not per entity (a few Python steps whatever the
+    count), on both of its paths: per class, whether it is left out (a crowd) and static; per look, its half
+    width and height, whether it has a box, and whether it is drawn in screen space."""
+    left_out = [issubclass(cls, OwnBuffers) for cls in kinds]
+    static = [getattr(cls, "static", False) is True for cls in kinds]
+    half_width, half_height = [0.0] * len(looks), [0.0] * len(looks)
+    boxed, screen = [False] * len(looks), [False] * len(looks)
+    for n, look in enumerate(looks):
+        shown = resolved(look)
+        if isinstance(shown, Look):
+            screen[n] = shown.screen
+            box = shown.box
+            if box is not None:
+                half_width[n], half_height[n] = float(box[0]) * 0.5, float(box[1]) * 0.5
+                boxed[n] = True
+    return left_out, static, half_width, half_height, boxed, screen
 
 
 def _picked(entities: tuple[Any, ...], rows: Array) -> tuple[Any, ...]:
