@@ -224,7 +224,8 @@ class BufferSlots(_CoreBase):
     (the updating entity's own pending ones during its update); ``_b*`` the baseline, the
     committed values again (see ``_BASELINE``), ``_n*`` the pending values of an
     entity that changed, ``_p*`` the previous ones; ``_look`` and ``_parts`` what the entity
-    shows of its own (``engine.buffering.shown``); ``_wstate`` its world's ``TickState``.
+    shows of its own, ``_blook`` and ``_bparts`` their committed values (``engine.buffering.shown``);
+    ``_wstate`` its world's ``TickState``.
     Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
 
@@ -308,12 +309,6 @@ class WorldBuffers(Protocol):
 
     def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
         """The entity's random generator, made on first use."""
-
-    def shown_changed(self, entity: BufferSlots, field: Any) -> None:
-        """The entity's own update set a shown field (``engine.buffering.shown``) for the first time this tick."""
-
-    def write_shown(self, entity: BufferSlots, field: Any, raw: Any) -> None:
-        """A shown field set during a tick from outside the entity's own update."""
 
 
 class Host(Protocol):
