@@ -24,7 +24,7 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier",
+__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "barrier",
            "hold", "mutable_in", "refuse_mutable"]
 
 
@@ -292,23 +292,6 @@ class BufferSlots(_CoreBase):
 
         def update(self, world: Any) -> None:
             """The entity's Update Method."""
-
-
-class WorldBuffers(Protocol):
-    """What an entity's buffered state asks of its world's buffers (``PureBuffers`` has it all)."""
-
-    @property
-    def sender(self) -> BufferSlots | None:
-        """The entity whose ``update()`` is running, or ``None``."""
-
-    def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
-        """Put a signal (or one contribution to a valued signal) into the next buffer."""
-
-    def snap(self, entity: BufferSlots, ticking: bool) -> None:
-        """previous = current; inside a tick, for the values that tick commits."""
-
-    def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
-        """The entity's random generator, made on first use."""
 
 
 class Host(Protocol):
