@@ -1604,9 +1604,13 @@ core_commit_shown(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
         }
         if (!failed && written != NULL) {
-            PyObject *row = PyTuple_Pack(3, entity, SLOT(entity, S_LOOK), SLOT(entity, S_PARTS));
+            /* Held while the tuple is made: its allocation may start the collector's callbacks. */
+            PyObject *look = Py_NewRef(SLOT(entity, S_LOOK)), *parts = Py_NewRef(SLOT(entity, S_PARTS));
+            PyObject *row = PyTuple_Pack(3, entity, look, parts);
             failed = row == NULL || PyList_Append(written, row) < 0;
             Py_XDECREF(row);
+            Py_DECREF(look);
+            Py_DECREF(parts);
         }
         /* The tuple's allocation may have run anything: the slots are read again. */
         for (int s = S_LOOK; s <= S_PARTS && !failed; s++) {
