@@ -185,6 +185,15 @@ REFUSED_FIELDS = [
     (MESSAGES[10], "data", "not base64!", "chunk data"),
     (MESSAGES[12], "tick", None, "got tick"),
     (MESSAGES[13], "reason", ["bye"], "bye reason"),
+    (MESSAGES[13], "session", 2**64, "bye session"),
+    (MESSAGES[12], "session", "7", "got session"),
+    (MESSAGES[9], "session", None, "desync session"),
+    (MESSAGES[-1], "nonce", -1, "retry nonce"),
+    (LATER_FIELDS[3], "index", 3, "catchup index"),
+    (LATER_FIELDS[3], "data", "not base64!", "catchup data"),
+    (LATER_FIELDS[3], "tick", -1, "catchup tick"),
+    (LATER_FIELDS[4], "have", 2049, "caught have"),
+    (LATER_FIELDS[4], "tick", 1.5, "caught tick"),
 ]
 
 
