@@ -4,7 +4,12 @@ A value argparse accepts is one the run can use: counts from 1 to 10**9, duratio
 fit a clock, rates that give a step a clock can hold, seeds from 0 (``random.seed(-3)``
 is ``random.seed(3)``), file names that are not empty. ``Parser`` prints a mistake as one
 line naming the option and the value instead of a usage block. ``engine.run(build)``
-takes the same ``run`` options (``add_run_options``).
+takes the same ``run`` options (``add_run_options``), and after ``--host``/``--join`` the
+session's (``add_host_options``, ``add_join_options``).
+
+This is the only module that imports argparse: each command's Namespace ends here, made
+into frozen dataclasses (``RunOptions``, ``ReplayOptions``, ``HostOptions``, ``JoinOptions``
+...) that the commands read and never change.
 """
 
 from __future__ import annotations
