@@ -56,8 +56,6 @@ class _Closing(Protocol):
 _W = TypeVar("_W", bound=_Closing)
 
 
-
-
 @dataclass(frozen=True)
 class Game:
     """A loaded game: its name, its module, and for game files the file and its content digest."""
