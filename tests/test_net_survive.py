@@ -86,15 +86,7 @@ def test_a_dropped_player_rejoins_with_its_code_and_all_three_end_on_the_same_ha
     net, host, second, third = three(options)
     code = third.rejoin_code
     assert code is not None and re.fullmatch(r"[0-9a-f]{48}", code)
-    back: list[Session] = []
-
-    def meddle(round_: int) -> None:
-        if round_ == 150:
-            net.kill(third)
-        if round_ > 150 and 2 in host.dropped and not back:
-            again = net.join(options=replace(options, rejoin=code))
-            again.script = PLAYER_SCRIPTS[2]
-            back.append(again)
+    meddle, back = net.rejoining(third, options, PLAYER_SCRIPTS[2])
     net.play_session(900, between=meddle)
     again = back[0]
     assert again.player == 2 and again.late
