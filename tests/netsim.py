@@ -176,6 +176,23 @@ class Net:
         peer.transport.close()
         peer._closed = True
 
+    def rejoining(self, peer: Session, options: SessionOptions, script: Any,
+                  at: int = 150) -> tuple[Callable[[int], None], list[Session]]:
+        """A ``between`` for ``play_session`` that kills ``peer`` at round ``at`` and, once the host has dropped
+        it, joins again with its rejoin code playing ``script``; the list holds that new session once joined."""
+        host, code, seat = self.peers[0], peer.rejoin_code, peer.player
+        back: list[Session] = []
+
+        def meddle(round_: int) -> None:
+            if round_ == at:
+                self.kill(peer)
+            if round_ > at and seat in host.dropped and not back:
+                again = self.join(options=replace(options, rejoin=code))
+                again.script = script
+                back.append(again)
+
+        return meddle, back
+
     def play_frames(self, frames: int,
                     inputs: Callable[[int, int], Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]] | None = None,
                     until: Callable[[], bool] | None = None) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from icesim import NO_COTURN, Coturn, coturn_binary
+from icesim import Coturn
 from test_net_session import GAME, SCRIPTS, Peer, hash_of, plain_run, replays, script
 
 from engine.tools.cli import main
@@ -44,18 +44,6 @@ def rendezvous(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pee
     status, _, err = server.finish()
     assert status == 143 and "Traceback" not in err, err
     assert re.search(r"rendezvous terminated: \d+ posts, \d+ joins, \d+ STUN answers, 0 malformed", err), err
-
-
-@pytest.fixture(scope="module")
-def coturn() -> Iterator[Coturn]:
-    binary = coturn_binary()
-    if binary is None:
-        pytest.skip(NO_COTURN)
-    server = Coturn(binary)
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def meet(tmp: Path, port: int, kinds: tuple[str, str], *turn: str) -> tuple[str, str, str, str]:
