@@ -44,7 +44,7 @@ _core = _import_core()
 ACCELERATED = _core is not None
 """Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
 
-# In this order on purpose (not sorted): what the tick reads together sits together.
+# CPython lays a class's slots out in the sorted order of their names, whatever the order here.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
           "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
           "_blook", "_bparts", "_wstate", "_wmark", "_smark", "_inboxes", "__dict__", "__weakref__")
