@@ -192,9 +192,9 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
         join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
                           whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
                           f"{option} ...)")
-    join.add_argument("--local", action=_NotHere, dest="host_only_local",
-                      whose="the host's: a joiner plays one player (tickswap host GAME --players 3 --local 2 plays "
-                      "two on the host's machine)")
+    join.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
+                      help="how many players play on this machine (default 1): the host gives N seats side by side "
+                      "(or refuses, saying how many are left); the keyboard is split between them as the host's is")
     _session_options(join)
 
 
@@ -462,20 +462,23 @@ def _play_frames(session: Session, args: argparse.Namespace, recorder: Recorder 
     return 0
 
 
-def _check_script(args: argparse.Namespace, player: int | None) -> int | None:
+def _check_script(args: argparse.Namespace, player: int | None) -> tuple[int, ...]:
     """Read ``--input`` before the socket opens: a damaged file, a bad key, a line naming another player.
 
-    Returns the player the script names (``None``: it names none): a joiner's lines may name
-    one player only, and the seat the host gives must be that one. A player no joiner can be
-    (0, the host's, or past ``MAX_PLAYERS - 1``) is refused here, before anyone is asked.
+    Returns the players the script names (none: it names none): a joiner's lines may name as
+    many players as it plays (``--local``), and the seats the host gives must hold them. A
+    player no joiner can be (0, the host's, or past ``MAX_PLAYERS - 1``) is refused here,
+    before anyone is asked.
     """
     if not args.input:
-        return None
-    named = sorted(p for p in read_script_lines(args.input, only=player, joining=player is None) if p is not None)
-    if len(named) > 1:
+        return ()
+    local = getattr(args, "local", 1) if player is None else 1
+    named = sorted(p for p in read_script_lines(args.input, only=player if local == 1 else None,
+                                                joining=player is None) if p is not None)
+    if len(named) > local:
         raise UsageError(f"--input {shown_name(args.input)} scripts players {', '.join(map(str, named))}: "
-                         "a peer scripts only its own player")
-    return named[0] if named else None
+                         f"a peer scripts only its own {'player' if local == 1 else f'{local} players'}")
+    return tuple(named)
 
 
 def _leave_the_seat(session: Session) -> None:
@@ -643,6 +646,9 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
         raise UsageError("--input: a spectator has no input")
     if args.spectate and args.rejoin is not None:
         raise UsageError("--rejoin: a spectator has no seat to take back (a rejoin code is a player's)")
+    if args.local > 1 and (args.spectate or args.rejoin is not None):
+        why = "a spectator plays no one" if args.spectate else "a rejoin takes back one seat"
+        raise UsageError(f"--local {args.local}: {why}")
     named = _check_script(args, None)  # the player is the host's to give: checked against it after the welcome
     setup = RoomSetup(args, _address) if room else None  # its mistakes are the user's: said before the display's
     cannot_draw: DisplayError | None = None
@@ -665,16 +671,17 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
                 address, transport = setup.join_room(room_code(args.address))
             assert address is not None
             session = Session.join(address, game, spectate=args.spectate, options=_options(args, room, join_code),
-                                   say=say,
-                                   build=_builder(game_file or ""), load=_registered, transport=transport)
+                                   say=say, build=_builder(game_file or ""), load=_registered, transport=transport,
+                                   local=args.local)
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(args, interrupt)
-        who = "a spectator" if session.player is None else f"player {session.player}"
-        if named is not None and named != session.player:
+        who = "a spectator" if session.player is None else _played(session.local_players)
+        if not set(named) <= set(session.local_players):
             _leave_the_seat(session)
-            raise UsageError(f"--input {shown_name(args.input)} scripts player {named}, but the host gave this peer "
-                             f"{who}: left before the start, the seat is free again")
+            raise UsageError(f"--input {shown_name(args.input)} scripts {_played(named)}, but the host gave this "
+                             f"peer {who}: left before the start, the seat{'s are' if len(named) > 1 else ' is'} "
+                             "free again")
         if session.options.ticks is None and cannot_draw is not None:
             _leave_the_seat(session)  # the host plays in frames, which this peer can't draw: the seat is free again
             raise DisplayError(f"{cannot_draw}: left before the start, the seat is free again")
