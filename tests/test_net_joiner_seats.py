@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from netsim import Net, reference
@@ -134,3 +135,36 @@ def test_tickswap_join_local_2_is_refused_by_name_when_one_seat_is_left(tmp: Pat
         first.finish()
     assert status == 2, err
     assert "the host refused: the joiner asks for 2 seats (--local 2), 1 is left of the 3 players" in err, err
+
+
+def test_a_joiners_window_splits_its_keyboard_between_its_two_seats(offscreen) -> None:
+    """The window of a joiner of seats 1 and 2: W A S D play player 1, the arrows player 2, on every peer."""
+    from netsim import GAME
+
+    from engine import keys
+    from engine.display import Display
+    from engine.render.runner import GameRunner
+
+    net = Net()
+    host = net.host(players=3)
+    joiner = net.join(local=2)
+    net.open()
+    assert joiner.world is not None
+    runner = GameRunner(GAME, display=Display(headless=True), world=joiner.world, driver=joiner)
+    try:
+        assert runner.local_players.players == (1, 2)
+        runner.window.dispatch_event("on_key_press", keys.D, 0)     # player 1's right
+        runner.window.dispatch_event("on_key_press", keys.LEFT, 0)  # player 2's left
+        for _ in range(200):
+            host.poll()
+            host.advance(())
+            runner.run(frames=1)
+            net.step(True)
+    finally:
+        runner.close()
+    for peer in (host, joiner):
+        assert peer.sync is not None and peer.world is not None and peer.sync.emitted > 20
+        everyone: list[Any] = list(peer.world.entities)
+        movers = sorted(everyone, key=lambda mover: mover.player)
+        assert movers[0].x == 0.0, "player 0 (the host) pressed nothing"
+        assert movers[1].x > 100.0 and movers[2].x < 200.0, [mover.x for mover in movers]
