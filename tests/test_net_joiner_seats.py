@@ -105,7 +105,8 @@ def test_tickswap_join_local_2_fills_two_seats_and_both_players_reach_the_game(t
 
     first, port = host(tmp, "--ticks", "300", "--input", "p0.jsonl", "--record", "h.jsonl", players=3)
     try:
-        second = join(tmp, port, "--local", "2", "--ticks", "300", "--input", "both.jsonl", "--record", "j.jsonl")
+        second = join(tmp, port, "--local", "2", "--ticks", "300", "--input", "both.jsonl", "--record", "j.jsonl",
+                      "--json")
         try:
             (status1, out1, err1), (status2, out2, err2) = first.finish(), second.finish()
         finally:
@@ -117,7 +118,9 @@ def test_tickswap_join_local_2_fills_two_seats_and_both_players_reach_the_game(t
     assert (status1, status2) == (0, 0), err1 + err2
     assert "players 1 and 2 joined from 127.0.0.1:" in err1, err1
     assert "as players 1 and 2 of 3" in err2 and "--rejoin" not in err2, err2
-    assert hash_of(out1) == hash_of(out2) == plain_run(tmp, 300, 3)
+    said = [json.loads(line) for line in out2.splitlines()]
+    assert said[0]["event"] == "joined" and said[0]["player"] == 1 and said[0]["here"] == [1, 2], said[0]
+    assert said[-1]["event"] == "summary" and said[-1]["state"][:16] == hash_of(out1) == plain_run(tmp, 300, 3)
     recorded = [json.loads(line) for line in (tmp / "h.jsonl").read_text().splitlines()]
     players_with_input = {line.get("player", 0) for line in recorded if "input" in line}
     assert {1, 2} <= players_with_input, players_with_input

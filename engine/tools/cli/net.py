@@ -689,7 +689,7 @@ def join_command(args: argparse.Namespace, game: Game | None = None, command: st
         where = f"room {room_code(args.address)}" if room else f"{address[0]}:{address[1]}"
         say(f"joined {where} as {who} of {session.players}{late}")
         emit("joined", address=where, player=session.player, players=session.players,
-             start=session.sync.start if session.late and session.sync else 0)
+             start=session.sync.start if session.late and session.sync else 0, here=list(session.local_players))
         code = session.rejoin_code
         if code is not None and session.players >= 3 and not room:  # a room closes when play starts
             game_word = f" {game_file}" if game_file else ""
