@@ -101,7 +101,8 @@ class StudioOverlay:
         if spot is None:  # the entity is where every spot is: the panel shrinks to the side of it with more room
             frame = self._frame
             above, below = window.height - 12 - (frame.y + frame.height), frame.y - floor - 12
-            self._layout(lines, error, width, font, max(above, below, 0.0))
+            # In steps of 16 pixels: an entity moving a pixel a tick lays the text out again only now and then.
+            self._layout(lines, error, width, font, max(above, below, 0.0) // 16 * 16)
             height = self._height() + 8
             spot = (4.0, window.height - 4.0) if above >= below else (4.0, floor + 4 + height)
         x, top = spot
