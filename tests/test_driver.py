@@ -225,3 +225,32 @@ def test_the_old_studio_keywords_warn_naming_the_studio_driver_and_still_work():
         assert runner.studio.head == runner.world.tick_count > 0, "the studio's ring kept every tick"
     finally:
         runner.close()
+
+
+@pytest.mark.usefixtures("offscreen")
+def test_a_driver_whose_world_changes_is_drawn_with_the_new_one():
+    from engine.render.runner import GameRunner
+
+    game = load_game(str(NETGAME))
+    first, second = build_world(game, 1, players=2), build_world(game, 2, players=2)
+
+    class Swapping(LocalDriver):
+        """Local play that moves to another world after three frames (a level loaded, a session joined again)."""
+
+        polls = 0
+
+        @property
+        def world(self) -> Any:
+            return second if self.polls > 3 else first
+
+        def poll(self) -> None:
+            self.polls += 1
+
+    runner = GameRunner(game, Swapping(first), display=Display(headless=True))
+    try:
+        runner.run(frames=10)
+        assert runner.world is second and runner.hud.world is second and second.tick_count > 0
+        assert first.tick_count > 0, "the first world ticked until the driver moved on"
+    finally:
+        runner.close()
+        first.close()

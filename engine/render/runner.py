@@ -105,6 +105,7 @@ class GameRunner:
         self.studio = driver.studio if isinstance(driver, StudioDriver) else None
         """What F2, F3, F6 to F9 and clicks drive (pause, rewind, step, inspect, reload), or ``None``."""
         self.name = game.name
+        self._game = game  # what a new world of the driver's is drawn as (the studio's reload brings its own)
         self.forward_input = forward_input
         """Whether window input reaches the driver's players (a spectator's, a replay's: the keys still work)."""
         self.headless = headless
@@ -223,8 +224,9 @@ class GameRunner:
             self.driver.idle(self._render_ms / 1000.0)
         with TICK:  # a signal waits for the datagrams applied whole (or the reload), as for a tick
             self.driver.poll()
-        if self.driver.world is not self.world:  # reloaded (--watch): show the new world
-            self._adopt()
+        world = self.driver.world
+        if world is not None and world is not self.world:  # reloaded (--watch): show the new world
+            self._adopt(world)
         self._sync_pause()
         if self.driver.ended is not None:
             self.stop()
@@ -289,15 +291,14 @@ class GameRunner:
         if self.studio is None:
             return None
         result = self.studio.reload(changed)
-        if self.driver.world is not self.world:
-            self._adopt()
+        if self.studio.world is not self.world:
+            self._adopt(self.studio.world)
         self._sync_pause()
         return result
 
-    def _adopt(self) -> None:
+    def _adopt(self, world: World) -> None:
         """Show the driver's new world (the studio's, reloaded): a new view of it, pictures and sounds read again."""
-        assert self.studio is not None and self.driver.world is not None
-        self.world = self.driver.world
+        self.world = world
         self.hud.world = self.world
         forget_pictures()
         forget_tilesets()
@@ -305,7 +306,7 @@ class GameRunner:
         old, self.view = self.view, _Blank()
         old.delete()
         try:
-            self.view = self._make_view(self.studio.game)
+            self.view = self._make_view(self.studio.game if self.studio is not None else self._game)
         except ValueError as error:  # the new view can't be made: said, and the game goes on undrawn
             print(error, file=sys.stderr)
         self.music.play(take_music(self.world))
