@@ -283,7 +283,7 @@ def test_a_rejoined_player_never_sends_the_host_back_the_input_it_was_given() ->
     held, known = acks[0]
     assert back[0].sync is not None
     assert held == known and known[2] > back[0].sync.start, "the host holds all it sent, its own player's too"
-    assert back[0].finished and host.stats.dropped_packets == 0, host.summary({})
+    assert back[0].finished and host.stats.garbage == 0, host.summary({})
 
 
 def test_when_the_last_other_player_leaves_the_host_ends_without_failure() -> None:

@@ -76,7 +76,7 @@ from engine.net.packets import (
     encode,
     read_hello,
 )
-from engine.net.refusals import GuessBudget, LineBudget, LobbyTally
+from engine.net.refusals import DatagramCounts, GuessBudget, LineBudget, LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
@@ -265,14 +265,15 @@ class HostLobby:
     the lobby waits on. ``poll`` raises ``SessionError`` (status 1) when the players are
     not all in after ``timeout_s``; once they are, and ``START_GRACE_S`` has passed with
     every seat still taken, it sends ``Start`` to each and ``started`` is true. What is not
-    an envelope, or no envelope for the lobby, is counted in ``tally.garbage`` (a welcomed
-    peer's early play aside); an envelope whose check or tag fails in ``tally.damaged``.
+    an envelope, or no envelope for the lobby, is counted in ``counts.garbage`` (a welcomed
+    peer's early play aside); an envelope whose check or tag fails in ``counts.damaged``.
+    ``counts`` is the session's own (``SessionStats``) when given: one count, lobby and play.
     """
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
                  terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
                  local: int = 1, cookies: Cookies | None = None, lines: LineBudget | None = None,
-                 guesses: GuessBudget | None = None) -> None:
+                 guesses: GuessBudget | None = None, counts: DatagramCounts | None = None) -> None:
         if type(local) is not int or not 1 <= local < players:
             raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
@@ -287,6 +288,8 @@ class HostLobby:
         """The address proofs this host asks of every joiner (``engine.net.cookies``): the session's, when given."""
         now = _seconds(clock)
         self.tally = LobbyTally(say, now)
+        self.counts = counts if counts is not None else DatagramCounts()
+        """What the lobby dropped (garbage, damaged, replayed) and followed (moved): the session's, when given."""
         self.lines = lines if lines is not None else LineBudget(say, now)
         """The spectator lines' budget (``refusals.LineBudget``): the session's, when given."""
         self.guesses = guesses if guesses is not None else GuessBudget(now)
@@ -374,15 +377,15 @@ class HostLobby:
         elif kind == b"S":
             self._from_joined(data, address)
         else:
-            self.tally.garbage += 1
+            self.counts.garbage += 1
 
     def _hello(self, received: bytes, address: Address) -> None:
         proven = read_proven_hello(received, address, self.cookies, _seconds(self.clock), self._send)
         if proven == "damaged":
-            self.tally.damaged += 1
+            self.counts.damaged += 1
             return
         if proven == "garbage":
-            self.tally.garbage += 1
+            self.counts.garbage += 1
             return
         if not isinstance(proven, ProvenHello):
             return  # answered with a Retry (its cookie): nothing more until it proves its address
@@ -426,24 +429,24 @@ class HostLobby:
     def _from_joined(self, data: bytes, address: Address) -> None:
         header = read_header(data)
         if header is None:
-            self.tally.damaged += 1
+            self.counts.damaged += 1
             return
         if header.session != self.session:
-            self.tally.garbage += 1  # another session's (an old one on this port)
+            self.counts.garbage += 1  # another session's (an old one on this port)
             return
         if header.token in self.departed:
             return  # the goodbye of a peer that left the lobby, in copies
         peer = self.joined.get(header.token)
         opened = peer.link.open(data) if peer is not None else None
         if peer is None or opened is None:
-            self.tally.damaged += 1
+            self.counts.damaged += 1
             if peer is not None and not peer.confirmed:
                 peer.failures += 1
                 if peer.failures >= FAILED_OPENS:
                     self._refuse_unconfirmed(peer)
             return
         if opened == REPLAYED:
-            self.tally.replayed += 1
+            self.counts.replayed += 1
             return
         body, newest = opened
         peer.heard = _seconds(self.clock)
@@ -456,12 +459,12 @@ class HostLobby:
             else:
                 self.say(f"player {peer.player} joined from {address[0]}:{address[1]}")
         if newest and address != peer.address:
-            self.tally.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
+            self.counts.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
             peer.address = address
         try:
             packet = decode(body)
         except PacketError:
-            self.tally.garbage += 1
+            self.counts.garbage += 1
             return
         if isinstance(packet, Bye) and packet.session == self.session:
             # A joiner whose --input does not fit its seat leaves before the start: the seat is free again.
@@ -486,11 +489,13 @@ class JoinLobby:
     the joiner starts from (``catchup``), and the lobby then gathers the host's ``Catchup``
     pieces on the new link, saying how many it has (``Caught``) as it goes, until ``start``
     holds them all, checked (``engine.net.catchup.unpack``). ``done`` says when play may begin.
+    Replies whose tag failed and datagrams of the new link taken before are ``counts``' (the
+    session's ``SessionStats`` when given).
     """
 
     def __init__(self, address: Address, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
                  timeout_s: float, clock: Clock, ticks: int | None = None,
-                 rejoin: tuple[int, bytes] | None = None, code: str = "") -> None:
+                 rejoin: tuple[int, bytes] | None = None, code: str = "", counts: DatagramCounts | None = None) -> None:
         if not code:
             raise ValueError("a joiner needs the host's join code (SessionOptions.code): the room code, or the one "
                              "tickswap host prints")
@@ -518,10 +523,9 @@ class JoinLobby:
         self.link: Link | None = None
         self.hellos = 0
         """How many ``Hello`` were sent: the transport's owner knocks on the port with each (``port_closed``)."""
-        self.damaged = 0
-        """Replies whose tag failed: damaged, or forged by one who never saw the ``Hello``."""
-        self.replayed = 0
-        """Datagrams of the new link taken before (``integrity.REPLAYED``): dropped, never used."""
+        self.counts = counts if counts is not None else DatagramCounts()
+        """Replies whose tag failed (``damaged``: damaged, or forged by one who never saw the ``Hello``) and datagrams
+        of the new link taken before (``replayed``: ``integrity.REPLAYED``), dropped, never used."""
         self._closed = 0
         self._start = _seconds(clock)
         self._timeout_s = timeout_s
@@ -582,10 +586,10 @@ class JoinLobby:
         header = read_header(data)
         opened = link.open(data) if header is not None else None
         if opened is None:
-            self.damaged += 1
+            self.counts.damaged += 1
             return
         if opened == REPLAYED:
-            self.replayed += 1
+            self.counts.replayed += 1
             return
         body, newest = opened
         if newest:
@@ -619,7 +623,7 @@ class JoinLobby:
             return
         body = open_reply(self.answers, data)
         if body is None:
-            self.damaged += 1
+            self.counts.damaged += 1
             return
         try:
             packet = decode(body)

@@ -284,7 +284,7 @@ class SessionMachine:
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
                                     local=max(1, len(self.local_players)), cookies=self.cookies,
-                                    lines=self.spectator_lines, guesses=self.guesses)
+                                    lines=self.spectator_lines, guesses=self.guesses, counts=self.stats)
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -304,7 +304,7 @@ class SessionMachine:
         self._lobby = JoinLobby(address, game=game.name if game else "", digest=(game.digest or "") if game else "",
                                 spectate=spectate, allow_mismatch=self.options.allow_game_mismatch,
                                 timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin,
-                                code=self.options.code or "")
+                                code=self.options.code or "", counts=self.stats)
 
     @property
     def lobby(self) -> HostLobby | JoinLobby | None:
@@ -323,10 +323,6 @@ class SessionMachine:
             self._outbox.extend(lobby.datagrams_to_send())  # the host's Start goes out, not with the lobby
         start: CatchStart | None = None
         if isinstance(lobby, HostLobby):
-            self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
-            self.stats.damaged += lobby.tally.damaged
-            self.stats.replayed += lobby.tally.replayed
-            self.stats.moved += lobby.tally.moved
             self.departed |= lobby.departed
             for joined in lobby.joined.values():
                 self.add_peer(Peer(joined.address, joined.player, self.players, token=joined.token, link=joined.link,
@@ -351,8 +347,6 @@ class SessionMachine:
             self.player, self.players, self.seed = welcomed.player, welcomed.players, welcomed.seed
             self.session_id = welcomed.session
             self._answers = lobby.answers
-            self.stats.damaged += lobby.damaged
-            self.stats.replayed += lobby.replayed
             self.add_peer(Peer(lobby.host, 0, self.players, token=link.token, link=link))
             self.ms_per_update = welcomed.ms_per_update
             self.rejoin_secret = lobby.rejoin_secret
@@ -647,7 +641,7 @@ class SessionMachine:
         elif kind == b"R" and not self.is_host:
             self._welcome_again(data)
         else:
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
 
     def _late_hello(self, data: bytes, address: Address) -> None:
         """A ``Hello`` after the lobby: a welcomed joiner's again (its ``Welcome`` again), or a late joiner's.
@@ -664,7 +658,7 @@ class SessionMachine:
             self.stats.damaged += 1
             return
         if proven == "garbage":
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         if not isinstance(proven, ProvenHello):
             return  # answered with a Retry (its cookie) alone: no refusal, no welcome, no catch-up until proven
@@ -821,7 +815,7 @@ class SessionMachine:
             self.stats.damaged += 1
             return
         if header.session != self.session_id:
-            self.stats.dropped_packets += 1  # another session's (an old one on this port)
+            self.stats.garbage += 1  # another session's (an old one on this port)
             return
         if header.token in self.departed:
             return  # a peer gone: its last datagrams (goodbyes) arrive after it
@@ -845,12 +839,12 @@ class SessionMachine:
             if getattr(packet, "session", None) != self.session_id:
                 raise PacketError("another session")
         except PacketError:
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         if isinstance(packet, (Desync, Chunk, Got)) and (peer.player is None or (
                 self.desync is not None and peer.token != self.desync.token)):
             # A spectator has no state to compare; in a swap only the peer it is with may speak.
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         now = self.now()
         peer.heard = now
@@ -880,12 +874,12 @@ class SessionMachine:
         if packet.sender != expected or len(packet.acks) != self.players or not all(
                 (run.player == peer.player) if self.is_host else (run.player not in self.local_players)
                 for run in packet.runs):
-            self.stats.dropped_packets += 1  # a peer's mix-up: nothing of it is used
+            self.stats.garbage += 1  # a peer's mix-up: nothing of it is used
             return
         if self.is_host and (packet.delays or any(event.type in PRESENCE for run in packet.runs
                                                   for _, events in run.events for event in events)):
             # A player's presence and the input delay are the host's to say (it writes them for everyone).
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         if self.is_host and peer.player in self._returning:  # its world is loaded: it plays
             confirmed = self._returning.pop(peer.player)
@@ -895,7 +889,7 @@ class SessionMachine:
             cut = sync.cut_off
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
             if sync.cut_off != cut:
-                self.stats.dropped_packets += 1  # a run far past our own tick: a flood, kept out of memory
+                self.stats.garbage += 1  # a run far past our own tick: a flood, kept out of memory
         for tick, delay in packet.delays:
             if self.delay_changes.get(tick) != delay and len(self.delay_changes) < 4 * MAX_DELAYS:
                 self._agree_delay(tick, delay)
