@@ -12,6 +12,7 @@ import pytest
 
 from engine import keys
 from engine.display import Display
+from engine.studio import StudioDriver
 from engine.testing import Studio, load_game
 
 GAME = '''"""Two squares drifting right."""
@@ -67,7 +68,8 @@ def studio_runner(offscreen, game_file):
 
     game = load_game(game_file)
     studio = Studio(game)
-    runner = GameRunner(game, display=Display(headless=True), studio=studio, watcher=cast(Any, ToldWatcher()))  # a stand-in with the Watcher's two methods
+    watcher = cast(Any, ToldWatcher())  # a stand-in with the Watcher's two methods
+    runner = GameRunner(game, StudioDriver(studio, watcher=watcher), display=Display(headless=True))
     yield runner
     runner.close()
 
@@ -148,7 +150,7 @@ def test_f9_and_a_watched_change_reload_the_code_into_the_same_window(studio_run
     assert runner.world.entities[0].moved == moved + 10 * (runner.world.tick_count - ticks)
     assert runner.studio.last_reload is not None and "squares.py reloaded at tick" in runner.overlay.shown[0]
     game_file.write_text(GAME.replace("STEP = 1", "STEP = )"))
-    runner.watcher.mark(game_file)  # as the watcher thread reports a change
+    runner.driver.watcher.mark(game_file)  # as the watcher thread reports a change
     runner.run(frames=1)
     error = runner.overlay.shown[1]
     assert error.startswith("reload failed: ") and "squares.py:5: syntax error" in error
@@ -213,7 +215,7 @@ def test_watching_a_tick_that_fails_pauses_the_game_until_the_fix_is_saved(studi
     assert stopped.startswith("stopped: tick 40 failed: EntityUpdateError: Square (id 1) raised ZeroDivisionError")
     assert "squares.py:14 in update" in stopped and stopped.endswith("or go back with F6")
     game_file.write_text(GAME)
-    runner.watcher.mark(game_file)
+    runner.driver.watcher.mark(game_file)
     runner.run(frames=10)
     assert not runner.paused and runner.world.tick_count > 40 and runner.studio.crash is None
     assert "; going on" in runner.studio.last_reload.message

@@ -153,7 +153,8 @@ class Session(SessionMachine):
                 arm()
         self.flush()
 
-    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
+                elapsed_ms: float | None = None) -> int:
         """Give this frame's local events and run the tick due (the machine's ``advance``), then send."""
         ran = super().advance(local_events)
         self.flush()
