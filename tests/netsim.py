@@ -73,12 +73,13 @@ class Net:
         return session
 
     def join(self, game: Any = GAME, *, spectate: bool = False, options: SessionOptions | None = None,
-             build: Callable[..., World] = build_plain, load: Callable[[str], Any] | None = None) -> Session:
-        """A joiner of the host at port 7777, added to the peers."""
+             build: Callable[..., World] = build_plain, load: Callable[[str], Any] | None = None,
+             local: int = 1) -> Session:
+        """A joiner of the host at port 7777, added to the peers (``local``: the players it plays)."""
         said: list[str] = []
         session = Session.join((self.network.host, HOST_PORT), game, spectate=spectate, options=coded(options),
                                say=said.append, build=build, load=load, clock=self.clock,
-                               transport=self.network.transport())
+                               transport=self.network.transport(), local=local)
         self.peers.append(session)
         self.said.append(said)
         return session

@@ -114,11 +114,17 @@ class Hello:
     """A player dropped from this running session asks for its seat back: the token its peer had."""
     proof: str = ""
     """With ``rejoin``: ``engine.net.integrity.rejoin_proof`` of this ``Hello``, keyed by the seat's rejoin secret."""
+    seats: int = 1
+    """How many players the joiner plays on its machine (``tickswap join --local N``): it asks for that many seats.
+    Left off the wire at 1, so a one-seat ``Hello`` is what it always was."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             if self.key:
                 expect_str(self.key, "hello key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
+            expect_whole(self.seats, "hello seats", 1, MAX_PLAYERS - 1)
+            if self.seats > 1 and (self.spectate or self.rejoin is not None):
+                raise PacketError(f"hello seats {self.seats}: a spectator or a rejoin asks for no new seats")
             if self.rejoin is not None:
                 expect_whole(self.rejoin, "hello rejoin (a token)", 0, MAX_ID)
                 expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)
@@ -165,6 +171,8 @@ class Welcome:
     """The session is running: the world of this confirmed tick follows, in ``Catchup`` chunks, then play."""
     confirm: str = ""
     """The host's key confirmation (``engine.net.integrity.confirmation``): the joiner checks it before anything."""
+    seats: int = 1
+    """How many players the joiner plays: ``player`` to ``player + seats - 1`` (what its ``Hello`` asked for)."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
@@ -189,6 +197,10 @@ class Welcome:
             checks.number(self, "ms_per_update", "welcome ms_per_update", *MS_PER_UPDATE_RANGE)
             checks.text(self.game, "welcome game")
             expect_str(self.digest, "welcome digest (hex, at most 64 digits)", 64, checks.DIGEST)
+            expect_whole(self.seats, "welcome seats", 1, MAX_PLAYERS - 1)
+            if self.seats > 1 and (self.player is None or self.player + self.seats > self.players):
+                raise PacketError(f"welcome seats {self.seats} from player {shown(self.player)} are not among the "
+                                  f"{shown(self.players)} players")
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,8 +324,9 @@ _KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Re
                                 "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "catchup": Catchup,
                                 "caught": Caught, "bye": Bye}
 _KIND_OF = {kind: name for name, kind in _KINDS.items()}
-_LATER = ("rejoin", "proof", "catchup", "delays", "confirm")
-"""Fields added for sessions that survive a drop: absent on the wire when at their default (none)."""
+_LATER = ("rejoin", "proof", "catchup", "delays", "confirm", "seats")
+"""Fields added since protocol 2 began (sessions that survive a drop, a joiner's seats): absent on the wire when at
+their default (none, or one seat), so a message that needs none of them is the same datagram as before."""
 _ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(cls)})
 
 
@@ -334,7 +347,7 @@ def _body(message: Message) -> bytes:
     wire = getattr(message, "_wire", None)
     record = wire() if wire is not None else {field.name: getattr(message, field.name) for field in fields(message)}
     for name in _LATER:  # a field added since protocol 2 began is left out at its default: the datagram is as before
-        if name in record and record[name] in (None, "", [], ()):
+        if name in record and (record[name] in (None, "", [], ()) or (name == "seats" and record[name] == 1)):
             del record[name]
     with checks.refusing(f"an {kind!r} packet can't be written: "):
         text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

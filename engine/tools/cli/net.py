@@ -308,20 +308,23 @@ def _play_frames(session: Session, peer: PeerOptions, recorder: Recorder | None,
     return 0
 
 
-def _check_script(peer: PeerOptions, player: int | None) -> int | None:
+def _check_script(peer: PeerOptions, player: int | None, local: int = 1) -> tuple[int, ...]:
     """Read ``--input`` before the socket opens: a damaged file, a bad key, a line naming another player.
 
-    Returns the player the script names (``None``: it names none): a joiner's lines may name
-    one player only, and the seat the host gives must be that one. A player no joiner can be
-    (0, the host's, or past ``MAX_PLAYERS - 1``) is refused here, before anyone is asked.
+    Returns the players the script names (none: it names none): a joiner's lines may name as
+    many players as it plays (``--local``), and the seats the host gives must hold them. A
+    player no joiner can be (0, the host's, or past ``MAX_PLAYERS - 1``) is refused here,
+    before anyone is asked.
     """
     if not peer.input:
-        return None
-    named = sorted(p for p in read_script_lines(peer.input, only=player, joining=player is None) if p is not None)
-    if len(named) > 1:
+        return ()
+    local = local if player is None else 1
+    named = sorted(p for p in read_script_lines(peer.input, only=player if local == 1 else None,
+                                                joining=player is None) if p is not None)
+    if len(named) > local:
         raise UsageError(f"--input {shown_name(peer.input)} scripts players {', '.join(map(str, named))}: "
-                         "a peer scripts only its own player")
-    return named[0] if named else None
+                         f"a peer scripts only its own {'player' if local == 1 else f'{local} players'}")
+    return tuple(named)
 
 
 def _leave_the_seat(session: Session) -> None:
@@ -504,7 +507,11 @@ def join_command(options: JoinOptions, game: Game | None = None, command: str | 
         raise UsageError("--input: a spectator has no input")
     if options.spectate and options.rejoin is not None:
         raise UsageError("--rejoin: a spectator has no seat to take back (a rejoin code is a player's)")
-    named = _check_script(peer, None)  # the player is the host's to give: checked against it after the welcome
+    if options.local > 1 and (options.spectate or options.rejoin is not None):
+        why = "a spectator plays no one" if options.spectate else "a rejoin takes back one seat"
+        raise UsageError(f"--local {options.local}: {why}")
+    # The players are the host's to give: checked against them after the welcome.
+    named = _check_script(peer, None, options.local)
     # Its mistakes are the user's: said before the display's.
     setup = RoomSetup(peer, game_file if options.names_game else None, _address) if room else None
     cannot_draw: DisplayError | None = None
@@ -528,15 +535,17 @@ def join_command(options: JoinOptions, game: Game | None = None, command: str | 
             assert address is not None
             session = Session.join(address, game, spectate=options.spectate,
                                    options=_options(peer, room, join_code, rejoin=options.rejoin), say=say,
-                                   build=_builder(game_file or ""), load=_registered, transport=transport)
+                                   build=_builder(game_file or ""), load=_registered, transport=transport,
+                                   local=options.local)
             session.wait_ready()
         except Interrupted as interrupt:
             return _stopped_in_lobby(peer, interrupt)
-        who = "a spectator" if session.player is None else f"player {session.player}"
-        if named is not None and named != session.player:
+        who = "a spectator" if session.player is None else _played(session.local_players)
+        if not set(named) <= set(session.local_players):
             _leave_the_seat(session)
-            raise UsageError(f"--input {shown_name(peer.input)} scripts player {named}, but the host gave this peer "
-                             f"{who}: left before the start, the seat is free again")
+            raise UsageError(f"--input {shown_name(peer.input)} scripts {_played(named)}, but the host gave this "
+                             f"peer {who}: left before the start, the seat{'s are' if len(named) > 1 else ' is'} "
+                             "free again")
         if session.options.ticks is None and cannot_draw is not None:
             _leave_the_seat(session)  # the host plays in frames, which this peer can't draw: the seat is free again
             raise DisplayError(f"{cannot_draw}: left before the start, the seat is free again")
@@ -544,7 +553,7 @@ def join_command(options: JoinOptions, game: Game | None = None, command: str | 
         where = f"room {room_code(options.address)}" if room else f"{address[0]}:{address[1]}"
         say(f"joined {where} as {who} of {session.players}{late}")
         emit("joined", address=where, player=session.player, players=session.players,
-             start=session.sync.start if session.late and session.sync else 0)
+             start=session.sync.start if session.late and session.sync else 0, here=list(session.local_players))
         code = session.rejoin_code
         if code is not None and session.players >= 3 and not room:  # a room closes when play starts
             game_word = f" {game_file}" if game_file else ""

@@ -799,9 +799,9 @@ def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
         join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
                           whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
                           f"{option} ...)")
-    join.add_argument("--local", action=_NotHere, dest="host_only_local",
-                      whose="the host's: a joiner plays one player (tickswap host GAME --players 3 --local 2 plays "
-                      "two on the host's machine)")
+    join.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
+                      help="how many players play on this machine (default 1): the host gives N seats side by side "
+                      "(or refuses, saying how many are left); the keyboard is split between them as the host's is")
     _add_peer_options(join)
 
 
@@ -892,7 +892,8 @@ class JoinOptions:
     ``code`` is the second word as given (after a room code it is the game); ``game`` the
     third, where the command takes one (``names_game``: ``tickswap join``, not a game file
     joining as itself). ``spectate`` watches with no seat; ``rejoin`` takes a dropped
-    player's seat back with its rejoin code (lower case).
+    player's seat back with its rejoin code (lower case); ``local`` asks for that many seats
+    side by side, played on this machine.
     """
 
     address: str
@@ -902,6 +903,7 @@ class JoinOptions:
     names_game: bool = True
     spectate: bool = False
     rejoin: str | None = None
+    local: int = 1
 
 
 def _peer_options(args: argparse.Namespace, command: str) -> PeerOptions:
@@ -929,4 +931,4 @@ def join_options(args: argparse.Namespace, command: str = "session") -> JoinOpti
     """``join``'s parsed options (``add_join_options``) as a ``JoinOptions``; ``command``: the JSON summary's name."""
     return JoinOptions(address=args.address, peer=_peer_options(args, command), code=args.code,
                        game=vars(args).get("game"), names_game="game" in vars(args), spectate=args.spectate,
-                       rejoin=args.rejoin)
+                       rejoin=args.rejoin, local=args.local)
