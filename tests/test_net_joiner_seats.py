@@ -154,7 +154,7 @@ def test_a_joiners_window_splits_its_keyboard_between_its_two_seats(offscreen) -
     joiner = net.join(local=2)
     net.open()
     assert joiner.world is not None
-    runner = GameRunner(GAME, display=Display(headless=True), world=joiner.world, driver=joiner)
+    runner = GameRunner(GAME, joiner, display=Display(headless=True))
     try:
         assert runner.local_players.players == (1, 2)
         runner.window.dispatch_event("on_key_press", keys.D, 0)     # player 1's right
