@@ -1590,3 +1590,95 @@ def test_the_cores_generator_copy_round_trips_and_refuses_what_it_did_not_make()
         with pytest.raises(ValueError, match="not a snapshot"):
             core.random_restore(generator, bad)
     assert generator.getstate() == before  # a refusal writes nothing
+
+
+class _Pinged(Entity):
+    """Receives valued signals: summed."""
+
+    from engine import signal as _signal
+
+    pings = _signal(sum)
+
+
+class _OddId(Entity):
+    """Sends a signal while its ``id`` (a class's own property) raises: the send must fail whole."""
+
+    def __init__(self, target: Entity) -> None:
+        self.broken = False
+        super().__init__()
+        self.target = target
+
+    @property  # type: ignore[override]
+    def id(self) -> Any:
+        if self.broken:
+            raise LookupError("no id today")
+        return self.__dict__.get("_odd_id")
+
+    @id.setter
+    def id(self, value: Any) -> None:
+        self.__dict__["_odd_id"] = value
+
+    def update(self, world: Any) -> None:
+        self.target.pings.send(2.5)
+
+
+def test_a_send_whose_senders_id_raises_fails_the_tick_and_leaves_no_half_contribution():
+    def scenario() -> Any:
+        with World() as world:
+            target = world.spawn(_Pinged())
+            sender = world.spawn(_OddId(target))
+            world.tick()
+            sender.broken = True
+            failed = _outcome(world.tick)
+            sender.broken = False
+            world.tick()
+            return failed, target.pings.value, world.state_hash()
+
+    failed, value, _hash = _on_every_path(scenario)[1]
+    assert failed[0] == "error" and "no id today" in failed[2]  # the same error on both paths
+    assert value == 2.5  # the failed tick's send was dropped, whole; the next tick's arrived
+
+
+def test_signals_sent_after_a_rollback_and_after_a_swap_are_delivered():
+    """The buffers replace the next buffer's lists at each swap and rollback: a send must reach the new ones."""
+
+    def scenario() -> Any:
+        with World() as world:
+            target = world.spawn(_Pinged())
+            kept = world.checkpoint()
+            target.pings.send(1)  # between ticks: delivered by the next tick's swap
+            world.tick()
+            world.rollback(kept)
+            target.pings.send(2)
+            world.tick()  # its swap delivers what was sent before it
+            after_rollback = target.pings.value
+            target.pings.send(3)
+            world.tick()
+            return after_rollback, target.pings.value, world.state_hash()
+
+    after_rollback, after_swap, _hash = _on_every_path(scenario)[1]
+    assert (after_rollback, after_swap) == (2, 3)
+
+
+@needs_core
+def test_the_cores_signal_sink_refuses_what_is_not_its_lists_and_its_calls():
+    core = compiled._core
+    state = core.TickState(lambda *args: None)
+    lists: list[list[Any]] = [[], [], [], []]
+    with pytest.raises(TypeError):
+        core.SignalSink(object(), *lists)
+    with pytest.raises(TypeError):
+        core.SignalSink(state, [], (), [], [])
+    with pytest.raises(TypeError, match="must be lists"):
+        core.SignalSink(state, [], [], type("L", (list,), {})(), [])
+    sink = core.SignalSink(state, *lists)
+    for bad in ((), (1, 2), (1, 2, 3, 4)):
+        with pytest.raises(TypeError, match="takes 3 positional arguments"):
+            sink(*bad)
+    with pytest.raises(TypeError, match="takes 3 positional arguments"):
+        sink(1, 2, value=3)
+    sink("receiver", "name", 7)  # nobody updating: the sender is -1
+    assert lists == [["receiver"], ["name"], [-1], [7]]
+    del state, lists
+    gc.collect()
+    sink("r", "n", 8)  # it holds what it appends to

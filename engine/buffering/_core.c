@@ -553,7 +553,7 @@ typedef struct {
     PyObject *written;    /* list of (entity, values at the tick's start) that systems wrote */
     PyObject *refuse;     /* refuse(writer, written, field) -> the exception for a foreign write */
     PyObject *refused;    /* the first such exception made in this tick, or NULL */
-    PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
+    PyObject *signals;    /* signals(receiver, name, value): raise_signal, or a SignalSink (the core never calls it) */
     PyObject *members;    /* the tick's update order (a list), or NULL between ticks */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
     PyObject *buffers;    /* the world's Double Buffer, for the Python code that reaches it from an entity */
@@ -2520,6 +2520,148 @@ held:
     return result;
 }
 
+/* -- signals: the send path ---------------------------------------------------------------- */
+
+/* SignalSink: ``SignalBuffers.raise_signal`` in C, what a compiled world's ``TickState.signals``
+ * is. It appends a contribution to the world's next buffer, four parallel lists (receiver, name,
+ * sender's id or -1, value), the sender being the state's updating entity. The buffers make a new
+ * sink whenever they replace the lists (each swap, each rollback). Called once per signal sent, so
+ * it takes vectorcall's arguments and makes nothing the collector must track. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *state;      /* the world's TickState */
+    PyObject *lists[4];   /* receivers, names, senders' ids, values: exact lists */
+    vectorcallfunc vectorcall;
+} SignalSink;
+
+static PyTypeObject SignalSinkType;
+
+static PyObject *
+signal_sink_call(SignalSink *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 3 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "SignalSink(receiver, name, value) takes 3 positional arguments");
+        return NULL;
+    }
+    TickState *state = (TickState *)self->state;
+    PyObject *sender = state->updating, *sender_id;
+    if (sender == NULL) {
+        sender_id = Py_NewRef(minus_one);
+    }
+    else {
+        /* ``sender.id`` may run Python code (a class's own ``id``): hold what is used after it. */
+        Py_INCREF(sender);
+        sender_id = PyObject_GetAttr(sender, str_id);
+        Py_DECREF(sender);
+        if (sender_id == NULL) {
+            return NULL;
+        }
+        if (sender_id == Py_None) {
+            Py_SETREF(sender_id, Py_NewRef(minus_one));
+        }
+    }
+    PyObject *items[4] = {args[0], args[1], sender_id, args[2]};
+    Py_INCREF(self);   /* an append may start the collector, whose callbacks may drop this sink */
+    int done = 0;
+    for (; done < 4; done++) {
+        if (PyList_Append(self->lists[done], items[done]) < 0) {
+            break;
+        }
+    }
+    if (done < 4) {
+        /* Only memory can fail an append: take back the ones made, so the lists stay parallel. */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        for (int k = 0; k < done; k++) {
+            PyObject *list = self->lists[k];
+            Py_ssize_t size = PyList_GET_SIZE(list);
+            if (size > 0 && PyList_GET_ITEM(list, size - 1) == items[k]) {
+                PyList_SetSlice(list, size - 1, size, NULL);
+            }
+        }
+        PyErr_Restore(type, value, traceback);
+    }
+    Py_DECREF(self);
+    Py_DECREF(sender_id);
+    if (done < 4) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+signal_sink_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *state, *lists[4];
+    static char *keywords[] = {"state", "receivers", "names", "senders", "values", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!O!:SignalSink", keywords, &TickStateType, &state,
+                                     &PyList_Type, &lists[0], &PyList_Type, &lists[1], &PyList_Type, &lists[2],
+                                     &PyList_Type, &lists[3])) {
+        return NULL;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (!PyList_CheckExact(lists[k])) {
+            PyErr_SetString(PyExc_TypeError, "SignalSink: the four buffers must be lists");
+            return NULL;
+        }
+    }
+    SignalSink *self = (SignalSink *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->state = Py_NewRef(state);
+    for (int k = 0; k < 4; k++) {
+        self->lists[k] = Py_NewRef(lists[k]);
+    }
+    self->vectorcall = (vectorcallfunc)signal_sink_call;
+    return (PyObject *)self;
+}
+
+static int
+signal_sink_traverse(SignalSink *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->state);
+    for (int k = 0; k < 4; k++) {
+        Py_VISIT(self->lists[k]);
+    }
+    return 0;
+}
+
+static int
+signal_sink_clear(SignalSink *self)
+{
+    Py_CLEAR(self->state);
+    for (int k = 0; k < 4; k++) {
+        Py_CLEAR(self->lists[k]);
+    }
+    return 0;
+}
+
+static void
+signal_sink_dealloc(SignalSink *self)
+{
+    PyObject_GC_UnTrack(self);
+    signal_sink_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject SignalSinkType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalSink",
+    .tp_basicsize = sizeof(SignalSink),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "SignalSink(state, receivers, names, senders, values)\n--\n\n"
+              "raise_signal(receiver, name, value) in C: one contribution appended to the four lists, "
+              "its sender the state's updating entity (engine.buffering.signals).",
+    .tp_new = signal_sink_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(SignalSink, vectorcall),
+    .tp_dealloc = (destructor)signal_sink_dealloc,
+    .tp_traverse = (traverseproc)signal_sink_traverse,
+    .tp_clear = (inquiry)signal_sink_clear,
+};
+
 /* -- the module ---------------------------------------------------------------------------- */
 
 static PyMethodDef core_methods[] = {
@@ -2573,7 +2715,7 @@ PyInit__core(void)
      * attribute values (PyType_GenericNew would leave them a plain dict). */
     BarrierType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0 || PyType_Ready(&TickStateType) < 0
-            || PyType_Ready(&BarrierType) < 0) {
+            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0) {
         return NULL;
     }
     str_buffered_names = PyUnicode_InternFromString("_buffered_names");
@@ -2630,7 +2772,8 @@ PyInit__core(void)
         Py_DECREF(found);
     }
     if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
-            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0) {
+            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0
+            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

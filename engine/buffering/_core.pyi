@@ -55,6 +55,15 @@ class TickState:
     ticking: bool
     def __init__(self, refuse: Any) -> None: ...
 
+class SignalSink:
+    """``SignalBuffers.raise_signal`` in C: appends one contribution to the four lists, its sender the state's
+    updating entity (what a compiled world's ``TickState.signals`` is)."""
+
+    def __init__(
+        self, state: TickState, receivers: list[Any], names: list[str], senders: list[int], values: list[Any]
+    ) -> None: ...
+    def __call__(self, receiver: Any, name: str, value: Any) -> None: ...
+
 class Barrier:
     """``BufferSlots``' base type where the core runs: its ``tp_setattro`` is the write barrier."""
 

@@ -35,6 +35,16 @@ class CompiledBuffers(PureBuffers):
     put_back_entities = staticmethod(put_back_compiled)  # type: ignore[assignment]
     restore_classes = staticmethod(restore_compiled)  # type: ignore[assignment]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._new_pending()
+
+    def _new_pending(self) -> None:
+        # A signal sent goes through ``_core.SignalSink`` (``raise_signal`` in C), which appends to these lists.
+        state = getattr(self, "state", None)  # None while SignalBuffers.__init__ makes the first lists
+        if state is not None:
+            state.signals = _core.SignalSink(state, self._to, self._names, self._from, self._values)
+
     def update(self, world: Host) -> None:
         """The Update Method system: every live entity's ``update()``, then commit."""
         # With the shown lists, an entity's own look or parts set in its update is written in C.

@@ -60,6 +60,10 @@ class SignalBuffers:
         self._from.append(-1 if sender is None or sender.id is None else sender.id)
         self._values.append(value)
 
+    def _new_pending(self) -> None:
+        """The four lists of the next buffer were replaced: what sends into them must append to the new ones.
+        (The pure path's ``raise_signal`` reads them from here at each send; the compiled path's sink holds them.)"""
+
     def _canonical(self) -> range | list[int]:
         """The indices of the pending contributions in the canonical order: by sender id, each sender's in
         the order it sent them (a stable order). Already so, in the common case: then no sort."""
@@ -114,6 +118,7 @@ class SignalBuffers:
         self._signalled = []
         self._delivered = (self._to, self._names, self._from, self._values)
         self._to, self._names, self._from, self._values = [], [], [], []
+        self._new_pending()
         for target, combined in self._combined_signals:
             target._signals = combined
             self._signalled.append(target)
@@ -137,6 +142,7 @@ class SignalBuffers:
         self._names = [each[1] for each in pending]
         self._from = [each[2] for each in pending]
         self._values = [each[3] for each in pending]
+        self._new_pending()
         self._combined_signals = []
         self._delivered = ([], [], [], [])  # who sent them is not kept by a checkpoint: unknown until the next tick
         self._signalled = [entity for entity in entities if entity._signals] if signalled is None else signalled
