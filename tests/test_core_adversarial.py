@@ -1682,3 +1682,52 @@ def test_the_cores_signal_sink_refuses_what_is_not_its_lists_and_its_calls():
     del state, lists
     gc.collect()
     sink("r", "n", 8)  # it holds what it appends to
+
+
+class _Fielded(Entity):
+    """Buffered fields of its own: not motion-only."""
+
+    hp = buffered(3)
+
+
+@needs_core
+@pytest.mark.parametrize("kind", [Entity, _Fielded])
+def test_the_cores_init_entity_leaves_every_slot_as_the_pure_twin_does(kind, monkeypatch):
+    import engine.buffering.buffers as buffers
+    from engine.buffering.slots import SLOT_NAMES
+
+    def slots(entity: Entity) -> list[Any]:
+        return [(name, repr(getattr(entity, name, "<missing>"))) for name in SLOT_NAMES if not name.startswith("__")]
+
+    compiled_made = kind(1.5, -2, 30.0)
+    monkeypatch.setattr(buffers, "_core", None)
+    pure_made = kind(1.5, -2, 30.0)
+    assert slots(compiled_made) == slots(pure_made)
+    assert compiled_made._signals is pure_made._signals and compiled_made._bx is compiled_made.x
+
+
+@needs_core
+def test_the_cores_init_entity_refuses_what_is_not_an_entity_and_releases_what_it_replaces():
+    core = compiled._core
+    from engine.buffering.access import NO_SIGNALS
+
+    with pytest.raises(TypeError, match="expected an Entity"):
+        core.init_entity(object(), True, NO_SIGNALS)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        core.init_entity(Entity())
+    with pytest.raises(TypeError, match="motion_only must be a bool"):
+        core.init_entity(Entity(), 1, NO_SIGNALS)
+    bare = Entity.__new__(Entity)  # no x yet: refused as reading it in Python would be
+    with pytest.raises(AttributeError, match="x"):
+        core.init_entity(bare, True, NO_SIGNALS)
+
+    released: list[str] = []
+
+    class _Noisy:
+        def __del__(self) -> None:
+            released.append("old")
+
+    entity = Entity()
+    entity._random = _Noisy()
+    core.init_entity(entity, True, NO_SIGNALS)
+    assert released == ["old"] and entity._random is None and entity._prev_tick == -1

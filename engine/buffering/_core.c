@@ -2520,6 +2520,88 @@ held:
     return result;
 }
 
+/* -- spawn: a new entity's slots ------------------------------------------------------------ */
+
+/* The offset of ``_inboxes`` in the slots class (the core reads no other slot of the signals'
+ * inboxes, so it is not one of the table's): found once per configured class. */
+static PyTypeObject *inboxes_type = NULL;   /* not a reference: compared only, set with slots_type */
+static Py_ssize_t inboxes_offset = 0;
+
+static int
+find_inboxes(void)
+{
+    if (inboxes_type == slots_type && inboxes_offset > 0) {
+        return 0;
+    }
+    PyObject *descriptor = PyDict_GetItemString(slots_type->tp_dict, "_inboxes");
+    if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX
+            || (((PyMemberDescrObject *)descriptor)->d_member->flags & READONLY)) {
+        PyErr_Format(PyExc_TypeError, "%.200s has no plain writable slot _inboxes", slots_type->tp_name);
+        return -1;
+    }
+    inboxes_offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    inboxes_type = slots_type;
+    return 0;
+}
+
+/* init_entity(entity, motion_only, no_signals): ``engine.buffering.buffers.init_entity``'s stores
+ * of the bookkeeping slots, in C (a new entity's constructor made some twenty writes through the
+ * barrier). The same values as the pure twin: the baseline, pending and previous slots hold the
+ * entity's x, y and angle; no fields set aside; no previous tick; no signals, generator, world
+ * state or inboxes. What it shows is set by the caller. */
+static PyObject *
+core_init_entity(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "init_entity(entity, motion_only, no_signals) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *entity = args[0], *only = args[1], *no_signals = args[2];
+    if (check_entity(entity) < 0 || find_inboxes() < 0) {
+        return NULL;
+    }
+    if (!PyBool_Check(only)) {
+        PyErr_Format(PyExc_TypeError, "init_entity: motion_only must be a bool, got %.200s", short_name(Py_TYPE(only)));
+        return NULL;
+    }
+    PyObject *motion[3];
+    for (int k = 0; k < 3; k++) {
+        if ((motion[k] = slot_get(entity, S_X + k)) == NULL) {
+            return NULL;
+        }
+    }
+    static const int from[][3] = {{S_BX, S_PX, S_NX}, {S_BY, S_PY, S_NY}, {S_BA, S_PA, S_NA}};
+    static const int nones[] = {S_RANDOM, S_WSTATE, S_WMARK, S_SMARK};
+    PyObject *spent[24];
+    int n = 0;
+    /* Every new value is stored first, then the old ones are released: releasing one may run code. */
+#define PUT(where, value) do { PyObject **at_ = (where); spent[n++] = *at_; *at_ = Py_NewRef(value); } while (0)
+    PUT(SLOT_AT(entity, S_MOTION_ONLY), only);
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < 3; j++) {
+            PUT(SLOT_AT(entity, from[k][j]), motion[k]);
+        }
+    }
+    PUT(SLOT_AT(entity, S_BFULL), empty_tuple);
+    PUT(SLOT_AT(entity, S_NFULL), empty_tuple);
+    PUT(SLOT_AT(entity, S_PREST), empty_tuple);
+    PUT(SLOT_AT(entity, S_PREV_TICK), minus_one);
+    PUT(SLOT_AT(entity, S_SIGNALS), no_signals);
+    PUT(SLOT_AT(entity, S_RANDOM_MARK), minus_one);
+    for (size_t k = 0; k < sizeof(nones) / sizeof(nones[0]); k++) {
+        PUT(SLOT_AT(entity, nones[k]), Py_None);
+    }
+    PUT((PyObject **)((char *)entity + inboxes_offset), Py_None);
+#undef PUT
+    Py_INCREF(entity);
+    for (int k = 0; k < n; k++) {
+        Py_XDECREF(spent[k]);
+    }
+    Py_DECREF(entity);
+    Py_RETURN_NONE;
+}
+
 /* -- signals: the send path ---------------------------------------------------------------- */
 
 /* SignalSink: ``SignalBuffers.raise_signal`` in C, what a compiled world's ``TickState.signals``
@@ -2693,6 +2775,9 @@ static PyMethodDef core_methods[] = {
      "(its gauss_next is the caller's)."},
     {"random_restore", (PyCFunction)(void (*)(void))core_random_restore, METH_FASTCALL,
      "random_restore(generator, snapshot)\n--\n\nPut back what random_snapshot copied."},
+    {"init_entity", (PyCFunction)(void (*)(void))core_init_entity, METH_FASTCALL,
+     "init_entity(entity, motion_only, no_signals)\n--\n\nA new entity's bookkeeping slots, as "
+     "engine.buffering.buffers.init_entity stores them (what it shows is the caller's)."},
     {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
      "gather_pair(entities, tick, previous, current)\n--\n\n"
      "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},

@@ -55,6 +55,9 @@ class TickState:
     ticking: bool
     def __init__(self, refuse: Any) -> None: ...
 
+def init_entity(entity: BufferSlots, motion_only: bool, no_signals: dict[str, Any], /) -> None:
+    """A new entity's bookkeeping slots, as ``engine.buffering.buffers.init_entity`` stores them."""
+
 class SignalSink:
     """``SignalBuffers.raise_signal`` in C: appends one contribution to the four lists, its sender the state's
     updating entity (what a compiled world's ``TickState.signals`` is)."""

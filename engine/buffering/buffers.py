@@ -84,19 +84,22 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     CPython keeps attributes of instances with the same attribute order in a shared key table with
     inline values, which keeps ``self.x`` fast; creating them all here in one order keeps every entity so.
     """
-    x, y, angle = entity.x, entity.y, entity.angle
-    entity._motion_only = not layout.rest
-    entity._bx = entity._px = entity._nx = x
-    entity._by = entity._py = entity._ny = y
-    entity._ba = entity._pa = entity._na = angle
-    entity._bfull = entity._nfull = ()
-    entity._prest = ()
-    entity._prev_tick = -1
-    entity._signals = NO_SIGNALS
-    entity._random = None
-    entity._random_mark = -1
-    entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
-    entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
+    if _core is not None:  # the same stores in one C call (through the barrier, each was a call of its own)
+        _core.init_entity(entity, not layout.rest, NO_SIGNALS)
+    else:
+        x, y, angle = entity.x, entity.y, entity.angle
+        entity._motion_only = not layout.rest
+        entity._bx = entity._px = entity._nx = x
+        entity._by = entity._py = entity._ny = y
+        entity._ba = entity._pa = entity._na = angle
+        entity._bfull = entity._nfull = ()
+        entity._prest = ()
+        entity._prev_tick = -1
+        entity._signals = NO_SIGNALS
+        entity._random = None
+        entity._random_mark = -1
+        entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
+        entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
     # (which marks _blook, the baseline slot: one test, not two failed reads, on every entity made).
     if hasattr(entity, "_blook"):
