@@ -1731,3 +1731,58 @@ def test_the_cores_init_entity_refuses_what_is_not_an_entity_and_releases_what_i
     entity._random = _Noisy()
     core.init_entity(entity, True, NO_SIGNALS)
     assert released == ["old"] and entity._random is None and entity._prev_tick == -1
+
+
+class _Odd:
+    """Not an entity: ``fill_missing`` reads and writes through the attribute protocol only."""
+
+    @property
+    def broken(self) -> Any:
+        raise ValueError("not today")
+
+    @property
+    def absent(self) -> Any:
+        raise AttributeError("absent")
+
+
+@pytest.mark.parametrize("pairs", [(("a", 1), ("b", [2])), (("absent", 3),), (("a", 1), ("broken", 4), ("c", 5))],
+                         ids=["plain", "an AttributeError is missing", "another error stops it"])
+def test_fill_missing_is_hasattr_then_setattr_on_both_paths(pairs, monkeypatch):
+    import engine.buffering.buffers as buffers
+
+    outcomes = []
+    for core in ([compiled._core] if ACCELERATED else []) + [None]:
+        monkeypatch.setattr(buffers, "_core", core)
+        target = _Odd()
+        target.b = "kept"  # set before: stands
+        outcome = _outcome(lambda target=target: buffers.fill_missing(target, pairs))
+        outcomes.append((outcome, dict(vars(target))))
+    assert all(other == outcomes[0] for other in outcomes)
+    assert outcomes[0][1]["b"] == "kept"
+
+
+@needs_core
+@pytest.mark.parametrize("pairs", [[("a", 1)], (("a", 1, 2),), ((1, 2),), ("ab",)])
+def test_the_cores_fill_missing_refuses_pairs_that_are_not_name_default_tuples(pairs):
+    target = _Odd()
+    with pytest.raises(TypeError, match="fill_missing: "):
+        compiled._core.fill_missing(target, pairs)
+
+
+def test_a_subclass_value_set_before_entitys_init_stands_and_the_rest_get_their_defaults():
+    class Hero(Entity):
+        hp = buffered(10)
+        mana = buffered(5)
+
+        def __init__(self) -> None:
+            self.mana = 99
+            self.angle = 45.0
+            super().__init__(1.0, 2.0)
+
+    def scenario() -> Any:
+        with World() as world:
+            hero = world.spawn(Hero())
+            world.tick()
+            return hero.hp, hero.mana, hero.angle, world.state_hash()
+
+    assert _on_every_path(scenario)[1][:3] == (10, 99, 45.0)

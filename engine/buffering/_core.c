@@ -2545,7 +2545,8 @@ find_inboxes(void)
     return 0;
 }
 
-/* init_entity(entity, motion_only, no_signals): ``engine.buffering.buffers.init_entity``'s stores
+/* init_entity(entity, motion_only, no_signals) -> whether ``_blook`` was set before (what
+ * ``hasattr(entity, "_blook")`` said, without its AttributeError): ``engine.buffering.buffers.init_entity``'s stores
  * of the bookkeeping slots, in C (a new entity's constructor made some twenty writes through the
  * barrier). The same values as the pure twin: the baseline, pending and previous slots hold the
  * entity's x, y and angle; no fields set aside; no previous tick; no signals, generator, world
@@ -2573,6 +2574,7 @@ core_init_entity(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     static const int from[][3] = {{S_BX, S_PX, S_NX}, {S_BY, S_PY, S_NY}, {S_BA, S_PA, S_NA}};
     static const int nones[] = {S_RANDOM, S_WSTATE, S_WMARK, S_SMARK};
+    int own_shown = SLOT(entity, S_BLOOK) != NULL;   /* its __init__ set what it shows before Entity's */
     PyObject *spent[24];
     int n = 0;
     /* Every new value is stored first, then the old ones are released: releasing one may run code. */
@@ -2599,7 +2601,49 @@ core_init_entity(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_XDECREF(spent[k]);
     }
     Py_DECREF(entity);
-    Py_RETURN_NONE;
+    return PyBool_FromLong(own_shown);
+}
+
+/* fill_missing(entity, pairs): ``if not hasattr(entity, name): setattr(entity, name, default)`` for
+ * each ``(name, default)`` of the tuple ``pairs``, in order (``Entity.__init__``'s defaults), without
+ * making the AttributeError each missing name made in Python: a new entity misses them all. */
+static PyObject *
+core_fill_missing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "fill_missing(entity, pairs) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *entity = args[0], *pairs = args[1];
+    if (!PyTuple_CheckExact(pairs)) {
+        PyErr_Format(PyExc_TypeError, "fill_missing: pairs must be a tuple, got %.200s", short_name(Py_TYPE(pairs)));
+        return NULL;
+    }
+    Py_INCREF(entity);
+    Py_INCREF(pairs);   /* a tuple: nothing run below can change what it holds */
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0))) {
+            PyErr_SetString(PyExc_TypeError, "fill_missing: each pair must be a (name, default) tuple");
+            goto done;
+        }
+        PyObject *found = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+        int has = PyObject_GetOptionalAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+#else
+        int has = _PyObject_LookupAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+#endif
+        Py_XDECREF(found);
+        if (has < 0 || (has == 0 && PyObject_SetAttr(entity, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_DECREF(pairs);
+    Py_DECREF(entity);
+    return result;
 }
 
 /* -- signals: the send path ---------------------------------------------------------------- */
@@ -2777,7 +2821,11 @@ static PyMethodDef core_methods[] = {
      "random_restore(generator, snapshot)\n--\n\nPut back what random_snapshot copied."},
     {"init_entity", (PyCFunction)(void (*)(void))core_init_entity, METH_FASTCALL,
      "init_entity(entity, motion_only, no_signals)\n--\n\nA new entity's bookkeeping slots, as "
-     "engine.buffering.buffers.init_entity stores them (what it shows is the caller's)."},
+     "engine.buffering.buffers.init_entity stores them (what it shows is the caller's); returns whether "
+     "its _blook slot was set before."},
+    {"fill_missing", (PyCFunction)(void (*)(void))core_fill_missing, METH_FASTCALL,
+     "fill_missing(entity, pairs)\n--\n\nsetattr(entity, name, default) for each (name, default) of pairs "
+     "that hasattr(entity, name) says it lacks, in order."},
     {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
      "gather_pair(entities, tick, previous, current)\n--\n\n"
      "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},

@@ -55,8 +55,12 @@ class TickState:
     ticking: bool
     def __init__(self, refuse: Any) -> None: ...
 
-def init_entity(entity: BufferSlots, motion_only: bool, no_signals: dict[str, Any], /) -> None:
-    """A new entity's bookkeeping slots, as ``engine.buffering.buffers.init_entity`` stores them."""
+def init_entity(entity: BufferSlots, motion_only: bool, no_signals: dict[str, Any], /) -> bool:
+    """A new entity's bookkeeping slots, as ``engine.buffering.buffers.init_entity`` stores them; returns whether
+    its ``_blook`` slot was set before."""
+
+def fill_missing(entity: Any, pairs: tuple[tuple[str, Any], ...], /) -> None:
+    """``setattr(entity, name, default)`` for each pair whose name ``hasattr`` says ``entity`` lacks, in order."""
 
 class SignalSink:
     """``SignalBuffers.raise_signal`` in C: appends one contribution to the four lists, its sender the state's

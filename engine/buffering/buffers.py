@@ -65,7 +65,7 @@ from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core, mutable_in
 from engine.errors import BufferedWriteError, EntityUpdateError
 
-__all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "init_entity"]
+__all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "fill_missing", "init_entity"]
 
 
 class UpdateTimer(Protocol):
@@ -85,8 +85,9 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     inline values, which keeps ``self.x`` fast; creating them all here in one order keeps every entity so.
     """
     if _core is not None:  # the same stores in one C call (through the barrier, each was a call of its own)
-        _core.init_entity(entity, not layout.rest, NO_SIGNALS)
+        own_shown = _core.init_entity(entity, not layout.rest, NO_SIGNALS)
     else:
+        own_shown = hasattr(entity, "_blook")
         x, y, angle = entity.x, entity.y, entity.angle
         entity._motion_only = not layout.rest
         entity._bx = entity._px = entity._nx = x
@@ -102,12 +103,27 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
         entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
     # (which marks _blook, the baseline slot: one test, not two failed reads, on every entity made).
-    if hasattr(entity, "_blook"):
+    if own_shown:
         entity._look = getattr(entity, "_look", None)
         entity._parts = getattr(entity, "_parts", None)
     else:
         entity._look = entity._parts = None
     entity._blook = entity._bparts = UNCHANGED
+
+
+def fill_missing(entity: BufferSlots, pairs: tuple[tuple[str, Any], ...]) -> None:
+    """``setattr(entity, name, default)`` for each ``(name, default)`` that ``hasattr`` says ``entity`` lacks, in order.
+
+    ``Entity.__init__``'s buffered defaults (a subclass may have set its own values before calling it). With
+    the compiled core, one C call that makes no ``AttributeError`` for each missing name (a new entity lacks
+    them all, and each cost more than the store).
+    """
+    if _core is not None:
+        _core.fill_missing(entity, pairs)
+        return
+    for name, default in pairs:
+        if not hasattr(entity, name):
+            setattr(entity, name, default)
 
 
 _HERE = __file__.rsplit("buffering", 1)[0]  # the engine's own frames are skipped when naming the writer's line
