@@ -1786,3 +1786,96 @@ def test_a_subclass_value_set_before_entitys_init_stands_and_the_rest_get_their_
             return hero.hp, hero.mana, hero.angle, world.state_hash()
 
     assert _on_every_path(scenario)[1][:3] == (10, 99, 45.0)
+
+
+class _Twin(Entity):
+    """Receivers equal by a key of their own: a dict groups their contributions together, on both paths."""
+
+    from engine import signal as _signal
+
+    pings = _signal(tuple)
+
+    def __init__(self, key: int) -> None:
+        super().__init__()
+        self.key = key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Twin) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return self.key
+
+
+class _Pinger(Entity):
+    """Sends its number to each receiver, from its update: contributions in the canonical order."""
+
+    def __init__(self, number: int, receivers: list[Entity]) -> None:
+        super().__init__()
+        self.number, self.receivers = number, receivers
+
+    def update(self, world: Any) -> None:
+        for receiver in self.receivers:
+            receiver.pings.send(self.number)
+
+
+def test_grouping_the_contributions_gives_the_same_on_both_paths_with_receivers_equal_and_shuffled():
+    def scenario() -> Any:
+        import random
+
+        with World() as world:
+            receivers = [world.spawn(_Twin(key % 2)) for key in range(3)]
+            for number in range(6):
+                world.spawn(_Pinger(number, receivers[number % 3:]))
+            world.shuffle_order(random.Random(4))  # the contributions come out of order: sorted by sender
+            world.tick()
+            return [receiver.pings.value for receiver in receivers], world.state_hash()
+
+    values, _hash = _on_every_path(scenario)[1]
+    assert values[2] == ()  # equal to receivers[0]: its contributions were grouped under the first
+    assert values[0] and values[1]
+
+
+@needs_core
+def test_the_cores_grouping_refuses_what_is_not_its_lists_and_indices():
+    core = compiled._core
+    target = Entity()
+    target.alive = True
+    lists = ([target], ["pings"], [1])
+    assert core.group_signals(*lists, 1) == {target: {"pings": [1]}}
+    assert core.group_signals(*lists, [0, 0]) == {target: {"pings": [1, 1]}}
+    assert core.group_signals(*lists, 0) == {}
+    for ranked, error in [(-1, ValueError), ([1], IndexError), ([-1], IndexError), (2, IndexError),
+                          (["0"], TypeError), ((0,), TypeError), (None, TypeError), ([True], TypeError)]:
+        with pytest.raises(error):
+            core.group_signals(*lists, ranked)
+    with pytest.raises(TypeError, match="must be a list"):
+        core.group_signals((target,), ["pings"], [1], 1)
+    with pytest.raises(IndexError):
+        core.group_signals([target], [], [1], 1)
+    with pytest.raises(IndexError):
+        core.group_signals([target], ["pings"], [], 1)
+
+
+class _Fickle:
+    """A receiver (not an entity: an entity's ``alive`` is the engine's) whose ``alive`` empties the lists."""
+
+    lists: list[list[Any]] = []
+
+    @property
+    def alive(self) -> bool:
+        for each in _Fickle.lists:
+            each.clear()
+        return True
+
+
+@needs_core
+def test_the_cores_grouping_survives_an_alive_that_empties_the_lists():
+    core = compiled._core
+    target = _Fickle()
+    receivers, names, values = [target, target], ["a", "a"], [1, 2]
+    _Fickle.lists = [receivers, names, values]
+    try:
+        with pytest.raises(IndexError):
+            core.group_signals(receivers, names, values, 2)
+    finally:
+        _Fickle.lists = []

@@ -59,6 +59,12 @@ def init_entity(entity: BufferSlots, motion_only: bool, no_signals: dict[str, An
     """A new entity's bookkeeping slots, as ``engine.buffering.buffers.init_entity`` stores them; returns whether
     its ``_blook`` slot was set before."""
 
+def group_signals(
+    receivers: list[Any], names: list[Any], values: list[Any], ranked: list[int] | int, /
+) -> dict[Any, dict[Any, list[Any]]]:
+    """The contributions at ``ranked``'s indices (an int n: ``range(n)``) of receivers still alive, grouped by
+    receiver, then name (``SignalBuffers.combine_signals``)."""
+
 def fill_missing(entity: Any, pairs: tuple[tuple[str, Any], ...], /) -> None:
     """``setattr(entity, name, default)`` for each pair whose name ``hasattr`` says ``entity`` lacks, in order."""
 

@@ -45,6 +45,11 @@ class CompiledBuffers(PureBuffers):
         if state is not None:
             state.signals = _core.SignalSink(state, self._to, self._names, self._from, self._values)
 
+    def _grouped(self, ranked: range | list[int]) -> dict[BufferSlots, dict[str, list[Any]]]:
+        # SignalBuffers._grouped's loop, in C: a churning world groups ten thousand contributions a tick.
+        return _core.group_signals(self._to, self._names, self._values,  # type: ignore[no-any-return]
+                                   len(ranked) if isinstance(ranked, range) else ranked)
+
     def update(self, world: Host) -> None:
         """The Update Method system: every live entity's ``update()``, then commit."""
         # With the shown lists, an entity's own look or parts set in its update is written in C.

@@ -72,6 +72,26 @@ class SignalBuffers:
             return range(len(senders))
         return sorted(range(len(senders)), key=senders.__getitem__)
 
+    def _grouped(self, ranked: range | list[int]) -> dict[BufferSlots, dict[str, list[Any]]]:
+        """The contributions at ``ranked``'s indices, of receivers still alive: receiver -> name -> values, in
+        that order (the compiled path's ``CompiledBuffers._grouped`` is this loop in C)."""
+        to, names, values = self._to, self._names, self._values
+        received: dict[BufferSlots, dict[str, list[Any]]] = {}
+        for index in ranked:
+            target = to[index]
+            if not target.alive:
+                continue
+            signals = received.get(target)
+            if signals is None:
+                signals = received[target] = {}
+            name = names[index]
+            arrived = signals.get(name)
+            if arrived is None:
+                signals[name] = [values[index]]
+            else:
+                arrived.append(values[index])
+        return received
+
     def combine_signals(self, tick: int) -> None:
         """Combine this tick's valued signals, before anything is committed for good.
 
@@ -85,21 +105,7 @@ class SignalBuffers:
         if not to:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
             return
         self._combined_signals = []
-        names, values = self._names, self._values
-        received: dict[BufferSlots, dict[str, list[Any]]] = {}
-        for index in self._canonical():
-            target = to[index]
-            if not target.alive:
-                continue
-            signals = received.get(target)
-            if signals is None:
-                signals = received[target] = {}
-            name = names[index]
-            arrived = signals.get(name)
-            if arrived is None:
-                signals[name] = [values[index]]
-            else:
-                arrived.append(values[index])
+        received = self._grouped(self._canonical())
         for target, signals in received.items():
             declared = layout_of(target).signals
             combined = {}
