@@ -519,19 +519,33 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return missing(entity, SLOT(entity, S_X) == NULL ? S_X : SLOT(entity, S_Y) == NULL ? S_Y : S_ANGLE);
         }
         /* previous <- baseline (the tick's start), baseline <- committed (its invariant between
-         * ticks); what the previous slots held is released last. */
-        PyObject *spent[3];
+         * ticks). What the previous slot held is parked in the pending slot when that holds the
+         * committed value (the commit copied it there): its reference moves, nothing is released,
+         * and the old value's memory is not touched (at 10,000 entities, one cache miss each),
+         * as commit_and_record leaves it; the settle releases it when the entity next moves.
+         * Otherwise it is released last. */
+        prefetch_entity(moved, i + AHEAD);
+        PyObject *spent[3] = {NULL, NULL, NULL};
         for (int k = 0; k < 3; k++) {
             PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
-            spent[k] = *previous;
+            PyObject **pending = SLOT_AT(entity, S_NX + k), *committed = SLOT(entity, S_X + k), *old = *previous;
             *previous = *baseline;
-            *baseline = Py_NewRef(SLOT(entity, S_X + k));
+            *baseline = Py_NewRef(committed);
+            if (*pending == committed && old != NULL) {
+                *pending = old;
+                Py_DECREF(committed);   /* never the last reference: the committed and baseline slots hold it */
+            }
+            else {
+                spent[k] = old;
+            }
         }
-        Py_INCREF(entity);
-        Py_XDECREF(spent[0]);
-        Py_XDECREF(spent[1]);
-        Py_XDECREF(spent[2]);
-        Py_DECREF(entity);
+        if (spent[0] != NULL || spent[1] != NULL || spent[2] != NULL) {
+            Py_INCREF(entity);
+            Py_XDECREF(spent[0]);
+            Py_XDECREF(spent[1]);
+            Py_XDECREF(spent[2]);
+            Py_DECREF(entity);
+        }
         if (SLOT(entity, S_PREV_TICK) != tick) {
             Py_INCREF(entity);
             slot_set(entity, S_PREV_TICK, tick);   /* the old value's release may call out */
