@@ -1879,3 +1879,50 @@ def test_the_cores_grouping_survives_an_alive_that_empties_the_lists():
             core.group_signals(receivers, names, values, 2)
     finally:
         _Fickle.lists = []
+
+
+class _Mover(Entity):
+    """Moves, and sends a signal its receiver combines (or fails to, when ``bad``)."""
+
+    from engine import signal as _signal
+
+    total = _signal(sum)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.to: _Mover | None = None
+        self.bad = False
+
+    def update(self, world: Any) -> None:
+        self.x += 1.0
+        if self.to is not None:
+            self.to.total.send("a string" if self.bad else 1.5)
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["no system after the updates", "a system after them"])
+def test_a_tick_with_signals_commits_and_records_alike_and_a_failing_combine_leaves_nothing(late):
+    """The signals are combined before the commit when no system runs after the updates (the commit then records
+    the previous values in its pass): previous values, hashes and a failed combine's refusal as before."""
+
+    def scenario() -> Any:
+        with World() as world:
+            first, second = world.spawn(_Mover()), world.spawn(_Mover())
+            first.to = second
+            if late:
+                world.add_processor(type("Late", (esper.Processor,), {"process": lambda self: None})(), priority=-1)
+            seen = []
+            for _ in range(3):
+                world.tick()
+                seen.append([(e.x, e.prev_x, e._prev_tick, e.total.value) for e in (first, second)])
+            first.bad = True
+            seen.append(_outcome(world.tick))
+            seen.append([(e.x, e.prev_x, e._prev_tick, e.total.value) for e in (first, second)])
+            first.bad = False
+            world.tick()
+            seen.append([(e.x, e.prev_x, e._prev_tick, e.total.value) for e in (first, second)])
+            return seen, world.state_hash()
+
+    seen, _hash = _on_every_path(scenario)[1]
+    assert seen[2] == [(3.0, 2.0, 3, 0), (3.0, 2.0, 3, 1.5)]
+    assert seen[3][:2] == ("error", "EntityUpdateError") and seen[4] == seen[2]  # nothing committed, nothing recorded
+    assert seen[5] == [(4.0, 3.0, 4, 0), (4.0, 3.0, 4, 1.5)]

@@ -199,6 +199,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._order = order
         self._size = len(order)
         self._pending_mark = len(self._to)
+        self._combined_early = False
         self._failed = None
         state = self.state
         state.token = object()
@@ -302,18 +303,32 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             raise BufferedWriteError(refused.writer, refused.written, refused.field, self._tick, refused.where,
                                      caught=True) from None
 
+    def _combine_early(self) -> None:
+        """With no system after the Update Method system, no signal can be raised after the updates: this tick's
+        are combined before the commit (``combine_signals``, which the world calls after the systems, then has
+        nothing left to do). A combine is game code that may fail the tick, and so it fails with nothing
+        committed yet; after it nothing can fail, so the commit records the previous values in the same pass."""
+        if self._late_systems or not self._to:
+            return
+        if self.profile is None:
+            self.combine_signals(self._tick)
+        else:  # the signals' share, said apart as when the world combines them
+            self.profile.timed("signals", self.combine_signals, self._tick)
+        self._combined_early = True
+
     def _commit(self) -> None:
         self._check_order()
         self._check_refused()
-        self.commit_shown(self._late_systems or bool(self._to))
+        self._combine_early()
+        self.commit_shown(self._late_systems)
         state = self.state
         state.ticking = False  # the buffers' own writes: at once, past the barrier
         try:
             moved = self._moved
-            if not self._late_systems and not self._to:
-                # No later system and no signal to combine (a combine is game code that may fail
-                # after this): record the previous values in the same pass, as nothing can change
-                # them or fail before ``finish``. (Those systems wrote get theirs there.)
+            if not self._late_systems:
+                # No later system, and signals combined already (``_combine_early``): record the previous
+                # values in the same pass, as nothing can change them or fail before ``finish``. (Those
+                # systems wrote get theirs there.)
                 tick = self._tick
                 for entity in moved:
                     entity._px = entity._bx
@@ -389,6 +404,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         state.ticking = False
         state.members = None
         failed, self._failed = self._failed, None
+        self._combined_early = False
         if failed is not None and (failed._motion_only or failed._wmark is state.token):
             _put_back_baseline(failed)  # its update raised, perhaps after writing: never settled
         for entity in self._moved:

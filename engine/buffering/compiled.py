@@ -72,16 +72,17 @@ class CompiledBuffers(PureBuffers):
         self._commit()
 
     def _commit(self) -> None:
-        # With no system after the Update Method system and no signal waiting to be combined
-        # (the common case), the previous values are recorded in the same pass: nothing can
-        # change them before ``finish``, and nothing can fail after this point. (A combine
-        # function is the game's code and may fail the tick; entities that systems wrote get
-        # their previous values in ``finish``.)
+        # With no system after the Update Method system (the common case), the signals are combined
+        # first (``_combine_early``: a combine function is the game's code and may fail the tick) and
+        # the previous values are recorded in the same pass: nothing can change them before
+        # ``finish``, and nothing can fail after this point. (Entities that systems wrote get their
+        # previous values in ``finish``.)
         self._check_order()
         self._check_refused()
-        tick = self._tick if not self._late_systems and not self._to else None
+        self._combine_early()
+        tick = self._tick if not self._late_systems else None
         _core.commit(self._moved, tick)
-        self.commit_shown(self._late_systems or bool(self._to))
+        self.commit_shown(self._late_systems)
         if self._changed:
             state = self.state
             state.ticking = False  # the buffers' own writes: at once, past the barrier

@@ -46,6 +46,7 @@ class SignalBuffers:
         self._from: list[int] = []
         self._values: list[Any] = []
         self._pending_mark = 0
+        self._combined_early = False  # this tick's signals were combined before the commit (PureBuffers)
         self._signalled: list[BufferSlots] = []
         self._combined_signals: list[tuple[BufferSlots, dict[str, Any]]] = []
         # The contributions the last swap delivered, with their senders: kept (references, no copy) only so an
@@ -102,7 +103,7 @@ class SignalBuffers:
         in what it prepared and calls no game code for signals.
         """
         to = self._to
-        if not to:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
+        if not to or self._combined_early:  # nothing to combine, or combined before the commit already
             return
         self._combined_signals = []
         received = self._grouped(self._canonical())
