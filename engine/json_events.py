@@ -9,7 +9,8 @@ people goes to stderr instead. The events:
 
 - ``{"event": "listening", "host": ..., "port": ...}``: a host bound its port;
 - ``{"event": "room", "code": ...}``: a host opened a room at the rendezvous;
-- ``{"event": "joined", "player": ..., "players": ...}``: a joiner was given its seat;
+- ``{"event": "joined", "player": ..., "players": ..., "here": [...]}``: a joiner was given its seat
+  (``here``: every player it plays, several with ``--local N``);
 - ``{"event": "peer", "player": ..., "tick": ..., "connected": false|true}``: a player
   dropped (or came back), said by every peer at the same confirmed tick;
 - ``{"event": "check", "check": ..., "ok": ..., "text": ...}``: one part of ``tickswap check``;

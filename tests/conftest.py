@@ -1,8 +1,12 @@
 """Shared fixtures. ``world`` and ``clock`` come from tickswap's own ``engine.testing.fixtures``,
 which this project opts in to as any would (``tickswap_fixtures = true`` in pyproject.toml),
-so the whole suite exercises them; only the drawing fixture is the suite's own."""
+so the whole suite exercises them; the drawing, TURN server and grid-counting fixtures are
+the suite's own."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -27,3 +31,34 @@ def offscreen() -> None:
             _offscreen_reason.append(f"off-screen rendering (EGL) is unavailable here: {error}")
     if _offscreen_reason[0]:
         pytest.skip(_offscreen_reason[0])
+
+
+@pytest.fixture(scope="module")
+def coturn() -> Iterator[Any]:
+    """A local coturn TURN server for the ICE tests of one module; skipped, saying why, where none is installed."""
+    from icesim import NO_COTURN, Coturn, coturn_binary
+
+    binary = coturn_binary()
+    if binary is None:
+        pytest.skip(NO_COTURN)
+    server = Coturn(binary)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def grids_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every collision grid built from now on (``engine.spatial.build_grid``), in order."""
+    import engine.spatial
+
+    built: list[int] = []
+    original = engine.spatial.build_grid
+
+    def counting(table: Any, x: Any, y: Any, half_width: Any, half_height: Any, boxed: Any, slots: Any) -> Any:
+        built.append(len(slots))
+        return original(table, x, y, half_width, half_height, boxed, slots)
+
+    monkeypatch.setattr(engine.spatial, "build_grid", counting)
+    return built

@@ -73,12 +73,13 @@ class Net:
         return session
 
     def join(self, game: Any = GAME, *, spectate: bool = False, options: SessionOptions | None = None,
-             build: Callable[..., World] = build_plain, load: Callable[[str], Any] | None = None) -> Session:
-        """A joiner of the host at port 7777, added to the peers."""
+             build: Callable[..., World] = build_plain, load: Callable[[str], Any] | None = None,
+             local: int = 1) -> Session:
+        """A joiner of the host at port 7777, added to the peers (``local``: the players it plays)."""
         said: list[str] = []
         session = Session.join((self.network.host, HOST_PORT), game, spectate=spectate, options=coded(options),
                                say=said.append, build=build, load=load, clock=self.clock,
-                               transport=self.network.transport())
+                               transport=self.network.transport(), local=local)
         self.peers.append(session)
         self.said.append(said)
         return session
@@ -175,6 +176,23 @@ class Net:
         """Stop ``peer`` as SIGKILL would: its port closes, no goodbye is said, it is never polled again."""
         peer.transport.close()
         peer._closed = True
+
+    def rejoining(self, peer: Session, options: SessionOptions, script: Any,
+                  at: int = 150) -> tuple[Callable[[int], None], list[Session]]:
+        """A ``between`` for ``play_session`` that kills ``peer`` at round ``at`` and, once the host has dropped
+        it, joins again with its rejoin code playing ``script``; the list holds that new session once joined."""
+        host, code, seat = self.peers[0], peer.rejoin_code, peer.player
+        back: list[Session] = []
+
+        def meddle(round_: int) -> None:
+            if round_ == at:
+                self.kill(peer)
+            if round_ > at and seat in host.dropped and not back:
+                again = self.join(options=replace(options, rejoin=code))
+                again.script = script
+                back.append(again)
+
+        return meddle, back
 
     def play_frames(self, frames: int,
                     inputs: Callable[[int, int], Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]] | None = None,

@@ -24,24 +24,23 @@ from engine.tools.cli.options import (
 from engine.tools.errors import UsageError
 
 CLI = Path(engine.__file__).parent / "tools" / "cli"
-# host and join still read an argparse.Namespace (net.py, rooms.py), and numbers.py makes argparse types.
-NOT_YET_TYPED = {"net.py", "numbers.py", "rooms.py"}
 
 
 def parsed(*argv: str) -> argparse.Namespace:
     return build_parser().parse_command(list(argv))
 
 
-def test_only_the_options_module_imports_argparse_but_for_host_and_join():
+def test_only_the_options_module_imports_argparse():
     importers = set()
     for path in Path(engine.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import) and any(alias.name == "argparse" for alias in node.names):
+            if (isinstance(node, ast.Import) and any(alias.name == "argparse" for alias in node.names)) or \
+                    (isinstance(node, ast.ImportFrom) and node.module == "argparse"):
                 importers.add(path.name if path.parent == CLI else str(path))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
                     and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "args":
-                assert path.name in NOT_YET_TYPED, f"{path.name}: getattr(args, ...) takes a default for a mistyped option"
-    assert importers - NOT_YET_TYPED == {"options.py"}
+                raise AssertionError(f"{path.name}: getattr(args, ...) takes a default for a mistyped option")
+    assert importers == {"options.py"}
 
 
 def test_a_run_is_frozen_dataclasses_what_to_run_what_to_write_how_to_show_it():
@@ -112,3 +111,51 @@ def test_check_package_and_rendezvous_are_typed_too():
     assert (rendezvous.port, rendezvous.rate, rendezvous.max_rooms) == (0, 5.0, 4096)
     with pytest.raises(dataclasses.FrozenInstanceError):
         check.ticks = 1  # type: ignore[misc]
+
+
+def test_host_and_join_are_typed_too():
+    from engine.net.emulate import Emulation
+    from engine.tools.cli.options import HostOptions, PeerOptions, RoomOptions, host_options, join_options
+
+    host = host_options(parsed("host", "pong", "--players", "3", "--local", "2", "--room", "--ice-host", "127.0.0.1",
+                               "--ticks", "100", "--input-delay-at", "600:4", "--emulate-loss", "0.1",
+                               "--emulate-nat", "full-cone", "--rejoin-window", "5"), command="host")
+    assert host == HostOptions(
+        game="pong", players=3, local=2, room="", rejoin_window=5.0, input_delay_at=((600, 4),),
+        peer=PeerOptions(command="host", ticks=100, emulation=Emulation(loss=0.1),
+                         room=RoomOptions(ice_hosts=("127.0.0.1",), emulate_nat="full-cone")))
+    assert host.peer.room.given == ("--ice-host", "--emulate-nat")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        host.peer.ticks = 1  # type: ignore[misc]
+    join = join_options(parsed("join", "127.0.0.1:7777", "K7QX2P", "game.py", "--spectate", "--headless",
+                               "--frames", "9", "--no-hud"), command="join")
+    assert (join.address, join.code, join.game, join.names_game, join.spectate, join.rejoin) == \
+        ("127.0.0.1:7777", "K7QX2P", "game.py", True, True, None)
+    assert join.peer.display == Display(headless=True, show_hud=False) and join.peer.frames == 9
+    rejoin = join_options(parsed("join", "127.0.0.1:7777", "K7QX2P", "--rejoin", "1A" * 24))
+    assert (rejoin.rejoin, rejoin.peer.command, rejoin.game) == ("1a" * 24, "session", None)
+
+
+def test_a_game_file_joining_as_itself_names_no_game():
+    from engine.tools.cli.options import Parser, add_join_options, join_options
+
+    parser = Parser(prog="python game.py --join")
+    add_join_options(parser, game=False)
+    join = join_options(parser.parse_args(["ABCDEF", "--rendezvous", "127.0.0.1:7770"]))
+    assert (join.address, join.code, join.game, join.names_game) == ("ABCDEF", None, None, False)
+    assert join.peer.room.rendezvous == "127.0.0.1:7770"
+
+
+@pytest.mark.parametrize(("argv", "room", "hint"), [
+    (("join", "127.0.0.1:7777", "K7QX2P", "game.py"), False, "tickswap join 127.0.0.1:7777 K7QX2P game.py"),
+    (("join", "127.0.0.1:7777", "K7QX2P"), False, "tickswap join 127.0.0.1:7777 K7QX2P "),
+    (("join", "ABCDEF", "game.py"), True, "tickswap join ABCDEF game.py"),
+])
+def test_a_dropped_joiner_is_told_the_command_that_takes_its_seat_back(argv: tuple[str, ...], room: bool,
+                                                                        hint: str) -> None:
+    from engine.tools.cli.net import _rejoin_hint
+    from engine.tools.cli.options import join_options
+
+    options = join_options(parsed(*argv))
+    game_file = options.code if room else options.game  # after a room code, the second word is the game
+    assert _rejoin_hint(options, room, options.address if room else "K7QX2P", game_file) == hint

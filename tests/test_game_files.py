@@ -595,3 +595,39 @@ def test_one_game_file_copied_into_two_directories_imports_each_ones_own_module_
     assert first.module is not second.module
     assert (first.module.rules.SPEED, second.module.rules.SPEED) == (1, 2)
     assert load_game(str(tmp_path / "a" / "game.py")).module is first.module
+
+
+# A game's own KeyboardInterrupt or GeneratorExit is its failure, reported in one line like any
+# other (only a signal is a Ctrl-C: engine.interrupts); these hold the importer to it.
+
+@pytest.mark.parametrize("raises", ["raise KeyboardInterrupt('odd')", "raise GeneratorExit('odd')"])
+def test_anything_the_code_below_run_build_raises_is_one_line(tmp_path, raises):
+    game = tmp_path / "below.py"
+    game.write_text(BELOW_RUN.replace("world.add_processor(Nudge())", "pass") + f"\n{raises}\n")
+    result = python(str(game), "--ticks", "2", cwd=tmp_path, hashseed="0")
+    assert result.returncode == 2 and "below.py failed to import: " in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("raises", ["raise KeyboardInterrupt('odd')", "raise GeneratorExit('odd')"])
+def test_a_registered_game_reloaded_into_code_that_raises_anything_goes_on_as_it_was(tmp_path, monkeypatch, raises):
+    import importlib
+
+    from engine.files.game import Game
+    from engine.files.importer import reload_game
+
+    package = tmp_path / "reloadpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    logic = package / "logic.py"
+    logic.write_text("def build(world):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("reloadpkg.logic")
+    try:
+        logic.write_text(f"{raises}\ndef build(world):\n    pass\n")
+        with pytest.raises(GameError, match=r"game 'reloadpkg' failed to import: (KeyboardInterrupt|GeneratorExit): odd"):
+            reload_game(Game("reloadpkg", module))
+        assert sys.modules["reloadpkg.logic"] is module, "the running modules are put back"
+    finally:
+        for name in ("reloadpkg.logic", "reloadpkg"):
+            sys.modules.pop(name, None)

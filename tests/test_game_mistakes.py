@@ -56,6 +56,47 @@ def test_any_exception_at_a_game_files_top_level_is_one_line_not_130(tmp_path, c
     assert one_line(err) and "failed to import" in err and f"{path}:4" in err, err
 
 
+# Whatever a game's own code raises is the game's crash, one line and exit status 1, its own
+# KeyboardInterrupt, GeneratorExit or BaseException included: only a signal is a Ctrl-C
+# (engine.interrupts). The tests below hold each place that catches BaseException for it.
+
+@pytest.mark.parametrize("kind", list(RAISES))
+def test_anything_build_raises_is_a_crash_in_one_line(tmp_path, capsys, kind):
+    path = game(tmp_path, PRELUDE + f"def build(world):\n    {RAISES[kind]}\n")
+    assert main(["run", str(path), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "build(world) failed" in err and f"{path}:5" in err, err
+    assert main(["check", str(path), "--ticks", "3"]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "failed" in err and f"{path}:5" in err, err
+
+
+@pytest.mark.parametrize("kind", list(RAISES))
+def test_anything_systems_raises_on_a_loaded_save_is_a_crash_in_one_line(tmp_path, capsys, kind):
+    # systems(world) fails only on a world that has run: the one a save loads, not a fresh one.
+    path = game(tmp_path, PRELUDE + "class Still(Entity):\n    pass\ndef build(world):\n    world.spawn(Still())\n"
+                f"def systems(world):\n    if world.tick_count:\n        {RAISES[kind]}\n")
+    save = tmp_path / "g.save"
+    assert main(["run", str(path), "--ticks", "5", "--save-at", "3", str(save)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(path), "--ticks", "5", "--load", str(save)]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "systems(world) failed" in err and f"{path}:10" in err, err
+
+
+@pytest.mark.parametrize("kind", list(RAISES))
+def test_anything_a_replayed_game_raises_is_a_crash_in_one_line(tmp_path, capsys, kind):
+    path = game(tmp_path, PRELUDE + "class Boom(Entity):\n    def update(self, world):\n        pass\n"
+                "def build(world):\n    world.spawn(Boom())\n")
+    recording = tmp_path / "r.jsonl"
+    assert main(["run", str(path), "--ticks", "5", "--record", str(recording)]) == 0
+    path.write_text(path.read_text().replace("        pass\n", f"        {RAISES[kind]}\n"))
+    capsys.readouterr()
+    assert main(["replay", str(recording), "--game", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert one_line(err) and "the replay crashed" in err, err
+
+
 @pytest.mark.parametrize(("body", "status", "words"), [
     ("systems = [1, 2]\n", 2, "systems must be a function"),
     ("class S:\n    def process(self):\n        pass\ndef systems(world):\n    return [S()]\n", 2, "g.py: systems(world) returned [<"),

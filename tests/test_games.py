@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import shlex
 
 import pytest
@@ -132,14 +133,16 @@ def test_explorer_the_camera_follows_the_player_and_gems_chime():
         assert not gem.alive and PICKUP in heard
 
 
-def test_the_pong_art_on_disk_is_what_its_script_draws(tmp_path, monkeypatch):
-    import games.pong.make_art as art
-
-    committed = {path.name: path.read_bytes() for path in art.HERE.iterdir() if path.suffix in (".png", ".wav")}
+@pytest.mark.parametrize(("sample", "files"), [("pong", 8), ("platformer", 12), ("towers", 15), ("quest", 10)])
+def test_a_samples_art_on_disk_is_what_its_script_draws(tmp_path, monkeypatch, sample, files):
+    """Each sample's ``make_art.py`` (``engine.art``) rewrites its pictures, sounds and maps byte for byte."""
+    art = importlib.import_module(f"games.{sample}.make_art")
+    committed = {path.name: path.read_bytes() for path in art.HERE.iterdir()
+                 if path.suffix in (".png", ".wav", ".tmj")}
     monkeypatch.setattr(art, "HERE", tmp_path)
     art.main()
     drawn = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
-    assert drawn == committed and len(drawn) == 8
+    assert drawn == committed and len(drawn) == files
 
 
 def pong_world(seed: int = 1):

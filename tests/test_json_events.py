@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from test_net_session import GAME, JOIN_CODE, TIMEOUT, Peer
@@ -98,20 +97,11 @@ def test_a_dropped_player_and_its_return_are_events_at_the_ticks_every_peer_says
     options = SessionOptions(ticks=600, disconnect_timeout=0.5)
     with json_output(True):
         net = Net()
-        host = net.host(players=3, options=options)
+        net.host(players=3, options=options)
         _second, third = net.join(options=options), net.join(options=options)
         net.open()
         scripted(net)
-        code = third.rejoin_code
-        back: list = []
-
-        def meddle(round_: int) -> None:
-            if round_ == 150:
-                net.kill(third)
-            if round_ > 150 and 2 in host.dropped and not back:
-                again = net.join(options=replace(options, rejoin=code))
-                again.script = PLAYER_SCRIPTS[2]
-                back.append(again)
+        meddle, _back = net.rejoining(third, options, PLAYER_SCRIPTS[2])
         net.play_session(600, between=meddle)
     said = "\n".join(net.said[0])
     gone_line = re.search(r"player 2 is disconnected from tick (\d+)", said)

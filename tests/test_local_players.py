@@ -63,7 +63,10 @@ def runner_of():
         game = load_game(str(game_file))
         world = World(players=players)
         game.setup(world)
-        runner = GameRunner(game, display=Display(headless=True), world=world, **kwargs)
+        from engine.world.driver import LocalDriver
+
+        hooks = {hook: kwargs.pop(hook) for hook in ("before_tick", "after_tick") if hook in kwargs}
+        runner = GameRunner(game, LocalDriver(world, **hooks), display=Display(headless=True), **kwargs)
         made.append(runner)
         return runner
 
@@ -507,12 +510,13 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     assert again.player == 2 and again.local_players == (2,) and host.local_players == (0, 1)
 
 
-def test_join_local_says_local_players_are_the_hosts(capsys):
+@pytest.mark.parametrize(("extra", "said"), [
+    (["--spectate"], "--local 2: a spectator plays no one"),
+    (["--rejoin", "0" * 48], "--local 2: a rejoin takes back one seat"),
+])
+def test_join_local_is_refused_for_a_spectator_and_a_rejoin(capsys, extra, said):
+    """A joiner plays several players with --local N (issue 39); a spectator or a rejoin has no seats to ask for."""
     from engine.tools.cli import main
 
-    with pytest.raises(SystemExit) as stopped:
-        main(["join", "127.0.0.1:9", "game.py", "--local", "2"])
-    assert stopped.value.code == 2
-    assert capsys.readouterr().err.strip() == (
-        "tickswap join: --local is the host's: a joiner plays one player (tickswap host GAME --players 3 --local 2 "
-        "plays two on the host's machine) (see tickswap join --help)")
+    assert main(["join", "127.0.0.1:9", "TESTCD", "--ticks", "10", "--local", "2", *extra]) == 2
+    assert said in capsys.readouterr().err

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import cast
 
 import pytest
-from icesim import NO_COTURN, Coturn, Meeting, Rendezvous, coturn_binary, meet, rendezvous, scripts
+from icesim import Coturn, Meeting, Rendezvous, meet, rendezvous, scripts
 from netsim import GAME, reference
 
 from engine.net.ice import IceConfig
@@ -32,18 +32,6 @@ TICKS = 300
 def served() -> Iterator[Rendezvous]:
     with rendezvous() as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def coturn() -> Iterator[Coturn]:
-    binary = coturn_binary()
-    if binary is None:
-        pytest.skip(NO_COTURN)
-    server = Coturn(binary)
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def assert_on_the_offline_hash(meeting: Meeting) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, cast
 
+import pytest
 from test_net_running import GAME, FakeTransport, proven, running
 
 from engine.clock import VirtualClock
@@ -111,6 +112,26 @@ def test_held_back_refusals_are_said_once_a_second_in_one_line() -> None:
                         "3 more refused Hellos from several addresses (127.0.0.1:6000 most)"]
 
 
+def test_the_lobbies_count_into_the_sessions_own_figures_as_they_drop() -> None:
+    # One counter, one place (issue 40): what a lobby drops is the session's figure at once,
+    # not a tally of its own added to it when play starts.
+    clock = VirtualClock()
+    host = Session(FakeTransport(clock), GAME, SessionOptions(code="TESTCD"), is_host=True, say=lambda line: None,
+                   build=build_plain, clock=clock)
+    host.players, host.seed, host.player, host.session_id = 2, 0, 0, 77
+    host.open_lobby(5.0)
+    flipped = bytearray(hello(2))
+    flipped[-3] ^= 0x01
+    for data in (b"junk", b"TSW2{", bytes(flipped)):
+        host.receive(data, STRANGER)
+    assert host.lobby is not None and host.lobby.counts is host.stats and not host.ready
+    assert (host.stats.garbage, host.stats.damaged) == (2, 1)
+    joiner = Session(FakeTransport(clock), GAME, SessionOptions(code="TESTCD"), is_host=False, say=lambda line: None,
+                     build=build_plain, clock=clock)
+    joiner.joining = (JOINER, False, None)
+    joiner.open_lobby(5.0)
+    assert joiner.lobby is not None and joiner.lobby.counts is joiner.stats
+
 def test_garbage_and_damage_in_the_lobby_are_counted_in_the_sessions_figures() -> None:
     unsealed = encode_inputs(Inputs(session=77, sender=1, tick=1, acks=(0, 0), runs=(), ping=1.0, echo=0.0))
     garbage = [(b"junk", STRANGER), (b"TSW2{", STRANGER), (unsealed, STRANGER)]
@@ -120,7 +141,7 @@ def test_garbage_and_damage_in_the_lobby_are_counted_in_the_sessions_figures() -
     damaged = [(bytes(flipped), STRANGER), (hello(3)[:-1], STRANGER), (stranger.seal(unsealed), STRANGER)]
     probes = [(b"", JOINER)]  # a joiner's knock on the port (engine.net.session's probe): not garbage
     session, transport, said = hosted(garbage + damaged + probes)
-    assert (session.stats.dropped_packets, session.stats.damaged) == (len(garbage), len(damaged))
+    assert (session.stats.garbage, session.stats.damaged) == (len(garbage), len(damaged))
     assert not [to for _, to in transport.sent if to == STRANGER], "nothing damaged is answered"
     assert "3 damaged or forged dropped, 3 garbage dropped" in session.summary({})
 
@@ -146,3 +167,10 @@ def test_fit_refuse_cuts_the_reason_to_fit_or_answers_nothing() -> None:
     assert fit_refuse(1, "é" * 50, 60) is not None and len(fit_refuse(1, "é" * 50, 60) or b"") <= 60
     assert fit_refuse(1, "why", 10) is None
     assert fit_refuse(1, "why") == encode(Refuse(nonce=1, reason="why"))
+
+
+def test_the_old_name_of_the_garbage_count_still_reads_it_warning() -> None:
+    from engine.net.stats import SessionStats
+
+    with pytest.warns(DeprecationWarning, match=r"SessionStats.dropped_packets is deprecated .* use SessionStats.garbage"):
+        assert SessionStats(garbage=3).dropped_packets == 3

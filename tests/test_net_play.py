@@ -189,7 +189,7 @@ def test_garbage_datagrams_mid_session_are_dropped_and_counted() -> None:
 
     net.play_ticks(600, between=spray)
     assert len(hashes(net)) == 1
-    assert host.stats.dropped_packets == len(garbage) - 10, "all but the 10 empty knocks (let go)"
+    assert host.stats.garbage == len(garbage) - 10, "all but the 10 empty knocks (let go)"
     assert host.stats.damaged == 1
     assert "1 damaged or forged dropped, 50 garbage dropped" in host.summary({})
 

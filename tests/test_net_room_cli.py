@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from icesim import NO_COTURN, Coturn, coturn_binary
+from icesim import Coturn
 from test_net_session import GAME, SCRIPTS, Peer, hash_of, plain_run, replays, script
 
 from engine.tools.cli import main
@@ -44,18 +44,6 @@ def rendezvous(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pee
     status, _, err = server.finish()
     assert status == 143 and "Traceback" not in err, err
     assert re.search(r"rendezvous terminated: \d+ posts, \d+ joins, \d+ STUN answers, 0 malformed", err), err
-
-
-@pytest.fixture(scope="module")
-def coturn() -> Iterator[Coturn]:
-    binary = coturn_binary()
-    if binary is None:
-        pytest.skip(NO_COTURN)
-    server = Coturn(binary)
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def meet(tmp: Path, port: int, kinds: tuple[str, str], *turn: str) -> tuple[str, str, str, str]:
@@ -182,3 +170,25 @@ def test_a_room_host_with_two_players_on_its_keyboard_and_a_joiner_by_code_end_o
     assert hash_of(out1) == hash_of(out2) == plain_run(tmp, TICKS, 3)
     for recording in ("h.jsonl", "j.jsonl"):
         replays(tmp, recording)
+
+
+def test_a_joiner_by_room_code_plays_two_seats_with_local_2(tmp: Path, rendezvous: tuple[Peer, int]) -> None:
+    """``join CODE --local 2`` (issue 39): a room's joiner takes players 1 and 2, and both play to a plain run's hash."""
+    where = f"127.0.0.1:{rendezvous[1]}"
+    script(tmp / "both.jsonl", {1: SCRIPTS[1], 2: SCRIPTS[2]}, named=True)
+    host = Peer(tmp, "host", "game.py", "--room", "--rendezvous", where, "--players", "3", "--ice-host", "127.0.0.1",
+                "--emulate-nat", "full-cone", "--ticks", str(TICKS), "--input", "p0.jsonl")
+    peers = [host]
+    try:
+        code = host.wait_for(r"room ([A-Z2-9]{6}) is open: the other players join with").group(1)
+        joiner = Peer(tmp, "join", code, "game.py", "--rendezvous", where, "--ice-host", "127.0.0.1", "--local", "2",
+                      "--emulate-nat", "port-restricted", "--input", "both.jsonl")
+        peers.append(joiner)
+        (status1, out1, err1), (status2, out2, err2) = host.finish(), joiner.finish()
+    finally:
+        for peer in peers:  # stopped by their own process ids, whatever failed
+            if peer.process.poll() is None:
+                peer.process.kill()
+    assert (status1, status2) == (0, 0), err1 + err2
+    assert f"joined room {code} as players 1 and 2 of 3" in err2, err2
+    assert hash_of(out1) == hash_of(out2) == plain_run(tmp, TICKS, 3)

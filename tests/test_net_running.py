@@ -231,7 +231,7 @@ def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
     forger = Link(SESSION, one.token, os.urandom(32), os.urandom(32))  # knows the token, not the key
     transport.inbox.append((forger.seal(inputs(1, 5, (0, 0, 0), (run,))), STRANGER))
     session.poll()
-    assert session.stats.dropped_packets == len(mixed_up) and session.stats.damaged == 1
+    assert session.stats.garbage == len(mixed_up) and session.stats.damaged == 1
     assert sync.known == [0, 0, 0] and session.desync.theirs == {}
     assert all(peer.acks == [0, 0, 0] for peer in session.peers.values())
     assert one.address == ONE, "a forged datagram from a new address moves nobody"
@@ -239,7 +239,7 @@ def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
     joiner, joined, _ = running(host=False, player=1, peers=((HOST, 0),))
     joined.deliver(HOST, inputs(0, 5, (0, 0), (Run(0, 1, 5), Run(1, 1, 5, ((2, (PRESS,)),)))))
     joiner.poll()
-    assert joiner.stats.dropped_packets == 1 and joiner.sync is not None and joiner.sync.known == [0, 0]
+    assert joiner.stats.garbage == 1 and joiner.sync is not None and joiner.sync.known == [0, 0]
 
 
 def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_garbage_counted() -> None:
@@ -248,10 +248,10 @@ def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_garbage_cou
     session.departed.add(99)  # a joiner that left the lobby: its goodbye's copies arrive after the start
     transport.inbox.append((gone.seal(bye(SESSION, "the peer closed the session")), STRANGER))
     session.poll()
-    assert session.stats.dropped_packets == session.stats.damaged == 0 and session.ended is None
+    assert session.stats.garbage == session.stats.damaged == 0 and session.ended is None
     transport.inbox.append((b"TSW1 not a packet", STRANGER))
     session.poll()
-    assert session.stats.dropped_packets == 1, "garbage is still garbage"
+    assert session.stats.garbage == 1, "garbage is still garbage"
 
 
 def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> None:
@@ -259,7 +259,7 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
     transport.deliver(ONE, inputs(1, 0, (0, 0), echo=1.0))
     session.poll()
     assert session.stats.pings == 1 and session.stats.last_ping_ms is not None
-    stats = SessionStats(dropped_packets=4, waits={1: 1, 2: 3})
+    stats = SessionStats(garbage=4, waits={1: 1, 2: 3})
     for ping in (10.0, 20.0):
         stats.took_ping(ping)
     assert stats.summary(1, 8, {"emulated_lost": 7}) == (
@@ -285,14 +285,14 @@ def test_a_late_join_after_the_start_is_counted_as_refused_not_as_garbage() -> N
     # A late spectator: its knock on the port (an empty datagram), its Hello, the Hello again (it missed the Refuse).
     transport.inbox.extend([(b"", STRANGER), (late, STRANGER), (late, STRANGER)])
     session.poll()
-    assert session.stats.dropped_packets == 0 and session.stats.late_joins == 1
+    assert session.stats.garbage == 0 and session.stats.late_joins == 1
     assert session.stats.summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), refused 1 late join, " \
         "no ping measured"
     another = proven(seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10))),
                      STRANGER, session)
     transport.inbox.extend([(another, STRANGER), (b"TSW1 not a packet", STRANGER)])
     session.poll()
-    assert (session.stats.late_joins, session.stats.dropped_packets) == (2, 1)
+    assert (session.stats.late_joins, session.stats.garbage) == (2, 1)
     assert "1 garbage dropped, refused 2 late joins" in session.stats.summary(0, 0, {})
 
 
@@ -372,4 +372,4 @@ def test_a_player_saying_its_own_presence_or_a_delay_is_dropped_as_a_mix_up() ->
     transport.deliver(ONE, encode_inputs(Inputs(session=SESSION, sender=1, tick=3, acks=(0, 0), runs=(Run(1, 1, 3),),
                                                 ping=1.0, delays=((100, 5),))))
     session.poll()
-    assert session.stats.dropped_packets == 2 and sync.known == [0, 0] and not session.delay_changes
+    assert session.stats.garbage == 2 and sync.known == [0, 0] and not session.delay_changes

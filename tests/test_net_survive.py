@@ -86,15 +86,7 @@ def test_a_dropped_player_rejoins_with_its_code_and_all_three_end_on_the_same_ha
     net, host, second, third = three(options)
     code = third.rejoin_code
     assert code is not None and re.fullmatch(r"[0-9a-f]{48}", code)
-    back: list[Session] = []
-
-    def meddle(round_: int) -> None:
-        if round_ == 150:
-            net.kill(third)
-        if round_ > 150 and 2 in host.dropped and not back:
-            again = net.join(options=replace(options, rejoin=code))
-            again.script = PLAYER_SCRIPTS[2]
-            back.append(again)
+    meddle, back = net.rejoining(third, options, PLAYER_SCRIPTS[2])
     net.play_session(900, between=meddle)
     again = back[0]
     assert again.player == 2 and again.late
@@ -283,7 +275,7 @@ def test_a_rejoined_player_never_sends_the_host_back_the_input_it_was_given() ->
     held, known = acks[0]
     assert back[0].sync is not None
     assert held == known and known[2] > back[0].sync.start, "the host holds all it sent, its own player's too"
-    assert back[0].finished and host.stats.dropped_packets == 0, host.summary({})
+    assert back[0].finished and host.stats.garbage == 0, host.summary({})
 
 
 def test_when_the_last_other_player_leaves_the_host_ends_without_failure() -> None:

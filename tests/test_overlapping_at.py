@@ -124,17 +124,8 @@ def test_a_tile_that_moves_in_its_own_update_is_found_where_it_went(world):
     assert world.overlapping_at(100, 0, (2, 2)) == [tile]
 
 
-def test_the_static_grid_is_built_once_while_the_tiles_stay_put(world, monkeypatch):
-    import engine.spatial
-
-    built: list[int] = []
-    original = engine.spatial.build_grid
-
-    def counting(table, x, y, half_width, half_height, boxed, slots):
-        built.append(len(slots))
-        return original(table, x, y, half_width, half_height, boxed, slots)
-
-    monkeypatch.setattr(engine.spatial, "build_grid", counting)
+def test_the_static_grid_is_built_once_while_the_tiles_stay_put(world, grids_built):
+    built = grids_built
     for n in range(30):
         tile = world.spawn(Tile(x=n * 10.0))
         tile.hitbox = (10.0, 10.0)

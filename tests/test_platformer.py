@@ -292,16 +292,6 @@ def test_platformer_plays_with_a_pad_d_pad_stick_a_and_start():
         assert hero.y > STANDING + 30 and not hero.on_ground
 
 
-def test_the_platformer_art_on_disk_is_what_its_script_draws(tmp_path, monkeypatch):
-    import games.platformer.make_art as art
-
-    committed = {path.name: path.read_bytes() for path in art.HERE.iterdir() if path.suffix in (".png", ".wav", ".tmj")}
-    monkeypatch.setattr(art, "HERE", tmp_path)
-    art.main()
-    drawn = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
-    assert drawn == committed and len(drawn) == 12
-
-
 def _played(world, script: dict, first: int, last: int) -> None:
     """Ticks ``first`` to ``last`` of ``script`` (tick N's line is what tick N sees)."""
     for tick in range(first, last + 1):

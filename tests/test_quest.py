@@ -7,16 +7,6 @@ from engine.testing import assert_order_independent, assert_rollback_determinist
 from engine.world import take_sounds
 
 
-def test_the_quest_art_on_disk_is_what_its_script_draws(tmp_path, monkeypatch):
-    import games.quest.make_art as art
-
-    committed = {path.name: path.read_bytes() for path in art.HERE.iterdir() if path.suffix in (".png", ".wav")}
-    monkeypatch.setattr(art, "HERE", tmp_path)
-    art.main()
-    drawn = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
-    assert drawn == committed and len(drawn) == 10
-
-
 def _tap(world: World, key: int, ticks: int = 1) -> None:
     world.input_queue.press(key)
     world.tick()

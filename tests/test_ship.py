@@ -125,7 +125,7 @@ class Star(Entity):
 
 def _catcher(directory: Path) -> Path:
     """A game file with a module, a picture, a sound and a data file beside it, and what is not the game's."""
-    from games.artkit import Canvas, hex_color, tone, write_wav
+    from engine.art import Canvas, Sfx, hex_color
 
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "catcher.py").write_text(CATCHER)
@@ -133,7 +133,7 @@ def _catcher(directory: Path) -> Path:
     (directory / "speeds.json").write_text("[1.5, 2, 3.25]")
     Canvas(8, 8, hex_color("#ffc020")).save(directory / "star.png")
     (directory / "sounds").mkdir(exist_ok=True)
-    write_wav(directory / "sounds" / "chime.wav", tone(880, 0.05))
+    Sfx(frequency=880, sustain=0.05, decay=0.0).save(directory / "sounds" / "chime.wav")
     for junk in (".git/HEAD", "__pycache__/helpers.cpython-311.pyc", "dist/catcher/catcher", "build/x.toc",
                  "tests/test_catcher.py", "venv/lib/site.py", "test_more.py", "conftest.py", "catcher.spec",
                  "sounds/.DS_Store"):

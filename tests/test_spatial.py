@@ -204,23 +204,8 @@ def test_moving_before_asking_is_order_independent_once_the_world_has_asked(worl
         assert seen == expected
 
 
-def counting_grids(monkeypatch) -> list[int]:
-    """The size of every grid built from now on (engine.spatial.build_grid), in order."""
-    import engine.spatial
-
-    built: list[int] = []
-    original = engine.spatial.build_grid
-
-    def counting(table, x, y, half_width, half_height, boxed, slots):
-        built.append(len(slots))
-        return original(table, x, y, half_width, half_height, boxed, slots)
-
-    monkeypatch.setattr(engine.spatial, "build_grid", counting)
-    return built
-
-
-def test_one_grid_serves_every_query_of_a_kind_in_a_tick(world, monkeypatch):
-    builds = counting_grids(monkeypatch)
+def test_one_grid_serves_every_query_of_a_kind_in_a_tick(world, grids_built):
+    builds = grids_built
     for i in range(20):
         world.spawn(Wanderer(i * 3.0, 0.0))
     world.tick()
@@ -229,8 +214,8 @@ def test_one_grid_serves_every_query_of_a_kind_in_a_tick(world, monkeypatch):
     assert builds == [20, 20]
 
 
-def test_a_kind_gets_a_grid_of_its_own_built_when_first_asked_and_only_then(world, monkeypatch):
-    builds = counting_grids(monkeypatch)
+def test_a_kind_gets_a_grid_of_its_own_built_when_first_asked_and_only_then(world, grids_built):
+    builds = grids_built
 
     class Asking(Box):
         def update(self, world: World) -> None:

@@ -154,6 +154,23 @@ def test_a_failing_import_keeps_the_old_code_running_and_says_where(counter):
     assert [cast(Any, entity).count for entity in studio.world.entities] == [23, 23]
 
 
+@pytest.mark.parametrize("raises", ["raise KeyboardInterrupt('odd')", "raise GeneratorExit('odd')",
+                                    "raise BaseException('odd')"])
+def test_new_code_that_raises_anything_keeps_the_old_code_running(counter, raises):
+    # The game's own KeyboardInterrupt is its failure, not a Ctrl-C (engine.interrupts): the studio goes on.
+    studio = Studio(load_game(counter))
+    run(studio, 10)
+    world = studio.world
+    for where, edit in (("failed to import", f"{raises}\n\n\ndef build(world):"),
+                        ("build(world) failed", f"def build(world):\n    {raises}"),
+                        ("systems(world) failed", f"def systems(world):\n    {raises}\n\n\ndef build(world):")):
+        write(counter, COUNTER.replace("def build(world):", edit))
+        result = studio.reload()
+        assert not result.ok and where in result.message and studio.world is world, result.message
+    run(studio, 11)
+    assert [cast(Any, entity).count for entity in studio.world.entities] == [11, 11]
+
+
 def test_a_file_edited_back_to_what_it_was_reloads_into_its_new_classes_only(counter):
     # The same content gives the same module name: the old classes must not be taken for the new.
     studio = Studio(load_game(counter))

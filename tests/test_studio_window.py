@@ -12,6 +12,7 @@ import pytest
 
 from engine import keys
 from engine.display import Display
+from engine.studio import StudioDriver
 from engine.testing import Studio, load_game
 
 GAME = '''"""Two squares drifting right."""
@@ -67,7 +68,8 @@ def studio_runner(offscreen, game_file):
 
     game = load_game(game_file)
     studio = Studio(game)
-    runner = GameRunner(game, display=Display(headless=True), studio=studio, watcher=cast(Any, ToldWatcher()))  # a stand-in with the Watcher's two methods
+    watcher = cast(Any, ToldWatcher())  # a stand-in with the Watcher's two methods
+    runner = GameRunner(game, StudioDriver(studio, watcher=watcher), display=Display(headless=True))
     yield runner
     runner.close()
 
@@ -148,7 +150,7 @@ def test_f9_and_a_watched_change_reload_the_code_into_the_same_window(studio_run
     assert runner.world.entities[0].moved == moved + 10 * (runner.world.tick_count - ticks)
     assert runner.studio.last_reload is not None and "squares.py reloaded at tick" in runner.overlay.shown[0]
     game_file.write_text(GAME.replace("STEP = 1", "STEP = )"))
-    runner.watcher.mark(game_file)  # as the watcher thread reports a change
+    runner.driver.watcher.mark(game_file)  # as the watcher thread reports a change
     runner.run(frames=1)
     error = runner.overlay.shown[1]
     assert error.startswith("reload failed: ") and "squares.py:5: syntax error" in error
@@ -213,7 +215,7 @@ def test_watching_a_tick_that_fails_pauses_the_game_until_the_fix_is_saved(studi
     assert stopped.startswith("stopped: tick 40 failed: EntityUpdateError: Square (id 1) raised ZeroDivisionError")
     assert "squares.py:14 in update" in stopped and stopped.endswith("or go back with F6")
     game_file.write_text(GAME)
-    runner.watcher.mark(game_file)
+    runner.driver.watcher.mark(game_file)
     runner.run(frames=10)
     assert not runner.paused and runner.world.tick_count > 40 and runner.studio.crash is None
     assert "; going on" in runner.studio.last_reload.message
@@ -250,3 +252,113 @@ def test_a_watch_record_run_that_reloads_ends_its_recording_there_and_records_th
     (tmp_path / "old.py").write_text(told)
     replay = tickswap("replay", "run.jsonl", "--game", "old.py", cwd=tmp_path)
     assert replay.returncode == 0 and f"{tick} ticks of" in replay.stdout, replay.stderr
+
+
+# -- a small window: the HUD and the inspector leave the game visible (issue 39) -------------------------
+
+HERO = '''"""A 480x448 jam game: a hero with many fields, in three places."""
+from engine import Entity, Look, buffered
+
+WIDTH, HEIGHT = 480, 448
+
+
+class Hero(Entity):
+    look = Look("square", 16, (200, 80, 80))
+    hp = buffered(3)
+    speed = buffered(1.5)
+    facing = buffered("left")
+    coins = buffered(0)
+    swing = buffered(0)
+    invulnerable = buffered(0)
+    room = buffered("cave")
+    saved = ("name", "notes")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.name = "the hero of the long quest"
+        self.notes = "x" * 50
+
+    def update(self, world):
+        self.coins += 1
+
+
+def build(world):
+    world.spawn(Hero(x=60, y=400))   # top left, where the inspector's panel starts
+    world.spawn(Hero(x=400, y=60))   # bottom right
+    world.spawn(Hero(x=240, y=224))  # the middle, where any half-height panel reaches
+'''
+
+
+def _box(shape) -> tuple[float, float, float, float]:
+    return shape.x, shape.y, shape.x + shape.width, shape.y + shape.height
+
+
+def _overlap(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_inspected_entity_visible(
+        offscreen, tmp_path, which):
+    from engine.render.runner import GameRunner
+
+    path = tmp_path / "hero.py"
+    path.write_text(HERO)
+    game = load_game(path)
+    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
+                        watcher=cast(Any, ToldWatcher()))
+    try:
+        runner.run(frames=20)
+        press(runner, keys.F2)
+        hero = runner.world.entities[which]
+        runner.window.dispatch_event("on_mouse_press", int(hero.x), int(hero.y), 1, 0)
+        runner.window.dispatch_event("on_mouse_release", int(hero.x), int(hero.y), 1, 0)
+        runner.run(frames=2)
+        assert runner.studio.inspected is hero and runner.hud.visible
+        window = (0.0, 0.0, float(runner.window.width), float(runner.window.height))
+        assert window[2:] == (480.0, 448.0)
+        hud, overlay = runner.hud, runner.overlay
+        boxes = {"hud": _box(hud._backdrop), "inspector": _box(overlay._backdrop)}
+        for name, box in boxes.items():
+            assert window[0] <= box[0] and window[1] <= box[1] and box[2] <= window[2] and box[3] <= window[3], \
+                f"the {name} runs past the window: {box}"
+        label = overlay._label
+        text_box = (label.x, label.y - label.content_height, label.x + label.content_width, label.y)
+        assert _overlap(text_box, boxes["inspector"]) == pytest.approx(label.content_width * label.content_height), \
+            "the inspector's text lies on its backdrop"
+        hud_text = (hud._label.x, hud._label.y, hud._label.x + hud._label.content_width,
+                    hud._label.y + hud._label.content_height)
+        assert _overlap(hud_text, boxes["hud"]) == pytest.approx(
+            hud._label.content_width * hud._label.content_height), "the HUD's text lies on its backdrop"
+        assert _overlap(boxes["hud"], boxes["inspector"]) == 0, boxes
+        covered = sum((box[2] - box[0]) * (box[3] - box[1]) for box in boxes.values())
+        assert covered <= 0.5 * 480 * 448, f"{covered / (480 * 448):.0%} of the window covered: {boxes}"
+        assert overlay._frame.visible
+        assert _overlap(_box(overlay._frame), boxes["inspector"]) == 0, "the inspected hero stays in sight"
+        lines = overlay.shown[0].splitlines()
+        assert lines[2] == f"Hero (id {which + 1})  game:Hero  after tick {runner.world.tick_count}", lines
+        assert any(line.startswith("  ... ") and "more line" in line for line in lines[-1:]), lines
+    finally:
+        runner.close()
+
+
+def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tmp_path):
+    from engine.render.runner import GameRunner
+
+    path = tmp_path / "hero.py"
+    path.write_text(HERO.replace("WIDTH, HEIGHT = 480, 448", "WIDTH, HEIGHT = 1280, 720"))
+    game = load_game(path)
+    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
+                        watcher=cast(Any, ToldWatcher()))
+    try:
+        runner.run(frames=5)
+        press(runner, keys.F2)
+        hero = runner.world.entities[0]
+        runner.window.dispatch_event("on_mouse_press", int(hero.x), int(hero.y), 1, 0)
+        runner.window.dispatch_event("on_mouse_release", int(hero.x), int(hero.y), 1, 0)
+        runner.run(frames=2)
+        lines = runner.overlay.shown[0].splitlines()
+        assert lines[-1].startswith("  look square 16x16"), lines  # nothing cut
+        assert (runner.overlay._backdrop.x, runner.overlay._label.font_size, runner.hud._label.font_size) == (4, 9, 10)
+    finally:
+        runner.close()

@@ -170,3 +170,65 @@ def test_the_blink_ends_with_the_look_back_and_leaves_a_look_the_game_hides_alon
             world.tick()
         assert target.look is None, "no blink going on: the step leaves the look alone"
         assert target.hitbox == (8.0, 8.0), "its box stays the class look's"
+
+
+def _click(world: World, x: float, y: float, player: int = 0) -> None:
+    queue = world.input_queue_of(player)
+    queue.mouse_press(x, y, keys.MOUSE_LEFT)
+    queue.mouse_release(x, y, keys.MOUSE_LEFT)
+    world.tick()
+
+
+def test_a_click_on_the_text_box_advances_it_as_its_keys_do_and_a_click_elsewhere_does_not():
+    from engine.gui import Button
+
+    with World() as world:
+        box = world.spawn(TextBox(SPEECH, x=240, y=60, size=(440.0, 100.0), lines=2, line_length=46, speed=4))
+        world.tick()
+        _click(world, 600, 300)                     # outside the box: nothing
+        assert box.page == 0 and box.typed < len("".join(box.pages[0])) and not box.clicked
+        _click(world, 100, 40)                      # inside: the rest of the page at once
+        assert box.clicked and box.text_shown == box.pages[0] and box.page == 0
+        world.tick()
+        assert not box.clicked, "clicked is this tick's"
+        _click(world, 240, 60)                      # the next page
+        assert box.page == 1 and box.typed == 0
+        for _ in range(10):
+            world.tick()
+        _click(world, 400, 100)                     # the last page closes
+        assert box.finished and not box.visible
+        world.tick()
+        _click(world, 240, 60)                      # hidden: a click there reaches nothing
+        assert not box.finished and not box.clicked
+    with World() as world:
+        box = world.spawn(TextBox(["one", "two"], x=240, y=60))
+        button = world.spawn(Button("Skip", 240, 60, (80, 40), layer=1))  # above the box: it takes the click
+        _click(world, 240, 60)
+        assert button.clicked and box.page == 0
+        _click(world, 100, 60)                      # beside the button, on the box
+        assert box.page == 1 and not box.focused, "a click takes no focus: Tab passes the box by"
+
+
+def test_a_clicked_text_box_is_the_same_in_every_order_and_after_a_rollback():
+    from engine.gui import Button
+    from engine.input import InputEvent
+
+    def build(world: World) -> None:
+        world.spawn(TextBox(SPEECH * 3, x=240, y=60, lines=1, line_length=30, speed=2))
+        world.spawn(Button("Skip", 400, 200, (80, 40)))
+
+    def clicks(tick: int) -> list[InputEvent]:
+        if tick % 7 == 3:
+            return [InputEvent("mouse_press", keys.MOUSE_LEFT, 200.0, 50.0)]
+        return [InputEvent("mouse_release", keys.MOUSE_LEFT, 200.0, 50.0)] if tick % 7 == 4 else []
+
+    assert_order_independent(build, ticks=60, inputs=clicks)
+    assert_rollback_deterministic(build, ticks=60, inputs=clicks)
+    with World() as world:  # and the clicks did advance it
+        build(world)
+        for tick in range(1, 61):
+            for event in clicks(tick):
+                world.input_queue.push(event)
+            world.tick()
+        box = next(entity for entity in world.entities if isinstance(entity, TextBox))
+        assert box.page >= 4, box.page

@@ -12,8 +12,8 @@ made before ``Entity`` is defined, which is why it lives in a module of its own.
 
 ``engine.buffering`` is a leaf of the import graph: it imports nothing from the entity,
 the world, or anything built on them. It is typed against ``BufferSlots`` (``Entity``'s
-base class) and ``Host``, the little of a world the buffers and an entity's buffered
-state need; ``World`` implements it.
+base class) and ``Host``, the world as the parts it is made of see it (the one protocol
+of a world); ``World`` implements it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import importlib
 import os
 import random
 import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 __all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier",
@@ -317,12 +319,28 @@ class WorldBuffers(Protocol):
 
 
 class Host(Protocol):
-    """The world, as the buffers see it: ``World`` implements it (its Double Buffer is reached from an
-    entity's ``TickState``, never through the world)."""
+    """The world as the parts it is made of see it: ``engine.world.World`` implements it, and it is the one
+    protocol of a world in the engine.
 
-    @property
-    def tick_count(self) -> int:
-        """Ticks completed so far."""
+    The parts ``World`` is composed of (the Double Buffer and an entity's buffered state, the
+    spawner, checkpoints, snapshots, saves and loads, a tick profile) are typed against this,
+    not the class: the class imports them, and ``engine.buffering`` sits below the entity and
+    the world. So it names no type above this package: the entities are ``BufferSlots``
+    (``Entity``'s base class; a part that reads more of them says so where it reads them),
+    and a player's input queue is reached through the world's ``Players`` part
+    (``engine.world.players.players_of``), not through this.
+    """
+
+    tick_count: int
+    """Ticks completed so far (a rollback, a load set it)."""
+    elapsed_ms: float
+    """The game time the current (or last) tick covers."""
+    speed_factor: float
+    """``elapsed_ms / ms_per_update``."""
+    view_size: tuple[int, int]
+    """The window's ``(width, height)`` (a load sets the game's)."""
+    profile: Any
+    """The ``engine.world.TickProfile`` timing the ticks, or ``None`` (set between ticks)."""
 
     @property
     def ticking(self) -> bool:
@@ -331,6 +349,28 @@ class Host(Protocol):
     @property
     def seed(self) -> Any:
         """The world's seed, which every entity's generator is seeded from."""
+
+    @property
+    def random(self) -> random.Random:
+        """The world's own generator."""
+
+    @property
+    def players(self) -> int:
+        """How many players the world has."""
+
+    @property
+    def last_id(self) -> int:
+        """The highest id handed out so far."""
+
+    @property
+    def entities(self) -> Sequence[BufferSlots]:
+        """Live entities in update order."""
+
+    def esper_context(self) -> AbstractContextManager[None]:
+        """Make the world's esper world current for a block."""
+
+    def close(self) -> None:
+        """Release the world."""
 
 
 if _core is not None:

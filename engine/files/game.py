@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # The limits are defined in the leaf engine.constants; this module keeps exporting them.
 from engine.constants import DEFAULT_MS_PER_UPDATE as DEFAULT_MS_PER_UPDATE
@@ -39,15 +39,17 @@ from engine.errors import GameError as GameError
 from engine.input.keys import RESERVED
 from engine.input.keys import name as key_name
 from engine.input.local import PlayerKeys, check_player_keys
+from engine.interrupts import Interrupted
 from engine.messages import shown
 from engine.state.names import class_file, class_namespace
 from engine.world.view import checked_view_size as checked_view_size
 
+if TYPE_CHECKING:
+    from engine.world import World
+
 __all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError",
            "check_keys", "check_players", "check_settings", "check_step", "checked_player_keys",
            "checked_view_size"]
-
-
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,24 @@ class Game:
             # ``return [Gravity()]`` looks like it adds systems, and would silently add none.
             raise GameError(f"{self.name}: systems(world) returned {shown(returned)}; it adds each system itself "
                             "with world.add_processor(system, priority) and returns nothing")
+
+    def add_systems_again(self, world: World, failed: Callable[[BaseException], Exception]) -> World:
+        """``world`` (loaded from a save, or rebuilt by a reload) with ``systems(world)`` added again.
+
+        If the systems fail, the world is closed and ``failed(error)`` is raised in place of the
+        error: whatever the game raises is its failure, its own ``KeyboardInterrupt`` or
+        ``GeneratorExit`` included (``engine.interrupts``: only a signal is a Ctrl-C), which
+        ``tests/test_game_mistakes.py`` holds; a real Ctrl-C (``Interrupted``) passes through.
+        """
+        try:
+            self.add_systems(world)
+        except Interrupted:
+            world.close()
+            raise
+        except BaseException as error:
+            world.close()
+            raise failed(error) from None
+        return world
 
     def played_by(self) -> str:
         """How many players the game takes, as messages say it: ``2 players``, ``1 to 4 players``, ``1 player``."""

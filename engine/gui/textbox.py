@@ -1,8 +1,9 @@
-"""TextBox: a paged dialogue box in screen space, advanced with the keyboard or a pad.
+"""TextBox: a paged dialogue box in screen space, advanced with the keyboard, a pad or a click.
 
 An elder's speech, a sign, a tutorial: text too long for one box, shown a page at a time,
 each page typed out a few characters a tick if the game likes, and advanced by the player
-(Enter, Space or pad A: the keys that activate a button). A ``TextBox`` is a ``Widget``
+(Enter, Space or pad A: the keys that activate a button; or a click on the box, a left
+press and release inside it, as a button is clicked). A ``TextBox`` is a ``Widget``
 (``engine.gui.widget``), so its page, how much of it is shown and whether it is done are
 buffered fields, saved, replayed and rolled back, and read the same in every update order.
 
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from engine.entity import buffered
-from engine.gui.routing import ACTIVATE
+from engine.gui.routing import ACTIVATE, Outcome
 from engine.gui.widget import Widget
 from engine.gui.widgets import _LEVELS, _PANEL, _TEXT, Parts, _box, _part, _words
 from engine.messages import shown
@@ -51,10 +52,13 @@ class TextBox(Widget):
 
     ``lines`` lines a page, of at most ``line_length`` characters (by default as many as fit
     the box at ``style.font_size``); ``speed`` characters appear each tick (0: a page at
-    once). An ``ADVANCE`` key (Enter, Space, pad A) of the box's ``player`` shows the rest of
-    a page being typed, else turns to the next page; on the last page it hides the box and
-    raises ``finished`` for the next tick. ``more`` says whether pages follow (the box shows
-    a mark). ``say(text)`` shows new text in the same box.
+    once). An ``ADVANCE`` key (Enter, Space, pad A) of the box's ``player``, or a click on the
+    box (``clicked``: a left press and release inside it, routed as a button's, so a widget
+    above it takes the click instead), shows the rest of a page being typed, else turns to
+    the next page; on the last page it hides the box and raises ``finished`` for the next
+    tick. A click takes no focus (Tab passes the box by): the keys advance it wherever focus
+    is. ``more`` says whether pages follow (the box shows a mark). ``say(text)`` shows new
+    text in the same box.
     """
 
     pages: tuple[tuple[str, ...], ...] = buffered(())
@@ -62,12 +66,16 @@ class TextBox(Widget):
     typed = buffered(0)
     speed = buffered(0)
     finished = buffered(False)
+    clicked = buffered(False)
+    """Whether this tick's input clicked the box (it advanced on it)."""
+    interactive: ClassVar[bool] = True
     stops_pointer: ClassVar[bool] = True
     saved: ClassVar[tuple[str, ...]] = ("lines", "line_length")
 
     def __init__(self, text: str | Sequence[str], x: float = 0.0, y: float = 0.0,
                  size: tuple[float, float] = (440.0, 100.0), *, lines: int = 3, line_length: int | None = None,
                  speed: int = 0, **options: Any) -> None:
+        options.setdefault("focusable", False)  # clicked, not tabbed to: its keys work without focus
         super().__init__(x, y, size, **options)
         if type(lines) is not int or not 1 <= lines <= 50:
             raise ValueError(f"TextBox lines must be a whole number from 1 to 50, got {shown(lines)}")
@@ -113,14 +121,22 @@ class TextBox(Widget):
             left -= len(line)
         return tuple(shown_lines)
 
+    def on_click(self, outcome: Outcome) -> None:
+        """A click on the box advances it."""
+        outcome.activated = True
+
+    def apply(self, outcome: Outcome) -> None:
+        """``clicked``: whether this tick's input clicked the box."""
+        self.clicked = outcome.activated
+
     def update(self, world: Any) -> None:
-        """Type the page out, and turn or close it on an ``ADVANCE`` key of its player."""
+        """Type the page out, and turn or close it on an ``ADVANCE`` key of its player or a click on the box."""
         super().update(world)
         if not self.visible or self.disabled:
             self.finished = False
             return
         tick_input = world.input_of(self.player)
-        advance = any(tick_input.just_pressed(key) for key in ADVANCE)
+        advance = self.clicked or any(tick_input.just_pressed(key) for key in ADVANCE)
         full = self._page_length(self.page)
         finished = False
         if self.typed < full:

@@ -1,8 +1,8 @@
 """Local players: several players on one machine, each with a device of their own.
 
 A machine has one keyboard, one mouse and any number of game controllers; a game of
-several players on that machine (``tickswap run GAME --players 2``, or a session host's
-``--local 2``) needs each event to reach *its* player's queue, and each player to read the
+several players on that machine (``tickswap run GAME --players 2``, or a session host's or
+joiner's ``--local 2``) needs each event to reach *its* player's queue, and each player to read the
 same keys whoever they are. ``LocalPlayers`` is that routing, done once, before an event is
 queued: what a tick, a recording or a replay sees is already each player's own input, so
 none of them needs to know how it was typed.

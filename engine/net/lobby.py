@@ -9,7 +9,10 @@ play; a test couples them to an in-memory network on a ``VirtualClock``.
 A joiner sends ``Hello`` (its game's name and digest, the engine version, its
 ``--ticks``, a nonce and its key) again and again until the host answers ``Welcome``
 (its player number, the seed, the step, the game, the session's terms, its token and the
-host's key) or ``Refuse`` (one line why). The host refuses another engine version,
+host's key) or ``Refuse`` (one line why). A joiner that plays several players on its machine
+(``Hello.seats``, ``tickswap join --local N``) gets that many seats side by side, its
+``Welcome.player`` the first: it is refused, saying how many are left, when fewer are. A
+``Hello`` of one seat is the datagram it always was. The host refuses another engine version,
 another ``--ticks``, or another game (the digest of a game file, the name of a registered
 game) unless both sides allow it (``allow_game_mismatch``, a testing aid for planted
 desyncs: the host decides). A refused joiner does not end the host's lobby: anyone may
@@ -76,7 +79,7 @@ from engine.net.packets import (
     encode,
     read_hello,
 )
-from engine.net.refusals import GuessBudget, LineBudget, LobbyTally
+from engine.net.refusals import DatagramCounts, GuessBudget, LineBudget, LobbyTally
 from engine.net.transport import Address
 from engine.state.names import __version__
 from engine.world import World
@@ -84,7 +87,7 @@ from engine.world import World
 __all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "FAILED_OPENS", "GUESSING", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE",
            "MAX_SPECTATORS", "NOT_CONFIRMED",
            "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "ProvenHello", "SessionError",
-           "SessionOptions", "build_plain", "bye", "read_proven_hello", "refusal"]
+           "SessionOptions", "build_plain", "bye", "players_named", "read_proven_hello", "refusal"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
@@ -249,6 +252,20 @@ class Joined:
     """A datagram of its link opened: it had the join code (its key is the host's). Unconfirmed, it expires."""
     failures: int = 0
     """Datagrams of its token whose tag failed before any opened (``FAILED_OPENS`` of them: refused)."""
+    seats: int = 1
+    """How many players it plays: ``player`` to ``player + seats - 1`` (a joiner's ``--local N``)."""
+
+    @property
+    def who(self) -> str:
+        """How the host names it in a line: ``"a spectator"``, ``"player 1"`` or ``"players 1 and 2"``."""
+        return "a spectator" if self.player is None else players_named(range(self.player, self.player + self.seats))
+
+
+def players_named(players: range | tuple[int, ...]) -> str:
+    """``"player 2"``, or ``"players 1 and 2"``, ``"players 1, 2 and 3"``: the players one peer plays, in a line."""
+    if len(players) == 1:
+        return f"player {players[0]}"
+    return f"players {', '.join(map(str, players[:-1]))} and {players[-1]}"
 
 
 def _seconds(clock: Clock) -> float:
@@ -265,14 +282,15 @@ class HostLobby:
     the lobby waits on. ``poll`` raises ``SessionError`` (status 1) when the players are
     not all in after ``timeout_s``; once they are, and ``START_GRACE_S`` has passed with
     every seat still taken, it sends ``Start`` to each and ``started`` is true. What is not
-    an envelope, or no envelope for the lobby, is counted in ``tally.garbage`` (a welcomed
-    peer's early play aside); an envelope whose check or tag fails in ``tally.damaged``.
+    an envelope, or no envelope for the lobby, is counted in ``counts.garbage`` (a welcomed
+    peer's early play aside); an envelope whose check or tag fails in ``counts.damaged``.
+    ``counts`` is the session's own (``SessionStats``) when given: one count, lobby and play.
     """
 
     def __init__(self, *, session: int, game: str, digest: str, players: int, seed: int, ms_per_update: float,
                  terms: SessionOptions, timeout_s: float, clock: Clock, say: Callable[[str], None],
                  local: int = 1, cookies: Cookies | None = None, lines: LineBudget | None = None,
-                 guesses: GuessBudget | None = None) -> None:
+                 guesses: GuessBudget | None = None, counts: DatagramCounts | None = None) -> None:
         if type(local) is not int or not 1 <= local < players:
             raise ValueError(f"a host plays 1 to {players - 1} of the {players} players itself, got {local!r}")
         self.session = session
@@ -287,6 +305,8 @@ class HostLobby:
         """The address proofs this host asks of every joiner (``engine.net.cookies``): the session's, when given."""
         now = _seconds(clock)
         self.tally = LobbyTally(say, now)
+        self.counts = counts if counts is not None else DatagramCounts()
+        """What the lobby dropped (garbage, damaged, replayed) and followed (moved): the session's, when given."""
         self.lines = lines if lines is not None else LineBudget(say, now)
         """The spectator lines' budget (``refusals.LineBudget``): the session's, when given."""
         self.guesses = guesses if guesses is not None else GuessBudget(now)
@@ -312,7 +332,24 @@ class HostLobby:
 
     def _seated(self, confirmed: bool = False) -> int:
         """Seats taken (``confirmed``: by joiners that proved the join code, whom the session may start with)."""
-        return sum(1 for peer in self.joined.values() if peer.player is not None and (peer.confirmed or not confirmed))
+        return sum(peer.seats for peer in self.joined.values()
+                   if peer.player is not None and (peer.confirmed or not confirmed))
+
+    def _seats_for(self, wanted: int) -> tuple[int | None, str]:
+        """The first of ``wanted`` free seats side by side (players ``local..``), or ``None`` and why not."""
+        taken = {player for peer in self.joined.values() if peer.player is not None
+                 for player in range(peer.player, peer.player + peer.seats)}
+        free = [player for player in range(self.local, self.players) if player not in taken]
+        if not free:
+            return None, "the session is full"
+        if wanted > len(free):
+            return None, (f"the joiner asks for {wanted} seats (--local {wanted}), {len(free)} "
+                          f"{'is' if len(free) == 1 else 'are'} left of the {self.players} players")
+        first = next((player for player in free if all(player + k in free for k in range(wanted))), None)
+        if first is None:
+            return None, (f"the joiner asks for {wanted} seats side by side; the {len(free)} left are apart "
+                          f"({players_named(tuple(free))}): try again once the others are in, or with fewer")
+        return first, ""
 
     def poll(self) -> None:
         """Act on the time: keep the welcomed in touch, say held-back refusals, start, or give up."""
@@ -350,7 +387,7 @@ class HostLobby:
             self.departed.add(peer.token)
             where = f"{peer.address[0]}:{peer.address[1]}"
             if not peer.confirmed:
-                self.say(f"{'a spectator' if peer.player is None else f'player {peer.player}'} at {where} never "
+                self.say(f"{peer.who} at {where} never "
                          f"proved the join code within {timeout:g} s (a wrong code, or someone in the middle of the "
                          "join): refused, its place is free")
             else:
@@ -360,7 +397,7 @@ class HostLobby:
         """A joiner whose datagrams fail under the key agreed: it did not have the code (or someone is between us)."""
         del self.joined[peer.token]
         self.departed.add(peer.token)
-        self.say(f"refused {'a spectator' if peer.player is None else f'player {peer.player}'} at "
+        self.say(f"refused {peer.who} at "
                  f"{peer.address[0]}:{peer.address[1]}: its datagrams fail under the key agreed (a wrong join code, "
                  "or someone in the middle of the join)")
 
@@ -374,15 +411,15 @@ class HostLobby:
         elif kind == b"S":
             self._from_joined(data, address)
         else:
-            self.tally.garbage += 1
+            self.counts.garbage += 1
 
     def _hello(self, received: bytes, address: Address) -> None:
         proven = read_proven_hello(received, address, self.cookies, _seconds(self.clock), self._send)
         if proven == "damaged":
-            self.tally.damaged += 1
+            self.counts.damaged += 1
             return
         if proven == "garbage":
-            self.tally.garbage += 1
+            self.counts.garbage += 1
             return
         if not isinstance(proven, ProvenHello):
             return  # answered with a Retry (its cookie): nothing more until it proves its address
@@ -396,8 +433,9 @@ class HostLobby:
         spectators = sum(1 for peer in self.joined.values() if peer.player is None)
         if not problem and hello.spectate and spectators >= MAX_SPECTATORS:
             problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
-        if not problem and not hello.spectate and self._seated() >= self.players - self.local:
-            problem = "the session is full"
+        first: int | None = None
+        if not problem and not hello.spectate:
+            first, problem = self._seats_for(hello.seats)
         now = _seconds(self.clock)
         if not problem and not self.guesses.take(now):
             problem = GUESSING
@@ -411,39 +449,39 @@ class HostLobby:
         token = new_id()
         while token in self.joined or token in self.departed:
             token = new_id()
-        taken = {peer.player for peer in self.joined.values()}
-        player = None if hello.spectate else min(set(range(self.local, self.players)) - taken)
+        player = None if hello.spectate else first
+        seats = 1 if hello.spectate else hello.seats
         welcome = Welcome(session=self.session, nonce=hello.nonce, player=player, players=self.players, seed=self.seed,
                           ms_per_update=self.ms_per_update, game=self.game, digest=self.digest, ticks=self.terms.ticks,
                           desync_interval=self.terms.desync_interval, token=token, key=pake.message_hex,
-                          confirm=confirmation(shared, self.session, token, data, pake.message_hex))
+                          confirm=confirmation(shared, self.session, token, data, pake.message_hex), seats=seats)
         link = Link.of_host(self.session, token, link_keys(shared, self.session, token, data))
         joined = Joined(token, link, address, player, seal_reply(answers, encode(welcome)), answers,
-                        rejoin_secret(shared, self.session, token, data), heard=now)
+                        rejoin_secret(shared, self.session, token, data), heard=now, seats=seats)
         self.joined[token] = joined
         self._send(joined.welcome, address)  # "joined" is said once it proves the join code (``_from_joined``)
 
     def _from_joined(self, data: bytes, address: Address) -> None:
         header = read_header(data)
         if header is None:
-            self.tally.damaged += 1
+            self.counts.damaged += 1
             return
         if header.session != self.session:
-            self.tally.garbage += 1  # another session's (an old one on this port)
+            self.counts.garbage += 1  # another session's (an old one on this port)
             return
         if header.token in self.departed:
             return  # the goodbye of a peer that left the lobby, in copies
         peer = self.joined.get(header.token)
         opened = peer.link.open(data) if peer is not None else None
         if peer is None or opened is None:
-            self.tally.damaged += 1
+            self.counts.damaged += 1
             if peer is not None and not peer.confirmed:
                 peer.failures += 1
                 if peer.failures >= FAILED_OPENS:
                     self._refuse_unconfirmed(peer)
             return
         if opened == REPLAYED:
-            self.tally.replayed += 1
+            self.counts.replayed += 1
             return
         body, newest = opened
         peer.heard = _seconds(self.clock)
@@ -454,21 +492,20 @@ class HostLobby:
             if peer.player is None:
                 self.lines.say(f"a spectator joined from {address[0]}:{address[1]}", peer.heard)
             else:
-                self.say(f"player {peer.player} joined from {address[0]}:{address[1]}")
+                self.say(f"{peer.who} joined from {address[0]}:{address[1]}")
         if newest and address != peer.address:
-            self.tally.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
+            self.counts.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
             peer.address = address
         try:
             packet = decode(body)
         except PacketError:
-            self.tally.garbage += 1
+            self.counts.garbage += 1
             return
         if isinstance(packet, Bye) and packet.session == self.session:
             # A joiner whose --input does not fit its seat leaves before the start: the seat is free again.
             del self.joined[peer.token]
             self.departed.add(peer.token)
-            self.say(f"{'a spectator' if peer.player is None else f'player {peer.player}'} left the lobby "
-                     f"before the start ({packet.reason}): waiting for another")
+            self.say(f"{peer.who} left the lobby before the start ({packet.reason}): waiting for another")
         # Anything else is a welcomed peer's play begun early: its resends come again after the start.
 
 
@@ -486,11 +523,14 @@ class JoinLobby:
     the joiner starts from (``catchup``), and the lobby then gathers the host's ``Catchup``
     pieces on the new link, saying how many it has (``Caught``) as it goes, until ``start``
     holds them all, checked (``engine.net.catchup.unpack``). ``done`` says when play may begin.
+    Replies whose tag failed and datagrams of the new link taken before are ``counts``' (the
+    session's ``SessionStats`` when given).
     """
 
     def __init__(self, address: Address, *, game: str, digest: str, spectate: bool, allow_mismatch: bool,
                  timeout_s: float, clock: Clock, ticks: int | None = None,
-                 rejoin: tuple[int, bytes] | None = None, code: str = "") -> None:
+                 rejoin: tuple[int, bytes] | None = None, code: str = "", counts: DatagramCounts | None = None,
+                 seats: int = 1) -> None:
         if not code:
             raise ValueError("a joiner needs the host's join code (SessionOptions.code): the room code, or the one "
                              "tickswap host prints")
@@ -503,7 +543,10 @@ class JoinLobby:
         proof = rejoin_proof(rejoin[1], rejoin[0], self.nonce, key) if rejoin is not None else ""
         self.hello = seal_hello(encode(Hello(game=game, digest=digest, engine=__version__, spectate=spectate,
                                              nonce=self.nonce, allow_mismatch=allow_mismatch, ticks=ticks,
-                                             key=key, rejoin=rejoin[0] if rejoin else None, proof=proof)))
+                                             key=key, rejoin=rejoin[0] if rejoin else None, proof=proof,
+                                             seats=seats)))
+        self.seats = seats
+        """How many seats this joiner asks for (``Hello.seats``): the players it plays here."""
         self.rejoin_secret = b""
         """What this joiner proves it is itself with if it drops (its rejoin code's secret), once welcomed."""
         self.catching: CatchupReceive | None = None
@@ -518,10 +561,9 @@ class JoinLobby:
         self.link: Link | None = None
         self.hellos = 0
         """How many ``Hello`` were sent: the transport's owner knocks on the port with each (``port_closed``)."""
-        self.damaged = 0
-        """Replies whose tag failed: damaged, or forged by one who never saw the ``Hello``."""
-        self.replayed = 0
-        """Datagrams of the new link taken before (``integrity.REPLAYED``): dropped, never used."""
+        self.counts = counts if counts is not None else DatagramCounts()
+        """Replies whose tag failed (``damaged``: damaged, or forged by one who never saw the ``Hello``) and datagrams
+        of the new link taken before (``replayed``: ``integrity.REPLAYED``), dropped, never used."""
         self._closed = 0
         self._start = _seconds(clock)
         self._timeout_s = timeout_s
@@ -562,7 +604,9 @@ class JoinLobby:
                 self._tell(catching.caught())
             return
         if now > self._start + self._timeout_s:
-            raise SessionError(f"no host answered at {self.where} within {self._timeout_s:g} s")
+            # A host older than 0.5 can't read a Hello asking for several seats: it says nothing to one.
+            older = " (a host before tickswap 0.5 does not answer a join of several seats)" if self.seats > 1 else ""
+            raise SessionError(f"no host answered at {self.where} within {self._timeout_s:g} s{older}")
         if self._closed >= CLOSED_AFTER:
             raise SessionError(f"no host answered at {self.where}: nothing listens on that port (the OS said so "
                                f"{self._closed} times in {now - self._start:.1f} s)")
@@ -582,10 +626,10 @@ class JoinLobby:
         header = read_header(data)
         opened = link.open(data) if header is not None else None
         if opened is None:
-            self.damaged += 1
+            self.counts.damaged += 1
             return
         if opened == REPLAYED:
-            self.replayed += 1
+            self.counts.replayed += 1
             return
         body, newest = opened
         if newest:
@@ -619,7 +663,7 @@ class JoinLobby:
             return
         body = open_reply(self.answers, data)
         if body is None:
-            self.damaged += 1
+            self.counts.damaged += 1
             return
         try:
             packet = decode(body)
@@ -634,6 +678,8 @@ class JoinLobby:
         if isinstance(packet, Refuse) and packet.nonce == self.nonce:
             raise SessionError(f"the host refused: {packet.reason}", 2)
         if isinstance(packet, Welcome) and packet.nonce == self.nonce:
+            if packet.player is not None and packet.seats != self.seats:
+                raise SessionError(f"the host gave {packet.seats} seats, this joiner asked for {self.seats}", 2)
             shared = self.pake.finish(packet.key)
             if shared is None or not confirmation_holds(shared, packet.session, packet.token, self.hello, packet.key,
                                                         packet.confirm):

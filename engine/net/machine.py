@@ -86,6 +86,7 @@ from engine.net.lobby import (
     SessionError,
     SessionOptions,
     bye,
+    players_named,
     read_proven_hello,
     refusal,
 )
@@ -237,6 +238,9 @@ class SessionMachine:
         self._refused_rejoins: set[tuple[Address, int]] = set()
         self.rejoin_secret = b""
         """A joiner's: the secret of its rejoin code (``rejoin_code``), drawn at its join."""
+        self.seats = 1
+        """A joiner's: how many players it plays on this machine (``Session.join(local=N)``): the seats its ``Hello``
+        asks for, side by side; once welcomed, ``local_players`` are they."""
 
     def now(self) -> float:
         """The injected clock's time, in seconds."""
@@ -244,8 +248,9 @@ class SessionMachine:
 
     @property
     def local_players(self) -> tuple[int, ...]:
-        """The players this peer plays: a host's 0 to N-1 when told (``Session.host(local=N)``), else ``player``
-        alone; none for a spectator. ``advance`` takes each one's events."""
+        """The players this peer plays: a host's 0 to N-1 when told (``Session.host(local=N)``), a joiner's seats
+        once welcomed (``Session.join(local=N)``), else ``player`` alone; none for a spectator. ``advance`` takes
+        each one's events."""
         if self._local_players:
             return self._local_players
         return () if self.player is None else (self.player,)
@@ -284,7 +289,7 @@ class SessionMachine:
                                     players=self.players, seed=self.seed, ms_per_update=game.ms_per_update,
                                     terms=self.options, timeout_s=timeout_s, clock=self.clock, say=self.say,
                                     local=max(1, len(self.local_players)), cookies=self.cookies,
-                                    lines=self.spectator_lines, guesses=self.guesses)
+                                    lines=self.spectator_lines, guesses=self.guesses, counts=self.stats)
             return
         if self.joining is None:
             raise ValueError("a joiner's lobby needs the host's address (SessionMachine.joining)")
@@ -304,7 +309,7 @@ class SessionMachine:
         self._lobby = JoinLobby(address, game=game.name if game else "", digest=(game.digest or "") if game else "",
                                 spectate=spectate, allow_mismatch=self.options.allow_game_mismatch,
                                 timeout_s=timeout_s, clock=self.clock, ticks=self.options.ticks, rejoin=rejoin,
-                                code=self.options.code or "")
+                                code=self.options.code or "", counts=self.stats, seats=self.seats)
 
     @property
     def lobby(self) -> HostLobby | JoinLobby | None:
@@ -323,15 +328,11 @@ class SessionMachine:
             self._outbox.extend(lobby.datagrams_to_send())  # the host's Start goes out, not with the lobby
         start: CatchStart | None = None
         if isinstance(lobby, HostLobby):
-            self.stats.dropped_packets += lobby.tally.garbage  # the summary's "garbage dropped" counts the lobby's too
-            self.stats.damaged += lobby.tally.damaged
-            self.stats.replayed += lobby.tally.replayed
-            self.stats.moved += lobby.tally.moved
             self.departed |= lobby.departed
             for joined in lobby.joined.values():
                 self.add_peer(Peer(joined.address, joined.player, self.players, token=joined.token, link=joined.link,
                                    welcome=joined.welcome, answers=joined.answers,
-                                   rejoin_secret=joined.rejoin_secret))
+                                   rejoin_secret=joined.rejoin_secret, seats=joined.seats))
             assert self.game is not None
             self.ms_per_update = self.game.ms_per_update
         elif isinstance(lobby, JoinLobby):
@@ -349,10 +350,10 @@ class SessionMachine:
                          f"--desync-interval), not {options.desync_interval}")
             self.options = replace(options, ticks=welcomed.ticks, desync_interval=welcomed.desync_interval)
             self.player, self.players, self.seed = welcomed.player, welcomed.players, welcomed.seed
+            if welcomed.player is not None and welcomed.seats > 1:
+                self.local_players = tuple(range(welcomed.player, welcomed.player + welcomed.seats))
             self.session_id = welcomed.session
             self._answers = lobby.answers
-            self.stats.damaged += lobby.damaged
-            self.stats.replayed += lobby.replayed
             self.add_peer(Peer(lobby.host, 0, self.players, token=link.token, link=link))
             self.ms_per_update = welcomed.ms_per_update
             self.rejoin_secret = lobby.rejoin_secret
@@ -433,8 +434,8 @@ class SessionMachine:
         ``None`` for the host and spectators. It holds the secret drawn at this join: whoever
         has it can take this seat once the host has dropped it, so it is shown to its player only.
         """
-        if self.is_host or self.player is None or not self.rejoin_secret:
-            return None
+        if self.is_host or self.player is None or not self.rejoin_secret or len(self.local_players) > 1:
+            return None  # a joiner of several seats is not given one: a rejoin takes back one seat
         host = next(iter(self.peers.values()), None)
         if host is None or host.link is None:
             return None
@@ -494,11 +495,13 @@ class SessionMachine:
             self._close_seats(now)
         self._send(now)
 
-    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
+                elapsed_ms: float | None = None) -> int:
         """Give this frame's local events and run the tick due (rollbacks re-run apart); returns ticks run.
 
         ``local_events``: the first local player's events, or ``{player: events}`` for several
         (a window with two players on its keyboard); a player not played here is a ``ValueError``.
+        ``elapsed_ms`` (a variable-step loop's tick length) is not used: the peers agree on the fixed step.
         """
         sync = self.sync
         if sync is None or self.ended is not None or self.desync is not None:
@@ -602,7 +605,7 @@ class SessionMachine:
 
     def _said_presence(self, player: int, kind: str, tick: int) -> None:
         """Say a confirmed ``"disconnect"`` or ``"connect"``: every peer says it at the same tick."""
-        who = f"this peer (player {player})" if player == self.player else f"player {player}"
+        who = f"this peer (player {player})" if player in self.local_players else f"player {player}"
         emit("peer", player=player, tick=tick, connected=kind != "disconnect")
         if kind == "disconnect":
             self.say(f"{who} is disconnected from tick {tick}: the game reads it as disconnected "
@@ -645,7 +648,7 @@ class SessionMachine:
         elif kind == b"R" and not self.is_host:
             self._welcome_again(data)
         else:
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
 
     def _late_hello(self, data: bytes, address: Address) -> None:
         """A ``Hello`` after the lobby: a welcomed joiner's again (its ``Welcome`` again), or a late joiner's.
@@ -662,7 +665,7 @@ class SessionMachine:
             self.stats.damaged += 1
             return
         if proven == "garbage":
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         if not isinstance(proven, ProvenHello):
             return  # answered with a Retry (its cookie) alone: no refusal, no welcome, no catch-up until proven
@@ -819,7 +822,7 @@ class SessionMachine:
             self.stats.damaged += 1
             return
         if header.session != self.session_id:
-            self.stats.dropped_packets += 1  # another session's (an old one on this port)
+            self.stats.garbage += 1  # another session's (an old one on this port)
             return
         if header.token in self.departed:
             return  # a peer gone: its last datagrams (goodbyes) arrive after it
@@ -843,12 +846,12 @@ class SessionMachine:
             if getattr(packet, "session", None) != self.session_id:
                 raise PacketError("another session")
         except PacketError:
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         if isinstance(packet, (Desync, Chunk, Got)) and (peer.player is None or (
                 self.desync is not None and peer.token != self.desync.token)):
             # A spectator has no state to compare; in a swap only the peer it is with may speak.
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         now = self.now()
         peer.heard = now
@@ -874,16 +877,16 @@ class SessionMachine:
         sync = self.sync
         assert sync is not None
         expected = SPECTATOR if peer.player is None else peer.player
-        # A joiner speaks only for itself (a spectator for no one); the host for every player but this one.
+        # A joiner speaks only for its own players (a spectator for no one); the host for every player but ours.
         if packet.sender != expected or len(packet.acks) != self.players or not all(
-                (run.player == peer.player) if self.is_host else (run.player not in self.local_players)
+                (run.player in peer.plays) if self.is_host else (run.player not in self.local_players)
                 for run in packet.runs):
-            self.stats.dropped_packets += 1  # a peer's mix-up: nothing of it is used
+            self.stats.garbage += 1  # a peer's mix-up: nothing of it is used
             return
         if self.is_host and (packet.delays or any(event.type in PRESENCE for run in packet.runs
                                                   for _, events in run.events for event in events)):
             # A player's presence and the input delay are the host's to say (it writes them for everyone).
-            self.stats.dropped_packets += 1
+            self.stats.garbage += 1
             return
         if self.is_host and peer.player in self._returning:  # its world is loaded: it plays
             confirmed = self._returning.pop(peer.player)
@@ -893,7 +896,7 @@ class SessionMachine:
             cut = sync.cut_off
             sync.add_remote(run.player, run.first, run.last, dict(run.events))
             if sync.cut_off != cut:
-                self.stats.dropped_packets += 1  # a run far past our own tick: a flood, kept out of memory
+                self.stats.garbage += 1  # a run far past our own tick: a flood, kept out of memory
         for tick, delay in packet.delays:
             if self.delay_changes.get(tick) != delay and len(self.delay_changes) < 4 * MAX_DELAYS:
                 self._agree_delay(tick, delay)
@@ -961,29 +964,34 @@ class SessionMachine:
         The ``"disconnect"`` goes at the tick after the last input of that player the host
         holds: no peer holds a later one (every input reaches the others through the host), so
         every peer plays it at that tick. The dropped peer is told, and may rejoin within
-        ``options.rejoin_window`` seconds.
+        ``options.rejoin_window`` seconds. A joiner of several seats drops with all of them,
+        each disconnected at its own tick; it is given no rejoin code, so its seats stay empty.
         """
         sync = self.sync
         assert sync is not None and peer.player is not None
         player = peer.player
-        tick = sync.known[player] + 1
-        sync.add_remote(player, tick, tick, {tick: _DISCONNECT})
+        ticks = {seat: sync.known[seat] + 1 for seat in peer.plays}
+        for seat, at in ticks.items():
+            sync.add_remote(seat, at, at, {at: _DISCONNECT})
+        tick = ticks[player]
         if player in self._returning:
             del self._returning[player]
             why = f"{why}: it never played after rejoining (its process failed to start or load, or was stopped)"
-        window = self.options.rejoin_window
+        window = self.options.rejoin_window if peer.seats == 1 else 0.0
         back = f"; it may rejoin within {window:g} s with its rejoin code" if window > 0 else ""
         for _ in range(3):  # it may still hear us (a stalled process): it stops, saying why
             self._to(peer, bye(self.session_id, f"dropped by the host at tick {tick}: this peer {why}{back}"))
         self.remove_peer(peer)
-        self.dropped[player] = Seat(player, peer.token, peer.rejoin_secret, self.now(), tick, closed=window <= 0)
+        for seat, at in ticks.items():
+            self.dropped[seat] = Seat(seat, peer.token, peer.rejoin_secret, self.now(), at, closed=window <= 0)
         where = f"{peer.address[0]}:{peer.address[1]}"
+        who = players_named(peer.plays)
         # Two players on the host's keyboard still have a game: only a host left alone ends it.
         if len(self.local_players) < 2 and not any(other.player is not None for other in self.peers.values()):
             self.left = why.startswith("left")  # the last one chose to leave: no failure, as in a session of 2
-            self._end(f"player {player} ({where}) {why}, and no other player is left", tell=True)
+            self._end(f"{who} ({where}) {why}, and no other player is left", tell=True)
             return
-        self.say(f"player {player} ({where}) {why} at tick {tick}: the others play on{back}")
+        self.say(f"{who} ({where}) {why} at tick {tick}: the others play on{back}")
 
     def _close_seats(self, now: float) -> None:
         """Say once when a dropped player's rejoin window has passed: its seat stays empty."""
@@ -1066,7 +1074,7 @@ class SessionMachine:
     def _send_players(self, peer: Peer) -> tuple[int, ...]:
         if not self.is_host:
             return self.local_players
-        return tuple(p for p in range(self.players) if p != peer.player)
+        return tuple(p for p in range(self.players) if p not in peer.plays)
 
     # -- the end ----------------------------------------------------------------------------
 

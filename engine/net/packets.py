@@ -5,7 +5,10 @@ envelope around it (``engine.net.integrity``: the magic, which peer sent it, a t
 before anything is decoded) is the session's to add. Every message is a frozen dataclass
 whose fields are checked when it is built, so a message this side builds wrongly is
 refused here (by name) rather than by the peer, and a decoded message is as valid as a
-built one.
+built one. One codec (``encode``, ``decode``) writes and reads them all from their fields;
+the plain messages declare nothing but their fields, each checked by the rule of its name
+(``_RULES``: a ``session`` is the same in every message), and the two kinds of piece
+(``Chunk``, ``Catchup``) are one declaration.
 
 Bytes from the network are data from anyone: ``decode`` reads them with the engine's
 bounded JSON parser (size first, no ``NaN``/``Infinity``, no huge integers, no deep
@@ -24,8 +27,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from engine.constants import MAX_PLAYERS, MAX_SEED, MS_PER_UPDATE_RANGE
 from engine.messages import shown
@@ -47,6 +51,42 @@ from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, 
 __all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Catchup", "Caught", "Chunk", "Desync",
            "Got", "Hello", "Inputs", "Message", "PacketError", "Refuse", "Retry", "Run", "Start", "Welcome", "decode",
            "encode", "encode_inputs", "fit_inputs", "fit_refuse", "read_hello"]
+
+_Rule = Callable[[Any, str], object]
+"""How one field is checked: the value, and its name as a refusal says it (``welcome session``)."""
+
+
+def _whole(low: int, high: int) -> _Rule:
+    return lambda value, where: expect_whole(value, where, low, high)
+
+
+_RULES: dict[str, _Rule] = {
+    "session": _whole(0, MAX_ID),
+    "nonce": _whole(0, MAX_ID),
+    "tick": checks.tick,
+    "players": _whole(1, MAX_PLAYERS),
+    "have": _whole(0, MAX_CHUNKS),
+    "reason": checks.text,
+    "cookie": lambda value, where: expect_str(value, f"{where} (32 hex digits)", 32, checks.PROOF),
+}
+"""The rule of every field of the plain messages, by the field's name: a field means one thing in every message."""
+
+
+class _Plain:
+    """A message whose fields are each checked by the rule of their name (``_RULES``), in the order declared.
+
+    A refusal names the message's kind and the field (``bye reason must be ...``): the
+    message says nothing of its checks but its fields.
+    """
+
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        kind = _KIND_OF[type(self)]
+        with checks.refusing():
+            for field in fields(self):  # type: ignore[arg-type]  # every _Plain is a dataclass
+                _RULES[field.name](getattr(self, field.name), f"{kind} {field.name}")
+
 
 @dataclass(frozen=True, slots=True)
 class Hello:
@@ -74,11 +114,17 @@ class Hello:
     """A player dropped from this running session asks for its seat back: the token its peer had."""
     proof: str = ""
     """With ``rejoin``: ``engine.net.integrity.rejoin_proof`` of this ``Hello``, keyed by the seat's rejoin secret."""
+    seats: int = 1
+    """How many players the joiner plays on its machine (``tickswap join --local N``): it asks for that many seats.
+    Left off the wire at 1, so a one-seat ``Hello`` is what it always was."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
             if self.key:
                 expect_str(self.key, "hello key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
+            expect_whole(self.seats, "hello seats", 1, MAX_PLAYERS - 1)
+            if self.seats > 1 and (self.spectate or self.rejoin is not None):
+                raise PacketError(f"hello seats {self.seats}: a spectator or a rejoin asks for no new seats")
             if self.rejoin is not None:
                 expect_whole(self.rejoin, "hello rejoin (a token)", 0, MAX_ID)
                 expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)
@@ -125,6 +171,8 @@ class Welcome:
     """The session is running: the world of this confirmed tick follows, in ``Catchup`` chunks, then play."""
     confirm: str = ""
     """The host's key confirmation (``engine.net.integrity.confirmation``): the joiner checks it before anything."""
+    seats: int = 1
+    """How many players the joiner plays: ``player`` to ``player + seats - 1`` (what its ``Hello`` asked for)."""
 
     def __post_init__(self) -> None:
         with checks.refusing():
@@ -149,23 +197,22 @@ class Welcome:
             checks.number(self, "ms_per_update", "welcome ms_per_update", *MS_PER_UPDATE_RANGE)
             checks.text(self.game, "welcome game")
             expect_str(self.digest, "welcome digest (hex, at most 64 digits)", 64, checks.DIGEST)
+            expect_whole(self.seats, "welcome seats", 1, MAX_PLAYERS - 1)
+            if self.seats > 1 and (self.player is None or self.player + self.seats > self.players):
+                raise PacketError(f"welcome seats {self.seats} from player {shown(self.player)} are not among the "
+                                  f"{shown(self.players)} players")
 
 
 @dataclass(frozen=True, slots=True)
-class Refuse:
+class Refuse(_Plain):
     """The host turns a joiner away (game mismatch, session full, ...): the nonce of its ``Hello`` and why."""
 
     nonce: int
     reason: str
 
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.nonce, "refuse nonce", 0, MAX_ID)
-            checks.text(self.reason, "refuse reason")
-
 
 @dataclass(frozen=True, slots=True)
-class Retry:
+class Retry(_Plain):
     """The host asks a joiner to prove its address: send the ``Hello`` again with this cookie (``engine.net.cookies``).
 
     The only answer an address that has not proven it receives there gets: smaller than
@@ -176,66 +223,29 @@ class Retry:
     cookie: str
     """The cookie, 32 hex digits."""
 
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.nonce, "retry nonce", 0, MAX_ID)
-            expect_str(self.cookie, "retry cookie (32 hex digits)", 32, checks.PROOF)
-
 
 @dataclass(frozen=True, slots=True)
-class Start:
+class Start(_Plain):
     """The host tells everyone the session starts: every player has joined."""
 
     session: int
     players: int
 
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "start session", 0, MAX_ID)
-            expect_whole(self.players, "start players", 1, MAX_PLAYERS)
-
 
 @dataclass(frozen=True, slots=True)
-class Desync:
+class Desync(_Plain):
     """A peer found its state hash for ``tick`` differs: the session stops (and both sides say where)."""
 
     session: int
     tick: int
 
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "desync session", 0, MAX_ID)
-            checks.tick(self.tick, "desync tick")
 
-
-def _check_piece(piece: Chunk | Catchup, what: str) -> None:
-    """A piece of a larger whole (a snapshot, a catch-up), checked field by field: ``what`` names it in a refusal."""
-    with checks.refusing():
-        expect_whole(piece.session, f"{what} session", 0, MAX_ID)
-        checks.tick(piece.tick, f"{what} tick")
-        expect_whole(piece.total, f"{what} total", 1, MAX_CHUNKS)
-        expect_whole(piece.index, f"{what} index", 0, piece.total - 1)
-        if not isinstance(piece.data, bytes) or len(piece.data) > MAX_BODY:
-            raise PacketError(f"{what} data must be at most {MAX_BODY} bytes, got {shown(piece.data)}")
-
-
-def _piece_wire(piece: Chunk | Catchup) -> dict[str, Any]:
-    return {"session": piece.session, "tick": piece.tick, "index": piece.index, "total": piece.total,
-            "data": base64.b64encode(piece.data).decode("ascii")}
-
-
-def _piece_data(record: dict[str, Any], what: str) -> bytes:
-    """A piece's bytes from its base64 text, refused in one line naming ``what`` when it is not base64."""
-    text = expect_str(record["data"], f"{what} data", 2 * MAX_BODY)
-    try:
-        return base64.b64decode(text.encode("ascii"), validate=True)
-    except (binascii.Error, UnicodeEncodeError):
-        raise PacketError(f"{what} data is not base64: {shown(text)}") from None
+_P = TypeVar("_P", bound="_Piece")
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
-    """One piece (``index`` of ``total``) of a zlib'd JSON snapshot of tick ``tick``; base64 on the wire."""
+class _Piece:
+    """One piece (``index`` of ``total``) of a larger whole (a snapshot, a catch-up): its bytes base64 on the wire."""
 
     session: int
     tick: int
@@ -244,80 +254,68 @@ class Chunk:
     data: bytes
 
     def __post_init__(self) -> None:
-        _check_piece(self, "chunk")
+        what = _KIND_OF[type(self)]
+        with checks.refusing():
+            expect_whole(self.session, f"{what} session", 0, MAX_ID)
+            checks.tick(self.tick, f"{what} tick")
+            expect_whole(self.total, f"{what} total", 1, MAX_CHUNKS)
+            expect_whole(self.index, f"{what} index", 0, self.total - 1)
+            if not isinstance(self.data, bytes) or len(self.data) > MAX_BODY:
+                raise PacketError(f"{what} data must be at most {MAX_BODY} bytes, got {shown(self.data)}")
 
     def _wire(self) -> dict[str, Any]:
-        return _piece_wire(self)
+        return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,
+                "data": base64.b64encode(self.data).decode("ascii")}
 
     @classmethod
-    def _from_wire(cls, record: dict[str, Any]) -> Chunk:
-        return cls(record["session"], record["tick"], record["index"], record["total"], _piece_data(record, "chunk"))
+    def _from_wire(cls: type[_P], record: dict[str, Any]) -> _P:
+        """A piece from its record, its bytes from their base64 text (refused in one line when it is not base64)."""
+        what = _KIND_OF[cls]
+        text = expect_str(record["data"], f"{what} data", 2 * MAX_BODY)
+        try:
+            data = base64.b64decode(text.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError):
+            raise PacketError(f"{what} data is not base64: {shown(text)}") from None
+        return cls(record["session"], record["tick"], record["index"], record["total"], data)
 
 
 @dataclass(frozen=True, slots=True)
-class Got:
+class Chunk(_Piece):
+    """One piece (``index`` of ``total``) of a zlib'd JSON snapshot of tick ``tick``; base64 on the wire."""
+
+
+@dataclass(frozen=True, slots=True)
+class Got(_Plain):
     """Every chunk of the snapshot of tick ``tick`` arrived."""
 
     session: int
     tick: int
 
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "got session", 0, MAX_ID)
-            checks.tick(self.tick, "got tick")
-
 
 @dataclass(frozen=True, slots=True)
-class Catchup:
+class Catchup(_Piece):
     """One piece (``index`` of ``total``) of what a late joiner starts from: the zlib'd JSON of confirmed tick ``tick``.
 
     The whole (``engine.net.catchup``) is a save of that tick's world and every player's
     input since; the joiner checks it whole, like any file, before building anything.
     """
 
-    session: int
-    tick: int
-    index: int
-    total: int
-    data: bytes
-
-    def __post_init__(self) -> None:
-        _check_piece(self, "catchup")
-
-    def _wire(self) -> dict[str, Any]:
-        return _piece_wire(self)
-
-    @classmethod
-    def _from_wire(cls, record: dict[str, Any]) -> Catchup:
-        return cls(record["session"], record["tick"], record["index"], record["total"], _piece_data(record, "catchup"))
-
 
 @dataclass(frozen=True, slots=True)
-class Caught:
+class Caught(_Plain):
     """A late joiner has ``have`` of the ``Catchup`` pieces of tick ``tick`` (all of them: it plays from there)."""
 
     session: int
     tick: int
     have: int
 
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "caught session", 0, MAX_ID)
-            checks.tick(self.tick, "caught tick")
-            expect_whole(self.have, "caught have", 0, MAX_CHUNKS)
-
 
 @dataclass(frozen=True, slots=True)
-class Bye:
+class Bye(_Plain):
     """The sender leaves the session, and why (shown to the others)."""
 
     session: int
     reason: str
-
-    def __post_init__(self) -> None:
-        with checks.refusing():
-            expect_whole(self.session, "bye session", 0, MAX_ID)
-            checks.text(self.reason, "bye reason")
 
 
 Message = Hello | Welcome | Refuse | Retry | Start | Inputs | Desync | Chunk | Got | Catchup | Caught | Bye
@@ -326,8 +324,9 @@ _KINDS: dict[str, type[Any]] = {"hello": Hello, "welcome": Welcome, "refuse": Re
                                 "inputs": Inputs, "desync": Desync, "chunk": Chunk, "got": Got, "catchup": Catchup,
                                 "caught": Caught, "bye": Bye}
 _KIND_OF = {kind: name for name, kind in _KINDS.items()}
-_LATER = ("rejoin", "proof", "catchup", "delays", "confirm")
-"""Fields added for sessions that survive a drop: absent on the wire when at their default (none)."""
+_LATER = ("rejoin", "proof", "catchup", "delays", "confirm", "seats")
+"""Fields added since protocol 2 began (sessions that survive a drop, a joiner's seats): absent on the wire when at
+their default (none, or one seat), so a message that needs none of them is the same datagram as before."""
 _ANY_FIELD = sorted({field.name for cls in _KINDS.values() for field in fields(cls)})
 
 
@@ -348,7 +347,7 @@ def _body(message: Message) -> bytes:
     wire = getattr(message, "_wire", None)
     record = wire() if wire is not None else {field.name: getattr(message, field.name) for field in fields(message)}
     for name in _LATER:  # a field added since protocol 2 began is left out at its default: the datagram is as before
-        if name in record and record[name] in (None, "", [], ()):
+        if name in record and (record[name] in (None, "", [], ()) or (name == "seats" and record[name] == 1)):
             del record[name]
     with checks.refusing(f"an {kind!r} packet can't be written: "):
         text = json.dumps({"k": kind, **record}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

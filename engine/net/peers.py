@@ -81,6 +81,8 @@ class Peer:
     """What this player proves it is itself with if it drops and asks for its seat back (the host's side)."""
     catchup: Any = None
     """A late joiner's catch-up being sent (``engine.net.catchup.CatchupSend``): no ``Inputs`` until it is done."""
+    seats: int = 1
+    """How many players it plays: ``player`` to ``player + seats - 1`` (a joiner's ``--local N``)."""
 
     def __post_init__(self) -> None:
         self.acks = [0] * self.players
@@ -89,6 +91,11 @@ class Peer:
     def key(self) -> int | None:
         """The player this peer is (``None``: a spectator)."""
         return self.player
+
+    @property
+    def plays(self) -> tuple[int, ...]:
+        """The players this peer plays (none for a spectator): its runs may carry only theirs."""
+        return () if self.player is None else tuple(range(self.player, self.player + self.seats))
 
     def take(self, packet: Inputs, now: float, known: Sequence[int]) -> None:
         """Note what an ``Inputs`` from this peer says: what it holds (at most ``known``), its tick, the round trip."""

@@ -7,19 +7,22 @@ the ``Refuse`` three times (a joiner must hear it); the rest are counted, said o
 second (and at the start) in one line, and answered once with a ``Refuse`` no larger
 than the ``Hello`` (``fit_refuse``). Garbage (what is not a packet, or not for the
 lobby) is counted for the session's summary line, ``garbage dropped``; a datagram whose
-check or tag failed (``engine.net.integrity``) in its ``damaged or forged dropped``.
+check or tag failed (``engine.net.integrity``) in its ``damaged or forged dropped``. Both
+are ``DatagramCounts``, the one counter of what a peer dropped: the lobbies and the
+running session count into the same object (the session's ``SessionStats``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from engine.net.integrity import REPLY_OVERHEAD, seal_reply
 from engine.net.packets import fit_refuse
 
 __all__ = ["ADDRESSES_SAID", "GUESS_BURST", "GUESS_EVERY_S", "LINES_AT_ONCE", "LINE_EVERY_S", "SAID_IN_FULL",
-           "SAY_EVERY_S", "GuessBudget", "LineBudget", "LobbyTally"]
+           "SAY_EVERY_S", "DatagramCounts", "GuessBudget", "LineBudget", "LobbyTally"]
 
 SAID_IN_FULL = 3
 """Refusals said in full per address; more from it are only counted."""
@@ -34,18 +37,30 @@ def where(address: Any) -> str:
     return f"{address[0]}:{address[1]}"
 
 
+@dataclass
+class DatagramCounts:
+    """What a peer dropped, and followed, of the datagrams it received: counted in one place, lobby and play alike.
+
+    The host's lobby, a joiner's lobby and the running session count into the same object
+    (the session's ``SessionStats`` is one), so the session line says every datagram dropped,
+    whichever phase it came in.
+    """
+
+    garbage: int = 0
+    """Datagrams dropped as garbage: no tickswap envelope, no packet (for the lobby), another session's, a peer's
+    mix-up or flood (a prober's empty knock on the port aside)."""
+    damaged: int = 0
+    """Datagrams dropped because their check or tag failed (``engine.net.integrity``): damaged, or forged."""
+    replayed: int = 0
+    """Datagrams dropped because their number was taken before or is too old (``integrity.REPLAY_WINDOW``)."""
+    moved: int = 0
+    """How many times a peer's datagrams came from a new address (a NAT rebinding) and were followed there."""
+
+
 class LobbyTally:
-    """What the host's lobby refused and dropped: a few lines for any flood, and the garbage count."""
+    """What the host's lobby refused: a few lines for any flood (what it dropped is its ``DatagramCounts``)."""
 
     def __init__(self, say: Callable[[str], None], now: float) -> None:
-        self.garbage = 0
-        """Datagrams the lobby dropped as no packet or no packet for it (the probe's empty knock aside)."""
-        self.damaged = 0
-        """Datagrams the lobby dropped because their check or tag failed: damaged on the way, or forged."""
-        self.replayed = 0
-        """Datagrams of a welcomed peer's link taken before (``integrity.REPLAYED``): dropped, never used."""
-        self.moved = 0
-        """Times a welcomed peer's newest datagram came from a new address (its NAT moved it) and was followed."""
         self._say = say
         self._said: dict[str, int] = {}
         self._held = 0

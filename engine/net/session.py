@@ -20,6 +20,7 @@ import socket
 from collections.abc import Callable, Mapping, Sequence
 
 from engine.clock import Clock, RealClock
+from engine.constants import MAX_PLAYERS
 from engine.files.game import Game
 from engine.input.events import InputEvent
 from engine.interrupts import TICK
@@ -87,8 +88,17 @@ class Session(SessionMachine):
     def join(cls, address: tuple[str, int], game: Game | None, *, spectate: bool = False,
              options: SessionOptions | None = None, say: Callable[[str], None] = print,
              build: Callable[..., World] = build_plain, load: Callable[[str], Game] | None = None,
-             clock: Clock | None = None, transport: Transport | None = None) -> Session:
-        """Join the host at ``address`` with ``game`` (``None``: the registered game the host names, via ``load``)."""
+             clock: Clock | None = None, transport: Transport | None = None, local: int = 1) -> Session:
+        """Join the host at ``address`` with ``game`` (``None``: the registered game the host names, via ``load``).
+
+        ``local``: how many players play on this machine. The host gives that many seats side
+        by side (or refuses, saying how many are left); once welcomed, ``local_players`` are
+        they, each with input of its own (``advance({player: events})``).
+        """
+        if type(local) is not int or not 1 <= local < MAX_PLAYERS:
+            raise ValueError(f"local={local!r}: a joiner plays 1 to {MAX_PLAYERS - 1} players on its machine")
+        if local > 1 and (spectate or (options is not None and options.rejoin is not None)):
+            raise ValueError(f"local={local}: a spectator plays no one, and a rejoin takes back one seat")
         options = options or SessionOptions()
         clock = clock if clock is not None else RealClock()
         probe = None
@@ -98,6 +108,7 @@ class Session(SessionMachine):
         session = cls(_emulated(transport, options, clock), game, options, is_host=False, say=say, build=build,
                       clock=clock, probe=probe)
         session.joining = (address, spectate, load)
+        session.seats = local
         return session
 
     @property
@@ -142,7 +153,8 @@ class Session(SessionMachine):
                 arm()
         self.flush()
 
-    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
+                elapsed_ms: float | None = None) -> int:
         """Give this frame's local events and run the tick due (the machine's ``advance``), then send."""
         ran = super().advance(local_events)
         self.flush()

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.deprecation import warn_deprecated
 from engine.net.peers import Peer
+from engine.net.refusals import DatagramCounts
 from engine.net.sync import Sync
 
 __all__ = ["LATE_REMEMBERED", "MAX_WAIT", "WAIT_FROM", "SessionStats"]
@@ -30,8 +32,12 @@ LATE_REMEMBERED = 256
 
 
 @dataclass
-class SessionStats:
-    """What the HUD shows: ping, frames ahead, rollbacks, who is waited for; and datagrams dropped, joins refused."""
+class SessionStats(DatagramCounts):
+    """What the HUD shows: ping, frames ahead, rollbacks, who is waited for; and datagrams dropped, joins refused.
+
+    The datagrams dropped (``garbage``, ``damaged``, ``replayed``) and the addresses followed
+    (``moved``) are ``DatagramCounts``: the lobby counts into these very figures.
+    """
 
     ping_ms: float = 0.0
     frames_ahead: float = 0.0
@@ -48,14 +54,6 @@ class SessionStats:
     rollbacks_per_s: float = 0.0
     rollbacks: int = 0
     waiting_on: int | None = None
-    dropped_packets: int = 0
-    """Datagrams dropped as garbage: no tickswap envelope, another session's, a peer's mix-up or flood."""
-    damaged: int = 0
-    """Datagrams dropped because their check or tag failed (``engine.net.integrity``): damaged, or forged."""
-    replayed: int = 0
-    """Datagrams dropped because their number was taken before or is too old (``integrity.REPLAY_WINDOW``)."""
-    moved: int = 0
-    """How many times a peer's datagrams came from a new address (a NAT rebinding) and were followed there."""
     waits: dict[int, int] = field(default_factory=dict)
     """How many times each player's missing input held this peer up (the slow peer is the most waited on).
 
@@ -70,6 +68,12 @@ class SessionStats:
     late_joins: int = 0
     """Joins the host refused because the session had started (a joiner asking again counts once)."""
     late_seen: set[tuple[Any, int]] = field(default_factory=set, repr=False)
+
+    @property
+    def dropped_packets(self) -> int:
+        """Deprecated (goes in 0.6): ``garbage``, the name the lobby counts the same datagrams under."""
+        warn_deprecated("SessionStats.dropped_packets", "SessionStats.garbage", stacklevel=3)
+        return self.garbage
 
     def refused_late(self, address: Any, nonce: int) -> None:
         """Count a late joiner's ``Hello`` refused, once per join attempt (its address and nonce)."""
@@ -125,8 +129,8 @@ class SessionStats:
                  f"tick{'' if resimulated == 1 else 's'} re-simulated)"]
         if self.damaged:
             parts.append(f"{self.damaged} damaged or forged dropped")
-        if self.dropped_packets:
-            parts.append(f"{self.dropped_packets} garbage dropped")
+        if self.garbage:
+            parts.append(f"{self.garbage} garbage dropped")
         if self.replayed:
             parts.append(f"{self.replayed} replayed dropped")
         if self.moved:

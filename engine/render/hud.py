@@ -3,6 +3,12 @@
 Toggled with F1 by the runner. It reads the loop and the world and never changes them.
 Text is re-laid-out four times a second, not every frame (pyglet text layout is costly);
 the frame-time graph is one vertex list rewritten through numpy.
+
+On a small window (narrower than ``COMPACT_BELOW[0]`` or lower than ``COMPACT_BELOW[1]``
+pixels, a 480x448 jam game's) the HUD is compact: smaller type, a graph half as tall and
+half as wide, and a backdrop no wider than its text, so that it takes a strip along the
+bottom edge and leaves the play field visible (``engine.render.studio`` keeps the
+inspector above that strip).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from pyglet.gl import GL_LINES
 
 from engine.world import population
 
-__all__ = ["Hud"]
+__all__ = ["COMPACT_BELOW", "COMPACT_TOP", "Hud", "compact"]
 
 _VERTEX_SOURCE = """#version 330 core
 in vec2 position;
@@ -43,6 +49,21 @@ GRAPH_TOP = 8 + GRAPH_MS / MS_PER_PIXEL
 """The highest pixel row a graph bar reaches (the bars stand on row 8)."""
 TEXT_BOTTOM = GRAPH_TOP + 4
 """The text starts above the graph, so no bar or reference line runs through it however many lines wrap."""
+COMPACT_BELOW = (640, 480)
+"""A window narrower or lower than this (width, height) gets the compact HUD (see the module docstring)."""
+COMPACT_MS_PER_PIXEL = 2 * MS_PER_PIXEL
+"""The compact graph's scale: its bars half as tall (a 16.7 ms frame is a bar 17 pixels tall)."""
+COMPACT_TEXT_BOTTOM = 8 + GRAPH_MS / COMPACT_MS_PER_PIXEL + 4
+"""Where the compact HUD's text starts: above its lower graph."""
+COMPACT_TOP = 96
+"""The highest row the compact HUD's backdrop reaches with its usual two lines (a third, wrapped, may pass it):
+what the inspector leaves free at the bottom of a small window."""
+_FONT, _COMPACT_FONT = 10, 8
+
+
+def compact(window: Any) -> bool:
+    """Whether ``window`` is small enough for the compact HUD and inspector (``COMPACT_BELOW``)."""
+    return bool(window.width < COMPACT_BELOW[0] or window.height < COMPACT_BELOW[1])
 
 
 class Hud:
@@ -75,7 +96,7 @@ class Hud:
         self._positions = np.ctypeslib.as_array(buffer.data)[start:start + count * 2].reshape(count, 2)
         self._buffer = buffer
         self._label = pyglet.text.Label("", x=8, y=TEXT_BOTTOM, anchor_y="bottom", multiline=True, width=510,
-                                        font_size=10, color=(255, 255, 255, 255), batch=self._batch,
+                                        font_size=_FONT, color=(255, 255, 255, 255), batch=self._batch,
                                         group=pyglet.graphics.Group(order=2))
         self._last_text = -1.0
         self._frames_then = 0
@@ -108,6 +129,11 @@ class Hud:
                      else "  -- fps    -- ups")
             # As wide as the window allows (a 480-pixel window is narrower than the HUD's 520):
             # longer lines wrap, and the text and its backdrop grow upward, away from the graph.
+            small = compact(self.window)
+            font, bottom = (_COMPACT_FONT, COMPACT_TEXT_BOTTOM) if small else (_FONT, TEXT_BOTTOM)
+            if self._label.font_size != font:
+                self._label.font_size = font
+            self._label.y = bottom
             self._label.width = max(64, min(510, self.window.width - 16))
             self._label.text = (
                 f"{rates}  alpha {self.loop.alpha:.2f}  "
@@ -115,16 +141,20 @@ class Hud:
                 f"{type(self.loop).__name__}  {self.note}"
                 + (f"\n{self.profile.summary()}" if self.profile is not None else "")
             )
-            self._backdrop.width = self._label.width + 10
+            # No wider than the text and the graph (a small window's play field shows beside it).
+            graph = 8 + SAMPLES * (1 if small else 2)
+            self._backdrop.width = min(self._label.width, max(self._label.content_width, graph - 8)) + 10
             top = self._label.y + self._label.content_height + 4
             self._backdrop.height = top - self._backdrop.y
+        small = compact(self.window)
+        scale, step = (COMPACT_MS_PER_PIXEL, 1) if small else (MS_PER_PIXEL, 2)
         times = np.asarray(self._times, dtype=np.float32)
         bars = self._positions[: SAMPLES * 2].reshape(SAMPLES, 2, 2)
-        bars[:, :, 0] = (8 + np.arange(SAMPLES, dtype=np.float32) * 2)[:, None]
+        bars[:, :, 0] = (8 + np.arange(SAMPLES, dtype=np.float32) * step)[:, None]
         bars[:, 0, 1] = 8
         # Capped at the backdrop's top: a stall draws a full bar, not a line across the game.
-        bars[:, 1, 1] = 8 + np.minimum(times, GRAPH_MS) / MS_PER_PIXEL
-        budget = 8 + (1000 / 60) / MS_PER_PIXEL
-        self._positions[SAMPLES * 2:] = ((8, budget), (8 + SAMPLES * 2, budget))
+        bars[:, 1, 1] = 8 + np.minimum(times, GRAPH_MS) / scale
+        budget = 8 + (1000 / 60) / scale
+        self._positions[SAMPLES * 2:] = ((8, budget), (8 + SAMPLES * step, budget))
         self._buffer.invalidate_region(self._graph.start, SAMPLES * 2 + 2)
         self._batch.draw()

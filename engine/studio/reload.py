@@ -265,14 +265,7 @@ def carry_into(game: Game, fresh: Game, world: World, text: str | None = None) -
     except SaveError as error:
         said = str(error).removeprefix(f"{_WHERE} is damaged: ")  # it is not damaged: the new code doesn't fit it
         raise ReloadError(f"the new code does not fit the running state: {said}") from None
-    try:
-        fresh.add_systems(loaded)
-    except Interrupted:
-        loaded.close()
-        raise
-    except BaseException as error:
-        loaded.close()
-        raise ReloadError(f"{game.name}: systems(world) failed: {located(error)}") from None
+    fresh.add_systems_again(loaded, lambda error: ReloadError(f"{game.name}: systems(world) failed: {located(error)}"))
     loaded.ms_per_update = world.ms_per_update
     loaded.view_size = world.view_size
     changed = [name for name in ("WIDTH", "HEIGHT", "MS_PER_UPDATE", "PLAYERS")

@@ -24,9 +24,7 @@ def _replayed(setup: Setup, seed: int, ticks: int,
               before_last: Callable[[World], None] | None = None) -> Iterator[World]:
     """A fresh world in spawn order after ``ticks`` ticks of the setup's input; ``before_last`` runs before the last."""
     with World(seed=seed, players=setup.players) as world:
-        setup.build(world)
-        if setup.systems is not None:
-            setup.systems(world)
+        setup.start(world)
         for tick in range(1, ticks + 1):
             if tick == ticks and before_last is not None:
                 before_last(world)

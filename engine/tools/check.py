@@ -42,11 +42,11 @@ from engine.errors import located
 from engine.files.game import Game
 from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
 from engine.tools.causes import random_drawers, repeats
-from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of
+from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, setup_of, whole_numbers
 from engine.world import World, esper_of, signal_senders
 
 __all__ = ["DEFAULT_KEYS", "STATE_ADVICE", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs",
-           "check_order_independence", "events_for", "random_input"]
+           "check_order_independence", "difference_report", "events_for", "random_input"]
 
 STATE_ADVICE = ("keep game state in buffered fields, list a plain attribute that is state in its class's `saved`, "
                 "and use no module-level variables, id(), time or set order")
@@ -100,25 +100,32 @@ class CheckResult:
                     + _with_players(self.players) + permuted)
         if self.tick is None:
             return self.note
-        lines = [f"order dependent: after tick {self.tick}, shuffled order {self.order} differs from spawn order"
-                 + in_entities(self.differences), *difference_lines(self.differences)]
-        if self.note:
-            lines.append("  " + self.note)
-        if self.system_order:
-            lines.append("  " + self.system_order)
-        lines.extend(f"  {line}: what it sends depends on the update order (a value read from another entity's "
-                     "plain state, or from state outside the world)" for line in self.senders)
+        causes = [self.note, self.system_order]
+        causes.extend(f"{line}: what it sends depends on the update order (a value read from another entity's "
+                      "plain state, or from state outside the world)" for line in self.senders)
         if self.drawers:
             more = len(self.drawers) - 3
             named = ", ".join(self.drawers[:3]) + (f" and {more} more" if more > 0 else "")
-            lines.append(f"  {named} drew from world.random in update() at tick {self.tick}: its draws follow the "
-                         "update order; an entity draws from its own self.random")
+            causes.append(f"{named} drew from world.random in update() at tick {self.tick}: its draws follow the "
+                          "update order; an entity draws from its own self.random")
         if self.unrepeatable:
-            lines.append(f"  spawn order run again from the start differs at tick {self.tick} too: the cause is not "
-                         "update order but state outside the world (a module-level variable, the time, a value "
-                         "Python seeds per process)")
-            lines.append("  " + STATE_ADVICE)
-        return "\n".join(lines)
+            causes.append(f"spawn order run again from the start differs at tick {self.tick} too: the cause is not "
+                          "update order but state outside the world (a module-level variable, the time, a value "
+                          "Python seeds per process)")
+            causes.append(STATE_ADVICE)
+        return difference_report(f"order dependent: after tick {self.tick}, shuffled order {self.order} differs "
+                                 "from spawn order", self.differences, *causes)
+
+
+def difference_report(headline: str, differences: Sequence[EntityDifference], *notes: str) -> str:
+    """A check's report of a difference: ``headline`` naming the entities, one line per entity, then each note.
+
+    Every check (update orders, rollback, save and load, hash seeds) reports this way, so a
+    difference reads alike whichever check found it; empty notes are left out.
+    """
+    lines = [headline + in_entities(differences), *difference_lines(differences)]
+    lines.extend("  " + note for note in notes if note)
+    return "\n".join(lines)
 
 
 def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int = 300, orders: int = 4,
@@ -137,20 +144,15 @@ def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int
     raised for an order dependence. A game whose tick fails stops the check, with the
     failure in ``note``.
     """
-    for name, value in (("ticks", ticks), ("orders", orders)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    whole_numbers(ticks=ticks, orders=orders)
     setup = setup_of(build, systems, players, inputs, seed)
     with contextlib.ExitStack() as stack:
         worlds: list[World] = []
         permuters: list[_SystemPermuter] = []
         for _ in range(orders + 1):
             world = stack.enter_context(World(seed=seed, players=setup.players))
-            permuters.append(_SystemPermuter(world))
-            setup.build(world)
-            if setup.systems is not None:
-                setup.systems(world)
-            worlds.append(world)
+            permuters.append(_SystemPermuter(world))  # before build: it tells the engine's own systems apart
+            worlds.append(setup.start(world))
         shufflers = [random.Random(f"{seed}:{order}") for order in range(orders)]
         # Their own generators: the entity shuffles are those of a game without systems.
         system_shufflers = [random.Random(f"{seed}:{order}:systems") for order in range(orders)]

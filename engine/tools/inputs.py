@@ -20,7 +20,8 @@ from engine.files.game import Game
 from engine.input.events import InputEvent
 from engine.input.keys import name as key_name
 
-__all__ = ["DEFAULT_KEYS", "Inputs", "Setup", "events_for", "game_of", "random_input", "random_keys", "setup_of"]
+__all__ = ["DEFAULT_KEYS", "Inputs", "Setup", "events_for", "game_of", "random_input", "random_keys", "setup_of",
+           "whole_numbers"]
 
 DEFAULT_KEYS: tuple[int, ...] = (65361, 65362, 65363, 65364, 32, 65293, 119, 97, 115, 100)
 """The keys random input presses unless told otherwise: the arrows, Space, Enter and W A S D
@@ -110,6 +111,13 @@ class Setup:
         self.inputs = inputs
         """Each player's input, a function of the tick."""
 
+    def start(self, world: Any) -> Any:
+        """Set ``world`` up for the check: the game's ``build``, then its ``systems`` if it has them; ``world`` back."""
+        self.build(world)
+        if self.systems is not None:
+            self.systems(world)
+        return world
+
     def feed(self, world: Any, events: list[list[InputEvent]]) -> None:
         """Queue each player's ``events`` (one list per player, as ``events_at`` gives) for the world's next tick."""
         for player, mine in enumerate(events):
@@ -120,6 +128,13 @@ class Setup:
     def events_at(self, tick: int) -> list[list[InputEvent]]:
         """Every player's events of ``tick``, one list per player."""
         return [list(events(tick)) for events in self.inputs]
+
+
+def whole_numbers(least: int = 1, **counts: object) -> None:
+    """Refuse, naming it, a count a check was given that is not a whole number of at least ``least``."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
 
 
 def _sized(build: Callable[[Any], Any], size: tuple[int, int]) -> Callable[[Any], Any]:

@@ -31,9 +31,9 @@ from typing import Any
 
 from engine.errors import located
 from engine.files.game import Game
-from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
-from engine.tools.check import STATE_HINT, Inputs
-from engine.tools.inputs import Setup, setup_of
+from engine.state.differences import EntityDifference, compare_snapshots
+from engine.tools.check import STATE_HINT, Inputs, difference_report
+from engine.tools.inputs import Setup, setup_of, whole_numbers
 from engine.world import World
 from engine.world.checkpoints import Checkpoint
 
@@ -74,13 +74,9 @@ class RollbackResult:
                     f"for {self.ticks} ticks" + (f" with {self.players} players" if self.players > 1 else ""))
         if self.tick is None:
             return self.note
-        lines = [f"not rollback deterministic: tick {self.tick}, re-simulated after rolling back {self.distance} "
-                 f"ticks at tick {self.rolled_back_at}, differs from its first run" + in_entities(self.differences),
-                 *difference_lines(self.differences)]
-        if self.note:
-            lines.append("  " + self.note)
-        lines.append("  " + HINT)
-        return "\n".join(lines)
+        return difference_report(f"not rollback deterministic: tick {self.tick}, re-simulated after rolling back "
+                                 f"{self.distance} ticks at tick {self.rolled_back_at}, differs from its first run",
+                                 self.differences, self.note, HINT)
 
 
 def check_rollback(build: Callable[[World], Any] | Game, *, ticks: int = 300, distance: int = 8, seed: int = 0,
@@ -94,18 +90,13 @@ def check_rollback(build: Callable[[World], Any] | Game, *, ticks: int = 300, di
     Returns a ``RollbackResult``; nothing is raised for a difference. A game whose tick
     fails stops the check, with the failure in ``note``.
     """
-    for name, value in (("ticks", ticks), ("distance", distance)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    whole_numbers(ticks=ticks, distance=distance)
     if distance > ticks:
         raise ValueError(f"distance {distance} is more than ticks {ticks}: no tick would be rolled back that far "
                          "and re-simulated; run at least as many ticks as the distance")
     setup = setup_of(build, systems, players, inputs, seed)
     with contextlib.ExitStack() as stack:
-        world = stack.enter_context(World(seed=seed, players=setup.players))
-        setup.build(world)
-        if setup.systems is not None:
-            setup.systems(world)
+        world = setup.start(stack.enter_context(World(seed=seed, players=setup.players)))
         checkpoints: dict[int, Checkpoint] = {0: world.checkpoint()}
         firsts: dict[int, tuple[str, dict[str, Any], Any]] = {}
         for tick in range(1, ticks + 1):

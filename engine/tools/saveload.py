@@ -30,9 +30,9 @@ from typing import Any
 
 from engine.errors import located
 from engine.files.game import Game
-from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
-from engine.tools.check import STATE_ADVICE, Inputs
-from engine.tools.inputs import Setup, game_of, setup_of
+from engine.state.differences import EntityDifference, compare_snapshots
+from engine.tools.check import STATE_ADVICE, Inputs, difference_report
+from engine.tools.inputs import Setup, game_of, setup_of, whole_numbers
 from engine.world import World
 from engine.world.save import SaveError, load_world, save_world
 
@@ -77,13 +77,8 @@ class SaveLoadResult:
         if not self.differences and self.note:  # the loaded world failed: its error says what to do
             return f"not the same after a load: {self.note}"
         moment = "right after the load" if self.tick == self.loaded_from else f"after tick {self.tick}"
-        lines = [f"not the same after a load: {moment}, the world loaded from the save of tick {self.loaded_from} "
-                 f"differs from the straight run" + in_entities(self.differences),
-                 *difference_lines(self.differences)]
-        if self.note:
-            lines.append("  " + self.note)
-        lines.append("  " + HINT)
-        return "\n".join(lines)
+        return difference_report(f"not the same after a load: {moment}, the world loaded from the save of tick "
+                                 f"{self.loaded_from} differs from the straight run", self.differences, self.note, HINT)
 
 
 def save_ticks(ticks: int, saves: int) -> tuple[int, ...]:
@@ -102,18 +97,13 @@ def check_save_load(build: Callable[[World], Any] | Game, *, ticks: int = 300, s
     found among the classes this process has. Returns a ``SaveLoadResult``; nothing is
     raised for a difference.
     """
-    for name, value in (("ticks", ticks), ("saves", saves)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    whole_numbers(ticks=ticks, saves=saves)
     setup = setup_of(build, systems, players, inputs, seed)
     game = game_of(build, systems)
     points = save_ticks(ticks, saves)
     saved: list[int] = []
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="tickswap-check-") as folder:
-        straight = stack.enter_context(World(seed=seed, players=setup.players))
-        setup.build(straight)
-        if setup.systems is not None:
-            setup.systems(straight)
+        straight = setup.start(stack.enter_context(World(seed=seed, players=setup.players)))
         loaded: list[tuple[int, World]] = []
         for tick in range(1, ticks + 1):
             events = setup.events_at(tick)

@@ -31,8 +31,9 @@ from engine.errors import located
 from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import read_input_scripts
-from engine.state.differences import EntityDifference, compare_snapshots, difference_lines, in_entities
-from engine.tools.inputs import DEFAULT_KEYS, random_input, random_keys, setup_of
+from engine.state.differences import EntityDifference, compare_snapshots
+from engine.tools.check import difference_report
+from engine.tools.inputs import DEFAULT_KEYS, random_input, random_keys, setup_of, whole_numbers
 from engine.world import World
 
 __all__ = ["HINT", "SeedResult", "check_hash_seeds", "inputs_of"]
@@ -71,13 +72,9 @@ class SeedResult:
                     f"agreed for {self.ticks} ticks")
         if self.tick is None:
             return self.note
-        lines = [f"differs between processes: after tick {self.tick}, the state under PYTHONHASHSEED={self.seeds[0]} "
-                 f"differs from PYTHONHASHSEED={self.seeds[1]}" + in_entities(self.differences),
-                 *difference_lines(self.differences)]
-        if self.note:
-            lines.append("  " + self.note)
-        lines.append("  " + HINT)
-        return "\n".join(lines)
+        return difference_report(f"differs between processes: after tick {self.tick}, the state under "
+                                 f"PYTHONHASHSEED={self.seeds[0]} differs from PYTHONHASHSEED={self.seeds[1]}",
+                                 self.differences, self.note, HINT)
 
 
 def inputs_of(game: Game, players: int, seed: int, input_path: str | None, no_input: bool) -> Any:
@@ -102,9 +99,8 @@ def check_hash_seeds(game: Game, *, ticks: int = 300, seed: int = 0, players: in
     ``tickswap check``'s: seeded random input, ``input_path``'s script, or none.
     Returns a ``SeedResult``; nothing is raised for a difference.
     """
-    for name, value in (("ticks", ticks), ("processes", processes)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < (2 if name == "processes" else 1):
-            raise ValueError(f"{name} must be a whole number >= {2 if name == 'processes' else 1}, got {value!r}")
+    whole_numbers(ticks=ticks)
+    whole_numbers(2, processes=processes)
     players = players if players is not None else game.players.start
     words = [str(game.path) if game.path is not None else game.name, "--ticks", str(ticks), "--seed", str(seed),
              "--players", str(players)] + (["--input", input_path] if input_path else []) \

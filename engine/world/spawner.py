@@ -23,9 +23,9 @@ from bisect import bisect_left
 from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from engine.buffering import PureBuffers, restore_state
+from engine.buffering import Host, PureBuffers, restore_state
 from engine.buffering.access import has_buffers
 from engine.buffering.fields import layout_of
 from engine.buffering.own import OwnBuffers
@@ -38,18 +38,10 @@ E = TypeVar("E", bound=Entity)
 _SPAWNER = itemgetter(0)
 
 
-class Owner(Protocol):
-    """The world a spawner serves, as the spawner sees it."""
-
-    @property
-    def ticking(self) -> bool:
-        """Whether a tick is in progress."""
-
-
 class Spawner:
     """One world's entities: the update order, the deferred spawns and despawns, the id counter."""
 
-    def __init__(self, owner: Owner, ecs: EsperWorld, buffers: PureBuffers) -> None:
+    def __init__(self, owner: Host, ecs: EsperWorld, buffers: PureBuffers) -> None:
         # Weakly: entities and esper's globals must never keep a world alive through its parts.
         self._owner = weakref.ref(owner)
         self._ecs = ecs

@@ -17,7 +17,7 @@ import math
 import random
 from pathlib import Path
 
-from games.artkit import CLEAR, Canvas, Color, hex_color, mix, noise, note, tone, write_wav
+from engine.art import CLEAR, Canvas, Color, Sfx, hex_color, mix, note, silence, write_wav
 
 HERE = Path(__file__).parent
 TILE = 16
@@ -313,23 +313,29 @@ def music() -> list[float]:
     bass = ["C3", "C3", "G3", "G3", "A2", "A2", "E3", "E3", "F2", "F2", "C3", "C3", "G2", "G2", "G2", "G2"]
     melody: list[float] = []
     for name in tune:
-        melody += tone(note(name), eighth, 0.22, duty=0.25, decay=3) if name != "." else [0.0] * int(eighth * 11025)
+        melody += (Sfx(frequency=note(name), duty=0.25, sustain=0.05, decay=0.15, volume=0.22).samples()
+                   if name != "." else silence(eighth))
     low: list[float] = []
     for name in bass:
-        low += tone(note(name), 2 * eighth, 0.3, wave_shape="triangle", decay=1)
+        low += Sfx(wave="triangle", frequency=note(name), sustain=0.2, decay=0.2, volume=0.3).samples()
+    hat = Sfx(wave="noise", frequency=11025, sustain=0.0, decay=0.025, volume=0.08, seed=9).samples()
     hats: list[float] = []
     for _ in range(len(tune)):
-        hats += noise(0.03, 0.08, decay=80, seed=9) + [0.0] * (int(eighth * 11025) - int(0.03 * 11025))
+        hats += hat + silence(eighth - 0.025)
     return mix(melody, low, hats)
 
 
 def sounds() -> None:
+    """sfxr-style sounds (``engine.art.Sfx``): pitches that slide by octaves a second, linear fades."""
     write_wav(HERE / "music.wav", music())
-    write_wav(HERE / "jump.wav", tone(note("C5"), 0.15, 0.35, duty=0.25, slide=900, decay=10))
-    write_wav(HERE / "coin.wav", tone(note("B5"), 0.06, 0.35, decay=2) + tone(note("E6"), 0.2, 0.35, decay=10))
-    write_wav(HERE / "stomp.wav", mix(tone(note("C4"), 0.1, 0.4, slide=-400, decay=20), noise(0.06, 0.3, seed=4)))
-    write_wav(HERE / "hurt.wav", mix(tone(note("A4"), 0.35, 0.4, duty=0.5, slide=-500, decay=6),
-                                     noise(0.2, 0.25, decay=15, seed=5)))
+    Sfx(frequency=note("C5"), duty=0.25, slide=2.2, sustain=0.02, decay=0.13, volume=0.35).save(HERE / "jump.wav")
+    write_wav(HERE / "coin.wav", Sfx(frequency=note("B5"), sustain=0.03, decay=0.03, volume=0.35).samples()
+              + Sfx(frequency=note("E6"), sustain=0.0, decay=0.2, volume=0.35).samples())
+    thud = Sfx(frequency=note("C4"), slide=-2.4, sustain=0.0, decay=0.1, volume=0.4)
+    crunch = Sfx(wave="noise", frequency=11025, sustain=0.0, decay=0.06, volume=0.3, seed=4)
+    write_wav(HERE / "stomp.wav", mix(thud.samples(), crunch.samples()))
+    ouch = Sfx(frequency=note("A4"), slide=-2.1, sustain=0.05, decay=0.3, volume=0.4)
+    write_wav(HERE / "hurt.wav", mix(ouch.samples(), crunch.but(decay=0.13, volume=0.25, seed=5).samples()))
 
 
 # -- the level --------------------------------------------------------------------------

@@ -5,7 +5,7 @@ Re-run from the repository root (it rewrites them, byte for byte the same):
     python -m games.towers.make_art
 
 Pixel art drawn at 16 px and doubled (the map's tiles are 32 px), with the standard
-library only (``games.artkit``). ``towers.tmj`` is a Tiled map (JSON, Tiled 1.10) of 20 x 15
+library only (``engine.art``). ``towers.tmj`` is a Tiled map (JSON, Tiled 1.10) of 20 x 15
 tiles: a ground layer, the road drawn under the route, and an object layer holding the
 route itself, a polyline the enemies walk (``Path.from_object``). Open it in Tiled to
 move the road, or change ``ROUTE`` here and re-run: the road tiles follow the route.
@@ -19,7 +19,7 @@ import random
 from itertools import pairwise
 from pathlib import Path
 
-from games.artkit import Canvas, hex_color, mix, noise, note, tone, write_wav
+from engine.art import Canvas, Sfx, hex_color, mix, note, write_wav
 
 HERE = Path(__file__).parent
 TILE = 32
@@ -132,13 +132,16 @@ def shot() -> Canvas:
 # -- sounds ------------------------------------------------------------------------------------
 
 def sounds() -> None:
-    write_wav(HERE / "shoot.wav", tone(note("A5"), 0.05, volume=0.25, duty=0.25, slide=-2000, decay=30))
-    write_wav(HERE / "pop.wav", mix(noise(0.12, volume=0.35, decay=30, seed=3),
-                                    tone(note("E4"), 0.1, volume=0.25, slide=-600, decay=20)))
-    write_wav(HERE / "leak.wav", tone(note("C3"), 0.3, volume=0.4, duty=0.5, slide=-60, decay=6))
-    write_wav(HERE / "build.wav", tone(note("C5"), 0.06, volume=0.3) + tone(note("G5"), 0.08, volume=0.3))
-    write_wav(HERE / "wave.wav", tone(note("G4"), 0.12, volume=0.3, wave_shape="triangle", decay=2)
-              + tone(note("C5"), 0.25, volume=0.3, wave_shape="triangle", decay=3))
+    """sfxr-style sounds (``engine.art.Sfx``): pitches that slide by octaves a second, linear fades."""
+    Sfx(frequency=note("A5"), duty=0.25, slide=-3.5, sustain=0.0, decay=0.05, volume=0.25).save(HERE / "shoot.wav")
+    burst = Sfx(wave="noise", frequency=11025, sustain=0.0, decay=0.07, volume=0.35, seed=3)
+    drop = Sfx(frequency=note("E4"), slide=-2.9, sustain=0.0, decay=0.1, volume=0.25)
+    write_wav(HERE / "pop.wav", mix(burst.samples(), drop.samples()))
+    Sfx(frequency=note("C3"), slide=-0.7, sustain=0.05, decay=0.25, volume=0.4).save(HERE / "leak.wav")
+    write_wav(HERE / "build.wav", Sfx(frequency=note("C5"), sustain=0.04, decay=0.02, volume=0.3).samples()
+              + Sfx(frequency=note("G5"), sustain=0.05, decay=0.03, volume=0.3).samples())
+    horn = Sfx(wave="triangle", frequency=note("G4"), sustain=0.06, decay=0.06, volume=0.3)
+    write_wav(HERE / "wave.wav", horn.samples() + horn.but(frequency=note("C5"), sustain=0.1, decay=0.15).samples())
 
 
 # -- the map -----------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from engine.tools.bench.pygame_peer import (
     PLAYER_SIZE,
     SHOT_PERIOD,
     SHOT_SIZE,
+    Against,
     Peer,
     bullet_plan,
     emitter_place,
@@ -155,27 +156,15 @@ def bench_bullets(bullets: int = 4000, ticks: int = 60, warm: int = BULLET_LIFET
     for world in worlds.values():
         world.close()
     ms = {name: seconds * 1e3 for name, seconds in medians.items()}
-    reference = ms.get("pygame", ms["asks"])
-    against = "pygame-ce's" if "pygame" in ms else "the bullet hell's (no pygame-ce here)"
-
-    def row(case: str, name: str, target: str = "") -> tuple[str, float, float, str]:
-        return (case, ms[name], reference / ms[name],
-                f"{1e3 / ms[name]:,.0f} ticks/s; ratio: times {against} ticks/s{target}")
-
+    against = Against(ms, "asks", "the bullet hell's")
     what = f"about {bullets:,} bullets in rings, a player and its shots asking"
-    rows: Rows = []
-    if "pygame" in ms:
-        peer_live, peer_touches = figures[-1]
-        rows.append(row(f"{peer.name}: {what}, Sprites in Groups, spritecollide per ask", "pygame",
-                        f"; {peer_live:,} bullets alive at the end, {peer_touches:,} touches found"))
-    else:
-        rows.append((f"pygame-ce: {peer.reason or 'stopped answering'}", float("nan"), float("nan"),
-                     "to measure: TICKSWAP_PYGAME_PYTHON=/path/to/venv/bin/python tickswap bench bullets"))
-    rows += [
-        row(f"tickswap: {what}, world.overlapping(self, Bullet) per ask", "asks",
-            f"; {live:,} bullets alive at the end, {touches:,} touches found"
-            + (f"; {verdict(reference / ms['asks'], 1.0, at_least=True, words='pygame-ce')} (0.4: 0.73x at 4,000, "
-               "0.67x at 16,000)" if "pygame" in ms else "")),
-        row(f"tickswap: the same {bullets:,}, nobody asks (the asks' share)", "quiet"),
+    peer_said = (f"; {figures[-1][0]:,} bullets alive at the end, {figures[-1][1]:,} touches found"
+                 if against.peer_ran else "")
+    return [
+        against.peer_row(peer, f"{what}, Sprites in Groups, spritecollide per ask", peer_said, "bullets"),
+        against.row(f"tickswap: {what}, world.overlapping(self, Bullet) per ask", "asks",
+                    f"; {live:,} bullets alive at the end, {touches:,} touches found"
+                    + (f"; {verdict(against.reference / ms['asks'], 1.0, at_least=True, words='pygame-ce')} "
+                       "(0.4: 0.73x at 4,000, 0.67x at 16,000)" if against.peer_ran else "")),
+        against.row(f"tickswap: the same {bullets:,}, nobody asks (the asks' share)", "quiet"),
     ]
-    return rows

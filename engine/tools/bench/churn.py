@@ -19,6 +19,7 @@ from engine.tools.bench.base import Rows, verdict
 from engine.tools.bench.pygame_peer import (
     CHURN_LIFETIME,
     HUBS,
+    Against,
     Peer,
     churner_lifetime,
     churner_start,
@@ -117,25 +118,13 @@ def bench_churn(count: int = 10_000, ticks: int = 100, warm: int = 10) -> Rows:
         # The same schedule on both sides: as many churners alive, as many pings heard.
         same = ("; same work on both sides" if figures[-1] == (alive, heard)
                 else f"; NOT the same work: pygame-ce has {figures[-1]}, tickswap {(alive, heard)} (alive, heard)")
-    reference = ms.get("pygame", ms["churn"])
-    against = "pygame-ce's" if "pygame" in ms else "the churn world's (no pygame-ce here)"
-
-    def row(case: str, name: str, target: str = "") -> tuple[str, float, float, str]:
-        return (case, ms[name], reference / ms[name],
-                f"{1e3 / ms[name]:,.0f} ticks/s; ratio: times {against} ticks/s{target}")
-
-    rows: Rows = []
+    against = Against(ms, "churn", "the churn world's")
     what = f"{count:,} churners, a tenth replaced a tick, {HUBS} hubs"
-    if "pygame" in ms:
-        rows.append(row(f"{peer.name}: {what}, Sprites in a Group, kill() and a new Sprite", "pygame", same))
-    else:
-        rows.append((f"pygame-ce: {peer.reason or 'stopped answering'}", float("nan"), float("nan"),
-                     "to measure: TICKSWAP_PYGAME_PYTHON=/path/to/venv/bin/python tickswap bench churn"))
-    rows += [
-        row(f"tickswap: {what}, despawn and spawn mid-tick, hub.pings.send(1)", "churn",
-            f"; {verdict(reference / ms['churn'], 1.0, at_least=True, words='pygame-ce')} (0.4: 0.35x)"
-            if "pygame" in ms else ""),
-        row(f"tickswap: the same {count:,}, nobody despawned (the churn's share)", "no churn"),
-        row("tickswap: the same churn, no signal sent (the pings' share)", "no pings"),
+    return [
+        against.peer_row(peer, f"{what}, Sprites in a Group, kill() and a new Sprite", same, "churn"),
+        against.row(f"tickswap: {what}, despawn and spawn mid-tick, hub.pings.send(1)", "churn",
+                    f"; {verdict(against.reference / ms['churn'], 1.0, at_least=True, words='pygame-ce')} (0.4: 0.35x)"
+                    if against.peer_ran else ""),
+        against.row(f"tickswap: the same {count:,}, nobody despawned (the churn's share)", "no churn"),
+        against.row("tickswap: the same churn, no signal sent (the pings' share)", "no pings"),
     ]
-    return rows

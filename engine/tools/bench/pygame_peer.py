@@ -41,15 +41,43 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["BULLET_LIFETIME", "BULLET_SIZE", "BULLET_SPEED", "CHURN_LIFETIME", "EMITTERS", "FIELD", "HEADLESS", "HUBS",
-           "PLAYER_SIZE", "PYTHON_VARIABLE", "SHOT_PERIOD", "SHOT_SIZE", "Peer", "bullet_plan", "churner_lifetime",
-           "churner_start", "emitter_place", "interleave", "main", "off_field", "peer_python", "player_at",
-           "pygame_here", "ring", "serve_ticks", "shot_velocities"]
+           "PLAYER_SIZE", "PYTHON_VARIABLE", "SHOT_PERIOD", "SHOT_SIZE", "Against", "Peer", "bullet_plan",
+           "churner_lifetime", "churner_start", "emitter_place", "interleave", "main", "off_field", "peer_python",
+           "player_at", "pygame_here", "ring", "serve_ticks", "shot_velocities"]
 
 PYTHON_VARIABLE = "TICKSWAP_PYGAME_PYTHON"
 """The environment variable naming a Python that has pygame-ce (``/path/to/venv/bin/python``)."""
 
 HEADLESS = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
 """The peer's environment: no window, no sound device, no greeting on its standard output (the pipe)."""
+
+class Against:
+    """A bench's rows, each timed against pygame-ce's (its ``"pygame"`` case) where that ran, else ``first``'s.
+
+    ``ms`` holds each case's median milliseconds a tick; ``first_words`` names ``first`` in
+    the rows when pygame-ce did not run (``"the churn world's"``).
+    """
+
+    def __init__(self, ms: dict[str, float], first: str, first_words: str) -> None:
+        self.ms = ms
+        self.peer_ran = "pygame" in ms
+        """Whether pygame-ce answered, so the ratios are against it."""
+        self.reference = ms.get("pygame", ms[first])
+        """The milliseconds a tick every ratio divides."""
+        self._against = "pygame-ce's" if self.peer_ran else f"{first_words} (no pygame-ce here)"
+
+    def row(self, case: str, name: str, target: str = "") -> tuple[str, float, float, str]:
+        """The row of case ``name``: its milliseconds, its ratio, its ticks a second and ``target``."""
+        ms = self.ms[name]
+        return case, ms, self.reference / ms, f"{1e3 / ms:,.0f} ticks/s; ratio: times {self._against} ticks/s{target}"
+
+    def peer_row(self, peer: Peer, what: str, target: str, bench: str) -> tuple[str, float, float, str]:
+        """pygame-ce's row; where it did not run, why, and how to run it (``tickswap bench BENCH``)."""
+        if self.peer_ran:
+            return self.row(f"{peer.name}: {what}", "pygame", target)
+        return (f"pygame-ce: {peer.reason or 'stopped answering'}", math.nan, math.nan,
+                f"to measure: {PYTHON_VARIABLE}=/path/to/venv/bin/python tickswap bench {bench}")
+
 
 # -- the churn workload ----------------------------------------------------------------------
 

@@ -35,9 +35,13 @@ from engine.tools.cli.lab import lab_command
 from engine.tools.cli.listing import list_command
 from engine.tools.cli.options import (
     Parser,
+    add_host_options,
+    add_join_options,
     add_run_options,
     build_parser,
     check_options,
+    host_options,
+    join_options,
     lab_options,
     package_options,
     rendezvous_options,
@@ -96,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("host", "join"):
             from engine.tools.cli.net import host_command, join_command
 
-            return host_command(args) if args.command == "host" else join_command(args)
+            if args.command == "host":
+                return host_command(host_options(args, command="host"))
+            return join_command(join_options(args, command="join"))
         if args.command == "rendezvous":
             from engine.tools.cli.rendezvous import rendezvous_command
 
@@ -140,8 +146,6 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
     words = sys.argv[1:] if argv is None else list(argv)
     role = words[0] if words and words[0] in ("--host", "--join") else None
     if role is not None:  # a network session: tickswap host / join's options, this game
-        from engine.tools.cli.net import add_host_options, add_join_options, host_command, join_command
-
         parser = Parser(prog=f"{prog} {role}", description=f"{role[2:].title()} a session of {program}.")
         (add_host_options if role == "--host" else add_join_options)(parser, game=False)
         words = words[1:]
@@ -159,9 +163,13 @@ def run_with_options(prog: str, program: str, load: Callable[[], Game], argv: li
     def command() -> int:
         game = load()
         if role == "--host":
-            return host_command(args, game)
+            from engine.tools.cli.net import host_command
+
+            return host_command(host_options(args), game)
         if role == "--join":
-            return join_command(args, game, command=f"{prog} --join")
+            from engine.tools.cli.net import join_command
+
+            return join_command(join_options(args), game, command=f"{prog} --join")
         return run_command(run_options(args), game)
 
     return guarded_command(work)

@@ -4,35 +4,45 @@ A value argparse accepts is one the run can use: counts from 1 to 10**9, duratio
 fit a clock, rates that give a step a clock can hold, seeds from 0 (``random.seed(-3)``
 is ``random.seed(3)``), file names that are not empty. ``Parser`` prints a mistake as one
 line naming the option and the value instead of a usage block. ``engine.run(build)``
-takes the same ``run`` options (``add_run_options``).
+takes the same ``run`` options (``add_run_options``), and after ``--host``/``--join`` the
+session's (``add_host_options``, ``add_join_options``).
+
+This is the only module that imports argparse: each command's Namespace ends here, made
+into frozen dataclasses (``RunOptions``, ``ReplayOptions``, ``HostOptions``, ``JoinOptions``
+...) that the commands read and never change.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_PLAYERS, MS_PER_UPDATE_RANGE
+from engine.constants import DEFAULT_MS_PER_UPDATE, MAX_INPUT_DELAY, MAX_PLAYERS, MS_PER_UPDATE_RANGE
 from engine.display import Display, DisplayOption, display_options
 from engine.json_events import add_json_option
 from engine.messages import one_line, shown
+from engine.net.emulate import MIN_REBIND_MS, Emulation
+from engine.net.integrity import REJOIN_CODE_HEX, read_rejoin_code
+from engine.net.nat import NAT_KINDS
 from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
 from engine.state.names import __version__
-from engine.tools.cli.numbers import whole, whole_number
 from engine.tools.errors import UsageError
 
 if TYPE_CHECKING:
     from engine.tools.ship.build import PackageOptions
 
-__all__ = ["CheckOptions", "LabOptions", "Outputs", "Parser", "RendezvousOptions", "ReplayOptions", "RunOptions",
-           "SeedsOptions", "SoakOptions", "add_display_options", "add_run_options", "build_parser", "check_options",
-           "count", "display_of", "lab_options", "package_options", "rendezvous_options", "replay_options",
-           "run_options", "seeds_options", "soak_options"]
+__all__ = ["DIGITS", "SESSION_PORT", "CheckOptions", "HostOptions", "JoinOptions", "LabOptions", "Outputs", "Parser",
+           "PeerOptions", "RendezvousOptions", "ReplayOptions", "RoomOptions", "RunOptions", "SeedsOptions",
+           "SoakOptions", "add_display_options", "add_host_options", "add_join_options", "add_run_options",
+           "add_session_commands", "build_parser", "check_options", "count", "display_of", "host_options",
+           "join_options", "lab_options", "package_options", "rendezvous_options", "replay_options", "run_options",
+           "seeds_options", "soak_options", "whole", "whole_number"]
 
 MAX_MS = 1e7
 """The longest duration (ms) an option accepts: under three hours."""
@@ -72,6 +82,30 @@ class Parser(argparse.ArgumentParser):
             command = self.commands.get(getattr(parsed, "command", None) or "", self)
             command.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
+
+
+DIGITS = re.compile(r"-?[0-9]{1,100}")
+"""A whole number as a command line writes it: ASCII digits, maybe a minus. ``int()`` also takes
+``" 5"``, ``"+5"``, ``"1_000"`` and other scripts' digits, which a typo or a paste can bring in."""
+
+
+def whole_number(text: str) -> int:
+    """``text`` as a whole number (``DIGITS``), or the argparse error that names it."""
+    if not DIGITS.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}")
+    return int(text)
+
+
+def whole(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``; out of range, one line naming both ends."""
+    def parse(text: str) -> int:
+        value = whole_number(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {shown(value)}")
+        return value
+    parse.__name__ = f"whole_{low}_to_{high}"
+    parse.__doc__ = f"An argparse type: a whole number from {low} to {high}."
+    return parse
 
 
 count = whole(1, MAX_COUNT)
@@ -265,8 +299,6 @@ def build_parser() -> Parser:
     given.add_argument("--input", metavar="FILE", type=_file_name,
                        help="feed every order the per-tick input of a recording or an input script")
     given.add_argument("--no-input", action="store_true", help="no input at all (default: seeded random input)")
-
-    from engine.tools.cli.net import add_session_commands
 
     add_session_commands(commands)
     _add_package_command(commands)
@@ -591,3 +623,312 @@ def soak_options(argv: list[str] | None = None, description: str = "") -> SoakOp
         parser.error(f"--churn {args.churn} is more than --entities {args.entities}")
     return SoakOptions(ticks=args.ticks, entities=args.entities, churn=args.churn, budget_blocks=args.budget_blocks,
                        tracemalloc=args.tracemalloc)
+
+
+# -- host and join: a network session's options ------------------------------------------
+
+SESSION_PORT = 7777
+"""The port a host listens on, and a joiner's HOST without :PORT asks."""
+
+
+def _real(low: float, high: float, name: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
+        if not low <= value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {high:g}, got {shown(text)}")
+        return value
+    parse.__name__ = name
+    return parse
+
+
+def _rebind_ms(text: str) -> float:
+    value = _real(0.0, 1e9, "ms")(text)
+    if 0 < value < MIN_REBIND_MS:
+        raise argparse.ArgumentTypeError(f"expected 0 (never) or at least {MIN_REBIND_MS:g} ms, got {shown(text)}")
+    return value
+
+
+def _delay_at(text: str) -> tuple[int, int]:
+    tick, colon, delay = text.partition(":")
+    if not colon or not tick.isdigit() or not delay.isdigit():
+        raise argparse.ArgumentTypeError(f"expected TICK:DELAY (e.g. 600:4), got {shown(text)}")
+    if not 1 <= int(tick) <= 10**9 or not 0 <= int(delay) <= MAX_INPUT_DELAY:
+        raise argparse.ArgumentTypeError(f"expected a tick from 1 and a delay from 0 to {MAX_INPUT_DELAY}, got "
+                                         f"{shown(text)}")
+    return int(tick), int(delay)
+
+
+def _rejoin(text: str) -> str:
+    if read_rejoin_code(text) is None:
+        raise argparse.ArgumentTypeError(f"expected the {REJOIN_CODE_HEX}-digit rejoin code this player was given "
+                                         f"when it first joined, got {shown(text)}")
+    return text.strip().lower()
+
+
+class _NotHere(argparse.Action):
+    """An option of the other side of a session, refused in one line saying whose it is (not ``see --help``)."""
+
+    def __init__(self, option_strings: list[str], dest: str, whose: str = "", **kwargs: Any) -> None:
+        self.whose = whose
+        super().__init__(option_strings, dest, nargs="?", help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.error(f"{option_string} is {self.whose}")
+
+
+def _add_room_options(command: argparse.ArgumentParser) -> None:
+    """The room options of ``host`` and ``join`` (``RoomOptions``)."""
+    command.add_argument("--rendezvous", metavar="HOST:PORT",
+                         help="with a room code: the rendezvous (tickswap rendezvous) that passes the ICE offers; "
+                         "default $TICKSWAP_RENDEZVOUS; there is no public one "
+                         f"(PORT default {DEFAULT_RENDEZVOUS_PORT})")
+    command.add_argument("--stun", metavar="HOST:PORT",
+                         help="with a room code: the STUN server that tells this peer its public address (default: "
+                         "the rendezvous, which answers STUN; 'off': none)")
+    command.add_argument("--turn", metavar="USER:PASSWORD@HOST:PORT",
+                         help="with a room code: a TURN relay (coturn) for when no direct path exists (symmetric "
+                         "NATs); USER@HOST:PORT takes the password from $TICKSWAP_TURN_PASSWORD")
+    command.add_argument("--ice-host", metavar="ADDR", action="append",
+                         help="with a room code: gather host candidates on this IPv4 address only (repeatable; "
+                         "default: every address of this machine but loopback)")
+    command.add_argument("--emulate-nat", choices=NAT_KINDS, metavar="KIND",
+                         help="with a room code: put this peer behind an emulated home router on 127.0.0.1 "
+                         f"({', '.join(NAT_KINDS)}); 'rebinding' moves its ports every --emulate-rebind MS "
+                         "(default 1000) once play starts")
+
+
+_EMULATED = (("loss", 1.0, "drop this share of datagrams"), ("delay", 10_000.0, "delay them (ms)"),
+             ("jitter", 10_000.0, "vary the delay by up to this (ms)"), ("duplicate", 1.0, "send this share twice"),
+             ("reorder", 1.0, "reorder this share"), ("flip", 1.0, "flip one bit in this share"),
+             ("truncate", 1.0, "cut this share short"))
+
+
+def _add_peer_options(command: argparse.ArgumentParser) -> None:
+    """The options ``host`` and ``join`` share (``PeerOptions``)."""
+    command.add_argument("--ticks", type=whole(1, 10**9),
+                         help="play N confirmed ticks headless, as fast as the network allows (no window); the "
+                         "host's is the session's: a joiner without it plays the host's, one with another is refused")
+    command.add_argument("--headless", action="store_true", help="draw off-screen (EGL); give --frames N")
+    command.add_argument("--frames", type=whole(1, 10**9), help="stop after N frames")
+    command.add_argument("--no-hud", action="store_true", help="hide the HUD (F1 shows it)")
+    command.add_argument("--input", metavar="FILE", help="the local player's scripted input (lines with no "
+                         "player, or naming this peer's player)")
+    command.add_argument("--record", metavar="FILE", help="record the confirmed ticks as a replay")
+    add_json_option(command)
+    command.add_argument("--screenshot", metavar="PNG", help="save the last frame as a PNG (with --frames or a window)")
+    command.add_argument("--input-delay", type=whole(0, 30), default=2, help="local input delay in ticks (default 2)")
+    command.add_argument("--max-prediction", type=whole(0, 60), default=8,
+                         help="ticks run ahead of remote input, predicted (default 8; 0: lockstep)")
+    command.add_argument("--desync-interval", type=whole(1, 100_000), default=60,
+                         help="compare state hashes every N ticks (default 60; the host's is the session's)")
+    command.add_argument("--disconnect-timeout", type=_real(0.1, 3600, "seconds"), default=5.0,
+                         help="drop a peer silent this many seconds (default 5)")
+    command.add_argument("--lobby-timeout", type=_real(0.1, 3600, "seconds"), default=60.0,
+                         help="give up if the session has not started after this many seconds (default 60): "
+                         "the host waiting for its players, a joiner for a host to answer")
+    for name, high, what in _EMULATED:
+        command.add_argument(f"--emulate-{name}", type=_real(0.0, high, "emulated_ms_or_share"), default=0.0,
+                             help=f"network emulator: {what}")
+    command.add_argument("--emulate-rebind", type=_rebind_ms, default=0.0, metavar="MS",
+                         help="network emulator, a joiner's: once play starts, move its source port about every MS "
+                         f"ms, as a NAT rebinding does (0: never; at least {MIN_REBIND_MS:g})")
+    command.add_argument("--emulate-seed", type=whole(0, 2**31), default=0, help="the emulator's seed")
+    command.add_argument("--allow-game-mismatch", action="store_true",
+                         help="testing aid: play even if the game files differ (to plant a desync); "
+                         "both the host and the joiner must give it")
+    _add_room_options(command)
+
+
+def add_session_commands(commands: Any) -> None:
+    """Add ``host`` and ``join`` to the ``tickswap`` parser's subcommands."""
+    add_host_options(commands.add_parser("host", help="host a network session of a game"), game=True)
+    add_join_options(commands.add_parser("join", help="join a network session"), game=True)
+
+
+def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
+    """``host``'s arguments (``game``: with the game's name or file first; ``python game.py --host`` has none)."""
+    from engine.net.lobby import REJOIN_WINDOW_S
+
+    if game:
+        host.add_argument("game", help="a game's name or the path of a game file")
+    host.add_argument("--players", type=whole(1, MAX_PLAYERS),
+                      help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
+    host.add_argument("--port", type=whole(0, 65535),
+                      help=f"UDP port (default {SESSION_PORT}; 0: any free one; not with --room)")
+    host.add_argument("--bind", help="address to listen on (default 127.0.0.1; not with --room)")
+    host.add_argument("--room", nargs="?", const="", metavar="CODE",
+                      help="open a room at the rendezvous instead of listening on a port: prints a short code "
+                      "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
+    host.add_argument("--code", metavar="CODE",
+                      help="the join code joiners give (tickswap join HOST:PORT CODE): 6 letters and digits, no 0, O, "
+                      "1, I or L (default: a fresh one, printed); with --room, the room code is the join code")
+    host.add_argument("--seed", type=whole(0, 2**63), default=0, help="seed of the world (default 0)")
+    host.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
+                      help="how many of the players play on this machine, players 0 to N-1 (default 1): the "
+                      "keyboard is split between them (the game's PLAYER_KEYS, or WASD and the arrows) and every "
+                      "pad is one of them; the joiners are the others")
+    host.add_argument("--rejoin-window", type=_real(0.0, 86_400.0, "seconds_or_0_never"), default=REJOIN_WINDOW_S,
+                      help=f"with 3 players or more, a dropped player may rejoin within this many seconds (default "
+                      f"{REJOIN_WINDOW_S:g}; 0: never)")
+    host.add_argument("--input-delay-at", metavar="TICK:DELAY", type=_delay_at, action="append",
+                      help="change every peer's input delay to DELAY from TICK on (at least 64 ticks in; may be "
+                      "given several times)")
+    for option in ("--spectate", "--rejoin"):
+        host.add_argument(option, action=_NotHere, whose="a joiner's (tickswap join HOST:PORT ... " + option + ")")
+    _add_peer_options(host)
+
+
+def add_join_options(join: argparse.ArgumentParser, *, game: bool) -> None:
+    """``join``'s arguments (``game``: with the optional game after HOST:PORT)."""
+    join.add_argument("address", help=f"HOST:PORT of the host (IPv4 or a name; PORT default {SESSION_PORT}), or a "
+                      "room code (6 letters and digits, as the host printed: give --rendezvous too)")
+    join.add_argument("code", nargs="?", help="after HOST:PORT, the join code the host printed (the key exchange is "
+                      "bound to it: no one without it joins, or stands in the middle); after a room code, none")
+    if game:
+        join.add_argument("game", nargs="?", help="the game file (default: the registered game the host names)")
+    join.add_argument("--spectate", action="store_true", help="watch: confirmed input only, no player (a running "
+                      "session too: it starts from the host's last confirmed tick)")
+    join.add_argument("--rejoin", metavar="CODE", type=_rejoin,
+                      help="take back the seat of a player the host dropped, with the rejoin code it was given when "
+                      "it first joined (within the host's --rejoin-window)")
+    for option in ("--players", "--port", "--bind", "--seed", "--rejoin-window", "--input-delay-at", "--code"):
+        join.add_argument(option, action=_NotHere, dest=f"host_only_{option[2:]}",
+                          whose="the host's: a joiner plays the session the host set up (tickswap host GAME "
+                          f"{option} ...)")
+    join.add_argument("--local", type=whole(1, MAX_PLAYERS - 1), default=1, metavar="N",
+                      help="how many players play on this machine (default 1): the host gives N seats side by side "
+                      "(or refuses, saying how many are left); the keyboard is split between them as the host's is")
+    _add_peer_options(join)
+
+
+@dataclass(frozen=True)
+class RoomOptions:
+    """How a room is reached (``host --room``, ``join CODE``): the rendezvous, STUN, TURN, ICE's addresses, a router.
+
+    ``None`` (or no ICE host) where not given: the rendezvous then comes from
+    ``$TICKSWAP_RENDEZVOUS``, STUN from the rendezvous, ICE's host candidates from every
+    address of this machine; ``emulate_nat`` puts the peer behind an emulated router.
+    """
+
+    rendezvous: str | None = None
+    stun: str | None = None
+    turn: str | None = None
+    ice_hosts: tuple[str, ...] = ()
+    emulate_nat: str | None = None
+
+    @property
+    def given(self) -> tuple[str, ...]:
+        """The options given, as the command line names them (a session at an address takes none)."""
+        return tuple(name for name, value in (("--rendezvous", self.rendezvous), ("--stun", self.stun),
+                                              ("--turn", self.turn), ("--ice-host", self.ice_hosts),
+                                              ("--emulate-nat", self.emulate_nat)) if value)
+
+
+@dataclass(frozen=True)
+class PeerOptions:
+    """What ``host`` and ``join`` share: how long and how it is shown, the files, the timing, the emulated network.
+
+    ``ticks``: play that many confirmed ticks with no frames; else frames are drawn (in a
+    window, or ``headless`` until ``frames``). ``command`` names the session in the JSON
+    summary (``host``, ``join``; ``session`` for ``python game.py --host``/``--join``).
+    ``emulation``'s ``rebind_ms`` is ``--emulate-rebind``'s as given: in a room it moves the
+    emulated router's ports, not this peer's transport's.
+    """
+
+    command: str
+    emulation: Emulation
+    room: RoomOptions
+    ticks: int | None = None
+    frames: int | None = None
+    headless: bool = False
+    no_hud: bool = False
+    input: str | None = None
+    record: str | None = None
+    screenshot: str | None = None
+    input_delay: int = 2
+    max_prediction: int = 8
+    desync_interval: int = 60
+    disconnect_timeout: float = 5.0
+    lobby_timeout: float = 60.0
+    allow_game_mismatch: bool = False
+
+    @property
+    def display(self) -> Display:
+        """How the session is shown: off-screen (``--headless``) or in a window, with or without the HUD."""
+        return Display(headless=self.headless, show_hud=not self.no_hud)
+
+
+@dataclass(frozen=True)
+class HostOptions:
+    """``tickswap host GAME`` (and ``python game.py --host``): the seats, where joiners reach it, the world's seed.
+
+    ``game`` is ``None`` where the command names none (a game file hosting itself). ``room``:
+    ``None`` to listen at an address (``port``, ``bind``), ``""`` to open a room with a fresh
+    code, else that code. ``input_delay_at``: the input delay changes, (tick, delay) pairs.
+    """
+
+    game: str | None
+    peer: PeerOptions
+    rejoin_window: float
+    """With 3 players or more, how long a dropped player may take its seat back (s; 0: never)."""
+    players: int | None = None
+    port: int | None = None
+    bind: str | None = None
+    room: str | None = None
+    code: str | None = None
+    seed: int = 0
+    local: int = 1
+    input_delay_at: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class JoinOptions:
+    """``tickswap join HOST:PORT CODE [GAME]`` or ``join ROOM [GAME]`` (and ``python game.py --join ...``).
+
+    ``code`` is the second word as given (after a room code it is the game); ``game`` the
+    third, where the command takes one (``names_game``: ``tickswap join``, not a game file
+    joining as itself). ``spectate`` watches with no seat; ``rejoin`` takes a dropped
+    player's seat back with its rejoin code (lower case); ``local`` asks for that many seats
+    side by side, played on this machine.
+    """
+
+    address: str
+    peer: PeerOptions
+    code: str | None = None
+    game: str | None = None
+    names_game: bool = True
+    spectate: bool = False
+    rejoin: str | None = None
+    local: int = 1
+
+
+def _peer_options(args: argparse.Namespace, command: str) -> PeerOptions:
+    emulation = Emulation(loss=args.emulate_loss, delay_ms=args.emulate_delay, jitter_ms=args.emulate_jitter,
+                          duplicate=args.emulate_duplicate, reorder=args.emulate_reorder, seed=args.emulate_seed,
+                          flip=args.emulate_flip, truncate=args.emulate_truncate, rebind_ms=args.emulate_rebind)
+    room = RoomOptions(rendezvous=args.rendezvous, stun=args.stun, turn=args.turn,
+                       ice_hosts=tuple(args.ice_host or ()), emulate_nat=args.emulate_nat)
+    return PeerOptions(command=command, emulation=emulation, room=room, ticks=args.ticks, frames=args.frames,
+                       headless=args.headless, no_hud=args.no_hud, input=args.input, record=args.record,
+                       screenshot=args.screenshot, input_delay=args.input_delay, max_prediction=args.max_prediction,
+                       desync_interval=args.desync_interval, disconnect_timeout=args.disconnect_timeout,
+                       lobby_timeout=args.lobby_timeout, allow_game_mismatch=args.allow_game_mismatch)
+
+
+def host_options(args: argparse.Namespace, command: str = "session") -> HostOptions:
+    """``host``'s parsed options (``add_host_options``) as a ``HostOptions``; ``command``: the JSON summary's name."""
+    return HostOptions(game=vars(args).get("game"), peer=_peer_options(args, command), players=args.players,
+                       port=args.port, bind=args.bind, room=args.room, code=args.code, seed=args.seed,
+                       local=args.local, rejoin_window=args.rejoin_window,
+                       input_delay_at=tuple(args.input_delay_at or ()))
+
+
+def join_options(args: argparse.Namespace, command: str = "session") -> JoinOptions:
+    """``join``'s parsed options (``add_join_options``) as a ``JoinOptions``; ``command``: the JSON summary's name."""
+    return JoinOptions(address=args.address, peer=_peer_options(args, command), code=args.code,
+                       game=vars(args).get("game"), names_game="game" in vars(args), spectate=args.spectate,
+                       rejoin=args.rejoin, local=args.local)

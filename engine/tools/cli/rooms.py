@@ -1,6 +1,6 @@
 """The command line's rooms: ``host --room``, ``join CODE`` and their options (the rendezvous, STUN, TURN, ICE hosts).
 
-``add_room_options`` adds the options to ``host`` and ``join`` (``engine.tools.cli.net``);
+``engine.tools.cli.options`` reads the options (a ``RoomOptions`` in a ``PeerOptions``);
 ``RoomSetup`` turns them into a rendezvous address, an ``engine.net.ice.IceConfig`` and,
 for ``--emulate-nat``, an emulated router, and runs the room's setup phase: a host's room
 opened (``host_room``), a joiner's path found (``join_room``). aioice is imported only
@@ -9,7 +9,6 @@ when a room is used.
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 from collections.abc import Callable
@@ -18,43 +17,24 @@ from typing import Any
 from engine.files.game import Game
 from engine.json_events import emit
 from engine.messages import shown
-from engine.net.nat import NAT_KINDS
 from engine.net.rendezvous import CODE_LENGTH
 from engine.net.rendezvous import DEFAULT_PORT as DEFAULT_RENDEZVOUS_PORT
+from engine.tools.cli.options import PeerOptions
 from engine.tools.errors import UsageError, say, shown_name
 
-__all__ = ["RoomSetup", "add_room_options", "check_room_options", "looks_like_code"]
-
-
-def add_room_options(command: argparse.ArgumentParser) -> None:
-    """The room options of ``host`` and ``join``."""
-    command.add_argument("--rendezvous", metavar="HOST:PORT",
-                         help="with a room code: the rendezvous (tickswap rendezvous) that passes the ICE offers; "
-                         "default $TICKSWAP_RENDEZVOUS; there is no public one "
-                         f"(PORT default {DEFAULT_RENDEZVOUS_PORT})")
-    command.add_argument("--stun", metavar="HOST:PORT",
-                         help="with a room code: the STUN server that tells this peer its public address (default: "
-                         "the rendezvous, which answers STUN; 'off': none)")
-    command.add_argument("--turn", metavar="USER:PASSWORD@HOST:PORT",
-                         help="with a room code: a TURN relay (coturn) for when no direct path exists (symmetric "
-                         "NATs); USER@HOST:PORT takes the password from $TICKSWAP_TURN_PASSWORD")
-    command.add_argument("--ice-host", metavar="ADDR", action="append",
-                         help="with a room code: gather host candidates on this IPv4 address only (repeatable; "
-                         "default: every address of this machine but loopback)")
-    command.add_argument("--emulate-nat", choices=NAT_KINDS, metavar="KIND",
-                         help="with a room code: put this peer behind an emulated home router on 127.0.0.1 "
-                         f"({', '.join(NAT_KINDS)}); 'rebinding' moves its ports every --emulate-rebind MS "
-                         "(default 1000) once play starts")
+__all__ = ["RoomSetup", "check_room_options", "looks_like_code"]
 
 
 class RoomSetup:
     """A room's parts for one command: the rendezvous, ICE's configuration, the emulated router (if any), the room.
 
+    ``game_file``: the game as the command named it (told to the joiners of a host's room);
     ``resolve(text, option, default_port)`` turns HOST[:PORT] into an IPv4 address (the
     command line's own lookup, once, at the start).
     """
 
-    def __init__(self, args: argparse.Namespace, resolve: Callable[[str, str, int], tuple[str, int]]) -> None:
+    def __init__(self, peer: PeerOptions, game_file: str | None,
+                 resolve: Callable[[str, str, int], tuple[str, int]]) -> None:
         try:
             from engine.net.ice import IceConfig, TurnServer
         except ImportError as missing:
@@ -63,37 +43,39 @@ class RoomSetup:
             raise UsageError(str(missing)) from None
         from engine.net.nat import NatBox
 
-        text = args.rendezvous or os.environ.get("TICKSWAP_RENDEZVOUS")
+        options = peer.room
+        text = options.rendezvous or os.environ.get("TICKSWAP_RENDEZVOUS")
         if not text:
             raise UsageError("a room needs a rendezvous: give --rendezvous HOST:PORT (or set TICKSWAP_RENDEZVOUS); "
                              "tickswap has no public one: run `tickswap rendezvous` on a machine every player can "
                              "reach")
         self.rendezvous = resolve(text, "--rendezvous", DEFAULT_RENDEZVOUS_PORT)
         self.named = text if ":" in text else f"{text}:{DEFAULT_RENDEZVOUS_PORT}"  # as the user wrote it
-        stun = self.rendezvous if args.stun is None else None if args.stun == "off" else \
-            resolve(args.stun, "--stun", 3478)
+        stun = self.rendezvous if options.stun is None else None if options.stun == "off" else \
+            resolve(options.stun, "--stun", 3478)
         turn = None
-        if args.turn is not None:
+        if options.turn is not None:
             try:
-                turn = TurnServer.parse(args.turn, os.environ.get("TICKSWAP_TURN_PASSWORD"),
+                turn = TurnServer.parse(options.turn, os.environ.get("TICKSWAP_TURN_PASSWORD"),
                                         resolve=lambda where: resolve(where, "--turn", 3478))
             except ValueError as error:
                 raise UsageError(f"--turn: {error}") from None
         hosts = None
-        if args.ice_host:
-            for host in args.ice_host:
+        if options.ice_hosts:
+            for host in options.ice_hosts:
                 _ipv4(host, "--ice-host")
-            hosts = tuple(args.ice_host)
-        elif args.emulate_nat:
+            hosts = options.ice_hosts
+        elif options.emulate_nat:
             hosts = ("127.0.0.1",)  # the emulated router lives on 127.0.0.1: so do the houses behind it
         self.box = None
-        if args.emulate_nat:
-            self.box = NatBox(args.emulate_nat, seed=args.emulate_seed, rebind_ms=args.emulate_rebind or 1000.0)
+        if options.emulate_nat:
+            self.box = NatBox(options.emulate_nat, seed=peer.emulation.seed,
+                              rebind_ms=peer.emulation.rebind_ms or 1000.0)
         self.config = IceConfig(stun=stun, turn=turn, hosts=hosts,
                                 sockets=self.box.make_socket if self.box is not None else None)
         self.room: Any = None
-        self.lobby_timeout = float(args.lobby_timeout)
-        self.game_file = getattr(args, "game", None)
+        self.lobby_timeout = float(peer.lobby_timeout)
+        self.game_file = game_file
 
     def where(self) -> str:
         """The rendezvous as HOST:PORT, as the user named it (the players are told that, not an address)."""
@@ -141,15 +123,13 @@ class RoomSetup:
                 say(f"the emulated {self.box.table.kind} router moved its ports {self.box.table.moves} times")
 
 
-def check_room_options(args: argparse.Namespace, room: bool) -> None:
+def check_room_options(peer: PeerOptions, room: bool) -> None:
     """Refuse room options without a room, and ``--emulate-rebind`` in a room without a rebinding router."""
-    given = [name for name, value in (("--rendezvous", args.rendezvous), ("--stun", args.stun),
-                                      ("--turn", args.turn), ("--ice-host", args.ice_host),
-                                      ("--emulate-nat", args.emulate_nat)) if value]
+    given = peer.room.given
     if given and not room:
         raise UsageError(f"{', '.join(given)}: for a room (host --room, join CODE); a session at an address "
                          "needs none")
-    if room and args.emulate_rebind and args.emulate_nat != "rebinding":
+    if room and peer.emulation.rebind_ms and peer.room.emulate_nat != "rebinding":
         raise UsageError("--emulate-rebind: in a room the port is the one ICE agreed on; emulate a router that moves "
                          "it with --emulate-nat rebinding (its ports move every --emulate-rebind MS)")
 

@@ -81,13 +81,5 @@ def load_saved_world(game: Game, path: str, players: int | None = None, seed: in
 
 def add_systems(game: Game, world: World) -> World:
     """``world`` (loaded from a save) with the game's ``systems(world)`` added again; a failure is the game's crash."""
-    try:
-        game.add_systems(world)
-    except Interrupted:
-        world.close()
-        raise
-    except BaseException as error:
-        world.close()
-        raise GameCrashed(f"{game.name}: systems(world) failed: {exception_summary(error)} "
-                          f"(at {where(error)})") from None
-    return world
+    return game.add_systems_again(world, lambda error: GameCrashed(
+        f"{game.name}: systems(world) failed: {exception_summary(error)} (at {where(error)})"))

@@ -32,6 +32,8 @@ from engine.buffering.own import OwnBuffers
 from engine.constants import MAX_PLAYERS, MAX_SEED
 from engine.disk.reading import NotAFile, read_bounded
 from engine.entity import Entity
+from engine.input.checks import check_events, check_saved_sticks, listed
+from engine.input.events import STICKS
 from engine.messages import shown, shown_name
 from engine.schema import (
     ENGINE_VERSION,
@@ -47,9 +49,8 @@ from engine.schema import (
 )
 from engine.state.looks import own_shown
 from engine.state.names import GAME_MODULE_PREFIX, __version__, class_file, class_name, class_origin
-from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value
+from engine.state.values import MAX_ID, DeadReference, check_like_default, check_value, decode
 from engine.world.music import check_saved_music
-from engine.world.save.queues import check_saved_queue
 
 __all__ = ["FORMAT", "MAX_SAVE_BYTES", "VERSION", "Game", "SaveError", "check_document", "check_game", "check_world",
            "classes_by_name", "entity_classes", "music_beside", "parse_save", "read_save"]
@@ -391,7 +392,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
         ids.add(entity_id)
     if ids and last_id < max(ids):
         raise FieldError(f"world.last_id is {last_id}, below entity id {max(ids)}: new entities would reuse ids")
-    check_saved_queue(info["input"], "world.input")
+    _check_saved_queue(info["input"], "world.input")
     players = expect_whole(info.get("players", 1), "world.players", 1, MAX_PLAYERS)
     if players == 1 and "inputs" in info:
         raise FieldError("world.inputs (players 1 and up) in a save of one player (world.players absent or 1)")
@@ -401,7 +402,7 @@ def check_world(data: dict[str, Any], game: Game | None, classes: dict[str, type
             raise FieldError(f"world.inputs must be a list of {players - 1} players' input (players 1 to "
                              f"{players - 1}; world.input is player 0's), got {shown(others)[:60]}")
         for player, queued in enumerate(others, 1):
-            check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
+            _check_saved_queue(queued, f"world.inputs[{player - 1}] (player {player})")
     if classes is None:
         classes = _one_games_classes(records, data.get("meta"), near) if game is None else entity_classes()
     by_name = classes_by_name() if game is not None else None
@@ -515,3 +516,35 @@ def check_game(meta: dict[str, Any], game: Game, where: str) -> tuple[str, str |
     return (f"{where} is a save of another game, {shown_name(saved)}, not of {game.name}",
             f"{where} was saved by {shown_name(saved)}; its classes and fields fit {game.name}, so it is loaded "
             "into it")
+
+
+def _check_saved_queue(queued: Any, where: str) -> None:
+    """One player's saved input queue (events waiting, held keys, mouse, sticks), checked as a replay's input lines are.
+
+    A save holds one per player (``world.input`` for player 0, ``world.inputs`` for the others).
+    """
+    queued = expect_keys(queued, where, ("events", "held", "mouse"), ("sticks", "connected"))
+    if "connected" in queued and queued["connected"] is not False:
+        # Written only for a player dropped from a session: true is the default, never written.
+        raise FieldError(f"{where}.connected is written only as false (a player dropped from a session), "
+                         f"got {shown(queued['connected'])}")
+    check_saved_sticks(queued.get("sticks", [[0.0, 0.0]] * STICKS), f"{where}.sticks")
+    if not isinstance(queued["events"], list) or len(queued["events"]) > 100_000:
+        raise FieldError(f"{where}.events must be a list")
+    for value in (queued["events"], queued["held"], queued["mouse"]):
+        check_value(value, where, set())
+    for index, event in enumerate(queued["events"]):
+        # The same checks as a replay's input lines: "12", NaN or 1e999 is no coordinate.
+        check_events([listed(decode(event, {}))], f"{where}.events[{index}]")
+    mouse = decode(queued["mouse"], {})
+    if not (isinstance(mouse, list) and len(mouse) == 2):
+        raise FieldError(f"{where}.mouse must be [x, y]")
+    for value in mouse:
+        expect_number(value, f"{where}.mouse", -1e9, 1e9)
+    held = decode(queued["held"], {})
+    if not isinstance(held, frozenset):
+        raise FieldError(f"{where}.held must be a $set of keys")
+    for key in held:
+        # A held key is a code, as the queue keeps it: never a name, a flag or null (True == 1, the left button).
+        if type(key) is not int or not 0 <= key < 2**63:
+            raise FieldError(f"{where}.held holds {shown(key)}, which is not a key code")
