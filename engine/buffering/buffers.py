@@ -42,11 +42,12 @@ give the same results bit for bit (``tests/test_core.py`` runs random worlds on 
 ``Buffers`` is the one that runs: the compiled core where it was built, unless
 ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
 
-Where no system runs after the Update Method system and no signal waits to be combined
-(the common case), the commit also records the previous values, in the same pass: nothing
-can change them or fail before ``finish``. The core commits by moving references between
-slots (pending to committed, committed to previous, the spent previous to pending)
-rather than copying.
+Where no system runs after the Update Method system (the common case), the tick's signals
+are combined just before the commit (``_combine_early``: no signal can be raised after the
+updates, and a combine that fails finds nothing committed), and the commit also records the
+previous values, in the same pass: nothing can change them or fail before ``finish``. The
+core commits by moving references between slots (pending to committed, committed to
+previous, the spent previous to pending) rather than copying.
 """
 
 from __future__ import annotations

@@ -11,7 +11,10 @@ The next buffer is four parallel lists (receiver, name, sender id, value), not a
 contribution: raising a signal makes nothing the cyclic collector must track (a churning
 world raises thousands a tick, and every tracked object made counts towards a collection).
 Contributions are raised in update order, which is spawn order unless the order was
-shuffled: then they are in the canonical order already, and nothing is sorted.
+shuffled: then they are in the canonical order already, and nothing is sorted. With the
+compiled core a send appends in C (``_core.SignalSink``, made again whenever the lists are
+replaced: ``_new_pending``) and the contributions are grouped in C (``_core.group_signals``,
+the loop of ``_grouped``).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ class SignalBuffers:
         self._from: list[int] = []
         self._values: list[Any] = []
         self._pending_mark = 0
-        self._combined_early = False  # this tick's signals were combined before the commit (PureBuffers)
+        self._combined_early = False  # this tick's were combined before the commit (PureBuffers._combine_early)
         self._signalled: list[BufferSlots] = []
         self._combined_signals: list[tuple[BufferSlots, dict[str, Any]]] = []
         # The contributions the last swap delivered, with their senders: kept (references, no copy) only so an
@@ -100,7 +103,9 @@ class SignalBuffers:
         it runs while the tick can still be abandoned: called by the world inside the
         tick's guarded part, it raises ``EntityUpdateError`` naming the receiver, the
         signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
-        in what it prepared and calls no game code for signals.
+        in what it prepared and calls no game code for signals. With no system after the Update
+        Method system the buffers combine them before their commit (``PureBuffers._combine_early``),
+        and the world's call then has nothing left to do.
         """
         to = self._to
         if not to or self._combined_early:  # nothing to combine, or combined before the commit already
