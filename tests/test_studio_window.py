@@ -305,8 +305,8 @@ def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_
     path = tmp_path / "hero.py"
     path.write_text(HERO)
     game = load_game(path)
-    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
-                        watcher=cast(Any, ToldWatcher()))
+    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
+                        display=Display(headless=True))
     try:
         runner.run(frames=20)
         press(runner, keys.F2)
@@ -348,8 +348,8 @@ def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tm
     path = tmp_path / "hero.py"
     path.write_text(HERO.replace("WIDTH, HEIGHT = 480, 448", "WIDTH, HEIGHT = 1280, 720"))
     game = load_game(path)
-    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
-                        watcher=cast(Any, ToldWatcher()))
+    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
+                        display=Display(headless=True))
     try:
         runner.run(frames=5)
         press(runner, keys.F2)

@@ -1092,56 +1092,8 @@ typedef struct Settler {
     Py_ssize_t index;
     PyObject *current;    /* the entity handed out last (updating now, or failed), or NULL */
     int busy;             /* inside __next__: a finalizer or __eq__ calling it again is refused */
-    PyObject *shown_changed;  /* lists the current entity's own shown writes go to (see ShownField), or NULL */
-    PyObject *shown_fields;
-    struct Settler *outer;    /* while running (see ``running``): the settler running when it started, or NULL */
-    int chained;              /* whether it is in the chain of running settlers */
+    PyObject *shown;      /* list: entities whose look or parts changed (see ShownField) */
 } Settler;
-
-/* The settler whose entity's update is running: a shown field (``ShownField``) set on the
- * entity it handed out is that entity's own write, made without asking its world. A world
- * ticked inside an entity's update runs its settler inside the outer one, so the running
- * settlers are a chain, innermost first, each pointing to the one outside it (``outer``).
- * A settler with the shown lists joins when it hands out its first entity and leaves when
- * it is spent, fails, is closed (``close()``, which the buffers call when an update
- * raised) or freed, so the chain never points to a freed settler and holds no reference:
- * a settler dropped half-way leaves it when it goes. The chain is only ever read to ask
- * whether an entity is the one its innermost settler is updating. */
-static Settler *running = NULL;
-
-static void
-settler_enter(Settler *self)
-{
-    if (self->chained || self->shown_changed == NULL) {
-        return;
-    }
-    self->outer = running;
-    running = self;
-    self->chained = 1;
-}
-
-static void
-settler_leave(Settler *self)
-{
-    if (!self->chained) {
-        return;
-    }
-    self->chained = 0;
-    if (running == self) {
-        running = self->outer;
-    }
-    else {
-        /* Left out of turn (an inner one was dropped but is not freed yet): unlinked where it is. */
-        Settler *inner = running;
-        while (inner != NULL && inner->outer != self) {
-            inner = inner->outer;
-        }
-        if (inner != NULL) {
-            inner->outer = self->outer;
-        }
-    }
-    self->outer = NULL;
-}
 
 /* The state's entity is nobody's now (its update returned, or the settler stopped). */
 static void
@@ -1249,6 +1201,26 @@ settle(Settler *self)
         }
     }
     if (!failed) {
+        /* Its look or parts (``_look``/``_parts``) as x is settled: if one holds another object
+         * than the committed value (``_blook``/``_bparts``), the two are exchanged, so everyone
+         * reads the committed one and the pending one waits for the commit (``commit_shown``). */
+        for (int s = S_LOOK; s <= S_PARTS && !failed; s++) {
+            if (SLOT(entity, s) == NULL || SLOT(entity, s + S_BLOOK - S_LOOK) == NULL) {
+                missing(entity, SLOT(entity, s) == NULL ? s : s + S_BLOOK - S_LOOK);
+                failed = 1;
+            }
+        }
+        if (!failed && (SLOT(entity, S_LOOK) != SLOT(entity, S_BLOOK) || SLOT(entity, S_PARTS) != SLOT(entity, S_BPARTS))) {
+            if (PyList_Append(self->shown, entity) < 0) {   /* calls no Python code */
+                failed = 1;
+            }
+            else {
+                slot_swap(entity, S_LOOK, S_BLOOK);
+                slot_swap(entity, S_PARTS, S_BPARTS);
+            }
+        }
+    }
+    if (!failed) {
         settler_forget(self);
         Py_CLEAR(self->current);
     }
@@ -1264,7 +1236,6 @@ settler_failed(Settler *self)
     self->busy = 0;
     Py_CLEAR(self->order);
     settler_forget(self);
-    settler_leave(self);
     return NULL;
 }
 
@@ -1303,11 +1274,9 @@ settler_step(Settler *self)
             continue;
         }
         Py_XSETREF(self->state->updating, Py_NewRef(self->current));
-        settler_enter(self);
         return Py_NewRef(self->current);
     }
     Py_CLEAR(self->order);
-    settler_leave(self);
     return NULL;
 }
 
@@ -1330,15 +1299,11 @@ settler_next(Settler *self)
 static PyObject *
 settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *order, *moved, *changed, *state, *shown_changed = NULL, *shown_fields = NULL;
-    static char *keywords[] = {"order", "moved", "changed", "state", "shown_changed", "shown_fields", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!|O!O!:Settler", keywords, &PyList_Type, &order,
+    PyObject *order, *moved, *changed, *state, *shown;
+    static char *keywords[] = {"order", "moved", "changed", "state", "shown", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!O!:Settler", keywords, &PyList_Type, &order,
                                      &PyList_Type, &moved, &PyList_Type, &changed, &TickStateType, &state,
-                                     &PyList_Type, &shown_changed, &PyList_Type, &shown_fields)) {
-        return NULL;
-    }
-    if ((shown_changed == NULL) != (shown_fields == NULL)) {
-        PyErr_SetString(PyExc_TypeError, "Settler: shown_changed and shown_fields come together");
+                                     &PyList_Type, &shown)) {
         return NULL;
     }
     if (slots_type == NULL) {
@@ -1353,8 +1318,7 @@ settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->moved = Py_NewRef(moved);
     self->changed = Py_NewRef(changed);
     self->state = (TickState *)Py_NewRef(state);
-    self->shown_changed = Py_XNewRef(shown_changed);
-    self->shown_fields = Py_XNewRef(shown_fields);
+    self->shown = Py_NewRef(shown);
     return (PyObject *)self;
 }
 
@@ -1366,8 +1330,7 @@ settler_traverse(Settler *self, visitproc visit, void *arg)
     Py_VISIT(self->changed);
     Py_VISIT(self->current);
     Py_VISIT(self->state);
-    Py_VISIT(self->shown_changed);
-    Py_VISIT(self->shown_fields);
+    Py_VISIT(self->shown);
     return 0;
 }
 
@@ -1380,8 +1343,7 @@ settler_clear(Settler *self)
     Py_CLEAR(self->changed);
     Py_CLEAR(self->current);
     Py_CLEAR(self->state);
-    Py_CLEAR(self->shown_changed);
-    Py_CLEAR(self->shown_fields);
+    Py_CLEAR(self->shown);
     return 0;
 }
 
@@ -1389,7 +1351,6 @@ static void
 settler_dealloc(Settler *self)
 {
     PyObject_GC_UnTrack(self);
-    settler_leave(self);
     settler_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1410,15 +1371,14 @@ settler_close(Settler *self, PyObject *unused)
     PyObject *order = self->order;
     self->order = NULL;
     settler_forget(self);
-    settler_leave(self);
     Py_XDECREF(order);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef settler_methods[] = {
     {"close", (PyCFunction)settler_close, METH_NOARGS,
-     "close()\n--\n\nThe updates are over (an update raised): hand out nothing more, and stop taking a shown "
-     "field set on ``current`` as its own update's write. ``current`` still names the entity."},
+     "close()\n--\n\nThe updates are over (an update raised): hand out nothing more; ``current`` still names "
+     "the entity."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1429,13 +1389,11 @@ static PyGetSetDef settler_getset[] = {
 };
 
 PyDoc_STRVAR(settler_doc,
-"Settler(order, moved, changed, state, shown_changed=None, shown_fields=None)\n--\n\n"
+"Settler(order, moved, changed, state, shown)\n--\n\n"
 "Iterate over the live entities of ``order`` for their updates (``state.updating`` names each),\n"
 "settling each one that wrote its buffered state after it: pending values kept aside\n"
-"(``moved`` / ``changed`` list the entities that changed), committed values put back.\n"
-"See engine.buffering.buffers. With ``shown_changed`` and\n"
-"``shown_fields`` (the buffers' lists), a shown field (``ShownField``) that the updating\n"
-"entity sets on itself is written through in C, recorded in them.");
+"(``moved`` / ``changed`` / ``shown`` list the entities that changed their motion, their\n"
+"own fields, their look or parts), committed values put back. See engine.buffering.buffers.");
 
 static PyTypeObject SettlerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -1456,80 +1414,59 @@ static PyTypeObject SettlerType = {
 /* -- shown fields: an entity's own look and parts ------------------------------------------ */
 
 /* The compiled half of ``engine.buffering.shown.Shown`` (its base class where the core is
- * built): the descriptor's hot paths, the read of a field nobody changed this tick or that
- * the updating entity reads of itself, and the updating entity's write of its own. Every
- * other case (a class's read, an entity changed this tick read by another, a write from a
- * system, between ticks, before spawn, or refused) calls the Python methods ``read`` and
- * ``store``, which are the pure path's own code, so the two paths cannot disagree there.
- * ``bind()`` (called by ``Shown.__init__``) says which slots the field is over and the
- * markers it compares with; an unbound field takes the Python path for everything. */
+ * built): the descriptor's hot paths, the read of an entity's field (one slot: the updating
+ * entity's pending value or the committed one, which the settle puts back) and the updating
+ * entity's write of its own (a pending write, as the barrier makes one to x). Every other
+ * case (a class's read, a write from a system, between ticks, before spawn, or refused) calls
+ * the Python methods ``read`` and ``store``, which are the pure path's own code, so the two
+ * paths cannot disagree there. ``bind()`` (called by ``Shown.__init__``) says which slot the
+ * field is over and the markers it compares with; an unbound field takes the Python path for
+ * everything. */
+enum {
+    F_CLASS,    /* "_class_look": the class attribute an entity that sets none of its own shows */
+    F_CHECK,    /* check(entity_class, value) -> what the slot holds, or raises */
+    F_PLAIN,    /* a type taken unchecked (Look), or NULL */
+    F_EMPTY,    /* what an own value of ``hidden`` reads as */
+    F_HIDDEN,   /* the slot's "an own value of None" */
+    F_FOLLOW,   /* what ``del entity.look`` sets (the check makes it None) */
+    SHOWN_REFS
+};
 typedef struct {
     PyObject_HEAD
-    int slot;                   /* S_LOOK or S_PARTS; -1 until bound */
-    int baseline;               /* S_BLOOK or S_BPARTS */
-    PyObject *class_attribute;  /* "_class_look": what an entity that sets none of its own shows */
-    PyObject *check;            /* check(entity_class, value) -> what the slot holds, or raises */
-    PyObject *plain;            /* a type taken unchecked (Look), or NULL */
-    PyObject *empty;            /* what an own value of ``hidden`` reads as */
-    PyObject *unchanged;        /* the baseline's "nothing set this tick" */
-    PyObject *hidden;           /* the slot's "an own value of None" */
-    PyObject *follow;           /* what ``del entity.look`` sets (the check makes it None) */
+    int slot;                       /* S_LOOK or S_PARTS; -1 until bound */
+    PyObject *refs[SHOWN_REFS];     /* bind()'s arguments after the slot, in this order */
 } ShownField;
 
 static PyTypeObject ShownFieldType;
 static PyObject *str_read = NULL;    /* "read" */
 static PyObject *str_store = NULL;   /* "store" */
 
-static inline int
-is_field(PyObject *obj)
-{
-    return PyObject_TypeCheck(obj, &ShownFieldType) && ((ShownField *)obj)->slot >= 0;
-}
-
-static int
-slot_index(PyObject *name, int first, int second)
-{
-    if (PyUnicode_Check(name)) {
-        if (PyUnicode_CompareWithASCIIString(name, slot_names[first]) == 0) {
-            return first;
-        }
-        if (PyUnicode_CompareWithASCIIString(name, slot_names[second]) == 0) {
-            return second;
-        }
-    }
-    return -1;
-}
-
 static PyObject *
 shown_bind(ShownField *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "bind(slot, baseline, class_attribute, check, plain, empty, unchanged, "
-                                         "hidden, follow) takes 9 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "bind(slot, class_attribute, check, plain, empty, hidden, follow) takes "
+                                         "7 arguments");
         return NULL;
     }
-    int slot = slot_index(args[0], S_LOOK, S_PARTS), baseline = slot_index(args[1], S_BLOOK, S_BPARTS);
-    if (slot < 0 || baseline < 0 || baseline - S_BLOOK != slot - S_LOOK) {
-        PyErr_SetString(PyExc_ValueError, "bind: a shown field is over _look and _blook, or _parts and _bparts");
+    int slot = !PyUnicode_Check(args[0]) ? -1 : PyUnicode_CompareWithASCIIString(args[0], "_look") == 0 ? S_LOOK
+        : PyUnicode_CompareWithASCIIString(args[0], "_parts") == 0 ? S_PARTS : -1;
+    if (slot < 0) {
+        PyErr_SetString(PyExc_ValueError, "bind: a shown field is over _look or _parts");
         return NULL;
     }
-    if (!PyUnicode_Check(args[2]) || !PyCallable_Check(args[3]) || (args[4] != Py_None && !PyType_Check(args[4]))) {
+    if (!PyUnicode_Check(args[1]) || !PyCallable_Check(args[2]) || (args[3] != Py_None && !PyType_Check(args[3]))) {
         PyErr_SetString(PyExc_TypeError, "bind: class_attribute must be a str, check callable, plain a type or None");
         return NULL;
     }
     self->slot = -1;   /* unbound while the references change hands: a release below may read it */
-    PyObject *old[7] = {self->class_attribute, self->check, self->plain, self->empty, self->unchanged,
-                        self->hidden, self->follow};
-    self->class_attribute = Py_NewRef(args[2]);
-    self->check = Py_NewRef(args[3]);
-    self->plain = args[4] == Py_None ? NULL : Py_NewRef(args[4]);
-    self->empty = Py_NewRef(args[5]);
-    self->unchanged = Py_NewRef(args[6]);
-    self->hidden = Py_NewRef(args[7]);
-    self->follow = Py_NewRef(args[8]);
-    self->baseline = baseline;
+    PyObject *old[SHOWN_REFS];
+    for (int k = 0; k < SHOWN_REFS; k++) {
+        old[k] = self->refs[k];
+        self->refs[k] = k == F_PLAIN && args[k + 1] == Py_None ? NULL : Py_NewRef(args[k + 1]);
+    }
     self->slot = slot;
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < SHOWN_REFS; k++) {
         Py_XDECREF(old[k]);
     }
     Py_RETURN_NONE;
@@ -1538,18 +1475,15 @@ shown_bind(ShownField *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 shown_get(ShownField *self, PyObject *obj, PyObject *type)
 {
-    if (obj != NULL && obj != Py_None && self->slot >= 0 && is_entity(obj)) {
-        PyObject *own = SLOT(obj, self->slot), *base = SLOT(obj, self->baseline);
-        if (own != NULL && base != NULL
-                && (base == self->unchanged || (running != NULL && running->current == obj))) {
-            if (own == Py_None) {
-                return PyObject_GetAttr((PyObject *)Py_TYPE(obj), self->class_attribute);
-            }
-            return Py_NewRef(own == self->hidden ? self->empty : own);
-        }
+    PyObject *own = obj != NULL && obj != Py_None && self->slot >= 0 && is_entity(obj) ? SLOT(obj, self->slot) : NULL;
+    if (own == NULL) {
+        return PyObject_CallMethodObjArgs((PyObject *)self, str_read, obj == NULL ? Py_None : obj,
+                                          type == NULL ? Py_None : type, NULL);
     }
-    return PyObject_CallMethodObjArgs((PyObject *)self, str_read, obj == NULL ? Py_None : obj,
-                                      type == NULL ? Py_None : type, NULL);
+    if (own == Py_None) {
+        return PyObject_GetAttr((PyObject *)Py_TYPE(obj), self->refs[F_CLASS]);
+    }
+    return Py_NewRef(own == self->refs[F_HIDDEN] ? self->refs[F_EMPTY] : own);
 }
 
 static int
@@ -1559,64 +1493,40 @@ shown_set(ShownField *self, PyObject *obj, PyObject *value)
         PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core.ShownField: set before bind()");
         return -1;
     }
-    if (value == NULL) {   /* del entity.look: follow the class again */
-        value = self->follow;
-    }
     PyObject *raw;
-    if (self->plain != NULL && (PyObject *)Py_TYPE(value) == self->plain) {
+    value = value == NULL ? self->refs[F_FOLLOW] : value;   /* del entity.look: follow the class again */
+    if (self->refs[F_PLAIN] != NULL && (PyObject *)Py_TYPE(value) == self->refs[F_PLAIN]) {
         raw = Py_NewRef(value);
     }
     else {
         Py_INCREF(value);   /* the field's own ``follow`` included: the check may rebind it */
-        raw = PyObject_CallFunctionObjArgs(self->check, (PyObject *)Py_TYPE(obj), value, NULL);
+        raw = PyObject_CallFunctionObjArgs(self->refs[F_CHECK], (PyObject *)Py_TYPE(obj), value, NULL);
         Py_DECREF(value);
         if (raw == NULL) {
             return -1;
         }
     }
-    /* The check may have run anything: everything below is read after it. */
-    Settler *settler = running;
-    if (self->slot >= 0 && settler != NULL && settler->current == obj && settler->shown_changed != NULL
-            && is_entity(obj)) {
-        PyObject **own = SLOT_AT(obj, self->slot), **base = SLOT_AT(obj, self->baseline);
-        if (*own != NULL && *base != NULL) {
-            /* Its own update: write through, keeping the committed value as the baseline the
-             * first time (the pure path's order: baseline, record, write). */
-            if (*base == self->unchanged) {
-                PyObject *was = *base;
-                *base = Py_NewRef(*own);
-                Py_DECREF(was);   /* the field holds ``unchanged``: nothing is freed */
-                /* Appending calls no Python code: the settler and its lists stay. */
-                if (PyList_Append(settler->shown_changed, obj) < 0
-                        || PyList_Append(settler->shown_fields, (PyObject *)self) < 0) {
-                    Py_DECREF(raw);
-                    return -1;
-                }
-            }
-            slot_set(obj, self->slot, raw);   /* the value let go of may run a finalizer: last */
-            Py_DECREF(raw);
-            return 0;
-        }
+    /* The check may have run anything: everything below is read after it. Its own update's write
+     * is pending: the slot only, which the settle finds. */
+    PyObject *state = self->slot >= 0 && is_entity(obj) && SLOT(obj, self->slot) != NULL ? SLOT(obj, S_WSTATE) : NULL;
+    if (state != NULL && Py_IS_TYPE(state, &TickStateType) && ((TickState *)state)->ticking
+            && ((TickState *)state)->updating == obj) {
+        slot_set(obj, self->slot, raw);   /* the value let go of may run a finalizer: last */
+        Py_DECREF(raw);
+        return 0;
     }
     PyObject *result = PyObject_CallMethodObjArgs((PyObject *)self, str_store, obj, raw, NULL);
     Py_DECREF(raw);
-    if (result == NULL) {
-        return -1;
-    }
-    Py_DECREF(result);
-    return 0;
+    Py_XDECREF(result);
+    return result == NULL ? -1 : 0;
 }
 
 static int
 shown_traverse(ShownField *self, visitproc visit, void *arg)
 {
-    Py_VISIT(self->class_attribute);
-    Py_VISIT(self->check);
-    Py_VISIT(self->plain);
-    Py_VISIT(self->empty);
-    Py_VISIT(self->unchanged);
-    Py_VISIT(self->hidden);
-    Py_VISIT(self->follow);
+    for (int k = 0; k < SHOWN_REFS; k++) {
+        Py_VISIT(self->refs[k]);
+    }
     return 0;
 }
 
@@ -1624,13 +1534,9 @@ static int
 shown_clear(ShownField *self)
 {
     self->slot = -1;
-    Py_CLEAR(self->class_attribute);
-    Py_CLEAR(self->check);
-    Py_CLEAR(self->plain);
-    Py_CLEAR(self->empty);
-    Py_CLEAR(self->unchanged);
-    Py_CLEAR(self->hidden);
-    Py_CLEAR(self->follow);
+    for (int k = 0; k < SHOWN_REFS; k++) {
+        Py_CLEAR(self->refs[k]);
+    }
     return 0;
 }
 
@@ -1648,16 +1554,16 @@ shown_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     ShownField *self = (ShownField *)type->tp_alloc(type, 0);
     if (self != NULL) {
-        self->slot = self->baseline = -1;
+        self->slot = -1;
     }
     return (PyObject *)self;
 }
 
 static PyMethodDef shown_methods[] = {
     {"bind", (PyCFunction)(void (*)(void))shown_bind, METH_FASTCALL,
-     "bind(slot, baseline, class_attribute, check, plain, empty, unchanged, hidden, follow)\n--\n\n"
-     "Say which slots this field is over (\"_look\", \"_blook\" or \"_parts\", \"_bparts\") and what it compares "
-     "with: from then on the hot paths of reading and setting it run in C."},
+     "bind(slot, class_attribute, check, plain, empty, hidden, follow)\n--\n\n"
+     "Say which slot this field is over (\"_look\" or \"_parts\") and what it compares with: from then on "
+     "the hot paths of reading and setting it run in C."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1681,70 +1587,60 @@ static PyTypeObject ShownFieldType = {
     .tp_descr_set = (descrsetfunc)shown_set,
 };
 
-/* The Update Method system's commit of what entities set of their own shown fields
- * (``ShownBuffers.commit_shown``'s loop, same order, same effects): for each entity of
- * ``changed`` and the field beside it in ``fields``, a baseline that is not ``unchanged``
- * is appended to ``written`` as ``(entity, field, before)`` (unless ``written`` is None),
- * and the baseline becomes ``unchanged``. Each pair is held while it is worked on and
- * the lists' lengths are read again at every step: a tuple's allocation may start the
- * collector's callbacks, and a baseline let go of may run a finalizer. */
+/* The commit of the looks and parts the updates set (``shown.commit_shown``, same order, same
+ * effects): each settled entity's ``(entity, _look, _parts)``, its values before, is appended
+ * to ``written`` (unless it is None), and the pending values (in ``_blook``/``_bparts`` since
+ * the settle) become the ones everyone reads. The list's length is read again at every step:
+ * a tuple's allocation may start the collector's callbacks, and a value let go of may run a
+ * finalizer. */
 static PyObject *
 core_commit_shown(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "commit_shown(changed, fields, written) takes 3 arguments");
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "commit_shown(settled, written) takes 2 arguments");
         return NULL;
     }
-    PyObject *changed = args[0], *fields = args[1], *written = args[2] == Py_None ? NULL : args[2];
-    if (check_list(changed, "changed") < 0 || check_list(fields, "fields") < 0
-            || (written != NULL && check_list(written, "written") < 0)) {
+    PyObject *settled = args[0], *written = args[1] == Py_None ? NULL : args[1];
+    if (check_list(settled, "settled") < 0 || (written != NULL && check_list(written, "written") < 0)) {
         return NULL;
     }
-    Py_INCREF(changed);
-    Py_INCREF(fields);
+    Py_INCREF(settled);
     Py_XINCREF(written);
     int failed = 0;
-    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(changed) && i < PyList_GET_SIZE(fields); i++) {
-        PyObject *entity = Py_NewRef(PyList_GET_ITEM(changed, i));
-        PyObject *field = Py_NewRef(PyList_GET_ITEM(fields, i));
-        prefetch_entity(changed, i + AHEAD);
-        if (check_entity(entity) < 0) {
-            failed = 1;
-        }
-        else if (!is_field(field)) {
-            PyErr_Format(PyExc_TypeError, "commit_shown: expected a bound shown field, got %.200s",
-                         short_name(Py_TYPE(field)));
-            failed = 1;
-        }
-        else {
-            ShownField *shown = (ShownField *)field;
-            PyObject *unchanged = Py_NewRef(shown->unchanged);
-            PyObject *before = SLOT(entity, shown->baseline);
-            if (written == NULL) {
-                slot_set(entity, shown->baseline, unchanged);   /* what it let go of may run a finalizer */
-            }
-            else if (before == NULL) {
-                missing(entity, shown->baseline);
+    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(settled); i++) {
+        PyObject *entity = Py_NewRef(PyList_GET_ITEM(settled, i));
+        prefetch_entity(settled, i + AHEAD);
+        failed = check_entity(entity) < 0;
+        for (int s = S_LOOK; s <= S_BPARTS && !failed; s++) {
+            if (SLOT(entity, s) == NULL) {
+                missing(entity, s);
                 failed = 1;
             }
-            else if (before != unchanged) {
-                Py_INCREF(before);   /* the tuple's allocation may run anything */
-                PyObject *row = PyTuple_Pack(3, entity, field, before);
-                Py_DECREF(before);
-                failed = row == NULL || PyList_Append(written, row) < 0;
-                Py_XDECREF(row);
-                if (!failed) {
-                    slot_set(entity, shown->baseline, unchanged);
-                }
-            }
-            Py_DECREF(unchanged);
         }
-        Py_DECREF(field);
+        if (!failed && written != NULL) {
+            /* Held while the tuple is made: its allocation may start the collector's callbacks. */
+            PyObject *look = Py_NewRef(SLOT(entity, S_LOOK)), *parts = Py_NewRef(SLOT(entity, S_PARTS));
+            PyObject *row = PyTuple_Pack(3, entity, look, parts);
+            failed = row == NULL || PyList_Append(written, row) < 0;
+            Py_XDECREF(row);
+            Py_DECREF(look);
+            Py_DECREF(parts);
+        }
+        /* The tuple's allocation may have run anything: the slots are read again. */
+        for (int s = S_LOOK; s <= S_PARTS && !failed; s++) {
+            PyObject *pending = SLOT(entity, s + S_BLOOK - S_LOOK);
+            if (pending == NULL) {
+                missing(entity, s + S_BLOOK - S_LOOK);
+                failed = 1;
+            }
+            else {
+                slot_set(entity, s, pending);   /* what it let go of may run a finalizer */
+            }
+        }
         Py_DECREF(entity);
     }
     Py_XDECREF(written);
-    Py_DECREF(fields);
-    Py_DECREF(changed);
+    Py_DECREF(settled);
     if (failed) {
         return NULL;
     }
@@ -2042,7 +1938,7 @@ core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
      * sets): the pass can then never fail to note one, and a value it could not note would
      * have to be leaked, since releasing it there may run code. Pages of this room that the
      * pass does not reach are never touched. */
-    const Py_ssize_t per_entity = KEPT_WIDTH + EXTRA_WIDTH + 4;
+    const Py_ssize_t per_entity = KEPT_WIDTH + EXTRA_WIDTH + 6;
     if (count > PY_SSIZE_T_MAX / per_entity / (Py_ssize_t)sizeof(void *)) {
         return PyErr_NoMemory();
     }
@@ -2080,6 +1976,8 @@ core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         put_slot(entity, S_BX, row[0], &spent);
         put_slot(entity, S_BY, row[1], &spent);
         put_slot(entity, S_BA, row[2], &spent);
+        put_slot(entity, S_BLOOK, extra[3], &spent);   /* the committed look and parts, as x's in _bx */
+        put_slot(entity, S_BPARTS, extra[4], &spent);
         put_slot(entity, S_RANDOM_MARK, minus_one, &spent);
     }
     /* Every entity is consistent: code may run from here on. The entities with committed
@@ -2964,10 +2862,9 @@ static PyMethodDef core_methods[] = {
      "gather_motion(entities, tick, alpha, out, extrapolate=False)\n--\n\n"
      "Write every entity's interpolated (x, y, angle) into the float32 buffer out."},
     {"commit_shown", (PyCFunction)(void (*)(void))core_commit_shown, METH_FASTCALL,
-     "commit_shown(changed, fields, written)\n--\n\n"
-     "What entities set of their own shown fields this tick is committed: each baseline that is not the "
-     "field's unchanged marker is appended to written as (entity, field, before), unless written is None, "
-     "and becomes the marker."},
+     "commit_shown(settled, written)\n--\n\n"
+     "The looks and parts the settled entities set become committed, their values before appended to written "
+     "as (entity, look, parts) unless it is None."},
     {"random_snapshot", (PyCFunction)core_random_snapshot, METH_O,
      "random_snapshot(generator)\n--\n\nA random.Random's Mersenne Twister state, copied into bytes "
      "(its gauss_next is the caller's)."},

@@ -40,8 +40,8 @@ def random_snapshot(generator: Any, /) -> bytes:
 def random_restore(generator: Any, snapshot: bytes, /) -> None:
     """Put back what ``random_snapshot`` copied."""
 
-def commit_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None, /) -> None:
-    """Forget every baseline of the shown fields entities set this tick, kept in ``written`` unless None."""
+def commit_shown(settled: list[BufferSlots], written: list[Any] | None, /) -> None:
+    """The looks and parts the settled entities set become committed, their values before kept in ``written``."""
 
 class TickState:
     """What the write barrier asks of a world's Double Buffer (``engine.buffering.slots.TickState``, in C)."""
@@ -87,21 +87,20 @@ class Settler(Iterator[BufferSlots]):
     current: BufferSlots | None
     def __init__(
         self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots], state: TickState,
-        shown_changed: list[BufferSlots] | None = None, shown_fields: list[Any] | None = None,
+        shown: list[BufferSlots],
     ) -> None: ...
     def __iter__(self) -> Settler: ...
     def __next__(self) -> BufferSlots: ...
     def close(self) -> None:
-        """Hand out nothing more; a shown field set on ``current`` is no longer its own update's write."""
+        """Hand out nothing more (an update raised); ``current`` still names the entity."""
 
 class ShownField:
     """The compiled hot paths of a shown field's descriptor (``engine.buffering.shown.Shown``'s base)."""
 
     def bind(
-        self, slot: str, baseline: str, class_attribute: str, check: Any, plain: type | None, empty: Any,
-        unchanged: Any, hidden: Any, follow: Any, /,
+        self, slot: str, class_attribute: str, check: Any, plain: type | None, empty: Any, hidden: Any, follow: Any, /,
     ) -> None:
-        """Say which slots the field is over and the markers it compares with."""
+        """Say which slot the field is over and the markers it compares with."""
     def __get__(self, entity: Any, owner: type | None = None) -> Any: ...
     def __set__(self, entity: Any, value: Any) -> None: ...
     def __delete__(self, entity: Any) -> None: ...

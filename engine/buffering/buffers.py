@@ -9,16 +9,17 @@ by watching the *writes*:
 * **The write barrier** (``engine.buffering.slots.barrier``). Every write to a buffered
   field during a tick is checked where it is made. The updating entity's own writes are its
   pending values: the *baseline* slots ``_bx``, ``_by``, ``_ba`` always hold the committed
-  ``x``, ``y`` and ``angle``, so moving itself sets nothing aside; an entity with buffered
-  fields of its own sets its committed tuple aside at its first write (and is marked with the
-  tick's token). A write to *another* entity's buffered field from an update is refused at
-  that line (``BufferedWriteError``), the first time it runs: nothing to compare later, no
-  tick to run again. A system's write (nobody updating) is committed at once, its values at
-  the tick's start kept aside.
+  ``x``, ``y`` and ``angle`` (``_blook`` and ``_bparts`` its look and parts, whose
+  descriptors apply the same rule: ``engine.buffering.shown``), so moving itself sets
+  nothing aside; an entity with buffered fields of its own sets its committed tuple aside
+  at its first write (and is marked with the tick's token). A write to *another* entity's
+  buffered field from an update is refused at that line (``BufferedWriteError``), the
+  first time it runs: nothing to compare later, no tick to run again. A system's write
+  (nobody updating) is committed at once, its values at the tick's start kept aside.
 * **Settle.** When an entity's update returns, if it wrote (a slot holds another object than
   its baseline, or the mark), what it wrote is kept aside as pending and its committed values
   put back, so every later entity reads what was committed. Entities that wrote nothing cost
-  an identity test or three.
+  a few identity tests.
 * **Commit.** After the last update, the pending values become committed, so systems
   that run after the Update Method system see them.
 * **Finish** (after every system): the baseline becomes the *previous* values that
@@ -61,7 +62,7 @@ from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout, layout_of
 from engine.buffering.kept import keep_buffers, put_back_buffers, random_restore, random_snapshot, restore_buffers
 from engine.buffering.own import OwnBuffers
-from engine.buffering.shown import UNCHANGED, ShownBuffers
+from engine.buffering.shown import bump, commit_shown, settle_shown, undo_shown
 from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core, mutable_in
 from engine.errors import BufferedWriteError, EntityUpdateError
@@ -103,13 +104,12 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
         entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
         entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
-    # (which marks _blook, the baseline slot: one test, not two failed reads, on every entity made).
+    # (which marks _blook: one test, not two failed reads, on every entity made; the core answers it).
     if own_shown:
-        entity._look = getattr(entity, "_look", None)
-        entity._parts = getattr(entity, "_parts", None)
+        entity._look = entity._blook = getattr(entity, "_look", None)
+        entity._parts = entity._bparts = getattr(entity, "_parts", None)
     else:
-        entity._look = entity._parts = None
-    entity._blook = entity._bparts = UNCHANGED
+        entity._look = entity._parts = entity._blook = entity._bparts = None
 
 
 def fill_missing(entity: BufferSlots, pairs: tuple[tuple[str, Any], ...]) -> None:
@@ -138,7 +138,7 @@ def _writers_line() -> str | None:
     return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-class PureBuffers(SignalBuffers, ShownBuffers):
+class PureBuffers(SignalBuffers):
     """The Double Buffer of one world, in pure Python (see the module docstring for the protocol).
 
     ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
@@ -151,7 +151,6 @@ class PureBuffers(SignalBuffers, ShownBuffers):
 
     def __init__(self) -> None:
         super().__init__()
-        self.init_shown()
         self.state: Any = (TickState if _core is None else _core.TickState)(self._refuse)
         """What the write barrier reads (``TickState``): every entity of the world points to it."""
         self.state.signals = self.raise_signal
@@ -160,6 +159,11 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._size = 0
         self._moved: list[BufferSlots] = []
         self._changed: list[BufferSlots] = []
+        self._shown: list[BufferSlots] = []
+        """Entities whose update set their look or parts: settled, to commit."""
+        self.shown_written: list[tuple[BufferSlots, Any, Any]] = []
+        """(entity, look, parts) as they were before each write committed at once during this tick (a system's,
+        or the commit's): what an abort puts back, last first."""
         self._snapped: list[BufferSlots] = []
         self._randoms: list[tuple[BufferSlots, Any]] = []
         self._failed: BufferSlots | None = None
@@ -225,6 +229,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         state = self.state
         token = state.token
         moved_append = self._moved.append
+        shown_append = self._shown.append
         entity: BufferSlots | None = None
         try:
             for entity in self._order:
@@ -240,6 +245,9 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                         moved_append(entity)
                 elif entity._wmark is token:
                     self._settle_full(entity)
+                if entity._look is not entity._blook or entity._parts is not entity._bparts:
+                    settle_shown(entity)
+                    shown_append(entity)
                 state.updating = None
         except BaseException as error:
             self._failed = state.updating
@@ -248,6 +256,15 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                 raise
             raise EntityUpdateError(entity, world.tick_count + 1, error) from error
         self._commit()
+
+    def _commit_shown(self, commit: Callable[[list[BufferSlots], Any], None]) -> None:
+        """What the updates set of their own looks and parts becomes committed (by ``commit``, this path's
+        or the core's); kept for an abort where something after the commit may still fail the tick."""
+        if self._shown:
+            # Undoable only with a system after the updates: the signals were combined before the commit.
+            commit(self._shown, self.shown_written if self._late_systems else None)
+            self._shown.clear()
+            bump()
 
     def _settle_full(self, entity: BufferSlots) -> None:
         """Settle an entity with fields of its own that wrote: pending kept aside, committed put back."""
@@ -288,6 +305,9 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                     self._moved.append(entity)
             elif entity._wmark is token:
                 self._settle_full(entity)
+            if entity._look is not entity._blook or entity._parts is not entity._bparts:
+                settle_shown(entity)
+                self._shown.append(entity)
             state.updating = None
 
     def _check_order(self) -> None:
@@ -321,7 +341,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._check_order()
         self._check_refused()
         self._combine_early()
-        self.commit_shown(self._late_systems)
+        self._commit_shown(commit_shown)
         state = self.state
         state.ticking = False  # the buffers' own writes: at once, past the barrier
         try:
@@ -373,7 +393,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             for entity, before in written:
                 _previous_from(entity, before, tick)
             written.clear()
-        self.forget_shown()
+        self.shown_written.clear()
         self._moved.clear()
         self._changed.clear()
         for entity in self._snapped:
@@ -416,7 +436,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             layout_of(entity).set(entity, before)
         state.written.clear()
         state.refused = None
-        self.abort_shown()
+        undo_shown(failed, self._shown, self.shown_written)
+        self._shown.clear()
         self._moved.clear()
         self._changed.clear()
         self._snapped.clear()

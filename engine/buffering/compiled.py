@@ -52,9 +52,7 @@ class CompiledBuffers(PureBuffers):
 
     def update(self, world: Host) -> None:
         """The Update Method system: every live entity's ``update()``, then commit."""
-        # With the shown lists, an entity's own look or parts set in its update is written in C.
-        settler = _core.Settler(self._order, self._moved, self._changed, self.state, self._shown_changed,
-                                self._shown_fields)
+        settler = _core.Settler(self._order, self._moved, self._changed, self.state, self._shown)
         profile = self.profile
         try:
             if profile is None:
@@ -82,7 +80,7 @@ class CompiledBuffers(PureBuffers):
         self._combine_early()
         tick = self._tick if not self._late_systems else None
         _core.commit(self._moved, tick)
-        self.commit_shown(self._late_systems)
+        self._commit_shown(_core.commit_shown)
         if self._changed:
             state = self.state
             state.ticking = False  # the buffers' own writes: at once, past the barrier
@@ -91,11 +89,6 @@ class CompiledBuffers(PureBuffers):
                     layout_of(entity).set(entity, entity._nfull)
             finally:
                 state.ticking = True
-
-    @staticmethod
-    def settle_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None) -> None:
-        """``ShownBuffers.settle_shown`` in the compiled core: the same pass, in C."""
-        _core.commit_shown(changed, fields, written)
 
     def _record_moved(self, tick: int) -> None:
         _core.record_previous(self._moved, tick)
