@@ -519,19 +519,33 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return missing(entity, SLOT(entity, S_X) == NULL ? S_X : SLOT(entity, S_Y) == NULL ? S_Y : S_ANGLE);
         }
         /* previous <- baseline (the tick's start), baseline <- committed (its invariant between
-         * ticks); what the previous slots held is released last. */
-        PyObject *spent[3];
+         * ticks). What the previous slot held is parked in the pending slot when that holds the
+         * committed value (the commit copied it there): its reference moves, nothing is released,
+         * and the old value's memory is not touched (at 10,000 entities, one cache miss each),
+         * as commit_and_record leaves it; the settle releases it when the entity next moves.
+         * Otherwise it is released last. */
+        prefetch_entity(moved, i + AHEAD);
+        PyObject *spent[3] = {NULL, NULL, NULL};
         for (int k = 0; k < 3; k++) {
             PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
-            spent[k] = *previous;
+            PyObject **pending = SLOT_AT(entity, S_NX + k), *committed = SLOT(entity, S_X + k), *old = *previous;
             *previous = *baseline;
-            *baseline = Py_NewRef(SLOT(entity, S_X + k));
+            *baseline = Py_NewRef(committed);
+            if (*pending == committed && old != NULL) {
+                *pending = old;
+                Py_DECREF(committed);   /* never the last reference: the committed and baseline slots hold it */
+            }
+            else {
+                spent[k] = old;
+            }
         }
-        Py_INCREF(entity);
-        Py_XDECREF(spent[0]);
-        Py_XDECREF(spent[1]);
-        Py_XDECREF(spent[2]);
-        Py_DECREF(entity);
+        if (spent[0] != NULL || spent[1] != NULL || spent[2] != NULL) {
+            Py_INCREF(entity);
+            Py_XDECREF(spent[0]);
+            Py_XDECREF(spent[1]);
+            Py_XDECREF(spent[2]);
+            Py_DECREF(entity);
+        }
         if (SLOT(entity, S_PREV_TICK) != tick) {
             Py_INCREF(entity);
             slot_set(entity, S_PREV_TICK, tick);   /* the old value's release may call out */
@@ -553,7 +567,7 @@ typedef struct {
     PyObject *written;    /* list of (entity, values at the tick's start) that systems wrote */
     PyObject *refuse;     /* refuse(writer, written, field) -> the exception for a foreign write */
     PyObject *refused;    /* the first such exception made in this tick, or NULL */
-    PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
+    PyObject *signals;    /* signals(receiver, name, value): raise_signal, or a SignalSink (the core never calls it) */
     PyObject *members;    /* the tick's update order (a list), or NULL between ticks */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
     PyObject *buffers;    /* the world's Double Buffer, for the Python code that reaches it from an entity */
@@ -2418,6 +2432,414 @@ held:
     return result;
 }
 
+/* -- spawn: a new entity's slots ------------------------------------------------------------ */
+
+/* The offset of ``_inboxes`` in the slots class (the core reads no other slot of the signals'
+ * inboxes, so it is not one of the table's): found once per configured class. */
+static PyTypeObject *inboxes_type = NULL;   /* not a reference: compared only, set with slots_type */
+static Py_ssize_t inboxes_offset = 0;
+
+static int
+find_inboxes(void)
+{
+    if (inboxes_type == slots_type && inboxes_offset > 0) {
+        return 0;
+    }
+    PyObject *descriptor = PyDict_GetItemString(slots_type->tp_dict, "_inboxes");
+    if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX
+            || (((PyMemberDescrObject *)descriptor)->d_member->flags & READONLY)) {
+        PyErr_Format(PyExc_TypeError, "%.200s has no plain writable slot _inboxes", slots_type->tp_name);
+        return -1;
+    }
+    inboxes_offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    inboxes_type = slots_type;
+    return 0;
+}
+
+/* init_entity(entity, motion_only, no_signals) -> whether ``_blook`` was set before (what
+ * ``hasattr(entity, "_blook")`` said, without its AttributeError): ``engine.buffering.buffers.init_entity``'s stores
+ * of the bookkeeping slots, in C (a new entity's constructor made some twenty writes through the
+ * barrier). The same values as the pure twin: the baseline, pending and previous slots hold the
+ * entity's x, y and angle; no fields set aside; no previous tick; no signals, generator, world
+ * state or inboxes. What it shows is set by the caller. */
+static PyObject *
+core_init_entity(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "init_entity(entity, motion_only, no_signals) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *entity = args[0], *only = args[1], *no_signals = args[2];
+    if (check_entity(entity) < 0 || find_inboxes() < 0) {
+        return NULL;
+    }
+    if (!PyBool_Check(only)) {
+        PyErr_Format(PyExc_TypeError, "init_entity: motion_only must be a bool, got %.200s", short_name(Py_TYPE(only)));
+        return NULL;
+    }
+    PyObject *motion[3];
+    for (int k = 0; k < 3; k++) {
+        if ((motion[k] = slot_get(entity, S_X + k)) == NULL) {
+            return NULL;
+        }
+    }
+    static const int from[][3] = {{S_BX, S_PX, S_NX}, {S_BY, S_PY, S_NY}, {S_BA, S_PA, S_NA}};
+    static const int nones[] = {S_RANDOM, S_WSTATE, S_WMARK, S_SMARK};
+    int own_shown = SLOT(entity, S_BLOOK) != NULL;   /* its __init__ set what it shows before Entity's */
+    PyObject *spent[24];
+    int n = 0;
+    /* Every new value is stored first, then the old ones are released: releasing one may run code. */
+#define PUT(where, value) do { PyObject **at_ = (where); spent[n++] = *at_; *at_ = Py_NewRef(value); } while (0)
+    PUT(SLOT_AT(entity, S_MOTION_ONLY), only);
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < 3; j++) {
+            PUT(SLOT_AT(entity, from[k][j]), motion[k]);
+        }
+    }
+    PUT(SLOT_AT(entity, S_BFULL), empty_tuple);
+    PUT(SLOT_AT(entity, S_NFULL), empty_tuple);
+    PUT(SLOT_AT(entity, S_PREST), empty_tuple);
+    PUT(SLOT_AT(entity, S_PREV_TICK), minus_one);
+    PUT(SLOT_AT(entity, S_SIGNALS), no_signals);
+    PUT(SLOT_AT(entity, S_RANDOM_MARK), minus_one);
+    for (size_t k = 0; k < sizeof(nones) / sizeof(nones[0]); k++) {
+        PUT(SLOT_AT(entity, nones[k]), Py_None);
+    }
+    PUT((PyObject **)((char *)entity + inboxes_offset), Py_None);
+#undef PUT
+    Py_INCREF(entity);
+    for (int k = 0; k < n; k++) {
+        Py_XDECREF(spent[k]);
+    }
+    Py_DECREF(entity);
+    return PyBool_FromLong(own_shown);
+}
+
+/* fill_missing(entity, pairs): ``if not hasattr(entity, name): setattr(entity, name, default)`` for
+ * each ``(name, default)`` of the tuple ``pairs``, in order (``Entity.__init__``'s defaults), without
+ * making the AttributeError each missing name made in Python: a new entity misses them all. */
+static PyObject *
+core_fill_missing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "fill_missing(entity, pairs) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *entity = args[0], *pairs = args[1];
+    if (!PyTuple_CheckExact(pairs)) {
+        PyErr_Format(PyExc_TypeError, "fill_missing: pairs must be a tuple, got %.200s", short_name(Py_TYPE(pairs)));
+        return NULL;
+    }
+    Py_INCREF(entity);
+    Py_INCREF(pairs);   /* a tuple: nothing run below can change what it holds */
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0))) {
+            PyErr_SetString(PyExc_TypeError, "fill_missing: each pair must be a (name, default) tuple");
+            goto done;
+        }
+        PyObject *found = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+        int has = PyObject_GetOptionalAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+#else
+        int has = _PyObject_LookupAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+#endif
+        Py_XDECREF(found);
+        if (has < 0 || (has == 0 && PyObject_SetAttr(entity, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_DECREF(pairs);
+    Py_DECREF(entity);
+    return result;
+}
+
+/* -- signals: the send path ---------------------------------------------------------------- */
+
+/* SignalSink: ``SignalBuffers.raise_signal`` in C, what a compiled world's ``TickState.signals``
+ * is. It appends a contribution to the world's next buffer, four parallel lists (receiver, name,
+ * sender's id or -1, value), the sender being the state's updating entity. The buffers make a new
+ * sink whenever they replace the lists (each swap, each rollback). Called once per signal sent, so
+ * it takes vectorcall's arguments and makes nothing the collector must track. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *state;      /* the world's TickState */
+    PyObject *lists[4];   /* receivers, names, senders' ids, values: exact lists */
+    vectorcallfunc vectorcall;
+} SignalSink;
+
+static PyTypeObject SignalSinkType;
+
+static PyObject *
+signal_sink_call(SignalSink *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 3 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "SignalSink(receiver, name, value) takes 3 positional arguments");
+        return NULL;
+    }
+    TickState *state = (TickState *)self->state;
+    PyObject *sender = state->updating, *sender_id;
+    if (sender == NULL) {
+        sender_id = Py_NewRef(minus_one);
+    }
+    else {
+        /* ``sender.id`` may run Python code (a class's own ``id``): hold what is used after it. */
+        Py_INCREF(sender);
+        sender_id = PyObject_GetAttr(sender, str_id);
+        Py_DECREF(sender);
+        if (sender_id == NULL) {
+            return NULL;
+        }
+        if (sender_id == Py_None) {
+            Py_SETREF(sender_id, Py_NewRef(minus_one));
+        }
+    }
+    PyObject *items[4] = {args[0], args[1], sender_id, args[2]};
+    Py_INCREF(self);   /* an append may start the collector, whose callbacks may drop this sink */
+    int done = 0;
+    for (; done < 4; done++) {
+        if (PyList_Append(self->lists[done], items[done]) < 0) {
+            break;
+        }
+    }
+    if (done < 4) {
+        /* Only memory can fail an append: take back the ones made, so the lists stay parallel. */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        for (int k = 0; k < done; k++) {
+            PyObject *list = self->lists[k];
+            Py_ssize_t size = PyList_GET_SIZE(list);
+            if (size > 0 && PyList_GET_ITEM(list, size - 1) == items[k]) {
+                PyList_SetSlice(list, size - 1, size, NULL);
+            }
+        }
+        PyErr_Restore(type, value, traceback);
+    }
+    Py_DECREF(self);
+    Py_DECREF(sender_id);
+    if (done < 4) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+signal_sink_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *state, *lists[4];
+    static char *keywords[] = {"state", "receivers", "names", "senders", "values", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!O!:SignalSink", keywords, &TickStateType, &state,
+                                     &PyList_Type, &lists[0], &PyList_Type, &lists[1], &PyList_Type, &lists[2],
+                                     &PyList_Type, &lists[3])) {
+        return NULL;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (!PyList_CheckExact(lists[k])) {
+            PyErr_SetString(PyExc_TypeError, "SignalSink: the four buffers must be lists");
+            return NULL;
+        }
+    }
+    SignalSink *self = (SignalSink *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->state = Py_NewRef(state);
+    for (int k = 0; k < 4; k++) {
+        self->lists[k] = Py_NewRef(lists[k]);
+    }
+    self->vectorcall = (vectorcallfunc)signal_sink_call;
+    return (PyObject *)self;
+}
+
+static int
+signal_sink_traverse(SignalSink *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->state);
+    for (int k = 0; k < 4; k++) {
+        Py_VISIT(self->lists[k]);
+    }
+    return 0;
+}
+
+static int
+signal_sink_clear(SignalSink *self)
+{
+    Py_CLEAR(self->state);
+    for (int k = 0; k < 4; k++) {
+        Py_CLEAR(self->lists[k]);
+    }
+    return 0;
+}
+
+static void
+signal_sink_dealloc(SignalSink *self)
+{
+    PyObject_GC_UnTrack(self);
+    signal_sink_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject SignalSinkType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalSink",
+    .tp_basicsize = sizeof(SignalSink),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "SignalSink(state, receivers, names, senders, values)\n--\n\n"
+              "raise_signal(receiver, name, value) in C: one contribution appended to the four lists, "
+              "its sender the state's updating entity (engine.buffering.signals).",
+    .tp_new = signal_sink_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(SignalSink, vectorcall),
+    .tp_dealloc = (destructor)signal_sink_dealloc,
+    .tp_traverse = (traverseproc)signal_sink_traverse,
+    .tp_clear = (inquiry)signal_sink_clear,
+};
+
+/* group_signals(receivers, names, values, ranked) -> {receiver: {name: [value, ...]}}: the first
+ * half of ``SignalBuffers.combine_signals``, the same loop in C. The contributions at the indices
+ * of ``ranked`` (a list of ints, walked as Python walks a list; an int n: range(n)), those of
+ * receivers no longer ``alive`` left out, grouped by receiver, then by name, each list in that
+ * order: the dicts are filled in the same order, with the same lookups (a receiver's own
+ * ``__hash__`` and ``__eq__`` run as in Python). Lengths are read again at every step: an
+ * ``alive`` or ``__eq__`` of the game's may change the lists, and then an index past their end is
+ * an IndexError, as in Python. */
+static PyObject *
+core_group_signals(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "group_signals(receivers, names, values, ranked) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *receivers = args[0], *names = args[1], *values = args[2], *ranked = args[3];
+    if (check_list(receivers, "receivers") < 0 || check_list(names, "names") < 0 || check_list(values, "values") < 0
+            || (!PyLong_CheckExact(ranked) && check_list(ranked, "ranked") < 0)) {
+        return NULL;
+    }
+    Py_ssize_t every = -1;   /* ranked is range(every), or a list (-1) */
+    if (PyLong_CheckExact(ranked)) {
+        every = PyLong_AsSsize_t(ranked);
+        if (every == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (every < 0) {
+            PyErr_SetString(PyExc_ValueError, "group_signals: a count of contributions is never negative");
+            return NULL;
+        }
+    }
+    static PyObject *str_alive = NULL;
+    if (str_alive == NULL && (str_alive = PyUnicode_InternFromString("alive")) == NULL) {
+        return NULL;
+    }
+    PyObject *received = PyDict_New();
+    if (received == NULL) {
+        return NULL;
+    }
+    Py_INCREF(receivers);
+    Py_INCREF(names);
+    Py_INCREF(values);
+    Py_INCREF(ranked);
+    PyObject *target = NULL, *name = NULL, *value = NULL, *result = NULL;
+    for (Py_ssize_t k = 0; k < (every >= 0 ? every : PyList_GET_SIZE(ranked)); k++) {
+        Py_ssize_t index = k;
+        if (every < 0) {
+            PyObject *number = PyList_GET_ITEM(ranked, k);
+            if (!PyLong_CheckExact(number)) {
+                PyErr_Format(PyExc_TypeError, "group_signals: ranked holds a %.200s, not an int",
+                             short_name(Py_TYPE(number)));
+                goto done;
+            }
+            index = PyLong_AsSsize_t(number);
+            if (index == -1 && PyErr_Occurred()) {
+                goto done;
+            }
+        }
+        if (index < 0 || index >= PyList_GET_SIZE(receivers)) {
+            PyErr_SetString(PyExc_IndexError, "list index out of range");
+            goto done;
+        }
+        target = Py_NewRef(PyList_GET_ITEM(receivers, index));
+        PyObject *alive = PyObject_GetAttr(target, str_alive);
+        if (alive == NULL) {
+            goto done;
+        }
+        int living = PyObject_IsTrue(alive);
+        Py_DECREF(alive);
+        if (living < 0) {
+            goto done;
+        }
+        if (living) {
+            PyObject *signals = PyDict_GetItemWithError(received, target);   /* borrowed */
+            if (signals == NULL) {
+                if (PyErr_Occurred()) {
+                    goto done;
+                }
+                PyObject *made = PyDict_New();
+                if (made == NULL || PyDict_SetItem(received, target, made) < 0) {
+                    Py_XDECREF(made);
+                    goto done;
+                }
+                Py_DECREF(made);
+                signals = made;
+            }
+            Py_INCREF(signals);   /* a key's __eq__ below may take it out of received */
+            if (index >= PyList_GET_SIZE(names)) {
+                PyErr_SetString(PyExc_IndexError, "list index out of range");
+                Py_DECREF(signals);
+                goto done;
+            }
+            name = Py_NewRef(PyList_GET_ITEM(names, index));
+            PyObject *arrived = PyDict_GetItemWithError(signals, name);   /* borrowed */
+            int failed = arrived == NULL && PyErr_Occurred();
+            if (!failed) {
+                Py_XINCREF(arrived);
+                if (index >= PyList_GET_SIZE(values)) {
+                    PyErr_SetString(PyExc_IndexError, "list index out of range");
+                    failed = 1;
+                }
+                else {
+                    value = Py_NewRef(PyList_GET_ITEM(values, index));
+                    if (arrived == NULL) {
+                        PyObject *fresh = PyList_New(1);
+                        failed = fresh == NULL;
+                        if (!failed) {
+                            PyList_SET_ITEM(fresh, 0, Py_NewRef(value));
+                            failed = PyDict_SetItem(signals, name, fresh) < 0;
+                            Py_DECREF(fresh);
+                        }
+                    }
+                    else {
+                        failed = PyList_Append(arrived, value) < 0;
+                    }
+                    Py_CLEAR(value);
+                }
+                Py_XDECREF(arrived);
+            }
+            Py_DECREF(signals);
+            Py_CLEAR(name);
+            if (failed) {
+                goto done;
+            }
+        }
+        Py_CLEAR(target);
+    }
+    result = Py_NewRef(received);
+done:
+    Py_XDECREF(target);
+    Py_XDECREF(name);
+    Py_XDECREF(value);
+    Py_DECREF(ranked);
+    Py_DECREF(values);
+    Py_DECREF(names);
+    Py_DECREF(receivers);
+    Py_DECREF(received);
+    return result;
+}
+
 /* -- the module ---------------------------------------------------------------------------- */
 
 static PyMethodDef core_methods[] = {
@@ -2448,6 +2870,16 @@ static PyMethodDef core_methods[] = {
      "(its gauss_next is the caller's)."},
     {"random_restore", (PyCFunction)(void (*)(void))core_random_restore, METH_FASTCALL,
      "random_restore(generator, snapshot)\n--\n\nPut back what random_snapshot copied."},
+    {"init_entity", (PyCFunction)(void (*)(void))core_init_entity, METH_FASTCALL,
+     "init_entity(entity, motion_only, no_signals)\n--\n\nA new entity's bookkeeping slots, as "
+     "engine.buffering.buffers.init_entity stores them (what it shows is the caller's); returns whether "
+     "its _blook slot was set before."},
+    {"group_signals", (PyCFunction)(void (*)(void))core_group_signals, METH_FASTCALL,
+     "group_signals(receivers, names, values, ranked)\n--\n\nThe contributions at ranked's indices (an int n: "
+     "range(n)) of receivers still alive, as {receiver: {name: [value, ...]}} (SignalBuffers.combine_signals)."},
+    {"fill_missing", (PyCFunction)(void (*)(void))core_fill_missing, METH_FASTCALL,
+     "fill_missing(entity, pairs)\n--\n\nsetattr(entity, name, default) for each (name, default) of pairs "
+     "that hasattr(entity, name) says it lacks, in order."},
     {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
      "gather_pair(entities, tick, previous, current)\n--\n\n"
      "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},
@@ -2470,7 +2902,7 @@ PyInit__core(void)
      * attribute values (PyType_GenericNew would leave them a plain dict). */
     BarrierType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0 || PyType_Ready(&TickStateType) < 0
-            || PyType_Ready(&BarrierType) < 0) {
+            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0) {
         return NULL;
     }
     str_buffered_names = PyUnicode_InternFromString("_buffered_names");
@@ -2527,7 +2959,8 @@ PyInit__core(void)
         Py_DECREF(found);
     }
     if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
-            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0) {
+            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0
+            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

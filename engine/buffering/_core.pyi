@@ -55,6 +55,28 @@ class TickState:
     ticking: bool
     def __init__(self, refuse: Any) -> None: ...
 
+def init_entity(entity: BufferSlots, motion_only: bool, no_signals: dict[str, Any], /) -> bool:
+    """A new entity's bookkeeping slots, as ``engine.buffering.buffers.init_entity`` stores them; returns whether
+    its ``_blook`` slot was set before."""
+
+def group_signals(
+    receivers: list[Any], names: list[Any], values: list[Any], ranked: list[int] | int, /
+) -> dict[Any, dict[Any, list[Any]]]:
+    """The contributions at ``ranked``'s indices (an int n: ``range(n)``) of receivers still alive, grouped by
+    receiver, then name (``SignalBuffers.combine_signals``)."""
+
+def fill_missing(entity: Any, pairs: tuple[tuple[str, Any], ...], /) -> None:
+    """``setattr(entity, name, default)`` for each pair whose name ``hasattr`` says ``entity`` lacks, in order."""
+
+class SignalSink:
+    """``SignalBuffers.raise_signal`` in C: appends one contribution to the four lists, its sender the state's
+    updating entity (what a compiled world's ``TickState.signals`` is)."""
+
+    def __init__(
+        self, state: TickState, receivers: list[Any], names: list[str], senders: list[int], values: list[Any]
+    ) -> None: ...
+    def __call__(self, receiver: Any, name: str, value: Any) -> None: ...
+
 class Barrier:
     """``BufferSlots``' base type where the core runs: its ``tp_setattro`` is the write barrier."""
 

@@ -43,11 +43,12 @@ give the same results bit for bit (``tests/test_core.py`` runs random worlds on 
 ``Buffers`` is the one that runs: the compiled core where it was built, unless
 ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
 
-Where no system runs after the Update Method system and no signal waits to be combined
-(the common case), the commit also records the previous values, in the same pass: nothing
-can change them or fail before ``finish``. The core commits by moving references between
-slots (pending to committed, committed to previous, the spent previous to pending)
-rather than copying.
+Where no system runs after the Update Method system (the common case), the tick's signals
+are combined just before the commit (``_combine_early``: no signal can be raised after the
+updates, and a combine that fails finds nothing committed), and the commit also records the
+previous values, in the same pass: nothing can change them or fail before ``finish``. The
+core commits by moving references between slots (pending to committed, committed to
+previous, the spent previous to pending) rather than copying.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core, mutable_in
 from engine.errors import BufferedWriteError, EntityUpdateError
 
-__all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "init_entity"]
+__all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "fill_missing", "init_entity"]
 
 
 class UpdateTimer(Protocol):
@@ -85,26 +86,45 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     CPython keeps attributes of instances with the same attribute order in a shared key table with
     inline values, which keeps ``self.x`` fast; creating them all here in one order keeps every entity so.
     """
-    x, y, angle = entity.x, entity.y, entity.angle
-    entity._motion_only = not layout.rest
-    entity._bx = entity._px = entity._nx = x
-    entity._by = entity._py = entity._ny = y
-    entity._ba = entity._pa = entity._na = angle
-    entity._bfull = entity._nfull = ()
-    entity._prest = ()
-    entity._prev_tick = -1
-    entity._signals = NO_SIGNALS
-    entity._random = None
-    entity._random_mark = -1
-    entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
-    entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
+    if _core is not None:  # the same stores in one C call (through the barrier, each was a call of its own)
+        own_shown = _core.init_entity(entity, not layout.rest, NO_SIGNALS)
+    else:
+        own_shown = hasattr(entity, "_blook")
+        x, y, angle = entity.x, entity.y, entity.angle
+        entity._motion_only = not layout.rest
+        entity._bx = entity._px = entity._nx = x
+        entity._by = entity._py = entity._ny = y
+        entity._ba = entity._pa = entity._na = angle
+        entity._bfull = entity._nfull = ()
+        entity._prest = ()
+        entity._prev_tick = -1
+        entity._signals = NO_SIGNALS
+        entity._random = None
+        entity._random_mark = -1
+        entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
+        entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
-    # (which marks _blook: one test, not two failed reads, on every entity made).
-    if hasattr(entity, "_blook"):
+    # (which marks _blook: one test, not two failed reads, on every entity made; the core answers it).
+    if own_shown:
         entity._look = entity._blook = getattr(entity, "_look", None)
         entity._parts = entity._bparts = getattr(entity, "_parts", None)
     else:
         entity._look = entity._parts = entity._blook = entity._bparts = None
+
+
+def fill_missing(entity: BufferSlots, pairs: tuple[tuple[str, Any], ...]) -> None:
+    """``setattr(entity, name, default)`` for each ``(name, default)`` that ``hasattr`` says ``entity`` lacks, in order.
+
+    ``Entity.__init__``'s buffered defaults (a subclass may have set its own values before calling it). With
+    the compiled core, one C call that makes no ``AttributeError`` for each missing name (a new entity lacks
+    them all, and each cost more than the store).
+    """
+    if _core is not None:
+        _core.fill_missing(entity, pairs)
+        return
+    for name, default in pairs:
+        if not hasattr(entity, name):
+            setattr(entity, name, default)
 
 
 _HERE = __file__.rsplit("buffering", 1)[0]  # the engine's own frames are skipped when naming the writer's line
@@ -184,6 +204,7 @@ class PureBuffers(SignalBuffers):
         self._order = order
         self._size = len(order)
         self._pending_mark = len(self._to)
+        self._combined_early = False
         self._failed = None
         state = self.state
         state.token = object()
@@ -240,7 +261,8 @@ class PureBuffers(SignalBuffers):
         """What the updates set of their own looks and parts becomes committed (by ``commit``, this path's
         or the core's); kept for an abort where something after the commit may still fail the tick."""
         if self._shown:
-            commit(self._shown, self.shown_written if self._late_systems or self._to else None)
+            # Undoable only with a system after the updates: the signals were combined before the commit.
+            commit(self._shown, self.shown_written if self._late_systems else None)
             self._shown.clear()
             bump()
 
@@ -302,18 +324,32 @@ class PureBuffers(SignalBuffers):
             raise BufferedWriteError(refused.writer, refused.written, refused.field, self._tick, refused.where,
                                      caught=True) from None
 
+    def _combine_early(self) -> None:
+        """With no system after the Update Method system, no signal can be raised after the updates: this tick's
+        are combined before the commit (``combine_signals``, which the world calls after the systems, then has
+        nothing left to do). A combine is game code that may fail the tick, and so it fails with nothing
+        committed yet; after it nothing can fail, so the commit records the previous values in the same pass."""
+        if self._late_systems or not self._to:
+            return
+        if self.profile is None:
+            self.combine_signals(self._tick)
+        else:  # the signals' share, said apart as when the world combines them
+            self.profile.timed("signals", self.combine_signals, self._tick)
+        self._combined_early = True
+
     def _commit(self) -> None:
         self._check_order()
         self._check_refused()
+        self._combine_early()
         self._commit_shown(commit_shown)
         state = self.state
         state.ticking = False  # the buffers' own writes: at once, past the barrier
         try:
             moved = self._moved
-            if not self._late_systems and not self._to:
-                # No later system and no signal to combine (a combine is game code that may fail
-                # after this): record the previous values in the same pass, as nothing can change
-                # them or fail before ``finish``. (Those systems wrote get theirs there.)
+            if not self._late_systems:
+                # No later system, and signals combined already (``_combine_early``): record the previous
+                # values in the same pass, as nothing can change them or fail before ``finish``. (Those
+                # systems wrote get theirs there.)
                 tick = self._tick
                 for entity in moved:
                     entity._px = entity._bx
@@ -389,6 +425,7 @@ class PureBuffers(SignalBuffers):
         state.ticking = False
         state.members = None
         failed, self._failed = self._failed, None
+        self._combined_early = False
         if failed is not None and (failed._motion_only or failed._wmark is state.token):
             _put_back_baseline(failed)  # its update raised, perhaps after writing: never settled
         for entity in self._moved:
