@@ -358,6 +358,10 @@ class Crowd(Entity, OwnBuffers):
     def _restore_own(self, data: dict[str, Any]) -> None:
         """Build a crowd made with ``__new__`` (by ``World.load``) from what ``_saved_own`` returned."""
         Crowd.__init__(self, data["capacity"])
+        self._put_saved_rows(data)
+
+    def _put_saved_rows(self, data: dict[str, Any]) -> None:
+        """Write a save's members into both buffers of every field (one loop for the load and its 0.2 alias)."""
         count = int(data["count"])
         for name, encoded in data["fields"].items():
             values = np.frombuffer(base64.b64decode(encoded), dtype=np.float32).reshape(count, self.fields[name])
@@ -385,12 +389,7 @@ class Crowd(Entity, OwnBuffers):
     def restore_arrays(self, data: dict[str, Any]) -> None:
         """Deprecated: ``World.load(path)`` restores a crowd. Puts back what ``arrays_for_save`` returned."""
         warn_deprecated("Crowd.restore_arrays()", "World.load(path)")
-        count = int(data["count"])
-        for name, encoded in data["fields"].items():
-            values = np.frombuffer(base64.b64decode(encoded), dtype=np.float32).reshape(count, self.fields[name])
-            for buffer in self._arrays[name]:
-                buffer[:count] = values
-        self.count = count
+        self._put_saved_rows(data)
 
     commit_buffers.deprecated_alias = True  # type: ignore[attr-defined]
     abort_buffers.deprecated_alias = True  # type: ignore[attr-defined]
