@@ -35,7 +35,7 @@ import contextlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from engine.ecs import EsperWorld
 from engine.errors import located
@@ -46,7 +46,8 @@ from engine.tools.inputs import DEFAULT_KEYS, Inputs, events_for, random_input, 
 from engine.world import World, esper_of, signal_senders
 
 __all__ = ["DEFAULT_KEYS", "STATE_ADVICE", "STATE_HINT", "CheckResult", "EntityDifference", "Inputs",
-           "check_order_independence", "difference_report", "events_for", "random_input"]
+           "check_order_independence", "check_report", "difference_report", "events_for", "random_input",
+           "with_players"]
 
 STATE_ADVICE = ("keep game state in buffered fields, list a plain attribute that is state in its class's `saved`, "
                 "and use no module-level variables, id(), time or set order")
@@ -94,12 +95,14 @@ class CheckResult:
     def describe(self) -> str:
         """The report: one line when all agree, else the tick, the order, and one line per entity."""
         permuted = f"; systems permuted: {'; '.join(self.systems)}" if self.systems else ""
-        if self.ok:
-            orders = "1 shuffled order" if self.orders == 1 else f"{self.orders} shuffled orders"
-            return (f"order independent: {orders} agreed with spawn order for {self.ticks} ticks"
-                    + _with_players(self.players) + permuted)
-        if self.tick is None:
-            return self.note
+        orders = "1 shuffled order" if self.orders == 1 else f"{self.orders} shuffled orders"
+        return check_report(self, f"order independent: {orders} agreed with spawn order for {self.ticks} ticks"
+                            + with_players(self.players) + permuted,
+                            f"order dependent: after tick {self.tick}, shuffled order {self.order} differs "
+                            "from spawn order", *self._causes())
+
+    def _causes(self) -> list[str]:
+        """What the report says after the entities: the note, the systems' order, the senders, the draws."""
         causes = [self.note, self.system_order]
         causes.extend(f"{line}: what it sends depends on the update order (a value read from another entity's "
                       "plain state, or from state outside the world)" for line in self.senders)
@@ -113,8 +116,7 @@ class CheckResult:
                           "update order but state outside the world (a module-level variable, the time, a value "
                           "Python seeds per process)")
             causes.append(STATE_ADVICE)
-        return difference_report(f"order dependent: after tick {self.tick}, shuffled order {self.order} differs "
-                                 "from spawn order", self.differences, *causes)
+        return causes
 
 
 def difference_report(headline: str, differences: Sequence[EntityDifference], *notes: str) -> str:
@@ -126,6 +128,26 @@ def difference_report(headline: str, differences: Sequence[EntityDifference], *n
     lines = [headline + in_entities(differences), *difference_lines(differences)]
     lines.extend("  " + note for note in notes if note)
     return "\n".join(lines)
+
+
+class _Finding(Protocol):
+    """What every check's result holds: the first differing tick (None if none did), a note, the differences."""
+
+    tick: int | None
+    note: str
+    differences: list[EntityDifference]
+
+
+def check_report(result: _Finding, agreed: str, headline: str, *notes: str) -> str:
+    """A check result's ``describe()``: ``agreed`` when it found nothing, its note alone when it stopped before
+    any tick differed (a crash, a refusal), else ``difference_report(headline, ...)`` with ``notes``.
+
+    One function so that the four checks' results (order, rollback, save and load, hash seeds)
+    decide alike what to report; each record keeps its own fields and signature.
+    """
+    if result.tick is None:
+        return result.note or agreed
+    return difference_report(headline, result.differences, *notes)
 
 
 def check_order_independence(build: Callable[[World], Any] | Game, *, ticks: int = 300, orders: int = 4,
@@ -226,7 +248,7 @@ class _SystemPermuter:
             for priority, members in groups.items() if shuffled[priority] != members)
 
 
-def _with_players(players: int) -> str:
+def with_players(players: int) -> str:
     """`` with 2 players`` for a check of several players; nothing for one, as before players existed."""
     return f" with {players} players" if players > 1 else ""
 

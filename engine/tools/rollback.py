@@ -32,7 +32,7 @@ from typing import Any
 from engine.errors import located
 from engine.files.game import Game
 from engine.state.differences import EntityDifference, compare_snapshots
-from engine.tools.check import STATE_HINT, Inputs, difference_report
+from engine.tools.check import STATE_HINT, Inputs, check_report, with_players
 from engine.tools.inputs import Setup, setup_of, whole_numbers
 from engine.world import World
 from engine.world.checkpoints import Checkpoint
@@ -69,14 +69,11 @@ class RollbackResult:
 
     def describe(self) -> str:
         """The report: one line when all agree, else the tick, one line per entity, and what to do."""
-        if self.ok:
-            return (f"rollback deterministic: rolling back {self.distance} ticks and re-simulating them agreed "
-                    f"for {self.ticks} ticks" + (f" with {self.players} players" if self.players > 1 else ""))
-        if self.tick is None:
-            return self.note
-        return difference_report(f"not rollback deterministic: tick {self.tick}, re-simulated after rolling back "
-                                 f"{self.distance} ticks at tick {self.rolled_back_at}, differs from its first run",
-                                 self.differences, self.note, HINT)
+        return check_report(self, f"rollback deterministic: rolling back {self.distance} ticks and re-simulating "
+                            f"them agreed for {self.ticks} ticks" + with_players(self.players),
+                            f"not rollback deterministic: tick {self.tick}, re-simulated after rolling back "
+                            f"{self.distance} ticks at tick {self.rolled_back_at}, differs from its first run",
+                            self.note, HINT)
 
 
 def check_rollback(build: Callable[[World], Any] | Game, *, ticks: int = 300, distance: int = 8, seed: int = 0,

@@ -31,7 +31,7 @@ from typing import Any
 from engine.errors import located
 from engine.files.game import Game
 from engine.state.differences import EntityDifference, compare_snapshots
-from engine.tools.check import STATE_ADVICE, Inputs, difference_report
+from engine.tools.check import STATE_ADVICE, Inputs, check_report, with_players
 from engine.tools.inputs import Setup, game_of, setup_of, whole_numbers
 from engine.world import World
 from engine.world.save import SaveError, load_world, save_world
@@ -68,17 +68,14 @@ class SaveLoadResult:
 
     def describe(self) -> str:
         """The report: one line when all agree, else the tick, the save, one line per entity, and what to do."""
-        if self.ok:
-            points = ", ".join(map(str, self.saved_at)) or "none (too few ticks)"
-            return (f"same after a save and a load: saved at ticks {points}, loaded, and agreed with the straight run "
-                    f"to tick {self.ticks}" + (f" with {self.players} players" if self.players > 1 else ""))
-        if self.tick is None:
-            return self.note
-        if not self.differences and self.note:  # the loaded world failed: its error says what to do
-            return f"not the same after a load: {self.note}"
+        if self.tick is not None and not self.differences and self.note:
+            return f"not the same after a load: {self.note}"  # the loaded world failed: its error says what to do
+        points = ", ".join(map(str, self.saved_at)) or "none (too few ticks)"
         moment = "right after the load" if self.tick == self.loaded_from else f"after tick {self.tick}"
-        return difference_report(f"not the same after a load: {moment}, the world loaded from the save of tick "
-                                 f"{self.loaded_from} differs from the straight run", self.differences, self.note, HINT)
+        return check_report(self, f"same after a save and a load: saved at ticks {points}, loaded, and agreed with "
+                            f"the straight run to tick {self.ticks}" + with_players(self.players),
+                            f"not the same after a load: {moment}, the world loaded from the save of tick "
+                            f"{self.loaded_from} differs from the straight run", self.note, HINT)
 
 
 def save_ticks(ticks: int, saves: int) -> tuple[int, ...]:

@@ -32,7 +32,7 @@ from engine.files.game import Game
 from engine.files.importer import load_game
 from engine.input.scripts import read_input_scripts
 from engine.state.differences import EntityDifference, compare_snapshots
-from engine.tools.check import difference_report
+from engine.tools.check import check_report
 from engine.tools.inputs import DEFAULT_KEYS, random_input, random_keys, setup_of, whole_numbers
 from engine.world import World
 
@@ -67,14 +67,11 @@ class SeedResult:
 
     def describe(self) -> str:
         """One line when all agree, else the tick, the two hash seeds, one line per entity, and what to do."""
-        if self.ok:
-            return (f"same in every process: {self.processes} processes, PYTHONHASHSEED 1 to {self.processes}, "
-                    f"agreed for {self.ticks} ticks")
-        if self.tick is None:
-            return self.note
-        return difference_report(f"differs between processes: after tick {self.tick}, the state under "
-                                 f"PYTHONHASHSEED={self.seeds[0]} differs from PYTHONHASHSEED={self.seeds[1]}",
-                                 self.differences, self.note, HINT)
+        return check_report(self, f"same in every process: {self.processes} processes, PYTHONHASHSEED 1 to "
+                            f"{self.processes}, agreed for {self.ticks} ticks",
+                            f"differs between processes: after tick {self.tick}, the state under "
+                            f"PYTHONHASHSEED={self.seeds[0]} differs from PYTHONHASHSEED={self.seeds[1]}",
+                            self.note, HINT)
 
 
 def inputs_of(game: Game, players: int, seed: int, input_path: str | None, no_input: bool) -> Any:
