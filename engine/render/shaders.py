@@ -16,18 +16,17 @@ import pyglet
 
 __all__ = ["PointGroup", "moving_program", "quad_program", "same_attributes", "shader_program"]
 
-_VERTEX_SOURCE = """#version 330 core
-in vec2 position;
-in vec4 colors;
-in vec2 size;
-in float angle;
-flat out vec4 vertex_colors;
+# Both point-sprite vertex shaders (positions as drawn, and positions interpolated on the
+# GPU) end alike: the sprite covers the look, grows with the camera's zoom, and hands the
+# fragment shader what it cuts with. One text, so that a bucket's sprite and a crowd
+# member's cannot drift apart; each shader puts ``position`` and ``angle`` before it.
+_POINT_SPRITE_OUTPUTS = """flat out vec4 vertex_colors;
 flat out vec2 vertex_size;
 flat out vec2 vertex_turn;
 flat out float vertex_extent;
 uniform WindowBlock { mat4 projection; mat4 view; } window;
-void main() {
-    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
+"""
+_POINT_SPRITE_END = """    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
     // A turned shape needs the sprite to cover its diagonal; an unturned one only its larger side.
     float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
     // A camera's zoom scales the view; the sprite must grow with it (cut in the look's own pixels).
@@ -38,6 +37,13 @@ void main() {
     vertex_extent = extent;
 }
 """
+_VERTEX_SOURCE = """#version 330 core
+in vec2 position;
+in vec4 colors;
+in vec2 size;
+in float angle;
+""" + _POINT_SPRITE_OUTPUTS + """void main() {
+""" + _POINT_SPRITE_END
 # The renderer's buckets draw moving entities: both ends of the tick are in the vertex
 # buffer (uploaded once per tick) and the vertex shader interpolates them by ``alpha``, a
 # uniform, so a frame between two ticks uploads nothing. The arithmetic is the renderer's
@@ -60,12 +66,7 @@ in vec3 current;
 in float turn;
 in vec4 colors;
 in vec2 size;
-flat out vec4 vertex_colors;
-flat out vec2 vertex_size;
-flat out vec2 vertex_turn;
-flat out float vertex_extent;
-uniform WindowBlock { mat4 projection; mat4 view; } window;
-uniform float alpha;
+""" + _POINT_SPRITE_OUTPUTS + """uniform float alpha;
 uniform float turn_weight;
 uniform bool extrapolate;
 uniform bool turning;
@@ -73,15 +74,7 @@ void main() {
     EXACT vec2 moved = (current.xy - previous.xy) * alpha;
     EXACT vec2 position = (extrapolate ? current.xy : previous.xy) + moved;
     EXACT float angle = turning ? turn * turn_weight + current.z : 0.0;
-    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
-    float extent = angle == 0.0 ? max(size.x, size.y) : length(size);
-    gl_PointSize = extent * length(window.view[0].xyz);
-    vertex_turn = angle == 0.0 ? vec2(1.0, 0.0) : vec2(cos(radians(angle)), sin(radians(angle)));
-    vertex_colors = colors;
-    vertex_size = size;
-    vertex_extent = extent;
-}
-"""
+""" + _POINT_SPRITE_END
 # One point sprite per entity. Each kind of look gets a fragment shader of its own that
 # cuts its shape out of the sprite's square: on software GL (llvmpipe) one shader with a
 # branch per shape made drawing twice as slow as a plain square. ``q`` is the fragment in
@@ -105,22 +98,27 @@ _CUT = {
 }
 _TURN = ("vec2 up = vec2(p.x, -p.y);"
          " vec2 q = vec2(vertex_turn.x * up.x + vertex_turn.y * up.y, vertex_turn.x * up.y - vertex_turn.y * up.x);")
+# Both kinds of fragment shader (point sprites, quads) cut with the same ``_CUT`` texts, so
+# they share the names those read: INPUTS declares what the vertex shader hands on, PLACE
+# finds the fragment in the sprite (``p``) or the shape (``q``), CUT cuts.
 _FRAGMENT_SOURCE = """#version 330 core
-flat in vec4 vertex_colors;
-flat in vec2 vertex_size;
-flat in vec2 vertex_turn;
-flat in float vertex_extent;
+INPUTS
 out vec4 final_colors;
 uniform sampler2D picture;
 uniform vec4 region;
 void main() {
     vec2 half_size = vertex_size * 0.5;
-    vec2 p = (gl_PointCoord - 0.5) * vertex_extent;
+    PLACE
     vec4 color = vertex_colors;
     CUT
     final_colors = color;
 }
 """
+_POINT_INPUTS = """flat in vec4 vertex_colors;
+flat in vec2 vertex_size;
+flat in vec2 vertex_turn;
+flat in float vertex_extent;"""
+_POINT_PLACE = "vec2 p = (gl_PointCoord - 0.5) * vertex_extent;"
 
 # Looks too large for a point sprite are two triangles each (``quads``): the vertex shader
 # turns each corner; the fragment gets its place in the shape's own frame (y up), so the
@@ -146,23 +144,33 @@ void main() {
     vertex_size = size;
 }
 """
-_QUAD_FRAGMENT_SOURCE = """#version 330 core
-in vec2 shape_point;
+_QUAD_INPUTS = """in vec2 shape_point;
 flat in vec4 vertex_colors;
-flat in vec2 vertex_size;
-out vec4 final_colors;
-uniform sampler2D picture;
-uniform vec4 region;
-void main() {
-    vec2 half_size = vertex_size * 0.5;
-    vec2 q = shape_point;
-    vec4 color = vertex_colors;
-    CUT
-    final_colors = color;
-}
-"""
+flat in vec2 vertex_size;"""
+_QUAD_PLACE = "vec2 q = shape_point;"
+
+
+def _fragment(inputs: str, place: str, cut: str) -> str:
+    return _FRAGMENT_SOURCE.replace("INPUTS", inputs).replace("PLACE", place).replace("CUT", cut)
+
+
+_POINT_FRAGMENTS = {kind: _fragment(_POINT_INPUTS, _POINT_PLACE, cut.replace("TURN", _TURN))
+                    for kind, cut in _CUT.items()}
+# A quad covers exactly its turned rectangle: squares need no cut at all.
+_QUAD_FRAGMENTS = {kind: _fragment(_QUAD_INPUTS, _QUAD_PLACE, "" if kind in ("point", "rect") else
+                                   cut.replace("TURN", "")) for kind, cut in _CUT.items()}
 
 _programs: dict[str, Any] = {}
+
+
+def _compiled(key: str, vertex: str, fragment: str) -> Any:
+    """The program of ``key``, compiled from the two sources the first time it is asked for."""
+    program = _programs.get(key)
+    if program is None:
+        from pyglet.graphics.shader import Shader, ShaderProgram
+
+        program = _programs[key] = ShaderProgram(Shader(vertex, "vertex"), Shader(fragment, "fragment"))
+    return program
 
 
 def shader_program(kind: str) -> Any:
@@ -170,13 +178,7 @@ def shader_program(kind: str) -> Any:
 
     The crowd layer draws with it (a crowd writes its members' drawn positions each frame).
     """
-    program = _programs.get(kind)
-    if program is None:
-        from pyglet.graphics.shader import Shader, ShaderProgram
-
-        fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
-        program = _programs[kind] = ShaderProgram(Shader(_VERTEX_SOURCE, "vertex"), Shader(fragment, "fragment"))
-    return program
+    return _compiled(kind, _VERTEX_SOURCE, _POINT_FRAGMENTS[kind])
 
 
 def moving_program(kind: str) -> Any:
@@ -186,29 +188,12 @@ def moving_program(kind: str) -> Any:
     and the turn between them; the uniforms ``alpha``, ``turn_weight``, ``extrapolate`` and
     ``turning`` say where between them to draw (``sprites.Bucket`` sets them).
     """
-    key = "moving " + kind
-    program = _programs.get(key)
-    if program is None:
-        from pyglet.graphics.shader import Shader, ShaderProgram
-
-        fragment = _FRAGMENT_SOURCE.replace("CUT", _CUT[kind].replace("TURN", _TURN))
-        program = _programs[key] = ShaderProgram(Shader(_MOVING_VERTEX_SOURCE, "vertex"),
-                                                 Shader(fragment, "fragment"))
-    return program
+    return _compiled("moving " + kind, _MOVING_VERTEX_SOURCE, _POINT_FRAGMENTS[kind])
 
 
 def quad_program(kind: str) -> Any:
     """The shader program for one kind of look drawn as quads (compiled once per process)."""
-    key = "quad " + kind
-    program = _programs.get(key)
-    if program is None:
-        from pyglet.graphics.shader import Shader, ShaderProgram
-
-        # A quad covers exactly its turned rectangle: squares need no cut at all.
-        cut = "" if kind in ("point", "rect") else _CUT[kind].replace("TURN", "")
-        program = _programs[key] = ShaderProgram(Shader(_QUAD_VERTEX_SOURCE, "vertex"),
-                                                 Shader(_QUAD_FRAGMENT_SOURCE.replace("CUT", cut), "fragment"))
-    return program
+    return _compiled("quad " + kind, _QUAD_VERTEX_SOURCE, _QUAD_FRAGMENTS[kind])
 
 
 def same_attributes(first: Any, second: Any) -> bool:
