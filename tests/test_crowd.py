@@ -437,3 +437,24 @@ def test_member_queries_refuse_wrong_arguments_by_name():
     with pytest.raises(ValueError, match="Boxless's members have no box"):
         boxless.overlapping_pairs()
     assert as_pairs(boxless.near_pairs(5)) == [], "near goes by position alone"
+
+
+def test_the_deprecated_restore_arrays_puts_back_the_members_a_load_would():
+    # Crowd.restore_arrays (0.2's name) and World.load's _restore_own write with one loop:
+    # the alias must put back every field's values in both buffers, as the load does.
+    world, crowd, _ = drift_world("crowd first")
+    world.tick()
+    with pytest.warns(DeprecationWarning):
+        saved = crowd.arrays_for_save()
+    world.tick()
+    world.tick()
+    with pytest.warns(DeprecationWarning, match="World.load"):
+        crowd.restore_arrays(saved)
+    assert crowd.count == 2
+    assert crowd.current("position").tolist() == [[1, 0], [12, 0]]
+    assert crowd.previous("position").tolist() == [[1, 0], [12, 0]]
+    assert crowd.current("velocity").tolist() == [[1, 0], [2, 0]]
+    loaded = Drift.__new__(Drift)
+    loaded._restore_own(saved)
+    assert loaded.current("position").tolist() == crowd.current("position").tolist()
+    world.close()

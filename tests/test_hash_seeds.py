@@ -204,3 +204,28 @@ def test_a_process_that_fails_alone_is_named_with_the_games_line_not_a_traceback
     assert result.note.startswith("the process with PYTHONHASHSEED=2 failed: EntityUpdateError: Fussy (id 1) raised "
                                   "ValueError in tick 3: only here"), result.note
     assert result.note.endswith(f"(at {path}:10 in update)"), result.note
+
+
+def test_every_check_result_reports_agreement_a_stop_or_a_difference_alike():
+    # check_report decides for all four checks' results: agreed, the note alone when the
+    # check stopped before any tick differed, else the headline, the entities and the notes.
+    from engine.state.differences import EntityDifference
+    from engine.testing import RollbackResult, SaveLoadResult, SeedResult
+    from engine.tools.check import CheckResult
+
+    bolt = [EntityDifference("Bolt", 7, (("x", 80.0, 83.0),))]
+    assert SeedResult(5, 3).describe() == "same in every process: 3 processes, PYTHONHASHSEED 1 to 3, agreed for 5 ticks"
+    assert SeedResult(5, 3, note="process 2 timed out").describe() == "process 2 timed out"
+    differs = SeedResult(5, 3, 4, (1, 2), bolt, "").describe()
+    assert differs.startswith("differs between processes: after tick 4, the state under PYTHONHASHSEED=1 differs "
+                              "from PYTHONHASHSEED=2")
+    assert "Bolt (id 7): x 80.0 vs 83.0" in differs and differs.endswith("never by id()")
+    assert RollbackResult(9, 2, players=2).describe().endswith("agreed for 9 ticks with 2 players")
+    assert RollbackResult(3, 2, note="the game failed at tick 3: boom", crashed=True).describe() == \
+        "the game failed at tick 3: boom"
+    assert SaveLoadResult(4, (2,), 3, 2, [], "its save does not load: no").describe() == \
+        "not the same after a load: its save does not load: no"
+    assert SaveLoadResult(4, (2,), 2, 2, bolt).describe().startswith("not the same after a load: right after the load")
+    assert CheckResult(6, 1, players=3).describe() == \
+        "order independent: 1 shuffled order agreed with spawn order for 6 ticks with 3 players"
+    assert CheckResult(6, 1, note="ids permuted").describe() == "ids permuted"
