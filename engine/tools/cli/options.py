@@ -53,17 +53,69 @@ UPS_RANGE = (math.ceil(1000 / MS_PER_UPDATE_RANGE[1] * 1000) / 1000, math.floor(
 MAX_COUNT = 10**9
 
 
+_GIVEN = "_tickswap_given"
+"""The namespace attribute where ``_StoreOnce`` keeps what each single-value option was given (while parsing)."""
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, refusing an option given twice: argparse keeps the last one, silently.
+
+    ``--input a.jsonl --input b.jsonl`` ran with ``b.jsonl`` alone; now it is refused in one
+    line naming both (``--input is given twice (a.jsonl, b.jsonl): give it once``). It is
+    every ``Parser``'s default action (``_once``), so no command's option is missed; an
+    option meant to repeat says so with ``action="append"``, and a flag (``store_true``) given
+    twice means what it means once.
+    """
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if option_string is not None:  # a positional is taken once by argparse itself
+            given: dict[str, tuple[str, Any]] = getattr(namespace, _GIVEN, None) or {}
+            if self.dest in given:
+                first_option, first = given[self.dest]
+                named = option_string if first_option == option_string else f"{first_option} (or {option_string})"
+                parser.error(f"{named} is given twice ({_said(first)}, {_said(values)}): give it once")
+            given[self.dest] = (option_string, values)
+            setattr(namespace, _GIVEN, given)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _said(values: Any) -> str:
+    """An option's value as the command line gave it (the words of one of several values, spaced)."""
+    return " ".join(map(str, values)) if isinstance(values, list) else str(values)
+
+
+def _once(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser``'s single-value options (``store``, argparse's default action) refuse a second occurrence."""
+    parser.register("action", None, _StoreOnce)
+    parser.register("action", "store", _StoreOnce)
+
+
+def _namespace(parsed: argparse.Namespace) -> argparse.Namespace:
+    """``parsed`` without ``_StoreOnce``'s bookkeeping: the options alone, as argparse gives them."""
+    if hasattr(parsed, _GIVEN):
+        delattr(parsed, _GIVEN)
+    return parsed
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block.
 
     No abbreviations: ``--tick 100`` is refused, not taken as ``--ticks`` (an option added
     later would silently change what an abbreviation in someone's script means). Every
-    subcommand's parser is a ``Parser`` too, so none of them takes one either.
+    subcommand's parser is a ``Parser`` too, so none of them takes one either. Nor does any
+    take a single-value option twice (``_StoreOnce``): ``--input a --input b`` is refused.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        _once(self)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, without the bookkeeping of ``_StoreOnce`` in the namespace it returns."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        return _namespace(parsed), extras
         self.commands: dict[str, Parser] = {}
         """The subcommands' parsers by name (``build_parser`` fills it; empty without subcommands)."""
 
@@ -77,6 +129,8 @@ class Parser(argparse.ArgumentParser):
         argparse leaves them to the top parser, so ``tickswap replay r.jsonl --seed 3`` said
         ``tickswap: unrecognized arguments`` where ``run``'s mistakes say ``tickswap run: ...``.
         """
+        parsed: argparse.Namespace
+        extras: list[str]
         parsed, extras = self.parse_known_args(argv)
         if extras:
             command = self.commands.get(getattr(parsed, "command", None) or "", self)
@@ -586,6 +640,7 @@ class SeedsOptions:
 def seeds_options(argv: list[str] | None = None) -> SeedsOptions:
     """``python -m engine.tools.seeds``'s argv (``check`` writes it) as a ``SeedsOptions``."""
     parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.seeds")
+    _once(parser)
     parser.add_argument("game")
     parser.add_argument("--ticks", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
@@ -593,7 +648,7 @@ def seeds_options(argv: list[str] | None = None) -> SeedsOptions:
     parser.add_argument("--input")
     parser.add_argument("--no-input", action="store_true")
     parser.add_argument("--snapshot-at", type=int)
-    args = parser.parse_args(argv)
+    args = _namespace(parser.parse_args(argv))
     return SeedsOptions(game=args.game, ticks=args.ticks, seed=args.seed, players=args.players, input=args.input,
                         no_input=args.no_input, snapshot_at=args.snapshot_at)
 
@@ -612,13 +667,14 @@ class SoakOptions:
 def soak_options(argv: list[str] | None = None, description: str = "") -> SoakOptions:
     """``python -m engine.tools.soak``'s argv as a ``SoakOptions`` (more churn than entities: refused, exit 2)."""
     parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.soak", description=description)
+    _once(parser)
     parser.add_argument("--ticks", type=whole(1, 10**9), default=1_000_000)
     parser.add_argument("--entities", type=whole(1, 10**9), default=1000)
     parser.add_argument("--churn", type=whole(0, 10**9), default=10, help="spawns and despawns per tick")
     parser.add_argument("--budget-blocks", type=whole(0, 10**9), default=2000,
                         help="allowed growth in allocated blocks after the first checkpoint (default 2000)")
     parser.add_argument("--tracemalloc", action="store_true", help="also trace allocations and report bytes (slow)")
-    args = parser.parse_args(argv)
+    args = _namespace(parser.parse_args(argv))
     if args.churn > args.entities:
         parser.error(f"--churn {args.churn} is more than --entities {args.entities}")
     return SoakOptions(ticks=args.ticks, entities=args.entities, churn=args.churn, budget_blocks=args.budget_blocks,
