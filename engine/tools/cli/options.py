@@ -322,6 +322,9 @@ def build_parser() -> Parser:
     replay.add_argument("--split", metavar="DIR", type=_file_name,
                         help="instead of replaying, write each player's input as DIR/player-P.jsonl: the --input "
                              "script of each peer of a recorded session")
+    replay.add_argument("--peer", metavar="P,Q", type=_peer, action="append", default=[],
+                        help="with --split: the players one peer played (1,2 for a joiner's --local 2): their "
+                             "lines, each naming its player, in one script DIR/players-1-2.jsonl (repeatable)")
 
     check = commands.add_parser(
         "check", help="check that a game comes out the same in every update order",
@@ -455,13 +458,27 @@ class ReplayOptions:
     screenshot: str | None = None
     split: str | None = None
     """``--split DIR``: write each player's input script there instead of replaying."""
+    peers: tuple[tuple[int, ...], ...] = ()
+    """``--peer P,Q`` (with ``--split``): the players each peer of several played, one script for each such peer."""
+
+
+def _peer(text: str) -> tuple[int, ...]:
+    """``--peer 1,2``: the players one peer played, each a whole number from 0, none twice."""
+    words = text.split(",")
+    if not all(DIGITS.fullmatch(word) for word in words):
+        raise argparse.ArgumentTypeError(f"expected players such as 1,2 (whole numbers, comma-separated), "
+                                         f"got {shown(text)}")
+    players = tuple(int(word) for word in words)
+    if any(not 0 <= player < MAX_PLAYERS for player in players) or len(set(players)) != len(players):
+        raise argparse.ArgumentTypeError(f"expected different players from 0 to {MAX_PLAYERS - 1}, got {shown(text)}")
+    return tuple(sorted(players))
 
 
 def replay_options(args: argparse.Namespace) -> ReplayOptions:
     """``replay``'s parsed options as a ``ReplayOptions``."""
     return ReplayOptions(file=args.file, game=args.game, drawn=args.headless or args.window,
                          display=Display(headless=args.headless, show_hud=not args.no_hud),
-                         screenshot=args.screenshot, split=args.split)
+                         screenshot=args.screenshot, split=args.split, peers=tuple(args.peer))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,15 @@ from typing import Any
 from engine.disk.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
-from engine.files.replay import ReplayDriver, ReplayResult, Verification, read_replay, read_start, verify
+from engine.files.replay import (
+    ReplayDriver,
+    ReplayError,
+    ReplayResult,
+    Verification,
+    read_replay,
+    read_start,
+    verify,
+)
 from engine.interrupts import Interrupted
 from engine.json_events import emit, listening
 from engine.tools.cli.display import DisplayError, make_runner
@@ -82,25 +90,37 @@ def start_world(replay: Any, game: Game) -> World:
 
 
 def split_command(options: ReplayOptions) -> int:
-    """``tickswap replay FILE --split DIR``: each player's input script, from a recording checked whole."""
+    """``tickswap replay FILE --split DIR [--peer P,Q]``: each peer's input script, from a recording checked whole."""
     assert options.split is not None
     if options.game or options.screenshot or options.drawn:
         raise UsageError("--split writes the recording's input scripts without replaying it: it takes no --game, "
                          "--headless, --window or --screenshot")
-    from engine.files.replay.split import split_recording
+    from engine.files.replay.split import split_peers
 
     try:
-        written = split_recording(options.file, options.split)
+        written = split_peers(options.file, options.split, options.peers)
+    except ReplayError:
+        raise  # the recording's own problem, said as a replay says it
+    except ValueError as error:
+        raise UsageError(f"--peer: {error}") from None
     except OutputError as error:
         return refused(str(error))
-    for player, path in written.items():
-        print(f"split {shown_name(options.file)}: player {player}'s input in {shown_name(str(path))}")
-        emit("split", player=player, path=str(path))
+    for players, path in written.items():
+        who = (f"player {players[0]}" if len(players) == 1
+               else f"players {', '.join(map(str, players[:-1]))} and {players[-1]}")
+        print(f"split {shown_name(options.file)}: {who}'s input in {shown_name(str(path))}")
+        if len(players) == 1:
+            emit("split", player=players[0], path=str(path))
+        else:
+            emit("split", players=list(players), path=str(path))
     return 0
 
 
 def replay_command(options: ReplayOptions) -> int:
     """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
+    if options.peers:
+        raise UsageError("--peer goes with --split (the players one peer played, for its script): a replay plays "
+                         "every player")
     if options.screenshot and not options.drawn:
         raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
     pictures = [("--screenshot", options.screenshot)] if options.screenshot else []
