@@ -182,17 +182,38 @@ def replay_command(options: ReplayOptions) -> int:
             runner.close()
         else:
             world.close()
-    status = _said(replay, result, shown_name(options.file), shot, game, (changed, advice, also))
+    status = _said(replay, result, shown_name(options.file), shot, game, (changed, advice, also),
+                   options.game or replay.game)
     emit("summary", command="replay", game=game.name, ok=status == 0, ticks=result.ticks, checked=result.checked,
          first_mismatch=result.first_mismatch, state=final_state)
     return status
 
 
+def _apart(replay: Any, tick: int, name: str, game_word: str, game: Game) -> str:
+    """Where a replay whose first hash checked (at ``tick``) differs went apart, and how to find what differs.
+
+    Only that the runs part before ``tick`` is known: an input line or the header edited,
+    or another game or engine. ``tickswap check`` runs its own input, so it does not help
+    here; saving the state at ``tick`` from this recording and from the original does (a
+    diff of the two saves names the entity and field).
+    """
+    since = f"tick {replay.start} (its save)" if replay.start else "the start"
+    where = (f"; it is the first hash checked, so the runs part between {since} and tick {tick}: an input line "
+             "before it edited, or the header (seed, step), or another game or engine")
+    if replay.start:
+        return where
+    options = (f" --seed {replay.seed}" + (f" --players {replay.players}" if replay.players != 1 else "")
+               + (f" --ups {1000 / replay.ms_per_update:g}" if replay.ms_per_update != game.ms_per_update else ""))
+    command = f"tickswap run {shown_name(game_word)} --input {name}{options} --ticks {tick} --save-at {tick} here.json"
+    return (f"{where}. To see what: {command} saves the state at tick {tick}; the same from the original "
+            "recording, then a diff of the two saves names the entity and field")
+
+
 def _said(replay: Any, result: ReplayResult, name: str, shot: str, game: Game,
-          differences: tuple[str | None, str, str]) -> int:
+          differences: tuple[str | None, str, str], game_word: str = "GAME") -> int:
     """Say how the replay went, in one line; its exit status. ``differences``: what differs between the
     recording's game and this one, the advice said where it does not replay the same, and what a renamed file
-    that also changed adds where it does."""
+    that also changed adds where it does; ``game_word``: how the user names the game (a hint's command)."""
     changed, advice, also = differences
     if result.ok and result.crash is not None:
         print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
@@ -212,10 +233,8 @@ def _said(replay: Any, result: ReplayResult, name: str, shot: str, game: Game,
         return 0
     if result.first_mismatch is not None:
         matched = max(0, result.checked - 1)
-        # None matched: the run differs from its very start, which a header edited (its seed or step) or
-        # a game that reads more than its inputs explains; which entity and field, tickswap check says.
-        hint = ("; none matched, so it differs from the start: was the recording's header (seed, step) edited? "
-                "tickswap check names the entity and field" if matched == 0 and not changed else "")
+        # None matched: all that is known is that the runs part before the first hash checked.
+        hint = _apart(replay, result.first_mismatch, name, game_word, game) if matched == 0 and not changed else ""
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
               + shot + (f"; {changed}{advice}" if changed else "") + hint)
