@@ -161,7 +161,8 @@ def test_a_dropped_joiner_is_told_the_command_that_takes_its_seat_back(argv: tup
     assert _rejoin_hint(options, room, options.address if room else "K7QX2P", game_file) == hint
 
 
-VALUES = ("1", "3", "10", "0", "a.jsonl", "127.0.0.1:7777", "ABCDEF", "0.5", "stun.example:3478", "u:p@turn.example:3478", "1a" * 24)
+VALUES = ("1", "3", "10", "0", "a.jsonl", "127.0.0.1:7777", "ABCDEF", "0.5", "stun.example:3478",
+          "u:p@turn.example:3478", "1a" * 24)
 """Words one of which every single-value option takes (the first its type accepts is given)."""
 
 

@@ -81,7 +81,7 @@ def inputs_of(game: Game, players: int, seed: int, input_path: str | None, no_in
     """The input ``tickswap check`` feeds: the game's keys at random (each player a stream), a script's, or none."""
     if input_path:
         # Lines naming no player are player 0's, as in tickswap run; other players refused.
-        scripts = read_input_scripts(input_path, players)
+        scripts = read_input_scripts(input_path, players, allowed=game.players)
         return [scripts.get(player, {}) for player in range(players)]
     if no_input:
         return None
