@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,9 @@ def test_a_three_player_recording_splits_into_a_host_script_and_a_two_seat_joine
     assert sorted(path.name for path in (tmp_path / "peers").iterdir()) == ["player-0.jsonl", "players-1-2.jsonl"]
     host_file, joiner_file = tmp_path / "peers" / "player-0.jsonl", tmp_path / "peers" / "players-1-2.jsonl"
     assert '"player"' not in host_file.read_text()
+    # Keys by name, as a script written by hand says them (read back to the same codes: the hash below holds it).
+    assert re.search(r'\["key_(press|release)", "[A-Z]', joiner_file.read_text())
+    assert not re.search(r'\["key_(press|release)", \d', host_file.read_text() + joiner_file.read_text())
     # Read as tickswap host and tickswap join --local 2 read their --input (engine.tools.cli.net).
     host_script = assign_unnamed(read_script_lines(host_file, 3, only=0), 0)
     joiner_named = read_script_lines(joiner_file, 3, joining=True)

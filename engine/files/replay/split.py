@@ -9,7 +9,8 @@ checked whole first (``read_replay``); a recording's input lines are keyed by th
 they apply to, which is what a script's ticks are, so the split is exact (an input delay
 or its change is the session's, not the script's). A player with no input gets an empty
 file, so every peer of the session has one. Files are written atomically, never over the
-recording itself.
+recording itself. Keys are written by name (``"LEFT"``), as scripts written by hand say
+them, where the name reads back as the same code.
 
 A peer that played several players (a host's or a joiner's ``--local N``) takes one script
 for them all, its lines naming their player, as input scripts of several players do: the
@@ -23,12 +24,27 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from engine.disk.atomic import AtomicFile, OutputError, same_output
 from engine.files.replay.format import read_replay, scan
+from engine.input import keys
 from engine.messages import shown_name
 
 __all__ = ["split_peers", "split_recording"]
+
+
+def _named(event: list[Any]) -> list[Any]:
+    """A key event with its key's name (``["key_press", "LEFT", 0, 0]``), as scripts written by hand say it.
+
+    Only where the name reads back as the same code (``keys.code``): a script's reader takes
+    either, so the input, and every hash, are the same; anything else keeps its code.
+    """
+    if event[0] in ("key_press", "key_release") and type(event[1]) is int:
+        name = keys.name(event[1])
+        if keys.code(name) == event[1]:
+            return [event[0], name, *event[2:]]
+    return event
 
 
 def split_recording(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> dict[int, Path]:
@@ -74,7 +90,7 @@ def split_peers(path: str | os.PathLike[str], directory: str | os.PathLike[str],
             line: dict[str, object] = {"tick": tick}
             if players in groups:
                 line["player"] = player  # a peer of several players: each line says whose
-            line["input"] = [event.to_json() for event in events]
+            line["input"] = [_named(event.to_json()) for event in events]
             lines[players].append(json.dumps(line, separators=(", ", ": ")))
     folder = Path(directory)
     try:
