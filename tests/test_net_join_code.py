@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import pytest
 from netsim import CODE, GAME, HOST_PORT, Net, host_lobby
+from test_net_session import tmp  # noqa: F401  (the session tests' fixture: a directory with game.py)
 
 from engine.net.integrity import (
     REPLY_OVERHEAD,
@@ -202,3 +203,18 @@ def test_a_join_while_a_seat_is_held_by_one_still_proving_the_code_says_so_and_w
     assert refused.reason == ("no seat is free now: player 1 is held by a joiner still proving the join code, "
                               "freed within 4 s if it can't: try again then")
     assert "full" not in refused.reason
+
+
+def test_tickswap_join_with_a_wrong_code_then_the_right_one_at_once_joins(tmp) -> None:  # noqa: F811
+    # The trial's commands, as real processes on 127.0.0.1 (each bounded by the session tests' timeout).
+    from test_net_session import JOIN_CODE, Peer, host
+
+    first, port = host(tmp, "--ticks", "200")
+    wrong = Peer(tmp, "join", f"127.0.0.1:{port}", "ABCDEF" if JOIN_CODE != "ABCDEF" else "ABCDEG", "game.py")
+    status, _, err = wrong.finish()
+    assert status == 2 and NOT_CONFIRMED in err, err
+    first.wait_for(r"refused player 1 at 127\.0\.0\.1:\d+: its datagrams fail under the key agreed")
+    right = Peer(tmp, "join", f"127.0.0.1:{port}", JOIN_CODE, "game.py")
+    (status1, _, err1), (status2, _, err2) = first.finish(), right.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    assert "session is full" not in err2 and "never proved" not in err1
