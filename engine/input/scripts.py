@@ -53,8 +53,8 @@ def assign_unnamed(scripts: dict[int | None, dict[int, list[InputEvent]]], playe
     return {owner: dict(sorted(ticks.items())) for owner, ticks in merged.items()}
 
 
-def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, unnamed: int = 0,
-                       allowed: range | None = None) -> dict[int, dict[int, list[InputEvent]]]:
+def read_input_scripts(path: str | os.PathLike[str], players: int | None = None, *, unnamed: int = 0
+                       ) -> dict[int, dict[int, list[InputEvent]]]:
     """Every player's scripted input, by player: ``{player: {tick: [InputEvent, ...]}}``, ready to feed.
 
     A script for a game of several players (``tickswap run GAME --players N --input FILE``,
@@ -64,10 +64,8 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
     0 to ``players - 1`` is refused naming the file, the line and the player. Feed tick
     ``t``'s events of player ``p`` to ``world.input_queue_of(p)`` before the tick runs.
     Otherwise as ``read_input_script`` (problems raise ``ReplayError`` naming the file and line).
-    ``allowed``: the counts the game takes (its ``PLAYERS``), so that the refusal of a player past
-    ``players`` says the ``--players`` that plays it.
     """
-    return assign_unnamed(read_script_lines(path, players, allowed=allowed), unnamed)
+    return assign_unnamed(read_script_lines(path, players), unnamed)
 
 
 def _more_players(player: int, allowed: range | None) -> str:

@@ -57,7 +57,7 @@ _GIVEN = "_tickswap_given"
 """The namespace attribute where ``_StoreOnce`` keeps what each single-value option was given (while parsing)."""
 
 
-class _StoreOnce(argparse._StoreAction):
+class _StoreOnce(argparse.Action):
     """argparse's ``store``, refusing an option given twice: argparse keeps the last one, silently.
 
     ``--input a.jsonl --input b.jsonl`` ran with ``b.jsonl`` alone; now it is refused in one
@@ -77,7 +77,7 @@ class _StoreOnce(argparse._StoreAction):
                 parser.error(f"{named} is given twice ({_said(first)}, {_said(values)}): give it once")
             given[self.dest] = (option_string, values)
             setattr(namespace, _GIVEN, given)
-        super().__call__(parser, namespace, values, option_string)
+        setattr(namespace, self.dest, values)  # what argparse's own store does
 
 
 def _said(values: Any) -> str:
