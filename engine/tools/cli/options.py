@@ -81,7 +81,10 @@ class _StoreOnce(argparse.Action):
 
 
 def _said(values: Any) -> str:
-    """An option's value as the command line gave it (the words of one of several values, spaced)."""
+    """An option's value as the command line gave it (the words of one of several values, spaced; ``--room``
+    with none: "no value")."""
+    if values is None or values == "":
+        return "no value"
     return " ".join(map(str, values)) if isinstance(values, list) else str(values)
 
 
