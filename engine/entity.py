@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, cast
 
 from engine.buffering import access as _access
-from engine.buffering.buffers import init_entity
+from engine.buffering.buffers import fill_missing, init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
 from engine.buffering.shown import FOLLOW, HIDDEN, LookShown, PartsShown, bump
 from engine.buffering.slots import SLOT_NAMES, BufferSlots, Host
@@ -183,11 +183,9 @@ class Entity(BufferSlots, metaclass=_EntityClass):
     def __init__(self, x: float = 0.0, y: float = 0.0, angle: float = 0.0) -> None:
         layout = type(self)._layout
         # A subclass may have set its own buffered values before calling us: keep those.
-        # (hasattr, not self.__dict__: touching __dict__ makes CPython give up the inline
+        # (hasattr's rule, not self.__dict__: touching __dict__ makes CPython give up the inline
         # attribute storage that keeps every later self.x fast.)
-        for name, default in layout.initial:
-            if not hasattr(self, name):
-                setattr(self, name, default)
+        fill_missing(self, layout.initial)
         self.x = x
         self.y = y
         # An angle a subclass set before calling us stands, unless one is given (-0.0 is one).

@@ -75,6 +75,9 @@ class Peer:
                 self.process.kill()
         for reader in self._readers:
             reader.join(TIMEOUT)
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()  # read to the end by now; else each test leaves two open files (ResourceWarning)
         return self.process.returncode, "".join(self.out), "".join(self.err)
 
 

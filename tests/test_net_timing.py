@@ -8,7 +8,6 @@ No sockets and no real time: the session's ``run_ticks`` is played by the test o
 
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import replace
 from types import SimpleNamespace
@@ -17,7 +16,9 @@ import pytest
 from test_net_running import HOST, running
 
 from engine.clock import VirtualClock
+from engine.net.emulate import Emulation
 from engine.tools.cli import net
+from engine.tools.cli.options import PeerOptions, RoomOptions
 
 WAIT_FOR_PLAYERS_MS = 60_000.0
 TICKS = 10
@@ -38,8 +39,8 @@ def test_a_spectators_summary_counts_from_the_first_tick_not_the_wait_for_the_pl
             session.on_confirmed(tick, ((), ()), None)
 
     monkeypatch.setattr(session, "run_ticks", run_ticks)
-    args = argparse.Namespace(input=None, record=None, ticks=None, frames=None, headless=False, no_hud=False, screenshot=None)
-    assert net._play(session, args) == 0
+    peer = PeerOptions(command="join", emulation=Emulation(), room=RoomOptions())
+    assert net._play(session, peer) == 0
     line = capsys.readouterr().out
     taken = re.search(r" ticks in ([0-9.]+) ms", line)
     assert taken is not None, line

@@ -305,8 +305,8 @@ def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_
     path = tmp_path / "hero.py"
     path.write_text(HERO)
     game = load_game(path)
-    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
-                        watcher=cast(Any, ToldWatcher()))
+    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
+                        display=Display(headless=True))
     try:
         runner.run(frames=20)
         press(runner, keys.F2)
@@ -314,10 +314,11 @@ def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_
         runner.window.dispatch_event("on_mouse_press", int(hero.x), int(hero.y), 1, 0)
         runner.window.dispatch_event("on_mouse_release", int(hero.x), int(hero.y), 1, 0)
         runner.run(frames=2)
-        assert runner.studio.inspected is hero and runner.hud.visible
+        assert runner.studio is not None and runner.studio.inspected is hero and runner.hud.visible
         window = (0.0, 0.0, float(runner.window.width), float(runner.window.height))
         assert window[2:] == (480.0, 448.0)
         hud, overlay = runner.hud, runner.overlay
+        assert overlay is not None
         boxes = {"hud": _box(hud._backdrop), "inspector": _box(overlay._backdrop)}
         for name, box in boxes.items():
             assert window[0] <= box[0] and window[1] <= box[1] and box[2] <= window[2] and box[3] <= window[3], \
@@ -348,8 +349,8 @@ def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tm
     path = tmp_path / "hero.py"
     path.write_text(HERO.replace("WIDTH, HEIGHT = 480, 448", "WIDTH, HEIGHT = 1280, 720"))
     game = load_game(path)
-    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
-                        watcher=cast(Any, ToldWatcher()))
+    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
+                        display=Display(headless=True))
     try:
         runner.run(frames=5)
         press(runner, keys.F2)
@@ -357,8 +358,10 @@ def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tm
         runner.window.dispatch_event("on_mouse_press", int(hero.x), int(hero.y), 1, 0)
         runner.window.dispatch_event("on_mouse_release", int(hero.x), int(hero.y), 1, 0)
         runner.run(frames=2)
-        lines = runner.overlay.shown[0].splitlines()
+        overlay = runner.overlay
+        assert overlay is not None
+        lines = overlay.shown[0].splitlines()
         assert lines[-1].startswith("  look square 16x16"), lines  # nothing cut
-        assert (runner.overlay._backdrop.x, runner.overlay._label.font_size, runner.hud._label.font_size) == (4, 9, 10)
+        assert (overlay._backdrop.x, overlay._label.font_size, runner.hud._label.font_size) == (4, 9, 10)
     finally:
         runner.close()

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier",
+__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "barrier",
            "hold", "mutable_in", "refuse_mutable"]
 
 
@@ -46,7 +46,7 @@ _core = _import_core()
 ACCELERATED = _core is not None
 """Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
 
-# In this order on purpose (not sorted): what the tick reads together sits together.
+# CPython lays a class's slots out in the sorted order of their names, whatever the order here.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
           "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
           "_blook", "_bparts", "_wstate", "_wmark", "_smark", "_inboxes", "__dict__", "__weakref__")
@@ -226,7 +226,8 @@ class BufferSlots(_CoreBase):
     (the updating entity's own pending ones during its update); ``_b*`` the baseline, the
     committed values again (see ``_BASELINE``), ``_n*`` the pending values of an
     entity that changed, ``_p*`` the previous ones; ``_look`` and ``_parts`` what the entity
-    shows of its own (``engine.buffering.shown``); ``_wstate`` its world's ``TickState``.
+    shows of its own, ``_blook`` and ``_bparts`` their committed values (``engine.buffering.shown``);
+    ``_wstate`` its world's ``TickState``.
     Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
 
@@ -293,29 +294,6 @@ class BufferSlots(_CoreBase):
 
         def update(self, world: Any) -> None:
             """The entity's Update Method."""
-
-
-class WorldBuffers(Protocol):
-    """What an entity's buffered state asks of its world's buffers (``PureBuffers`` has it all)."""
-
-    @property
-    def sender(self) -> BufferSlots | None:
-        """The entity whose ``update()`` is running, or ``None``."""
-
-    def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
-        """Put a signal (or one contribution to a valued signal) into the next buffer."""
-
-    def snap(self, entity: BufferSlots, ticking: bool) -> None:
-        """previous = current; inside a tick, for the values that tick commits."""
-
-    def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
-        """The entity's random generator, made on first use."""
-
-    def shown_changed(self, entity: BufferSlots, field: Any) -> None:
-        """The entity's own update set a shown field (``engine.buffering.shown``) for the first time this tick."""
-
-    def write_shown(self, entity: BufferSlots, field: Any, raw: Any) -> None:
-        """A shown field set during a tick from outside the entity's own update."""
 
 
 class Host(Protocol):
