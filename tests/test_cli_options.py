@@ -181,7 +181,7 @@ def _a_value(action: argparse.Action) -> str:
 
 def _single_value_options() -> list[tuple[str, argparse.ArgumentParser, argparse.Action]]:
     top = build_parser()
-    found = []
+    found: list[tuple[str, argparse.ArgumentParser, argparse.Action]] = []
     for name, command in top.commands.items():
         for action in command._actions:
             takes_a_value = action.nargs != 0 and type(action).__name__ not in ("_NotHere", "_HelpAction",

@@ -309,4 +309,4 @@ def test_a_joiners_combined_script_refusal_allows_a_two_seat_joiners_lines_namin
     assert "all naming its player)" not in str(refused.value)
     two = write_lines(tmp_path / "two.jsonl", [{"tick": 1, "player": 1, "input": up},
                                                {"tick": 2, "player": 2, "input": up}])
-    assert sorted(read_script_lines(two, joining=True)) == [1, 2], "a --local 2 joiner's script names both"
+    assert set(read_script_lines(two, joining=True)) == {1, 2}, "a --local 2 joiner's script names both"
