@@ -158,4 +158,7 @@ def test_a_peer_snapshot_that_is_a_zlib_bomb_or_damaged_is_named_not_parsed_or_r
         piece = zlib.compress(json.dumps({"entities": damaged}).encode())
         with pytest.raises(ValueError, match=r"damaged at entities\[\d\]"):
             unpack_snapshot([piece], snapshot_limit(own))
-    assert unpack_snapshot([zlib.compress(json.dumps(own).encode())], snapshot_limit(own)) == own
+    whole = zlib.compress(json.dumps(own).encode())
+    with pytest.raises(ValueError, match="the peer's snapshot is cut short"):  # checked whole, as a catch-up is
+        unpack_snapshot([whole[:-4]], snapshot_limit(own))
+    assert unpack_snapshot([whole], snapshot_limit(own)) == own

@@ -8,7 +8,8 @@ Kept apart from the messages so ``packets`` and ``inputs`` share one set of rule
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -20,8 +21,8 @@ from engine.net.integrity import CONFIRM_HEX, KEY_HEX, MAGIC, MAX_BODY, MAX_DATA
 from engine.schema import expect_number, expect_str, expect_whole
 
 __all__ = ["CONFIRM", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "MAX_DELAYS", "MAX_INPUT_DELAY", "PAKE_MESSAGE",
-           "PROOF", "PROTOCOL", "PUBLIC_KEY", "SPECTATOR", "PacketError", "items", "number", "player", "refusing",
-           "text", "tick"]
+           "PROOF", "PROTOCOL", "PUBLIC_KEY", "SPECTATOR", "PacketError", "inflate", "items", "number", "player",
+           "refusing", "text", "tick"]
 
 PROTOCOL = 2
 """The wire protocol's version; ``MAGIC`` carries it, so peers of another version never parse each other."""
@@ -104,3 +105,22 @@ def items(value: Any, where: str, limit: int) -> tuple[Any, ...]:
     if not isinstance(value, tuple) or len(value) > limit:
         raise PacketError(f"{where} must be a tuple of at most {limit} items, got {shown(value)}")
     return value
+
+
+def inflate(pieces: Iterable[bytes], limit: int, what: str) -> bytes:
+    """The whole zlib stream ``pieces`` hold, inflated to at most ``limit`` bytes: a peer's catch-up or snapshot.
+
+    Another machine's bytes: inflating stops at ``limit``, so a zlib bomb costs no more
+    memory than that. ``PacketError`` names ``what`` and the problem: not zlib data, more
+    than ``limit`` bytes, or a stream cut short or with bytes after its end.
+    """
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(b"".join(pieces), limit)
+    except zlib.error as error:
+        raise PacketError(f"{what} is not zlib data ({error})") from None
+    if inflater.unconsumed_tail:
+        raise PacketError(f"{what} inflates past {limit:,} bytes")
+    if not inflater.eof or inflater.unused_data:
+        raise PacketError(f"{what} is cut short, or has bytes after its end")
+    return data
