@@ -87,7 +87,7 @@ def test_a_man_in_the_middle_answering_the_joiner_is_found_by_the_joiner_which_s
     net.host(players=2)
     proxy = net.network.transport()  # the joiner was routed to it (an attacker on the path at join time)
     joiner = net.join()
-    joiner.joining = (proxy.address, False, None)
+    joiner.machine.joining = (proxy.address, False, None)
     joiner.open_lobby(60.0)
     joiner.poll()
     [(hello, at)] = proxy.receive()
@@ -136,7 +136,7 @@ def test_the_right_code_joins_and_gives_its_guess_back() -> None:
         net.peers[1].poll()
         net.step(False)
     assert all(joined.confirmed for joined in host_lobby(host).joined.values())
-    assert host.guesses.take(host.now()) and host.guesses.refused == 0
+    assert host.machine.guesses.take(host.machine.now()) and host.machine.guesses.refused == 0
 
 
 def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None:
@@ -145,7 +145,7 @@ def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None
     host.open_lobby(3600.0)
     attacker = net.network.transport()
     welcomed = refused = 0
-    started = host.now()
+    started = host.machine.now()
     for nonce in range(1, 61):  # 60 guesses, 10 a second of the host's clock
         answer = ask(net, attacker, attacker_hello(Pake("ABCDEF", host=False), nonce))
         if isinstance(answer, Welcome):
@@ -154,7 +154,7 @@ def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None
             assert isinstance(answer, Refuse) and answer.reason == GUESSING, answer
             refused += 1
         net.clock.advance(100)
-    seconds = host.now() - started
+    seconds = host.machine.now() - started
     print(f"{welcomed} exchanges answered in {seconds:.1f} s, {refused} refused")
     assert welcomed <= GUESS_BURST + seconds / GUESS_EVERY_S + 1 and refused >= 60 - GUESS_BURST - seconds - 1
     codes = len(CODE_ALPHABET) ** CODE_LENGTH

@@ -8,7 +8,6 @@ No sockets and no real time: the session's ``run_ticks`` is played by the test o
 
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import replace
 from types import SimpleNamespace
@@ -17,7 +16,9 @@ import pytest
 from test_net_running import HOST, running
 
 from engine.clock import VirtualClock
+from engine.net import Emulation
 from engine.tools.cli import net
+from engine.tools.cli.options import PeerOptions, RoomOptions
 
 WAIT_FOR_PLAYERS_MS = 60_000.0
 TICKS = 10
@@ -26,20 +27,21 @@ TICKS = 10
 def test_a_spectators_summary_counts_from_the_first_tick_not_the_wait_for_the_players(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     session, _, _ = running(host=False, player=None, peers=((HOST, 0),))
-    session.options = replace(session.options, ticks=TICKS)
+    session.machine.options = replace(session.machine.options, ticks=TICKS)
     clock = VirtualClock()
     monkeypatch.setattr(net, "time", SimpleNamespace(perf_counter=lambda: clock.now_ms() / 1000))
 
     def run_ticks(ticks: int) -> None:
         clock.advance(WAIT_FOR_PLAYERS_MS)  # the players join, the host starts: no tick confirmed yet
-        assert session.on_confirmed is not None
+        assert session.machine.on_confirmed is not None
         for tick in range(1, ticks + 1):
             clock.advance(1.0)
-            session.on_confirmed(tick, ((), ()), None)
+            session.machine.on_confirmed(tick, ((), ()), None)
 
-    monkeypatch.setattr(session, "run_ticks", run_ticks)
-    args = argparse.Namespace(input=None, record=None, ticks=None, frames=None, headless=False, no_hud=False, screenshot=None)
-    assert net._play(session, args) == 0
+    monkeypatch.setattr(type(session), "run_ticks", lambda self, ticks: run_ticks(ticks))
+    # The typed options host and join read (a Namespace here was what _play took before issue 40).
+    peer = PeerOptions(command="join", emulation=Emulation(), room=RoomOptions(), ticks=TICKS)
+    assert net._play(session, peer) == 0
     line = capsys.readouterr().out
     taken = re.search(r" ticks in ([0-9.]+) ms", line)
     assert taken is not None, line
