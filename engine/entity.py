@@ -33,19 +33,19 @@ from __future__ import annotations
 import math
 import random
 import weakref
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, cast
 
 from engine.buffering import access as _access
-from engine.buffering.buffers import init_entity
+from engine.buffering.buffers import fill_missing, init_entity
 from engine.buffering.fields import Layout, buffered, register, signal
 from engine.buffering.shown import FOLLOW, HIDDEN, LookShown, PartsShown, bump
-from engine.buffering.slots import SLOT_NAMES, BufferSlots
+from engine.buffering.slots import SLOT_NAMES, BufferSlots, Host
 from engine.deprecation import warn_deprecated
 from engine.look import Look, Part, checked_parts
 from engine.messages import shown
 
-__all__ = ["LOOK", "PARTS", "Entity", "attach", "buffered", "detach", "signal"]
+__all__ = ["LOOK", "PARTS", "Entity", "attach", "buffered", "detach", "entities_of_host", "signal"]
 
 
 def _own_look(kind: type, value: Any) -> Any:
@@ -183,11 +183,9 @@ class Entity(BufferSlots, metaclass=_EntityClass):
     def __init__(self, x: float = 0.0, y: float = 0.0, angle: float = 0.0) -> None:
         layout = type(self)._layout
         # A subclass may have set its own buffered values before calling us: keep those.
-        # (hasattr, not self.__dict__: touching __dict__ makes CPython give up the inline
+        # (hasattr's rule, not self.__dict__: touching __dict__ makes CPython give up the inline
         # attribute storage that keeps every later self.x fast.)
-        for name, default in layout.initial:
-            if not hasattr(self, name):
-                setattr(self, name, default)
+        fill_missing(self, layout.initial)
         self.x = x
         self.y = y
         # An angle a subclass set before calling us stands, unless one is given (-0.0 is one).
@@ -348,6 +346,12 @@ def _refuse_attribute_hooks(cls: type) -> None:
 
 def _no_world() -> None:
     return None
+
+
+def entities_of_host(world: Host) -> Sequence[Entity]:
+    """A world's live entities, in update order, as the entities they are: ``Host`` (the one protocol of a world,
+    in ``engine.buffering``, below this module) can only call them ``BufferSlots``, ``Entity``'s base class."""
+    return cast("Sequence[Entity]", world.entities)
 
 
 def attach(entity: Entity, world: object, state: object) -> None:

@@ -800,7 +800,7 @@ def test_a_settler_that_failed_is_spent_and_names_the_entity(field):
     entity = Keeper() if field == "hp" else Walker()
     entity.alive = True
     state = _core_state()
-    settler = compiled._core.Settler([entity, Walker()], [], [], state)
+    settler = compiled._core.Settler([entity, Walker()], [], [], state, [])
     assert next(settler) is entity and state.updating is entity
     entity._wstate = state
     setattr(entity, field, 5)  # its own write: marked, its committed values set aside
@@ -1340,7 +1340,8 @@ def test_a_check_that_deletes_the_entitys_slot_is_refused_alike_by_name(slot):
             world.close()
 
     found = _on_every_path(scenario)
-    assert found[0] == "ok" and slot in found[1][0]
+    # The baseline deleted: the settle names it. The slot deleted: the write that follows the check makes it again.
+    assert found[0] == "ok" and (slot in found[1][0] if slot == "_bparts" else found[1] is None)
 
 
 class _Ghost(Look):
@@ -1382,7 +1383,7 @@ def test_a_look_whose_release_sets_the_look_again_gives_the_same_world():
 
 
 class _Spent(Look):
-    """A baseline whose release clears the lists the commit walks."""
+    """A committed look whose release clears the list the commit walks."""
 
     lists: list[list[Any]] = []
 
@@ -1392,60 +1393,64 @@ class _Spent(Look):
 
 
 def _commit_cases() -> list[Callable[..., None]]:
-    from engine.buffering.shown import ShownBuffers
+    from engine.buffering.shown import commit_shown
 
-    return [ShownBuffers.settle_shown, *([compiled._core.commit_shown] if ACCELERATED else [])]
+    return [commit_shown, *([compiled._core.commit_shown] if ACCELERATED else [])]
+
+
+def _settled(count: int) -> list[Entity]:
+    """Entities as the settle leaves those whose update set a look: the committed one in ``_look``, the pending
+    one in ``_blook``."""
+    entities = [Entity() for _ in range(count)]
+    for entity in entities:
+        entity._blook = _BIG
+    return entities
 
 
 @pytest.mark.parametrize("undoable", [False, True])
-def test_a_baseline_whose_release_empties_the_commits_lists_gives_the_same_entities(undoable):
-    from engine.entity import LOOK
-
+def test_a_look_whose_release_empties_the_commits_list_gives_the_same_entities(undoable):
     outcomes = []
     for commit in _commit_cases():
-        entities = [Entity() for _ in range(4)]
+        entities = _settled(4)
         for index, entity in enumerate(entities):
-            entity._look = _BIG
-            entity._blook = _Spent("square", index + 1)  # only the slot holds it
-        changed, fields = list(entities), [LOOK] * 4
+            entity._look = _Spent("square", index + 1)  # only the slot holds it
+        settled = list(entities)
         written: list[Any] | None = [] if undoable else None
-        _Spent.lists = [changed, fields]
+        _Spent.lists = [settled]
         try:
-            outcome = _outcome(lambda: commit(changed, fields, written))
+            outcome = _outcome(lambda: commit(settled, written))
         finally:
             _Spent.lists = []
-        outcomes.append((outcome, [repr(entity._blook) for entity in entities], len(changed), len(fields),
-                         None if written is None else [(row[0] is entities[i], repr(row[2]))
+        outcomes.append((outcome, [repr(entity._look) for entity in entities], len(settled),
+                         None if written is None else [(row[0] is entities[i], repr(row[1]))
                                                        for i, row in enumerate(written)]))
     for other in outcomes[1:]:
         assert other == outcomes[0]
 
 
-def test_a_gc_hook_that_rewrites_baselines_during_the_commit_gives_the_same_entities():
-    from engine.buffering.shown import UNCHANGED
-    from engine.entity import LOOK
-
+def test_a_gc_hook_that_rewrites_pending_looks_during_the_commit_gives_the_same_entities():
     outcomes = []
     for commit in _commit_cases():
-        entities = [Entity() for _ in range(50)]
+        entities = _settled(50)
         for index, entity in enumerate(entities):
-            entity._look = _BIG
             entity._blook = Look("square", index + 1)
 
         def hook(phase: str, info: dict[str, Any], entities: list[Entity] = entities) -> None:
-            for entity in entities:  # a baseline the commit has not reached yet changes, or goes
-                if entity._blook is not UNCHANGED:
-                    entity._blook = UNCHANGED if len(gc.callbacks) % 2 else _SMALL
+            for entity in entities:  # a pending look the commit has not reached yet changes, a committed one goes
+                if entity._look is None:
+                    entity._blook = _SMALL if len(gc.callbacks) % 2 else _OTHER
+                    entity._parts = (Part(Look("square", len(entities))),)  # the one before is freed
 
         written: list[Any] = []
         gc.callbacks.append(hook)
         gc.set_threshold(1, 1, 1)
         try:
-            outcome = _outcome(lambda: commit(list(entities), [LOOK] * len(entities), written))
+            outcome = _outcome(lambda: commit(list(entities), written))
         finally:
             gc.callbacks.remove(hook)
             gc.set_threshold(*_THRESHOLD)
-        outcomes.append((outcome, [repr(entity._blook) for entity in entities], len(written)))
+        outcomes.append((outcome, [repr(entity._look) for entity in entities],
+                         [(repr(look), repr(parts)) for _, look, parts in written]))
     for other in outcomes[1:]:
         assert other[1:] == outcomes[0][1:]
 
@@ -1455,36 +1460,31 @@ _THRESHOLD = gc.get_threshold()
 
 @needs_core
 def test_the_cores_commit_shown_refuses_what_it_was_not_given_and_frees_nothing_twice():
-    from engine.buffering.shown import UNCHANGED
-    from engine.entity import LOOK, PARTS
-
     core = compiled._core
     entity = Entity()
     entity._blook = _BIG
     refusals = [
-        (((entity,), [LOOK], None), TypeError, "changed must be a list"),
-        (([entity], (LOOK,), None), TypeError, "fields must be a list"),
-        (([entity], [LOOK], ()), TypeError, "written must be a list"),
-        (([object()], [LOOK], None), TypeError, "expected an Entity, got object"),
-        (([entity], [object()], None), TypeError, "expected a bound shown field, got object"),
-        (([entity], [core.ShownField()], None), TypeError, "expected a bound shown field, got ShownField"),
-        (([entity], [LOOK], None, None), TypeError, "takes 3 arguments"),
+        (((entity,), None), TypeError, "settled must be a list"),
+        (([entity], ()), TypeError, "written must be a list"),
+        (([object()], None), TypeError, "expected an Entity, got object"),
+        (([entity], None, None), TypeError, "takes 2 arguments"),
     ]
     for arguments, error, message in refusals:
         with pytest.raises(error, match=message):
             core.commit_shown(*arguments)
-        assert entity._blook is _BIG
-    # Lists of different lengths are read as zip reads them: the shorter one ends the pass.
+        assert entity._blook is _BIG and entity._look is None
     other = Entity()
     other._bparts = (Part(_SMALL),)
     written: list[Any] = []
-    core.commit_shown([entity, other], [LOOK], written)
-    assert written == [(entity, LOOK, _BIG)] and entity._blook is UNCHANGED and other._bparts == (Part(_SMALL),)
+    core.commit_shown([entity, other], written)
+    assert written == [(entity, None, None), (other, None, None)]
+    assert (entity._look, entity._parts, other._look, other._parts) == (_BIG, None, None, (Part(_SMALL),))
     del entity._blook
     with pytest.raises(AttributeError, match="_blook"):
-        core.commit_shown([entity], [LOOK], [])
-    core.commit_shown([entity, other], [LOOK, PARTS], None)  # no undo kept: a missing baseline is just set
-    assert entity._blook is UNCHANGED and other._bparts is UNCHANGED
+        core.commit_shown([entity], [])
+    with pytest.raises(AttributeError, match="_blook"):
+        core.commit_shown([entity], None)
+    assert entity._look is _BIG
 
 
 @needs_core
@@ -1496,18 +1496,18 @@ def test_a_shown_field_of_the_core_unbound_or_misbound_is_refused_and_never_read
         field.__get__(entity, Entity)
     with pytest.raises(RuntimeError, match="set before bind"):
         field.__set__(entity, _BIG)
-    from engine.buffering.shown import FOLLOW, HIDDEN, UNCHANGED
+    from engine.buffering.shown import FOLLOW, HIDDEN
 
-    good = ("_look", "_blook", "_class_look", lambda kind, value: value, Look, None, UNCHANGED, HIDDEN, FOLLOW)
-    for bad, error in [(("_look", "_bparts"), ValueError), (("x", "_bx"), ValueError), ((1, "_blook"), ValueError),
-                       (("_look", "_blook", 3), TypeError), (("_look", "_blook", "_c", None), TypeError),
-                       (("_look", "_blook", "_c", len, 5), TypeError)]:
+    good = ("_look", "_class_look", lambda kind, value: value, Look, None, HIDDEN, FOLLOW)
+    for bad, error in [(("_blook",), ValueError), (("x",), ValueError), ((1,), ValueError),
+                       (("_look", 3), TypeError), (("_look", "_c", None), TypeError),
+                       (("_look", "_c", len, 5), TypeError)]:
         with pytest.raises(error):
             field.bind(*bad, *good[len(bad):])
         with pytest.raises(RuntimeError, match="set before bind"):
             field.__set__(entity, _BIG)
-    with pytest.raises(TypeError, match="9 arguments"):
-        field.bind(*good[:8])
+    with pytest.raises(TypeError, match="7 arguments"):
+        field.bind(*good[:6])
     field.bind(*good)
     field.bind(*good)  # again: the references change hands
     assert field.__get__(entity, Entity) is None  # Entity shows no look of its own
@@ -1517,34 +1517,30 @@ def test_a_shown_field_of_the_core_unbound_or_misbound_is_refused_and_never_read
 
 
 @needs_core
-def test_a_settler_dropped_half_way_stops_taking_writes_as_its_entitys_own():
-    from engine.buffering.shown import UNCHANGED
-
+def test_a_look_set_by_the_entity_a_settler_handed_out_is_pending_until_it_is_settled():
+    state = _core_state()
     with World() as world:
         blinker = world.spawn(_Blinker())
-        changed: list[Any] = []
-        fields: list[Any] = []
-        settler = compiled._core.Settler([blinker], [], [], _core_state(), changed, fields)
+        blinker._wstate = state  # the bare state's: its own update's write, as long as it names the blinker
+        shown: list[Any] = []
+        settler = compiled._core.Settler([blinker], [], [], state, shown)
         assert next(settler) is blinker
-        blinker.look = _OTHER  # while it is handed out: its own write, the committed slot kept as the baseline
-        assert (changed, len(fields), blinker._blook, blinker._look) == ([blinker], 1, None, _OTHER)
-        blinker._look, blinker._blook = None, UNCHANGED
-        changed.clear()
-        fields.clear()
-        del settler
-        gc.collect()
-        blinker.look = _BIG  # between ticks: at once, no baseline, nothing recorded
-        assert (blinker.look, blinker._blook, changed) == (_BIG, UNCHANGED, [])
-        closed = compiled._core.Settler([blinker], [], [], _core_state(), changed, fields)
+        blinker.look = _OTHER  # its own write: pending, in the slot it reads
+        assert (blinker.look, blinker._blook, shown) == (_OTHER, None, [])
+        with pytest.raises(StopIteration):
+            next(settler)  # settled: the committed look back where everyone reads it, the pending one aside
+        assert (blinker.look, blinker._blook, shown) == (_SMALL, _OTHER, [blinker])
+        compiled._core.commit_shown(shown, None)
+        assert (blinker.look, blinker._look, blinker._blook) == (_OTHER, _OTHER, _OTHER)
+        closed = compiled._core.Settler([blinker], [], [], state, [])
         assert next(closed) is blinker
         closed.close()
-        assert closed.current is blinker
+        assert closed.current is blinker and state.updating is None
         with pytest.raises(StopIteration):
             next(closed)
-        blinker.look = _SMALL
-        assert (blinker.look, blinker._blook, changed) == (_SMALL, UNCHANGED, [])
-    with pytest.raises(TypeError, match="come together"):
-        compiled._core.Settler([], [], [], _core_state(), [])
+        state.ticking = False
+        blinker.look = _SMALL  # between ticks: committed at once
+        assert (blinker._look, blinker._blook) == (_SMALL, _SMALL)
 
 
 # -- entity generators: their state saved in one copy ------------------------------------------------
@@ -1590,3 +1586,363 @@ def test_the_cores_generator_copy_round_trips_and_refuses_what_it_did_not_make()
         with pytest.raises(ValueError, match="not a snapshot"):
             core.random_restore(generator, bad)
     assert generator.getstate() == before  # a refusal writes nothing
+
+
+class _Pinged(Entity):
+    """Receives valued signals: summed."""
+
+    from engine import signal as _signal
+
+    pings = _signal(sum)
+
+
+class _OddId(Entity):
+    """Sends a signal while its ``id`` (a class's own property) raises: the send must fail whole."""
+
+    def __init__(self, target: Entity) -> None:
+        self.broken = False
+        super().__init__()
+        self.target = target
+
+    @property  # type: ignore[override]
+    def id(self) -> Any:
+        if self.broken:
+            raise LookupError("no id today")
+        return self.__dict__.get("_odd_id")
+
+    @id.setter
+    def id(self, value: Any) -> None:
+        self.__dict__["_odd_id"] = value
+
+    def update(self, world: Any) -> None:
+        self.target.pings.send(2.5)
+
+
+def test_a_send_whose_senders_id_raises_fails_the_tick_and_leaves_no_half_contribution():
+    def scenario() -> Any:
+        with World() as world:
+            target = world.spawn(_Pinged())
+            sender = world.spawn(_OddId(target))
+            world.tick()
+            sender.broken = True
+            failed = _outcome(world.tick)
+            sender.broken = False
+            world.tick()
+            return failed, target.pings.value, world.state_hash()
+
+    failed, value, _hash = _on_every_path(scenario)[1]
+    assert failed[0] == "error" and "no id today" in failed[2]  # the same error on both paths
+    assert value == 2.5  # the failed tick's send was dropped, whole; the next tick's arrived
+
+
+def test_signals_sent_after_a_rollback_and_after_a_swap_are_delivered():
+    """The buffers replace the next buffer's lists at each swap and rollback: a send must reach the new ones."""
+
+    def scenario() -> Any:
+        with World() as world:
+            target = world.spawn(_Pinged())
+            kept = world.checkpoint()
+            target.pings.send(1)  # between ticks: delivered by the next tick's swap
+            world.tick()
+            world.rollback(kept)
+            target.pings.send(2)
+            world.tick()  # its swap delivers what was sent before it
+            after_rollback = target.pings.value
+            target.pings.send(3)
+            world.tick()
+            return after_rollback, target.pings.value, world.state_hash()
+
+    after_rollback, after_swap, _hash = _on_every_path(scenario)[1]
+    assert (after_rollback, after_swap) == (2, 3)
+
+
+@needs_core
+def test_the_cores_signal_sink_refuses_what_is_not_its_lists_and_its_calls():
+    core = compiled._core
+    state = core.TickState(lambda *args: None)
+    lists: list[list[Any]] = [[], [], [], []]
+    with pytest.raises(TypeError):
+        core.SignalSink(object(), *lists)
+    with pytest.raises(TypeError):
+        core.SignalSink(state, [], (), [], [])
+    with pytest.raises(TypeError, match="must be lists"):
+        core.SignalSink(state, [], [], type("L", (list,), {})(), [])
+    sink = core.SignalSink(state, *lists)
+    for bad in ((), (1, 2), (1, 2, 3, 4)):
+        with pytest.raises(TypeError, match="takes 3 positional arguments"):
+            sink(*bad)
+    with pytest.raises(TypeError, match="takes 3 positional arguments"):
+        sink(1, 2, value=3)
+    sink("receiver", "name", 7)  # nobody updating: the sender is -1
+    assert lists == [["receiver"], ["name"], [-1], [7]]
+    del state, lists
+    gc.collect()
+    sink("r", "n", 8)  # it holds what it appends to
+
+
+class _Fielded(Entity):
+    """Buffered fields of its own: not motion-only."""
+
+    hp = buffered(3)
+
+
+@needs_core
+@pytest.mark.parametrize("kind", [Entity, _Fielded])
+def test_the_cores_init_entity_leaves_every_slot_as_the_pure_twin_does(kind, monkeypatch):
+    import engine.buffering.buffers as buffers
+    from engine.buffering.slots import SLOT_NAMES
+
+    def slots(entity: Entity) -> list[Any]:
+        return [(name, repr(getattr(entity, name, "<missing>"))) for name in SLOT_NAMES if not name.startswith("__")]
+
+    compiled_made = kind(1.5, -2, 30.0)
+    monkeypatch.setattr(buffers, "_core", None)
+    pure_made = kind(1.5, -2, 30.0)
+    assert slots(compiled_made) == slots(pure_made)
+    assert compiled_made._signals is pure_made._signals and compiled_made._bx is compiled_made.x
+
+
+@needs_core
+def test_the_cores_init_entity_refuses_what_is_not_an_entity_and_releases_what_it_replaces():
+    core = compiled._core
+    from engine.buffering.access import NO_SIGNALS
+
+    with pytest.raises(TypeError, match="expected an Entity"):
+        core.init_entity(object(), True, NO_SIGNALS)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        core.init_entity(Entity())
+    with pytest.raises(TypeError, match="motion_only must be a bool"):
+        core.init_entity(Entity(), 1, NO_SIGNALS)
+    bare = Entity.__new__(Entity)  # no x yet: refused as reading it in Python would be
+    with pytest.raises(AttributeError, match="x"):
+        core.init_entity(bare, True, NO_SIGNALS)
+
+    released: list[str] = []
+
+    class _Noisy:
+        def __del__(self) -> None:
+            released.append("old")
+
+    entity = Entity()
+    entity._random = _Noisy()
+    core.init_entity(entity, True, NO_SIGNALS)
+    assert released == ["old"] and entity._random is None and entity._prev_tick == -1
+
+
+class _Odd:
+    """Not an entity: ``fill_missing`` reads and writes through the attribute protocol only."""
+
+    @property
+    def broken(self) -> Any:
+        raise ValueError("not today")
+
+    @property
+    def absent(self) -> Any:
+        raise AttributeError("absent")
+
+
+@pytest.mark.parametrize("pairs", [(("a", 1), ("b", [2])), (("absent", 3),), (("a", 1), ("broken", 4), ("c", 5))],
+                         ids=["plain", "an AttributeError is missing", "another error stops it"])
+def test_fill_missing_is_hasattr_then_setattr_on_both_paths(pairs, monkeypatch):
+    import engine.buffering.buffers as buffers
+
+    outcomes = []
+    for core in ([compiled._core] if ACCELERATED else []) + [None]:
+        monkeypatch.setattr(buffers, "_core", core)
+        target = _Odd()
+        target.b = "kept"  # set before: stands
+        outcome = _outcome(lambda target=target: buffers.fill_missing(target, pairs))
+        outcomes.append((outcome, dict(vars(target))))
+    assert all(other == outcomes[0] for other in outcomes)
+    assert outcomes[0][1]["b"] == "kept"
+
+
+@needs_core
+@pytest.mark.parametrize("pairs", [[("a", 1)], (("a", 1, 2),), ((1, 2),), ("ab",)])
+def test_the_cores_fill_missing_refuses_pairs_that_are_not_name_default_tuples(pairs):
+    target = _Odd()
+    with pytest.raises(TypeError, match="fill_missing: "):
+        compiled._core.fill_missing(target, pairs)
+
+
+def test_a_subclass_value_set_before_entitys_init_stands_and_the_rest_get_their_defaults():
+    class Hero(Entity):
+        hp = buffered(10)
+        mana = buffered(5)
+
+        def __init__(self) -> None:
+            self.mana = 99
+            self.angle = 45.0
+            super().__init__(1.0, 2.0)
+
+    def scenario() -> Any:
+        with World() as world:
+            hero = world.spawn(Hero())
+            world.tick()
+            return hero.hp, hero.mana, hero.angle, world.state_hash()
+
+    assert _on_every_path(scenario)[1][:3] == (10, 99, 45.0)
+
+
+class _Twin(Entity):
+    """Receivers equal by a key of their own: a dict groups their contributions together, on both paths."""
+
+    from engine import signal as _signal
+
+    pings = _signal(tuple)
+
+    def __init__(self, key: int) -> None:
+        super().__init__()
+        self.key = key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Twin) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return self.key
+
+
+class _Pinger(Entity):
+    """Sends its number to each receiver, from its update: contributions in the canonical order."""
+
+    def __init__(self, number: int, receivers: list[Entity]) -> None:
+        super().__init__()
+        self.number, self.receivers = number, receivers
+
+    def update(self, world: Any) -> None:
+        for receiver in self.receivers:
+            receiver.pings.send(self.number)
+
+
+def test_grouping_the_contributions_gives_the_same_on_both_paths_with_receivers_equal_and_shuffled():
+    def scenario() -> Any:
+        import random
+
+        with World() as world:
+            receivers = [world.spawn(_Twin(key % 2)) for key in range(3)]
+            for number in range(6):
+                world.spawn(_Pinger(number, receivers[number % 3:]))
+            world.shuffle_order(random.Random(4))  # the contributions come out of order: sorted by sender
+            world.tick()
+            return [receiver.pings.value for receiver in receivers], world.state_hash()
+
+    values, _hash = _on_every_path(scenario)[1]
+    assert values[2] == ()  # equal to receivers[0]: its contributions were grouped under the first
+    assert values[0] and values[1]
+
+
+@needs_core
+def test_the_cores_grouping_refuses_what_is_not_its_lists_and_indices():
+    core = compiled._core
+    target = Entity()
+    target.alive = True
+    lists = ([target], ["pings"], [1])
+    assert core.group_signals(*lists, 1) == {target: {"pings": [1]}}
+    assert core.group_signals(*lists, [0, 0]) == {target: {"pings": [1, 1]}}
+    assert core.group_signals(*lists, 0) == {}
+    for ranked, error in [(-1, ValueError), ([1], IndexError), ([-1], IndexError), (2, IndexError),
+                          (["0"], TypeError), ((0,), TypeError), (None, TypeError), ([True], TypeError)]:
+        with pytest.raises(error):
+            core.group_signals(*lists, ranked)
+    with pytest.raises(TypeError, match="must be a list"):
+        core.group_signals((target,), ["pings"], [1], 1)
+    with pytest.raises(IndexError):
+        core.group_signals([target], [], [1], 1)
+    with pytest.raises(IndexError):
+        core.group_signals([target], ["pings"], [], 1)
+
+
+class _Fickle:
+    """A receiver (not an entity: an entity's ``alive`` is the engine's) whose ``alive`` empties the lists."""
+
+    lists: list[list[Any]] = []
+
+    @property
+    def alive(self) -> bool:
+        for each in _Fickle.lists:
+            each.clear()
+        return True
+
+
+@needs_core
+def test_the_cores_grouping_survives_an_alive_that_empties_the_lists():
+    core = compiled._core
+    target = _Fickle()
+    receivers, names, values = [target, target], ["a", "a"], [1, 2]
+    _Fickle.lists = [receivers, names, values]
+    try:
+        with pytest.raises(IndexError):
+            core.group_signals(receivers, names, values, 2)
+    finally:
+        _Fickle.lists = []
+
+
+class _Mover(Entity):
+    """Moves, and sends a signal its receiver combines (or fails to, when ``bad``)."""
+
+    from engine import signal as _signal
+
+    total = _signal(sum)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.to: _Mover | None = None
+        self.bad = False
+
+    def update(self, world: Any) -> None:
+        self.x += 1.0
+        if self.to is not None:
+            self.to.total.send("a string" if self.bad else 1.5)
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["no system after the updates", "a system after them"])
+def test_a_tick_with_signals_commits_and_records_alike_and_a_failing_combine_leaves_nothing(late):
+    """The signals are combined before the commit when no system runs after the updates (the commit then records
+    the previous values in its pass): previous values, hashes and a failed combine's refusal as before."""
+
+    def scenario() -> Any:
+        with World() as world:
+            first, second = world.spawn(_Mover()), world.spawn(_Mover())
+            first.to = second
+            if late:
+                world.add_processor(type("Late", (esper.Processor,), {"process": lambda self: None})(), priority=-1)
+            seen = []
+            for _ in range(3):
+                world.tick()
+                seen.append([(e.x, e.prev_x, e._prev_tick, e.total.value) for e in (first, second)])
+            first.bad = True
+            seen.append(_outcome(world.tick))
+            seen.append([(e.x, e.prev_x, e._prev_tick, e.total.value) for e in (first, second)])
+            first.bad = False
+            world.tick()
+            seen.append([(e.x, e.prev_x, e._prev_tick, e.total.value) for e in (first, second)])
+            return seen, world.state_hash()
+
+    seen, _hash = _on_every_path(scenario)[1]
+    assert seen[2] == [(3.0, 2.0, 3, 0), (3.0, 2.0, 3, 1.5)]
+    assert seen[3][:2] == ("error", "EntityUpdateError") and seen[4] == seen[2]  # nothing committed, nothing recorded
+    assert seen[5] == [(4.0, 3.0, 4, 0), (4.0, 3.0, 4, 1.5)]
+
+
+class _Shower(_Mover):
+    """Moves, shows a new look each tick and sends a signal: a failing combine must take the look back too."""
+
+    def update(self, world: Any) -> None:
+        self.look = Look("square", 2.0 + self.x)
+        super().update(world)
+
+
+def test_a_failing_combine_takes_back_a_look_set_in_the_same_tick_on_both_paths():
+    def scenario() -> Any:
+        with World() as world:
+            first, second = world.spawn(_Shower()), world.spawn(_Shower())
+            first.to = second
+            world.tick()
+            before = [(e.x, repr(e.look)) for e in (first, second)]
+            first.bad = True
+            failed = _outcome(world.tick)
+            after = [(e.x, repr(e.look)) for e in (first, second)]
+            return before, failed[:2], after, world.state_hash()
+
+    before, failed, after, _hash = _on_every_path(scenario)[1]
+    assert failed == ("error", "EntityUpdateError") and after == before

@@ -395,10 +395,13 @@ def test_clicks_and_typing_in_the_window_are_recorded_and_replayed_hash_for_hash
     from engine.tools.cli import main
 
     path = tmp_path / "menu.jsonl"
-    runner = GameRunner(MENU, display=Display(headless=True), seed=0)
-    recorder = Recorder(path, game=MENU.name, seed=0, ms_per_update=runner.ms_per_update,
+    from engine.tools.cli.worlds import build_world
+    from engine.world.driver import LocalDriver
+
+    recorder = Recorder(path, game=MENU.name, seed=0, ms_per_update=MENU.ms_per_update,
                         game_digest=MENU.digest)
-    runner.after_tick = recorder.after_tick
+    runner = GameRunner(MENU, LocalDriver(build_world(MENU, 0), after_tick=recorder.after_tick),
+                        display=Display(headless=True))
     window = runner.window
     script = {3: ("on_mouse_motion", 320, 320, 0, 0), 5: ("on_mouse_press", 320, 320, keys.MOUSE_LEFT, 0),
               6: ("on_mouse_release", 320, 320, keys.MOUSE_LEFT, 0), 8: ("on_mouse_press", 320, 150, 1, 0),

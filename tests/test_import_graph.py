@@ -215,6 +215,35 @@ def test_the_world_is_composed_of_its_parts_and_keeps_the_engines_hooks_out_of_i
         assert _deprecated(engine.World, name), f"World.{name} is only 0.2's deprecated alias"
 
 
+def _world_protocols() -> list[str]:
+    """Every Protocol class in the engine that ``World`` implements: each of its members is one of a world's."""
+    import importlib
+    import pkgutil
+    from typing import Protocol
+
+    found = []
+    with engine.World() as world:
+        for info in pkgutil.walk_packages(engine.__path__, "engine."):
+            if info.name.startswith(("engine.render", "engine.tools", "engine.web", "engine.testing")):
+                continue  # pyglet, the command line: no protocol of a world lives there
+            module = importlib.import_module(info.name)
+            for value in vars(module).values():
+                if not (inspect.isclass(value) and Protocol in value.__mro__[1:] and value.__module__ == info.name):
+                    continue
+                members = {name for name in vars(value) if not name.startswith("__") and name != "_is_protocol"}
+                members |= set(getattr(value, "__annotations__", {}))
+                members -= {"_abc_impl", "_is_runtime_protocol", "__protocol_attrs__"}
+                if members and all(hasattr(world, member) for member in members):
+                    found.append(f"{value.__module__}.{value.__qualname__}")
+    return sorted(found)
+
+
+def test_a_world_has_one_protocol_which_its_parts_name():
+    # Seven partial ones were: buffering's Host, the spawner's Owner, the checkpoints' World, the save's
+    # SavedWorld and LoadedWorld, the snapshot's Snapshotted and the profile's Profiled (a private member).
+    assert _world_protocols() == ["engine.buffering.slots.Host"]
+
+
 def test_the_engine_exports_crowd_and_the_file_errors():
     from engine.crowd import Crowd
     from engine.files.replay import ReplayError

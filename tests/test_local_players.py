@@ -63,7 +63,10 @@ def runner_of():
         game = load_game(str(game_file))
         world = World(players=players)
         game.setup(world)
-        runner = GameRunner(game, display=Display(headless=True), world=world, **kwargs)
+        from engine.world.driver import LocalDriver
+
+        hooks = {hook: kwargs.pop(hook) for hook in ("before_tick", "after_tick") if hook in kwargs}
+        runner = GameRunner(game, LocalDriver(world, **hooks), display=Display(headless=True), **kwargs)
         made.append(runner)
         return runner
 

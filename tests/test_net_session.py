@@ -75,6 +75,9 @@ class Peer:
                 self.process.kill()
         for reader in self._readers:
             reader.join(TIMEOUT)
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()  # read to the end by now; else each test leaves two open files (ResourceWarning)
         return self.process.returncode, "".join(self.out), "".join(self.err)
 
 
@@ -251,7 +254,7 @@ def test_a_session_holds_its_machine_and_the_machine_s_members_warn_naming_it() 
     # The I/O shell holds the sans-IO peer; it is not one (a subclass would hand out all its internals).
     assert isinstance(host.machine, SessionMachine) and not isinstance(host, SessionMachine)
     assert not hasattr(host, "peers") and not hasattr(host, "sync")
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match=r"set session\.machine\.scripts"):
         host.scripts = {}  # type: ignore[attr-defined]  # the machine's: set on the session, it would do nothing
     assert (host.world, host.player, host.players, host.local_players, host.ended, host.ready) == (
         None, 0, 2, (0,), None, False)

@@ -16,7 +16,7 @@ import pytest
 from test_net_running import HOST, running
 
 from engine.clock import VirtualClock
-from engine.net import Emulation
+from engine.net.emulate import Emulation
 from engine.tools.cli import net
 from engine.tools.cli.options import PeerOptions, RoomOptions
 
@@ -38,9 +38,8 @@ def test_a_spectators_summary_counts_from_the_first_tick_not_the_wait_for_the_pl
             clock.advance(1.0)
             session.machine.on_confirmed(tick, ((), ()), None)
 
-    monkeypatch.setattr(type(session), "run_ticks", lambda self, ticks: run_ticks(ticks))
-    # The typed options host and join read (a Namespace here was what _play took before issue 40).
-    peer = PeerOptions(command="join", emulation=Emulation(), room=RoomOptions(), ticks=TICKS)
+    monkeypatch.setattr(session, "run_ticks", run_ticks)
+    peer = PeerOptions(command="join", emulation=Emulation(), room=RoomOptions())
     assert net._play(session, peer) == 0
     line = capsys.readouterr().out
     taken = re.search(r" ticks in ([0-9.]+) ms", line)

@@ -24,7 +24,6 @@ ALLOWED = {
     # CPython's frame access (documented in sys): which entity's code raised a refused write,
     # which update set a look, and where a game file running itself called run(build).
     ("engine.buffering.buffers", "_getframe"),
-    ("engine.buffering.shown", "_getframe"),
     ("engine.files.importer", "_getframe"),
     # PyInstaller's documented marker of a frozen program: where its files were unpacked.
     ("engine.tools.ship.boot", "_MEIPASS"),

@@ -209,3 +209,16 @@ def test_run_frames_headless_says_real_frame_times(tmp_path, capsys):
     assert re.match(r"balls\.py: 12 frames, \d+ ticks \(FixedStepLoop\) in [0-9.]+ s \([0-9,]+ frames/s, [0-9,]+ ticks/s; "
                     r"a frame [0-9.]+ ms median, [0-9.]+ ms worst\), \d+ entit(y|ies), state [0-9a-f]{16}$", out[0])
     assert out[1].startswith("profile: ")
+
+
+def test_a_profile_is_the_worlds_while_attached_and_nothing_else_is():
+    world = World(seed=3)
+    build(world)
+    assert world.profile is None
+    with TickProfile(world) as profile:
+        assert world.profile is profile
+        world.tick()
+    assert world.profile is None and profile.ticks == 1
+    with pytest.raises(TypeError, match="world.profile is a TickProfile or None, got 'fast'"):
+        world.profile = "fast"
+    world.close()

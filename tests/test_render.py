@@ -799,7 +799,7 @@ def test_a_driver_runs_the_ticks_gets_the_window_input_and_stops_the_run_when_it
     world = World(players=2)
     load_game("bouncy").build(world)
     driver = FakeDriver(world, end_after=40)
-    runner = runner_for("bouncy", world=world, driver=driver)
+    runner = runner_for("bouncy", driver=driver)
     runner.run(frames=5)
     runner.window.dispatch_event("on_key_press", keys.SPACE, 0)
     runner.window.dispatch_event("on_key_press", keys.F2, 0)  # no pause in a session: peers don't wait

@@ -16,12 +16,16 @@ def record_with_scripted_input(name: str, path, frames: int = 240) -> None:
     """Play ``name`` headless, pressing and releasing keys on a script, recording it all."""
     from pyglet.window import key
 
+    from engine.files.importer import load_game
     from engine.files.replay import Recorder
     from engine.render.runner import GameRunner
+    from engine.tools.cli.worlds import build_world
+    from engine.world.driver import LocalDriver
 
-    runner = GameRunner(name, display=Display(headless=True), seed=3)
-    recorder = Recorder(path, game=name, seed=3, ms_per_update=runner.ms_per_update)
-    runner.after_tick = recorder.after_tick
+    game = load_game(name)
+    recorder = Recorder(path, game=name, seed=3, ms_per_update=game.ms_per_update)
+    runner = GameRunner(game, LocalDriver(build_world(game, 3), after_tick=recorder.after_tick),
+                        display=Display(headless=True))
     script = {10: ("on_key_press", key.RIGHT, 0), 40: ("on_key_release", key.RIGHT, 0),
               60: ("on_key_press", key.UP, 0), 61: ("on_key_press", key.R, 0), 62: ("on_key_release", key.R, 0),
               90: ("on_key_press", key.B, 0), 150: ("on_key_release", key.UP, 0),

@@ -8,6 +8,7 @@ that never set its own.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -134,6 +135,20 @@ def test_setting_another_entitys_look_during_an_update_is_refused_naming_both_an
         world.spawn(Tinter())
         with pytest.raises(BufferedWriteError, match=r"Tinter \(id 2\) wrote look of Pulser \(id 1\) in tick 1 "
                                                      r"at .*test_shown.py:\d+"):
+            world.tick()
+        assert pulser.look is SMALL and world.tick_count == 0
+
+
+def test_a_caught_refusal_to_set_another_entitys_look_still_refuses_the_tick_as_one_of_its_x_does():
+    class Sly(Entity):
+        def update(self, world: World) -> None:
+            with contextlib.suppress(BufferedWriteError):
+                world.entities_of(Pulser)[0].look = BIG
+
+    with World() as world:
+        pulser = world.spawn(Pulser())
+        world.spawn(Sly())
+        with pytest.raises(BufferedWriteError, match="Sly .* wrote look of Pulser .* caught this error and went on"):
             world.tick()
         assert pulser.look is SMALL and world.tick_count == 0
 

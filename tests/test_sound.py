@@ -93,7 +93,13 @@ def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the
         "    world.spawn(Drum())\n")
     media_before = "pyglet.media" in sys.modules
     recorded: dict[int, list] = {}
-    live = GameRunner(str(game), display=Display(headless=True), after_tick=lambda w: recorded.__setitem__(w.tick_count, []))
+    from engine.files.importer import load_game
+    from engine.tools.cli.worlds import build_world
+    from engine.world.driver import LocalDriver
+
+    loaded = load_game(str(game))
+    after = LocalDriver(build_world(loaded, 0), after_tick=lambda w: recorded.__setitem__(w.tick_count, []))
+    live = GameRunner(loaded, after, display=Display(headless=True))
     live.world.input_queue.press(32)
     live.run(frames=20)
     live.world.input_queue.press(32)
@@ -113,7 +119,8 @@ def test_a_headless_run_is_silent_and_its_replay_asks_for_the_same_sounds_at_the
         for key in inputs.get(world.tick_count + 1, []):
             world.input_queue.press(key)
 
-    replay = GameRunner(str(game), display=Display(headless=True), before_tick=feed, forward_input=False)
+    fed = LocalDriver(build_world(loaded, 0), players=(), before_tick=feed)  # the window's keys reach no one
+    replay = GameRunner(loaded, fed, display=Display(headless=True))
     while replay.world.tick_count < ticks:
         replay.run(frames=1)
     assert list(replay.sound.played) == played

@@ -12,6 +12,7 @@ import pytest
 
 from engine import keys
 from engine.display import Display
+from engine.studio import StudioDriver
 from engine.testing import Studio, load_game
 
 GAME = '''"""Two squares drifting right."""
@@ -67,7 +68,8 @@ def studio_runner(offscreen, game_file):
 
     game = load_game(game_file)
     studio = Studio(game)
-    runner = GameRunner(game, display=Display(headless=True), studio=studio, watcher=cast(Any, ToldWatcher()))  # a stand-in with the Watcher's two methods
+    watcher = cast(Any, ToldWatcher())  # a stand-in with the Watcher's two methods
+    runner = GameRunner(game, StudioDriver(studio, watcher=watcher), display=Display(headless=True))
     yield runner
     runner.close()
 
@@ -148,7 +150,7 @@ def test_f9_and_a_watched_change_reload_the_code_into_the_same_window(studio_run
     assert runner.world.entities[0].moved == moved + 10 * (runner.world.tick_count - ticks)
     assert runner.studio.last_reload is not None and "squares.py reloaded at tick" in runner.overlay.shown[0]
     game_file.write_text(GAME.replace("STEP = 1", "STEP = )"))
-    runner.watcher.mark(game_file)  # as the watcher thread reports a change
+    runner.driver.watcher.mark(game_file)  # as the watcher thread reports a change
     runner.run(frames=1)
     error = runner.overlay.shown[1]
     assert error.startswith("reload failed: ") and "squares.py:5: syntax error" in error
@@ -213,7 +215,7 @@ def test_watching_a_tick_that_fails_pauses_the_game_until_the_fix_is_saved(studi
     assert stopped.startswith("stopped: tick 40 failed: EntityUpdateError: Square (id 1) raised ZeroDivisionError")
     assert "squares.py:14 in update" in stopped and stopped.endswith("or go back with F6")
     game_file.write_text(GAME)
-    runner.watcher.mark(game_file)
+    runner.driver.watcher.mark(game_file)
     runner.run(frames=10)
     assert not runner.paused and runner.world.tick_count > 40 and runner.studio.crash is None
     assert "; going on" in runner.studio.last_reload.message
@@ -303,8 +305,8 @@ def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_
     path = tmp_path / "hero.py"
     path.write_text(HERO)
     game = load_game(path)
-    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
-                        watcher=cast(Any, ToldWatcher()))
+    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
+                        display=Display(headless=True))
     try:
         runner.run(frames=20)
         press(runner, keys.F2)
@@ -312,10 +314,11 @@ def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_
         runner.window.dispatch_event("on_mouse_press", int(hero.x), int(hero.y), 1, 0)
         runner.window.dispatch_event("on_mouse_release", int(hero.x), int(hero.y), 1, 0)
         runner.run(frames=2)
-        assert runner.studio.inspected is hero and runner.hud.visible
+        assert runner.studio is not None and runner.studio.inspected is hero and runner.hud.visible
         window = (0.0, 0.0, float(runner.window.width), float(runner.window.height))
         assert window[2:] == (480.0, 448.0)
         hud, overlay = runner.hud, runner.overlay
+        assert overlay is not None
         boxes = {"hud": _box(hud._backdrop), "inspector": _box(overlay._backdrop)}
         for name, box in boxes.items():
             assert window[0] <= box[0] and window[1] <= box[1] and box[2] <= window[2] and box[3] <= window[3], \
@@ -346,8 +349,8 @@ def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tm
     path = tmp_path / "hero.py"
     path.write_text(HERO.replace("WIDTH, HEIGHT = 480, 448", "WIDTH, HEIGHT = 1280, 720"))
     game = load_game(path)
-    runner = GameRunner(game, display=Display(headless=True), studio=Studio(game),
-                        watcher=cast(Any, ToldWatcher()))
+    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
+                        display=Display(headless=True))
     try:
         runner.run(frames=5)
         press(runner, keys.F2)
@@ -355,8 +358,10 @@ def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tm
         runner.window.dispatch_event("on_mouse_press", int(hero.x), int(hero.y), 1, 0)
         runner.window.dispatch_event("on_mouse_release", int(hero.x), int(hero.y), 1, 0)
         runner.run(frames=2)
-        lines = runner.overlay.shown[0].splitlines()
+        overlay = runner.overlay
+        assert overlay is not None
+        lines = overlay.shown[0].splitlines()
         assert lines[-1].startswith("  look square 16x16"), lines  # nothing cut
-        assert (runner.overlay._backdrop.x, runner.overlay._label.font_size, runner.hud._label.font_size) == (4, 9, 10)
+        assert (overlay._backdrop.x, overlay._label.font_size, runner.hud._label.font_size) == (4, 9, 10)
     finally:
         runner.close()

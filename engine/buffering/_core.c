@@ -519,19 +519,33 @@ core_record_previous(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return missing(entity, SLOT(entity, S_X) == NULL ? S_X : SLOT(entity, S_Y) == NULL ? S_Y : S_ANGLE);
         }
         /* previous <- baseline (the tick's start), baseline <- committed (its invariant between
-         * ticks); what the previous slots held is released last. */
-        PyObject *spent[3];
+         * ticks). What the previous slot held is parked in the pending slot when that holds the
+         * committed value (the commit copied it there): its reference moves, nothing is released,
+         * and the old value's memory is not touched (at 10,000 entities, one cache miss each),
+         * as commit_and_record leaves it; the settle releases it when the entity next moves.
+         * Otherwise it is released last. */
+        prefetch_entity(moved, i + AHEAD);
+        PyObject *spent[3] = {NULL, NULL, NULL};
         for (int k = 0; k < 3; k++) {
             PyObject **previous = SLOT_AT(entity, S_PX + k), **baseline = SLOT_AT(entity, S_BX + k);
-            spent[k] = *previous;
+            PyObject **pending = SLOT_AT(entity, S_NX + k), *committed = SLOT(entity, S_X + k), *old = *previous;
             *previous = *baseline;
-            *baseline = Py_NewRef(SLOT(entity, S_X + k));
+            *baseline = Py_NewRef(committed);
+            if (*pending == committed && old != NULL) {
+                *pending = old;
+                Py_DECREF(committed);   /* never the last reference: the committed and baseline slots hold it */
+            }
+            else {
+                spent[k] = old;
+            }
         }
-        Py_INCREF(entity);
-        Py_XDECREF(spent[0]);
-        Py_XDECREF(spent[1]);
-        Py_XDECREF(spent[2]);
-        Py_DECREF(entity);
+        if (spent[0] != NULL || spent[1] != NULL || spent[2] != NULL) {
+            Py_INCREF(entity);
+            Py_XDECREF(spent[0]);
+            Py_XDECREF(spent[1]);
+            Py_XDECREF(spent[2]);
+            Py_DECREF(entity);
+        }
         if (SLOT(entity, S_PREV_TICK) != tick) {
             Py_INCREF(entity);
             slot_set(entity, S_PREV_TICK, tick);   /* the old value's release may call out */
@@ -553,7 +567,7 @@ typedef struct {
     PyObject *written;    /* list of (entity, values at the tick's start) that systems wrote */
     PyObject *refuse;     /* refuse(writer, written, field) -> the exception for a foreign write */
     PyObject *refused;    /* the first such exception made in this tick, or NULL */
-    PyObject *signals;    /* signals(receiver, name, value): the buffers' raise_signal (the core never calls it) */
+    PyObject *signals;    /* signals(receiver, name, value): raise_signal, or a SignalSink (the core never calls it) */
     PyObject *members;    /* the tick's update order (a list), or NULL between ticks */
     PyObject *tick;       /* the tick's number, for the pure path's readers */
     PyObject *buffers;    /* the world's Double Buffer, for the Python code that reaches it from an entity */
@@ -1078,56 +1092,8 @@ typedef struct Settler {
     Py_ssize_t index;
     PyObject *current;    /* the entity handed out last (updating now, or failed), or NULL */
     int busy;             /* inside __next__: a finalizer or __eq__ calling it again is refused */
-    PyObject *shown_changed;  /* lists the current entity's own shown writes go to (see ShownField), or NULL */
-    PyObject *shown_fields;
-    struct Settler *outer;    /* while running (see ``running``): the settler running when it started, or NULL */
-    int chained;              /* whether it is in the chain of running settlers */
+    PyObject *shown;      /* list: entities whose look or parts changed (see ShownField) */
 } Settler;
-
-/* The settler whose entity's update is running: a shown field (``ShownField``) set on the
- * entity it handed out is that entity's own write, made without asking its world. A world
- * ticked inside an entity's update runs its settler inside the outer one, so the running
- * settlers are a chain, innermost first, each pointing to the one outside it (``outer``).
- * A settler with the shown lists joins when it hands out its first entity and leaves when
- * it is spent, fails, is closed (``close()``, which the buffers call when an update
- * raised) or freed, so the chain never points to a freed settler and holds no reference:
- * a settler dropped half-way leaves it when it goes. The chain is only ever read to ask
- * whether an entity is the one its innermost settler is updating. */
-static Settler *running = NULL;
-
-static void
-settler_enter(Settler *self)
-{
-    if (self->chained || self->shown_changed == NULL) {
-        return;
-    }
-    self->outer = running;
-    running = self;
-    self->chained = 1;
-}
-
-static void
-settler_leave(Settler *self)
-{
-    if (!self->chained) {
-        return;
-    }
-    self->chained = 0;
-    if (running == self) {
-        running = self->outer;
-    }
-    else {
-        /* Left out of turn (an inner one was dropped but is not freed yet): unlinked where it is. */
-        Settler *inner = running;
-        while (inner != NULL && inner->outer != self) {
-            inner = inner->outer;
-        }
-        if (inner != NULL) {
-            inner->outer = self->outer;
-        }
-    }
-    self->outer = NULL;
-}
 
 /* The state's entity is nobody's now (its update returned, or the settler stopped). */
 static void
@@ -1235,6 +1201,26 @@ settle(Settler *self)
         }
     }
     if (!failed) {
+        /* Its look or parts (``_look``/``_parts``) as x is settled: if one holds another object
+         * than the committed value (``_blook``/``_bparts``), the two are exchanged, so everyone
+         * reads the committed one and the pending one waits for the commit (``commit_shown``). */
+        for (int s = S_LOOK; s <= S_PARTS && !failed; s++) {
+            if (SLOT(entity, s) == NULL || SLOT(entity, s + S_BLOOK - S_LOOK) == NULL) {
+                missing(entity, SLOT(entity, s) == NULL ? s : s + S_BLOOK - S_LOOK);
+                failed = 1;
+            }
+        }
+        if (!failed && (SLOT(entity, S_LOOK) != SLOT(entity, S_BLOOK) || SLOT(entity, S_PARTS) != SLOT(entity, S_BPARTS))) {
+            if (PyList_Append(self->shown, entity) < 0) {   /* calls no Python code */
+                failed = 1;
+            }
+            else {
+                slot_swap(entity, S_LOOK, S_BLOOK);
+                slot_swap(entity, S_PARTS, S_BPARTS);
+            }
+        }
+    }
+    if (!failed) {
         settler_forget(self);
         Py_CLEAR(self->current);
     }
@@ -1250,7 +1236,6 @@ settler_failed(Settler *self)
     self->busy = 0;
     Py_CLEAR(self->order);
     settler_forget(self);
-    settler_leave(self);
     return NULL;
 }
 
@@ -1289,11 +1274,9 @@ settler_step(Settler *self)
             continue;
         }
         Py_XSETREF(self->state->updating, Py_NewRef(self->current));
-        settler_enter(self);
         return Py_NewRef(self->current);
     }
     Py_CLEAR(self->order);
-    settler_leave(self);
     return NULL;
 }
 
@@ -1316,15 +1299,11 @@ settler_next(Settler *self)
 static PyObject *
 settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *order, *moved, *changed, *state, *shown_changed = NULL, *shown_fields = NULL;
-    static char *keywords[] = {"order", "moved", "changed", "state", "shown_changed", "shown_fields", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!|O!O!:Settler", keywords, &PyList_Type, &order,
+    PyObject *order, *moved, *changed, *state, *shown;
+    static char *keywords[] = {"order", "moved", "changed", "state", "shown", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!O!:Settler", keywords, &PyList_Type, &order,
                                      &PyList_Type, &moved, &PyList_Type, &changed, &TickStateType, &state,
-                                     &PyList_Type, &shown_changed, &PyList_Type, &shown_fields)) {
-        return NULL;
-    }
-    if ((shown_changed == NULL) != (shown_fields == NULL)) {
-        PyErr_SetString(PyExc_TypeError, "Settler: shown_changed and shown_fields come together");
+                                     &PyList_Type, &shown)) {
         return NULL;
     }
     if (slots_type == NULL) {
@@ -1339,8 +1318,7 @@ settler_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->moved = Py_NewRef(moved);
     self->changed = Py_NewRef(changed);
     self->state = (TickState *)Py_NewRef(state);
-    self->shown_changed = Py_XNewRef(shown_changed);
-    self->shown_fields = Py_XNewRef(shown_fields);
+    self->shown = Py_NewRef(shown);
     return (PyObject *)self;
 }
 
@@ -1352,8 +1330,7 @@ settler_traverse(Settler *self, visitproc visit, void *arg)
     Py_VISIT(self->changed);
     Py_VISIT(self->current);
     Py_VISIT(self->state);
-    Py_VISIT(self->shown_changed);
-    Py_VISIT(self->shown_fields);
+    Py_VISIT(self->shown);
     return 0;
 }
 
@@ -1366,8 +1343,7 @@ settler_clear(Settler *self)
     Py_CLEAR(self->changed);
     Py_CLEAR(self->current);
     Py_CLEAR(self->state);
-    Py_CLEAR(self->shown_changed);
-    Py_CLEAR(self->shown_fields);
+    Py_CLEAR(self->shown);
     return 0;
 }
 
@@ -1375,7 +1351,6 @@ static void
 settler_dealloc(Settler *self)
 {
     PyObject_GC_UnTrack(self);
-    settler_leave(self);
     settler_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1396,15 +1371,14 @@ settler_close(Settler *self, PyObject *unused)
     PyObject *order = self->order;
     self->order = NULL;
     settler_forget(self);
-    settler_leave(self);
     Py_XDECREF(order);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef settler_methods[] = {
     {"close", (PyCFunction)settler_close, METH_NOARGS,
-     "close()\n--\n\nThe updates are over (an update raised): hand out nothing more, and stop taking a shown "
-     "field set on ``current`` as its own update's write. ``current`` still names the entity."},
+     "close()\n--\n\nThe updates are over (an update raised): hand out nothing more; ``current`` still names "
+     "the entity."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1415,13 +1389,11 @@ static PyGetSetDef settler_getset[] = {
 };
 
 PyDoc_STRVAR(settler_doc,
-"Settler(order, moved, changed, state, shown_changed=None, shown_fields=None)\n--\n\n"
+"Settler(order, moved, changed, state, shown)\n--\n\n"
 "Iterate over the live entities of ``order`` for their updates (``state.updating`` names each),\n"
 "settling each one that wrote its buffered state after it: pending values kept aside\n"
-"(``moved`` / ``changed`` list the entities that changed), committed values put back.\n"
-"See engine.buffering.buffers. With ``shown_changed`` and\n"
-"``shown_fields`` (the buffers' lists), a shown field (``ShownField``) that the updating\n"
-"entity sets on itself is written through in C, recorded in them.");
+"(``moved`` / ``changed`` / ``shown`` list the entities that changed their motion, their\n"
+"own fields, their look or parts), committed values put back. See engine.buffering.buffers.");
 
 static PyTypeObject SettlerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -1442,80 +1414,59 @@ static PyTypeObject SettlerType = {
 /* -- shown fields: an entity's own look and parts ------------------------------------------ */
 
 /* The compiled half of ``engine.buffering.shown.Shown`` (its base class where the core is
- * built): the descriptor's hot paths, the read of a field nobody changed this tick or that
- * the updating entity reads of itself, and the updating entity's write of its own. Every
- * other case (a class's read, an entity changed this tick read by another, a write from a
- * system, between ticks, before spawn, or refused) calls the Python methods ``read`` and
- * ``store``, which are the pure path's own code, so the two paths cannot disagree there.
- * ``bind()`` (called by ``Shown.__init__``) says which slots the field is over and the
- * markers it compares with; an unbound field takes the Python path for everything. */
+ * built): the descriptor's hot paths, the read of an entity's field (one slot: the updating
+ * entity's pending value or the committed one, which the settle puts back) and the updating
+ * entity's write of its own (a pending write, as the barrier makes one to x). Every other
+ * case (a class's read, a write from a system, between ticks, before spawn, or refused) calls
+ * the Python methods ``read`` and ``store``, which are the pure path's own code, so the two
+ * paths cannot disagree there. ``bind()`` (called by ``Shown.__init__``) says which slot the
+ * field is over and the markers it compares with; an unbound field takes the Python path for
+ * everything. */
+enum {
+    F_CLASS,    /* "_class_look": the class attribute an entity that sets none of its own shows */
+    F_CHECK,    /* check(entity_class, value) -> what the slot holds, or raises */
+    F_PLAIN,    /* a type taken unchecked (Look), or NULL */
+    F_EMPTY,    /* what an own value of ``hidden`` reads as */
+    F_HIDDEN,   /* the slot's "an own value of None" */
+    F_FOLLOW,   /* what ``del entity.look`` sets (the check makes it None) */
+    SHOWN_REFS
+};
 typedef struct {
     PyObject_HEAD
-    int slot;                   /* S_LOOK or S_PARTS; -1 until bound */
-    int baseline;               /* S_BLOOK or S_BPARTS */
-    PyObject *class_attribute;  /* "_class_look": what an entity that sets none of its own shows */
-    PyObject *check;            /* check(entity_class, value) -> what the slot holds, or raises */
-    PyObject *plain;            /* a type taken unchecked (Look), or NULL */
-    PyObject *empty;            /* what an own value of ``hidden`` reads as */
-    PyObject *unchanged;        /* the baseline's "nothing set this tick" */
-    PyObject *hidden;           /* the slot's "an own value of None" */
-    PyObject *follow;           /* what ``del entity.look`` sets (the check makes it None) */
+    int slot;                       /* S_LOOK or S_PARTS; -1 until bound */
+    PyObject *refs[SHOWN_REFS];     /* bind()'s arguments after the slot, in this order */
 } ShownField;
 
 static PyTypeObject ShownFieldType;
 static PyObject *str_read = NULL;    /* "read" */
 static PyObject *str_store = NULL;   /* "store" */
 
-static inline int
-is_field(PyObject *obj)
-{
-    return PyObject_TypeCheck(obj, &ShownFieldType) && ((ShownField *)obj)->slot >= 0;
-}
-
-static int
-slot_index(PyObject *name, int first, int second)
-{
-    if (PyUnicode_Check(name)) {
-        if (PyUnicode_CompareWithASCIIString(name, slot_names[first]) == 0) {
-            return first;
-        }
-        if (PyUnicode_CompareWithASCIIString(name, slot_names[second]) == 0) {
-            return second;
-        }
-    }
-    return -1;
-}
-
 static PyObject *
 shown_bind(ShownField *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "bind(slot, baseline, class_attribute, check, plain, empty, unchanged, "
-                                         "hidden, follow) takes 9 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "bind(slot, class_attribute, check, plain, empty, hidden, follow) takes "
+                                         "7 arguments");
         return NULL;
     }
-    int slot = slot_index(args[0], S_LOOK, S_PARTS), baseline = slot_index(args[1], S_BLOOK, S_BPARTS);
-    if (slot < 0 || baseline < 0 || baseline - S_BLOOK != slot - S_LOOK) {
-        PyErr_SetString(PyExc_ValueError, "bind: a shown field is over _look and _blook, or _parts and _bparts");
+    int slot = !PyUnicode_Check(args[0]) ? -1 : PyUnicode_CompareWithASCIIString(args[0], "_look") == 0 ? S_LOOK
+        : PyUnicode_CompareWithASCIIString(args[0], "_parts") == 0 ? S_PARTS : -1;
+    if (slot < 0) {
+        PyErr_SetString(PyExc_ValueError, "bind: a shown field is over _look or _parts");
         return NULL;
     }
-    if (!PyUnicode_Check(args[2]) || !PyCallable_Check(args[3]) || (args[4] != Py_None && !PyType_Check(args[4]))) {
+    if (!PyUnicode_Check(args[1]) || !PyCallable_Check(args[2]) || (args[3] != Py_None && !PyType_Check(args[3]))) {
         PyErr_SetString(PyExc_TypeError, "bind: class_attribute must be a str, check callable, plain a type or None");
         return NULL;
     }
     self->slot = -1;   /* unbound while the references change hands: a release below may read it */
-    PyObject *old[7] = {self->class_attribute, self->check, self->plain, self->empty, self->unchanged,
-                        self->hidden, self->follow};
-    self->class_attribute = Py_NewRef(args[2]);
-    self->check = Py_NewRef(args[3]);
-    self->plain = args[4] == Py_None ? NULL : Py_NewRef(args[4]);
-    self->empty = Py_NewRef(args[5]);
-    self->unchanged = Py_NewRef(args[6]);
-    self->hidden = Py_NewRef(args[7]);
-    self->follow = Py_NewRef(args[8]);
-    self->baseline = baseline;
+    PyObject *old[SHOWN_REFS];
+    for (int k = 0; k < SHOWN_REFS; k++) {
+        old[k] = self->refs[k];
+        self->refs[k] = k == F_PLAIN && args[k + 1] == Py_None ? NULL : Py_NewRef(args[k + 1]);
+    }
     self->slot = slot;
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < SHOWN_REFS; k++) {
         Py_XDECREF(old[k]);
     }
     Py_RETURN_NONE;
@@ -1524,18 +1475,15 @@ shown_bind(ShownField *self, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 shown_get(ShownField *self, PyObject *obj, PyObject *type)
 {
-    if (obj != NULL && obj != Py_None && self->slot >= 0 && is_entity(obj)) {
-        PyObject *own = SLOT(obj, self->slot), *base = SLOT(obj, self->baseline);
-        if (own != NULL && base != NULL
-                && (base == self->unchanged || (running != NULL && running->current == obj))) {
-            if (own == Py_None) {
-                return PyObject_GetAttr((PyObject *)Py_TYPE(obj), self->class_attribute);
-            }
-            return Py_NewRef(own == self->hidden ? self->empty : own);
-        }
+    PyObject *own = obj != NULL && obj != Py_None && self->slot >= 0 && is_entity(obj) ? SLOT(obj, self->slot) : NULL;
+    if (own == NULL) {
+        return PyObject_CallMethodObjArgs((PyObject *)self, str_read, obj == NULL ? Py_None : obj,
+                                          type == NULL ? Py_None : type, NULL);
     }
-    return PyObject_CallMethodObjArgs((PyObject *)self, str_read, obj == NULL ? Py_None : obj,
-                                      type == NULL ? Py_None : type, NULL);
+    if (own == Py_None) {
+        return PyObject_GetAttr((PyObject *)Py_TYPE(obj), self->refs[F_CLASS]);
+    }
+    return Py_NewRef(own == self->refs[F_HIDDEN] ? self->refs[F_EMPTY] : own);
 }
 
 static int
@@ -1545,64 +1493,40 @@ shown_set(ShownField *self, PyObject *obj, PyObject *value)
         PyErr_SetString(PyExc_RuntimeError, "engine.buffering._core.ShownField: set before bind()");
         return -1;
     }
-    if (value == NULL) {   /* del entity.look: follow the class again */
-        value = self->follow;
-    }
     PyObject *raw;
-    if (self->plain != NULL && (PyObject *)Py_TYPE(value) == self->plain) {
+    value = value == NULL ? self->refs[F_FOLLOW] : value;   /* del entity.look: follow the class again */
+    if (self->refs[F_PLAIN] != NULL && (PyObject *)Py_TYPE(value) == self->refs[F_PLAIN]) {
         raw = Py_NewRef(value);
     }
     else {
         Py_INCREF(value);   /* the field's own ``follow`` included: the check may rebind it */
-        raw = PyObject_CallFunctionObjArgs(self->check, (PyObject *)Py_TYPE(obj), value, NULL);
+        raw = PyObject_CallFunctionObjArgs(self->refs[F_CHECK], (PyObject *)Py_TYPE(obj), value, NULL);
         Py_DECREF(value);
         if (raw == NULL) {
             return -1;
         }
     }
-    /* The check may have run anything: everything below is read after it. */
-    Settler *settler = running;
-    if (self->slot >= 0 && settler != NULL && settler->current == obj && settler->shown_changed != NULL
-            && is_entity(obj)) {
-        PyObject **own = SLOT_AT(obj, self->slot), **base = SLOT_AT(obj, self->baseline);
-        if (*own != NULL && *base != NULL) {
-            /* Its own update: write through, keeping the committed value as the baseline the
-             * first time (the pure path's order: baseline, record, write). */
-            if (*base == self->unchanged) {
-                PyObject *was = *base;
-                *base = Py_NewRef(*own);
-                Py_DECREF(was);   /* the field holds ``unchanged``: nothing is freed */
-                /* Appending calls no Python code: the settler and its lists stay. */
-                if (PyList_Append(settler->shown_changed, obj) < 0
-                        || PyList_Append(settler->shown_fields, (PyObject *)self) < 0) {
-                    Py_DECREF(raw);
-                    return -1;
-                }
-            }
-            slot_set(obj, self->slot, raw);   /* the value let go of may run a finalizer: last */
-            Py_DECREF(raw);
-            return 0;
-        }
+    /* The check may have run anything: everything below is read after it. Its own update's write
+     * is pending: the slot only, which the settle finds. */
+    PyObject *state = self->slot >= 0 && is_entity(obj) && SLOT(obj, self->slot) != NULL ? SLOT(obj, S_WSTATE) : NULL;
+    if (state != NULL && Py_IS_TYPE(state, &TickStateType) && ((TickState *)state)->ticking
+            && ((TickState *)state)->updating == obj) {
+        slot_set(obj, self->slot, raw);   /* the value let go of may run a finalizer: last */
+        Py_DECREF(raw);
+        return 0;
     }
     PyObject *result = PyObject_CallMethodObjArgs((PyObject *)self, str_store, obj, raw, NULL);
     Py_DECREF(raw);
-    if (result == NULL) {
-        return -1;
-    }
-    Py_DECREF(result);
-    return 0;
+    Py_XDECREF(result);
+    return result == NULL ? -1 : 0;
 }
 
 static int
 shown_traverse(ShownField *self, visitproc visit, void *arg)
 {
-    Py_VISIT(self->class_attribute);
-    Py_VISIT(self->check);
-    Py_VISIT(self->plain);
-    Py_VISIT(self->empty);
-    Py_VISIT(self->unchanged);
-    Py_VISIT(self->hidden);
-    Py_VISIT(self->follow);
+    for (int k = 0; k < SHOWN_REFS; k++) {
+        Py_VISIT(self->refs[k]);
+    }
     return 0;
 }
 
@@ -1610,13 +1534,9 @@ static int
 shown_clear(ShownField *self)
 {
     self->slot = -1;
-    Py_CLEAR(self->class_attribute);
-    Py_CLEAR(self->check);
-    Py_CLEAR(self->plain);
-    Py_CLEAR(self->empty);
-    Py_CLEAR(self->unchanged);
-    Py_CLEAR(self->hidden);
-    Py_CLEAR(self->follow);
+    for (int k = 0; k < SHOWN_REFS; k++) {
+        Py_CLEAR(self->refs[k]);
+    }
     return 0;
 }
 
@@ -1634,16 +1554,16 @@ shown_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     ShownField *self = (ShownField *)type->tp_alloc(type, 0);
     if (self != NULL) {
-        self->slot = self->baseline = -1;
+        self->slot = -1;
     }
     return (PyObject *)self;
 }
 
 static PyMethodDef shown_methods[] = {
     {"bind", (PyCFunction)(void (*)(void))shown_bind, METH_FASTCALL,
-     "bind(slot, baseline, class_attribute, check, plain, empty, unchanged, hidden, follow)\n--\n\n"
-     "Say which slots this field is over (\"_look\", \"_blook\" or \"_parts\", \"_bparts\") and what it compares "
-     "with: from then on the hot paths of reading and setting it run in C."},
+     "bind(slot, class_attribute, check, plain, empty, hidden, follow)\n--\n\n"
+     "Say which slot this field is over (\"_look\" or \"_parts\") and what it compares with: from then on "
+     "the hot paths of reading and setting it run in C."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1667,70 +1587,60 @@ static PyTypeObject ShownFieldType = {
     .tp_descr_set = (descrsetfunc)shown_set,
 };
 
-/* The Update Method system's commit of what entities set of their own shown fields
- * (``ShownBuffers.commit_shown``'s loop, same order, same effects): for each entity of
- * ``changed`` and the field beside it in ``fields``, a baseline that is not ``unchanged``
- * is appended to ``written`` as ``(entity, field, before)`` (unless ``written`` is None),
- * and the baseline becomes ``unchanged``. Each pair is held while it is worked on and
- * the lists' lengths are read again at every step: a tuple's allocation may start the
- * collector's callbacks, and a baseline let go of may run a finalizer. */
+/* The commit of the looks and parts the updates set (``shown.commit_shown``, same order, same
+ * effects): each settled entity's ``(entity, _look, _parts)``, its values before, is appended
+ * to ``written`` (unless it is None), and the pending values (in ``_blook``/``_bparts`` since
+ * the settle) become the ones everyone reads. The list's length is read again at every step:
+ * a tuple's allocation may start the collector's callbacks, and a value let go of may run a
+ * finalizer. */
 static PyObject *
 core_commit_shown(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "commit_shown(changed, fields, written) takes 3 arguments");
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "commit_shown(settled, written) takes 2 arguments");
         return NULL;
     }
-    PyObject *changed = args[0], *fields = args[1], *written = args[2] == Py_None ? NULL : args[2];
-    if (check_list(changed, "changed") < 0 || check_list(fields, "fields") < 0
-            || (written != NULL && check_list(written, "written") < 0)) {
+    PyObject *settled = args[0], *written = args[1] == Py_None ? NULL : args[1];
+    if (check_list(settled, "settled") < 0 || (written != NULL && check_list(written, "written") < 0)) {
         return NULL;
     }
-    Py_INCREF(changed);
-    Py_INCREF(fields);
+    Py_INCREF(settled);
     Py_XINCREF(written);
     int failed = 0;
-    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(changed) && i < PyList_GET_SIZE(fields); i++) {
-        PyObject *entity = Py_NewRef(PyList_GET_ITEM(changed, i));
-        PyObject *field = Py_NewRef(PyList_GET_ITEM(fields, i));
-        prefetch_entity(changed, i + AHEAD);
-        if (check_entity(entity) < 0) {
-            failed = 1;
-        }
-        else if (!is_field(field)) {
-            PyErr_Format(PyExc_TypeError, "commit_shown: expected a bound shown field, got %.200s",
-                         short_name(Py_TYPE(field)));
-            failed = 1;
-        }
-        else {
-            ShownField *shown = (ShownField *)field;
-            PyObject *unchanged = Py_NewRef(shown->unchanged);
-            PyObject *before = SLOT(entity, shown->baseline);
-            if (written == NULL) {
-                slot_set(entity, shown->baseline, unchanged);   /* what it let go of may run a finalizer */
-            }
-            else if (before == NULL) {
-                missing(entity, shown->baseline);
+    for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE(settled); i++) {
+        PyObject *entity = Py_NewRef(PyList_GET_ITEM(settled, i));
+        prefetch_entity(settled, i + AHEAD);
+        failed = check_entity(entity) < 0;
+        for (int s = S_LOOK; s <= S_BPARTS && !failed; s++) {
+            if (SLOT(entity, s) == NULL) {
+                missing(entity, s);
                 failed = 1;
             }
-            else if (before != unchanged) {
-                Py_INCREF(before);   /* the tuple's allocation may run anything */
-                PyObject *row = PyTuple_Pack(3, entity, field, before);
-                Py_DECREF(before);
-                failed = row == NULL || PyList_Append(written, row) < 0;
-                Py_XDECREF(row);
-                if (!failed) {
-                    slot_set(entity, shown->baseline, unchanged);
-                }
-            }
-            Py_DECREF(unchanged);
         }
-        Py_DECREF(field);
+        if (!failed && written != NULL) {
+            /* Held while the tuple is made: its allocation may start the collector's callbacks. */
+            PyObject *look = Py_NewRef(SLOT(entity, S_LOOK)), *parts = Py_NewRef(SLOT(entity, S_PARTS));
+            PyObject *row = PyTuple_Pack(3, entity, look, parts);
+            failed = row == NULL || PyList_Append(written, row) < 0;
+            Py_XDECREF(row);
+            Py_DECREF(look);
+            Py_DECREF(parts);
+        }
+        /* The tuple's allocation may have run anything: the slots are read again. */
+        for (int s = S_LOOK; s <= S_PARTS && !failed; s++) {
+            PyObject *pending = SLOT(entity, s + S_BLOOK - S_LOOK);
+            if (pending == NULL) {
+                missing(entity, s + S_BLOOK - S_LOOK);
+                failed = 1;
+            }
+            else {
+                slot_set(entity, s, pending);   /* what it let go of may run a finalizer */
+            }
+        }
         Py_DECREF(entity);
     }
     Py_XDECREF(written);
-    Py_DECREF(fields);
-    Py_DECREF(changed);
+    Py_DECREF(settled);
     if (failed) {
         return NULL;
     }
@@ -2028,7 +1938,7 @@ core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
      * sets): the pass can then never fail to note one, and a value it could not note would
      * have to be leaked, since releasing it there may run code. Pages of this room that the
      * pass does not reach are never touched. */
-    const Py_ssize_t per_entity = KEPT_WIDTH + EXTRA_WIDTH + 4;
+    const Py_ssize_t per_entity = KEPT_WIDTH + EXTRA_WIDTH + 6;
     if (count > PY_SSIZE_T_MAX / per_entity / (Py_ssize_t)sizeof(void *)) {
         return PyErr_NoMemory();
     }
@@ -2066,6 +1976,8 @@ core_put_back(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         put_slot(entity, S_BX, row[0], &spent);
         put_slot(entity, S_BY, row[1], &spent);
         put_slot(entity, S_BA, row[2], &spent);
+        put_slot(entity, S_BLOOK, extra[3], &spent);   /* the committed look and parts, as x's in _bx */
+        put_slot(entity, S_BPARTS, extra[4], &spent);
         put_slot(entity, S_RANDOM_MARK, minus_one, &spent);
     }
     /* Every entity is consistent: code may run from here on. The entities with committed
@@ -2520,6 +2432,414 @@ held:
     return result;
 }
 
+/* -- spawn: a new entity's slots ------------------------------------------------------------ */
+
+/* The offset of ``_inboxes`` in the slots class (the core reads no other slot of the signals'
+ * inboxes, so it is not one of the table's): found once per configured class. */
+static PyTypeObject *inboxes_type = NULL;   /* not a reference: compared only, set with slots_type */
+static Py_ssize_t inboxes_offset = 0;
+
+static int
+find_inboxes(void)
+{
+    if (inboxes_type == slots_type && inboxes_offset > 0) {
+        return 0;
+    }
+    PyObject *descriptor = PyDict_GetItemString(slots_type->tp_dict, "_inboxes");
+    if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX
+            || (((PyMemberDescrObject *)descriptor)->d_member->flags & READONLY)) {
+        PyErr_Format(PyExc_TypeError, "%.200s has no plain writable slot _inboxes", slots_type->tp_name);
+        return -1;
+    }
+    inboxes_offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    inboxes_type = slots_type;
+    return 0;
+}
+
+/* init_entity(entity, motion_only, no_signals) -> whether ``_blook`` was set before (what
+ * ``hasattr(entity, "_blook")`` said, without its AttributeError): ``engine.buffering.buffers.init_entity``'s stores
+ * of the bookkeeping slots, in C (a new entity's constructor made some twenty writes through the
+ * barrier). The same values as the pure twin: the baseline, pending and previous slots hold the
+ * entity's x, y and angle; no fields set aside; no previous tick; no signals, generator, world
+ * state or inboxes. What it shows is set by the caller. */
+static PyObject *
+core_init_entity(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "init_entity(entity, motion_only, no_signals) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *entity = args[0], *only = args[1], *no_signals = args[2];
+    if (check_entity(entity) < 0 || find_inboxes() < 0) {
+        return NULL;
+    }
+    if (!PyBool_Check(only)) {
+        PyErr_Format(PyExc_TypeError, "init_entity: motion_only must be a bool, got %.200s", short_name(Py_TYPE(only)));
+        return NULL;
+    }
+    PyObject *motion[3];
+    for (int k = 0; k < 3; k++) {
+        if ((motion[k] = slot_get(entity, S_X + k)) == NULL) {
+            return NULL;
+        }
+    }
+    static const int from[][3] = {{S_BX, S_PX, S_NX}, {S_BY, S_PY, S_NY}, {S_BA, S_PA, S_NA}};
+    static const int nones[] = {S_RANDOM, S_WSTATE, S_WMARK, S_SMARK};
+    int own_shown = SLOT(entity, S_BLOOK) != NULL;   /* its __init__ set what it shows before Entity's */
+    PyObject *spent[24];
+    int n = 0;
+    /* Every new value is stored first, then the old ones are released: releasing one may run code. */
+#define PUT(where, value) do { PyObject **at_ = (where); spent[n++] = *at_; *at_ = Py_NewRef(value); } while (0)
+    PUT(SLOT_AT(entity, S_MOTION_ONLY), only);
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < 3; j++) {
+            PUT(SLOT_AT(entity, from[k][j]), motion[k]);
+        }
+    }
+    PUT(SLOT_AT(entity, S_BFULL), empty_tuple);
+    PUT(SLOT_AT(entity, S_NFULL), empty_tuple);
+    PUT(SLOT_AT(entity, S_PREST), empty_tuple);
+    PUT(SLOT_AT(entity, S_PREV_TICK), minus_one);
+    PUT(SLOT_AT(entity, S_SIGNALS), no_signals);
+    PUT(SLOT_AT(entity, S_RANDOM_MARK), minus_one);
+    for (size_t k = 0; k < sizeof(nones) / sizeof(nones[0]); k++) {
+        PUT(SLOT_AT(entity, nones[k]), Py_None);
+    }
+    PUT((PyObject **)((char *)entity + inboxes_offset), Py_None);
+#undef PUT
+    Py_INCREF(entity);
+    for (int k = 0; k < n; k++) {
+        Py_XDECREF(spent[k]);
+    }
+    Py_DECREF(entity);
+    return PyBool_FromLong(own_shown);
+}
+
+/* fill_missing(entity, pairs): ``if not hasattr(entity, name): setattr(entity, name, default)`` for
+ * each ``(name, default)`` of the tuple ``pairs``, in order (``Entity.__init__``'s defaults), without
+ * making the AttributeError each missing name made in Python: a new entity misses them all. */
+static PyObject *
+core_fill_missing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "fill_missing(entity, pairs) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *entity = args[0], *pairs = args[1];
+    if (!PyTuple_CheckExact(pairs)) {
+        PyErr_Format(PyExc_TypeError, "fill_missing: pairs must be a tuple, got %.200s", short_name(Py_TYPE(pairs)));
+        return NULL;
+    }
+    Py_INCREF(entity);
+    Py_INCREF(pairs);   /* a tuple: nothing run below can change what it holds */
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0))) {
+            PyErr_SetString(PyExc_TypeError, "fill_missing: each pair must be a (name, default) tuple");
+            goto done;
+        }
+        PyObject *found = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+        int has = PyObject_GetOptionalAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+#else
+        int has = _PyObject_LookupAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+#endif
+        Py_XDECREF(found);
+        if (has < 0 || (has == 0 && PyObject_SetAttr(entity, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    Py_DECREF(pairs);
+    Py_DECREF(entity);
+    return result;
+}
+
+/* -- signals: the send path ---------------------------------------------------------------- */
+
+/* SignalSink: ``SignalBuffers.raise_signal`` in C, what a compiled world's ``TickState.signals``
+ * is. It appends a contribution to the world's next buffer, four parallel lists (receiver, name,
+ * sender's id or -1, value), the sender being the state's updating entity. The buffers make a new
+ * sink whenever they replace the lists (each swap, each rollback). Called once per signal sent, so
+ * it takes vectorcall's arguments and makes nothing the collector must track. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *state;      /* the world's TickState */
+    PyObject *lists[4];   /* receivers, names, senders' ids, values: exact lists */
+    vectorcallfunc vectorcall;
+} SignalSink;
+
+static PyTypeObject SignalSinkType;
+
+static PyObject *
+signal_sink_call(SignalSink *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 3 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "SignalSink(receiver, name, value) takes 3 positional arguments");
+        return NULL;
+    }
+    TickState *state = (TickState *)self->state;
+    PyObject *sender = state->updating, *sender_id;
+    if (sender == NULL) {
+        sender_id = Py_NewRef(minus_one);
+    }
+    else {
+        /* ``sender.id`` may run Python code (a class's own ``id``): hold what is used after it. */
+        Py_INCREF(sender);
+        sender_id = PyObject_GetAttr(sender, str_id);
+        Py_DECREF(sender);
+        if (sender_id == NULL) {
+            return NULL;
+        }
+        if (sender_id == Py_None) {
+            Py_SETREF(sender_id, Py_NewRef(minus_one));
+        }
+    }
+    PyObject *items[4] = {args[0], args[1], sender_id, args[2]};
+    Py_INCREF(self);   /* an append may start the collector, whose callbacks may drop this sink */
+    int done = 0;
+    for (; done < 4; done++) {
+        if (PyList_Append(self->lists[done], items[done]) < 0) {
+            break;
+        }
+    }
+    if (done < 4) {
+        /* Only memory can fail an append: take back the ones made, so the lists stay parallel. */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        for (int k = 0; k < done; k++) {
+            PyObject *list = self->lists[k];
+            Py_ssize_t size = PyList_GET_SIZE(list);
+            if (size > 0 && PyList_GET_ITEM(list, size - 1) == items[k]) {
+                PyList_SetSlice(list, size - 1, size, NULL);
+            }
+        }
+        PyErr_Restore(type, value, traceback);
+    }
+    Py_DECREF(self);
+    Py_DECREF(sender_id);
+    if (done < 4) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+signal_sink_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *state, *lists[4];
+    static char *keywords[] = {"state", "receivers", "names", "senders", "values", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O!O!:SignalSink", keywords, &TickStateType, &state,
+                                     &PyList_Type, &lists[0], &PyList_Type, &lists[1], &PyList_Type, &lists[2],
+                                     &PyList_Type, &lists[3])) {
+        return NULL;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (!PyList_CheckExact(lists[k])) {
+            PyErr_SetString(PyExc_TypeError, "SignalSink: the four buffers must be lists");
+            return NULL;
+        }
+    }
+    SignalSink *self = (SignalSink *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->state = Py_NewRef(state);
+    for (int k = 0; k < 4; k++) {
+        self->lists[k] = Py_NewRef(lists[k]);
+    }
+    self->vectorcall = (vectorcallfunc)signal_sink_call;
+    return (PyObject *)self;
+}
+
+static int
+signal_sink_traverse(SignalSink *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->state);
+    for (int k = 0; k < 4; k++) {
+        Py_VISIT(self->lists[k]);
+    }
+    return 0;
+}
+
+static int
+signal_sink_clear(SignalSink *self)
+{
+    Py_CLEAR(self->state);
+    for (int k = 0; k < 4; k++) {
+        Py_CLEAR(self->lists[k]);
+    }
+    return 0;
+}
+
+static void
+signal_sink_dealloc(SignalSink *self)
+{
+    PyObject_GC_UnTrack(self);
+    signal_sink_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject SignalSinkType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalSink",
+    .tp_basicsize = sizeof(SignalSink),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "SignalSink(state, receivers, names, senders, values)\n--\n\n"
+              "raise_signal(receiver, name, value) in C: one contribution appended to the four lists, "
+              "its sender the state's updating entity (engine.buffering.signals).",
+    .tp_new = signal_sink_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(SignalSink, vectorcall),
+    .tp_dealloc = (destructor)signal_sink_dealloc,
+    .tp_traverse = (traverseproc)signal_sink_traverse,
+    .tp_clear = (inquiry)signal_sink_clear,
+};
+
+/* group_signals(receivers, names, values, ranked) -> {receiver: {name: [value, ...]}}: the first
+ * half of ``SignalBuffers.combine_signals``, the same loop in C. The contributions at the indices
+ * of ``ranked`` (a list of ints, walked as Python walks a list; an int n: range(n)), those of
+ * receivers no longer ``alive`` left out, grouped by receiver, then by name, each list in that
+ * order: the dicts are filled in the same order, with the same lookups (a receiver's own
+ * ``__hash__`` and ``__eq__`` run as in Python). Lengths are read again at every step: an
+ * ``alive`` or ``__eq__`` of the game's may change the lists, and then an index past their end is
+ * an IndexError, as in Python. */
+static PyObject *
+core_group_signals(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "group_signals(receivers, names, values, ranked) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *receivers = args[0], *names = args[1], *values = args[2], *ranked = args[3];
+    if (check_list(receivers, "receivers") < 0 || check_list(names, "names") < 0 || check_list(values, "values") < 0
+            || (!PyLong_CheckExact(ranked) && check_list(ranked, "ranked") < 0)) {
+        return NULL;
+    }
+    Py_ssize_t every = -1;   /* ranked is range(every), or a list (-1) */
+    if (PyLong_CheckExact(ranked)) {
+        every = PyLong_AsSsize_t(ranked);
+        if (every == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (every < 0) {
+            PyErr_SetString(PyExc_ValueError, "group_signals: a count of contributions is never negative");
+            return NULL;
+        }
+    }
+    static PyObject *str_alive = NULL;
+    if (str_alive == NULL && (str_alive = PyUnicode_InternFromString("alive")) == NULL) {
+        return NULL;
+    }
+    PyObject *received = PyDict_New();
+    if (received == NULL) {
+        return NULL;
+    }
+    Py_INCREF(receivers);
+    Py_INCREF(names);
+    Py_INCREF(values);
+    Py_INCREF(ranked);
+    PyObject *target = NULL, *name = NULL, *value = NULL, *result = NULL;
+    for (Py_ssize_t k = 0; k < (every >= 0 ? every : PyList_GET_SIZE(ranked)); k++) {
+        Py_ssize_t index = k;
+        if (every < 0) {
+            PyObject *number = PyList_GET_ITEM(ranked, k);
+            if (!PyLong_CheckExact(number)) {
+                PyErr_Format(PyExc_TypeError, "group_signals: ranked holds a %.200s, not an int",
+                             short_name(Py_TYPE(number)));
+                goto done;
+            }
+            index = PyLong_AsSsize_t(number);
+            if (index == -1 && PyErr_Occurred()) {
+                goto done;
+            }
+        }
+        if (index < 0 || index >= PyList_GET_SIZE(receivers)) {
+            PyErr_SetString(PyExc_IndexError, "list index out of range");
+            goto done;
+        }
+        target = Py_NewRef(PyList_GET_ITEM(receivers, index));
+        PyObject *alive = PyObject_GetAttr(target, str_alive);
+        if (alive == NULL) {
+            goto done;
+        }
+        int living = PyObject_IsTrue(alive);
+        Py_DECREF(alive);
+        if (living < 0) {
+            goto done;
+        }
+        if (living) {
+            PyObject *signals = PyDict_GetItemWithError(received, target);   /* borrowed */
+            if (signals == NULL) {
+                if (PyErr_Occurred()) {
+                    goto done;
+                }
+                PyObject *made = PyDict_New();
+                if (made == NULL || PyDict_SetItem(received, target, made) < 0) {
+                    Py_XDECREF(made);
+                    goto done;
+                }
+                Py_DECREF(made);
+                signals = made;
+            }
+            Py_INCREF(signals);   /* a key's __eq__ below may take it out of received */
+            if (index >= PyList_GET_SIZE(names)) {
+                PyErr_SetString(PyExc_IndexError, "list index out of range");
+                Py_DECREF(signals);
+                goto done;
+            }
+            name = Py_NewRef(PyList_GET_ITEM(names, index));
+            PyObject *arrived = PyDict_GetItemWithError(signals, name);   /* borrowed */
+            int failed = arrived == NULL && PyErr_Occurred();
+            if (!failed) {
+                Py_XINCREF(arrived);
+                if (index >= PyList_GET_SIZE(values)) {
+                    PyErr_SetString(PyExc_IndexError, "list index out of range");
+                    failed = 1;
+                }
+                else {
+                    value = Py_NewRef(PyList_GET_ITEM(values, index));
+                    if (arrived == NULL) {
+                        PyObject *fresh = PyList_New(1);
+                        failed = fresh == NULL;
+                        if (!failed) {
+                            PyList_SET_ITEM(fresh, 0, Py_NewRef(value));
+                            failed = PyDict_SetItem(signals, name, fresh) < 0;
+                            Py_DECREF(fresh);
+                        }
+                    }
+                    else {
+                        failed = PyList_Append(arrived, value) < 0;
+                    }
+                    Py_CLEAR(value);
+                }
+                Py_XDECREF(arrived);
+            }
+            Py_DECREF(signals);
+            Py_CLEAR(name);
+            if (failed) {
+                goto done;
+            }
+        }
+        Py_CLEAR(target);
+    }
+    result = Py_NewRef(received);
+done:
+    Py_XDECREF(target);
+    Py_XDECREF(name);
+    Py_XDECREF(value);
+    Py_DECREF(ranked);
+    Py_DECREF(values);
+    Py_DECREF(names);
+    Py_DECREF(receivers);
+    Py_DECREF(received);
+    return result;
+}
+
 /* -- the module ---------------------------------------------------------------------------- */
 
 static PyMethodDef core_methods[] = {
@@ -2542,15 +2862,24 @@ static PyMethodDef core_methods[] = {
      "gather_motion(entities, tick, alpha, out, extrapolate=False)\n--\n\n"
      "Write every entity's interpolated (x, y, angle) into the float32 buffer out."},
     {"commit_shown", (PyCFunction)(void (*)(void))core_commit_shown, METH_FASTCALL,
-     "commit_shown(changed, fields, written)\n--\n\n"
-     "What entities set of their own shown fields this tick is committed: each baseline that is not the "
-     "field's unchanged marker is appended to written as (entity, field, before), unless written is None, "
-     "and becomes the marker."},
+     "commit_shown(settled, written)\n--\n\n"
+     "The looks and parts the settled entities set become committed, their values before appended to written "
+     "as (entity, look, parts) unless it is None."},
     {"random_snapshot", (PyCFunction)core_random_snapshot, METH_O,
      "random_snapshot(generator)\n--\n\nA random.Random's Mersenne Twister state, copied into bytes "
      "(its gauss_next is the caller's)."},
     {"random_restore", (PyCFunction)(void (*)(void))core_random_restore, METH_FASTCALL,
      "random_restore(generator, snapshot)\n--\n\nPut back what random_snapshot copied."},
+    {"init_entity", (PyCFunction)(void (*)(void))core_init_entity, METH_FASTCALL,
+     "init_entity(entity, motion_only, no_signals)\n--\n\nA new entity's bookkeeping slots, as "
+     "engine.buffering.buffers.init_entity stores them (what it shows is the caller's); returns whether "
+     "its _blook slot was set before."},
+    {"group_signals", (PyCFunction)(void (*)(void))core_group_signals, METH_FASTCALL,
+     "group_signals(receivers, names, values, ranked)\n--\n\nThe contributions at ranked's indices (an int n: "
+     "range(n)) of receivers still alive, as {receiver: {name: [value, ...]}} (SignalBuffers.combine_signals)."},
+    {"fill_missing", (PyCFunction)(void (*)(void))core_fill_missing, METH_FASTCALL,
+     "fill_missing(entity, pairs)\n--\n\nsetattr(entity, name, default) for each (name, default) of pairs "
+     "that hasattr(entity, name) says it lacks, in order."},
     {"gather_pair", (PyCFunction)(void (*)(void))core_gather_pair, METH_FASTCALL,
      "gather_pair(entities, tick, previous, current)\n--\n\n"
      "In one walk, what gather_motion writes at alpha 0 into previous and at alpha 1 into current."},
@@ -2573,7 +2902,7 @@ PyInit__core(void)
      * attribute values (PyType_GenericNew would leave them a plain dict). */
     BarrierType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0 || PyType_Ready(&TickStateType) < 0
-            || PyType_Ready(&BarrierType) < 0) {
+            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0) {
         return NULL;
     }
     str_buffered_names = PyUnicode_InternFromString("_buffered_names");
@@ -2630,7 +2959,8 @@ PyInit__core(void)
         Py_DECREF(found);
     }
     if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
-            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0) {
+            || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0
+            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

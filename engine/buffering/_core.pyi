@@ -40,8 +40,8 @@ def random_snapshot(generator: Any, /) -> bytes:
 def random_restore(generator: Any, snapshot: bytes, /) -> None:
     """Put back what ``random_snapshot`` copied."""
 
-def commit_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None, /) -> None:
-    """Forget every baseline of the shown fields entities set this tick, kept in ``written`` unless None."""
+def commit_shown(settled: list[BufferSlots], written: list[Any] | None, /) -> None:
+    """The looks and parts the settled entities set become committed, their values before kept in ``written``."""
 
 class TickState:
     """What the write barrier asks of a world's Double Buffer (``engine.buffering.slots.TickState``, in C)."""
@@ -55,6 +55,28 @@ class TickState:
     ticking: bool
     def __init__(self, refuse: Any) -> None: ...
 
+def init_entity(entity: BufferSlots, motion_only: bool, no_signals: dict[str, Any], /) -> bool:
+    """A new entity's bookkeeping slots, as ``engine.buffering.buffers.init_entity`` stores them; returns whether
+    its ``_blook`` slot was set before."""
+
+def group_signals(
+    receivers: list[Any], names: list[Any], values: list[Any], ranked: list[int] | int, /
+) -> dict[Any, dict[Any, list[Any]]]:
+    """The contributions at ``ranked``'s indices (an int n: ``range(n)``) of receivers still alive, grouped by
+    receiver, then name (``SignalBuffers.combine_signals``)."""
+
+def fill_missing(entity: Any, pairs: tuple[tuple[str, Any], ...], /) -> None:
+    """``setattr(entity, name, default)`` for each pair whose name ``hasattr`` says ``entity`` lacks, in order."""
+
+class SignalSink:
+    """``SignalBuffers.raise_signal`` in C: appends one contribution to the four lists, its sender the state's
+    updating entity (what a compiled world's ``TickState.signals`` is)."""
+
+    def __init__(
+        self, state: TickState, receivers: list[Any], names: list[str], senders: list[int], values: list[Any]
+    ) -> None: ...
+    def __call__(self, receiver: Any, name: str, value: Any) -> None: ...
+
 class Barrier:
     """``BufferSlots``' base type where the core runs: its ``tp_setattro`` is the write barrier."""
 
@@ -65,21 +87,20 @@ class Settler(Iterator[BufferSlots]):
     current: BufferSlots | None
     def __init__(
         self, order: list[BufferSlots], moved: list[BufferSlots], changed: list[BufferSlots], state: TickState,
-        shown_changed: list[BufferSlots] | None = None, shown_fields: list[Any] | None = None,
+        shown: list[BufferSlots],
     ) -> None: ...
     def __iter__(self) -> Settler: ...
     def __next__(self) -> BufferSlots: ...
     def close(self) -> None:
-        """Hand out nothing more; a shown field set on ``current`` is no longer its own update's write."""
+        """Hand out nothing more (an update raised); ``current`` still names the entity."""
 
 class ShownField:
     """The compiled hot paths of a shown field's descriptor (``engine.buffering.shown.Shown``'s base)."""
 
     def bind(
-        self, slot: str, baseline: str, class_attribute: str, check: Any, plain: type | None, empty: Any,
-        unchanged: Any, hidden: Any, follow: Any, /,
+        self, slot: str, class_attribute: str, check: Any, plain: type | None, empty: Any, hidden: Any, follow: Any, /,
     ) -> None:
-        """Say which slots the field is over and the markers it compares with."""
+        """Say which slot the field is over and the markers it compares with."""
     def __get__(self, entity: Any, owner: type | None = None) -> Any: ...
     def __set__(self, entity: Any, value: Any) -> None: ...
     def __delete__(self, entity: Any) -> None: ...

@@ -15,7 +15,7 @@ from typing import Any
 from engine.buffering.fields import MOTION, layout_of
 from engine.buffering.slots import BufferSlots
 
-__all__ = ["NO_SIGNALS", "committed", "committed_positions", "committed_state",
+__all__ = ["NO_SIGNALS", "committed", "committed_state",
            "committed_values", "has_buffers", "motion", "previous", "random_of", "restore_state",
            "saved_state", "signals_of", "snap"]
 
@@ -75,15 +75,6 @@ def motion(entities: Iterable[BufferSlots], tick: int) -> tuple[list[float], lis
         add_current(now)
         add_previous((entity._px, entity._py, entity._pa) if entity._prev_tick == tick else now)
     return previous, current
-
-
-def committed_positions(entities: Iterable[BufferSlots]) -> list[tuple[float, float]]:
-    """Mid-tick: every entity's ``(x, y)`` as committed when the tick began (the baseline slots).
-
-    What collision queries read: the entity asking may already have written its own
-    pending position, which nobody else may see before the tick ends.
-    """
-    return [(entity._bx, entity._by) for entity in entities]
 
 
 def committed(entity: BufferSlots, name: str) -> Any:

@@ -9,16 +9,17 @@ by watching the *writes*:
 * **The write barrier** (``engine.buffering.slots.barrier``). Every write to a buffered
   field during a tick is checked where it is made. The updating entity's own writes are its
   pending values: the *baseline* slots ``_bx``, ``_by``, ``_ba`` always hold the committed
-  ``x``, ``y`` and ``angle``, so moving itself sets nothing aside; an entity with buffered
-  fields of its own sets its committed tuple aside at its first write (and is marked with the
-  tick's token). A write to *another* entity's buffered field from an update is refused at
-  that line (``BufferedWriteError``), the first time it runs: nothing to compare later, no
-  tick to run again. A system's write (nobody updating) is committed at once, its values at
-  the tick's start kept aside.
+  ``x``, ``y`` and ``angle`` (``_blook`` and ``_bparts`` its look and parts, whose
+  descriptors apply the same rule: ``engine.buffering.shown``), so moving itself sets
+  nothing aside; an entity with buffered fields of its own sets its committed tuple aside
+  at its first write (and is marked with the tick's token). A write to *another* entity's
+  buffered field from an update is refused at that line (``BufferedWriteError``), the
+  first time it runs: nothing to compare later, no tick to run again. A system's write
+  (nobody updating) is committed at once, its values at the tick's start kept aside.
 * **Settle.** When an entity's update returns, if it wrote (a slot holds another object than
   its baseline, or the mark), what it wrote is kept aside as pending and its committed values
   put back, so every later entity reads what was committed. Entities that wrote nothing cost
-  an identity test or three.
+  a few identity tests.
 * **Commit.** After the last update, the pending values become committed, so systems
   that run after the Update Method system see them.
 * **Finish** (after every system): the baseline becomes the *previous* values that
@@ -42,11 +43,12 @@ give the same results bit for bit (``tests/test_core.py`` runs random worlds on 
 ``Buffers`` is the one that runs: the compiled core where it was built, unless
 ``TICKSWAP_PURE=1``; ``ACCELERATED`` says which.
 
-Where no system runs after the Update Method system and no signal waits to be combined
-(the common case), the commit also records the previous values, in the same pass: nothing
-can change them or fail before ``finish``. The core commits by moving references between
-slots (pending to committed, committed to previous, the spent previous to pending)
-rather than copying.
+Where no system runs after the Update Method system (the common case), the tick's signals
+are combined just before the commit (``_combine_early``: no signal can be raised after the
+updates, and a combine that fails finds nothing committed), and the commit also records the
+previous values, in the same pass: nothing can change them or fail before ``finish``. The
+core commits by moving references between slots (pending to committed, committed to
+previous, the spent previous to pending) rather than copying.
 """
 
 from __future__ import annotations
@@ -60,12 +62,12 @@ from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout, layout_of
 from engine.buffering.kept import keep_buffers, put_back_buffers, random_restore, random_snapshot, restore_buffers
 from engine.buffering.own import OwnBuffers
-from engine.buffering.shown import UNCHANGED, ShownBuffers
+from engine.buffering.shown import bump, commit_shown, settle_shown, undo_shown
 from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core, mutable_in
 from engine.errors import BufferedWriteError, EntityUpdateError
 
-__all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "init_entity"]
+__all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "fill_missing", "init_entity"]
 
 
 class UpdateTimer(Protocol):
@@ -84,27 +86,45 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     CPython keeps attributes of instances with the same attribute order in a shared key table with
     inline values, which keeps ``self.x`` fast; creating them all here in one order keeps every entity so.
     """
-    x, y, angle = entity.x, entity.y, entity.angle
-    entity._motion_only = not layout.rest
-    entity._bx = entity._px = entity._nx = x
-    entity._by = entity._py = entity._ny = y
-    entity._ba = entity._pa = entity._na = angle
-    entity._bfull = entity._nfull = ()
-    entity._prest = ()
-    entity._prev_tick = -1
-    entity._signals = NO_SIGNALS
-    entity._random = None
-    entity._random_mark = -1
-    entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
-    entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
-    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
-    # (which marks _blook, the baseline slot: one test, not two failed reads, on every entity made).
-    if hasattr(entity, "_blook"):
-        entity._look = getattr(entity, "_look", None)
-        entity._parts = getattr(entity, "_parts", None)
+    if _core is not None:  # the same stores in one C call (through the barrier, each was a call of its own)
+        own_shown = _core.init_entity(entity, not layout.rest, NO_SIGNALS)
     else:
-        entity._look = entity._parts = None
-    entity._blook = entity._bparts = UNCHANGED
+        own_shown = hasattr(entity, "_blook")
+        x, y, angle = entity.x, entity.y, entity.angle
+        entity._motion_only = not layout.rest
+        entity._bx = entity._px = entity._nx = x
+        entity._by = entity._py = entity._ny = y
+        entity._ba = entity._pa = entity._na = angle
+        entity._bfull = entity._nfull = ()
+        entity._prest = ()
+        entity._prev_tick = -1
+        entity._signals = NO_SIGNALS
+        entity._random = None
+        entity._random_mark = -1
+        entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
+        entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
+    # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
+    # (which marks _blook: one test, not two failed reads, on every entity made; the core answers it).
+    if own_shown:
+        entity._look = entity._blook = getattr(entity, "_look", None)
+        entity._parts = entity._bparts = getattr(entity, "_parts", None)
+    else:
+        entity._look = entity._parts = entity._blook = entity._bparts = None
+
+
+def fill_missing(entity: BufferSlots, pairs: tuple[tuple[str, Any], ...]) -> None:
+    """``setattr(entity, name, default)`` for each ``(name, default)`` that ``hasattr`` says ``entity`` lacks, in order.
+
+    ``Entity.__init__``'s buffered defaults (a subclass may have set its own values before calling it). With
+    the compiled core, one C call that makes no ``AttributeError`` for each missing name (a new entity lacks
+    them all, and each cost more than the store).
+    """
+    if _core is not None:
+        _core.fill_missing(entity, pairs)
+        return
+    for name, default in pairs:
+        if not hasattr(entity, name):
+            setattr(entity, name, default)
 
 
 _HERE = __file__.rsplit("buffering", 1)[0]  # the engine's own frames are skipped when naming the writer's line
@@ -118,7 +138,7 @@ def _writers_line() -> str | None:
     return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-class PureBuffers(SignalBuffers, ShownBuffers):
+class PureBuffers(SignalBuffers):
     """The Double Buffer of one world, in pure Python (see the module docstring for the protocol).
 
     ``CompiledBuffers`` does the same with the compiled core; ``Buffers`` is whichever
@@ -131,7 +151,6 @@ class PureBuffers(SignalBuffers, ShownBuffers):
 
     def __init__(self) -> None:
         super().__init__()
-        self.init_shown()
         self.state: Any = (TickState if _core is None else _core.TickState)(self._refuse)
         """What the write barrier reads (``TickState``): every entity of the world points to it."""
         self.state.signals = self.raise_signal
@@ -140,6 +159,11 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._size = 0
         self._moved: list[BufferSlots] = []
         self._changed: list[BufferSlots] = []
+        self._shown: list[BufferSlots] = []
+        """Entities whose update set their look or parts: settled, to commit."""
+        self.shown_written: list[tuple[BufferSlots, Any, Any]] = []
+        """(entity, look, parts) as they were before each write committed at once during this tick (a system's,
+        or the commit's): what an abort puts back, last first."""
         self._snapped: list[BufferSlots] = []
         self._randoms: list[tuple[BufferSlots, Any]] = []
         self._failed: BufferSlots | None = None
@@ -180,6 +204,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         self._order = order
         self._size = len(order)
         self._pending_mark = len(self._to)
+        self._combined_early = False
         self._failed = None
         state = self.state
         state.token = object()
@@ -204,6 +229,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         state = self.state
         token = state.token
         moved_append = self._moved.append
+        shown_append = self._shown.append
         entity: BufferSlots | None = None
         try:
             for entity in self._order:
@@ -219,6 +245,9 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                         moved_append(entity)
                 elif entity._wmark is token:
                     self._settle_full(entity)
+                if entity._look is not entity._blook or entity._parts is not entity._bparts:
+                    settle_shown(entity)
+                    shown_append(entity)
                 state.updating = None
         except BaseException as error:
             self._failed = state.updating
@@ -227,6 +256,15 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                 raise
             raise EntityUpdateError(entity, world.tick_count + 1, error) from error
         self._commit()
+
+    def _commit_shown(self, commit: Callable[[list[BufferSlots], Any], None]) -> None:
+        """What the updates set of their own looks and parts becomes committed (by ``commit``, this path's
+        or the core's); kept for an abort where something after the commit may still fail the tick."""
+        if self._shown:
+            # Undoable only with a system after the updates: the signals were combined before the commit.
+            commit(self._shown, self.shown_written if self._late_systems else None)
+            self._shown.clear()
+            bump()
 
     def _settle_full(self, entity: BufferSlots) -> None:
         """Settle an entity with fields of its own that wrote: pending kept aside, committed put back."""
@@ -267,6 +305,9 @@ class PureBuffers(SignalBuffers, ShownBuffers):
                     self._moved.append(entity)
             elif entity._wmark is token:
                 self._settle_full(entity)
+            if entity._look is not entity._blook or entity._parts is not entity._bparts:
+                settle_shown(entity)
+                self._shown.append(entity)
             state.updating = None
 
     def _check_order(self) -> None:
@@ -283,18 +324,32 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             raise BufferedWriteError(refused.writer, refused.written, refused.field, self._tick, refused.where,
                                      caught=True) from None
 
+    def _combine_early(self) -> None:
+        """With no system after the Update Method system, no signal can be raised after the updates: this tick's
+        are combined before the commit (``combine_signals``, which the world calls after the systems, then has
+        nothing left to do). A combine is game code that may fail the tick, and so it fails with nothing
+        committed yet; after it nothing can fail, so the commit records the previous values in the same pass."""
+        if self._late_systems or not self._to:
+            return
+        if self.profile is None:
+            self.combine_signals(self._tick)
+        else:  # the signals' share, said apart as when the world combines them
+            self.profile.timed("signals", self.combine_signals, self._tick)
+        self._combined_early = True
+
     def _commit(self) -> None:
         self._check_order()
         self._check_refused()
-        self.commit_shown(self._late_systems or bool(self._to))
+        self._combine_early()
+        self._commit_shown(commit_shown)
         state = self.state
         state.ticking = False  # the buffers' own writes: at once, past the barrier
         try:
             moved = self._moved
-            if not self._late_systems and not self._to:
-                # No later system and no signal to combine (a combine is game code that may fail
-                # after this): record the previous values in the same pass, as nothing can change
-                # them or fail before ``finish``. (Those systems wrote get theirs there.)
+            if not self._late_systems:
+                # No later system, and signals combined already (``_combine_early``): record the previous
+                # values in the same pass, as nothing can change them or fail before ``finish``. (Those
+                # systems wrote get theirs there.)
                 tick = self._tick
                 for entity in moved:
                     entity._px = entity._bx
@@ -338,7 +393,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             for entity, before in written:
                 _previous_from(entity, before, tick)
             written.clear()
-        self.forget_shown()
+        self.shown_written.clear()
         self._moved.clear()
         self._changed.clear()
         for entity in self._snapped:
@@ -370,6 +425,7 @@ class PureBuffers(SignalBuffers, ShownBuffers):
         state.ticking = False
         state.members = None
         failed, self._failed = self._failed, None
+        self._combined_early = False
         if failed is not None and (failed._motion_only or failed._wmark is state.token):
             _put_back_baseline(failed)  # its update raised, perhaps after writing: never settled
         for entity in self._moved:
@@ -380,7 +436,8 @@ class PureBuffers(SignalBuffers, ShownBuffers):
             layout_of(entity).set(entity, before)
         state.written.clear()
         state.refused = None
-        self.abort_shown()
+        undo_shown(failed, self._shown, self.shown_written)
+        self._shown.clear()
         self._moved.clear()
         self._changed.clear()
         self._snapped.clear()

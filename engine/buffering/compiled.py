@@ -35,11 +35,24 @@ class CompiledBuffers(PureBuffers):
     put_back_entities = staticmethod(put_back_compiled)  # type: ignore[assignment]
     restore_classes = staticmethod(restore_compiled)  # type: ignore[assignment]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._new_pending()
+
+    def _new_pending(self) -> None:
+        # A signal sent goes through ``_core.SignalSink`` (``raise_signal`` in C), which appends to these lists.
+        state = getattr(self, "state", None)  # None while SignalBuffers.__init__ makes the first lists
+        if state is not None:
+            state.signals = _core.SignalSink(state, self._to, self._names, self._from, self._values)
+
+    def _grouped(self, ranked: range | list[int]) -> dict[BufferSlots, dict[str, list[Any]]]:
+        # SignalBuffers._grouped's loop, in C: a churning world groups ten thousand contributions a tick.
+        return _core.group_signals(self._to, self._names, self._values,  # type: ignore[no-any-return]
+                                   len(ranked) if isinstance(ranked, range) else ranked)
+
     def update(self, world: Host) -> None:
         """The Update Method system: every live entity's ``update()``, then commit."""
-        # With the shown lists, an entity's own look or parts set in its update is written in C.
-        settler = _core.Settler(self._order, self._moved, self._changed, self.state, self._shown_changed,
-                                self._shown_fields)
+        settler = _core.Settler(self._order, self._moved, self._changed, self.state, self._shown)
         profile = self.profile
         try:
             if profile is None:
@@ -57,16 +70,17 @@ class CompiledBuffers(PureBuffers):
         self._commit()
 
     def _commit(self) -> None:
-        # With no system after the Update Method system and no signal waiting to be combined
-        # (the common case), the previous values are recorded in the same pass: nothing can
-        # change them before ``finish``, and nothing can fail after this point. (A combine
-        # function is the game's code and may fail the tick; entities that systems wrote get
-        # their previous values in ``finish``.)
+        # With no system after the Update Method system (the common case), the signals are combined
+        # first (``_combine_early``: a combine function is the game's code and may fail the tick) and
+        # the previous values are recorded in the same pass: nothing can change them before
+        # ``finish``, and nothing can fail after this point. (Entities that systems wrote get their
+        # previous values in ``finish``.)
         self._check_order()
         self._check_refused()
-        tick = self._tick if not self._late_systems and not self._to else None
+        self._combine_early()
+        tick = self._tick if not self._late_systems else None
         _core.commit(self._moved, tick)
-        self.commit_shown(self._late_systems or bool(self._to))
+        self._commit_shown(_core.commit_shown)
         if self._changed:
             state = self.state
             state.ticking = False  # the buffers' own writes: at once, past the barrier
@@ -75,11 +89,6 @@ class CompiledBuffers(PureBuffers):
                     layout_of(entity).set(entity, entity._nfull)
             finally:
                 state.ticking = True
-
-    @staticmethod
-    def settle_shown(changed: list[BufferSlots], fields: list[Any], written: list[Any] | None) -> None:
-        """``ShownBuffers.settle_shown`` in the compiled core: the same pass, in C."""
-        _core.commit_shown(changed, fields, written)
 
     def _record_moved(self, tick: int) -> None:
         _core.record_previous(self._moved, tick)

@@ -94,7 +94,8 @@ class _Keeper:
         targets = ", ".join(f"entity.{name}" for name in (*names, *_SLOTS))
         namespace: dict[str, Any] = {}
         # The names come from a Layout, whose fields are identifiers (fields.py refuses others).
-        exec(f"def put(entity, values):\n    {targets}, = values\n    entity._random_mark = -1\n", namespace)
+        exec(f"def put(entity, values):\n    {targets}, = values\n    entity._random_mark = -1\n"
+             "    entity._blook = entity._look\n    entity._bparts = entity._parts\n", namespace)
         self.put: Callable[[Any, tuple[Any, ...]], None] = namespace["put"]
 
 

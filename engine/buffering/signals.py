@@ -11,7 +11,10 @@ The next buffer is four parallel lists (receiver, name, sender id, value), not a
 contribution: raising a signal makes nothing the cyclic collector must track (a churning
 world raises thousands a tick, and every tracked object made counts towards a collection).
 Contributions are raised in update order, which is spawn order unless the order was
-shuffled: then they are in the canonical order already, and nothing is sorted.
+shuffled: then they are in the canonical order already, and nothing is sorted. With the
+compiled core a send appends in C (``_core.SignalSink``, made again whenever the lists are
+replaced: ``_new_pending``) and the contributions are grouped in C (``_core.group_signals``,
+the loop of ``_grouped``).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class SignalBuffers:
         self._from: list[int] = []
         self._values: list[Any] = []
         self._pending_mark = 0
+        self._combined_early = False  # this tick's were combined before the commit (PureBuffers._combine_early)
         self._signalled: list[BufferSlots] = []
         self._combined_signals: list[tuple[BufferSlots, dict[str, Any]]] = []
         # The contributions the last swap delivered, with their senders: kept (references, no copy) only so an
@@ -60,6 +64,10 @@ class SignalBuffers:
         self._from.append(-1 if sender is None or sender.id is None else sender.id)
         self._values.append(value)
 
+    def _new_pending(self) -> None:
+        """The four lists of the next buffer were replaced: what sends into them must append to the new ones.
+        (The pure path's ``raise_signal`` reads them from here at each send; the compiled path's sink holds them.)"""
+
     def _canonical(self) -> range | list[int]:
         """The indices of the pending contributions in the canonical order: by sender id, each sender's in
         the order it sent them (a stable order). Already so, in the common case: then no sort."""
@@ -68,22 +76,12 @@ class SignalBuffers:
             return range(len(senders))
         return sorted(range(len(senders)), key=senders.__getitem__)
 
-    def combine_signals(self, tick: int) -> None:
-        """Combine this tick's valued signals, before anything is committed for good.
-
-        A combine function is the game's code (``signal(sum)`` given a string raises), so
-        it runs while the tick can still be abandoned: called by the world inside the
-        tick's guarded part, it raises ``EntityUpdateError`` naming the receiver, the
-        signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
-        in what it prepared and calls no game code for signals.
-        """
-        to = self._to
-        if not to:  # the common tick: nothing to combine (``_combined_signals`` is empty between ticks)
-            return
-        self._combined_signals = []
-        names, values = self._names, self._values
+    def _grouped(self, ranked: range | list[int]) -> dict[BufferSlots, dict[str, list[Any]]]:
+        """The contributions at ``ranked``'s indices, of receivers still alive: receiver -> name -> values, in
+        that order (the compiled path's ``CompiledBuffers._grouped`` is this loop in C)."""
+        to, names, values = self._to, self._names, self._values
         received: dict[BufferSlots, dict[str, list[Any]]] = {}
-        for index in self._canonical():
+        for index in ranked:
             target = to[index]
             if not target.alive:
                 continue
@@ -96,6 +94,24 @@ class SignalBuffers:
                 signals[name] = [values[index]]
             else:
                 arrived.append(values[index])
+        return received
+
+    def combine_signals(self, tick: int) -> None:
+        """Combine this tick's valued signals, before anything is committed for good.
+
+        A combine function is the game's code (``signal(sum)`` given a string raises), so
+        it runs while the tick can still be abandoned: called by the world inside the
+        tick's guarded part, it raises ``EntityUpdateError`` naming the receiver, the
+        signal and the tick, and ``abort`` then drops what it prepared. ``finish`` swaps
+        in what it prepared and calls no game code for signals. With no system after the Update
+        Method system the buffers combine them before their commit (``PureBuffers._combine_early``),
+        and the world's call then has nothing left to do.
+        """
+        to = self._to
+        if not to or self._combined_early:  # nothing to combine, or combined before the commit already
+            return
+        self._combined_signals = []
+        received = self._grouped(self._canonical())
         for target, signals in received.items():
             declared = layout_of(target).signals
             combined = {}
@@ -114,6 +130,7 @@ class SignalBuffers:
         self._signalled = []
         self._delivered = (self._to, self._names, self._from, self._values)
         self._to, self._names, self._from, self._values = [], [], [], []
+        self._new_pending()
         for target, combined in self._combined_signals:
             target._signals = combined
             self._signalled.append(target)
@@ -137,6 +154,7 @@ class SignalBuffers:
         self._names = [each[1] for each in pending]
         self._from = [each[2] for each in pending]
         self._values = [each[3] for each in pending]
+        self._new_pending()
         self._combined_signals = []
         self._delivered = ([], [], [], [])  # who sent them is not kept by a checkpoint: unknown until the next tick
         self._signalled = [entity for entity in entities if entity._signals] if signalled is None else signalled

@@ -12,8 +12,8 @@ made before ``Entity`` is defined, which is why it lives in a module of its own.
 
 ``engine.buffering`` is a leaf of the import graph: it imports nothing from the entity,
 the world, or anything built on them. It is typed against ``BufferSlots`` (``Entity``'s
-base class) and ``Host``, the little of a world the buffers and an entity's buffered
-state need; ``World`` implements it.
+base class) and ``Host``, the world as the parts it is made of see it (the one protocol
+of a world); ``World`` implements it.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ import importlib
 import os
 import random
 import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "WorldBuffers", "barrier",
+__all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "barrier",
            "hold", "mutable_in", "refuse_mutable"]
 
 
@@ -44,7 +46,7 @@ _core = _import_core()
 ACCELERATED = _core is not None
 """Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
 
-# In this order on purpose (not sorted): what the tick reads together sits together.
+# CPython lays a class's slots out in the sorted order of their names, whatever the order here.
 _SLOTS = ("x", "y", "angle", "alive", "_motion_only", "_bx", "_by", "_ba", "_nx", "_ny", "_na", "_px", "_py", "_pa",
           "_prev_tick", "_bfull", "_nfull", "_prest", "_signals", "_random", "_random_mark", "_look", "_parts",
           "_blook", "_bparts", "_wstate", "_wmark", "_smark", "_inboxes", "__dict__", "__weakref__")
@@ -224,7 +226,8 @@ class BufferSlots(_CoreBase):
     (the updating entity's own pending ones during its update); ``_b*`` the baseline, the
     committed values again (see ``_BASELINE``), ``_n*`` the pending values of an
     entity that changed, ``_p*`` the previous ones; ``_look`` and ``_parts`` what the entity
-    shows of its own (``engine.buffering.shown``); ``_wstate`` its world's ``TickState``.
+    shows of its own, ``_blook`` and ``_bparts`` their committed values (``engine.buffering.shown``);
+    ``_wstate`` its world's ``TickState``.
     Subclasses get a ``__dict__`` as usual, so users' entities stay plain classes.
     Only ``engine.buffering`` reads or writes these (``Entity`` only declares them).
 
@@ -293,36 +296,29 @@ class BufferSlots(_CoreBase):
             """The entity's Update Method."""
 
 
-class WorldBuffers(Protocol):
-    """What an entity's buffered state asks of its world's buffers (``PureBuffers`` has it all)."""
-
-    @property
-    def sender(self) -> BufferSlots | None:
-        """The entity whose ``update()`` is running, or ``None``."""
-
-    def raise_signal(self, target: BufferSlots, name: str, value: Any) -> None:
-        """Put a signal (or one contribution to a valued signal) into the next buffer."""
-
-    def snap(self, entity: BufferSlots, ticking: bool) -> None:
-        """previous = current; inside a tick, for the values that tick commits."""
-
-    def random_for(self, entity: BufferSlots, seed: Any, ticking: bool) -> random.Random:
-        """The entity's random generator, made on first use."""
-
-    def shown_changed(self, entity: BufferSlots, field: Any) -> None:
-        """The entity's own update set a shown field (``engine.buffering.shown``) for the first time this tick."""
-
-    def write_shown(self, entity: BufferSlots, field: Any, raw: Any) -> None:
-        """A shown field set during a tick from outside the entity's own update."""
-
-
 class Host(Protocol):
-    """The world, as the buffers see it: ``World`` implements it (its Double Buffer is reached from an
-    entity's ``TickState``, never through the world)."""
+    """The world as the parts it is made of see it: ``engine.world.World`` implements it, and it is the one
+    protocol of a world in the engine.
 
-    @property
-    def tick_count(self) -> int:
-        """Ticks completed so far."""
+    The parts ``World`` is composed of (the Double Buffer and an entity's buffered state, the
+    spawner, checkpoints, snapshots, saves and loads, a tick profile) are typed against this,
+    not the class: the class imports them, and ``engine.buffering`` sits below the entity and
+    the world. So it names no type above this package: the entities are ``BufferSlots``
+    (``Entity``'s base class; a part that reads more of them says so where it reads them),
+    and a player's input queue is reached through the world's ``Players`` part
+    (``engine.world.players.players_of``), not through this.
+    """
+
+    tick_count: int
+    """Ticks completed so far (a rollback, a load set it)."""
+    elapsed_ms: float
+    """The game time the current (or last) tick covers."""
+    speed_factor: float
+    """``elapsed_ms / ms_per_update``."""
+    view_size: tuple[int, int]
+    """The window's ``(width, height)`` (a load sets the game's)."""
+    profile: Any
+    """The ``engine.world.TickProfile`` timing the ticks, or ``None`` (set between ticks)."""
 
     @property
     def ticking(self) -> bool:
@@ -331,6 +327,28 @@ class Host(Protocol):
     @property
     def seed(self) -> Any:
         """The world's seed, which every entity's generator is seeded from."""
+
+    @property
+    def random(self) -> random.Random:
+        """The world's own generator."""
+
+    @property
+    def players(self) -> int:
+        """How many players the world has."""
+
+    @property
+    def last_id(self) -> int:
+        """The highest id handed out so far."""
+
+    @property
+    def entities(self) -> Sequence[BufferSlots]:
+        """Live entities in update order."""
+
+    def esper_context(self) -> AbstractContextManager[None]:
+        """Make the world's esper world current for a block."""
+
+    def close(self) -> None:
+        """Release the world."""
 
 
 if _core is not None:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 # The limits are defined in the leaf engine.constants; this module keeps exporting them.
 from engine.constants import DEFAULT_MS_PER_UPDATE as DEFAULT_MS_PER_UPDATE
@@ -44,16 +44,12 @@ from engine.messages import shown
 from engine.state.names import class_file, class_namespace
 from engine.world.view import checked_view_size as checked_view_size
 
+if TYPE_CHECKING:
+    from engine.world import World
+
 __all__ = ["DEFAULT_MS_PER_UPDATE", "DEFAULT_VIEW_SIZE", "MAX_PLAYERS", "MS_PER_UPDATE_RANGE", "Game", "GameError",
            "check_keys", "check_players", "check_settings", "check_step", "checked_player_keys",
            "checked_view_size"]
-
-
-class _Closing(Protocol):
-    def close(self) -> None: ...
-
-
-_W = TypeVar("_W", bound=_Closing)
 
 
 @dataclass(frozen=True)
@@ -105,7 +101,7 @@ class Game:
             raise GameError(f"{self.name}: systems(world) returned {shown(returned)}; it adds each system itself "
                             "with world.add_processor(system, priority) and returns nothing")
 
-    def add_systems_again(self, world: _W, failed: Callable[[BaseException], Exception]) -> _W:
+    def add_systems_again(self, world: World, failed: Callable[[BaseException], Exception]) -> World:
         """``world`` (loaded from a save, or rebuilt by a reload) with ``systems(world)`` added again.
 
         If the systems fail, the world is closed and ``failed(error)`` is raised in place of the

@@ -493,11 +493,13 @@ class SessionMachine:
             self._close_seats(now)
         self._send(now)
 
-    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
+                elapsed_ms: float | None = None) -> int:
         """Give this frame's local events and run the tick due (rollbacks re-run apart); returns ticks run.
 
         ``local_events``: the first local player's events, or ``{player: events}`` for several
         (a window with two players on its keyboard); a player not played here is a ``ValueError``.
+        ``elapsed_ms`` (a variable-step loop's tick length) is not used: the peers agree on the fixed step.
         """
         sync = self.sync
         if sync is None or self.ended is not None or self.desync is not None:

@@ -54,25 +54,24 @@ class Session:
     ``rejoin_code``); the peer table, the stats and the rest are ``machine``'s.
     """
 
-    # Slots: an attribute the machine has (``scripts``, ``on_confirmed``) set on the session by
-    # mistake is refused at once, never kept beside the machine's and silently unused.
-    __slots__ = {
-        "_closed": "",
-        "_done_said": "",
-        "_probe": "",
-        "machine": "The peer itself, sans-IO (``engine.net.machine``): its lobby, peer table, rollback, stats.",
-        "transport": "Where its datagrams go and come from: a UDP socket, or what ``host``/``join`` were given.",
-    }
-
     def __init__(self, transport: Transport, game: Game | None, options: SessionOptions, *, is_host: bool,
                  say: Callable[[str], None], build: Callable[..., World], clock: Clock | None = None,
                  probe: _Probe | None = None) -> None:
         self.machine = SessionMachine(game, options, is_host=is_host, say=say, build=build,
                                       clock=clock if clock is not None else RealClock())
+        """The peer itself, sans-IO (``engine.net.machine``): its lobby, peer table, rollback, stats."""
         self.transport = transport
         self._probe = probe
         self._closed = False
         self._done_said = False
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # An attribute of the machine's (``scripts``, ``on_confirmed``) set on the session by
+        # mistake is refused at once, never kept beside the machine's and silently unused.
+        machine = self.__dict__.get("machine")
+        if machine is not None and not hasattr(type(self), name) and hasattr(machine, name):
+            raise AttributeError(f"Session.{name} is the machine's: set session.machine.{name}")
+        super().__setattr__(name, value)
 
     # -- what a game and the runner read of the peer ------------------------------------------
 
@@ -241,7 +240,8 @@ class Session:
                 arm()
         self.flush()
 
-    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
+    def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
+                elapsed_ms: float | None = None) -> int:
         """Give this frame's local events and run the tick due (the machine's ``advance``), then send."""
         ran = self.machine.advance(local_events)
         self.flush()

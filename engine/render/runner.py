@@ -29,7 +29,7 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Any
 
@@ -57,11 +57,12 @@ from engine.render.sprites import forget_pictures
 from engine.render.studio import StudioOverlay
 from engine.render.tiles import forget_tilesets
 from engine.render.view import View
-from engine.studio import ReloadResult, Studio, Watcher
-from engine.world import World, take_music, take_sounds
+from engine.studio import ReloadResult, StudioDriver
+from engine.world import World, take_music
 from engine.world.driver import Driver as Driver
+from engine.world.driver import LocalDriver as LocalDriver
 
-__all__ = ["Driver", "GameRunner"]
+__all__ = ["Driver", "GameRunner", "LocalDriver", "StudioDriver"]
 
 
 HEADLESS_RENDER_MS = 1.0
@@ -73,60 +74,50 @@ SCRUB_AFTER_FRAMES = 15
 class GameRunner:
     """Runs game ``name`` (a name, a game file's path, or a loaded ``Game``) in a window, or off-screen.
 
-    ``display`` is how it is shown (``engine.display.Display``: off-screen, the HUD, the
-    loop, the pacing). ``local_players`` says which player each device plays
-    (``engine.input.local.LocalPlayers``; by default every player of the world, or the
-    driver's, on the game's ``PLAYER_KEYS``); ``controllers`` is where game controllers are
-    read from (pyglet's by default; none headless unless given: a test gives a stand-in).
-    Until 0.6 the display's fields are also taken one by one (``headless=True``,
-    ``show_hud=False``...), warning: they are ``display=Display(...)``'s.
+    ``driver`` runs the ticks the frames owe (``engine.world.driver``): by default local play
+    of a world of the game's own (``LocalDriver``: seed 0, the fewest players the game
+    takes), or a ``LocalDriver`` of a world given (with hooks around each tick: recording,
+    saving), the studio's (``engine.studio.StudioDriver``), a replay's
+    (``engine.files.replay.ReplayDriver``) or a network session (``engine.net.Session``).
+    Every tick goes through it, with the window's events. ``display`` is how it is shown
+    (``engine.display.Display``: off-screen, the HUD, the loop, the pacing); ``ups`` the
+    updates a second (by default the game's step). ``local_players`` says which player each
+    device plays (``engine.input.local.LocalPlayers``; by default the driver's, on the
+    game's ``PLAYER_KEYS``); ``controllers`` is where game controllers are read from
+    (pyglet's by default; none headless unless given: a test gives a stand-in).
+    Until 0.6 the old keywords still work, warning: the display's fields one by one
+    (``headless=True``...: ``display=Display(...)``), ``seed``, ``world``, ``before_tick``,
+    ``after_tick`` and ``forward_input`` (a ``LocalDriver``), ``studio``, ``watcher`` and
+    ``paced`` (a ``StudioDriver``).
     """
 
-    def __init__(self, name: str | Game, *, display: Display | None = None, ups: float | None = None,
-                 seed: int = 0, world: World | None = None,
-                 before_tick: Callable[[World], Any] | None = None, after_tick: Callable[[World], Any] | None = None,
-                 forward_input: bool = True, driver: Driver | None = None,
-                 local_players: LocalPlayers | None = None, controllers: Any = None, studio: Studio | None = None,
-                 watcher: Watcher | None = None, paced: bool = False, **display_fields: Any) -> None:
-        if display_fields:
-            unknown = sorted(set(display_fields) - {item.name for item in fields(Display)})
-            if unknown:
-                raise TypeError(f"GameRunner() got an unexpected keyword argument {unknown[0]!r}")
-            warn_deprecated(f"GameRunner({', '.join(f'{field}=' for field in sorted(display_fields))}...)",
-                            "GameRunner(display=Display(...)) (engine.display)", removed_in=MOVED_REMOVED_IN)
-            display = replace(display or Display(), **display_fields)
-        display = display or Display()
+    def __init__(self, name: str | Game, driver: Driver | None = None, *, display: Display | None = None,
+                 ups: float | None = None, local_players: LocalPlayers | None = None, controllers: Any = None,
+                 **old: Any) -> None:
+        display = _old_display(display, old)
+        game = name if isinstance(name, Game) else load_game(name)
+        driver, forward_input = _old_driver(game, driver, old)
         self.display = display
         """How the game is shown: off-screen or in a window, the HUD, the loop and its pacing."""
         headless, loop, show_hud = display.headless, display.loop, display.show_hud
-        game = name if isinstance(name, Game) else load_game(name)
-        if studio is not None:
-            if driver is not None:
-                raise ValueError("a network session's world can't be rewound or reloaded: no studio with a driver")
-            world = studio.world
-        self.studio = studio
+        self.driver: Driver = driver
+        """What runs every tick (local play, the studio, a replay, a network session)."""
+        self.studio = driver.studio if isinstance(driver, StudioDriver) else None
         """What F2, F3, F6 to F9 and clicks drive (pause, rewind, step, inspect, reload), or ``None``."""
-        self.watcher = watcher
-        """Tells the loop which of the game's files changed: each change reloads the game (``--watch``)."""
-        self.paced = paced
-        """Off-screen, frames take real time too (60 a second): a ``--watch`` run lasts long enough to edit."""
         self.name = game.name
-        self.before_tick = before_tick
-        """Called before every tick (a replay feeds its recorded input here)."""
-        self.after_tick = after_tick
-        """Called after every tick (recording, saving at a tick, checking a replay's hashes)."""
+        self._game = game  # what a new world of the driver's is drawn as (the studio's reload brings its own)
         self.forward_input = forward_input
-        """Whether window input reaches the world (a replay plays its own; the keys still work)."""
+        """Whether window input reaches the driver's players (a spectator's, a replay's: the keys still work)."""
         self.headless = headless
-        self.driver = driver
-        """What runs the ticks instead of ``world.tick`` (a network session), or ``None``."""
         self._local: dict[int, list[InputEvent]] = {}  # the window's events for the driver's next tick, by player
-        # A world of its own has the fewest players the game takes (its PLAYERS), as tickswap run's has.
-        self.world = world if world is not None else World(seed=seed, players=game.players.start)
+        world = driver.world
         if world is None:
-            game.build(self.world)
+            raise ValueError(f"{game.name}: the driver has no world yet (a network session not started): "
+                             "start it before its window")
+        self.world: World = world
+        """The world drawn: the driver's (a reload replaces it)."""
         if local_players is None:
-            here = self.world.players if driver is None else driver.local_players
+            here = driver.local_players
             if not here:  # a spectator plays no one: the window's keys still work, and reach no player
                 self.forward_input, here = False, (0,)
             local_players = LocalPlayers(here, game.player_keys)
@@ -165,12 +156,11 @@ class GameRunner:
         self._render_ms = 1000 / DISPLAY_HZ if LOOPS[loop].renders_freely else HEADLESS_RENDER_MS
         self.hud = Hud(self.window, self.loop, self.world)
         self.hud.visible = show_hud
-        self.overlay = StudioOverlay(self.window, studio) if studio is not None else None
+        self.overlay = StudioOverlay(self.window, self.studio) if self.studio is not None else None
         self._paused = False
         self._stopped = False
         self._frame_started = time.perf_counter()
         self._mouse = (0.0, 0.0)  # where the pointer is in the window: what F8 inspects
-        self._paced_at = time.perf_counter()  # when the latest paced off-screen frame is due
         self._scrub = (0, False, 0)  # a held F6 (-1) or F7 (+1), with Shift, and the frames it has been held
         self.frame_ms: array[float] = array("d")
         """How long each frame shown took in real time, in ms (its ticks, its drawing, any wait): the summary's
@@ -182,6 +172,32 @@ class GameRunner:
             on_mouse_scroll=self._on_mouse_scroll, on_text=self._on_text, on_text_motion=self._on_text_motion,
             on_close=self._on_close,
         )
+
+    @property
+    def before_tick(self) -> Any:
+        """Deprecated: the local driver's (``GameRunner(name, LocalDriver(world, before_tick=...))``)."""
+        return self._local_driver("before_tick").before_tick
+
+    @before_tick.setter
+    def before_tick(self, hook: Any) -> None:
+        self._local_driver("before_tick").before_tick = hook
+
+    @property
+    def after_tick(self) -> Any:
+        """Deprecated: the local driver's (``GameRunner(name, LocalDriver(world, after_tick=...))``)."""
+        return self._local_driver("after_tick").after_tick
+
+    @after_tick.setter
+    def after_tick(self, hook: Any) -> None:
+        self._local_driver("after_tick").after_tick = hook
+
+    def _local_driver(self, hook: str) -> LocalDriver:
+        warn_deprecated(f"GameRunner.{hook}", f"GameRunner(name, LocalDriver(world, {hook}=...)) "
+                        "(engine.world.driver)", stacklevel=4, removed_in=MOVED_REMOVED_IN)
+        if not isinstance(self.driver, LocalDriver):
+            raise AttributeError(f"GameRunner.{hook}: this runner's driver ({type(self.driver).__name__}) runs its "
+                                 "own ticks, with no hooks")
+        return self.driver
 
     def _make_view(self, game: Game) -> View:
         """The game's view of this runner's world: its own ``make_view(world)``, or an ``EntityRenderer``."""
@@ -204,17 +220,16 @@ class GameRunner:
             self.pads.poll()
         if self.studio is not None:
             self._scrub_held()
-            if self.watcher is not None:
-                changed = self.watcher.changes()
-                if changed:
-                    self.reload(changed)
-        if self.driver is not None:
-            if self.headless:  # a virtual frame is no real time: don't outrun the peers' real ones
-                self.driver.idle(self._render_ms / 1000.0)
-            with TICK:  # a signal waits for the datagrams applied whole, as for a tick
-                self.driver.poll()
-            if self.driver.ended is not None:
-                self.stop()
+        if self.headless:  # a virtual frame is no real time: don't outrun the peers' real ones (or, paced, an editor)
+            self.driver.idle(self._render_ms / 1000.0)
+        with TICK:  # a signal waits for the datagrams applied whole (or the reload), as for a tick
+            self.driver.poll()
+        world = self.driver.world
+        if world is not None and world is not self.world:  # reloaded (--watch): show the new world
+            self._adopt(world)
+        self._sync_pause()
+        if self.driver.ended is not None:
+            self.stop()
 
     def _on_key_press(self, symbol: int, modifiers: int) -> bool:
         # The engine's own keys never reach the game; every other key only reaches it.
@@ -224,7 +239,7 @@ class GameRunner:
             self.stop()
         elif symbol == keys.F1:
             self.hud.visible = not self.hud.visible
-        elif symbol == keys.F2 and self.driver is None:  # a session's peers don't wait for one player's pause
+        elif symbol == keys.F2 and isinstance(self.driver, LocalDriver):  # a session's peers don't wait for one
             self.paused = not self.paused
         elif symbol == keys.F3 and self.paused:
             self.step()
@@ -276,15 +291,14 @@ class GameRunner:
         if self.studio is None:
             return None
         result = self.studio.reload(changed)
-        if result.ok:
-            self._adopt()
+        if self.studio.world is not self.world:
+            self._adopt(self.studio.world)
         self._sync_pause()
         return result
 
-    def _adopt(self) -> None:
-        """Show the studio's new world (a reload): a new view of it, pictures and sounds read again."""
-        assert self.studio is not None
-        self.world = self.studio.world
+    def _adopt(self, world: World) -> None:
+        """Show the driver's new world (the studio's, reloaded): a new view of it, pictures and sounds read again."""
+        self.world = world
         self.hud.world = self.world
         forget_pictures()
         forget_tilesets()
@@ -292,7 +306,7 @@ class GameRunner:
         old, self.view = self.view, _Blank()
         old.delete()
         try:
-            self.view = self._make_view(self.studio.game)
+            self.view = self._make_view(self.studio.game if self.studio is not None else self._game)
         except ValueError as error:  # the new view can't be made: said, and the game goes on undrawn
             print(error, file=sys.stderr)
         self.music.play(take_music(self.world))
@@ -306,10 +320,7 @@ class GameRunner:
         if not self.forward_input:
             return
         for player, routed in self.local_players.route(event, pad):
-            if self.driver is not None:
-                self._local.setdefault(player, []).append(routed)
-            else:
-                self.world.input_queue_of(player).push(routed)
+            self._local.setdefault(player, []).append(routed)
 
     def _forward_pad(self, slot: int, event: InputEvent) -> None:
         self._forward(event, slot)
@@ -389,38 +400,17 @@ class GameRunner:
         self._run_tick(elapsed_ms)
 
     def _run_tick(self, elapsed_ms: float | None = None) -> None:
-        if self.driver is not None:
-            # The session decides which ticks run (none while waiting for a peer, several after a
-            # rollback) and hands out only effects of ticks it has not handed out before.
-            local, self._local = self._local, {}
-            with TICK:
-                self.driver.advance(local)
-            self.sound.play(self.driver.take_sounds())
-            self.music.play(take_music(self.world))
-            return
+        # Every driver the same way: it decides which ticks run (a session none while waiting for a
+        # peer, several after a rollback) and hands out only effects of ticks not handed out before.
+        local, self._local = self._local, {}
         with TICK:  # a signal waits for the tick and its hooks: a recording always ends where the world is
-            if self.before_tick is not None:
-                self.before_tick(self.world)
-            if self.studio is None:
-                self.world.tick(elapsed_ms)
+            if elapsed_ms is None:  # the fixed step: a driver written for 0.4 (advance(local)) still runs
+                self.driver.advance(local)
             else:
-                try:
-                    if self.studio.paused:  # F3: one live tick at the head of the ring
-                        self.studio.step(elapsed_ms)
-                    else:
-                        self.studio.tick(elapsed_ms)
-                except Exception as error:
-                    if self.watcher is None:
-                        raise
-                    # Watching, a tick that fails pauses the game (the world rolled the tick back, whole)
-                    # until the fix is saved: building a game is not over at its first mistake.
-                    self.studio.crashed(error)
-                    self._sync_pause()
-                    return
-            if self.after_tick is not None:
-                self.after_tick(self.world)
+                self.driver.advance(local, elapsed_ms)
+        self._sync_pause()  # watching, a tick that failed paused the studio
         # Effects after the tick, from what the tick asked for: a replay asks again.
-        self.sound.play(take_sounds(self.world))
+        self.sound.play(self.driver.take_sounds())
         self.music.play(take_music(self.world))
 
     def step(self) -> None:
@@ -449,10 +439,9 @@ class GameRunner:
             return
         flags = [name for name, on in (("paused", self.paused), ("interpolation off", not self.interpolate),
                                        ("extrapolating", getattr(self.view, "extrapolate", False))) if on]
-        if self.driver is not None:
-            flags.append(self.driver.hud_text())
-        if self.studio is not None and self.studio.rewinds:
-            flags.append(self.studio.timeline.describe(self.ms_per_update))
+        driven = self.driver.hud_text()
+        if driven:
+            flags.append(driven)
         self.hud.note = "  ".join(flags)
         self.hud.draw(self.clock.now_ms())
         if self.overlay is not None:
@@ -468,9 +457,6 @@ class GameRunner:
         self._frame_started = now
         if self.headless:
             self.clock.advance(self._render_ms)
-            if self.paced:  # real time passes too, a display refresh a frame, however fast the frame was drawn
-                self._paced_at = max(self._paced_at + self._render_ms / 1000, now - 0.25)
-                time.sleep(max(0.0, self._paced_at - time.perf_counter()))
 
     def run(self, frames: int | None = None) -> int:
         """Run until ``frames`` have been shown, or the window closes; return frames shown."""
@@ -489,8 +475,6 @@ class GameRunner:
 
     def close(self) -> None:
         """Close the window and release the world's esper world (and stop watching)."""
-        if self.watcher is not None:
-            self.watcher.close()
         self.view.delete()
         if self.overlay is not None:
             self.overlay.delete()
@@ -498,10 +482,61 @@ class GameRunner:
         if self.pads is not None:
             self.pads.close()
         self.window.close()
-        if self.studio is not None:
-            self.studio.close()
+        if isinstance(self.driver, StudioDriver):
+            self.driver.close()
         else:
             self.world.close()
+
+
+_LOCAL_KEYWORDS = ("seed", "world", "before_tick", "after_tick", "forward_input")
+_STUDIO_KEYWORDS = ("studio", "watcher", "paced")
+
+
+def _old_display(display: Display | None, old: dict[str, Any]) -> Display:
+    """``display``, or one made of the fields given one by one (deprecated: ``GameRunner(headless=True...)``)."""
+    display_fields = {name: old.pop(name) for name in [item.name for item in fields(Display)] if name in old}
+    if display_fields:
+        warn_deprecated(f"GameRunner({', '.join(f'{field}=' for field in sorted(display_fields))}...)",
+                        "GameRunner(display=Display(...)) (engine.display)", stacklevel=4,
+                        removed_in=MOVED_REMOVED_IN)
+        return replace(display or Display(), **display_fields)
+    return display or Display()
+
+
+def _old_driver(game: Game, driver: Driver | None, old: dict[str, Any]) -> tuple[Driver, bool]:
+    """The driver, and whether window input reaches it: ``driver``, or one made of the deprecated keywords
+    (``seed``, ``world``, the hooks, ``forward_input``; ``studio``, ``watcher``, ``paced``), or local play of a
+    world of the game's own."""
+    unknown = sorted(set(old) - set(_LOCAL_KEYWORDS) - set(_STUDIO_KEYWORDS))
+    if unknown:
+        raise TypeError(f"GameRunner() got an unexpected keyword argument {unknown[0]!r}")
+    if old:
+        studio = old.get("studio")
+        new = ("GameRunner(name, StudioDriver(studio, watcher=..., before_tick=...)) (engine.studio)"
+               if studio is not None else "GameRunner(name, LocalDriver(world, before_tick=...)) (engine.world.driver)")
+        warn_deprecated(f"GameRunner({', '.join(f'{keyword}=' for keyword in sorted(old))}...)", new, stacklevel=4,
+                        removed_in=MOVED_REMOVED_IN)
+    if driver is not None:
+        if old.get("studio") is not None:
+            raise ValueError("a network session's world can't be rewound or reloaded: no studio with a driver")
+        if old.get("world") not in (None, driver.world) or set(old) & {"seed", "before_tick", "after_tick"}:
+            raise ValueError(f"GameRunner: {', '.join(sorted(set(old) - {'forward_input'}))} go with local play, not "
+                             f"with a driver ({type(driver).__name__}) that ticks its own world: a LocalDriver "
+                             "takes the world and its hooks")
+        return driver, bool(old.get("forward_input", True))
+    forward_input = bool(old.get("forward_input", True))
+    players = None if forward_input else ()
+    hooks = {"before_tick": old.get("before_tick"), "after_tick": old.get("after_tick")}
+    studio = old.get("studio")
+    if studio is not None:
+        return StudioDriver(studio, watcher=old.get("watcher"), paced=bool(old.get("paced", False)), players=players,
+                            **hooks), forward_input
+    world = old.get("world")
+    if world is None:
+        # A world of its own has the fewest players the game takes (its PLAYERS), as tickswap run's has.
+        world = World(seed=old.get("seed", 0), players=game.players.start)
+        game.build(world)
+    return LocalDriver(world, players=players, **hooks), forward_input
 
 
 class _Blank:

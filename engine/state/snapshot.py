@@ -13,28 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
+from engine.buffering import Host
 from engine.buffering.access import signals_of
 from engine.buffering.shown import HIDDEN, Shown, class_value, kept_value
-from engine.entity import LOOK, PARTS, Entity
+from engine.entity import LOOK, PARTS, Entity, entities_of_host
 from engine.messages import shown
 from engine.state.looks import look_data, parts_data, picture_root
 from engine.state.names import class_file, class_module, class_origin
 
-__all__ = ["ClassNameClash", "Snapshotted", "UnhashableState", "class_names", "jsonable", "snapshot", "state_hash"]
-
-
-class Snapshotted(Protocol):
-    """What a snapshot reads of a world (``World`` has it; ``World.snapshot`` delegates here)."""
-
-    @property
-    def tick_count(self) -> int:
-        """Ticks completed so far."""
-
-    @property
-    def entities(self) -> Sequence[Entity]:
-        """Live entities."""
+__all__ = ["ClassNameClash", "UnhashableState", "class_names", "jsonable", "snapshot", "state_hash"]
 
 
 class UnhashableState(TypeError):
@@ -103,10 +92,10 @@ def _entity_id(entity: Any) -> int:
     return entity.id  # type: ignore[no-any-return]
 
 
-def snapshot(world: Snapshotted) -> dict[str, Any]:
+def snapshot(world: Host) -> dict[str, Any]:
     """All buffered state, the ``saved`` attributes, and the tick count (see ``World.snapshot``)."""
     entities = []
-    live = sorted(world.entities, key=_entity_id)
+    live = sorted(entities_of_host(world), key=_entity_id)
     modules = class_names([type(entity) for entity in live])
     # By id, not update order: shuffling the update order must not change the hash.
     for entity in live:
@@ -156,7 +145,7 @@ def _own_unless_class(field: Shown, entity: Entity) -> Any:
     return None if shows == (field.empty if of_class is None else of_class) else own
 
 
-def state_hash(world: Snapshotted) -> str:
+def state_hash(world: Host) -> str:
     """SHA-256 of the snapshot written canonically (sorted keys, no spaces)."""
     text = json.dumps(snapshot(world), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()

@@ -30,9 +30,9 @@ import random
 import sys
 import weakref
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
-from engine.buffering import PureBuffers
+from engine.buffering import Host, PureBuffers
 from engine.buffering.own import OwnBuffers, keep_own, put_back_own
 from engine.buffering.slots import BufferSlots
 from engine.input.events import TickInput
@@ -41,26 +41,6 @@ from engine.world.players import players_of
 from engine.world.spawner import spawner_of
 
 __all__ = ["Checkpoint", "roll_back", "take_checkpoint"]
-
-
-class World(Protocol):
-    """What a checkpoint keeps and puts back of a world besides its parts (``World`` has it all).
-
-    A protocol, not the class: ``engine.world.world`` imports this module.
-    """
-
-    tick_count: int
-    elapsed_ms: float
-    speed_factor: float
-    input: TickInput
-
-    @property
-    def ticking(self) -> bool:
-        """Whether a tick is in progress."""
-
-    @property
-    def random(self) -> random.Random:
-        """The world's own generator."""
 
 
 class Checkpoint:
@@ -72,7 +52,7 @@ class Checkpoint:
 
     __slots__ = ("_data", "_nbytes", "_world", "tick")
 
-    def __init__(self, world: World, tick: int, data: tuple[Any, ...]) -> None:
+    def __init__(self, world: Host, tick: int, data: tuple[Any, ...]) -> None:
         self.tick = tick
         """The ``tick_count`` the world had when the checkpoint was taken."""
         self._world = weakref.ref(world)
@@ -149,7 +129,7 @@ def _copied(value: Any) -> Any:
     return value  # immutable (numbers, strings, frozensets of them) or an entity: kept by reference
 
 
-def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
+def take_checkpoint(world: Host, buffers: PureBuffers) -> Checkpoint:
     """``World.checkpoint``: refused during a tick (see the module docstring for what is kept; ``buffers``: its own)."""
     if world.ticking:
         raise RuntimeError("World.checkpoint() is taken between ticks, not during tick "
@@ -172,8 +152,9 @@ def take_checkpoint(world: World, buffers: PureBuffers) -> Checkpoint:
     return Checkpoint(world, world.tick_count, data)
 
 
-def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> None:
-    """``World.rollback``: the world holds exactly what it held when ``checkpoint`` was taken (``buffers``: its own)."""
+def roll_back(world: Host, checkpoint: Checkpoint, buffers: PureBuffers) -> TickInput:
+    """``World.rollback``: the world holds exactly what it held when ``checkpoint`` was taken (``buffers``: its own);
+    returns player 0's last input then, which is ``world.input`` again."""
     if not isinstance(checkpoint, Checkpoint):
         raise TypeError(f"World.rollback takes a Checkpoint from World.checkpoint(), got {checkpoint!r}")
     if checkpoint._world() is not world:
@@ -197,6 +178,7 @@ def roll_back(world: World, checkpoint: Checkpoint, buffers: PureBuffers) -> Non
     world.tick_count = checkpoint.tick
     world.random.setstate(random_state)
     world.elapsed_ms, world.speed_factor = elapsed_ms, speed_factor
-    world.input = players_of(world).put_back(inputs)
+    last_input = players_of(world).put_back(inputs)
     music_of(world).put_back(music, checkpoint.tick)
+    return last_input
 

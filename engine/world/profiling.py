@@ -33,9 +33,11 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
-__all__ = ["ENGINE_PARTS", "Profiled", "TickProfile", "TimedCollisions"]
+from engine.buffering import Host
+
+__all__ = ["ENGINE_PARTS", "TickProfile", "TimedCollisions"]
 
 ENGINE_PARTS = ("double buffer", "collisions", "signals", "spawns", "other")
 """The engine's share of a tick, in the order ``lines()`` says them."""
@@ -52,12 +54,6 @@ def clock_cost(clock: Callable[[], int], reads: int = 400, trials: int = 7) -> i
     return round(statistics.median(costs))
 
 
-class Profiled(Protocol):
-    """What a profile attaches to: a ``World`` (typed apart, as ``World`` imports this module)."""
-
-    def _attach_profile(self, profile: TickProfile | None) -> None: ...
-
-
 class TickProfile:
     """Where the ticks of ``world`` spend their time while the profile is attached (see the module docstring).
 
@@ -67,7 +63,7 @@ class TickProfile:
     by default).
     """
 
-    def __init__(self, world: Profiled, clock: Callable[[], int] = time.perf_counter_ns) -> None:
+    def __init__(self, world: Host, clock: Callable[[], int] = time.perf_counter_ns) -> None:
         self.world = world
         self.clock = clock
         self.read_ns = 0
@@ -97,12 +93,12 @@ class TickProfile:
         """Attach to the world (between ticks): its next ticks are timed. Returns the profile."""
         if not self.read_ns:
             self.read_ns = clock_cost(self.clock)
-        self.world._attach_profile(self)
+        self.world.profile = self
         return self
 
     def stop(self) -> None:
         """Detach from the world: its ticks are no longer timed (the figures stay)."""
-        self.world._attach_profile(None)
+        self.world.profile = None
 
     def __enter__(self) -> TickProfile:
         return self.start()

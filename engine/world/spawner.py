@@ -23,9 +23,9 @@ from bisect import bisect_left
 from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from engine.buffering import PureBuffers, restore_state
+from engine.buffering import Host, PureBuffers, restore_state
 from engine.buffering.access import has_buffers
 from engine.buffering.fields import layout_of
 from engine.buffering.own import OwnBuffers
@@ -38,18 +38,10 @@ E = TypeVar("E", bound=Entity)
 _SPAWNER = itemgetter(0)
 
 
-class Owner(Protocol):
-    """The world a spawner serves, as the spawner sees it."""
-
-    @property
-    def ticking(self) -> bool:
-        """Whether a tick is in progress."""
-
-
 class Spawner:
     """One world's entities: the update order, the deferred spawns and despawns, the id counter."""
 
-    def __init__(self, owner: Owner, ecs: EsperWorld, buffers: PureBuffers) -> None:
+    def __init__(self, owner: Host, ecs: EsperWorld, buffers: PureBuffers) -> None:
         # Weakly: entities and esper's globals must never keep a world alive through its parts.
         self._owner = weakref.ref(owner)
         self._ecs = ecs
@@ -127,14 +119,19 @@ class Spawner:
         return sorted(groups[0] if len(groups) == 1 else chain.from_iterable(groups), key=_ID)
 
     def _index(self, entity: Entity) -> None:
-        if self._by_class is not None:
-            self._by_class.setdefault(type(entity), {})[entity.id] = entity  # type: ignore[index]
+        by_class = self._by_class
+        if by_class is not None:
+            members = by_class.get(type(entity))
+            if members is None:  # not setdefault(kind, {}): that makes a dict at every call (a tick's spawns)
+                members = by_class[type(entity)] = {}
+            members[entity.id] = entity  # type: ignore[index]
 
     def _unindex(self, entity: Entity) -> None:
         if self._by_class is not None:
             members = self._by_class.get(type(entity))
-            if members is not None and members.get(entity.id) is entity:  # type: ignore[arg-type]
-                del members[entity.id]  # type: ignore[arg-type]
+            entity_id = entity.id
+            if members is not None and members.get(entity_id) is entity:  # type: ignore[arg-type]
+                del members[entity_id]  # type: ignore[arg-type]
 
     def count(self) -> int:
         """How many entities are live (during a tick: were live when it began)."""
@@ -191,10 +188,11 @@ class Spawner:
                 f"{type(entity).__name__} was not initialised as an Entity: call super().__init__() in its __init__"
             )
         owner = self._owner()
-        if entity.world is not None:
-            if entity.world is owner and entity.alive:
+        world = entity.world  # read once: a weakly held world, called each time it is read
+        if world is not None:
+            if world is owner and entity.alive:
                 raise ValueError(f"{entity!r} is already spawned in this world")
-            if entity.world is owner:
+            if world is owner:
                 raise ValueError(f"{entity!r} was despawned; an entity lives once: spawn a new one")
             raise ValueError(f"{entity!r} belongs to another world; spawn a new entity instead")
         if entity.id is not None:
@@ -229,8 +227,9 @@ class Spawner:
         """``World.despawn``: ``alive`` is False at once; during a tick it leaves after the tick."""
         if not isinstance(entity, Entity):
             raise TypeError(f"World.despawn takes an Entity, got {entity!r}")
-        if entity.world is not self._owner():
-            where = "was never spawned" if entity.world is None else "belongs to another world"
+        world = entity.world
+        if world is not self._owner():
+            where = "was never spawned" if world is None else "belongs to another world"
             raise ValueError(f"cannot despawn {entity!r}: it {where}")
         if not entity.alive:
             return
@@ -267,13 +266,14 @@ class Spawner:
             self._buffers.unhook(*leaving)
             gone: list[int] = []
             left: list[Entity] = []
+            unindex = self._unindex
             for entity in leaving:
                 entity_id: int = entity.id  # type: ignore[assignment]
                 if order.pop(entity_id, None) is not None:
-                    self._unindex(entity)
-                    self.structure_version += 1
+                    unindex(entity)
                     left.append(entity)
                 gone.append(entity_id)
+            self.structure_version += len(left)
             ecs.delete_all(gone)
             # A stable sort by spawner id: the canonical order ids are handed out in.
             self._spawns.sort(key=_SPAWNER)
@@ -282,13 +282,14 @@ class Spawner:
         listed = self._update_list
         if listed is not None and not _cut(listed, left):
             listed = None
+        index = self._index
         for entity_id, (_components, entity) in zip(ids, joining, strict=True):
             entity.id = entity_id
             if entity_id in order:  # an id taken twice would keep its old place in the order
                 listed = None
                 self._unindex(order[entity_id])
             order[entity_id] = entity
-            self._index(entity)
+            index(entity)
             if isinstance(entity, OwnBuffers):
                 self._buffers.hook(entity)
         if ids:

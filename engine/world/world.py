@@ -463,8 +463,16 @@ class World:
         self.tick_count = tick
         profile.tick_done(profile.clock() - started)
 
-    def _attach_profile(self, profile: TickProfile | None) -> None:
+    @property
+    def profile(self) -> TickProfile | None:
+        """The ``TickProfile`` timing this world's ticks (``TickProfile.start()`` sets it), or ``None``."""
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: TickProfile | None) -> None:
         """Time this world's ticks with ``profile`` (``None``: stop); see ``TickProfile``. Between ticks only."""
+        if profile is not None and not isinstance(profile, TickProfile):
+            raise TypeError(f"world.profile is a TickProfile or None, got {profile!r}")
         if self._ticking:
             raise RuntimeError("a profile is attached or detached between ticks, not during one")
         self._profile = profile
@@ -520,7 +528,7 @@ class World:
 
     def rollback(self, checkpoint: Checkpoint) -> None:
         """Return to ``checkpoint`` (this world's own): ticking on with the same input repeats the same ticks."""
-        roll_back(self, checkpoint, self._buffers)
+        self.input = roll_back(self, checkpoint, self._buffers)
 
     def snapshot(self) -> dict[str, Any]:
         """Return all buffered state and the tick count as a plain, JSON-serialisable dict.

@@ -191,8 +191,15 @@ class ReplayDriver:
     def idle(self, timeout_s: float) -> None:
         """Nothing to wait for: the next tick is always due."""
 
-    def advance(self, local: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]]) -> int:
-        """Run the recording's next tick (the window's events are ignored); how many ran (0 once it has ended)."""
+    @property
+    def world(self) -> World:
+        """The world the recording is played into."""
+        return self.verification.world
+
+    def advance(self, local: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
+                elapsed_ms: float | None = None) -> int:
+        """Run the recording's next tick (the window's events are ignored, and ``elapsed_ms``: a recording has its
+        own step); how many ran (0 once it has ended)."""
         before = self.verification.world.tick_count
         self.verification.step()
         return self.verification.world.tick_count - before

@@ -7,6 +7,7 @@ from typing import Any
 from engine.display import Display
 from engine.files.game import Game
 from engine.world import World
+from engine.world.driver import Driver, LocalDriver
 
 __all__ = ["DisplayError", "check_display", "make_runner"]
 
@@ -41,16 +42,20 @@ def check_display(display: Display) -> None:
         raise DisplayError(str(error)) from error
 
 
-def make_runner(display: Display, game: Game, world: World, *, ups: float | None = None, **hooks: Any) -> Any:
+def make_runner(display: Display, game: Game, world: World, *, ups: float | None = None,
+                driver: Driver | None = None) -> Any:
     """A ``GameRunner`` for ``world``, shown as ``display``, at ``ups`` updates a second (``None``: the game's step);
-    ``DisplayError`` if it can't be made."""
+    ``DisplayError`` if it can't be made. ``driver`` runs its ticks (the studio's, a replay's, a network
+    session's: ``world`` is the driver's); by default ``world`` is played here (a ``LocalDriver``)."""
     from engine.render import DisplayUnavailable
 
+    if driver is not None and driver.world is not world:
+        raise ValueError(f"make_runner: the driver ({type(driver).__name__}) ticks another world than the one given")
     check_display(display)
     from engine.render.runner import GameRunner
 
     try:
-        return GameRunner(game, world=world, display=display, ups=ups, **hooks)
+        return GameRunner(game, driver if driver is not None else LocalDriver(world), display=display, ups=ups)
     except DisplayUnavailable as error:
         raise DisplayError(str(error)) from error
     except ValueError as error:

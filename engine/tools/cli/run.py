@@ -32,7 +32,7 @@ from engine.input.scripts import read_input_scripts
 from engine.interrupts import TICK, Interrupted
 from engine.json_events import emit
 from engine.state.snapshot import UnhashableState
-from engine.studio import DEFAULT_SECONDS, Studio, Watcher
+from engine.studio import DEFAULT_SECONDS, Studio, StudioDriver, Watcher
 from engine.tiles.model import MapError
 from engine.tools.cli.display import DisplayError, make_runner
 from engine.tools.cli.options import RunOptions
@@ -40,6 +40,7 @@ from engine.tools.cli.outputs import check_outputs, screenshot_at_stop, write_sc
 from engine.tools.cli.worlds import build_world, check_players, load_saved_world
 from engine.tools.errors import UsageError, crash_line, refused, say, shown_name
 from engine.world import TickProfile, World, population, take_music, take_sounds
+from engine.world.driver import LocalDriver
 from engine.world.save import SaveError, save_world
 from engine.world.sounds import missing_file, missing_sound
 
@@ -129,6 +130,8 @@ class RunSession:
         self.in_tick: int | None = None
         """The tick running now: an exception while it is set is a crash of that tick."""
         self.runner: Any = None
+        self.watcher: Watcher | None = None
+        """Which of the game's files changed (``--watch``: ``_run_frames`` makes it), or ``None``."""
         self.finished = False
         self.record_ended: int | None = None
         """The tick the recording ended at when the run left its own history (a rewind, a reload)."""
@@ -183,9 +186,8 @@ class RunSession:
         """Start the recording that goes on after a reload: from ``world``'s state, with the reloaded game."""
         self._record_again = False
         path, game = self._after_reload_name(world.tick_count), self.game
-        watcher = getattr(self.runner, "watcher", None)
-        if watcher is not None:
-            watcher.ignore(path)  # an output, not the game's: writing it must not reload the game
+        if self.watcher is not None:
+            self.watcher.ignore(path)  # an output, not the game's: writing it must not reload the game
         self.recorder = Recorder(path, game=game.name, game_digest=game.digest, seed=self.seed,
                                  ms_per_update=self.ms_per_update, players=world.players, root=game.root)
         self.recorder.start(world)
@@ -280,27 +282,29 @@ class RunSession:
     def _run_frames(self) -> str:
         """A loop in a window (or off-screen); returns the summary."""
         options, outputs, headless = self.options, self.options.outputs, self.options.display.headless
-        hooks: dict[str, Any] = {"before_tick": self.before_tick, "after_tick": self.after_tick}
         watch, rewind = options.watch, options.rewind
+        driver: LocalDriver
         if watch or rewind is not None or not headless:
             # A window rewinds (F6) by default; off-screen there are no keys, so only --rewind keeps a ring there.
             seconds = rewind if rewind is not None else 0.0 if headless else DEFAULT_SECONDS
             self.studio = Studio(self._game, self._world, seconds=seconds, ms_per_update=self.ms_per_update,
                                  say=say, on_rewrite=self._rewritten)
-            hooks["studio"] = self.studio
-        if watch:
-            assert self.studio is not None and self.game.root is not None
-            written = [path for path in (outputs.record, outputs.screenshot, options.load) if path]
-            watcher = hooks["watcher"] = Watcher(self.game.root,
-                                                 ignore=written + [path for _, path in outputs.save_at])
-            hooks["paced"] = headless
-            if self.game.path is not None and file_digest(self.game.path) != self.game.digest:
-                watcher.mark(self.game.path)  # changed while the run started, before the watcher saw anything
+            if watch:
+                assert self.game.root is not None
+                written = [path for path in (outputs.record, outputs.screenshot, options.load) if path]
+                self.watcher = Watcher(self.game.root, ignore=written + [path for _, path in outputs.save_at])
+                if self.game.path is not None and file_digest(self.game.path) != self.game.digest:
+                    self.watcher.mark(self.game.path)  # changed while the run started, before the watcher saw anything
+            # Watching off-screen, frames take real time too (60 a second): the run lasts long enough to edit.
+            driver = StudioDriver(self.studio, watcher=self.watcher, paced=watch and headless,
+                                  before_tick=self.before_tick, after_tick=self.after_tick)
+        else:
+            driver = LocalDriver(self.world, before_tick=self.before_tick, after_tick=self.after_tick)
         try:
-            self.runner = make_runner(options.display, self.game, self.world, ups=options.ups, **hooks)
+            self.runner = make_runner(options.display, self.game, self.world, ups=options.ups, driver=driver)
         except BaseException:
-            if "watcher" in hooks:
-                hooks["watcher"].close()
+            if self.watcher is not None:
+                self.watcher.close()
             raise
         self.runner.hud.profile = self.profile
         start = time.perf_counter()

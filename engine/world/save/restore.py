@@ -10,61 +10,42 @@ and the problem, and touches nothing else. (A loaded crowd's previous positions 
 its current ones: its first frame is drawn without interpolation.)
 
 The world is made by the class the caller passes (``World.load`` passes itself) and
-filled through ``LoadedWorld`` and its spawner (``engine.world.spawner``, which sits below
-``World``): this package never imports ``engine.world.world``, so that ``World.load`` can
-delegate here without an import circle. All restoring of an entity's
+filled through ``Host`` (``engine.buffering``: the one protocol of a world), its spawner
+(``engine.world.spawner``, which sits below ``World``) and its players
+(``engine.world.players``): this package never imports ``engine.world.world``, so that
+``World.load`` can delegate here without an import circle. All restoring of an entity's
 engine-owned state is in ``_restore_entities``.
 """
 
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.buffering import Host
 from engine.buffering.own import OwnBuffers, restore_own
 from engine.buffering.shown import put_own
-from engine.entity import LOOK, PARTS, Entity
+from engine.entity import LOOK, PARTS, Entity, entities_of_host
 from engine.errors import mark_restored, missing_after_load
-from engine.input.events import STICKS, InputEvent, InputQueue
+from engine.input.events import STICKS, InputEvent
 from engine.messages import shown_name
 from engine.schema import FieldError
 from engine.state.looks import own_shown
 from engine.state.values import decode
 from engine.world.music import music_of
+from engine.world.players import players_of
 from engine.world.save.check import SaveError, check_game, check_world, music_beside, parse_save, read_save
 from engine.world.spawner import spawner_of
 
 if TYPE_CHECKING:
     from engine.world.save.check import Game
 
-__all__ = ["LoadedWorld", "load_world", "load_world_data", "load_world_text", "read_meta"]
+__all__ = ["load_world", "load_world_data", "load_world_text", "read_meta"]
 
 
-class LoadedWorld(Protocol):
-    """What a load does to the new world it fills (``World`` has it all; the rest is its ``spawner_of``)."""
-
-    tick_count: int
-    view_size: tuple[int, int]
-
-    @property
-    def random(self) -> random.Random:
-        """The world's own generator."""
-
-    def input_queue_of(self, player: int) -> InputQueue:
-        """The input waiting for the next tick, player ``player``'s."""
-
-    @property
-    def entities(self) -> list[Entity]:
-        """Live entities in update order."""
-
-    def close(self) -> None:
-        """Release the world (a load that failed half-way)."""
-
-
-W = TypeVar("W", bound=LoadedWorld)
+W = TypeVar("W", bound=Host)
 
 
 def _despawned_stubs(kinds: dict[int, type[Entity]]) -> dict[int, Entity]:
@@ -78,7 +59,7 @@ def _despawned_stubs(kinds: dict[int, type[Entity]]) -> dict[int, Entity]:
     return stubs
 
 
-def _restore_entities(world: LoadedWorld, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int,
+def _restore_entities(world: Host, records: list[dict[str, Any]], kinds: list[type[Entity]], last_id: int,
                       dead: dict[int, Entity]) -> None:
     """Build every entity of a checked save into ``world``, with its old id, state, signals and previous values."""
     spawner = spawner_of(world)
@@ -211,11 +192,11 @@ def load_world_data(data: dict[str, Any], where: str, game: Game | None = None, 
         world.tick_count = info["tick_count"]
         _restore_entities(world, records, kinds, info["last_id"], _despawned_stubs(dead_kinds))
         for player, (events, held, mouse, sticks, connected) in enumerate(queues):
-            world.input_queue_of(player).set_state(events, held, mouse, sticks, connected)
+            players_of(world).queues[player].set_state(events, held, mouse, sticks, connected)
         if music is not None:  # an effect, asked for again: the runner resumes it after the load
             track, loop, volume = music
             music_of(world).resume(track, loop, volume, world.tick_count)
-        for entity in world.entities:
+        for entity in entities_of_host(world):
             entity.on_load(world)
     except BaseException as error:
         world.close()

@@ -9,7 +9,7 @@ it is about to write.
 
 All reading of an entity's engine-owned state is in ``_entity_record`` (its restoring is
 in ``engine.world.save.restore``): the double buffer's owner can change how that state is
-kept without touching the rest. A save reads the world through ``SavedWorld``, never
+kept without touching the rest. A save reads the world through ``Host`` (``engine.buffering``), never
 importing ``engine.world``, so that ``World.save`` can delegate here without an import
 circle.
 """
@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import json
 import os
-import random
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any
 
+from engine.buffering import Host
 from engine.buffering.access import committed_values, saved_state
 from engine.buffering.own import OwnBuffers, saved_own
 from engine.buffering.shown import HIDDEN, kept_value
 from engine.disk.atomic import AtomicFile, OutputError
 from engine.ecs import current_components
-from engine.entity import LOOK, PARTS, Entity
+from engine.entity import LOOK, PARTS, Entity, entities_of_host
 from engine.input.events import InputQueue
 from engine.messages import shown_name
 from engine.schema import FieldError
@@ -36,6 +35,7 @@ from engine.state.names import __version__
 from engine.state.snapshot import ClassNameClash, class_names
 from engine.state.values import NotSaveable, encode
 from engine.world.music import music_of
+from engine.world.players import players_of
 from engine.world.save.check import (
     FORMAT,
     MAX_SAVE_BYTES,
@@ -46,45 +46,7 @@ from engine.world.save.check import (
     entity_classes,
 )
 
-__all__ = ["SavedWorld", "save_text", "save_world"]
-
-
-class SavedWorld(Protocol):
-    """What a save reads of a world (``World`` has it all)."""
-
-    @property
-    def ticking(self) -> bool:
-        """Whether a tick is in progress (a save is written between ticks only)."""
-
-    @property
-    def entities(self) -> list[Entity]:
-        """Live entities in update order."""
-
-    @property
-    def tick_count(self) -> int:
-        """Ticks completed so far."""
-
-    @property
-    def seed(self) -> Any:
-        """The world's seed."""
-
-    @property
-    def random(self) -> random.Random:
-        """The world's own generator."""
-
-    @property
-    def last_id(self) -> int:
-        """The highest id handed out so far."""
-
-    @property
-    def players(self) -> int:
-        """How many players the world has."""
-
-    def input_queue_of(self, player: int) -> InputQueue:
-        """The input waiting for the next tick, player ``player``'s."""
-
-    def esper_context(self) -> AbstractContextManager[None]:
-        """Make the world's esper world current for a block."""
+__all__ = ["save_text", "save_world"]
 
 
 def _entity_record(entity: Entity, module: str) -> dict[str, Any]:
@@ -126,7 +88,7 @@ def _entity_record(entity: Entity, module: str) -> dict[str, Any]:
     return record
 
 
-def _music(world: SavedWorld, root: str | os.PathLike[str] | None) -> dict[str, Any]:
+def _music(world: Host, root: str | os.PathLike[str] | None) -> dict[str, Any]:
     # An effect, not state (no hash holds it), but a load resumes it: written only when some plays.
     current = music_of(world).playing(world.tick_count)
     if current is None or current.path is None:
@@ -156,13 +118,14 @@ def _queued(queue: InputQueue) -> dict[str, Any]:
     return queued
 
 
-def _world_data(world: SavedWorld, root: str | os.PathLike[str] | None) -> dict[str, Any]:
+def _world_data(world: Host, root: str | os.PathLike[str] | None) -> dict[str, Any]:
     if world.ticking:
         raise SaveError("a world can only be saved between ticks")
     with world.esper_context():
-        modules = class_names([type(entity) for entity in world.entities])
-        entities = [_entity_record(entity, modules[type(entity)]) for entity in world.entities]
-    queues = [_queued(world.input_queue_of(player)) for player in range(world.players)]
+        live = entities_of_host(world)
+        modules = class_names([type(entity) for entity in live])
+        entities = [_entity_record(entity, modules[type(entity)]) for entity in live]
+    queues = [_queued(queue) for queue in players_of(world).queues]
     # Player 0's is "input", as in a save of one player; the others' only when there are others.
     players = {} if world.players == 1 else {"players": world.players, "inputs": queues[1:]}
     version, internal, gauss = world.random.getstate()
@@ -183,7 +146,7 @@ def _world_data(world: SavedWorld, root: str | os.PathLike[str] | None) -> dict[
     }
 
 
-def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: str = "a save",
+def save_text(world: Host, meta: dict[str, Any] | None = None, *, where: str = "a save",
               root: str | os.PathLike[str] | None = None) -> str:
     """``world`` as the text of a save file, checked as ``save_world`` checks it; any problem raises ``SaveError``.
 
@@ -208,7 +171,7 @@ def save_text(world: SavedWorld, meta: dict[str, Any] | None = None, *, where: s
     return text
 
 
-def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, Any] | None = None, *,
+def save_world(world: Host, path: str | os.PathLike[str], meta: dict[str, Any] | None = None, *,
                root: str | os.PathLike[str] | None = None) -> None:
     """Write ``world`` to ``path`` atomically (see the module docstring); any problem raises ``SaveError``.
 
@@ -226,14 +189,14 @@ def save_world(world: SavedWorld, path: str | os.PathLike[str], meta: dict[str, 
         raise SaveError(f"cannot write the save {shown_name(path)}: {error.strerror or error}") from None
 
 
-def _check_written(world: SavedWorld, data: dict[str, Any]) -> None:
+def _check_written(world: Host, data: dict[str, Any]) -> None:
     """Run the reader's own checks on what is about to be written: what it would refuse is refused now, by name.
 
     Classes resolve to the very classes of the world's entities (a game's classes are
     otherwise resolved against the game, which the writer is not given).
     """
     classes = entity_classes()
-    for record, entity in zip(data["entities"], world.entities):
+    for record, entity in zip(data["entities"], entities_of_host(world)):
         classes[record["class"]] = type(entity)
     try:
         check_document(data)
