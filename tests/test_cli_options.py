@@ -159,3 +159,61 @@ def test_a_dropped_joiner_is_told_the_command_that_takes_its_seat_back(argv: tup
     options = join_options(parsed(*argv))
     game_file = options.code if room else options.game  # after a room code, the second word is the game
     assert _rejoin_hint(options, room, options.address if room else "K7QX2P", game_file) == hint
+
+
+VALUES = ("1", "3", "10", "0", "a.jsonl", "127.0.0.1:7777", "ABCDEF", "0.5", "stun.example:3478",
+          "u:p@turn.example:3478", "1a" * 24)
+"""Words one of which every single-value option takes (the first its type accepts is given)."""
+
+
+def _a_value(action: argparse.Action) -> str:
+    if action.choices:
+        return str(next(iter(action.choices)))
+    for word in VALUES:
+        try:
+            if callable(action.type):
+                action.type(word)
+            return word
+        except (argparse.ArgumentTypeError, ValueError, TypeError):
+            continue
+    raise AssertionError(f"no word in VALUES is a value of {action.option_strings}")
+
+
+def _single_value_options() -> list[tuple[str, argparse.ArgumentParser, argparse.Action]]:
+    top = build_parser()
+    found: list[tuple[str, argparse.ArgumentParser, argparse.Action]] = []
+    for name, command in top.commands.items():
+        for action in command._actions:
+            takes_a_value = action.nargs != 0 and type(action).__name__ not in ("_NotHere", "_HelpAction",
+                                                                                "_VersionAction")
+            if action.option_strings and takes_a_value and not isinstance(action, argparse._AppendAction):
+                found.append((name, command, action))
+    return found
+
+
+def test_every_single_value_option_of_every_command_is_refused_when_given_twice(capsys):
+    # The newcomer's trial: --input a --input b (and --record a --record b) ran with b alone, silently.
+    options = _single_value_options()
+    assert {name for name, _, _ in options} >= {"run", "replay", "check", "host", "join", "lab", "package"}
+    for name, command, action in options:
+        positionals = ["x" for positional in command._actions
+                       if not positional.option_strings and positional.nargs not in ("?", "*")]
+        flag = action.option_strings[-1]
+        value = _a_value(action)
+        words = [name, *positionals, flag, *([value] * (action.nargs if isinstance(action.nargs, int) else 1))]
+        once = words[len(positionals) + 1:]
+        with pytest.raises(SystemExit) as refused:
+            build_parser().parse_command([*words, *once])
+        assert refused.value.code == 2
+        said = capsys.readouterr().err
+        assert f"tickswap {name}: {flag} is given twice (" in said and ": give it once" in said, (name, flag, said)
+
+
+def test_a_repeated_option_names_both_values_and_an_option_meant_to_repeat_still_does(capsys):
+    with pytest.raises(SystemExit):
+        parsed("run", "pong", "--input", "a.jsonl", "--input", "b.jsonl")
+    assert capsys.readouterr().err == ("tickswap run: --input is given twice (a.jsonl, b.jsonl): give it once "
+                                       "(see tickswap run --help)\n")
+    args = parsed("run", "pong", "--ticks", "9", "--save-at", "1", "a.json", "--save-at", "2", "b.json")
+    assert args.save_at == [["1", "a.json"], ["2", "b.json"]] and args.ticks == 9
+    assert not hasattr(args, "_tickswap_given"), "the bookkeeping ends at the edge"

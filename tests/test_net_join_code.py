@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import pytest
 from netsim import CODE, GAME, HOST_PORT, Net, host_lobby
+from test_net_session import tmp  # noqa: F401  (the session tests' fixture: a directory with game.py)
 
 from engine.net.integrity import (
     REPLY_OVERHEAD,
@@ -162,3 +163,58 @@ def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None
     print(f"half of {codes:,} codes at one guess a second: {years:.0f} years")
     assert years > 10
     assert CODE not in ("ABCDEF",)
+
+
+def test_a_joiner_that_finds_its_code_wrong_frees_the_seat_at_once_for_the_right_code() -> None:
+    # The newcomer's trial: a wrong code, then the right one at once, was refused "the session is full"
+    # for the 5 s the host held the seat of a joiner that would never prove the code.
+    options = SessionOptions(disconnect_timeout=5.0)
+    net = Net()
+    host = net.host(players=2, options=options)
+    wrong = net.join(options=replace(options, code="WRQNG2"))
+    host.open_lobby(60.0)
+    wrong.open_lobby(60.0)
+    with pytest.raises(SessionError, match=re.escape(NOT_CONFIRMED)):
+        for _ in range(100):
+            for peer in (host, wrong):
+                peer.poll()
+            net.step(False)
+    wrong.close()  # as tickswap join does on its way out: its goodbyes go
+    started = host.machine.now()
+    right = net.join(options=options)
+    net.open([right], timeout_s=60.0)
+    assert host.machine.now() - started < 1.0, "joined at once, not after the wrong one's 5 s"
+    assert any(re.fullmatch(r"refused player 1 at 127\.0\.0\.1:\d+: its datagrams fail under the key agreed \(a wrong "
+                            r"join code, or someone in the middle of the join\)", line) for line in net.said[0])
+    assert [line for line in net.said[0] if "never proved" in line] == []
+
+
+def test_a_join_while_a_seat_is_held_by_one_still_proving_the_code_says_so_and_when_to_retry() -> None:
+    options = SessionOptions(disconnect_timeout=5.0)
+    net = Net()
+    host = net.host(players=2, options=options)
+    host.open_lobby(60.0)
+    holder = net.network.transport()  # welcomed, and then silent: it never proves the code
+    welcome = ask(net, holder, attacker_hello(Pake("WRQNG2", host=False), 1))
+    assert isinstance(welcome, Welcome) and welcome.player == 1
+    net.clock.advance(1500)
+    refused = ask(net, net.network.transport(), attacker_hello(Pake(CODE, host=False), 2))
+    assert isinstance(refused, Refuse)
+    assert refused.reason == ("no seat is free now: player 1 is held by a joiner still proving the join code, "
+                              "freed within 4 s if it can't: try again then")
+    assert "full" not in refused.reason
+
+
+def test_tickswap_join_with_a_wrong_code_then_the_right_one_at_once_joins(tmp) -> None:  # noqa: F811
+    # The trial's commands, as real processes on 127.0.0.1 (each bounded by the session tests' timeout).
+    from test_net_session import JOIN_CODE, Peer, host
+
+    first, port = host(tmp, "--ticks", "200")
+    wrong = Peer(tmp, "join", f"127.0.0.1:{port}", "ABCDEF" if JOIN_CODE != "ABCDEF" else "ABCDEG", "game.py")
+    status, _, err = wrong.finish()
+    assert status == 2 and NOT_CONFIRMED in err, err
+    first.wait_for(r"refused player 1 at 127\.0\.0\.1:\d+: its datagrams fail under the key agreed")
+    right = Peer(tmp, "join", f"127.0.0.1:{port}", JOIN_CODE, "game.py")
+    (status1, _, err1), (status2, _, err2) = first.finish(), right.finish()
+    assert (status1, status2) == (0, 0), err1 + err2
+    assert "session is full" not in err2 and "never proved" not in err1

@@ -255,7 +255,7 @@ def test_a_session_holds_its_machine_and_the_machine_s_members_warn_naming_it() 
     assert isinstance(host.machine, SessionMachine) and not isinstance(host, SessionMachine)
     assert not hasattr(host, "peers") and not hasattr(host, "sync")
     with pytest.raises(AttributeError, match=r"set session\.machine\.scripts"):
-        host.scripts = {}  # type: ignore[attr-defined]  # the machine's: set on the session, it would do nothing
+        host.scripts = {}  # the machine's: set on the session, it would do nothing
     assert (host.world, host.player, host.players, host.local_players, host.ended, host.ready) == (
         None, 0, 2, (0,), None, False)
     stranger = NetPeer(("127.0.0.1", 9), 1, 2, token=5)

@@ -282,3 +282,31 @@ def test_a_session_recording_with_an_input_delay_line_is_an_input_script_as_it_i
     bad = write_lines(tmp_path / "bad.jsonl", [*lines[:at], {"tick": 10, "input_delay": -1}, *lines[at:]])
     with pytest.raises(ReplayError, match=r"bad\.jsonl:\d+: input_delay"):
         read_input_scripts(bad, 2)
+
+
+def test_a_script_line_for_a_player_past_players_says_the_players_option_that_plays_it(tmp_path, capsys):
+    # The newcomer's trial: "player 2, but the game runs with 2 players (0 to 1)" said nothing of --players 3.
+    up = [["key_press", "UP", 0, 0]]
+    path = write_lines(tmp_path / "play.jsonl", [{"tick": 1, "input": up}, {"tick": 2, "player": 1, "input": up}])
+    assert main(["run", "pong", "--ticks", "5", "--input", path]) == 2
+    assert capsys.readouterr().err.strip() == (f"tickswap: {path}:2: player 1, but the game runs with 1 player "
+                                               "(0 to 0): give --players 2 (the game takes 1 to 2)")
+    assert main(["check", "pong", "--ticks", "5", "--input", path]) == 2
+    assert "player 1, but the game runs with 1 player (0 to 0): give --players 2" in capsys.readouterr().err
+    past = write_lines(tmp_path / "past.jsonl", [{"tick": 1, "player": 2, "input": [["key_press", "UP", 0, 0]]}])
+    assert main(["run", "pong", "--ticks", "5", "--players", "2", "--input", past]) == 2
+    assert capsys.readouterr().err.strip() == (f"tickswap: {past}:1: player 2, but the game runs with 2 players "
+                                               "(0 to 1); the game takes at most 2 (its PLAYERS)")
+
+
+def test_a_joiners_combined_script_refusal_allows_a_two_seat_joiners_lines_naming_both(tmp_path):
+    from engine.input.scripts import read_script_lines
+
+    up = [["key_press", "UP", 0, 0]]
+    path = write_lines(tmp_path / "all.jsonl", [{"tick": 1, "input": up}, {"tick": 2, "player": 2, "input": up}])
+    with pytest.raises(ReplayError, match="all naming no player, or each naming one of its players") as refused:
+        read_script_lines(path, joining=True)
+    assert "all naming its player)" not in str(refused.value)
+    two = write_lines(tmp_path / "two.jsonl", [{"tick": 1, "player": 1, "input": up},
+                                               {"tick": 2, "player": 2, "input": up}])
+    assert set(read_script_lines(two, joining=True)) == {1, 2}, "a --local 2 joiner's script names both"

@@ -69,9 +69,34 @@ def test_a_replay_whose_header_seed_was_edited_says_it_differs_from_the_start(tm
     capsys.readouterr()
     assert main(["replay", str(path), "--game", str(game)]) == 1
     out = capsys.readouterr().out
-    assert "0 hashes matched before it); none matched, so it differs from the start" in out and "(seed, step)" in out
-    # A difference later on is no header's doing: no such hint.
-    assert "none matched" not in _replayed_after_a_tampered_hash(tmp_path, capsys)
+    assert ("0 hashes matched before it); it is the first hash checked, so the runs part between the start and "
+            "tick 60: an input line before it edited, or the header (seed, step)") in out
+    # A difference later on is past the first hash: no such hint.
+    assert "first hash checked" not in _replayed_after_a_tampered_hash(tmp_path, capsys)
+
+
+def test_a_replay_with_an_input_edited_before_its_first_hash_says_where_and_how_to_find_what(tmp_path, capsys,
+                                                                                            monkeypatch):
+    # The newcomer's trial: an input edited at tick 10, the first hash at 60; the hint asked whether the header was
+    # edited and pointed to tickswap check, which does not take a recording.
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "comet", "--ticks", "120", "--record", "rec.jsonl"]) == 0
+    lines = (tmp_path / "rec.jsonl").read_text().splitlines()
+    lines.insert(1, '{"tick": 10, "input": [["key_press", "LEFT", 0, 0]]}')
+    (tmp_path / "edited.jsonl").write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", "edited.jsonl"]) == 1
+    out = capsys.readouterr().out
+    assert "was the recording's header" not in out and "tickswap check" not in out
+    command = "tickswap run comet --input edited.jsonl --seed 0 --ticks 60 --save-at 60 here.json"
+    assert ("the state differs at tick 60 (the first mismatch; 0 hashes matched before it); it is the first hash "
+            "checked, so the runs part between the start and tick 60: an input line before it edited, or the header "
+            f"(seed, step), or another game or engine. To see what: {command} saves the state at tick 60") in out
+    # The command it gives runs, and beside the original's save shows what differs.
+    assert main(command.split()[1:]) == 0
+    assert main(["run", "comet", "--input", "rec.jsonl", "--seed", "0", "--ticks", "60", "--save-at", "60",
+                 "orig.json"]) == 0
+    assert (tmp_path / "here.json").read_text() != (tmp_path / "orig.json").read_text()
 
 
 def _replayed_after_a_tampered_hash(tmp_path, capsys) -> str:

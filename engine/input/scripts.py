@@ -68,8 +68,18 @@ def read_input_scripts(path: str | os.PathLike[str], players: int | None = None,
     return assign_unnamed(read_script_lines(path, players), unnamed)
 
 
+def _more_players(player: int, allowed: range | None) -> str:
+    """What a refusal of ``player`` adds where the game's ``PLAYERS`` are known: the ``--players`` that plays it."""
+    if allowed is None or not allowed:
+        return ""
+    if player + 1 in allowed:
+        return f": give --players {player + 1} (the game takes {allowed.start} to {allowed.stop - 1})"
+    return f"; the game takes at most {allowed.stop - 1} (its PLAYERS)"
+
+
 def read_script_lines(path: str | os.PathLike[str], players: int | None = None, *, only: int | None = None,
-                      joining: bool = False) -> dict[int | None, dict[int, list[InputEvent]]]:
+                      joining: bool = False, allowed: range | None = None
+                      ) -> dict[int | None, dict[int, list[InputEvent]]]:
     """Every player's scripted input as written: ``{player: {tick: [...]}}``, ``None`` for lines naming no player.
 
     What ``read_input_scripts`` reads, before the lines naming no player are given to one:
@@ -84,7 +94,9 @@ def read_script_lines(path: str | os.PathLike[str], players: int | None = None, 
     ``joining`` (a joiner before its welcome: its player is the host's to give), a line naming
     player 0, the host's, is refused alike: no joiner is ever player 0; and so is a script
     that mixes lines naming no player with lines naming one: that is ``tickswap run``'s
-    combined script, whose unnamed lines are player 0's, not a joiner's own.
+    combined script, whose unnamed lines are player 0's, not a joiner's own. With ``allowed``
+    (the player counts the game takes), a player past ``players`` is refused saying the
+    ``--players`` that would play it, where the game takes that many.
     Otherwise as ``read_input_script``.
     """
     where = os.fspath(path)
@@ -125,7 +137,8 @@ def read_script_lines(path: str | os.PathLike[str], players: int | None = None, 
             player = expect_whole(record["player"], "player", 0, MAX_PLAYERS - 1) if "player" in record else None
             if player is not None and players is not None and player >= players:
                 raise FieldError(f"player {player}, but the game runs with {players} "
-                                 f"player{'s' if players != 1 else ''} (0 to {players - 1})")
+                                 f"player{'s' if players != 1 else ''} (0 to {players - 1})"
+                                 + _more_players(player, allowed))
             if player == 0 and joining:
                 raise FieldError("player 0, but player 0 is the host: a joiner is player 1 or more")
             if player is not None and only is not None and player != only:
@@ -138,7 +151,8 @@ def read_script_lines(path: str | os.PathLike[str], players: int | None = None, 
                     raise FieldError(f"line {unnamed_at} names no player and line {named_at[0]} names player "
                                      f"{named_at[1]}: that is tickswap run's combined script, whose lines naming no "
                                      "player are player 0's (the host's); a joiner's script holds only its own lines "
-                                     "(all naming no player, or all naming its player)")
+                                     "(all naming no player, or each naming one of its players: both of a "
+                                     "--local 2 joiner's)")
             script = scripts.setdefault(player, {})
             tick = expect_whole(record["tick"], "tick", 1, MAX_TICKS)
             if tick < last:

@@ -37,6 +37,7 @@ new number from a new address moves it there (its NAT rebound), one whose tag fa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -393,11 +394,16 @@ class HostLobby:
         return sum(peer.seats for peer in self.joined.values()
                    if peer.player is not None and (peer.confirmed or not confirmed))
 
-    def _seats_for(self, wanted: int) -> tuple[int | None, str]:
+    def _seats_for(self, wanted: int, now: float) -> tuple[int | None, str]:
         """The first of ``wanted`` free seats side by side (players ``local..``), or ``None`` and why not."""
         taken = {player for peer in self.joined.values() if peer.player is not None
                  for player in range(peer.player, peer.player + peer.seats)}
         free = [player for player in range(self.local, self.players) if player not in taken]
+        waiting = self._proving(now) if wanted > len(free) else ""
+        if waiting:
+            short = ("no seat is free" if not free
+                     else f"{len(free)} of the {wanted} seats asked for {'is' if len(free) == 1 else 'are'} free")
+            return None, f"{short} now: {waiting}"
         if not free:
             return None, "the session is full"
         if wanted > len(free):
@@ -408,6 +414,22 @@ class HostLobby:
             return None, (f"the joiner asks for {wanted} seats side by side; the {len(free)} left are apart "
                           f"({players_named(tuple(free))}): try again once the others are in, or with fewer")
         return first, ""
+
+    def _proving(self, now: float) -> str:
+        """Which seats joiners hold that have not proved the join code yet, and when to try again; or ``""``.
+
+        Such a seat is not taken for good: its joiner proves the code within
+        ``--disconnect-timeout``, or leaves (a joiner that finds its code wrong says so at
+        once), or its place is freed then. So the refusal says when to ask again, not "full".
+        """
+        held = [peer for peer in self.joined.values() if peer.player is not None and not peer.confirmed]
+        seats = tuple(sorted(player for peer in held if peer.player is not None
+                             for player in range(peer.player, peer.player + peer.seats)))
+        if not seats:
+            return ""
+        wait = max(1, math.ceil(max(self.terms.disconnect_timeout - (now - peer.heard) for peer in held)))
+        return (f"{players_named(seats)} {'is' if len(seats) == 1 else 'are'} held by a joiner still proving the join "
+                f"code, freed within {wait} s if it can't: try again then")
 
     def poll(self) -> None:
         """Act on the time: keep the welcomed in touch, say held-back refusals, start, or give up."""
@@ -487,7 +509,7 @@ class HostLobby:
             problem = f"the session is full ({MAX_SPECTATORS} spectators already)"
         first: int | None = None
         if not problem and not hello.spectate:
-            first, problem = self._seats_for(hello.seats)
+            first, problem = self._seats_for(hello.seats, _seconds(self.clock))
         now = _seconds(self.clock)
         if not problem and not self.guesses.take(now):
             problem = GUESSING
@@ -689,6 +711,21 @@ class JoinLobby:
             catching.said = _seconds(self.clock)
             self._tell(catching.caught())
 
+    def _leave_unconfirmed(self, welcome: Welcome, shared: bytes, address: Address) -> None:
+        """Say goodbye on the link of a welcome that does not confirm the code, so that the host frees the seat now.
+
+        With a wrong code this joiner's key is not the host's, so the host can open none of
+        these: ``FAILED_OPENS`` of them are its sign that the joiner lacked the code, and it
+        refuses that seat at once instead of holding it for ``--disconnect-timeout`` (a
+        joiner retrying with the right code would find it taken). Two more cover a loss.
+        They reveal nothing a key confirmation does not: a tag under a key no one else has.
+        They wait in ``datagrams_to_send`` (``Session.close`` sends them).
+        """
+        link = Link.of_joiner(welcome.session, welcome.token, link_keys(shared, welcome.session, welcome.token,
+                                                                        self.hello))
+        for _ in range(FAILED_OPENS + 2):
+            self._outbox.append((link.seal(bye(welcome.session, "the join code is wrong")), address))
+
     def receive(self, data: bytes, address: Address) -> None:
         """Take one datagram: the host's ``Welcome`` (the lobby is done) or ``Refuse`` (``SessionError``, status 2)."""
         if self.welcome is not None and self.catching is not None and frame_kind(data) == b"S":
@@ -718,6 +755,8 @@ class JoinLobby:
             shared = self.pake.finish(packet.key)
             if shared is None or not confirmation_holds(shared, packet.session, packet.token, self.hello, packet.key,
                                                         packet.confirm):
+                if shared is not None:
+                    self._leave_unconfirmed(packet, shared, address)
                 raise SessionError(NOT_CONFIRMED, 2)
             self.link = Link.of_joiner(packet.session, packet.token,
                                        link_keys(shared, packet.session, packet.token, self.hello))

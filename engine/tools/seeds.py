@@ -30,7 +30,7 @@ from typing import Any
 from engine.errors import located
 from engine.files.game import Game
 from engine.files.importer import load_game
-from engine.input.scripts import read_input_scripts
+from engine.input.scripts import assign_unnamed, read_script_lines
 from engine.state.differences import EntityDifference, compare_snapshots
 from engine.tools.check import difference_report
 from engine.tools.inputs import DEFAULT_KEYS, random_input, random_keys, setup_of, whole_numbers
@@ -81,7 +81,7 @@ def inputs_of(game: Game, players: int, seed: int, input_path: str | None, no_in
     """The input ``tickswap check`` feeds: the game's keys at random (each player a stream), a script's, or none."""
     if input_path:
         # Lines naming no player are player 0's, as in tickswap run; other players refused.
-        scripts = read_input_scripts(input_path, players)
+        scripts = assign_unnamed(read_script_lines(input_path, players, allowed=game.players), 0)
         return [scripts.get(player, {}) for player in range(players)]
     if no_input:
         return None

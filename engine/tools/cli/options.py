@@ -53,17 +53,72 @@ UPS_RANGE = (math.ceil(1000 / MS_PER_UPDATE_RANGE[1] * 1000) / 1000, math.floor(
 MAX_COUNT = 10**9
 
 
+_GIVEN = "_tickswap_given"
+"""The namespace attribute where ``_StoreOnce`` keeps what each single-value option was given (while parsing)."""
+
+
+class _StoreOnce(argparse.Action):
+    """argparse's ``store``, refusing an option given twice: argparse keeps the last one, silently.
+
+    ``--input a.jsonl --input b.jsonl`` ran with ``b.jsonl`` alone; now it is refused in one
+    line naming both (``--input is given twice (a.jsonl, b.jsonl): give it once``). It is
+    every ``Parser``'s default action (``_once``), so no command's option is missed; an
+    option meant to repeat says so with ``action="append"``, and a flag (``store_true``) given
+    twice means what it means once.
+    """
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if option_string is not None:  # a positional is taken once by argparse itself
+            given: dict[str, tuple[str, Any]] = getattr(namespace, _GIVEN, None) or {}
+            if self.dest in given:
+                first_option, first = given[self.dest]
+                named = option_string if first_option == option_string else f"{first_option} (or {option_string})"
+                parser.error(f"{named} is given twice ({_said(first)}, {_said(values)}): give it once")
+            given[self.dest] = (option_string, values)
+            setattr(namespace, _GIVEN, given)
+        setattr(namespace, self.dest, values)  # what argparse's own store does
+
+
+def _said(values: Any) -> str:
+    """An option's value as the command line gave it (the words of one of several values, spaced; ``--room``
+    with none: "no value")."""
+    if values is None or values == "":
+        return "no value"
+    return " ".join(map(str, values)) if isinstance(values, list) else str(values)
+
+
+def _once(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser``'s single-value options (``store``, argparse's default action) refuse a second occurrence."""
+    parser.register("action", None, _StoreOnce)
+    parser.register("action", "store", _StoreOnce)
+
+
+def _namespace(parsed: argparse.Namespace) -> argparse.Namespace:
+    """``parsed`` without ``_StoreOnce``'s bookkeeping: the options alone, as argparse gives them."""
+    if hasattr(parsed, _GIVEN):
+        delattr(parsed, _GIVEN)
+    return parsed
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with its mistakes in one line (``tickswap: --ups: expected ...``) instead of a usage block.
 
     No abbreviations: ``--tick 100`` is refused, not taken as ``--ticks`` (an option added
     later would silently change what an abbreviation in someone's script means). Every
-    subcommand's parser is a ``Parser`` too, so none of them takes one either.
+    subcommand's parser is a ``Parser`` too, so none of them takes one either. Nor does any
+    take a single-value option twice (``_StoreOnce``): ``--input a --input b`` is refused.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        _once(self)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, without the bookkeeping of ``_StoreOnce`` in the namespace it returns."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        return _namespace(parsed), extras
         self.commands: dict[str, Parser] = {}
         """The subcommands' parsers by name (``build_parser`` fills it; empty without subcommands)."""
 
@@ -77,6 +132,8 @@ class Parser(argparse.ArgumentParser):
         argparse leaves them to the top parser, so ``tickswap replay r.jsonl --seed 3`` said
         ``tickswap: unrecognized arguments`` where ``run``'s mistakes say ``tickswap run: ...``.
         """
+        parsed: argparse.Namespace
+        extras: list[str]
         parsed, extras = self.parse_known_args(argv)
         if extras:
             command = self.commands.get(getattr(parsed, "command", None) or "", self)
@@ -268,6 +325,9 @@ def build_parser() -> Parser:
     replay.add_argument("--split", metavar="DIR", type=_file_name,
                         help="instead of replaying, write each player's input as DIR/player-P.jsonl: the --input "
                              "script of each peer of a recorded session")
+    replay.add_argument("--peer", metavar="P,Q", type=_peer, action="append", default=[],
+                        help="with --split: the players one peer played (1,2 for a joiner's --local 2): their "
+                             "lines, each naming its player, in one script DIR/players-1-2.jsonl (repeatable)")
 
     check = commands.add_parser(
         "check", help="check that a game comes out the same in every update order",
@@ -401,13 +461,27 @@ class ReplayOptions:
     screenshot: str | None = None
     split: str | None = None
     """``--split DIR``: write each player's input script there instead of replaying."""
+    peers: tuple[tuple[int, ...], ...] = ()
+    """``--peer P,Q`` (with ``--split``): the players each peer of several played, one script for each such peer."""
+
+
+def _peer(text: str) -> tuple[int, ...]:
+    """``--peer 1,2``: the players one peer played, each a whole number from 0, none twice."""
+    words = text.split(",")
+    if not all(DIGITS.fullmatch(word) for word in words):
+        raise argparse.ArgumentTypeError(f"expected players such as 1,2 (whole numbers, comma-separated), "
+                                         f"got {shown(text)}")
+    players = tuple(int(word) for word in words)
+    if any(not 0 <= player < MAX_PLAYERS for player in players) or len(set(players)) != len(players):
+        raise argparse.ArgumentTypeError(f"expected different players from 0 to {MAX_PLAYERS - 1}, got {shown(text)}")
+    return tuple(sorted(players))
 
 
 def replay_options(args: argparse.Namespace) -> ReplayOptions:
     """``replay``'s parsed options as a ``ReplayOptions``."""
     return ReplayOptions(file=args.file, game=args.game, drawn=args.headless or args.window,
                          display=Display(headless=args.headless, show_hud=not args.no_hud),
-                         screenshot=args.screenshot, split=args.split)
+                         screenshot=args.screenshot, split=args.split, peers=tuple(args.peer))
 
 
 @dataclass(frozen=True)
@@ -586,6 +660,7 @@ class SeedsOptions:
 def seeds_options(argv: list[str] | None = None) -> SeedsOptions:
     """``python -m engine.tools.seeds``'s argv (``check`` writes it) as a ``SeedsOptions``."""
     parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.seeds")
+    _once(parser)
     parser.add_argument("game")
     parser.add_argument("--ticks", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
@@ -593,7 +668,7 @@ def seeds_options(argv: list[str] | None = None) -> SeedsOptions:
     parser.add_argument("--input")
     parser.add_argument("--no-input", action="store_true")
     parser.add_argument("--snapshot-at", type=int)
-    args = parser.parse_args(argv)
+    args = _namespace(parser.parse_args(argv))
     return SeedsOptions(game=args.game, ticks=args.ticks, seed=args.seed, players=args.players, input=args.input,
                         no_input=args.no_input, snapshot_at=args.snapshot_at)
 
@@ -612,13 +687,14 @@ class SoakOptions:
 def soak_options(argv: list[str] | None = None, description: str = "") -> SoakOptions:
     """``python -m engine.tools.soak``'s argv as a ``SoakOptions`` (more churn than entities: refused, exit 2)."""
     parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m engine.tools.soak", description=description)
+    _once(parser)
     parser.add_argument("--ticks", type=whole(1, 10**9), default=1_000_000)
     parser.add_argument("--entities", type=whole(1, 10**9), default=1000)
     parser.add_argument("--churn", type=whole(0, 10**9), default=10, help="spawns and despawns per tick")
     parser.add_argument("--budget-blocks", type=whole(0, 10**9), default=2000,
                         help="allowed growth in allocated blocks after the first checkpoint (default 2000)")
     parser.add_argument("--tracemalloc", action="store_true", help="also trace allocations and report bytes (slow)")
-    args = parser.parse_args(argv)
+    args = _namespace(parser.parse_args(argv))
     if args.churn > args.entities:
         parser.error(f"--churn {args.churn} is more than --entities {args.entities}")
     return SoakOptions(ticks=args.ticks, entities=args.entities, churn=args.churn, budget_blocks=args.budget_blocks,

@@ -14,7 +14,15 @@ from typing import Any
 from engine.disk.atomic import OutputError
 from engine.files.game import Game
 from engine.files.importer import load_game, sample_games
-from engine.files.replay import ReplayDriver, ReplayResult, Verification, read_replay, read_start, verify
+from engine.files.replay import (
+    ReplayDriver,
+    ReplayError,
+    ReplayResult,
+    Verification,
+    read_replay,
+    read_start,
+    verify,
+)
 from engine.interrupts import Interrupted
 from engine.json_events import emit, listening
 from engine.tools.cli.display import DisplayError, make_runner
@@ -82,25 +90,37 @@ def start_world(replay: Any, game: Game) -> World:
 
 
 def split_command(options: ReplayOptions) -> int:
-    """``tickswap replay FILE --split DIR``: each player's input script, from a recording checked whole."""
+    """``tickswap replay FILE --split DIR [--peer P,Q]``: each peer's input script, from a recording checked whole."""
     assert options.split is not None
     if options.game or options.screenshot or options.drawn:
         raise UsageError("--split writes the recording's input scripts without replaying it: it takes no --game, "
                          "--headless, --window or --screenshot")
-    from engine.files.replay.split import split_recording
+    from engine.files.replay.split import split_peers
 
     try:
-        written = split_recording(options.file, options.split)
+        written = split_peers(options.file, options.split, options.peers)
+    except ReplayError:
+        raise  # the recording's own problem, said as a replay says it
+    except ValueError as error:
+        raise UsageError(f"--peer: {error}") from None
     except OutputError as error:
         return refused(str(error))
-    for player, path in written.items():
-        print(f"split {shown_name(options.file)}: player {player}'s input in {shown_name(str(path))}")
-        emit("split", player=player, path=str(path))
+    for players, path in written.items():
+        who = (f"player {players[0]}" if len(players) == 1
+               else f"players {', '.join(map(str, players[:-1]))} and {players[-1]}")
+        print(f"split {shown_name(options.file)}: {who}'s input in {shown_name(str(path))}")
+        if len(players) == 1:
+            emit("split", player=players[0], path=str(path))
+        else:
+            emit("split", players=list(players), path=str(path))
     return 0
 
 
 def replay_command(options: ReplayOptions) -> int:
     """``tickswap replay FILE``: verify every state hash (0 when all match, 1 naming the first mismatch)."""
+    if options.peers:
+        raise UsageError("--peer goes with --split (the players one peer played, for its script): a replay plays "
+                         "every player")
     if options.screenshot and not options.drawn:
         raise UsageError("--screenshot needs --headless or --window: a replay verified without drawing has no frame")
     pictures = [("--screenshot", options.screenshot)] if options.screenshot else []
@@ -162,17 +182,38 @@ def replay_command(options: ReplayOptions) -> int:
             runner.close()
         else:
             world.close()
-    status = _said(replay, result, shown_name(options.file), shot, game, (changed, advice, also))
+    status = _said(replay, result, shown_name(options.file), shot, game, (changed, advice, also),
+                   options.game or replay.game)
     emit("summary", command="replay", game=game.name, ok=status == 0, ticks=result.ticks, checked=result.checked,
          first_mismatch=result.first_mismatch, state=final_state)
     return status
 
 
+def _apart(replay: Any, tick: int, name: str, game_word: str, game: Game) -> str:
+    """Where a replay whose first hash checked (at ``tick``) differs went apart, and how to find what differs.
+
+    Only that the runs part before ``tick`` is known: an input line or the header edited,
+    or another game or engine. ``tickswap check`` runs its own input, so it does not help
+    here; saving the state at ``tick`` from this recording and from the original does (a
+    diff of the two saves names the entity and field).
+    """
+    since = f"tick {replay.start} (its save)" if replay.start else "the start"
+    where = (f"; it is the first hash checked, so the runs part between {since} and tick {tick}: an input line "
+             "before it edited, or the header (seed, step), or another game or engine")
+    if replay.start:
+        return where
+    options = (f" --seed {replay.seed}" + (f" --players {replay.players}" if replay.players != 1 else "")
+               + (f" --ups {1000 / replay.ms_per_update:g}" if replay.ms_per_update != game.ms_per_update else ""))
+    command = f"tickswap run {shown_name(game_word)} --input {name}{options} --ticks {tick} --save-at {tick} here.json"
+    return (f"{where}. To see what: {command} saves the state at tick {tick}; the same from the original "
+            "recording, then a diff of the two saves names the entity and field")
+
+
 def _said(replay: Any, result: ReplayResult, name: str, shot: str, game: Game,
-          differences: tuple[str | None, str, str]) -> int:
+          differences: tuple[str | None, str, str], game_word: str = "GAME") -> int:
     """Say how the replay went, in one line; its exit status. ``differences``: what differs between the
     recording's game and this one, the advice said where it does not replay the same, and what a renamed file
-    that also changed adds where it does."""
+    that also changed adds where it does; ``game_word``: how the user names the game (a hint's command)."""
     changed, advice, also = differences
     if result.ok and result.crash is not None:
         print(f"replay {name}: the recording ends where the game crashed at tick {replay.crashed}: reproduced "
@@ -192,10 +233,8 @@ def _said(replay: Any, result: ReplayResult, name: str, shot: str, game: Game,
         return 0
     if result.first_mismatch is not None:
         matched = max(0, result.checked - 1)
-        # None matched: the run differs from its very start, which a header edited (its seed or step) or
-        # a game that reads more than its inputs explains; which entity and field, tickswap check says.
-        hint = ("; none matched, so it differs from the start: was the recording's header (seed, step) edited? "
-                "tickswap check names the entity and field" if matched == 0 and not changed else "")
+        # None matched: all that is known is that the runs part before the first hash checked.
+        hint = _apart(replay, result.first_mismatch, name, game_word, game) if matched == 0 and not changed else ""
         print(f"replay {name}: the state differs at tick {result.first_mismatch} "
               f"(the first mismatch; {matched} {'hash' if matched == 1 else 'hashes'} matched before it)"
               + shot + (f"; {changed}{advice}" if changed else "") + hint)

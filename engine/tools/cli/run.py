@@ -28,7 +28,7 @@ from engine.files.game import Game
 from engine.files.importer import file_digest
 from engine.files.replay import Recorder, ReplayError
 from engine.input.events import InputEvent
-from engine.input.scripts import read_input_scripts
+from engine.input.scripts import assign_unnamed, read_script_lines
 from engine.interrupts import TICK, Interrupted
 from engine.json_events import emit
 from engine.state.snapshot import UnhashableState
@@ -196,7 +196,9 @@ class RunSession:
     def _read_script(self, players: int) -> dict[int, dict[int, list[InputEvent]]]:
         """Every player's scripted input (lines naming no player are player 0's); other players refused."""
         assert self.options.input is not None
-        return read_input_scripts(self.options.input, players)
+        # Where --players was chosen here (not by a save), a player past it is refused saying which plays it.
+        allowed = self.game.players if not self.options.load else None
+        return assign_unnamed(read_script_lines(self.options.input, players, allowed=allowed), 0)
 
     def _refuse_unreachable_saves(self) -> None:
         # Refused before the run, not found missing after it: a tick already past (after --load),
