@@ -35,7 +35,7 @@ CODE = "TESTCD"
 
 def host_lobby(session: Session) -> HostLobby:
     """A host's lobby while it runs (typed: a test reads its table of the welcomed)."""
-    lobby = session.lobby
+    lobby = session.machine.lobby
     assert isinstance(lobby, HostLobby), lobby
     return lobby
 
@@ -99,7 +99,7 @@ class Net:
         """Run every peer's lobby until ``peers`` (all by default) are ready (a lobby's error is raised)."""
         peers = list(self.peers if peers is None else peers)
         for peer in self.peers:
-            if peer.lobby is None and not peer.ready and not peer._closed:
+            if peer.machine.lobby is None and not peer.ready and not peer._closed:
                 peer.open_lobby(timeout_s)
         for _ in range(rounds):
             if all(peer.ready for peer in peers):
@@ -155,7 +155,7 @@ class Net:
                     continue
                 active += 1
                 if id(peer) not in started:
-                    if peer.lobby is None and not peer.ready:
+                    if peer.machine.lobby is None and not peer.ready:
                         peer.open_lobby(60.0)
                     peer.poll()
                     if peer.ready:
@@ -187,7 +187,7 @@ class Net:
         def meddle(round_: int) -> None:
             if round_ == at:
                 self.kill(peer)
-            if round_ > at and seat in host.dropped and not back:
+            if round_ > at and seat in host.machine.dropped and not back:
                 again = self.join(options=replace(options, rejoin=code))
                 again.script = script
                 back.append(again)

@@ -133,8 +133,8 @@ def _session(tmp_path: Path) -> Any:
         joiner.advance([])
         net.clock.advance(1000 / 60)
 
-    assert host.game is not None
-    return host.game, host, (between, net)
+    assert host.machine.game is not None
+    return host.machine.game, host, (between, net)
 
 
 DRIVERS = {"local play": _local, "studio": _studio, "replay": _replay, "network session": _session}

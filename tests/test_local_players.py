@@ -297,12 +297,12 @@ def test_a_session_with_two_local_players_on_one_peer_ends_bit_identical_with_an
     net.open()
     assert host.local_players == (0, 1) and joiner.player == 2 and joiner.local_players == (2,)
     assert "all 3 players are in: the session starts" in net.said[0]
-    host.scripts = {0: SCRIPTS[0], 1: SCRIPTS[1]}
+    host.machine.scripts = {0: SCRIPTS[0], 1: SCRIPTS[1]}
     assert host.set_input_delay(4, at=100) == 100  # both local players' input moves at once, every peer agreeing
     net.play_ticks(300)
     assert host.ended is None and joiner.ended is None
-    assert host.sync is not None and joiner.sync is not None
-    assert host.sync.input_delay == joiner.sync.input_delay == 4
+    assert host.machine.sync is not None and joiner.machine.sync is not None
+    assert host.machine.sync.input_delay == joiner.machine.sync.input_delay == 4
     assert host.world is not None and joiner.world is not None
     assert host.world.state_hash() == joiner.world.state_hash() == reference(300, SCRIPTS)
     assert reference(300, SCRIPTS) != reference(300, [SCRIPTS[0], {}, SCRIPTS[2]]), "player 1's input counts"
@@ -318,8 +318,8 @@ def test_a_window_hands_a_session_each_local_players_events_as_that_players():
     given = {1: {0: [InputEvent("key_press", keys.RIGHT)], 1: [InputEvent("key_press", keys.LEFT)]}}
     net.play_frames(200, inputs=lambda peer, frame: given.get(frame, {}) if peer == 0 else ())
     for peer in net.peers:
-        assert peer.sync is not None and peer.world is not None
-        assert peer.sync.emitted > 20
+        assert peer.machine.sync is not None and peer.world is not None
+        assert peer.machine.sync.emitted > 20
         everyone: list[Any] = list(peer.world.entities)
         movers = sorted(everyone, key=lambda mover: mover.player)
         assert movers[0].x > 0.0 and movers[1].x < 100.0 and movers[2].x == 200.0, [m.x for m in movers]
@@ -472,7 +472,7 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     host = net.host(players=3, local=2, options=options)
     third = net.join(options=options)
     net.open()
-    host.scripts = {0: PLAYER_SCRIPTS[0], 1: PLAYER_SCRIPTS[1]}
+    host.machine.scripts = {0: PLAYER_SCRIPTS[0], 1: PLAYER_SCRIPTS[1]}
     third.script = PLAYER_SCRIPTS[2]
     code = third.rejoin_code
     assert code is not None
@@ -482,16 +482,16 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
     def meddle(round_: int) -> None:
         if round_ == 150:
             net.kill(third)
-        if round_ > 150 and 2 in host.dropped and not watchers:
+        if round_ > 150 and 2 in host.machine.dropped and not watchers:
             watchers.append(net.join(spectate=True))  # it starts from a save holding the two local players' input
-        if round_ > 150 and 2 in host.dropped and not back and watchers and watchers[0].ready:
+        if round_ > 150 and 2 in host.machine.dropped and not back and watchers and watchers[0].ready:
             again = net.join(options=replace(options, rejoin=code))
             again.script = PLAYER_SCRIPTS[2]
             back.append(again)
     net.play_session(900, between=meddle)
     assert back, f"the host ended instead of playing on: {host.ended}"
     again, watcher = back[0], watchers[0]
-    assert watcher.late and again.late
+    assert watcher.machine.late and again.machine.late
     said = "\n".join(net.said[0])
     dropped_at = re.search(r"player 2 is disconnected from tick (\d+)", said)
     back_at = re.search(r"player 2 is back from tick (\d+)", said)
@@ -504,7 +504,7 @@ def test_a_host_with_two_local_players_plays_on_when_its_one_joiner_drops_and_ta
                 returned: [CONNECT]}]
     expected = offline(900, scripts)
     for peer in (host, again, watcher):
-        assert peer.ended is None and peer.finished, peer.ended
+        assert peer.machine.ended is None and peer.machine.finished, peer.machine.ended
         assert peer.world is not None
         assert peer.world.tick_count == 900 and peer.world.state_hash() == expected.hash
     assert again.player == 2 and again.local_players == (2,) and host.local_players == (0, 1)

@@ -105,7 +105,7 @@ def test_a_running_session_answers_an_unproven_address_with_at_most_3x(attack: s
     got = measure(net, host, data, play=True)
     record("running session", attack, len(data), got)
     assert got <= AMPLIFICATION * len(data), f"{attack}: {got} bytes for {len(data)}"
-    assert len(host.peers) == 1, "no late joiner was taken"
+    assert len(host.machine.peers) == 1, "no late joiner was taken"
 
 
 def test_a_proven_spectator_is_welcomed_and_a_welcome_is_never_sent_unasked() -> None:
@@ -118,7 +118,7 @@ def test_a_proven_spectator_is_welcomed_and_a_welcome_is_never_sent_unasked() ->
     host.poll()
     [(retry, _)] = victim.receive()
     assert len(retry) < len(hello(spectate=True))
-    proven = seal_proven(hello(spectate=True), host.cookies.cookie(victim.address, host.now()))
+    proven = seal_proven(hello(spectate=True), host.machine.cookies.cookie(victim.address, host.machine.now()))
     inbox(host).append((proven, victim.address))
     host.poll()
     assert [peer.player for peer in host_lobby(host).joined.values()] == [None]

@@ -22,7 +22,7 @@ from engine.world import World
 
 def test_a_flooding_player_cannot_grow_the_log_past_this_peers_own_tick() -> None:
     session, transport, _ = running()
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
     for _ in range(200):  # each run starts at what the host acknowledged, as the review's flood did
         first = sync.known[1] + 1
@@ -31,12 +31,12 @@ def test_a_flooding_player_cannot_grow_the_log_past_this_peers_own_tick() -> Non
         session.poll()
     assert sync.known[1] <= sync.current + sync.window, sync.known[1]
     assert len(sync._events[1]) <= sync.window
-    assert sync.cut_off > 0 and session.stats.garbage > 0, "what was refused is counted"
+    assert sync.cut_off > 0 and session.machine.stats.garbage > 0, "what was refused is counted"
 
 
 def test_forged_huge_acks_do_not_hide_a_peer_that_never_acknowledges() -> None:
     session, transport, _ = running()
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
     for tick in range(1, MAX_ACK_LAG + 50):  # one forged ack of everything, then never an acknowledgement
         acks = (2**31 - 1, 2**31 - 1) if tick == 1 else (0, 0)
@@ -50,28 +50,28 @@ def test_forged_huge_acks_do_not_hide_a_peer_that_never_acknowledges() -> None:
 
 def test_the_last_tick_of_a_session_is_compared_like_a_check_tick() -> None:
     session, transport, _ = running()
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
-    session.target = sync.final_tick = 10  # what ``run_ticks(10)`` sets; 10 is no desync-interval tick
+    session.machine.target = sync.final_tick = 10  # what ``run_ticks(10)`` sets; 10 is no desync-interval tick
     for tick in range(1, 11):
         transport.deliver(ONE, inputs(1, tick, tuple(sync.known), (Run(1, tick, tick),)))
         session.poll()
         session.advance(())
-    assert sync.emitted == 10 and session.desync is None
-    theirs = encode_inputs(Inputs(session=session.session_id, sender=1, tick=10, acks=tuple(sync.known),
+    assert sync.emitted == 10 and session.machine.desync is None
+    theirs = encode_inputs(Inputs(session=session.machine.session_id, sender=1, tick=10, acks=tuple(sync.known),
                                   checked=(10, "0" * 16)))
     transport.deliver(ONE, theirs)
     session.poll()
-    assert session.desync is not None and session.desync.tick == 10, "a hash differing at the last tick is a desync"
+    assert session.machine.desync is not None and session.machine.desync.tick == 10, "a hash differing at the last tick is a desync"
 
 
 def test_a_checked_tick_no_peer_checks_is_not_kept() -> None:
     session, transport, _ = running()
     for tick in (7, 120):  # 7 is no check tick; 120 is one (every 60), still to come
-        transport.deliver(ONE, encode_inputs(Inputs(session=session.session_id, sender=1, tick=0, acks=(0, 0),
+        transport.deliver(ONE, encode_inputs(Inputs(session=session.machine.session_id, sender=1, tick=0, acks=(0, 0),
                                                     checked=(tick, "0" * 16))))
     session.poll()
-    assert list(session._their_checks) == [(1, 120)]
+    assert list(session.machine._their_checks) == [(1, 120)]
 
 
 def test_snapshots_are_kept_by_tick_age_not_a_count_of_check_ticks() -> None:

@@ -38,7 +38,7 @@ def assert_on_the_offline_hash(meeting: Meeting) -> None:
     offline = reference(TICKS, scripts())
     assert meeting.host.world is not None and meeting.joiner.world is not None
     assert meeting.host.world.state_hash() == meeting.joiner.world.state_hash() == offline
-    assert meeting.host.stats.damaged == meeting.joiner.stats.damaged == 0
+    assert meeting.host.machine.stats.damaged == meeting.joiner.machine.stats.damaged == 0
 
 
 def assert_only_loopback(meeting: Meeting) -> None:
@@ -87,9 +87,9 @@ def test_a_rebinding_joiner_is_followed_through_the_hosts_relay_which_binds_its_
     assert_on_the_offline_hash(meeting)
     assert meeting.host_path.local.kind == "relay" and meeting.joiner_path.remote.kind == "relay"
     assert meeting.boxes[1].table.moves >= 2
-    assert meeting.host.stats.moved >= 2, "the host followed the joiner to its new ports"
+    assert meeting.host.machine.stats.moved >= 2, "the host followed the joiner to its new ports"
     counters = meeting.host_path.transport.counters
-    assert counters["relay_requests"] >= 2 + meeting.host.stats.moved  # a channel bound for each new port
+    assert counters["relay_requests"] >= 2 + meeting.host.machine.stats.moved  # a channel bound for each new port
 
 
 def test_a_full_cone_router_lets_a_symmetric_ones_fresh_port_in_directly(served: Rendezvous) -> None:
@@ -102,7 +102,7 @@ def test_a_rebinding_joiner_is_followed_on_a_direct_path(served: Rendezvous) -> 
     meeting = meet(("full-cone", "rebinding"), served, rebind_ms=150)
     assert_on_the_offline_hash(meeting)
     assert not meeting.host_path.relayed and meeting.boxes[1].table.moves >= 2
-    assert meeting.host.stats.moved >= 2
+    assert meeting.host.machine.stats.moved >= 2
 
 
 @pytest.mark.parametrize("kinds", [("symmetric", "symmetric"), ("symmetric", "port-restricted")])

@@ -88,7 +88,7 @@ def test_a_man_in_the_middle_answering_the_joiner_is_found_by_the_joiner_which_s
     net.host(players=2)
     proxy = net.network.transport()  # the joiner was routed to it (an attacker on the path at join time)
     joiner = net.join()
-    joiner.joining = (proxy.address, False, None)
+    joiner.machine.joining = (proxy.address, False, None)
     joiner.open_lobby(60.0)
     joiner.poll()
     [(hello, at)] = proxy.receive()
@@ -137,7 +137,7 @@ def test_the_right_code_joins_and_gives_its_guess_back() -> None:
         net.peers[1].poll()
         net.step(False)
     assert all(joined.confirmed for joined in host_lobby(host).joined.values())
-    assert host.guesses.take(host.now()) and host.guesses.refused == 0
+    assert host.machine.guesses.take(host.machine.now()) and host.machine.guesses.refused == 0
 
 
 def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None:
@@ -146,7 +146,7 @@ def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None
     host.open_lobby(3600.0)
     attacker = net.network.transport()
     welcomed = refused = 0
-    started = host.now()
+    started = host.machine.now()
     for nonce in range(1, 61):  # 60 guesses, 10 a second of the host's clock
         answer = ask(net, attacker, attacker_hello(Pake("ABCDEF", host=False), nonce))
         if isinstance(answer, Welcome):
@@ -155,7 +155,7 @@ def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None
             assert isinstance(answer, Refuse) and answer.reason == GUESSING, answer
             refused += 1
         net.clock.advance(100)
-    seconds = host.now() - started
+    seconds = host.machine.now() - started
     print(f"{welcomed} exchanges answered in {seconds:.1f} s, {refused} refused")
     assert welcomed <= GUESS_BURST + seconds / GUESS_EVERY_S + 1 and refused >= 60 - GUESS_BURST - seconds - 1
     codes = len(CODE_ALPHABET) ** CODE_LENGTH
@@ -180,10 +180,10 @@ def test_a_joiner_that_finds_its_code_wrong_frees_the_seat_at_once_for_the_right
                 peer.poll()
             net.step(False)
     wrong.close()  # as tickswap join does on its way out: its goodbyes go
-    started = host.now()
+    started = host.machine.now()
     right = net.join(options=options)
     net.open([right], timeout_s=60.0)
-    assert host.now() - started < 1.0, "joined at once, not after the wrong one's 5 s"
+    assert host.machine.now() - started < 1.0, "joined at once, not after the wrong one's 5 s"
     assert any(re.fullmatch(r"refused player 1 at 127\.0\.0\.1:\d+: its datagrams fail under the key agreed \(a wrong "
                             r"join code, or someone in the middle of the join\)", line) for line in net.said[0])
     assert [line for line in net.said[0] if "never proved" in line] == []

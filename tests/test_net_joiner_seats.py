@@ -56,7 +56,7 @@ def test_a_joiner_with_two_local_players_takes_two_seats_and_both_play_to_the_of
     assert "players 1 and 2 joined from" in "\n".join(net.said[0]), net.said[0]
     assert joiner.rejoin_code is None  # a rejoin takes back one seat: none is offered to a joiner of two
     host.script = PLAYER_SCRIPTS[0]
-    joiner.scripts = {1: PLAYER_SCRIPTS[1], 2: PLAYER_SCRIPTS[2]}
+    joiner.machine.scripts = {1: PLAYER_SCRIPTS[1], 2: PLAYER_SCRIPTS[2]}
     net.play_ticks(300)
     assert host.ended is None and joiner.ended is None, (host.ended, joiner.ended)
     assert host.world is not None and joiner.world is not None
@@ -85,7 +85,7 @@ def test_a_joiner_of_two_seats_dropped_takes_both_with_it() -> None:
     said = "\n".join(net.said[0])
     assert host.ended is not None and "players 1 and 2 (127.0.0.1:" in host.ended, host.ended
     assert "and no other player is left" in host.ended
-    assert sorted(host.dropped) == [1, 2] and all(seat.closed for seat in host.dropped.values()), said
+    assert sorted(host.machine.dropped) == [1, 2] and all(seat.closed for seat in host.machine.dropped.values()), said
 
 
 # -- real processes on 127.0.0.1 -------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def test_a_joiners_window_splits_its_keyboard_between_its_two_seats(offscreen) -
     finally:
         runner.close()
     for peer in (host, joiner):
-        assert peer.sync is not None and peer.world is not None and peer.sync.emitted > 20
+        assert peer.machine.sync is not None and peer.world is not None and peer.machine.sync.emitted > 20
         everyone: list[Any] = list(peer.world.entities)
         movers = sorted(everyone, key=lambda mover: mover.player)
         assert movers[0].x == 0.0, "player 0 (the host) pressed nothing"

@@ -64,7 +64,7 @@ def hosted(inbox: list[tuple[bytes, Any]]) -> tuple[Session, FakeTransport, list
     good = seal_hello(encode(Hello(game=GAME.name, digest=GAME.digest or "", engine=__version__, spectate=False,
                                    nonce=1, key=pake.message_hex)))
     transport = session.transport = Joining(clock, pake, good)
-    session.players, session.seed, session.player, session.session_id = 2, 0, 0, 77
+    session.machine.players, session.machine.seed, session.machine.player, session.machine.session_id = 2, 0, 0, 77
     # Every Hello comes from an address that proved it receives there (test_net_amplification: those that do not).
     transport.inbox.extend([(proven(data, address, session) if frame_kind(data) == b"H" else data, address)
                             for data, address in [*inbox, (good, JOINER)]])
@@ -91,7 +91,7 @@ def test_a_flood_of_bad_hellos_is_a_few_lines_and_never_answered_with_more_bytes
     assert len(answers) == 3 * SAID_IN_FULL + len(flood) - SAID_IN_FULL
     assert all(len(answer) <= len(flood[0][0]) for answer in answers[3 * SAID_IN_FULL:])
     assert open_reply(reply_key(flood[0][0]), answers[0]) is not None, "each tagged for the Hello it answers"
-    assert [peer.player for peer in session.peers.values()] == [1]
+    assert [peer.player for peer in session.machine.peers.values()] == [1]
 
 
 def test_held_back_refusals_are_said_once_a_second_in_one_line() -> None:
@@ -118,19 +118,19 @@ def test_the_lobbies_count_into_the_sessions_own_figures_as_they_drop() -> None:
     clock = VirtualClock()
     host = Session(FakeTransport(clock), GAME, SessionOptions(code="TESTCD"), is_host=True, say=lambda line: None,
                    build=build_plain, clock=clock)
-    host.players, host.seed, host.player, host.session_id = 2, 0, 0, 77
+    host.machine.players, host.machine.seed, host.machine.player, host.machine.session_id = 2, 0, 0, 77
     host.open_lobby(5.0)
     flipped = bytearray(hello(2))
     flipped[-3] ^= 0x01
     for data in (b"junk", b"TSW2{", bytes(flipped)):
-        host.receive(data, STRANGER)
-    assert host.lobby is not None and host.lobby.counts is host.stats and not host.ready
-    assert (host.stats.garbage, host.stats.damaged) == (2, 1)
+        host.machine.receive(data, STRANGER)
+    assert host.machine.lobby is not None and host.machine.lobby.counts is host.machine.stats and not host.ready
+    assert (host.machine.stats.garbage, host.machine.stats.damaged) == (2, 1)
     joiner = Session(FakeTransport(clock), GAME, SessionOptions(code="TESTCD"), is_host=False, say=lambda line: None,
                      build=build_plain, clock=clock)
-    joiner.joining = (JOINER, False, None)
+    joiner.machine.joining = (JOINER, False, None)
     joiner.open_lobby(5.0)
-    assert joiner.lobby is not None and joiner.lobby.counts is joiner.stats
+    assert joiner.machine.lobby is not None and joiner.machine.lobby.counts is joiner.machine.stats
 
 def test_garbage_and_damage_in_the_lobby_are_counted_in_the_sessions_figures() -> None:
     unsealed = encode_inputs(Inputs(session=77, sender=1, tick=1, acks=(0, 0), runs=(), ping=1.0, echo=0.0))
@@ -141,9 +141,9 @@ def test_garbage_and_damage_in_the_lobby_are_counted_in_the_sessions_figures() -
     damaged = [(bytes(flipped), STRANGER), (hello(3)[:-1], STRANGER), (stranger.seal(unsealed), STRANGER)]
     probes = [(b"", JOINER)]  # a joiner's knock on the port (engine.net.session's probe): not garbage
     session, transport, said = hosted(garbage + damaged + probes)
-    assert (session.stats.garbage, session.stats.damaged) == (len(garbage), len(damaged))
+    assert (session.machine.stats.garbage, session.machine.stats.damaged) == (len(garbage), len(damaged))
     assert not [to for _, to in transport.sent if to == STRANGER], "nothing damaged is answered"
-    assert "3 damaged or forged dropped, 3 garbage dropped" in session.summary({})
+    assert "3 damaged or forged dropped, 3 garbage dropped" in session.machine.summary({})
 
 
 def test_a_late_refusal_is_never_larger_than_the_hello_it_answers() -> None:
@@ -160,7 +160,7 @@ def test_a_late_refusal_is_never_larger_than_the_hello_it_answers() -> None:
         refusal = decode(body)
         assert isinstance(refusal, Refuse) and LATE.startswith(refusal.reason) and refusal.reason
     assert refusal == Refuse(nonce=6, reason=LATE), "a real joiner's Hello hears it all"
-    assert session.stats.late_joins == 2
+    assert session.machine.stats.late_joins == 2
 
 
 def test_fit_refuse_cuts_the_reason_to_fit_or_answers_nothing() -> None:

@@ -152,6 +152,12 @@ REFUSED_FIELDS = [
     (MESSAGES[2], "digest", "g" * 64, "welcome digest"),
     (MESSAGES[2], "token", -1, "welcome token"),
     (MESSAGES[2], "key", 5, "welcome key"),
+    # A key, a confirmation or a proof that is not sent is "" (left off the wire): a null or a
+    # false one is refused, where a check written "if self.key:" let it through (issue 40).
+    (MESSAGES[0], "key", None, "hello key"),
+    (MESSAGES[1], "proof", None, "hello proof"),
+    (MESSAGES[2], "key", False, "welcome key"),
+    (MESSAGES[3], "confirm", None, "welcome confirm"),
     (MESSAGES[4], "nonce", None, "refuse nonce"),
     (MESSAGES[4], "reason", "r" * 301, "refuse reason"),
     (MESSAGES[5], "session", -1, "start session"),

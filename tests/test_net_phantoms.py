@@ -53,7 +53,7 @@ def test_a_live_spectator_keeps_its_place_until_the_start() -> None:
     net.join(options=options)
     net.open()
     net.play_ticks(100)
-    assert watcher.finished and watcher.world is not None and host.world is not None
+    assert watcher.machine.finished and watcher.world is not None and host.world is not None
     assert watcher.world.state_hash() == host.world.state_hash()
 
 
@@ -72,20 +72,20 @@ def test_phantom_spectators_coming_and_going_all_game_cost_a_few_lines() -> None
         for phantom in phantoms:
             if phantom.ready and not phantom._closed:
                 net.kill(phantom)
-        spectators = [peer for peer in host.peers.values() if peer.player is None]
+        spectators = [peer for peer in host.machine.peers.values() if peer.player is None]
         if len(phantoms) == 30 and all(phantom._closed for phantom in phantoms) and not spectators:
             for peer in net.peers[:2]:  # every phantom came and was dropped: the game ends here
                 net.kill(peer)
     net.play_session(100_000, between=meddle, rounds=200_000)
     lines = [line for line in net.said[0] if "spectator" in line]
-    seconds = host.now()
+    seconds = host.machine.now()
     joined = sum(1 for phantom in phantoms if phantom.ready)
     assert joined == 30, joined
     # 60 spectator lines happened (a join and a drop each); said: the burst, one per LINE_EVERY_S, summaries.
     assert len(lines) <= LINES_AT_ONCE + seconds / LINE_EVERY_S + 1, (len(lines), seconds, lines)
     held = sum(int(m.group(1)) for line in lines for m in [re.match(r"(\d+) more spectator lines? ", line)] if m)
     said_one_by_one = len([line for line in lines if not re.match(r"\d+ more spectator", line)])
-    assert said_one_by_one + held + host.spectator_lines.held == 60
+    assert said_one_by_one + held + host.machine.spectator_lines.held == 60
 
 
 def test_the_line_budget_says_a_burst_then_one_line_per_period_with_the_count() -> None:

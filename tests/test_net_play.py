@@ -52,7 +52,7 @@ def two(ticks: int, host: SessionOptions, joiner: SessionOptions) -> Net:
 
 def hashes(net: Net) -> set[str]:
     for peer in net.peers:
-        assert peer.ended is None and peer.finished, peer.ended
+        assert peer.ended is None and peer.machine.finished, peer.ended
     return {peer.world.state_hash() for peer in net.peers if peer.world is not None}
 
 
@@ -70,7 +70,7 @@ def test_a_bad_network_still_ends_bit_identical() -> None:
     net = two(ticks, SessionOptions(emulation=Emulation(**BAD, seed=7)),
               SessionOptions(emulation=Emulation(**BAD, seed=8)))
     assert hashes(net) == {reference(ticks, PLAYER_SCRIPTS[:2])}
-    assert sum(peer.sync.rollbacks for peer in net.peers if peer.sync) > 0, "the delay made the peers roll back"
+    assert sum(peer.machine.sync.rollbacks for peer in net.peers if peer.machine.sync) > 0, "the delay made the peers roll back"
 
 
 def test_bit_flips_cuts_duplicates_and_a_rebinding_leave_every_peer_on_the_offline_hash() -> None:
@@ -81,10 +81,10 @@ def test_bit_flips_cuts_duplicates_and_a_rebinding_leave_every_peer_on_the_offli
     net = two(1200, SessionOptions(emulation=host), SessionOptions(emulation=joiner))
     assert hashes(net) == {reference(1200, PLAYER_SCRIPTS[:2])}
     hosting, joining = net.peers
-    assert hosting.stats.damaged > 0 and joining.stats.damaged > 0, "damaged datagrams were dropped, not used"
+    assert hosting.machine.stats.damaged > 0 and joining.machine.stats.damaged > 0, "damaged datagrams were dropped, not used"
     rebinds = joining.transport.counters["emulated_rebinds"]
-    assert rebinds >= 2 and hosting.stats.moved == rebinds, "the host followed the joiner to each new port"
-    line = hosting.summary(hosting.transport.counters)
+    assert rebinds >= 2 and hosting.machine.stats.moved == rebinds, "the host followed the joiner to each new port"
+    line = hosting.machine.summary(hosting.transport.counters)
     assert re.search(r"\d+ damaged or forged dropped, .*followed \d+ address changes", line), line
 
 
@@ -93,26 +93,26 @@ def test_a_forged_datagram_from_a_new_address_changes_nothing_and_a_rebinding_go
     host, joiner = net.host(options=SessionOptions(ticks=300)), net.join(options=SessionOptions(ticks=300))
     net.open()
     scripted(net)
-    token = next(iter(host.peers))
+    token = next(iter(host.machine.peers))
     attacker = net.network.transport(9999)
     started = joiner.transport.address
 
     def meddle(round_: int) -> None:
         if round_ == 50:  # someone who knows the session and token but not the key, from elsewhere
-            forged = Link(host.session_id, token, os.urandom(32), os.urandom(32))
-            attacker.send(forged.seal(encode_inputs(Inputs(session=host.session_id, sender=1, tick=0,
+            forged = Link(host.machine.session_id, token, os.urandom(32), os.urandom(32))
+            attacker.send(forged.seal(encode_inputs(Inputs(session=host.machine.session_id, sender=1, tick=0,
                                                            acks=(0, 0)))), host.transport.address)
         if round_ == 100:
             cast(MemoryTransport, joiner.transport).rebind()  # its NAT forgot the mapping: a new source port
         if round_ == 150:
-            assert host.ended is None and not host.finished, "still playing"
+            assert host.ended is None and not host.machine.finished, "still playing"
             cast(MemoryTransport, host.transport).rebind()  # and later the host's: the joiner follows it the same way
 
     net.play_ticks(300, between=meddle)
     assert hashes(net) == {reference(300, PLAYER_SCRIPTS[:2])}
-    assert host.stats.damaged == 1 and host.stats.moved == 1 and joiner.stats.moved == 1
-    assert host.peers[token].address == joiner.transport.address != started, "replies went to the new port"
-    assert joiner.peers[token].address == host.transport.address != ("127.0.0.1", 7777)
+    assert host.machine.stats.damaged == 1 and host.machine.stats.moved == 1 and joiner.machine.stats.moved == 1
+    assert host.machine.peers[token].address == joiner.transport.address != started, "replies went to the new port"
+    assert joiner.machine.peers[token].address == host.transport.address != ("127.0.0.1", 7777)
 
 
 def test_three_players_and_a_spectator_end_with_the_same_hash() -> None:
@@ -168,7 +168,7 @@ def test_a_join_with_another_game_is_refused_and_the_host_waits_on_for_the_right
     net.join(options=SessionOptions(ticks=100))
     net.open()
     net.play_ticks(100)
-    assert len(hashes(net)) == 1 and host.peers
+    assert len(hashes(net)) == 1 and host.machine.peers
 
 
 def test_garbage_datagrams_mid_session_are_dropped_and_counted() -> None:
@@ -180,7 +180,7 @@ def test_garbage_datagrams_mid_session_are_dropped_and_counted() -> None:
     stranger = net.network.transport(6000)
     garbage = (b"", b"TSW2", b"TSW2{", b"\xff" * 1000, b'{"k":"inputs"}', b"TSW2S" + bytes(60)) * 10
     # An envelope naming this session and a token no one holds: forged (or damaged on the way).
-    forged = MAGIC + b"S" + struct.pack(">QQQ", host.session_id, 1, 1) + bytes(40)
+    forged = MAGIC + b"S" + struct.pack(">QQQ", host.machine.session_id, 1, 1) + bytes(40)
 
     def spray(round_: int) -> None:
         if round_ == 20:
@@ -189,9 +189,9 @@ def test_garbage_datagrams_mid_session_are_dropped_and_counted() -> None:
 
     net.play_ticks(600, between=spray)
     assert len(hashes(net)) == 1
-    assert host.stats.garbage == len(garbage) - 10, "all but the 10 empty knocks (let go)"
-    assert host.stats.damaged == 1
-    assert "1 damaged or forged dropped, 50 garbage dropped" in host.summary({})
+    assert host.machine.stats.garbage == len(garbage) - 10, "all but the 10 empty knocks (let go)"
+    assert host.machine.stats.damaged == 1
+    assert "1 damaged or forged dropped, 50 garbage dropped" in host.machine.summary({})
 
 
 # -- the lobby ------------------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ def test_a_joiner_without_ticks_plays_the_hosts_and_takes_its_desync_interval() 
     net.host(options=SessionOptions(ticks=300, desync_interval=30))
     joiner = net.join(options=SessionOptions(desync_interval=45))
     net.open()
-    assert joiner.options.ticks == 300 and joiner.options.desync_interval == 30
+    assert joiner.machine.options.ticks == 300 and joiner.machine.options.desync_interval == 30
     assert "the session compares state hashes every 30 ticks (the host's --desync-interval), not 45" in net.said[1]
     scripted(net)
     net.play_ticks(300)
@@ -272,7 +272,7 @@ def test_the_host_sends_start_to_every_joiner_when_its_lobby_ends() -> None:
 
     host.transport.send = noted  # type: ignore[method-assign]  # this session's transport only
     net.open()
-    [link] = [peer.link for peer in host.peers.values()]
+    [link] = [peer.link for peer in host.machine.peers.values()]
     assert link is not None
     joiners_end = Link(link.session, link.token, link.receive_key, link.send_key)
     opened = [joiners_end.open(data) for data in sent]

@@ -72,18 +72,18 @@ def test_a_killed_joiners_replayed_datagrams_do_not_keep_it_alive_nor_move_it() 
         if round_ == 150:
             net.kill(third)
             killed_at.append(now)
-        if killed_at and 2 not in host.dropped and now - killed_at[0] >= replays * 0.05:
+        if killed_at and 2 not in host.machine.dropped and now - killed_at[0] >= replays * 0.05:
             # 20 a second, from a port the peer never used, cycling through everything it sent.
             attacker.send(captured[replays % len(captured)], host_address)
             replays += 1
             assert now - killed_at[0] < 5.0, "the host still waits for the killed player 5 s on"
     net.play_session(900, between=meddle)
-    seat = host.dropped[2]
+    seat = host.machine.dropped[2]
     assert seat.since - killed_at[0] < 0.5 + 0.1, "dropped on its --disconnect-timeout, replays or not"
-    assert replays >= 8 and host.stats.replayed >= replays - 2, (replays, host.stats.replayed)
-    assert f"{host.stats.replayed} replayed dropped" in host.summary({})
-    assert host.stats.moved == 0, "no replay moved the peer to the attacker's port"
-    assert host.finished and second.finished and host.world is not None and second.world is not None
+    assert replays >= 8 and host.machine.stats.replayed >= replays - 2, (replays, host.machine.stats.replayed)
+    assert f"{host.machine.stats.replayed} replayed dropped" in host.machine.summary({})
+    assert host.machine.stats.moved == 0, "no replay moved the peer to the attacker's port"
+    assert host.machine.finished and second.machine.finished and host.world is not None and second.world is not None
     assert host.world.state_hash() == second.world.state_hash()
 
 
@@ -116,4 +116,4 @@ def test_a_dead_hosts_replayed_welcome_does_not_keep_its_joiner_waiting() -> Non
             assert now - killed_at[0] < 5.0, "the joiner still waits for the dead host 5 s on"
     net.play_session(900, between=meddle)
     assert joiner.ended is not None and "the host" in joiner.ended and "sent nothing for 0.5 s" in joiner.ended
-    assert joiner.stats.replayed > 0
+    assert joiner.machine.stats.replayed > 0

@@ -96,18 +96,18 @@ def running(*, host: bool = True, player: int | None = 0, players: int = 2,
                       say=said.append, build=_never_built, clock=clock)
     world = World(seed=3, ms_per_update=GAME.ms_per_update, players=players)
     GAME.build(world)
-    session.world, session.player, session.players, session.session_id = world, player, players, SESSION
-    session.sync = Sync(world, players=players, local=player, input_delay=0, max_prediction=8)
+    session.machine.world, session.machine.player, session.machine.players, session.machine.session_id = world, player, players, SESSION
+    session.machine.sync = Sync(world, players=players, local=player, input_delay=0, max_prediction=8)
     for token, (address, who) in enumerate(peers, start=1):
         keys = (os.urandom(32), os.urandom(32))  # as a join agrees them: each link its own
         ours = Link.of_host(SESSION, token, keys) if host else Link.of_joiner(SESSION, token, keys)
         transport.links[address] = Link.of_joiner(SESSION, token, keys) if host else Link.of_host(SESSION, token, keys)
-        session.add_peer(Peer(address, who, players, heard=1e18, max_ping_ms=3_600_000, token=token, link=ours))
+        session.machine.add_peer(Peer(address, who, players, heard=1e18, max_ping_ms=3_600_000, token=token, link=ours))
     return session, transport, said
 
 
 def peer_at(session: Session, address: Any) -> Peer:
-    return next(peer for peer in session.peers.values() if peer.address == address)
+    return next(peer for peer in session.machine.peers.values() if peer.address == address)
 
 
 def inputs(sender: int, tick: int, acks: tuple[int, ...], runs: tuple[Run, ...] = (), *, session: int = SESSION,
@@ -123,7 +123,7 @@ def byes_to(transport: FakeTransport, address: Any) -> list[str]:
 def play(session: Session, transport: FakeTransport, ticks: int, *, one_acks: bool,
          watcher: bool = False) -> None:
     """Host ``ticks`` ticks: player 1 sends each tick's input (acknowledging ours or not), a spectator never acks."""
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
     for tick in range(1, ticks + 1):
         acks = tuple(sync.known) if one_acks else (0, 0)
@@ -140,11 +140,11 @@ def test_a_spectator_that_never_acknowledges_is_dropped_alone_and_told_why() -> 
     session, transport, said = running(peers=((ONE, 1), (WATCHER, None)))
     play(session, transport, MAX_ACK_LAG + 20, one_acks=True, watcher=True)
     assert session.ended is None, "the players play on"
-    assert [peer.player for peer in session.peers.values()] == [1]
+    assert [peer.player for peer in session.machine.peers.values()] == [1]
     assert any(f"the spectator at 127.0.0.1:5003 fell {MAX_ACK_LAG + 1} ticks behind" in line for line in said), said
     reasons = byes_to(transport, WATCHER)
     assert reasons and "this spectator fell" in reasons[0] and "dropped by the host" in reasons[0]
-    assert session.sync is not None and len(session.sync._events[1]) <= 16, "its inputs are no longer kept"
+    assert session.machine.sync is not None and len(session.machine.sync._events[1]) <= 16, "its inputs are no longer kept"
     # The spectator, told so, ends naming why (the command line prints it and exits 1).
     watcher, heard, _ = running(host=False, player=None, peers=((HOST, 0),))
     heard.deliver(HOST, encode(Bye(session=SESSION, reason=reasons[0])))
@@ -156,7 +156,7 @@ def test_a_player_that_keeps_sending_but_never_acknowledges_is_bounded_too() -> 
     session, transport, said = running()
     play(session, transport, MAX_ACK_LAG + 50, one_acks=False)
     assert session.ended is not None and "player 1 (127.0.0.1:5001) fell" in session.ended, session.ended
-    assert session.sync is not None and session.sync.current <= MAX_ACK_LAG + 2
+    assert session.machine.sync is not None and session.machine.sync.current <= MAX_ACK_LAG + 2
     assert byes_to(transport, ONE), "player 1 is told"
 
 
@@ -205,15 +205,15 @@ def test_a_wait_recommendation_is_a_few_frames_at_most(frames_ahead: float) -> N
     transport.deliver(ONE, inputs(1, 0, (0, 0)))  # player 1 says it is at tick 0 for ever
     play(session, transport, 200, one_acks=True)
     peer_at(session, ONE).tick = 0
-    assert session.recommend_wait() == MAX_WAIT
+    assert session.machine.recommend_wait() == MAX_WAIT
 
 
 def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
     session, transport, _ = running(players=3, peers=((ONE, 1), (TWO, 2), (WATCHER, None)))
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
     one = peer_at(session, ONE)
-    session.desync = DesyncExchange(lambda body: None, one.token, SESSION, 30, None, who="player 1", timeout_s=3600,
+    session.machine.desync = DesyncExchange(lambda body: None, one.token, SESSION, 30, None, who="player 1", timeout_s=3600,
                                     now=0.0)
     run = Run(1, 1, 5, ((2, (PRESS,)),))
     chunk = encode(Chunk(session=SESSION, tick=30, index=0, total=1, data=b"x"))
@@ -231,34 +231,34 @@ def test_spoofed_datagrams_are_dropped_counted_and_never_used() -> None:
     forger = Link(SESSION, one.token, os.urandom(32), os.urandom(32))  # knows the token, not the key
     transport.inbox.append((forger.seal(inputs(1, 5, (0, 0, 0), (run,))), STRANGER))
     session.poll()
-    assert session.stats.garbage == len(mixed_up) and session.stats.damaged == 1
-    assert sync.known == [0, 0, 0] and session.desync.theirs == {}
-    assert all(peer.acks == [0, 0, 0] for peer in session.peers.values())
+    assert session.machine.stats.garbage == len(mixed_up) and session.machine.stats.damaged == 1
+    assert sync.known == [0, 0, 0] and session.machine.desync.theirs == {}
+    assert all(peer.acks == [0, 0, 0] for peer in session.machine.peers.values())
     assert one.address == ONE, "a forged datagram from a new address moves nobody"
     # A joiner: the host relays the others' input, never this player's own.
     joiner, joined, _ = running(host=False, player=1, peers=((HOST, 0),))
     joined.deliver(HOST, inputs(0, 5, (0, 0), (Run(0, 1, 5), Run(1, 1, 5, ((2, (PRESS,)),)))))
     joiner.poll()
-    assert joiner.stats.garbage == 1 and joiner.sync is not None and joiner.sync.known == [0, 0]
+    assert joiner.machine.stats.garbage == 1 and joiner.machine.sync is not None and joiner.machine.sync.known == [0, 0]
 
 
 def test_a_strangers_goodbye_after_the_start_is_let_go_uncounted_and_garbage_counted() -> None:
     session, transport, _ = running()
     gone = Link(SESSION, 99, os.urandom(32), os.urandom(32))
-    session.departed.add(99)  # a joiner that left the lobby: its goodbye's copies arrive after the start
+    session.machine.departed.add(99)  # a joiner that left the lobby: its goodbye's copies arrive after the start
     transport.inbox.append((gone.seal(bye(SESSION, "the peer closed the session")), STRANGER))
     session.poll()
-    assert session.stats.garbage == session.stats.damaged == 0 and session.ended is None
+    assert session.machine.stats.garbage == session.machine.stats.damaged == 0 and session.ended is None
     transport.inbox.append((b"TSW1 not a packet", STRANGER))
     session.poll()
-    assert session.stats.garbage == 1, "garbage is still garbage"
+    assert session.machine.stats.garbage == 1, "garbage is still garbage"
 
 
 def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> None:
     session, transport, _ = running()
     transport.deliver(ONE, inputs(1, 0, (0, 0), echo=1.0))
     session.poll()
-    assert session.stats.pings == 1 and session.stats.last_ping_ms is not None
+    assert session.machine.stats.pings == 1 and session.machine.stats.last_ping_ms is not None
     stats = SessionStats(garbage=4, waits={1: 1, 2: 3})
     for ping in (10.0, 20.0):
         stats.took_ping(ping)
@@ -275,7 +275,7 @@ def test_the_summary_shows_measured_pings_both_losses_and_counts_in_words() -> N
 
 def proven(hello: bytes, address: Any, session: Session) -> bytes:
     """``hello`` with the host's cookie for ``address``: sent from an address that proved it receives there."""
-    return seal_proven(hello, session.cookies.cookie(address, session.now()))
+    return seal_proven(hello, session.machine.cookies.cookie(address, session.machine.now()))
 
 
 def test_a_late_join_after_the_start_is_counted_as_refused_not_as_garbage() -> None:
@@ -285,15 +285,15 @@ def test_a_late_join_after_the_start_is_counted_as_refused_not_as_garbage() -> N
     # A late spectator: its knock on the port (an empty datagram), its Hello, the Hello again (it missed the Refuse).
     transport.inbox.extend([(b"", STRANGER), (late, STRANGER), (late, STRANGER)])
     session.poll()
-    assert session.stats.garbage == 0 and session.stats.late_joins == 1
-    assert session.stats.summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), refused 1 late join, " \
+    assert session.machine.stats.garbage == 0 and session.machine.stats.late_joins == 1
+    assert session.machine.stats.summary(0, 0, {}) == "session: 0 rollbacks (0 ticks re-simulated), refused 1 late join, " \
         "no ping measured"
     another = proven(seal_hello(encode(Hello(game="game.py", digest="", engine="1.0", spectate=False, nonce=10))),
                      STRANGER, session)
     transport.inbox.extend([(another, STRANGER), (b"TSW1 not a packet", STRANGER)])
     session.poll()
-    assert (session.stats.late_joins, session.stats.garbage) == (2, 1)
-    assert "1 garbage dropped, refused 2 late joins" in session.stats.summary(0, 0, {})
+    assert (session.machine.stats.late_joins, session.machine.stats.garbage) == (2, 1)
+    assert "1 garbage dropped, refused 2 late joins" in session.machine.stats.summary(0, 0, {})
 
 
 def test_late_joins_are_remembered_within_bounds_and_a_flood_still_counts() -> None:
@@ -317,7 +317,7 @@ def test_idle_waits_for_the_network_only_while_the_session_is_stalled() -> None:
     session.idle(0.016)
     session.idle(0.0)
     assert transport.waits == [0.016], "a stalled peer waits once a frame, for as long as asked"
-    session.ended = "the peer left"
+    session.machine.ended = "the peer left"
     session.idle(0.016)
     assert transport.waits == [0.016], "an ended session never waits"
 
@@ -325,7 +325,7 @@ def test_idle_waits_for_the_network_only_while_the_session_is_stalled() -> None:
 def test_a_one_bit_flip_that_still_parses_is_dropped_and_counted_not_played() -> None:
     # The issue's finding: 65362 (LEFT) flipped to 65363 (RIGHT) still parses, and the host played it.
     session, transport, _ = running()
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
     left = InputEvent("key_press", keys.LEFT)
     sealed = transport.links[ONE].seal(inputs(1, 3, (0, 0), (Run(1, 1, 3, ((2, (left,)),)),)))
@@ -334,11 +334,11 @@ def test_a_one_bit_flip_that_still_parses_is_dropped_and_counted_not_played() ->
     assert damaged.count(b"65363") == 1, "the damaged datagram still holds a valid key code"
     transport.inbox.append((damaged, ONE))
     session.poll()
-    assert session.stats.damaged == 1 and sync.known == [0, 0] and sync.events_of(1, 2) == ()
+    assert session.machine.stats.damaged == 1 and sync.known == [0, 0] and sync.events_of(1, 2) == ()
     transport.inbox.append((sealed, ONE))  # the undamaged resend is taken
     session.poll()
     assert sync.known[1] == 3 and sync.events_of(1, 2) == (left,)
-    assert "1 damaged or forged dropped" in session.summary({})
+    assert "1 damaged or forged dropped" in session.machine.summary({})
 
 
 def test_a_peer_is_followed_to_a_new_address_only_by_its_newest_well_sealed_datagram() -> None:
@@ -349,27 +349,27 @@ def test_a_peer_is_followed_to_a_new_address_only_by_its_newest_well_sealed_data
     forger = Link(SESSION, one.token, os.urandom(32), os.urandom(32))
     transport.inbox.append((forger.seal(inputs(1, 0, (0, 0))), moved))  # forged, from a new address
     session.poll()
-    assert one.address == ONE and session.stats.damaged == 1, "a bad tag changes nothing"
+    assert one.address == ONE and session.machine.stats.damaged == 1, "a bad tag changes nothing"
     transport.deliver(moved, inputs(1, 0, (0, 0)), by=ONE)  # its NAT rebound it: a new port, its newest datagram
     session.poll()
-    assert one.address == moved and session.stats.moved == 1
+    assert one.address == moved and session.machine.stats.moved == 1
     transport.inbox.append((early, elsewhere))  # an older datagram replayed from a third address
     session.poll()
     assert one.address == moved, "a replay is used as a resend, and moves nothing"
     transport.sent.clear()
     session.advance(())
     assert {to for _, to in transport.sent} == {moved}, "replies go to the new address; the old one is forgotten"
-    assert "followed 1 address change" in session.summary({})
+    assert "followed 1 address change" in session.machine.summary({})
 
 
 def test_a_player_saying_its_own_presence_or_a_delay_is_dropped_as_a_mix_up() -> None:
     # A player's "disconnect" and "connect", and the input delay, are the host's to write for everyone.
     session, transport, _ = running()
-    sync = session.sync
+    sync = session.machine.sync
     assert sync is not None
     gone = Run(1, 1, 3, ((2, (InputEvent("disconnect"),)),))
     transport.deliver(ONE, inputs(1, 3, (0, 0), (gone,)))
     transport.deliver(ONE, encode_inputs(Inputs(session=SESSION, sender=1, tick=3, acks=(0, 0), runs=(Run(1, 1, 3),),
                                                 ping=1.0, delays=((100, 5),))))
     session.poll()
-    assert session.stats.garbage == 2 and sync.known == [0, 0] and not session.delay_changes
+    assert session.machine.stats.garbage == 2 and sync.known == [0, 0] and not session.machine.delay_changes

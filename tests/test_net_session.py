@@ -236,3 +236,52 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp: Path) -> None:
     finally:
         taken.close()
     assert status == 2 and "can't listen for UDP on 127.0.0.1:" in err and "Traceback" not in err, err
+
+
+# -- a Session holds its machine (issue 40) ------------------------------------------------------
+
+
+def test_a_session_holds_its_machine_and_the_machine_s_members_warn_naming_it() -> None:
+    import warnings
+
+    from netsim import Net
+
+    from engine.net import SessionMachine
+    from engine.net.peers import Peer as NetPeer
+
+    net = Net()
+    host = net.host()
+    # The I/O shell holds the sans-IO peer; it is not one (a subclass would hand out all its internals).
+    assert isinstance(host.machine, SessionMachine) and not isinstance(host, SessionMachine)
+    assert not hasattr(host, "peers") and not hasattr(host, "sync")
+    with pytest.raises(AttributeError, match=r"set session\.machine\.scripts"):
+        host.scripts = {}  # the machine's: set on the session, it would do nothing
+    assert (host.world, host.player, host.players, host.local_players, host.ended, host.ready) == (
+        None, 0, 2, (0,), None, False)
+    stranger = NetPeer(("127.0.0.1", 9), 1, 2, token=5)
+    moved = {
+        "now": lambda: host.now(),
+        "lobby": lambda: host.lobby,
+        "summary": lambda: host.summary({}),
+        "recommend_wait": lambda: host.recommend_wait(),
+        "datagrams_to_send": lambda: host.datagrams_to_send(),
+        "receive": lambda: host.receive(b"", ("127.0.0.1", 9)),
+        "settle": lambda: host.settle(),
+        "goodbye": lambda: host.goodbye("testing"),
+        "add_peer": lambda: host.add_peer(stranger),
+        "remove_peer": lambda: host.remove_peer(stranger),
+        "lose_player": lambda: host.lose_player(stranger, "silent"),
+        "stats": lambda: host.stats,
+    }
+    for name, use in moved.items():
+        with pytest.warns(DeprecationWarning, match=rf"Session\.{name} is deprecated .*use Session\.machine\.{name}"):
+            use()
+    assert 5 in host.machine.departed, "the old names still reach the machine"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # what a game reads and the runner drives warns nothing
+        host.open_lobby(1.0)
+        host.poll()
+        host.script = {}
+        assert host.hud_text() == host.machine.hud_text() and host.take_sounds() == []
+        assert host.rejoin_code is None and not host.stalled
+    host.close()

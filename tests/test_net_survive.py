@@ -45,14 +45,14 @@ def test_three_players_one_dropped_for_silence_the_others_end_on_the_offline_run
     options = SessionOptions(ticks=600, disconnect_timeout=0.5)
     net, host, second, third = three(options)
     net.play_session(600, between=lambda round_: net.kill(third) if round_ == 150 else None)
-    seat = host.dropped[2]
+    seat = host.machine.dropped[2]
     assert 1 < seat.tick < 600
     # The host holds player 2's input up to the tick before: all it ever played, then the disconnection.
     scripts = [PLAYER_SCRIPTS[0], PLAYER_SCRIPTS[1], {**cut(PLAYER_SCRIPTS[2], before=seat.tick),
                                                       seat.tick: [DISCONNECT]}]
     expected = offline(600, scripts)
     for peer in (host, second):
-        assert peer.ended is None and peer.finished, peer.ended
+        assert peer.ended is None and peer.machine.finished, peer.ended
         assert peer.world is not None and peer.world.state_hash() == expected.hash
         assert peer.world.input_of(2).connected is False and expected.connected == [True, True, False]
     assert any(re.fullmatch(rf"player 2 \(127\.0\.0\.1:\d+\) sent nothing for 0\.5 s: dropped at tick {seat.tick}: "
@@ -73,7 +73,7 @@ def test_a_player_that_leaves_a_session_of_three_is_read_as_disconnected_and_the
             third.flush()
             net.kill(third)
     net.play_session(400, between=leave)
-    seat = host.dropped[2]
+    seat = host.machine.dropped[2]
     scripts = [PLAYER_SCRIPTS[0], PLAYER_SCRIPTS[1], {**cut(PLAYER_SCRIPTS[2], before=seat.tick),
                                                       seat.tick: [DISCONNECT]}]
     assert hashes(replace(net, peers=[host, second])) == {reference(400, scripts)}
@@ -89,7 +89,7 @@ def test_a_dropped_player_rejoins_with_its_code_and_all_three_end_on_the_same_ha
     meddle, back = net.rejoining(third, options, PLAYER_SCRIPTS[2])
     net.play_session(900, between=meddle)
     again = back[0]
-    assert again.player == 2 and again.late
+    assert again.player == 2 and again.machine.late
     disconnected = next(int(m.group(1)) for line in net.said[0]
                         for m in [re.search(r"player 2 is disconnected from tick (\d+)", line)] if m)
     returned = next(int(m.group(1)) for line in net.said[0]
@@ -101,7 +101,7 @@ def test_a_dropped_player_rejoins_with_its_code_and_all_three_end_on_the_same_ha
     expected = offline(900, scripts)
     assert expected.connected == [True, True, True]
     for peer in (host, second, again):
-        assert peer.ended is None and peer.finished, peer.ended
+        assert peer.ended is None and peer.machine.finished, peer.ended
         assert peer.world is not None and peer.world.tick_count == 900
         assert peer.world.state_hash() == expected.hash
     assert f"this peer (player 2) is back from tick {returned}" in net.said[-1]
@@ -118,7 +118,7 @@ def test_a_rejoin_with_a_wrong_code_or_after_the_window_is_refused() -> None:
     forged = code[:16] + ("0" if code[16] != "0" else "1") + code[17:]
     net.play_frames(100)
     net.kill(third)
-    net.play_frames(100_000, until=lambda: 2 in host.dropped)
+    net.play_frames(100_000, until=lambda: 2 in host.machine.dropped)
     # A wrong proof and a wrong token are told the same: a refusal says nothing of whose a token is (issue 38).
     for attempt, expected in ((forged, "no dropped player of this session has that rejoin code"),
                               ("1" * 16 + code[16:], "no dropped player of this session has that rejoin code")):
@@ -127,7 +127,7 @@ def test_a_rejoin_with_a_wrong_code_or_after_the_window_is_refused() -> None:
         with pytest.raises(SessionError, match=f"the host refused: {re.escape(expected)}"):
             net.play_frames(1000)
         net.peers.remove(late)
-    net.play_frames(100_000, until=lambda: host.dropped[2].closed)
+    net.play_frames(100_000, until=lambda: host.machine.dropped[2].closed)
     assert "player 2 did not rejoin within 2 s: its seat stays empty" in net.said[0]
     late = net.join(options=replace(options, rejoin=code))
     late.open_lobby(3600.0)
@@ -150,7 +150,7 @@ def test_a_spectator_joins_a_running_session_from_a_save_and_ends_on_the_same_ha
             watchers.append(net.join(spectate=True))
     net.play_session(600, between=meddle)
     watcher = watchers[0]
-    assert watcher.late and watcher.sync is not None and watcher.sync.start > 0, "it started from a confirmed tick"
+    assert watcher.machine.late and watcher.machine.sync is not None and watcher.machine.sync.start > 0, "it started from a confirmed tick"
     assert hashes(net) == {reference(600, PLAYER_SCRIPTS[:2])}
     assert watcher.world is not None and watcher.world.tick_count == 600
     assert any(re.fullmatch(r"a spectator joined the running session from 127\.0\.0\.1:\d+: it starts from tick \d+ "
@@ -167,7 +167,7 @@ def test_a_late_player_is_told_the_seats_are_taken_and_how_to_watch() -> None:
     with pytest.raises(SessionError, match=r"^the host refused: the session has started and every seat is taken: "
                                            r"--spectate watches it$"):
         net.play_frames(100)
-    assert host.ended is None and "refused 1 late join" in host.summary({})
+    assert host.ended is None and "refused 1 late join" in host.machine.summary({})
 
 
 def test_the_host_changes_the_input_delay_at_an_agreed_tick_and_every_peer_says_so() -> None:
@@ -175,21 +175,21 @@ def test_the_host_changes_the_input_delay_at_an_agreed_tick_and_every_peer_says_
     net, host, second, third = three(options)
     agreed: list[list[tuple[int, int]]] = [[] for _ in net.peers]
     for peer, changes in zip(net.peers, agreed):
-        peer.on_delay = lambda tick, delay, changes=changes: changes.append((tick, delay))
+        peer.machine.on_delay = lambda tick, delay, changes=changes: changes.append((tick, delay))
     scheduled: list[int] = []
 
     def meddle(round_: int) -> None:
         if round_ == 100:
             scheduled.append(host.set_input_delay(5))
         if round_ == 300:
-            assert host.sync is not None
-            scheduled.append(host.set_input_delay(0, at=host.sync.known[0] + 100))
+            assert host.machine.sync is not None
+            scheduled.append(host.set_input_delay(0, at=host.machine.sync.known[0] + 100))
     net.play_session(600, between=meddle)
     assert len(scheduled) == 2 and scheduled[0] < scheduled[1] < 600
     for changes in agreed:
         assert changes == [(scheduled[0], 5), (scheduled[1], 0)]
     for peer in net.peers:
-        assert peer.sync is not None and peer.sync.input_delay == 0
+        assert peer.machine.sync is not None and peer.machine.sync.input_delay == 0
     assert hashes(net) == {reference(600, PLAYER_SCRIPTS)}, "the delay moves when input is given, never what it is"
     with pytest.raises(ValueError, match="the input delay is the host's to change"):
         second.set_input_delay(3)
@@ -197,8 +197,8 @@ def test_the_host_changes_the_input_delay_at_an_agreed_tick_and_every_peer_says_
 
 def test_an_input_delay_change_too_soon_or_out_of_range_is_refused() -> None:
     net, host, _, _ = three(SessionOptions(ticks=100))
-    assert host.sync is not None
-    soonest = host.sync.known[0] + 64
+    assert host.machine.sync is not None
+    soonest = host.machine.sync.known[0] + 64
     with pytest.raises(ValueError, match=rf"tick 10 is too soon: the soonest is {soonest}"):
         host.set_input_delay(3, at=10)
     with pytest.raises(ValueError, match="a delay is a whole number of ticks from 0 to 30, got 31"):
@@ -213,7 +213,7 @@ def test_in_a_session_of_two_a_silent_player_still_ends_it_on_both_sides() -> No
     net.play_ticks(1_000_000, between=lambda round_: net.kill(second) if round_ == 200 else None)
     assert host.ended is not None and re.search(r"player 1 \(127\.0\.0\.1:\d+\) sent nothing for 3 s: dropped",
                                                 host.ended), host.ended
-    assert not host.dropped
+    assert not host.machine.dropped
 
 
 def test_a_catchup_is_checked_whole_before_anything_is_built() -> None:
@@ -248,10 +248,10 @@ def test_a_late_joiner_given_a_damaged_save_stops_saying_so_and_builds_nothing()
     net.join(options=Options(ticks=100))
     net.open()
     late = net.join(spectate=True, options=Options(ticks=100))
-    late.game, late.players, late.ms_per_update = host.game, 2, host.ms_per_update
+    late.machine.game, late.machine.players, late.machine.ms_per_update = host.machine.game, 2, host.machine.ms_per_update
     bad = Start(12, '{"format": "tickswap-save", "version": 2}', ())
     with pytest.raises(SessionError, match=r"the host's world of tick 12 is damaged: .*: this peer can't join"):
-        late._load(bad)
+        late.machine._load(bad)
     assert late.world is None
 
 
@@ -266,16 +266,16 @@ def test_a_rejoined_player_never_sends_the_host_back_the_input_it_was_given() ->
     def meddle(round_: int) -> None:
         if round_ == 150:
             net.kill(third)
-        if round_ > 150 and 2 in host.dropped and not back:
+        if round_ > 150 and 2 in host.machine.dropped and not back:
             back.append(net.join(options=replace(options, rejoin=code)))
         if back and back[0].ready and not acks:  # just caught up, nothing sent yet
-            assert back[0].sync is not None
-            acks.append((next(iter(back[0].peers.values())).acks, list(back[0].sync.known)))
+            assert back[0].machine.sync is not None
+            acks.append((next(iter(back[0].machine.peers.values())).acks, list(back[0].machine.sync.known)))
     net.play_session(600, between=meddle)
     held, known = acks[0]
-    assert back[0].sync is not None
-    assert held == known and known[2] > back[0].sync.start, "the host holds all it sent, its own player's too"
-    assert back[0].finished and host.stats.garbage == 0, host.summary({})
+    assert back[0].machine.sync is not None
+    assert held == known and known[2] > back[0].machine.sync.start, "the host holds all it sent, its own player's too"
+    assert back[0].machine.finished and host.machine.stats.garbage == 0, host.machine.summary({})
 
 
 def test_when_the_last_other_player_leaves_the_host_ends_without_failure() -> None:
@@ -292,5 +292,5 @@ def test_when_the_last_other_player_leaves_the_host_ends_without_failure() -> No
     assert host.ended is None, "one left: the others play on"
     leave(second)
     net.play_frames(300)
-    assert host.ended is not None and host.left, host.ended
+    assert host.ended is not None and host.machine.left, host.ended
     assert re.fullmatch(r"player 1 \(127\.0\.0\.1:\d+\) left, and no other player is left", host.ended)

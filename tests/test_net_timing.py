@@ -27,16 +27,16 @@ TICKS = 10
 def test_a_spectators_summary_counts_from_the_first_tick_not_the_wait_for_the_players(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     session, _, _ = running(host=False, player=None, peers=((HOST, 0),))
-    session.options = replace(session.options, ticks=TICKS)
+    session.machine.options = replace(session.machine.options, ticks=TICKS)
     clock = VirtualClock()
     monkeypatch.setattr(net, "time", SimpleNamespace(perf_counter=lambda: clock.now_ms() / 1000))
 
     def run_ticks(ticks: int) -> None:
         clock.advance(WAIT_FOR_PLAYERS_MS)  # the players join, the host starts: no tick confirmed yet
-        assert session.on_confirmed is not None
+        assert session.machine.on_confirmed is not None
         for tick in range(1, ticks + 1):
             clock.advance(1.0)
-            session.on_confirmed(tick, ((), ()), None)
+            session.machine.on_confirmed(tick, ((), ()), None)
 
     monkeypatch.setattr(session, "run_ticks", run_ticks)
     peer = PeerOptions(command="join", emulation=Emulation(), room=RoomOptions())

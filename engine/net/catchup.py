@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from engine.constants import MAX_INPUT_DELAY
 from engine.messages import shown
-from engine.net.checks import MAX_CHUNKS, MAX_DELAYS, PacketError
+from engine.net.checks import MAX_CHUNKS, MAX_DELAYS, PacketError, inflate
 from engine.net.inputs import Run
 from engine.net.packets import Catchup, Caught, encode
 from engine.schema import FieldError, expect_keys, expect_whole, parse_json
@@ -113,15 +113,7 @@ def unpack(pieces: list[bytes], players: int) -> Start:
     checked before either is parsed, and only the head (at most ``MAX_CATCHUP_HEAD`` bytes)
     is parsed here.
     """
-    inflater = zlib.decompressobj()
-    try:
-        data = inflater.decompress(b"".join(pieces), MAX_CATCHUP_BYTES)
-    except zlib.error as error:
-        raise PacketError(f"the host's catch-up is not zlib data ({error})") from None
-    if inflater.unconsumed_tail:
-        raise PacketError(f"the host's catch-up inflates past {MAX_CATCHUP_BYTES:,} bytes")
-    if not inflater.eof or inflater.unused_data:
-        raise PacketError("the host's catch-up is cut short, or has bytes after its end")
+    data = inflate(pieces, MAX_CATCHUP_BYTES, "the host's catch-up")
     end = data.find(b"\n", 0, MAX_CATCHUP_HEAD + 1)
     if end < 0:
         raise PacketError(f"the host's catch-up has no head of at most {MAX_CATCHUP_HEAD:,} bytes before its save")

@@ -2,26 +2,29 @@
 
 Each check raises ``PacketError`` (or an ``engine.schema.FieldError`` that ``refusing``
 turns into one) naming the message and field, e.g. ``hello nonce must be a whole number``.
-Kept apart from the messages so ``packets`` and ``inputs`` share one set of rules.
+Kept apart from the messages so ``packets`` and ``inputs`` share one set of rules: every
+field of every message is checked by the rule of its name (``RULES``, ``check_fields``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from typing import Any
 
 from engine.constants import MAX_INPUT_DELAY as MAX_INPUT_DELAY  # defined in the leaf; kept here for importers
-from engine.constants import MAX_PLAYERS, MAX_TICKS
+from engine.constants import MAX_PLAYERS, MAX_TICKS, MS_PER_UPDATE_RANGE
 from engine.constants import MAX_SEED as MAX_SEED
 from engine.messages import shown
 from engine.net.integrity import CONFIRM_HEX, KEY_HEX, MAGIC, MAX_BODY, MAX_DATAGRAM, PAKE_HEX
-from engine.schema import expect_number, expect_str, expect_whole
+from engine.schema import ENGINE_VERSION, expect_number, expect_str, expect_whole
 
 __all__ = ["CONFIRM", "KEY_HEX", "MAGIC", "MAX_BODY", "MAX_DATAGRAM", "MAX_DELAYS", "MAX_INPUT_DELAY", "PAKE_MESSAGE",
-           "PROOF", "PROTOCOL", "PUBLIC_KEY", "SPECTATOR", "PacketError", "items", "number", "player", "refusing",
-           "text", "tick"]
+           "PROOF", "PROTOCOL", "PUBLIC_KEY", "RULES", "SPECTATOR", "PacketError", "check_fields", "inflate", "items",
+           "number", "player", "refusing", "text", "tick"]
 
 PROTOCOL = 2
 """The wire protocol's version; ``MAGIC`` carries it, so peers of another version never parse each other."""
@@ -104,3 +107,143 @@ def items(value: Any, where: str, limit: int) -> tuple[Any, ...]:
     if not isinstance(value, tuple) or len(value) > limit:
         raise PacketError(f"{where} must be a tuple of at most {limit} items, got {shown(value)}")
     return value
+
+
+def inflate(pieces: Iterable[bytes], limit: int, what: str) -> bytes:
+    """The whole zlib stream ``pieces`` hold, inflated to at most ``limit`` bytes: a peer's catch-up or snapshot.
+
+    Another machine's bytes: inflating stops at ``limit``, so a zlib bomb costs no more
+    memory than that. ``PacketError`` names ``what`` and the problem: not zlib data, more
+    than ``limit`` bytes, or a stream cut short or with bytes after its end.
+    """
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(b"".join(pieces), limit)
+    except zlib.error as error:
+        raise PacketError(f"{what} is not zlib data ({error})") from None
+    if inflater.unconsumed_tail:
+        raise PacketError(f"{what} inflates past {limit:,} bytes")
+    if not inflater.eof or inflater.unused_data:
+        raise PacketError(f"{what} is cut short, or has bytes after its end")
+    return data
+
+
+Rule = Callable[[Any, str], Any]
+"""How one field is checked: the value, and its name as a refusal says it (``welcome session``); returns the value
+as the message keeps it (a number as a float, so a decoded ``5`` and a built ``5.0`` are one message)."""
+
+
+def _whole(low: int, high: int) -> Rule:
+    return lambda value, where: expect_whole(value, where, low, high)
+
+
+def _optional(rule: Rule) -> Rule:
+    """``rule``, or ``None`` (the field is not set)."""
+    return lambda value, where: None if value is None else rule(value, where)
+
+
+def _hex(digits: int, pattern: re.Pattern[str], what: str = "") -> Rule:
+    """Exactly ``digits`` hex digits, or ``""`` (not sent)."""
+    described = f"{what}, {digits} hex digits" if what else f"{digits} hex digits"
+    return lambda value, where: value if value == "" else expect_str(value, f"{where} ({described})", digits, pattern)
+
+
+def _flag(value: Any, where: str) -> bool:
+    if type(value) is not bool:
+        raise PacketError(f"{where} must be true or false, got {shown(value)}")
+    return value
+
+
+def _number(low: float, high: float) -> Rule:
+    return lambda value, where: expect_number(value, where, low, high)
+
+
+def _sender(value: Any, where: str) -> int:
+    if value == SPECTATOR and type(value) is int:
+        return SPECTATOR
+    return player(value, f"{where} (a player, or {SPECTATOR} for a spectator)")
+
+
+def _acks(value: Any, where: str) -> tuple[int, ...]:
+    acks = items(value, where, MAX_PLAYERS)
+    for ack in acks:
+        expect_whole(ack, where, -1, MAX_TICKS)
+    return acks
+
+
+def _checked(value: Any, where: str) -> tuple[int, str] | None:
+    if value is None:
+        return None
+    if not (isinstance(value, tuple) and len(value) == 2):
+        raise PacketError(f"{where} must be (tick, state hash) or None, got {shown(value)}")
+    tick(value[0], f"{where} tick")
+    expect_str(value[1], f"{where} hash (16 hex digits)", 16, STATE_HASH)
+    return value
+
+
+def _delays(value: Any, where: str) -> tuple[tuple[int, int], ...]:
+    changes = items(value, where, MAX_DELAYS)
+    for change in changes:
+        if not (isinstance(change, tuple) and len(change) == 2):
+            raise PacketError(f"{where} must be (tick, delay) pairs, got {shown(change)}")
+        tick(change[0], f"{where} tick", 1)
+        expect_whole(change[1], f"{where} delay", 0, MAX_INPUT_DELAY)
+    return changes
+
+
+def _bytes(value: Any, where: str) -> bytes:
+    if not isinstance(value, bytes) or len(value) > MAX_BODY:
+        raise PacketError(f"{where} must be at most {MAX_BODY} bytes, got {shown(value)}")
+    return value
+
+
+RULES: dict[str, Rule] = {
+    "session": _whole(0, MAX_ID),
+    "nonce": _whole(0, MAX_ID),
+    "token": _whole(0, MAX_ID),
+    "tick": lambda value, where: tick(value, where),
+    "ticks": _optional(lambda value, where: tick(value, where, 1)),
+    "catchup": _optional(lambda value, where: tick(value, where)),
+    "player": _optional(lambda value, where: player(value, where)),
+    "players": _whole(1, MAX_PLAYERS),
+    "seats": _whole(1, MAX_PLAYERS - 1),
+    "seed": _whole(0, MAX_SEED),
+    "ms_per_update": _number(*MS_PER_UPDATE_RANGE),
+    "desync_interval": _whole(1, MAX_DESYNC_INTERVAL),
+    "game": lambda value, where: text(value, where),
+    "digest": lambda value, where: expect_str(value, f"{where} (hex, at most 64 digits)", 64, DIGEST),
+    "engine": lambda value, where: expect_str(value, f"{where} (a version)", 64, ENGINE_VERSION),
+    "spectate": _flag,
+    "allow_mismatch": _flag,
+    "key": _hex(PAKE_HEX, PAKE_MESSAGE, "a SPAKE2 message"),
+    "confirm": _hex(CONFIRM_HEX, CONFIRM),
+    "rejoin": _optional(lambda value, where: expect_whole(value, f"{where} (a token)", 0, MAX_ID)),
+    "proof": _hex(32, PROOF),
+    "cookie": lambda value, where: expect_str(value, f"{where} (32 hex digits)", 32, PROOF),
+    "reason": lambda value, where: text(value, where),
+    "have": _whole(0, MAX_CHUNKS),
+    "index": _whole(0, MAX_CHUNKS - 1),
+    "total": _whole(1, MAX_CHUNKS),
+    "data": _bytes,
+    "sender": _sender,
+    "acks": _acks,
+    "runs": lambda value, where: items(value, where, MAX_RUNS),
+    "ping": _number(0.0, MAX_MS),
+    "echo": _number(0.0, MAX_MS),
+    "ahead": _number(-MAX_AHEAD, MAX_AHEAD),
+    "checked": _checked,
+    "delays": _delays,
+}
+"""The rule of every field of every message, by the field's name: a field means one thing in every message
+(``engine.net.packets``, ``engine.net.inputs``), so a ``session`` or a ``key`` is checked the same wherever it is."""
+
+
+def check_fields(message: Any, kind: str) -> None:
+    """Check each field of the dataclass ``message`` by the rule of its name (``RULES``), in the order declared.
+
+    A refusal names ``kind`` and the field (``bye reason must be ...``). What the rule
+    returns is what the message keeps (a number as a float). A check between fields (a
+    ``Welcome``'s player is one of its players) is the message's own, after these.
+    """
+    for field in fields(message):
+        object.__setattr__(message, field.name, RULES[field.name](getattr(message, field.name), f"{kind} {field.name}"))

@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from engine.net.checks import MAX_CHUNKS
+from engine.net.checks import MAX_CHUNKS, inflate
 from engine.net.lobby import bye
 from engine.net.packets import Chunk, Desync, Got, encode
 from engine.schema import FieldError, parse_json
@@ -50,13 +50,7 @@ def unpack_snapshot(pieces: list[bytes], limit: int = MAX_SNAPSHOT) -> dict[str,
     Every entity is checked (an object with a whole-number ``id``, met once, and a string
     ``class``) before anything compares it: the snapshot comes from another machine.
     """
-    inflater = zlib.decompressobj()
-    try:
-        text = inflater.decompress(b"".join(pieces), limit)
-    except zlib.error as error:
-        raise ValueError(f"the peer's snapshot is not zlib data ({error})") from None
-    if inflater.unconsumed_tail:
-        raise ValueError(f"the peer's snapshot inflates past {limit} bytes, far more than this peer's")
+    text = inflate(pieces, limit, "the peer's snapshot")
     try:
         snapshot = parse_json(text.decode("utf-8"))
     except (UnicodeDecodeError, FieldError, ValueError) as error:

@@ -26,11 +26,11 @@ A host first asks a joiner to prove its address (``engine.net.cookies``, QUIC's 
 (``integrity.seal_proven``), one round trip more, and only that one is welcomed or refused.
 So a ``Hello`` with a forged source address gets its victim one ``Retry``, smaller than
 the ``Hello``. The host lobby and the running session read a ``Hello`` with one reader
-(``read_proven_hello``).
+(``read_proven_hello``), and open a welcomed peer's datagrams with one opener (``open_from_peer``).
 
 Every datagram is an envelope (``engine.net.integrity``): a ``Hello`` carries a check, a
 reply a tag keyed by the ``Hello`` it answers, and everything from a welcomed peer a tag
-keyed by its link. A damaged one is counted (``LobbyTally.damaged``) and dropped before
+keyed by its link. A damaged one is counted (``DatagramCounts.damaged``) and dropped before
 anything reads it. A welcomed joiner is known by its token: a datagram of its link with a
 new number from a new address moves it there (its NAT rebound), one whose tag fails does not.
 """
@@ -38,9 +38,9 @@ new number from a new address moves it there (its NAT rebound), one whose tag fa
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from engine.clock import Clock
 from engine.files.game import Game
@@ -88,7 +88,7 @@ from engine.world import World
 __all__ = ["CAUGHT_EVERY_S", "CLOSED_AFTER", "FAILED_OPENS", "GUESSING", "HELLO_EVERY_S", "KEEP_EVERY_S", "LATE",
            "MAX_SPECTATORS", "NOT_CONFIRMED",
            "REJOIN_WINDOW_S", "START_GRACE_S", "HostLobby", "JoinLobby", "Joined", "ProvenHello", "SessionError",
-           "SessionOptions", "build_plain", "bye", "players_named", "read_proven_hello", "refusal"]
+           "SessionOptions", "build_plain", "bye", "open_from_peer", "players_named", "read_proven_hello", "refusal"]
 
 HELLO_EVERY_S = 0.2
 """How often a joiner repeats its ``Hello`` until the host answers."""
@@ -204,31 +204,89 @@ class ProvenHello:
 
 
 def read_proven_hello(data: bytes, address: Address, cookies: Cookies, now: float,
-                      send: Callable[[bytes, Address], object]) -> ProvenHello | str:
+                      send: Callable[[bytes, Address], object], counts: DatagramCounts) -> ProvenHello | None:
     """Read a ``Hello`` (plain or proven) from ``address``: the host lobby's and the running session's one reader.
 
-    Returns the ``ProvenHello`` when its cookie holds for ``address``; else what it is:
-    ``"damaged"`` (its check fails), ``"garbage"`` (no ``Hello`` in it) or ``"unproven"``
-    (no cookie, or one not made for this address now). An unproven ``Hello`` is answered
-    with a ``Retry`` carrying the cookie, through ``send``, only when that is at most
-    ``AMPLIFICATION`` times its size: nothing else ever goes to an unproven address.
+    Returns the ``ProvenHello`` when its cookie holds for ``address``; else ``None``, with
+    what it was counted in ``counts``: ``damaged`` (its check fails), ``garbage`` (no
+    ``Hello`` in it), or nothing when it is unproven (no cookie, or one not made for this
+    address now). An unproven ``Hello`` is answered with a ``Retry`` carrying the cookie,
+    through ``send``, only when that is at most ``AMPLIFICATION`` times its size: nothing
+    else ever goes to an unproven address.
     """
     base, cookie = data, b""
     if frame_kind(data) == b"C":
         opened = open_proven(data)
         if opened is None:
-            return "damaged"
+            counts.damaged += 1
+            return None
         cookie, base = opened
     hello = read_hello(base)
     if isinstance(hello, str):
-        return hello
+        if hello == "damaged":
+            counts.damaged += 1
+        else:
+            counts.garbage += 1
+        return None
     answers = reply_key(base)
     if not cookies.holds(cookie, address, now):
         retry = seal_reply(answers, encode(Retry(nonce=hello.nonce, cookie=cookies.cookie(address, now).hex())))
         if len(retry) <= AMPLIFICATION * len(data):
             send(retry, address)
-        return "unproven"
+        return None
     return ProvenHello(hello, base, answers)
+
+
+class _Linked(Protocol):
+    """A peer as ``open_from_peer`` sees it: where it is now and the link its datagrams are sealed by."""
+
+    address: Address
+
+    @property
+    def link(self) -> Link | None:
+        """The link its datagrams are sealed by (``None``: none yet)."""
+
+
+_L = TypeVar("_L", bound=_Linked)
+
+
+def open_from_peer(data: bytes, address: Address, session: int, peers: Mapping[int, _L], departed: set[int],
+                   counts: DatagramCounts) -> tuple[_L | None, bytes | None, bool]:
+    """Open a datagram of a welcomed peer's link: the host lobby's and the running session's one opener.
+
+    Returns ``(peer, body, first)``. ``body`` is the opened body, or ``None`` when the
+    datagram is dropped: counted in ``counts`` (``damaged``: no header, no such peer, or
+    its tag fails; ``garbage``: another session's; ``replayed``: its number was taken
+    before) or, for a peer in ``departed``, let go uncounted. ``peer`` is the peer its
+    token names when the body opened or its tag failed (``None`` otherwise). ``first``:
+    this is the first datagram its link opened (it proves the joiner had the join code).
+    A body with the newest number yet from a new address moves the peer there (``moved``).
+    """
+    header = read_header(data)
+    if header is None:
+        counts.damaged += 1
+        return None, None, False
+    if header.session != session:
+        counts.garbage += 1  # another session's (an old one on this port)
+        return None, None, False
+    if header.token in departed:
+        return None, None, False  # a peer gone: its last datagrams (goodbyes) arrive after it
+    peer = peers.get(header.token)
+    link = peer.link if peer is not None else None
+    first = link is not None and link.highest == 0
+    opened = link.open(data) if link is not None else None
+    if opened is None:
+        counts.damaged += 1  # damaged on the way, or forged: nothing of it is read
+        return peer, None, False
+    if opened == REPLAYED:
+        counts.replayed += 1  # taken before: it keeps no one alive and moves no one
+        return None, None, False
+    assert peer is not None
+    body, newest = opened
+    if newest and address != peer.address:
+        counts.moved += 1  # its NAT rebound it: answer where it is now, and forget the old address
+        peer.address = address
+    return peer, body, first
 
 
 @dataclass
@@ -436,15 +494,9 @@ class HostLobby:
             self.counts.garbage += 1
 
     def _hello(self, received: bytes, address: Address) -> None:
-        proven = read_proven_hello(received, address, self.cookies, _seconds(self.clock), self._send)
-        if proven == "damaged":
-            self.counts.damaged += 1
-            return
-        if proven == "garbage":
-            self.counts.garbage += 1
-            return
-        if not isinstance(proven, ProvenHello):
-            return  # answered with a Retry (its cookie): nothing more until it proves its address
+        proven = read_proven_hello(received, address, self.cookies, _seconds(self.clock), self._send, self.counts)
+        if proven is None:
+            return  # dropped (counted), or answered with a Retry (its cookie): nothing more until it proves its address
         hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.joined.values() if peer.answers == answers), None)
         if again is not None:
@@ -484,28 +536,14 @@ class HostLobby:
         self._send(joined.welcome, address)  # "joined" is said once it proves the join code (``_from_joined``)
 
     def _from_joined(self, data: bytes, address: Address) -> None:
-        header = read_header(data)
-        if header is None:
-            self.counts.damaged += 1
-            return
-        if header.session != self.session:
-            self.counts.garbage += 1  # another session's (an old one on this port)
-            return
-        if header.token in self.departed:
-            return  # the goodbye of a peer that left the lobby, in copies
-        peer = self.joined.get(header.token)
-        opened = peer.link.open(data) if peer is not None else None
-        if peer is None or opened is None:
-            self.counts.damaged += 1
-            if peer is not None and not peer.confirmed:
+        peer, body, _ = open_from_peer(data, address, self.session, self.joined, self.departed, self.counts)
+        if body is None:
+            if peer is not None and not peer.confirmed:  # its tag failed before any of its datagrams opened
                 peer.failures += 1
                 if peer.failures >= FAILED_OPENS:
                     self._refuse_unconfirmed(peer)
             return
-        if opened == REPLAYED:
-            self.counts.replayed += 1
-            return
-        body, newest = opened
+        assert peer is not None
         peer.heard = _seconds(self.clock)
         if not peer.confirmed:
             peer.confirmed = True
@@ -515,9 +553,6 @@ class HostLobby:
                 self.lines.say(f"a spectator joined from {address[0]}:{address[1]}", peer.heard)
             else:
                 self.say(f"{peer.who} joined from {address[0]}:{address[1]}")
-        if newest and address != peer.address:
-            self.counts.moved += 1  # its NAT moved it (a joiner's port may move before the start too): follow it
-            peer.address = address
         try:
             packet = decode(body)
         except PacketError:

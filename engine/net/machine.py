@@ -59,7 +59,6 @@ from engine.net.cookies import Cookies
 from engine.net.desync import DesyncExchange, start_exchange
 from engine.net.integrity import (
     REJOIN_CODE_HEX,
-    REPLAYED,
     Link,
     Pake,
     confirmation,
@@ -68,7 +67,6 @@ from engine.net.integrity import (
     new_id,
     open_reply,
     proof_holds,
-    read_header,
     read_rejoin_code,
     rejoin_code,
     rejoin_secret,
@@ -82,10 +80,10 @@ from engine.net.lobby import (
     MAX_SPECTATORS,
     HostLobby,
     JoinLobby,
-    ProvenHello,
     SessionError,
     SessionOptions,
     bye,
+    open_from_peer,
     players_named,
     read_proven_hello,
     refusal,
@@ -660,15 +658,9 @@ class SessionMachine:
         counted as a late join, not as garbage.
         """
         proven = read_proven_hello(data, address, self.cookies, self.now(),
-                                   lambda datagram, to: self._outbox.append((datagram, to)))
-        if proven == "damaged":
-            self.stats.damaged += 1
-            return
-        if proven == "garbage":
-            self.stats.garbage += 1
-            return
-        if not isinstance(proven, ProvenHello):
-            return  # answered with a Retry (its cookie) alone: no refusal, no welcome, no catch-up until proven
+                                   lambda datagram, to: self._outbox.append((datagram, to)), self.stats)
+        if proven is None:
+            return  # dropped (counted), or answered with a Retry (its cookie) alone: nothing more until proven
         hello, data, answers = proven.hello, proven.data, proven.answers
         again = next((peer for peer in self.peers.values() if peer.answers == answers), None)
         if again is not None:
@@ -817,30 +809,12 @@ class SessionMachine:
             peer.heard = self.now()
 
     def _from_peer(self, data: bytes, address: Address) -> None:
-        header = read_header(data)
-        if header is None:
-            self.stats.damaged += 1
+        peer, body, first = open_from_peer(data, address, self.session_id, self.peers, self.departed, self.stats)
+        if body is None:
             return
-        if header.session != self.session_id:
-            self.stats.garbage += 1  # another session's (an old one on this port)
-            return
-        if header.token in self.departed:
-            return  # a peer gone: its last datagrams (goodbyes) arrive after it
-        peer = self.peers.get(header.token)
-        unproven = peer is not None and peer.link is not None and peer.link.highest == 0
-        opened = peer.link.open(data) if peer is not None and peer.link is not None else None
-        if peer is None or opened is None:
-            self.stats.damaged += 1  # damaged on the way, or forged: nothing of it is read
-            return
-        if opened == REPLAYED:
-            self.stats.replayed += 1  # taken before: it keeps no one alive and moves no one
-            return
-        if unproven and self.is_host:
+        assert peer is not None
+        if first and self.is_host:
             self.guesses.refund()  # a late joiner's first datagram: it had the join code, its exchange was no guess
-        body, newest = opened
-        if newest and address != peer.address:
-            self.stats.moved += 1  # its NAT rebound it: answer where it is now, and forget the old address
-            peer.address = address
         try:
             packet = decode(body)
             if getattr(packet, "session", None) != self.session_id:

@@ -6,9 +6,10 @@ before anything is decoded) is the session's to add. Every message is a frozen d
 whose fields are checked when it is built, so a message this side builds wrongly is
 refused here (by name) rather than by the peer, and a decoded message is as valid as a
 built one. One codec (``encode``, ``decode``) writes and reads them all from their fields;
-the plain messages declare nothing but their fields, each checked by the rule of its name
-(``_RULES``: a ``session`` is the same in every message), and the two kinds of piece
-(``Chunk``, ``Catchup``) are one declaration.
+every field of every message is checked by the rule of its name (``checks.RULES``: a
+``session`` or a ``key`` is the same in every message), so the plain messages declare
+nothing but their fields, ``Hello``, ``Welcome`` and ``Inputs`` add only the checks
+between fields, and the two kinds of piece (``Chunk``, ``Catchup``) are one declaration.
 
 Bytes from the network are data from anyone: ``decode`` reads them with the engine's
 bounded JSON parser (size first, no ``NaN``/``Infinity``, no huge integers, no deep
@@ -27,53 +28,29 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypeVar
 
-from engine.constants import MAX_PLAYERS, MAX_SEED, MS_PER_UPDATE_RANGE
 from engine.messages import shown
 from engine.net import checks
 from engine.net.checks import (
     MAGIC,
     MAX_BODY,
-    MAX_CHUNKS,
     MAX_DATAGRAM,
-    MAX_ID,
     PROTOCOL,
     SPECTATOR,
     PacketError,
 )
 from engine.net.inputs import Inputs, Run
 from engine.net.integrity import open_hello
-from engine.schema import ENGINE_VERSION, check_depth, expect_keys, expect_str, expect_whole, parse_json
+from engine.schema import check_depth, expect_keys, expect_str, expect_whole, parse_json
 
 __all__ = ["MAGIC", "MAX_BODY", "MAX_DATAGRAM", "PROTOCOL", "SPECTATOR", "Bye", "Catchup", "Caught", "Chunk", "Desync",
            "Got", "Hello", "Inputs", "Message", "PacketError", "Refuse", "Retry", "Run", "Start", "Welcome", "decode",
            "encode", "encode_inputs", "fit_inputs", "fit_refuse", "read_hello"]
 
-_Rule = Callable[[Any, str], object]
-"""How one field is checked: the value, and its name as a refusal says it (``welcome session``)."""
-
-
-def _whole(low: int, high: int) -> _Rule:
-    return lambda value, where: expect_whole(value, where, low, high)
-
-
-_RULES: dict[str, _Rule] = {
-    "session": _whole(0, MAX_ID),
-    "nonce": _whole(0, MAX_ID),
-    "tick": checks.tick,
-    "players": _whole(1, MAX_PLAYERS),
-    "have": _whole(0, MAX_CHUNKS),
-    "reason": checks.text,
-    "cookie": lambda value, where: expect_str(value, f"{where} (32 hex digits)", 32, checks.PROOF),
-}
-"""The rule of every field of the plain messages, by the field's name: a field means one thing in every message."""
-
-
 class _Plain:
-    """A message whose fields are each checked by the rule of their name (``_RULES``), in the order declared.
+    """A message whose fields are each checked by the rule of their name (``checks.RULES``), in the order declared.
 
     A refusal names the message's kind and the field (``bye reason must be ...``): the
     message says nothing of its checks but its fields.
@@ -82,10 +59,8 @@ class _Plain:
     __slots__ = ()
 
     def __post_init__(self) -> None:
-        kind = _KIND_OF[type(self)]
         with checks.refusing():
-            for field in fields(self):  # type: ignore[arg-type]  # every _Plain is a dataclass
-                _RULES[field.name](getattr(self, field.name), f"{kind} {field.name}")
+            checks.check_fields(self, _KIND_OF[type(self)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,28 +95,15 @@ class Hello:
 
     def __post_init__(self) -> None:
         with checks.refusing():
-            if self.key:
-                expect_str(self.key, "hello key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
-            expect_whole(self.seats, "hello seats", 1, MAX_PLAYERS - 1)
+            checks.check_fields(self, "hello")
             if self.seats > 1 and (self.spectate or self.rejoin is not None):
                 raise PacketError(f"hello seats {self.seats}: a spectator or a rejoin asks for no new seats")
             if self.rejoin is not None:
-                expect_whole(self.rejoin, "hello rejoin (a token)", 0, MAX_ID)
-                expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)
+                expect_str(self.proof, "hello proof (32 hex digits)", 32, checks.PROOF)  # a rejoin proves itself
                 if self.spectate:
                     raise PacketError("hello: a spectator has no seat to rejoin")
             elif self.proof:
                 raise PacketError("hello proof without a rejoin")
-            if type(self.allow_mismatch) is not bool:
-                raise PacketError(f"hello allow_mismatch must be true or false, got {shown(self.allow_mismatch)}")
-            if self.ticks is not None:
-                checks.tick(self.ticks, "hello ticks", 1)
-            checks.text(self.game, "hello game")
-            expect_str(self.digest, "hello digest (hex, at most 64 digits)", 64, checks.DIGEST)
-            expect_str(self.engine, "hello engine (a version)", 64, ENGINE_VERSION)
-            if type(self.spectate) is not bool:
-                raise PacketError(f"hello spectate must be true or false, got {shown(self.spectate)}")
-            expect_whole(self.nonce, "hello nonce", 0, MAX_ID)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,28 +138,9 @@ class Welcome:
 
     def __post_init__(self) -> None:
         with checks.refusing():
-            expect_whole(self.session, "welcome session", 0, MAX_ID)
-            expect_whole(self.token, "welcome token", 0, MAX_ID)
-            if self.catchup is not None:
-                checks.tick(self.catchup, "welcome catchup")
-            if self.key:
-                expect_str(self.key, "welcome key (a SPAKE2 message, 66 hex digits)", 66, checks.PAKE_MESSAGE)
-            if self.confirm:
-                expect_str(self.confirm, "welcome confirm (64 hex digits)", 64, checks.CONFIRM)
-            if self.ticks is not None:
-                checks.tick(self.ticks, "welcome ticks", 1)
-            expect_whole(self.desync_interval, "welcome desync_interval", 1, checks.MAX_DESYNC_INTERVAL)
-            expect_whole(self.nonce, "welcome nonce", 0, MAX_ID)
-            if self.player is not None:
-                checks.player(self.player, "welcome player")
-            expect_whole(self.players, "welcome players", 1, MAX_PLAYERS)
+            checks.check_fields(self, "welcome")
             if self.player is not None and self.player >= self.players:
                 raise PacketError(f"welcome player {self.player} is not one of the {self.players} players")
-            expect_whole(self.seed, "welcome seed", 0, MAX_SEED)
-            checks.number(self, "ms_per_update", "welcome ms_per_update", *MS_PER_UPDATE_RANGE)
-            checks.text(self.game, "welcome game")
-            expect_str(self.digest, "welcome digest (hex, at most 64 digits)", 64, checks.DIGEST)
-            expect_whole(self.seats, "welcome seats", 1, MAX_PLAYERS - 1)
             if self.seats > 1 and (self.player is None or self.player + self.seats > self.players):
                 raise PacketError(f"welcome seats {self.seats} from player {shown(self.player)} are not among the "
                                   f"{shown(self.players)} players")
@@ -256,12 +199,8 @@ class _Piece:
     def __post_init__(self) -> None:
         what = _KIND_OF[type(self)]
         with checks.refusing():
-            expect_whole(self.session, f"{what} session", 0, MAX_ID)
-            checks.tick(self.tick, f"{what} tick")
-            expect_whole(self.total, f"{what} total", 1, MAX_CHUNKS)
+            checks.check_fields(self, what)
             expect_whole(self.index, f"{what} index", 0, self.total - 1)
-            if not isinstance(self.data, bytes) or len(self.data) > MAX_BODY:
-                raise PacketError(f"{what} data must be at most {MAX_BODY} bytes, got {shown(self.data)}")
 
     def _wire(self) -> dict[str, Any]:
         return {"session": self.session, "tick": self.tick, "index": self.index, "total": self.total,

@@ -113,6 +113,29 @@ class LobbyTally:
         self._held_from = {}
 
 
+class _Bucket:
+    """A token bucket: ``size`` tokens at once, then one more every ``every_s`` seconds, never more than ``size``."""
+
+    def __init__(self, size: int, every_s: float, now: float) -> None:
+        self._size = float(size)
+        self._every_s = every_s
+        self._tokens = float(size)
+        self._when = now
+
+    def take(self, now: float) -> bool:
+        """Whether a token is there now (it is taken if so)."""
+        self._tokens = min(self._size, self._tokens + (now - self._when) / self._every_s)
+        self._when = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
+
+    def give_back(self) -> None:
+        """One token back (never past ``size``)."""
+        self._tokens = min(self._size, self._tokens + 1.0)
+
+
 LINES_AT_ONCE = 8
 """Spectator lines (joined, left, dropped) said at once before they are rate-limited."""
 LINE_EVERY_S = 10.0
@@ -130,29 +153,21 @@ class LineBudget:
 
     def __init__(self, say: Callable[[str], None], now: float) -> None:
         self._say = say
-        self._tokens = float(LINES_AT_ONCE)
-        self._when = now
+        self._bucket = _Bucket(LINES_AT_ONCE, LINE_EVERY_S, now)
         self.held = 0
         """Lines counted, not said, since the last summary."""
-
-    def _refill(self, now: float) -> None:
-        self._tokens = min(float(LINES_AT_ONCE), self._tokens + (now - self._when) / LINE_EVERY_S)
-        self._when = now
 
     def say(self, line: str, now: float) -> None:
         """Say ``line`` if the budget allows, else count it."""
         self.tick(now)
-        if self._tokens >= 1.0 and not self.held:
-            self._tokens -= 1.0
+        if not self.held and self._bucket.take(now):
             self._say(line)
         else:
             self.held += 1
 
     def tick(self, now: float) -> None:
         """Say the count of the lines held back, once the budget allows."""
-        self._refill(now)
-        if self.held and self._tokens >= 1.0:
-            self._tokens -= 1.0
+        if self.held and self._bucket.take(now):
             self._say(f"{self.held} more spectator line{'' if self.held == 1 else 's'} (joined, left, dropped) not "
                       "said one by one")
             self.held = 0
@@ -177,21 +192,17 @@ class GuessBudget:
     """
 
     def __init__(self, now: float) -> None:
-        self._tokens = float(GUESS_BURST)
-        self._when = now
+        self._bucket = _Bucket(GUESS_BURST, GUESS_EVERY_S, now)
         self.refused = 0
         """Exchanges refused because the budget was spent."""
 
     def take(self, now: float) -> bool:
         """Whether one more exchange may be answered now (it is counted if so)."""
-        self._tokens = min(float(GUESS_BURST), self._tokens + (now - self._when) / GUESS_EVERY_S)
-        self._when = now
-        if self._tokens < 1.0:
-            self.refused += 1
-            return False
-        self._tokens -= 1.0
-        return True
+        if self._bucket.take(now):
+            return True
+        self.refused += 1
+        return False
 
     def refund(self) -> None:
         """A joiner proved it had the code: its exchange was no guess."""
-        self._tokens = min(float(GUESS_BURST), self._tokens + 1.0)
+        self._bucket.give_back()

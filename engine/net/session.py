@@ -1,11 +1,13 @@
 """``engine.net.Session``: a game played by several peers over UDP, with rollback (``engine.net.sync``).
 
-A ``Session`` is the thin driver of a ``SessionMachine`` (``engine.net.machine``: the
+A ``Session`` is the I/O shell around a ``SessionMachine`` (``engine.net.machine``: the
 whole peer, lobby included, as a state machine that takes datagrams and the time and
-returns datagrams): it owns the transport (a polled, non-blocking UDP socket, behind the
-network emulator when asked) and the clock (a ``RealClock``), hands the machine what
-arrives and sends what it returns. No threads, no asyncio: a render loop drives it once a
-frame with ``poll()`` and ``advance(local_events)``; headless sessions call
+returns datagrams), which it holds as ``machine``: it owns the transport (a polled,
+non-blocking UDP socket, behind the network emulator when asked) and the clock (a
+``RealClock``), hands the machine what arrives and sends what it returns. What a game's
+code and the window's runner read of a peer (its world, its players, why it ended) the
+session says itself; the rest of the peer's state is ``session.machine``'s. No threads, no
+asyncio: a render loop drives it once a frame with ``poll()`` and ``advance(local_events)``; headless sessions call
 ``run_ticks(n)``. Only ``wait_ready`` (the lobby, before any world exists) and ``idle``
 (asked for) wait, on the socket, never by sleeping.
 
@@ -21,16 +23,19 @@ from collections.abc import Callable, Mapping, Sequence
 
 from engine.clock import Clock, RealClock
 from engine.constants import MAX_PLAYERS
+from engine.deprecation import MOVED_REMOVED_IN, warn_deprecated
 from engine.files.game import Game
 from engine.input.events import InputEvent
 from engine.interrupts import TICK
 from engine.net import headless
 from engine.net.emulate import EmulatedTransport
-from engine.net.lobby import JoinLobby, SessionError, SessionOptions, build_plain
+from engine.net.lobby import HostLobby, JoinLobby, SessionError, SessionOptions, build_plain
 from engine.net.machine import CRASHED, LEFT, SessionMachine
+from engine.net.peers import Peer
 from engine.net.stats import SessionStats
 from engine.net.transport import Address, Transport, UdpTransport
 from engine.world import World
+from engine.world.sounds import SoundRequest
 
 __all__ = ["CRASHED", "LEFT", "Session", "SessionError", "SessionOptions", "SessionStats"]
 
@@ -38,23 +43,103 @@ LOBBY_WAIT_S = 0.005
 """The longest the lobby waits on the socket between two looks at the time."""
 
 
-class Session(SessionMachine):
+class Session:
     """One peer of a networked game over a transport. Make one with ``Session.host`` or ``Session.join``.
 
-    Then ``wait_ready()``; then, once a frame, ``poll()`` and ``advance(events)``. It is a
-    ``SessionMachine`` whose ``poll``, ``advance`` and ``close`` also move the datagrams
-    between the machine and ``transport``.
+    Then ``wait_ready()``; then, once a frame, ``poll()`` and ``advance(events)``. It holds
+    the peer's ``SessionMachine`` (``machine``) and moves the datagrams between it and
+    ``transport`` in ``poll``, ``advance`` and ``close``. It is the window runner's
+    ``Driver`` (``ended``, ``local_players``, ``hud_text``, ``take_sounds``), and says what a
+    game's code reads of its peer (``world``, ``player``, ``players``, ``ready``,
+    ``rejoin_code``); the peer table, the stats and the rest are ``machine``'s.
     """
 
     def __init__(self, transport: Transport, game: Game | None, options: SessionOptions, *, is_host: bool,
                  say: Callable[[str], None], build: Callable[..., World], clock: Clock | None = None,
                  probe: _Probe | None = None) -> None:
-        super().__init__(game, options, is_host=is_host, say=say, build=build,
-                         clock=clock if clock is not None else RealClock())
+        self.machine = SessionMachine(game, options, is_host=is_host, say=say, build=build,
+                                      clock=clock if clock is not None else RealClock())
+        """The peer itself, sans-IO (``engine.net.machine``): its lobby, peer table, rollback, stats."""
         self.transport = transport
         self._probe = probe
         self._closed = False
         self._done_said = False
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # An attribute of the machine's (``scripts``, ``on_confirmed``) set on the session by
+        # mistake is refused at once, never kept beside the machine's and silently unused.
+        machine = self.__dict__.get("machine")
+        if machine is not None and not hasattr(type(self), name) and hasattr(machine, name):
+            raise AttributeError(f"Session.{name} is the machine's: set session.machine.{name}")
+        super().__setattr__(name, value)
+
+    # -- what a game and the runner read of the peer ------------------------------------------
+
+    @property
+    def world(self) -> World | None:
+        """The peer's world, once the lobby is done (``None`` before)."""
+        return self.machine.world
+
+    @property
+    def player(self) -> int | None:
+        """This peer's (first) player: the host's 0, a joiner's once welcomed; ``None`` for a spectator."""
+        return self.machine.player
+
+    @property
+    def players(self) -> int:
+        """How many players the session has (a joiner knows once welcomed)."""
+        return self.machine.players
+
+    @property
+    def local_players(self) -> tuple[int, ...]:
+        """The players this peer plays (``SessionMachine.local_players``): its window's keyboard and pads are theirs."""
+        return self.machine.local_players
+
+    @property
+    def ended(self) -> str | None:
+        """Why the session stopped early (a desync, a dropped peer, one that left), or ``None``."""
+        return self.machine.ended
+
+    @property
+    def ready(self) -> bool:
+        """Whether the lobby is done and the world built: ``advance`` plays."""
+        return self.machine.ready
+
+    @property
+    def stalled(self) -> bool:
+        """Whether the last ``advance`` ran no tick: this peer waits for the others."""
+        return self.machine.stalled
+
+    @property
+    def rejoin_code(self) -> str | None:
+        """This player's rejoin code (``SessionMachine.rejoin_code``): ``None`` for the host and spectators."""
+        return self.machine.rejoin_code
+
+    @property
+    def script(self) -> dict[int, list[InputEvent]]:
+        """The first local player's scripted input by game tick (``SessionMachine.script``); may be set before the
+        lobby is done."""
+        return self.machine.script
+
+    @script.setter
+    def script(self, script: dict[int, list[InputEvent]]) -> None:
+        self.machine.script = script
+
+    def open_lobby(self, timeout_s: float) -> None:
+        """Start the lobby without waiting (``wait_ready`` waits): then ``poll`` until ``ready``."""
+        self.machine.open_lobby(timeout_s)
+
+    def set_input_delay(self, delay: int, at: int | None = None) -> int:
+        """The host's: every peer's input delay is ``delay`` from tick ``at`` (``SessionMachine.set_input_delay``)."""
+        return self.machine.set_input_delay(delay, at)
+
+    def hud_text(self) -> str:
+        """One short line for the HUD: ping, frames ahead, rollbacks a second, who is waited on."""
+        return self.machine.hud_text()
+
+    def take_sounds(self) -> list[SoundRequest]:
+        """The sounds of ticks not handed out before: a re-simulated tick's are not played twice."""
+        return self.machine.take_sounds()
 
     # -- making one ---------------------------------------------------------------------
 
@@ -80,8 +165,9 @@ class Session(SessionMachine):
         clock = clock if clock is not None else RealClock()
         opened = _emulated(transport if transport is not None else UdpTransport(bind, port), options, clock)
         session = cls(opened, game, options, is_host=True, say=say, build=build, clock=clock)
-        session.players, session.seed, session.player = players, seed, 0
-        session.local_players = tuple(range(local))
+        machine = session.machine
+        machine.players, machine.seed, machine.player = players, seed, 0
+        machine.local_players = tuple(range(local))
         return session
 
     @classmethod
@@ -107,8 +193,8 @@ class Session(SessionMachine):
             probe = _Probe(address)
         session = cls(_emulated(transport, options, clock), game, options, is_host=False, say=say, build=build,
                       clock=clock, probe=probe)
-        session.joining = (address, spectate, load)
-        session.seats = local
+        session.machine.joining = (address, spectate, load)
+        session.machine.seats = local
         return session
 
     @property
@@ -122,7 +208,7 @@ class Session(SessionMachine):
 
         Raises ``SessionError`` when refused or when the time is up.
         """
-        self.open_lobby(self.options.lobby_timeout if timeout_s is None else timeout_s)
+        self.machine.open_lobby(self.machine.options.lobby_timeout if timeout_s is None else timeout_s)
         try:
             while not self.ready:
                 self.poll()
@@ -137,13 +223,14 @@ class Session(SessionMachine):
 
     def poll(self) -> None:
         """Receive every datagram waiting and give it to the machine; let it act on the time; send. Never blocks."""
-        if self.ended is not None or self._closed:
+        machine = self.machine
+        if machine.ended is not None or self._closed:
             return
         for data, address in self.transport.receive():
-            self.receive(data, address)
-        lobby = self.lobby
+            machine.receive(data, address)
+        lobby = machine.lobby
         hellos = lobby.hellos if isinstance(lobby, JoinLobby) else 0
-        super().poll()
+        machine.poll()
         if isinstance(lobby, JoinLobby) and lobby.hellos != hellos and self._probe is not None:
             for _ in range(self._probe.knock()):
                 lobby.port_closed()
@@ -156,13 +243,13 @@ class Session(SessionMachine):
     def advance(self, local_events: Sequence[InputEvent] | Mapping[int, Sequence[InputEvent]],
                 elapsed_ms: float | None = None) -> int:
         """Give this frame's local events and run the tick due (the machine's ``advance``), then send."""
-        ran = super().advance(local_events)
+        ran = self.machine.advance(local_events)
         self.flush()
         return ran
 
     def flush(self) -> None:
         """Send what the machine asks for, in order."""
-        for data, address in self.datagrams_to_send():
+        for data, address in self.machine.datagrams_to_send():
             self.transport.send(data, address)
 
     def idle(self, timeout_s: float) -> None:
@@ -195,7 +282,7 @@ class Session(SessionMachine):
 
     def start_ticks(self, ticks: int) -> None:
         """Play ``ticks`` confirmed ticks from now (the session's ``--ticks``), then end with the others."""
-        headless.begin(self, ticks)
+        headless.begin(self.machine, ticks)
         self._done_said = False
 
     def step_ticks(self) -> int:
@@ -206,27 +293,84 @@ class Session(SessionMachine):
         ended early (``ended`` says why).
         """
         self.poll()
-        ran = self.advance(()) if self.ended is None and self.desync is None else 0
-        if headless.ended(self) and not self._done_said:
+        ran = self.advance(()) if self.ended is None and self.machine.desync is None else 0
+        if headless.ended(self.machine) and not self._done_said:
             self._done_said = True
-            headless.goodbye(self)
+            headless.goodbye(self.machine)
             self.flush()
         return ran
 
     @property
     def over(self) -> bool:
         """Whether a ``start_ticks`` session is done here: finished with the others, or ended early."""
-        return self.ended is not None or self.finished
+        return self.ended is not None or self.machine.finished
 
     def close(self) -> None:
         """Say goodbye to the peers (if the session has not ended), send it, and release the socket and the world."""
-        super().close()
+        self.machine.close()
         if not self._closed:
             self.flush()
             self.transport.close()
             self._closed = True
         if self._probe is not None:
             self._probe.close()
+
+
+    # -- moved to the machine (0.5): each still works, warning -----------------------------
+
+    def _moved(self, name: str) -> SessionMachine:
+        warn_deprecated(f"Session.{name}", f"Session.machine.{name}", stacklevel=4, removed_in=MOVED_REMOVED_IN)
+        return self.machine
+
+    def add_peer(self, peer: Peer) -> None:
+        """Deprecated (goes in 0.6): ``session.machine.add_peer``."""
+        self._moved("add_peer").add_peer(peer)
+
+    def remove_peer(self, peer: Peer) -> None:
+        """Deprecated (goes in 0.6): ``session.machine.remove_peer``."""
+        self._moved("remove_peer").remove_peer(peer)
+
+    def lose_player(self, peer: Peer, why: str) -> None:
+        """Deprecated (goes in 0.6): ``session.machine.lose_player``."""
+        self._moved("lose_player").lose_player(peer, why)
+
+    def goodbye(self, reason: str) -> None:
+        """Deprecated (goes in 0.6): ``session.machine.goodbye`` (then ``flush``)."""
+        self._moved("goodbye").goodbye(reason)
+
+    def datagrams_to_send(self) -> list[tuple[bytes, Address]]:
+        """Deprecated (goes in 0.6): ``session.machine.datagrams_to_send`` (``flush`` sends them)."""
+        return self._moved("datagrams_to_send").datagrams_to_send()
+
+    def receive(self, data: bytes, address: Address) -> None:
+        """Deprecated (goes in 0.6): ``session.machine.receive`` (``poll`` receives from the transport)."""
+        self._moved("receive").receive(data, address)
+
+    def now(self) -> float:
+        """Deprecated (goes in 0.6): ``session.machine.now``."""
+        return self._moved("now").now()
+
+    def recommend_wait(self) -> int:
+        """Deprecated (goes in 0.6): ``session.machine.recommend_wait``."""
+        return self._moved("recommend_wait").recommend_wait()
+
+    def settle(self) -> None:
+        """Deprecated (goes in 0.6): ``session.machine.settle``."""
+        self._moved("settle").settle()
+
+    def summary(self, counters: dict[str, int]) -> str:
+        """Deprecated (goes in 0.6): ``session.machine.summary``."""
+        return self._moved("summary").summary(counters)
+
+    @property
+    def lobby(self) -> HostLobby | JoinLobby | None:
+        """Deprecated (goes in 0.6): ``session.machine.lobby``."""
+        return self._moved("lobby").lobby
+
+    @property
+    def stats(self) -> SessionStats:
+        """Deprecated (goes in 0.6): ``session.machine.stats``."""
+        return self._moved("stats").stats
 
 
 def _emulated(transport: Transport, options: SessionOptions, clock: Clock) -> Transport:

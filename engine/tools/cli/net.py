@@ -139,15 +139,15 @@ def _play(session: Session, peer: PeerOptions, delays: tuple[tuple[int, int], ..
     up to ``--rejoin``, said if the host drops it.
     """
     world = session.world
-    game = session.game
-    assert world is not None and game is not None and session.sync is not None
-    session.scripts = _scripts(peer.input, session.local_players, session.players)
-    if session.is_host:
+    game = session.machine.game
+    assert world is not None and game is not None and session.machine.sync is not None
+    session.machine.scripts = _scripts(peer.input, session.local_players, session.players)
+    if session.machine.is_host:
         _schedule_delays(session, delays)
     recorder = None
     if peer.record:
-        recorder = Recorder(peer.record, game=game.name, game_digest=game.digest, seed=session.seed, root=game.root,
-                            ms_per_update=world.ms_per_update, players=session.players)
+        recorder = Recorder(peer.record, game=game.name, game_digest=game.digest, seed=session.machine.seed,
+                            root=game.root, ms_per_update=world.ms_per_update, players=session.players)
         recorder.start(world)
     started: list[float] = []
 
@@ -156,11 +156,11 @@ def _play(session: Session, peer: PeerOptions, delays: tuple[tuple[int, int], ..
             started.append(time.perf_counter())
         if recorder is not None:
             recorder.record_tick(tick, inputs, digest)
-    session.on_confirmed = confirmed
+    session.machine.on_confirmed = confirmed
     if recorder is not None:
-        session.on_delay = recorder.record_delay
+        session.machine.on_delay = recorder.record_delay
     try:
-        if session.options.ticks is None:
+        if session.machine.options.ticks is None:
             return _play_frames(session, peer, recorder, rejoin_hint)
         return _play_ticks(session, peer, recorder, started, rejoin_hint)
     except Interrupted as interrupt:
@@ -170,7 +170,7 @@ def _play(session: Session, peer: PeerOptions, delays: tuple[tuple[int, int], ..
         raise  # not the game's: said as the command says them
     except BaseException as error:  # anything the game raised is its crash: one line, the others told
         line = crash_line(game.name, error)
-        session.crash = line
+        session.machine.crash = line
         say(line)
         return 1
     finally:
@@ -187,7 +187,7 @@ def _keep_recording(session: Session, recorder: Recorder | None, torn: bool = Fa
     assert world is not None
     with TICK:  # a signal now waits for the recording to be in place
         with contextlib.suppress(Exception):  # a crashed game may fail again here: the recording ends where it can
-            session.settle()
+            session.machine.settle()
         return recorder.close(world, torn=torn) if recorder is not None else None
 
 
@@ -197,10 +197,10 @@ def _stopped(session: Session, peer: PeerOptions, recorder: Recorder | None, int
 
     ``shot``: what became of ``--screenshot`` (``screenshot_at_stop``'s clause), said last.
     """
-    world, game, sync = session.world, session.game, session.sync
+    world, game, sync = session.world, session.machine.game, session.machine.sync
     assert world is not None and game is not None and sync is not None
     ends = _keep_recording(session, recorder, torn=interrupt.inside_tick)
-    say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
+    say(session.machine.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
     say(f"{game.name} {interrupt.verb} at confirmed tick {sync.emitted}"
         + (" by force, in a tick" if interrupt.inside_tick else "")
         + (f"; recorded {shown_name(peer.record)} through tick {ends}" if ends is not None else "") + shot)
@@ -227,9 +227,10 @@ def _ended(session: Session, peer: PeerOptions, recorded: int | None, rejoin_hin
     kept = (f"; recorded {shown_name(peer.record)} through tick {recorded} (it replays)"
             if recorded is not None else "")
     ended = {"command": peer.command,
-             "game": session.game.name if session.game is not None else None, "ticks": session.world.tick_count,
+             "game": session.machine.game.name if session.machine.game is not None else None,
+             "ticks": session.world.tick_count,
              "state": session.world.state_hash(), "ended": session.ended, "recorded_to": recorded}
-    if session.left:
+    if session.machine.left:
         say(f"the session ended early, at tick {session.world.tick_count}{kept}")
         return 0  # a chosen leave: the run's summary follows, as after a whole session
     if kept:
@@ -245,9 +246,9 @@ def _ended(session: Session, peer: PeerOptions, recorded: int | None, rejoin_hin
 def _play_ticks(session: Session, peer: PeerOptions, recorder: Recorder | None, started: list[float],
                 rejoin_hint: str | None) -> int:
     """``--ticks``: the session's confirmed ticks, then the summary line (``tickswap run``'s, and the session's)."""
-    world, game, sync = session.world, session.game, session.sync
+    world, game, sync = session.world, session.machine.game, session.machine.sync
     assert world is not None and game is not None and sync is not None
-    ticks = session.options.ticks  # the host's --ticks: the session's length
+    ticks = session.machine.options.ticks  # the host's --ticks: the session's length
     assert ticks is not None
     if peer.ticks is None:
         ignored = peer.frames or peer.headless or peer.no_hud or peer.screenshot
@@ -256,7 +257,7 @@ def _play_ticks(session: Session, peer: PeerOptions, recorder: Recorder | None, 
     session.run_ticks(ticks)
     seconds = time.perf_counter() - started[0] if started else 0.0
     recorded = _keep_recording(session, recorder)
-    say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
+    say(session.machine.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
     status = 0 if session.ended is None else _ended(session, peer, recorded, rejoin_hint)
     if status:
         return status
@@ -280,7 +281,7 @@ def _play_frames(session: Session, peer: PeerOptions, recorder: Recorder | None,
     The session ends when the first peer stops (its --frames, Esc): each peer draws at its
     own pace, so frame counts (and the hash, of the last confirmed tick) differ between peers.
     """
-    world, game, sync = session.world, session.game, session.sync
+    world, game, sync = session.world, session.machine.game, session.machine.sync
     assert world is not None and game is not None and sync is not None
     runner = make_runner(peer.display, game, world, driver=session)
     try:
@@ -299,7 +300,7 @@ def _play_frames(session: Session, peer: PeerOptions, recorder: Recorder | None,
     finally:
         runner.view.delete()
         runner.window.close()
-    say(session.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
+    say(session.machine.stats.summary(sync.rollbacks, sync.resimulated, session.transport.counters))
     if session.ended is not None and _ended(session, peer, recorded, rejoin_hint):
         return 1
     print(summary, flush=True)
@@ -329,9 +330,9 @@ def _check_script(peer: PeerOptions, player: int | None, local: int = 1) -> tupl
 
 def _leave_the_seat(session: Session) -> None:
     """Leave after the welcome, before the start: a goodbye the host's lobby takes as a seat freed."""
-    session.goodbye(LEFT)  # three times: a lost goodbye would leave the host one player short
+    session.machine.goodbye(LEFT)  # three times: a lost goodbye would leave the host one player short
     session.flush()
-    session.finished = True  # nothing more to say on close
+    session.machine.finished = True  # nothing more to say on close
 
 
 def host_command(options: HostOptions, game: Game | None = None) -> int:
@@ -546,14 +547,15 @@ def join_command(options: JoinOptions, game: Game | None = None, command: str | 
             raise UsageError(f"--input {shown_name(peer.input)} scripts {_played(named)}, but the host gave this "
                              f"peer {who}: left before the start, the seat{'s are' if len(named) > 1 else ' is'} "
                              "free again")
-        if session.options.ticks is None and cannot_draw is not None:
+        if session.machine.options.ticks is None and cannot_draw is not None:
             _leave_the_seat(session)  # the host plays in frames, which this peer can't draw: the seat is free again
             raise DisplayError(f"{cannot_draw}: left before the start, the seat is free again")
-        late = f", from tick {session.sync.start} (the session was running)" if session.late and session.sync else ""
+        machine = session.machine
+        late = f", from tick {machine.sync.start} (the session was running)" if machine.late and machine.sync else ""
         where = f"room {room_code(options.address)}" if room else f"{address[0]}:{address[1]}"
         say(f"joined {where} as {who} of {session.players}{late}")
         emit("joined", address=where, player=session.player, players=session.players,
-             start=session.sync.start if session.late and session.sync else 0, here=list(session.local_players))
+             start=machine.sync.start if machine.late and machine.sync else 0, here=list(session.local_players))
         code = session.rejoin_code
         if code is not None and session.players >= 3 and not room:  # a room closes when play starts
             game_word = f" {game_file}" if game_file else ""
