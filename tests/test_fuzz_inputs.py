@@ -25,6 +25,7 @@ from typing import Any, cast
 import pytest
 
 from engine import InputEvent, Look, World
+from engine.constants import MAX_PLAYERS
 from engine.files.game import GameError, check_settings
 from engine.files.replay import ReplayError
 from engine.input.scripts import read_input_script
@@ -100,6 +101,9 @@ def _numeric_options() -> list[tuple[str, str, Callable[[str], Any]]]:
 
 def _valid_number(name: str) -> Callable[[Any], bool]:
     def check(value: Any) -> bool:
+        if name == "_peer":  # replay --peer P,Q: the players of one peer, each a whole number in range
+            return (type(value) is tuple and len(value) >= 1
+                    and all(type(player) is int and 0 <= player < MAX_PLAYERS for player in value))
         if type(value) is int:
             return (1 <= value <= MAX_COUNT) if name == "count" else 0 <= value < 2**64
         # 0 is a value where the option says what it means: 0 ms, never (--rejoin-window 0), or --rewind 0 (no ring).

@@ -87,7 +87,7 @@ def test_a_three_player_recording_splits_into_a_host_script_and_a_two_seat_joine
     net.open()
     assert joiner.local_players == (1, 2)
     host.script = host_script.get(0, {})
-    joiner.scripts = assign_unnamed(joiner_named, 1)
+    joiner.machine.scripts = assign_unnamed(joiner_named, 1)
     net.play_ticks(300)
     assert host.world is not None and joiner.world is not None
     recorded = read_replay(recording)

@@ -468,7 +468,7 @@ class ReplayOptions:
 def _peer(text: str) -> tuple[int, ...]:
     """``--peer 1,2``: the players one peer played, each a whole number from 0, none twice."""
     words = text.split(",")
-    if not all(DIGITS.fullmatch(word) for word in words):
+    if not all(word.isascii() and word.isdigit() and len(word) <= 3 for word in words):  # no sign: "-0" is no player
         raise argparse.ArgumentTypeError(f"expected players such as 1,2 (whole numbers, comma-separated), "
                                          f"got {shown(text)}")
     players = tuple(int(word) for word in words)
