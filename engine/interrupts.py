@@ -12,6 +12,12 @@ ticks it is raised at once. A second signal during one tick is raised at once to
 tick that never ends (an ``update`` in an endless loop) must still be stoppable, and a
 tick interrupted in its update is rolled back whole.
 
+A signal whose ``Interrupted`` lands where Python cannot raise it (a finalizer, a weakref
+callback, such as the import machinery's while a module loads lazily) is not lost: CPython
+hands such an exception to ``sys.unraisablehook``, and while the handlers are installed that
+hook keeps it in the gate, which raises it at its next check (entering or leaving the gate
+between ticks, and ``TickGate.check`` where a loop waits without ticking, such as a lobby).
+
 Only signals become ``Interrupted``: a ``KeyboardInterrupt`` a game raises itself is the
 game's error, reported as a crash like any other. Without the handlers (a library user,
 pytest), the gate costs a counter and Python's own handler behaves as it always has.
@@ -20,6 +26,7 @@ pytest), the gate costs a counter and Python's own handler behaves as it always 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,21 +64,34 @@ class TickGate:
     hooks that record it, so the recording and the world always agree.
     """
 
-    __slots__ = ("_depth", "_main", "pending")
+    __slots__ = ("_depth", "_main", "lost", "pending")
 
     def __init__(self) -> None:
         self._depth = 0
         self._main = threading.main_thread().ident
         self.pending: type[Interrupted] | None = None
         """A signal that arrived while the gate was held, raised when it is released."""
+        self.lost: type[Interrupted] | None = None
+        """A signal raised where Python could not raise it (a finalizer, a weakref callback): raised by ``check``."""
 
     @property
     def held(self) -> bool:
         """Whether a tick is running in the main thread now."""
         return self._depth > 0
 
+    def check(self) -> None:
+        """Raise a signal lost where Python could not raise it; nothing otherwise (and nothing inside a tick).
+
+        A loop that waits without ticking (a lobby) calls it, so Ctrl-C stops it.
+        """
+        if self.lost is not None and self._depth == 0 and threading.get_ident() == self._main:
+            lost, self.lost = self.lost, None
+            raise lost
+
     def __enter__(self) -> None:
         if threading.get_ident() == self._main:  # signals reach the main thread only
+            if self.lost is not None and self._depth == 0:
+                self.check()
             self._depth += 1
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -82,6 +102,8 @@ class TickGate:
         if self._depth == 0 and self.pending is not None:
             pending, self.pending = self.pending, None
             raise pending
+        if self._depth == 0 and self.lost is not None:
+            self.check()
 
     def _deliver(self, signum: int, frame: FrameType | None) -> None:
         kind = Terminated if signum == signal.SIGTERM else Interrupted
@@ -104,9 +126,23 @@ def deferring_handlers() -> Iterator[None]:
         yield
         return
     previous = {number: signal.signal(number, TICK._deliver) for number in (signal.SIGINT, signal.SIGTERM)}
+    previous_hook = sys.unraisablehook
+
+    def deliver_again(unraisable: sys.UnraisableHookArgs) -> None:
+        # An Interrupted raised inside a finalizer or a weakref callback would be printed
+        # as "Exception ignored" and dropped: the user's Ctrl-C lost. The gate keeps it for
+        # its next check (tripping the signal again would fire it inside this very hook).
+        kind = unraisable.exc_type
+        if kind is not None and issubclass(kind, Interrupted):
+            TICK.lost = kind
+            return
+        previous_hook(unraisable)
+
+    sys.unraisablehook = deliver_again
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         for number, handler in previous.items():
             signal.signal(number, handler)
-        TICK.pending = None
+        TICK.pending = TICK.lost = None

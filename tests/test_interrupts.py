@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +227,51 @@ def test_a_signal_waits_for_the_gate_and_a_second_one_does_not():
             os.kill(os.getpid(), signal.SIGTERM)  # the user insists: an endless tick must still stop
             pytest.fail("the second signal was not raised at once")
     assert TICK.pending is None and not TICK.held
+
+
+class _Finalized:
+    """Takes a signal in its finalizer, where CPython can only print an exception and drop it."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+    def __del__(self) -> None:
+        signal.raise_signal(self.number)
+
+
+class _Target:
+    """Something a weak reference can watch."""
+
+
+def _lost_in_a_finalizer(number: int) -> None:
+    _Finalized(number)  # dropped at once
+
+
+def _lost_in_a_weakref_callback(number: int) -> None:
+    # As the import machinery's callbacks do while a joiner imports its crypto lazily.
+    target = _Target()
+    reference = weakref.ref(target, lambda _: signal.raise_signal(number))
+    del target
+    assert reference() is None
+
+
+@pytest.mark.parametrize("where", [_lost_in_a_finalizer, _lost_in_a_weakref_callback])
+@pytest.mark.parametrize(("number", "kind"), [(signal.SIGINT, Interrupted), (signal.SIGTERM, Terminated)])
+def test_a_signal_raised_where_python_cannot_raise_it_is_raised_at_the_next_check(where, number, kind, capsys):
+    with deferring_handlers():
+        where(number)
+        with pytest.raises(kind), TICK:  # the next tick: entering the gate raises it
+            pytest.fail("the signal was lost in the callback")
+        with pytest.raises(kind), TICK:  # lost inside a tick, it waits for the tick's end as a signal does
+            where(number)
+            TICK.check()
+            reached = True
+        assert reached
+        where(number)
+        with pytest.raises(kind):  # a lobby's wait, between ticks
+            TICK.check()
+        TICK.check()  # raised once
+    assert "Exception ignored" not in capsys.readouterr().err
 
 
 def test_without_the_handlers_a_tick_is_interrupted_as_python_always_did():

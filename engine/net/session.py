@@ -223,6 +223,7 @@ class Session:
 
     def poll(self) -> None:
         """Receive every datagram waiting and give it to the machine; let it act on the time; send. Never blocks."""
+        TICK.check()  # a Ctrl-C lost in a callback (a joiner imports its crypto while it waits) stops the wait
         machine = self.machine
         if machine.ended is not None or self._closed:
             return
