@@ -244,6 +244,9 @@ class BufferSlots(_CoreBase):
         def __setattr__(self, name: str, value: Any) -> None:
             if name in type(self)._buffered_names:
                 state = getattr(self, "_wstate", None)
+                if state is not None and state.updating is self and self._motion_only and state.ticking:
+                    object.__setattr__(self, name, value)  # its own x, y or angle: pending, as barrier says
+                    return
                 own = state is not None and state.ticking and barrier(state, self, name, value)
                 baseline = _BASELINE.get(name)
                 if baseline is not None and not own:  # committed at once: the baseline slot holds it too
