@@ -22,7 +22,7 @@ def pure_asked() -> bool:
 
 
 def load(import_extension: Callable[[], Any]) -> Any:
-    """The compiled extension ``import_extension`` imports, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set.
+    """The extension ``import_extension`` imports, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set.
 
     The caller passes the import itself (``lambda: importlib.import_module("engine._spatial")``)
     rather than the module's name, so the import graph test reads which extension each module loads.

@@ -186,7 +186,7 @@ void main() {{
 
 
 def compiled_program(key: str, vertex: str, fragment: str) -> Any:
-    """The shader program of ``key``, compiled from the two sources the first time it is asked for (once per process)."""
+    """The shader program of ``key``, compiled from the two sources when first asked for (once per process)."""
     program = _programs.get(key)
     if program is None:
         from pyglet.graphics.shader import Shader, ShaderProgram
