@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from loadedworlds import assert_goes_on_alike
 
 from engine import BufferedWriteError, Entity, EntityUpdateError, Tweened, World, buffered, easing
 from engine.path import Follower, Path
@@ -220,13 +221,7 @@ def test_a_save_made_mid_tween_loads_and_goes_on_as_the_straight_run(tmp_path):
         build_titles(straight)
         for _ in range(6):
             straight.tick()
-        straight.save(tmp_path / "mid.json")
-        with World.load(tmp_path / "mid.json") as loaded:
-            assert loaded.state_hash() == straight.state_hash()
-            for _ in range(20):
-                straight.tick()
-                loaded.tick()
-                assert loaded.state_hash() == straight.state_hash()
+        assert_goes_on_alike(straight, tmp_path / "mid.json", ticks=20)
 
 
 def _damaged(tmp_path, world: World, change) -> str:
