@@ -61,7 +61,20 @@ def _where(address: Address) -> str:
     return f"{address[0]}:{address[1]}"
 
 
-class HostRoom:
+class _Room:
+    """What both ends of a room hold: its code, the rendezvous that keeps it, the ICE loop, and who to tell."""
+
+    def __init__(self, rendezvous: Address, code: str, config: IceConfig, say: Callable[[str], None],
+                 clock: Clock | None) -> None:
+        self.code = room_code(code)
+        self.rendezvous = rendezvous
+        self.config = config
+        self.say = say
+        self._clock = clock if clock is not None else RealClock()
+        self.loop = IceLoop(config)
+
+
+class HostRoom(_Room):
     """A host's room under ``code`` at the ``rendezvous``, and the transport of the host's session (see the module).
 
     ``open(timeout_s)`` waits until the rendezvous confirms the room. ``paths`` are the
@@ -73,13 +86,8 @@ class HostRoom:
 
     def __init__(self, rendezvous: Address, code: str, config: IceConfig, *, say: Callable[[str], None],
                  clock: Clock | None = None, capacity: int = 7 + MAX_SPECTATORS) -> None:
-        self.code = room_code(code)
-        self.rendezvous = rendezvous
-        self.config = config
-        self.say = say
+        super().__init__(rendezvous, code, config, say, clock)
         self.capacity = capacity
-        self._clock = clock if clock is not None else RealClock()
-        self.loop = IceLoop(config)
         self.paths: list[IcePath] = []
         self.failed = 0
         self.opened = False
@@ -277,7 +285,7 @@ class HostRoom:
             path.transport.close()
 
 
-class JoinRoom:
+class JoinRoom(_Room):
     """A joiner's way into room ``code``: ``step`` until it gives the ``IcePath`` to the host (or raises).
 
     ``run()`` steps to the end. Problems are ``SessionError``: no answer from the
@@ -286,13 +294,8 @@ class JoinRoom:
 
     def __init__(self, rendezvous: Address, code: str, config: IceConfig, *, say: Callable[[str], None],
                  clock: Clock | None = None, timeout_s: float = 60.0) -> None:
-        self.code = room_code(code)
-        self.rendezvous = rendezvous
-        self.config = config
-        self.say = say
+        super().__init__(rendezvous, code, config, say, clock)
         self.timeout_s = timeout_s
-        self._clock = clock if clock is not None else RealClock()
-        self.loop = IceLoop(config)
         self.path: IcePath | None = None
         self._task = self.loop.create_task(self._join())
 
