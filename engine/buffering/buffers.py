@@ -64,7 +64,17 @@ from engine.buffering.kept import keep_buffers, put_back_buffers, random_restore
 from engine.buffering.own import OwnBuffers
 from engine.buffering.shown import bump, commit_shown, settle_shown, undo_shown
 from engine.buffering.signals import SignalBuffers
-from engine.buffering.slots import ACCELERATED, BufferSlots, Host, TickState, _core, mutable_in
+from engine.buffering.slots import (
+    _BASELINE,
+    ACCELERATED,
+    MUTABLE_TYPES,
+    BufferSlots,
+    Host,
+    TickState,
+    _core,
+    mutable_in,
+    refuse_mutable,
+)
 from engine.errors import BufferedWriteError, EntityUpdateError
 
 __all__ = ["ACCELERATED", "BufferSlots", "PureBuffers", "UpdateTimer", "fill_missing", "init_entity"]
@@ -89,23 +99,49 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     if _core is not None:  # the same stores in one C call (through the barrier, each was a call of its own)
         own_shown = _core.init_entity(entity, not layout.rest, NO_SIGNALS)
     else:
+        # Past the barrier (``_put``: none of these is a buffered name), one by one in the order they always were
+        # made (the dict layout shares one key table among instances made alike).
         own_shown = hasattr(entity, "_blook")
         x, y, angle = entity.x, entity.y, entity.angle
-        entity._motion_only = not layout.rest
-        entity._bx = entity._px = entity._nx = x
-        entity._by = entity._py = entity._ny = y
-        entity._ba = entity._pa = entity._na = angle
-        entity._bfull = entity._nfull = ()
-        entity._prest = ()
-        entity._prev_tick = -1
-        entity._signals = NO_SIGNALS
-        entity._random = None
-        entity._random_mark = -1
-        entity._wstate = entity._wmark = entity._smark = None  # its world's, from its spawn on (see ``attach``)
-        entity._inboxes = None  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
+        put = _put
+        put(entity, "_motion_only", not layout.rest)
+        put(entity, "_bx", x)
+        put(entity, "_px", x)
+        put(entity, "_nx", x)
+        put(entity, "_by", y)
+        put(entity, "_py", y)
+        put(entity, "_ny", y)
+        put(entity, "_ba", angle)
+        put(entity, "_pa", angle)
+        put(entity, "_na", angle)
+        put(entity, "_bfull", ())
+        put(entity, "_nfull", ())
+        put(entity, "_prest", ())
+        put(entity, "_prev_tick", -1)
+        put(entity, "_signals", NO_SIGNALS)
+        put(entity, "_random", None)
+        put(entity, "_random_mark", -1)
+        put(entity, "_wstate", None)  # its world's, from its spawn on (see ``attach``)
+        put(entity, "_wmark", None)
+        put(entity, "_smark", None)
+        put(entity, "_inboxes", None)  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
     # (which marks _blook: one test, not two failed reads, on every entity made; the core answers it).
-    if own_shown:
+    if _core is None:
+        put = _put
+        if own_shown:
+            look = getattr(entity, "_look", None)
+            put(entity, "_look", look)
+            put(entity, "_blook", look)
+            parts = getattr(entity, "_parts", None)
+            put(entity, "_parts", parts)
+            put(entity, "_bparts", parts)
+        else:
+            put(entity, "_look", None)
+            put(entity, "_parts", None)
+            put(entity, "_blook", None)
+            put(entity, "_bparts", None)
+    elif own_shown:
         entity._look = entity._blook = getattr(entity, "_look", None)
         entity._parts = entity._bparts = getattr(entity, "_parts", None)
     else:
@@ -161,6 +197,9 @@ class PureBuffers(SignalBuffers):
         self._changed: list[BufferSlots] = []
         self._shown: list[BufferSlots] = []
         """Entities whose update set their look or parts: settled, to commit."""
+        self.shown_own: list[BufferSlots] = []
+        """The updating entity at each write of its own look or parts on the pure path (``Shown.store``): the
+        update loop looks for a look or parts to settle only after an update that wrote one (then empties it)."""
         self.shown_written: list[tuple[BufferSlots, Any, Any]] = []
         """(entity, look, parts) as they were before each write committed at once during this tick (a system's,
         or the commit's): what an abort puts back, last first."""
@@ -206,6 +245,7 @@ class PureBuffers(SignalBuffers):
         self._pending_mark = len(self._to)
         self._combined_early = False
         self._failed = None
+        self.shown_own.clear()
         state = self.state
         state.token = object()
         state.members = order
@@ -230,6 +270,11 @@ class PureBuffers(SignalBuffers):
         token = state.token
         moved_append = self._moved.append
         shown_append = self._shown.append
+        # What it shows is looked at only after an update that wrote its own (``shown_own``, where
+        # ``Shown.store`` runs its writes: always on the pure path), as everyone's committed look
+        # is its pending one at an update's start: the same outcome as looking after every update.
+        shown_own = self.shown_own
+        every = _core is not None  # the core's descriptor writes an updating entity's own in C
         entity: BufferSlots | None = None
         try:
             for entity in self._order:
@@ -245,9 +290,11 @@ class PureBuffers(SignalBuffers):
                         moved_append(entity)
                 elif entity._wmark is token:
                     self._settle_full(entity)
-                if entity._look is not entity._blook or entity._parts is not entity._bparts:
-                    settle_shown(entity)
-                    shown_append(entity)
+                if shown_own or every:
+                    shown_own.clear()
+                    if entity._look is not entity._blook or entity._parts is not entity._bparts:
+                        settle_shown(entity)
+                        shown_append(entity)
                 state.updating = None
         except BaseException as error:
             self._failed = state.updating
@@ -268,12 +315,8 @@ class PureBuffers(SignalBuffers):
 
     def _settle_full(self, entity: BufferSlots) -> None:
         """Settle an entity with fields of its own that wrote: pending kept aside, committed put back."""
-        layout = layout_of(entity)
-        after = layout.get(entity)
-        if any(map(mutable_in, after)):
-            layout.refuse_mutable(entity, after)
-        entity._nfull = after
-        layout.set(entity, entity._bfull)  # still its own update's write: at once
+        layout = type(entity)._layout
+        (_stores_of.get(layout) or _stores(layout)).settle(entity, entity._bfull, layout.get(entity))
         self._changed.append(entity)
 
     def _update_profiled(self, world: Host, profile: UpdateTimer) -> None:
@@ -294,6 +337,8 @@ class PureBuffers(SignalBuffers):
         """The live entities in turn, each settled after its update as ``update``'s loop settles it."""
         state = self.state
         token = state.token
+        shown_own = self.shown_own
+        every = _core is not None
         for entity in order:
             if not entity.alive:
                 continue
@@ -305,9 +350,11 @@ class PureBuffers(SignalBuffers):
                     self._moved.append(entity)
             elif entity._wmark is token:
                 self._settle_full(entity)
-            if entity._look is not entity._blook or entity._parts is not entity._bparts:
-                settle_shown(entity)
-                self._shown.append(entity)
+            if shown_own or every:
+                shown_own.clear()
+                if entity._look is not entity._blook or entity._parts is not entity._bparts:
+                    settle_shown(entity)
+                    self._shown.append(entity)
             state.updating = None
 
     def _check_order(self) -> None:
@@ -377,7 +424,8 @@ class PureBuffers(SignalBuffers):
                     put(entity, "_by", start_y)
                     put(entity, "_ba", start_angle)
             for entity in self._changed:
-                layout_of(entity).set(entity, entity._nfull)
+                layout = type(entity)._layout
+                (_stores_of.get(layout) or _stores(layout)).committed(entity, entity._nfull)
         finally:
             state.ticking = True
 
@@ -399,10 +447,11 @@ class PureBuffers(SignalBuffers):
                 _previous_from(entity, before, tick)
             written.clear()
         self.shown_written.clear()
+        self.shown_own.clear()
         self._moved.clear()
         self._changed.clear()
         for entity in self._snapped:
-            entity._prev_tick = -1
+            _put(entity, "_prev_tick", -1)
         self._snapped.clear()
         self._randoms.clear()
         if self.profile is None:
@@ -439,11 +488,12 @@ class PureBuffers(SignalBuffers):
         for entity in self._changed:
             _put_back_baseline(entity)
         for entity, before in reversed(state.written):
-            layout_of(entity).set(entity, before)
+            _stores(layout_of(entity)).committed(entity, before)
         state.written.clear()
         state.refused = None
         undo_shown(failed, self._shown, self.shown_written)
         self._shown.clear()
+        self.shown_own.clear()
         self._moved.clear()
         self._changed.clear()
         self._snapped.clear()
@@ -487,9 +537,12 @@ class PureBuffers(SignalBuffers):
 
 
 def _previous_from(entity: BufferSlots, base: tuple[Any, ...], tick: int) -> None:
-    entity._px, entity._py, entity._pa = base[0], base[1], base[2]
-    entity._prest = base[3:]
-    entity._prev_tick = tick
+    put = _put
+    put(entity, "_px", base[0])
+    put(entity, "_py", base[1])
+    put(entity, "_pa", base[2])
+    put(entity, "_prest", base[3:])
+    put(entity, "_prev_tick", tick)
 
 
 _put: Callable[[Any, str, Any], None] = object.__setattr__ if _core is None else setattr
@@ -521,4 +574,79 @@ def _put_back_baseline(entity: BufferSlots) -> None:
         entity.y = entity._by
         entity.angle = entity._ba
     else:
-        layout_of(entity).set(entity, entity._bfull)
+        _stores(layout_of(entity)).committed(entity, entity._bfull)
+
+
+class _Stores:
+    """One class's stores of its buffered values for the buffers' own passes on the pure path (``_stores``).
+
+    ``committed(entity, values)`` writes them as a write outside a tick does (x, y and angle into
+    their baseline slots too); ``settle(entity, before, after)`` is ``PureBuffers._settle_full``'s
+    work for an entity whose update left ``after``: refused if one of those is or holds a mutable
+    value (``Layout.refuse_mutable``), else ``after`` kept as pending (``_nfull``) and ``before`` (its
+    committed values) written back as its own update's write, refused first where the barrier's
+    check of an own write refuses one (naming the first in the layout's order; only a value that
+    differs from ``after``'s can be refused there).
+
+    Each is compiled for the class and writes past the barrier (``Layout.set`` goes through
+    ``BufferSlots.__setattr__``, a Python call a field), doing what the barrier would. A value of a
+    type in ``_PLAIN`` holds no mutable one, so it is not looked into. With the core, both are the
+    layout's setter, through its barrier.
+    """
+
+    __slots__ = ("committed", "settle")
+
+    def __init__(self, layout: Layout) -> None:
+        if _core is not None:
+            store = layout.set
+
+            def settle(entity: Any, before: tuple[Any, ...], after: tuple[Any, ...]) -> None:
+                if any(map(mutable_in, after)):
+                    layout.refuse_mutable(entity, after)
+                entity._nfull = after
+                store(entity, before)
+
+            self.committed: Callable[[Any, tuple[Any, ...]], None] = store
+            self.settle: Callable[[Any, tuple[Any, ...], tuple[Any, ...]], None] = settle
+            return
+        names = layout.names
+        values = "".join(f"v{index}, " for index in range(len(names)))
+        befores = "".join(f"b{index}, " for index in range(len(names)))
+        committed = [f"def committed(entity, values):\n    {values}= values\n"]
+        held = " or ".join(f"(type(v{index}) not in PLAIN and mutable_in(v{index}) is not None)"
+                           for index in range(len(names)))
+        settle = [f"def settle(entity, before, after):\n    {values}= after\n"
+                  f"    if {held}:\n        layout.refuse_mutable(entity, after)\n"
+                  f"    put(entity, '_nfull', after)\n    {befores}= before\n"]
+        writes = []
+        # The names come from a Layout, whose fields are identifiers (fields.py refuses others).
+        for index, name in enumerate(names):
+            baseline = _BASELINE.get(name)
+            if baseline is None:  # the barrier's check of an own write (never of x, y or angle)
+                settle.append(f"    if b{index} is not v{index} and (type(b{index}) in MUTABLE or "
+                              f"isinstance(b{index}, tuple)):\n        refuse(entity, {name!r}, b{index})\n")
+            else:  # a write outside a tick sets the baseline slot first, as the barrier does
+                committed.append(f"    put(entity, {baseline!r}, v{index})\n")
+            committed.append(f"    put(entity, {name!r}, v{index})\n")
+            writes.append(f"    put(entity, {name!r}, b{index})\n")
+        namespace: dict[str, Any] = {"put": _put, "MUTABLE": MUTABLE_TYPES, "PLAIN": _PLAIN, "layout": layout,
+                                     "mutable_in": mutable_in, "refuse": refuse_mutable}
+        exec("".join(committed), namespace)
+        exec("".join(settle + writes), namespace)
+        self.committed = namespace["committed"]
+        self.settle = namespace["settle"]
+
+
+_PLAIN = frozenset((int, float, str, bool, type(None), complex, bytes))
+"""Types whose values are not and hold no list, dict, set or bytearray (``mutable_in`` of one is ``None``)."""
+
+
+_stores_of: dict[Layout, _Stores] = {}
+
+
+def _stores(layout: Layout) -> _Stores:
+    """``layout``'s ``_Stores``, made on first use."""
+    stores = _stores_of.get(layout)
+    if stores is None:
+        stores = _stores_of[layout] = _Stores(layout)
+    return stores

@@ -30,7 +30,7 @@ from typing import Any
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout
 from engine.buffering.shown import bump
-from engine.buffering.slots import BufferSlots, _core
+from engine.buffering.slots import _BASELINE, BufferSlots, _core, _set
 
 __all__ = ["KeptBuffers", "keep_buffers", "keep_compiled", "put_back_buffers", "put_back_compiled",
            "random_restore", "random_snapshot", "restore_buffers", "restore_classes", "restore_compiled"]
@@ -83,7 +83,10 @@ class _Keeper:
     """One class's way to keep and put back its entities' buffers: one C call and one compiled assignment.
 
     A session takes a checkpoint every tick: per entity, one ``attrgetter`` call reads every
-    buffered value and slot into a flat tuple, and one unpacking assignment puts them back.
+    buffered value and slot into a flat tuple, and one unpacking assignment puts them back (on the
+    pure path, where that assignment would be a call of the barrier, ``BufferSlots.__setattr__``,
+    a slot, one store past it a slot, x, y and angle into their baseline slots too, as the
+    barrier between ticks does).
     """
 
     __slots__ = ("get", "put", "width")
@@ -91,12 +94,24 @@ class _Keeper:
     def __init__(self, names: tuple[str, ...]) -> None:
         self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*names, *_SLOTS)
         self.width = len(names)
-        targets = ", ".join(f"entity.{name}" for name in (*names, *_SLOTS))
-        namespace: dict[str, Any] = {}
+        namespace: dict[str, Any] = {"put": _set}
         # The names come from a Layout, whose fields are identifiers (fields.py refuses others).
-        exec(f"def put(entity, values):\n    {targets}, = values\n    entity._random_mark = -1\n"
-             "    entity._blook = entity._look\n    entity._bparts = entity._parts\n", namespace)
-        self.put: Callable[[Any, tuple[Any, ...]], None] = namespace["put"]
+        if _core is None:
+            every = (*names, *_SLOTS)
+            stores = []
+            for index, name in enumerate(every):
+                if name in _BASELINE:
+                    stores.append(f"    put(entity, {_BASELINE[name]!r}, v{index})\n")
+                stores.append(f"    put(entity, {name!r}, v{index})\n")
+            unpacked = "".join(f"v{index}, " for index in range(len(every)))
+            exec(f"def put_back(entity, values):\n    {unpacked}= values\n{''.join(stores)}"
+                 "    put(entity, '_random_mark', -1)\n    put(entity, '_blook', entity._look)\n"
+                 "    put(entity, '_bparts', entity._parts)\n", namespace)
+        else:
+            targets = ", ".join(f"entity.{name}" for name in (*names, *_SLOTS))
+            exec(f"def put_back(entity, values):\n    {targets}, = values\n    entity._random_mark = -1\n"
+                 "    entity._blook = entity._look\n    entity._bparts = entity._parts\n", namespace)
+        self.put: Callable[[Any, tuple[Any, ...]], None] = namespace["put_back"]
 
 
 _keepers: dict[Layout, _Keeper] = {}

@@ -44,7 +44,7 @@ from itertools import repeat
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
-from engine.buffering.slots import BufferSlots, _core
+from engine.buffering.slots import BufferSlots, _core, _set
 
 __all__ = ["FOLLOW", "HIDDEN", "LookShown", "PartsShown", "Shown", "bump", "class_value", "commit_shown",
            "kept_value", "put_own", "settle_shown", "shown_values", "undo_shown", "version"]
@@ -143,16 +143,18 @@ class Shown(_FieldBase):
         as a write to its ``x`` is. A system during a tick: at once, the values before kept for
         an abort. Otherwise at once.
         """
+        # Its slots are written past the pure path's barrier (``_set``): they are no buffered field's.
         try:
             state = entity._wstate
         except AttributeError:  # set in __init__ before Entity.__init__ ran, which keeps it (seeing _blook)
-            setattr(entity, self.slot, raw)
-            entity._blook = None
+            _set(entity, self.slot, raw)
+            _set(entity, "_blook", None)
             return
         if state is not None and state.ticking:
             updating = state.updating
             if updating is entity:
-                setattr(entity, self.slot, raw)
+                _set(entity, self.slot, raw)
+                state.buffers.shown_own.append(entity)  # the update loop settles what it shows after it
                 return
             if updating is not None and entity.id is not None:
                 error = state.refuse(updating, entity, self.name)
@@ -160,8 +162,8 @@ class Shown(_FieldBase):
                     state.refused = error
                 raise error
             state.buffers.shown_written.append((entity, entity._look, entity._parts))
-        setattr(entity, self.slot, raw)
-        setattr(entity, self.baseline, raw)
+        _set(entity, self.slot, raw)
+        _set(entity, self.baseline, raw)
         _version[0] += 1
 
     def forget(self, entity: BufferSlots) -> None:
@@ -206,18 +208,23 @@ class PartsShown(Shown):
 def settle_shown(entity: BufferSlots) -> None:
     """The pure path's settle of an entity whose update set its look or parts (``_look is not _blook``): the
     pending value kept aside in the committed one's slot, the committed one put back where everyone reads it."""
-    entity._look, entity._blook = entity._blook, entity._look
-    entity._parts, entity._bparts = entity._bparts, entity._parts
+    look, committed_look, parts, committed_parts = entity._look, entity._blook, entity._parts, entity._bparts
+    put = _set  # past the barrier: no buffered field's slots
+    put(entity, "_look", committed_look)
+    put(entity, "_blook", look)
+    put(entity, "_parts", committed_parts)
+    put(entity, "_bparts", parts)
 
 
 def commit_shown(settled: list[BufferSlots], written: list[tuple[Any, Any, Any]] | None) -> None:
     """What the settled entities set becomes committed (the compiled core's ``commit_shown`` where it runs),
     their values before kept in ``written`` as ``(entity, look, parts)`` unless it is None."""
+    put = _set  # past the barrier: no buffered field's slots
     for entity in settled:
         if written is not None:
             written.append((entity, entity._look, entity._parts))
-        entity._look = entity._blook
-        entity._parts = entity._bparts
+        put(entity, "_look", entity._blook)
+        put(entity, "_parts", entity._bparts)
 
 
 def undo_shown(failed: BufferSlots | None, settled: list[BufferSlots], written: list[tuple[Any, Any, Any]]) -> None:

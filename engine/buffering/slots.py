@@ -160,8 +160,8 @@ def hold(entity: Any, token: object) -> None:
     """
     values = type(entity)._layout.get(entity)
     spent = (entity._wmark, entity._bfull)
-    entity._wmark = token
-    entity._bfull = values
+    _set(entity, "_wmark", token)  # past the barrier (a Python call each on the pure path): not buffered names
+    _set(entity, "_bfull", values)
     del spent
 
 
@@ -208,6 +208,11 @@ else:  # the barrier in C where the core runs (its tp_setattro), else BufferSlot
     _CoreBase = object if _core is None else _core.Barrier
 
 
+_set: Any = object.__setattr__ if _core is None else setattr
+"""A write past the pure path's barrier (``BufferSlots.__setattr__``): what the barrier itself stores with,
+and what ``hold`` stores its bookkeeping with (``setattr`` where the core's barrier is the base type's)."""
+
+
 class BufferSlots(_CoreBase):
     """The slots the buffers keep on every entity: ``Entity``'s base class.
 
@@ -236,14 +241,23 @@ class BufferSlots(_CoreBase):
         def __setattr__(self, name: str, value: Any) -> None:
             if name in type(self)._buffered_names:
                 state = getattr(self, "_wstate", None)
-                if state is not None and state.updating is self and self._motion_only and state.ticking:
-                    object.__setattr__(self, name, value)  # its own x, y or angle: pending, as barrier says
-                    return
+                if state is not None and state.updating is self and state.ticking:
+                    # Its own update's write, as barrier says, on its shortest paths: its x, y or angle (all a
+                    # motion-only entity has) pending at once; a field of its own, once its committed tuple
+                    # is set aside (its mark), pending after the check of a mutable value.
+                    if self._motion_only:
+                        _set(self, name, value)
+                        return
+                    if self._wmark is state.token:
+                        if name not in _BASELINE and (type(value) in MUTABLE_TYPES or isinstance(value, tuple)):
+                            refuse_mutable(self, name, value)
+                        _set(self, name, value)
+                        return
                 own = state is not None and state.ticking and barrier(state, self, name, value)
                 baseline = _BASELINE.get(name)
                 if baseline is not None and not own:  # committed at once: the baseline slot holds it too
-                    object.__setattr__(self, baseline, value)
-            object.__setattr__(self, name, value)
+                    _set(self, baseline, value)
+            _set(self, name, value)
 
     x: float
     y: float
