@@ -72,6 +72,8 @@ from engine.buffering.slots import (
     Host,
     TickState,
     _core,
+    _set,
+    compile_stores,
     mutable_in,
     refuse_mutable,
 )
@@ -99,48 +101,17 @@ def init_entity(entity: BufferSlots, layout: Layout) -> None:
     if _core is not None:  # the same stores in one C call (through the barrier, each was a call of its own)
         own_shown = _core.init_entity(entity, not layout.rest, NO_SIGNALS)
     else:
-        # Past the barrier (``_put``: none of these is a buffered name), one by one in the order they always were
+        # Past the barrier (none of these is a buffered name), one by one in the order they always were
         # made (the dict layout shares one key table among instances made alike).
         own_shown = hasattr(entity, "_blook")
-        x, y, angle = entity.x, entity.y, entity.angle
-        put = _put
-        put(entity, "_motion_only", not layout.rest)
-        put(entity, "_bx", x)
-        put(entity, "_px", x)
-        put(entity, "_nx", x)
-        put(entity, "_by", y)
-        put(entity, "_py", y)
-        put(entity, "_ny", y)
-        put(entity, "_ba", angle)
-        put(entity, "_pa", angle)
-        put(entity, "_na", angle)
-        put(entity, "_bfull", ())
-        put(entity, "_nfull", ())
-        put(entity, "_prest", ())
-        put(entity, "_prev_tick", -1)
-        put(entity, "_signals", NO_SIGNALS)
-        put(entity, "_random", None)
-        put(entity, "_random_mark", -1)
-        put(entity, "_wstate", None)  # its world's, from its spawn on (see ``attach``)
-        put(entity, "_wmark", None)
-        put(entity, "_smark", None)
-        put(entity, "_inboxes", None)  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
+        _init_slots(entity, not layout.rest, entity.x, entity.y, entity.angle, NO_SIGNALS)
     # What it shows: its class's (None), unless its own __init__ set its own before calling Entity's
     # (which marks _blook: one test, not two failed reads, on every entity made; the core answers it).
     if _core is None:
-        put = _put
         if own_shown:
-            look = getattr(entity, "_look", None)
-            put(entity, "_look", look)
-            put(entity, "_blook", look)
-            parts = getattr(entity, "_parts", None)
-            put(entity, "_parts", parts)
-            put(entity, "_bparts", parts)
+            _init_own_shown(entity, getattr(entity, "_look", None), getattr(entity, "_parts", None))
         else:
-            put(entity, "_look", None)
-            put(entity, "_parts", None)
-            put(entity, "_blook", None)
-            put(entity, "_bparts", None)
+            _init_shown(entity)
     elif own_shown:
         entity._look = entity._blook = getattr(entity, "_look", None)
         entity._parts = entity._bparts = getattr(entity, "_parts", None)
@@ -397,32 +368,10 @@ class PureBuffers(SignalBuffers):
                 # No later system, and signals combined already (``_combine_early``): record the previous
                 # values in the same pass, as nothing can change them or fail before ``finish``. (Those
                 # systems wrote get theirs there.)
-                tick = self._tick
-                put = _put
-                for entity in moved:
-                    put(entity, "_px", entity._bx)
-                    put(entity, "_py", entity._by)
-                    put(entity, "_pa", entity._ba)
-                    put(entity, "_prev_tick", tick)
-                    put(entity, "x", entity._nx)
-                    put(entity, "y", entity._ny)
-                    put(entity, "angle", entity._na)
-                    put(entity, "_bx", entity._nx)  # the baseline slots hold the committed values
-                    put(entity, "_by", entity._ny)
-                    put(entity, "_ba", entity._na)
+                _commit_recording(moved, self._tick)
                 moved.clear()
             else:
-                put = _put
-                for entity in moved:
-                    # Committed, and the baseline slots keep the tick's start until ``finish``
-                    # (what previous values and a system's first write read), as the core's commit.
-                    start_x, start_y, start_angle = entity._bx, entity._by, entity._ba
-                    put(entity, "x", entity._nx)
-                    put(entity, "y", entity._ny)
-                    put(entity, "angle", entity._na)
-                    put(entity, "_bx", start_x)  # (a barrier's write outside a tick sets the baseline too)
-                    put(entity, "_by", start_y)
-                    put(entity, "_ba", start_angle)
+                _commit_moved(moved)
             for entity in self._changed:
                 layout = type(entity)._layout
                 (_stores_of.get(layout) or _stores(layout)).committed(entity, entity._nfull)
@@ -463,15 +412,7 @@ class PureBuffers(SignalBuffers):
         self._order = []
 
     def _record_moved(self, tick: int) -> None:
-        put = _put
-        for entity in self._moved:
-            put(entity, "_px", entity._bx)
-            put(entity, "_py", entity._by)
-            put(entity, "_pa", entity._ba)
-            put(entity, "_prev_tick", tick)
-            put(entity, "_bx", entity.x)  # the baseline slots hold the committed values again
-            put(entity, "_by", entity.y)
-            put(entity, "_ba", entity.angle)
+        _record_moved(self._moved, tick)
 
     def abort(self) -> None:
         """The tick failed: put back everything the buffers own as it was when it began."""
@@ -536,35 +477,124 @@ class PureBuffers(SignalBuffers):
         return generator
 
 
-def _previous_from(entity: BufferSlots, base: tuple[Any, ...], tick: int) -> None:
-    put = _put
-    put(entity, "_px", base[0])
-    put(entity, "_py", base[1])
-    put(entity, "_pa", base[2])
-    put(entity, "_prest", base[3:])
-    put(entity, "_prev_tick", tick)
-
-
-_put: Callable[[Any, str, Any], None] = object.__setattr__ if _core is None else setattr
+_put: Callable[[Any, str, Any], None] = _set
 """``PureBuffers``' own writes to an entity's slots. On the pure path, past ``BufferSlots.__setattr__``
 (the user's barrier, a Python call at every write: the 13 of a moving entity's tick cost 6 µs of
 its 7), so what the barrier would have done is written out where it matters (a commit sets the
 baseline too). Where the core is loaded (a test runs these passes on its entities) an entity
 refuses ``object.__setattr__`` (its base type's ``tp_setattro`` is the barrier): ``setattr``, whose
-barrier does the same."""
+barrier does the same. The hottest passes are ``_PASSES``, compiled with each slot's own setter."""
 
-
-def _settle_moved(entity: BufferSlots) -> None:
-    """An entity of only x, y and angle moved in its update: what it wrote kept pending, the committed values
-    (its baseline slots) back where everyone reads them. (Its own update's writes: the barrier would
-    have written them at once, with no check, as this does.) The pure path's."""
-    put = _put
+_PASSES = """
+def settle_moved(entity):
+    # An entity of only x, y and angle moved in its update: what it wrote kept pending, the committed
+    # values (its baseline slots) back where everyone reads them. (Its own update's writes: the barrier
+    # would have written them at once, with no check, as this does.) The pure path's.
     put(entity, "_nx", entity.x)
     put(entity, "_ny", entity.y)
     put(entity, "_na", entity.angle)
     put(entity, "x", entity._bx)
     put(entity, "y", entity._by)
     put(entity, "angle", entity._ba)
+
+
+def commit_recording(moved, tick):
+    # The commit with no later system: the previous values recorded in the same pass.
+    for entity in moved:
+        put(entity, "_px", entity._bx)
+        put(entity, "_py", entity._by)
+        put(entity, "_pa", entity._ba)
+        put(entity, "_prev_tick", tick)
+        put(entity, "x", entity._nx)
+        put(entity, "y", entity._ny)
+        put(entity, "angle", entity._na)
+        put(entity, "_bx", entity._nx)  # the baseline slots hold the committed values
+        put(entity, "_by", entity._ny)
+        put(entity, "_ba", entity._na)
+
+
+def commit_moved(moved):
+    # Committed, and the baseline slots keep the tick's start until ``finish`` (what previous values
+    # and a system's first write read), as the core's commit. (A barrier's write outside a tick would
+    # set the baseline too: here it is set back.)
+    for entity in moved:
+        start_x, start_y, start_angle = entity._bx, entity._by, entity._ba
+        put(entity, "x", entity._nx)
+        put(entity, "y", entity._ny)
+        put(entity, "angle", entity._na)
+        put(entity, "_bx", start_x)
+        put(entity, "_by", start_y)
+        put(entity, "_ba", start_angle)
+
+
+def record_moved(moved, tick):
+    # ``finish``: the previous values of those that moved, and the baseline slots hold the committed values again.
+    for entity in moved:
+        put(entity, "_px", entity._bx)
+        put(entity, "_py", entity._by)
+        put(entity, "_pa", entity._ba)
+        put(entity, "_prev_tick", tick)
+        put(entity, "_bx", entity.x)
+        put(entity, "_by", entity.y)
+        put(entity, "_ba", entity.angle)
+
+
+def init_slots(entity, motion_only, x, y, angle, no_signals):
+    put(entity, "_motion_only", motion_only)
+    put(entity, "_bx", x)
+    put(entity, "_px", x)
+    put(entity, "_nx", x)
+    put(entity, "_by", y)
+    put(entity, "_py", y)
+    put(entity, "_ny", y)
+    put(entity, "_ba", angle)
+    put(entity, "_pa", angle)
+    put(entity, "_na", angle)
+    put(entity, "_bfull", ())
+    put(entity, "_nfull", ())
+    put(entity, "_prest", ())
+    put(entity, "_prev_tick", -1)
+    put(entity, "_signals", no_signals)
+    put(entity, "_random", None)
+    put(entity, "_random_mark", -1)
+    put(entity, "_wstate", None)  # its world's, from its spawn on (see ``attach``)
+    put(entity, "_wmark", None)
+    put(entity, "_smark", None)
+    put(entity, "_inboxes", None)  # its valued signals' inboxes, made on first read (``engine.buffering.fields``)
+
+
+def init_own_shown(entity, look, parts):
+    put(entity, "_look", look)
+    put(entity, "_blook", look)
+    put(entity, "_parts", parts)
+    put(entity, "_bparts", parts)
+
+
+def init_shown(entity):
+    put(entity, "_look", None)
+    put(entity, "_parts", None)
+    put(entity, "_blook", None)
+    put(entity, "_bparts", None)
+
+
+def previous_from(entity, base, tick):
+    put(entity, "_px", base[0])
+    put(entity, "_py", base[1])
+    put(entity, "_pa", base[2])
+    put(entity, "_prest", base[3:])
+    put(entity, "_prev_tick", tick)
+"""
+"""The buffers' hottest passes over an entity's slots, past the barrier: one source, compiled for the layout
+(``compile_stores``: each slot's own setter where the pure path keeps slots, else ``_put``)."""
+_passes = compile_stores(_PASSES, {})
+_settle_moved: Callable[[BufferSlots], None] = _passes["settle_moved"]
+_commit_recording: Callable[[list[BufferSlots], int], None] = _passes["commit_recording"]
+_commit_moved: Callable[[list[BufferSlots]], None] = _passes["commit_moved"]
+_record_moved: Callable[[list[BufferSlots], int], None] = _passes["record_moved"]
+_previous_from: Callable[[BufferSlots, tuple[Any, ...], int], None] = _passes["previous_from"]
+_init_slots: Callable[..., None] = _passes["init_slots"]
+_init_own_shown: Callable[[BufferSlots, Any, Any], None] = _passes["init_own_shown"]
+_init_shown: Callable[[BufferSlots], None] = _passes["init_shown"]
 
 
 def _put_back_baseline(entity: BufferSlots) -> None:
@@ -629,10 +659,9 @@ class _Stores:
                 committed.append(f"    put(entity, {baseline!r}, v{index})\n")
             committed.append(f"    put(entity, {name!r}, v{index})\n")
             writes.append(f"    put(entity, {name!r}, b{index})\n")
-        namespace: dict[str, Any] = {"put": _put, "MUTABLE": MUTABLE_TYPES, "PLAIN": _PLAIN, "layout": layout,
+        namespace: dict[str, Any] = {"MUTABLE": MUTABLE_TYPES, "PLAIN": _PLAIN, "layout": layout,
                                      "mutable_in": mutable_in, "refuse": refuse_mutable}
-        exec("".join(committed), namespace)
-        exec("".join(settle + writes), namespace)
+        compile_stores("".join(committed) + "".join(settle + writes), namespace)
         self.committed = namespace["committed"]
         self.settle = namespace["settle"]
 

@@ -30,7 +30,7 @@ from typing import Any
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import Layout
 from engine.buffering.shown import bump
-from engine.buffering.slots import _BASELINE, BufferSlots, _core, _set
+from engine.buffering.slots import _BASELINE, BufferSlots, _core, _set, compile_stores
 
 __all__ = ["KeptBuffers", "keep_buffers", "keep_compiled", "put_back_buffers", "put_back_compiled",
            "random_restore", "random_snapshot", "restore_buffers", "restore_classes", "restore_compiled"]
@@ -104,9 +104,9 @@ class _Keeper:
                     stores.append(f"    put(entity, {_BASELINE[name]!r}, v{index})\n")
                 stores.append(f"    put(entity, {name!r}, v{index})\n")
             unpacked = "".join(f"v{index}, " for index in range(len(every)))
-            exec(f"def put_back(entity, values):\n    {unpacked}= values\n{''.join(stores)}"
-                 "    put(entity, '_random_mark', -1)\n    put(entity, '_blook', entity._look)\n"
-                 "    put(entity, '_bparts', entity._parts)\n", namespace)
+            compile_stores(f"def put_back(entity, values):\n    {unpacked}= values\n{''.join(stores)}"
+                           "    put(entity, '_random_mark', -1)\n    put(entity, '_blook', entity._look)\n"
+                           "    put(entity, '_bparts', entity._parts)\n", namespace)
         else:
             targets = ", ".join(f"entity.{name}" for name in (*names, *_SLOTS))
             exec(f"def put_back(entity, values):\n    {targets}, = values\n    entity._random_mark = -1\n"
