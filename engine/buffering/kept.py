@@ -98,13 +98,17 @@ class _Keeper:
         # The names come from a Layout, whose fields are identifiers (fields.py refuses others).
         if _core is None:
             every = (*names, *_SLOTS)
-            stores = []
+            changed, stores = [], []
+            # A slot that holds the kept object already is left as it is (a read costs less than a store);
+            # where one is missing (a game deleted it), every one is stored, as the assignment did.
             for index, name in enumerate(every):
-                if name in _BASELINE:
-                    stores.append(f"    put(entity, {_BASELINE[name]!r}, v{index})\n")
-                stores.append(f"    put(entity, {name!r}, v{index})\n")
+                for slot in (_BASELINE[name], name) if name in _BASELINE else (name,):
+                    changed.append(f"        if entity.{slot} is not v{index}:\n"
+                                   f"            put(entity, {slot!r}, v{index})\n")
+                    stores.append(f"        put(entity, {slot!r}, v{index})\n")
             unpacked = "".join(f"v{index}, " for index in range(len(every)))
-            compile_stores(f"def put_back(entity, values):\n    {unpacked}= values\n{''.join(stores)}"
+            compile_stores(f"def put_back(entity, values):\n    {unpacked}= values\n    try:\n{''.join(changed)}"
+                           f"    except AttributeError:\n{''.join(stores)}"
                            "    put(entity, '_random_mark', -1)\n    put(entity, '_blook', entity._look)\n"
                            "    put(entity, '_bparts', entity._parts)\n", namespace)
         else:
