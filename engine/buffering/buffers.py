@@ -66,6 +66,7 @@ from engine.buffering.shown import bump, commit_shown, settle_shown, undo_shown
 from engine.buffering.signals import SignalBuffers
 from engine.buffering.slots import (
     _BASELINE,
+    _LEAVES,
     ACCELERATED,
     MUTABLE_TYPES,
     BufferSlots,
@@ -620,7 +621,7 @@ class _Stores:
 
     Each is compiled for the class and writes past the barrier (``Layout.set`` goes through
     ``BufferSlots.__setattr__``, a Python call a field), doing what the barrier would. A value of a
-    type in ``_PLAIN`` holds no mutable one, so it is not looked into. With the core, both are the
+    type in ``_LEAVES`` holds no mutable one, so it is not looked into. With the core, both are the
     layout's setter, through its barrier.
     """
 
@@ -659,15 +660,11 @@ class _Stores:
                 committed.append(f"    put(entity, {baseline!r}, v{index})\n")
             committed.append(f"    put(entity, {name!r}, v{index})\n")
             writes.append(f"    put(entity, {name!r}, b{index})\n")
-        namespace: dict[str, Any] = {"MUTABLE": MUTABLE_TYPES, "PLAIN": _PLAIN, "layout": layout,
+        namespace: dict[str, Any] = {"MUTABLE": MUTABLE_TYPES, "PLAIN": _LEAVES, "layout": layout,
                                      "mutable_in": mutable_in, "refuse": refuse_mutable}
         compile_stores("".join(committed) + "".join(settle + writes), namespace)
         self.committed = namespace["committed"]
         self.settle = namespace["settle"]
-
-
-_PLAIN = frozenset((int, float, str, bool, type(None), complex, bytes))
-"""Types whose values are not and hold no list, dict, set or bytearray (``mutable_in`` of one is ``None``)."""
 
 
 _stores_of: dict[Layout, _Stores] = {}

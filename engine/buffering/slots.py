@@ -111,11 +111,21 @@ def mutable_in(value: Any, depth: int = _DEPTH) -> type | None:
     if kind in MUTABLE_TYPES:
         return kind
     if isinstance(value, tuple) and depth > 0:
-        for item in value:
-            found = mutable_in(item, depth - 1)
-            if found is not None:
-                return found
+        for item in value:  # each item as ``mutable_in(item, depth - 1)`` looks at it, a call only for a tuple
+            kind = type(item)
+            if kind in _LEAVES:
+                continue
+            if kind in MUTABLE_TYPES:
+                return kind
+            if depth > 1 and isinstance(item, tuple):
+                found = mutable_in(item, depth - 1)
+                if found is not None:
+                    return found
     return None
+
+
+_LEAVES = frozenset((int, float, str, bool, type(None), complex, bytes))
+"""Types whose values neither are nor hold a list, dict, set or bytearray (``mutable_in`` of one is ``None``)."""
 
 
 def refuse_mutable(entity: Any, name: str, value: Any) -> None:
