@@ -490,28 +490,61 @@ _PASSES = """
 def settle_moved(entity):
     # An entity of only x, y and angle moved in its update: what it wrote kept pending, the committed
     # values (its baseline slots) back where everyone reads them. (Its own update's writes: the barrier
-    # would have written them at once, with no check, as this does.) The pure path's.
-    put(entity, "_nx", entity.x)
-    put(entity, "_ny", entity.y)
-    put(entity, "_na", entity.angle)
-    put(entity, "x", entity._bx)
-    put(entity, "y", entity._by)
-    put(entity, "angle", entity._ba)
+    # would have written them at once, with no check, as this does.) The pure path's. A slot that holds
+    # the object it is to hold already is left as it is (see ``commit_recording``).
+    now = entity.x
+    if now is not entity._bx:
+        put(entity, "_nx", now)
+        put(entity, "x", entity._bx)
+    elif entity._nx is not now:
+        put(entity, "_nx", now)
+    now = entity.y
+    if now is not entity._by:
+        put(entity, "_ny", now)
+        put(entity, "y", entity._by)
+    elif entity._ny is not now:
+        put(entity, "_ny", now)
+    now = entity.angle
+    if now is not entity._ba:
+        put(entity, "_na", now)
+        put(entity, "angle", entity._ba)
+    elif entity._na is not now:
+        put(entity, "_na", now)
 
 
 def commit_recording(moved, tick):
-    # The commit with no later system: the previous values recorded in the same pass.
+    # The commit with no later system: the previous values recorded in the same pass. A slot that holds
+    # the object it is to hold already (an axis it did not move along) is left as it is: a read costs
+    # less than a store.
     for entity in moved:
-        put(entity, "_px", entity._bx)
-        put(entity, "_py", entity._by)
-        put(entity, "_pa", entity._ba)
+        start = entity._bx
+        if entity._px is not start:
+            put(entity, "_px", start)
+        now = entity._nx
+        if now is not start:
+            put(entity, "x", now)
+            put(entity, "_bx", now)  # the baseline slots hold the committed values
+        elif entity.x is not now:
+            put(entity, "x", now)
+        start = entity._by
+        if entity._py is not start:
+            put(entity, "_py", start)
+        now = entity._ny
+        if now is not start:
+            put(entity, "y", now)
+            put(entity, "_by", now)
+        elif entity.y is not now:
+            put(entity, "y", now)
+        start = entity._ba
+        if entity._pa is not start:
+            put(entity, "_pa", start)
+        now = entity._na
+        if now is not start:
+            put(entity, "angle", now)
+            put(entity, "_ba", now)
+        elif entity.angle is not now:
+            put(entity, "angle", now)
         put(entity, "_prev_tick", tick)
-        put(entity, "x", entity._nx)
-        put(entity, "y", entity._ny)
-        put(entity, "angle", entity._na)
-        put(entity, "_bx", entity._nx)  # the baseline slots hold the committed values
-        put(entity, "_by", entity._ny)
-        put(entity, "_ba", entity._na)
 
 
 def commit_moved(moved):
