@@ -13,7 +13,7 @@ from typing import cast
 import esper
 import pytest
 
-from engine import BufferedWriteError, Entity, EntityUpdateError, World, buffered, signal
+from engine import BufferedWriteError, Entity, EntityUpdateError, Look, World, buffered, signal
 from engine.buffering import ACCELERATED
 
 
@@ -710,3 +710,85 @@ def test_a_signal_that_cannot_combine_leaves_the_previous_values_of_entities_tha
     with pytest.raises(EntityUpdateError, match=r"Walker \(id 2\)'s signal 'hits' could not combine"):
         world.tick()
     assert [(e.x, e.prev_x, e.previous("x")) for e in world.entities] == before
+
+
+class _Holder(Entity):
+    """Moves and writes a field of its own each tick."""
+
+    charge = buffered(0)
+
+    def update(self, world: World) -> None:
+        self.charge += 1
+        self.x += 1.0
+
+
+class _Flasher(Entity):
+    """Moves and shows another look each tick."""
+
+    def update(self, world: World) -> None:
+        self.x -= 1.0
+        self.look = _FRAMES[world.tick_count & 1]
+
+
+_FRAMES = (Look("square", 4, (255, 0, 0)), Look("square", 4, (0, 255, 0)))
+
+
+class _Pinged(Entity):
+    """Moves, and receives a valued signal each tick."""
+
+    pings = signal(sum)
+
+    def update(self, world: World) -> None:
+        self.y += 1.0
+
+
+class _Pinger(Entity):
+    """Moves, and sends its target a value each tick."""
+
+    def __init__(self, target: _Pinged) -> None:
+        super().__init__()
+        self.target = target
+
+    def update(self, world: World) -> None:
+        self.angle += 1.0
+        self.target.pings.send(1)
+
+
+@pytest.mark.skipif(ACCELERATED, reason="the pure path's barrier (with the core it is the base type's tp_setattro)")
+def test_on_the_pure_path_only_a_games_own_writes_go_through_the_write_barrier(monkeypatch):
+    # The barrier is a Python call per write: the buffers' own passes (settle, commit, previous
+    # values, shown, a checkpoint's put-back, signals' swap) write past it, or every moving
+    # entity's tick costs several times what its update does.
+    world = World()
+    holders = [world.spawn(_Holder()) for _ in range(3)]
+    flashers = [world.spawn(_Flasher()) for _ in range(2)]
+    pinged = world.spawn(_Pinged())
+    world.spawn(_Pinger(pinged))
+    world.tick()
+    kept = world.checkpoint()
+    calls: list[str] = []
+    barrier = Entity.__setattr__
+
+    def counted(entity: Entity, name: str, value: object) -> None:
+        calls.append(name)
+        barrier(entity, name, value)
+
+    monkeypatch.setattr(Entity, "__setattr__", counted)
+    for _ in range(3):
+        world.tick()
+        world.checkpoint()
+    world.rollback(kept)
+    world.tick()
+    per_tick = ["charge", "x"] * len(holders) + ["x", "look"] * len(flashers) + ["y", "angle"]
+    assert sorted(calls) == sorted(per_tick * 4)
+    assert pinged.pings.value == 1
+
+
+def test_a_rollback_puts_back_a_buffered_field_the_game_deleted(world):
+    holder = world.spawn(_Holder())
+    world.tick()
+    kept, hashed = world.checkpoint(), world.state_hash()
+    del holder.charge
+    world.rollback(kept)
+    assert holder.charge == 1
+    assert world.state_hash() == hashed

@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
 from engine.buffering.fields import layout_of
-from engine.buffering.slots import BufferSlots
+from engine.buffering.slots import BufferSlots, _set
 from engine.errors import EntityUpdateError
 
 __all__ = ["SignalBuffers"]
@@ -125,14 +125,15 @@ class SignalBuffers:
             self._combined_signals.append((target, combined))
 
     def _swap_signals(self) -> None:
+        put = _set  # past the pure path's barrier: no buffered field's slot
         for entity in self._signalled:
-            entity._signals = NO_SIGNALS
+            put(entity, "_signals", NO_SIGNALS)
         self._signalled = []
         self._delivered = (self._to, self._names, self._from, self._values)
         self._to, self._names, self._from, self._values = [], [], [], []
         self._new_pending()
         for target, combined in self._combined_signals:
-            target._signals = combined
+            put(target, "_signals", combined)
             self._signalled.append(target)
         self._combined_signals = []
 
