@@ -676,10 +676,10 @@ class _Stores:
         names = layout.names
         values = "".join(f"v{index}, " for index in range(len(names)))
         befores = "".join(f"b{index}, " for index in range(len(names)))
-        committed = [f"def committed(entity, values):\n    {values}= values\n"]
+        committing = [f"def committed(entity, values):\n    {values}= values\n"]
         held = " or ".join(f"(type(v{index}) not in PLAIN and mutable_in(v{index}) is not None)"
                            for index in range(len(names)))
-        settle = [f"def settle(entity, before, after):\n    {values}= after\n"
+        settling = [f"def settle(entity, before, after):\n    {values}= after\n"
                   f"    if {held}:\n        layout.refuse_mutable(entity, after)\n"
                   f"    put(entity, '_nfull', after)\n    {befores}= before\n"]
         writes = []
@@ -687,15 +687,15 @@ class _Stores:
         for index, name in enumerate(names):
             baseline = _BASELINE.get(name)
             if baseline is None:  # the barrier's check of an own write (never of x, y or angle)
-                settle.append(f"    if b{index} is not v{index} and (type(b{index}) in MUTABLE or "
+                settling.append(f"    if b{index} is not v{index} and (type(b{index}) in MUTABLE or "
                               f"isinstance(b{index}, tuple)):\n        refuse(entity, {name!r}, b{index})\n")
             else:  # a write outside a tick sets the baseline slot first, as the barrier does
-                committed.append(f"    put(entity, {baseline!r}, v{index})\n")
-            committed.append(f"    put(entity, {name!r}, v{index})\n")
+                committing.append(f"    put(entity, {baseline!r}, v{index})\n")
+            committing.append(f"    put(entity, {name!r}, v{index})\n")
             writes.append(f"    put(entity, {name!r}, b{index})\n")
         namespace: dict[str, Any] = {"MUTABLE": MUTABLE_TYPES, "PLAIN": _LEAVES, "layout": layout,
                                      "mutable_in": mutable_in, "refuse": refuse_mutable}
-        compile_stores("".join(committed) + "".join(settle + writes), namespace)
+        compile_stores("".join(committing + settling + writes), namespace)
         self.committed = namespace["committed"]
         self.settle = namespace["settle"]
 

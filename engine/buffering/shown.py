@@ -44,7 +44,7 @@ from itertools import repeat
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
-from engine.buffering.slots import BufferSlots, _core, _set
+from engine.buffering.slots import BufferSlots, _core, _set, compile_stores
 
 __all__ = ["FOLLOW", "HIDDEN", "LookShown", "PartsShown", "Shown", "bump", "class_value", "commit_shown",
            "kept_value", "put_own", "settle_shown", "shown_values", "undo_shown", "version"]
@@ -205,26 +205,34 @@ class PartsShown(Shown):
             return type(entity)._class_parts if value is None else value
 
 
-def settle_shown(entity: BufferSlots) -> None:
-    """The pure path's settle of an entity whose update set its look or parts (``_look is not _blook``): the
-    pending value kept aside in the committed one's slot, the committed one put back where everyone reads it."""
+_PASSES = """
+def settle_shown(entity):
     look, committed_look, parts, committed_parts = entity._look, entity._blook, entity._parts, entity._bparts
-    put = _set  # past the barrier: no buffered field's slots
     put(entity, "_look", committed_look)
     put(entity, "_blook", look)
     put(entity, "_parts", committed_parts)
     put(entity, "_bparts", parts)
 
 
-def commit_shown(settled: list[BufferSlots], written: list[tuple[Any, Any, Any]] | None) -> None:
-    """What the settled entities set becomes committed (the compiled core's ``commit_shown`` where it runs),
-    their values before kept in ``written`` as ``(entity, look, parts)`` unless it is None."""
-    put = _set  # past the barrier: no buffered field's slots
+def commit_shown(settled, written):
     for entity in settled:
         if written is not None:
             written.append((entity, entity._look, entity._parts))
         put(entity, "_look", entity._blook)
         put(entity, "_parts", entity._bparts)
+"""
+"""The settle and the commit of what entities show, past the barrier (no buffered field's slots): one source,
+compiled with each slot's own setter where the pure path keeps slots (``compile_stores``)."""
+_passes = compile_stores(_PASSES, {})
+
+
+settle_shown: Callable[[BufferSlots], None] = _passes["settle_shown"]
+settle_shown.__doc__ = """The pure path's settle of an entity whose update set its look or parts (``_look is not
+_blook``): the pending value kept aside in the committed one's slot, the committed one put back where everyone
+reads it."""
+commit_shown: Callable[[list[BufferSlots], list[tuple[Any, Any, Any]] | None], None] = _passes["commit_shown"]
+commit_shown.__doc__ = """What the settled entities set becomes committed (the compiled core's ``commit_shown`` where it
+runs), their values before kept in ``written`` as ``(entity, look, parts)`` unless it is None."""
 
 
 def undo_shown(failed: BufferSlots | None, settled: list[BufferSlots], written: list[tuple[Any, Any, Any]]) -> None:
