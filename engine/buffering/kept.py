@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_not, itemgetter
 from typing import Any
 
 from engine.buffering.access import NO_SIGNALS
@@ -131,25 +132,25 @@ def _keeper(kind: type) -> _Keeper:
 
 def keep_buffers(entities: Iterable[BufferSlots]) -> tuple[KeptBuffers, list[type[Any]]]:
     """Everything the buffers hold for each of ``entities`` between ticks, to put back with ``put_back_buffers``,
-    and the entities' classes.
+    and the entities' classes (each once, in the order first met).
 
-    One loop over every entity, not a call per entity: a session checkpoints every tick.
+    Passes mapped in C over every entity, not a call per entity: a session checkpoints every tick.
+    Only the entities with a generator of their own get its state appended, one by one.
     """
-    getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-    kinds: list[type] = []
-    append_kind = kinds.append
-    kept: list[KeptBuffers] = []
-    append = kept.append
-    for entity in entities:
-        kind = type(entity)
-        get = getters.get(kind)
-        if get is None:
-            get = getters[kind] = _keeper(kind).get
-        values = get(entity)
-        generator: random.Random | None = values[-1]
-        append_kind(kind)
-        append(values if generator is None else (*values, random_snapshot(generator)))
-    return (kinds, kept), list(getters)
+    entities = entities if isinstance(entities, list) else list(entities)
+    kinds: list[type] = list(map(type, entities))
+    classes = list(dict.fromkeys(kinds))
+    if len(classes) == 1:
+        kept: list[KeptBuffers] = list(map(_keeper(classes[0]).get, entities))
+    else:
+        getters = {kind: _keeper(kind).get for kind in classes}
+        kept = [getters[kind](entity) for entity, kind in zip(entities, kinds)]
+    drawn = list(map(is_not, map(itemgetter(-1), kept), repeat(None)))
+    if any(drawn):
+        for index in compress(range(len(kept)), drawn):
+            values = kept[index]
+            kept[index] = (*values, random_snapshot(values[-1]))
+    return (kinds, kept), classes
 
 
 def restore_classes(entities: Sequence[BufferSlots], changed: Iterable[int], kinds: Iterable[type]) -> None:
