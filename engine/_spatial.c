@@ -7,7 +7,9 @@
  *
  *   gather(entities, names, x, y, ids, looks, hitboxes, kinds)
  *       one walk over the entities a tick starts with: positions and ids into buffers,
- *       looks, hitboxes and classes as indices into lists of the distinct objects;
+ *       looks, hitboxes and classes as indices into lists of the distinct objects. It reads
+ *       as getattr does, but finds how once per class: a slot at its offset, a data
+ *       descriptor's __get__ called directly (see ``Reader``);
  *   Table(entities, ids, x, y, half_width, half_height, boxed)
  *       the boxes of one tick, sorted by id, copied into memory of its own;
  *   Grid(table, levels, everywhere)
@@ -25,6 +27,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -234,6 +237,179 @@ position(PyObject *entity, PyObject *value, const char *field, double *out)
     return -1;
 }
 
+/* How the gather reads one attribute of the entities of one class, found once per class and call:
+ * what CPython's generic getattr would do, without its walk each time. A slot (a member
+ * descriptor of the class's layout) is read at its offset; a data descriptor (``look``) has
+ * its __get__ called directly, as getattr calls it; anything else (an instance attribute, a
+ * class attribute an instance may shadow, a class with its own getattr) goes through
+ * PyObject_GetAttr. An empty slot goes through PyObject_GetAttr too, for getattr's own error. */
+enum { READ_GENERIC, READ_SLOT, READ_DESCRIPTOR };
+#define READS 5   /* x, y, id, look, hitbox: in the order the walk reads them */
+
+typedef struct {
+    int how;
+    Py_ssize_t offset;       /* READ_SLOT */
+    PyObject *descriptor;    /* READ_DESCRIPTOR: a strong reference, as getattr holds one across __get__ */
+} Read;
+
+/* One class's reads, valid while the class keeps the version tag it had when they were found:
+ * CPython zeroes a class's tag whenever it (or a base) changes, so a class changed by code a
+ * read runs (a property that reassigns an attribute of its class) is looked at again. */
+typedef struct {
+    PyTypeObject *type;      /* a strong reference while cached */
+    unsigned int tag;
+    Read reads[READS];
+} Resolved;
+
+#define RESOLVED 4
+typedef struct {
+    PyObject *names[READS];  /* strong references, interned where they are exact strings */
+    Resolved cache[RESOLVED];
+    int next;
+} Reader;
+
+static void
+resolved_clear(Resolved *entry)
+{
+    for (int k = 0; k < READS; k++) {
+        Py_CLEAR(entry->reads[k].descriptor);
+        entry->reads[k].how = READ_GENERIC;
+    }
+    Py_CLEAR(entry->type);
+    entry->tag = 0;
+}
+
+static int
+reader_init(Reader *reader, PyObject *names)
+{
+    memset(reader, 0, sizeof(*reader));
+    PyObject *all[READS] = {PyTuple_GET_ITEM(names, 0), PyTuple_GET_ITEM(names, 1), str_id,
+                            PyTuple_GET_ITEM(names, 2), PyTuple_GET_ITEM(names, 3)};
+    for (int k = 0; k < READS; k++) {
+        PyObject *name = Py_NewRef(all[k]);
+        if (PyUnicode_CheckExact(name)) {
+            PyUnicode_InternInPlace(&name);   /* the type cache keys on interned names */
+        }
+        reader->names[k] = name;
+    }
+    return 0;
+}
+
+static void
+reader_free(Reader *reader)
+{
+    for (int n = 0; n < RESOLVED; n++) {
+        resolved_clear(&reader->cache[n]);
+    }
+    for (int k = 0; k < READS; k++) {
+        Py_CLEAR(reader->names[k]);
+    }
+}
+
+static inline int
+tag_valid(PyTypeObject *type, unsigned int tag)
+{
+#ifdef Py_TPFLAGS_VALID_VERSION_TAG
+    if (!(type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        return 0;
+    }
+#endif
+    return tag != 0 && type->tp_version_tag == tag;
+}
+
+/* How to read each name of ``type``'s instances now, into ``entry`` (the entry's class is left NULL,
+ * so that every read goes through getattr, where none can be cached). The entry it replaces is
+ * released last: that release may run code, which at worst changes a class, and so its tag. */
+static void
+resolve(Reader *reader, Resolved *entry, PyTypeObject *type)
+{
+    Resolved found_reads;
+    memset(&found_reads, 0, sizeof(found_reads));
+    unsigned int tag = 0;
+    if (type->tp_getattro == PyObject_GenericGetAttr) {
+        for (int k = 0; k < READS; k++) {
+            PyObject *name = reader->names[k];
+            if (!PyUnicode_CheckExact(name)) {
+                continue;
+            }
+            PyObject *found = _PyType_Lookup(type, name);   /* borrowed; never sets an error */
+            if (k == 0) {
+                tag = type->tp_version_tag;   /* given by the lookup: any change after it makes another */
+            }
+            if (found == NULL) {
+                continue;
+            }
+            if (Py_IS_TYPE(found, &PyMemberDescr_Type)) {
+                PyMemberDescrObject *member = (PyMemberDescrObject *)found;
+                PyMemberDef *def = member->d_member;
+                /* Only an object slot of this class's own layout (a descriptor copied into an unrelated
+                 * class refuses the instance in its __get__: that read stays generic), never an audited one. */
+                if ((def->type == T_OBJECT_EX || def->type == T_OBJECT) && !(def->flags & PY_AUDIT_READ)
+                    && PyType_IsSubtype(type, member->d_common.d_type)) {
+                    found_reads.reads[k].how = READ_SLOT;
+                    found_reads.reads[k].offset = def->offset;
+                    continue;
+                }
+            }
+            PyTypeObject *kind = Py_TYPE(found);
+            if (kind->tp_descr_get != NULL && kind->tp_descr_set != NULL) {   /* a data descriptor: getattr's first */
+                found_reads.reads[k].how = READ_DESCRIPTOR;
+                found_reads.reads[k].descriptor = Py_NewRef(found);
+            }
+        }
+    }
+    Resolved old = *entry;
+    if (tag_valid(type, tag)) {
+        found_reads.type = (PyTypeObject *)Py_NewRef((PyObject *)type);
+        found_reads.tag = tag;
+        *entry = found_reads;
+    } else {
+        *entry = (Resolved){0};
+        resolved_clear(&found_reads);
+    }
+    resolved_clear(&old);
+}
+
+static inline Resolved *
+resolved_for(Reader *reader, PyTypeObject *type)
+{
+    for (int n = 0; n < RESOLVED; n++) {
+        if (reader->cache[n].type == type && tag_valid(type, reader->cache[n].tag)) {
+            return &reader->cache[n];
+        }
+    }
+    return NULL;
+}
+
+/* ``entity``'s attribute ``k`` (a new reference), as PyObject_GetAttr would return it. */
+static PyObject *
+read_attribute(Reader *reader, PyObject *entity, int k)
+{
+    PyTypeObject *type = Py_TYPE(entity);
+    Resolved *entry = resolved_for(reader, type);
+    if (entry == NULL) {
+        resolve(reader, &reader->cache[reader->next], type);
+        reader->next = (reader->next + 1) % RESOLVED;
+        entry = resolved_for(reader, type);   /* still none: a class whose reads cannot be cached */
+        if (entry == NULL) {
+            return PyObject_GetAttr(entity, reader->names[k]);
+        }
+    }
+    Read *read = &entry->reads[k];
+    if (read->how == READ_SLOT) {
+        PyObject *value = *(PyObject **)((char *)entity + read->offset);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    } else if (read->how == READ_DESCRIPTOR) {
+        PyObject *descriptor = Py_NewRef(read->descriptor);   /* the call may re-resolve this entry */
+        PyObject *value = Py_TYPE(descriptor)->tp_descr_get(descriptor, entity, (PyObject *)type);
+        Py_DECREF(descriptor);
+        return value;
+    }
+    return PyObject_GetAttr(entity, reader->names[k]);
+}
+
 static PyObject *
 spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -256,6 +432,8 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(names);
     Py_ssize_t count = PyTuple_GET_SIZE(entities);
     PyObject *result = NULL;
+    Reader reader;
+    reader_init(&reader, names);
     Distinct looks, hitboxes, kinds;
     int ready = distinct_init(&looks) | distinct_init(&hitboxes) | distinct_init(&kinds);
     Py_buffer xs, ys, ids, look_index, hitbox_index, kind_index;
@@ -294,7 +472,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         long long id;
         /* Each read may run Python code; the values land in buffers we hold and the tuple keeps
          * the entity alive, so nothing read before can go stale. */
-        PyObject *value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 0));
+        PyObject *value = read_attribute(&reader, entity, 0);
         if (value == NULL) {
             goto done;
         }
@@ -303,7 +481,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (bad) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 1));
+        value = read_attribute(&reader, entity, 1);
         if (value == NULL) {
             goto done;
         }
@@ -312,7 +490,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (bad) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, str_id);
+        value = read_attribute(&reader, entity, 2);
         if (value == NULL) {
             goto done;
         }
@@ -327,7 +505,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (id == -1 && PyErr_Occurred()) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 2));
+        value = read_attribute(&reader, entity, 3);
         if (value == NULL) {
             goto done;
         }
@@ -336,7 +514,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (bad) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 3));
+        value = read_attribute(&reader, entity, 4);
         if (value == NULL) {
             goto done;
         }
@@ -366,6 +544,7 @@ done:
     distinct_free(&kinds);
     distinct_free(&hitboxes);
     distinct_free(&looks);
+    reader_free(&reader);
     Py_DECREF(names);
     Py_DECREF(entities);
     return result;

@@ -309,6 +309,131 @@ def test_a_look_that_raises_is_the_error_of_the_call_on_every_path():
     assert _every_gather(lambda: [Mover(1), Broken(2)]) == ("error", "LookupError", "no look here")
 
 
+# The core reads a class's slots at their offsets and calls its data descriptors' __get__ directly,
+# found once per class and call (what getattr would do, without its walk): every way a class can
+# make that differ from getattr, on both paths.
+
+
+class Slotted:
+    """Positions in slots, the look a property: what the core reads without getattr."""
+
+    __slots__ = ("__dict__", "x", "y")
+    hitbox: Any = None
+
+    def __init__(self, identity: Any, x: Any = 0.0, y: Any = 0.0) -> None:
+        self.id, self.x, self.y = identity, x, y
+
+    @property
+    def look(self) -> Any:
+        return type(self).__name__
+
+
+def test_slots_and_a_property_read_as_getattr_reads_them_with_an_own_hitbox_over_the_class():
+    def make() -> list[Any]:
+        things: list[Any] = [Slotted(n + 1, float(n), 2 * n) for n in range(4)] + [Mover(7, 1.5, -2.0)]
+        things[2].hitbox = (1.0, 2.0)
+        return things
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and outcome[1][:2] == [[0.0, 0.0], [1.0, 2.0]] and outcome[2] == [1, 2, 3, 4, 7]
+    assert outcome[4] == [0, 0, 1, 0, 0] and outcome[5] == [0, 0, 0, 0, 1]
+
+
+def test_an_empty_slot_is_getattrs_own_error_on_both_paths():
+    def make() -> list[Any]:
+        things = [Slotted(1), Slotted(2)]
+        del things[1].y
+        return things
+
+    outcome = _every_gather(make)
+    assert outcome[:2] == ("error", "AttributeError") and "y" in outcome[2]
+
+
+def test_a_slot_copied_into_an_unrelated_class_is_refused_by_its_descriptor_on_both_paths():
+    class Borrower:
+        x = Slotted.__dict__["x"]
+        y, look, hitbox = 0.0, None, None
+
+        def __init__(self, identity: int) -> None:
+            self.id = identity
+
+    outcome = _every_gather(lambda: [Slotted(1), Borrower(2)])
+    assert outcome[:2] == ("error", "TypeError") and "doesn't apply" in outcome[2]
+
+
+def test_a_class_with_its_own_getattr_is_asked_through_it():
+    class Lazy(Slotted):
+        __slots__ = ()
+
+        def __getattribute__(self, name: str) -> Any:
+            return 5.0 if name == "x" else object.__getattribute__(self, name)
+
+    outcome = _every_gather(lambda: [Slotted(1, 1.0), Lazy(2, 1.0), Slotted(3, 1.0)])
+    assert outcome[0] == "ok" and [row[0] for row in outcome[1]] == [1.0, 5.0, 1.0]
+
+
+def test_a_class_changed_by_a_read_in_the_middle_of_the_walk_is_read_as_changed():
+    def make() -> list[Any]:
+        class Shifty(Slotted):
+            __slots__ = ()
+            calls = 0
+
+            @property
+            def look(self) -> Any:
+                cls = type(self)
+                cls.calls += 1
+                if cls.calls == 2:  # the second entity's look: its hitbox, then everyone's x, change
+                    cls.hitbox = (9.0, 9.0)
+                    cls.x = property(lambda entity: -1.0)  # type: ignore[assignment]
+                return "shifty"
+
+        return [Shifty(n + 1, float(n)) for n in range(4)]
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and [row[0] for row in outcome[1]] == [0.0, 1.0, -1.0, -1.0]
+    assert outcome[4] == [0, 1, 1, 1], "the hitbox set by the second entity's look is its own hitbox already"
+
+
+def test_an_entity_whose_class_changes_under_the_walk_is_read_by_its_new_class():
+    class Other(Slotted):
+        __slots__ = ()
+        hitbox = (2.0, 2.0)
+
+    def make() -> list[Any]:
+        class Turning(Slotted):
+            __slots__ = ()
+
+            @property
+            def look(self) -> Any:
+                self.__class__ = Other  # its hitbox is now Other's
+                return "turning"
+
+        return [Turning(1), Turning(2), Slotted(3)]
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and outcome[4] == [0, 0, 1] and outcome[5] == [0, 0, 1]
+
+
+def test_a_data_descriptor_is_called_once_per_entity_as_getattr_calls_it():
+    for gather in GATHERS:
+        calls: list[tuple[Any, Any]] = []
+
+        class Counted:
+            def __get__(self, entity: Any, owner: Any) -> Any:
+                calls.append((entity.id, owner))
+                return "counted"
+
+            def __set__(self, entity: Any, value: Any) -> None:
+                raise AttributeError("read only")
+
+        class Watched(Slotted):
+            __slots__ = ()
+            look = Counted()  # type: ignore[assignment]
+
+        assert _gather(gather, [Watched(1), Watched(2)])[0] == "ok"
+        assert calls == [(1, Watched), (2, Watched)]
+
+
 @needs_core
 @pytest.mark.parametrize("args", [(), (1, 2, 3, 4, 5, 6), ([], "xy", None, None, None, None, None, None),
                                   ([], ("x", "y"), None, None, None, None, None, None),
