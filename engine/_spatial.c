@@ -344,7 +344,7 @@ resolve(Reader *reader, Resolved *entry, PyTypeObject *type)
                 PyMemberDef *def = member->d_member;
                 /* Only an object slot of this class's own layout (a descriptor copied into an unrelated
                  * class refuses the instance in its __get__: that read stays generic), never an audited one. */
-                if ((def->type == T_OBJECT_EX || def->type == T_OBJECT) && !(def->flags & PY_AUDIT_READ)
+                if ((def->type == T_OBJECT_EX || def->type == T_OBJECT) && !(def->flags & READ_RESTRICTED)
                     && PyType_IsSubtype(type, member->d_common.d_type)) {
                     found_reads.reads[k].how = READ_SLOT;
                     found_reads.reads[k].offset = def->offset;
