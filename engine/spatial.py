@@ -668,13 +668,13 @@ class Boxes:
             return Boxes._gather_lists(entities, baseline)
         import numpy as np
 
+        entities = tuple(entities)  # the rows are these, whatever a look read in the walk does to the list given
         count = len(entities)
         x, y = np.empty(count), np.empty(count)
         ids = np.empty(count, dtype=np.int64)
         look_of, hitbox_of, kind_of = (np.empty(count, dtype=np.int32) for _ in range(3))
         names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
         looks, hitboxes, kinds = gather(entities, names, x, y, ids, look_of, hitbox_of, kind_of)
-        entities = tuple(entities)
         left_out, static, look_half_width, look_half_height, look_boxed, screen = _per_class(kinds, looks)
         included: Array | None = None  # None: everyone
         if any(left_out) or any(screen):
@@ -718,8 +718,8 @@ class Boxes:
     def _gather_lists(entities: Sequence[Any], baseline: bool) -> tuple[Boxes, Boxes]:
         """``gather`` without numpy: the same tables, as lists, step for step."""
         names = ("_bx", "_by", "look", "hitbox") if baseline else ("x", "y", "look", "hitbox")
+        entities = tuple(entities)  # the rows are these, whatever a look read in the walk does to the list given
         (x, y, ids, look_of, hitbox_of, kind_of), (looks, hitboxes, kinds) = _walk(entities, names)
-        entities = tuple(entities)
         count = len(entities)
         left_out, static, look_half_width, look_half_height, look_boxed, screen = _per_class(kinds, looks)
         included: list[bool] | None = None  # None: everyone

@@ -300,6 +300,25 @@ def test_a_look_that_empties_the_list_being_gathered_gathers_every_entity_of_the
     assert outcome[0] == "ok" and outcome[2] == [1, 2, 3, 4, 5, 6] and outcome[3] == [0, 1, 2, 3, 4, 5]
 
 
+@pytest.mark.parametrize("lists", [False, True], ids=["numpy", "lists only"])
+def test_the_tables_rows_are_the_entities_gathered_when_a_look_empties_the_list_given(lists, monkeypatch):
+    if lists:
+        monkeypatch.setattr(spatial, "_NUMPY", [False])
+    movers: list[Any] = []
+
+    class Emptying(Mover):
+        @property
+        def look(self) -> Any:
+            movers.clear()
+            return None
+
+    movers.extend(Emptying(n + 1, float(n)) for n in range(4))
+    gathered = list(movers)
+    _static, moving = spatial.Boxes.gather(movers, False)
+    assert moving.entities == tuple(gathered)
+    assert all(moving.table.box(entity) is not False for entity in gathered), "each one found in the table"
+
+
 def test_a_look_that_raises_is_the_error_of_the_call_on_every_path():
     class Broken(Mover):
         @property
