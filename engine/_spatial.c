@@ -774,6 +774,8 @@ typedef struct {
     int32_t *everywhere;             /* slots tested by every query (too big or too far for any cell) */
     Py_ssize_t everywhere_size;
     Py_ssize_t size;                 /* members of every level, and everywhere */
+    long pending;                    /* levels not built yet (0: built): until then every slot is everywhere */
+    Py_ssize_t budget;               /* slots the queries may still test one by one before the levels are built */
 } GridObject;
 
 static PyTypeObject GridType;
@@ -1015,9 +1017,22 @@ sparse_cell(const Level *level, int64_t x, int64_t y, Slots *out)
 /* Every slot that could hold a box reaching into [x0, x1] x [y0, y1] (centres within reach of it):
  * the members of the cells the range covers, level by level, then ``everywhere``. The same cells
  * as the pure path's ``PyGrid._candidates``, so the same candidates in the same order. */
+static int build_pending(GridObject *self);
+
 static int
-candidates(const GridObject *self, double x0, double x1, double y0, double y1, int near, Slots *out)
+candidates(GridObject *self, double x0, double x1, double y0, double y1, int near, Slots *out)
 {
+    if (self->pending) {
+        /* Unbuilt, every slot is everywhere: a test of each (the answer is the same, the cells only
+         * spare tests), until the queries have tested as many as building the cells costs. */
+        if (self->budget <= 0) {
+            if (build_pending(self) < 0) {
+                return -1;
+            }
+        } else {
+            self->budget -= self->everywhere_size;
+        }
+    }
     for (int n = 0; n < self->levels; n++) {
         const Level *level = &self->level[n];
         if (level->size == 0) {
@@ -1103,7 +1118,7 @@ sort_slots(int32_t *items, Py_ssize_t size)
 /* The slots of boxed entities overlapping the box centred on (x, y), but ``skip``, sorted (by id):
  * kept in ``out`` from ``from`` on (candidates are tested in place). */
 static int
-overlapping_slots(const GridObject *self, double x, double y, double half_width, double half_height,
+overlapping_slots(GridObject *self, double x, double y, double half_width, double half_height,
                   Py_ssize_t skip, Slots *out)
 {
     Py_ssize_t from = out->size;
@@ -1610,46 +1625,35 @@ done:
 /* spatial.py's ``grid_levels`` over a table, in C, to the same levels: level 0's cells twice
  * the 75th percentile (by rank) of the boxes, at least 8; bigger boxes up a level of cells at
  * least four times larger; what no level takes, everywhere. */
-static PyObject *
-spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Release a grid's levels and everywhere, leaving it with none. */
+static void
+free_levels(GridObject *grid)
 {
-    if (nargs != 3 || !PyObject_TypeCheck(args[0], &TableType)) {
-        PyErr_SetString(PyExc_TypeError, "build(table, slots, levels): table a Table, slots int32, levels an int");
-        return NULL;
+    for (int n = 0; n < grid->levels; n++) {
+        PyMem_Free(grid->level[n].keys);
+        PyMem_Free(grid->level[n].starts);
+        PyMem_Free(grid->level[n].members);
     }
-    long most = PyLong_AsLong(args[2]);
-    if (most == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (most < 0 || most > MAX_LEVELS) {
-        PyErr_Format(PyExc_ValueError, "build: levels must be from 0 to %d", MAX_LEVELS);
-        return NULL;
-    }
-    TableObject *table = (TableObject *)args[0];
-    if (table_cleared(table)) {
-        return NULL;
-    }
-    Py_ssize_t n = 0;
-    int32_t *slots = copy_all(args[1], 'i', 4, &n, "build: slots");
-    if (slots == NULL) {
-        return NULL;
-    }
-    if (check_slots(slots, n, table->count, "slots") < 0) {
-        PyMem_Free(slots);
-        return NULL;
-    }
-    GridObject *grid = (GridObject *)GridType.tp_alloc(&GridType, 0);
+    memset(grid->level, 0, sizeof(grid->level));
+    grid->levels = 0;
+    PyMem_Free(grid->everywhere);
+    grid->everywhere = NULL;
+    grid->everywhere_size = 0;
+    grid->size = 0;
+}
+
+/* The levels of ``slots`` (at most ``most``) and what none holds, into ``grid``, which has none:
+ * spatial.py's ``grid_levels``. On failure (memory) the grid is left with none. Calls no Python code. */
+static int
+fill_levels(GridObject *grid, const TableObject *table, const int32_t *slots, Py_ssize_t n, long most)
+{
     double *extent = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     double *distance = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     double *sized = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     int32_t *remaining = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     int32_t *chosen = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     unsigned char *fits = PyMem_Malloc((size_t)(n > 0 ? n : 1));
-    PyObject *result = NULL;
-    if (grid == NULL) {
-        goto done;
-    }
-    grid->table = (TableObject *)Py_NewRef((PyObject *)table);
+    int result = -1;
     if (extent == NULL || distance == NULL || sized == NULL || remaining == NULL || chosen == NULL || fits == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -1717,18 +1721,103 @@ spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     grid->everywhere_size = left;
     grid->size += left;
-    result = (PyObject *)grid;
-    grid = NULL;
+    result = 0;
 done:
-    Py_XDECREF(grid);
+    if (result < 0) {
+        free_levels(grid);
+    }
     PyMem_Free(fits);
     PyMem_Free(chosen);
     PyMem_Free(remaining);
     PyMem_Free(sized);
     PyMem_Free(distance);
     PyMem_Free(extent);
-    PyMem_Free(slots);
     return result;
+}
+
+/* The levels of a grid built unbuilt (``build``'s budget), now: from its slots, which are all
+ * everywhere until then, in the order given, so the same levels as ``build`` without a budget.
+ * Built aside and swapped in whole: on failure the grid stays as it was, unbuilt. */
+static int
+build_pending(GridObject *self)
+{
+    GridObject built;
+    memset(&built, 0, sizeof(built));
+    if (fill_levels(&built, self->table, self->everywhere, self->everywhere_size, self->pending) < 0) {
+        return -1;
+    }
+    PyMem_Free(self->everywhere);
+    memcpy(self->level, built.level, sizeof(self->level));
+    self->levels = built.levels;
+    self->everywhere = built.everywhere;
+    self->everywhere_size = built.everywhere_size;
+    self->size = built.size;
+    self->pending = 0;
+    self->budget = 0;
+    return 0;
+}
+
+static PyObject *
+spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 3 || nargs > 4 || !PyObject_TypeCheck(args[0], &TableType)) {
+        PyErr_SetString(PyExc_TypeError, "build(table, slots, levels, budget=0): table a Table, slots int32, levels "
+                                         "and budget ints");
+        return NULL;
+    }
+    long most = PyLong_AsLong(args[2]);
+    if (most == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (most < 0 || most > MAX_LEVELS) {
+        PyErr_Format(PyExc_ValueError, "build: levels must be from 0 to %d", MAX_LEVELS);
+        return NULL;
+    }
+    Py_ssize_t budget = 0;
+    if (nargs == 4) {
+        budget = PyLong_AsSsize_t(args[3]);
+        if (budget == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (budget < 0) {
+            PyErr_SetString(PyExc_ValueError, "build: budget must be 0 or more");
+            return NULL;
+        }
+    }
+    TableObject *table = (TableObject *)args[0];
+    if (table_cleared(table)) {
+        return NULL;
+    }
+    Py_ssize_t n = 0;
+    int32_t *slots = copy_all(args[1], 'i', 4, &n, "build: slots");
+    if (slots == NULL) {
+        return NULL;
+    }
+    if (check_slots(slots, n, table->count, "slots") < 0) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    GridObject *grid = (GridObject *)GridType.tp_alloc(&GridType, 0);
+    if (grid == NULL) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    grid->table = (TableObject *)Py_NewRef((PyObject *)table);
+    if (budget > 0 && most > 0 && n > 0) {
+        /* Unbuilt: every slot everywhere (the copy is the grid's), the levels built when the budget is spent. */
+        grid->everywhere = slots;
+        grid->everywhere_size = grid->size = n;
+        grid->pending = most;
+        grid->budget = budget;
+        return (PyObject *)grid;
+    }
+    int failed = fill_levels(grid, table, slots, n, most);
+    PyMem_Free(slots);
+    if (failed) {
+        Py_DECREF(grid);
+        return NULL;
+    }
+    return (PyObject *)grid;
 }
 
 /* -- the module ---------------------------------------------------------------------------- */
@@ -1740,8 +1829,10 @@ static PyMethodDef spatial_methods[] = {
      "into the int64 buffer ids, and each entity's look (names[2]), hitbox (names[3]) and class as int32 indices "
      "into the lists of distinct objects returned: (looks, hitboxes, classes)."},
     {"build", (PyCFunction)(void (*)(void))spatial_build, METH_FASTCALL,
-     "build(table, slots, levels)\n--\n\nA Grid of the table's slots (int32, ascending) in at most ``levels`` "
-     "levels: the levels spatial.grid_levels computes, computed in C."},
+     "build(table, slots, levels, budget=0)\n--\n\nA Grid of the table's slots (int32, ascending) in at most "
+     "``levels`` levels: the levels spatial.grid_levels computes, computed in C. With a budget, the levels are "
+     "built only once the grid's queries have tested that many slots one by one (the same answers: until "
+     "then every slot is tested, as if everywhere)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -84,6 +84,8 @@ class Scene:
         self.grids: list[Any] = [PyGrid(PyTable(*columns), levels, everywhere)]
         if CORE is not None:
             self.grids.append(CORE.Grid(CORE.Table(*columns), levels, everywhere))
+            # Unbuilt: every slot tested for the first five queries, then the cells built (mid-test).
+            self.grids.append(CORE.build(CORE.Table(*columns), self.slots, spatial.MAX_LEVELS, 5 * len(self.slots)))
 
     def brute(self, x: float, y: float, half_width: float, half_height: float, skip: int = -1) -> list[Thing]:
         xs, ys, widths, heights = (values.tolist() for values in (self.x, self.y, self.half_width,
@@ -161,6 +163,32 @@ def test_a_query_past_every_cell_or_at_nan_is_answered_and_the_same_everywhere()
         assert all(answer == scene.brute(x, y, w, h) for answer in answers)
         answers = [grid.near(x, y, w) for grid in scene.grids]
         assert all(answer == scene.brute_near(x, y, w) for answer in answers)
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(6))
+def test_an_unbuilt_grid_tests_every_slot_until_its_budget_is_spent_then_has_the_levels_build_gives(seed):
+    scene = Scene(seed, count=200)
+    table = CORE.Table(scene.things, scene.ids, scene.x, scene.y, scene.half_width, scene.half_height, scene.boxed)
+    built = CORE.build(table, scene.slots, spatial.MAX_LEVELS)
+    lazy = CORE.build(table, scene.slots, spatial.MAX_LEVELS, 2 * len(scene.slots))
+    assert len(lazy) == len(built) == len(scene.slots)
+    lazy_levels, lazy_everywhere = lazy.levels
+    assert lazy_levels == [] and np.frombuffer(lazy_everywhere, dtype=np.int32).tolist() == scene.slots.tolist(), \
+        "unbuilt: every slot everywhere"
+    for _ in range(3):  # two queries spend the budget; the third builds the levels first
+        x, y, half_width, half_height = scene.box()
+        assert lazy.overlapping_box(x, y, half_width, half_height) == scene.brute(x, y, half_width, half_height)
+    assert lazy.levels == built.levels, "the levels, byte for byte, that build gives without a budget"
+
+
+@needs_core
+@pytest.mark.parametrize("budget", [-1, "many", 2.0])
+def test_the_cores_build_refuses_a_bad_budget(budget):
+    scene = Scene(0, count=10)
+    table = CORE.Table(scene.things, scene.ids, scene.x, scene.y, scene.half_width, scene.half_height, scene.boxed)
+    with pytest.raises((TypeError, ValueError)):
+        CORE.build(table, scene.slots, spatial.MAX_LEVELS, budget)
 
 
 def test_big_boxes_go_to_coarser_levels_and_small_queries_never_test_them():
