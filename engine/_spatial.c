@@ -12,13 +12,16 @@
  *       descriptor's __get__ called directly (see ``Reader``);
  *   Table(entities, ids, x, y, half_width, half_height, boxed)
  *       the boxes of one tick, sorted by id, copied into memory of its own;
- *   Grid(table, levels, everywhere)
+ *   Grid(table, levels, everywhere), build(table, slots, levels, budget=0)
  *       one kind's cells over a table: ``overlapping``, ``overlapping_box``, ``near`` and
- *       ``members`` (a crowd's members against the grid, in one call).
+ *       ``members`` (a crowd's members against the grid, in one call). ``build`` computes
+ *       the levels in C; with a budget it starts unbuilt (every slot tested by every query,
+ *       the same answers) and builds them once its queries have tested that many slots.
  *
- * A table and a grid copy every array they are given and never change afterwards, so no
- * Python code that runs during a query (a property read by ``gather``, ``math.hypot``, a
- * finalizer started by an allocation) can change what a query walks. Entities are held in
+ * A table and a grid copy every array they are given and never change afterwards (but for
+ * an unbuilt grid's levels, built inside a query before it walks them, calling no Python
+ * code), so no Python code that runs during a query (a property read by ``gather``,
+ * ``math.hypot``, a finalizer started by an allocation) can change what a query walks. Entities are held in
  * a tuple (a list could be emptied under us). Every call that can run Python code is made
  * before the pointers it could invalidate are taken, or holds a strong reference across it.
  * tests/test_spatial_core.py throws bad buffers, wrong types and mutating callbacks at every
