@@ -42,12 +42,12 @@ from __future__ import annotations
 import importlib
 import math
 import operator
-import os
 import sys
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from engine import compiled
 from engine.buffering.own import OwnBuffers
 from engine.look import Look, resolved
 
@@ -75,17 +75,7 @@ FAR = 2.0 ** 30
 """A position further than this many cells from the origin is in no cell (``everywhere``)."""
 
 
-def _import_core() -> Any:
-    """The compiled ``engine._spatial``, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
-    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
-        return None
-    try:
-        return importlib.import_module("engine._spatial")
-    except ImportError:
-        return None
-
-
-_core = _import_core()
+_core = compiled.load(lambda: importlib.import_module("engine._spatial"))
 COMPILED = _core is not None
 """Whether the compiled ``engine._spatial`` answers queries (False: the pure-Python twin, same answers)."""
 

@@ -290,11 +290,10 @@ def test_system_exit_inside_update_is_a_crash_not_a_quiet_success(tmp_path, caps
     assert "SystemExit" in err and err.count("\n") == 1
 
 
-def test_run_input_feeds_scripted_input_per_tick(tmp_path, capsys):
-    game = tmp_path / "keys.py"
-    game.write_text("from engine import Entity, buffered\nclass K(Entity):\n    seen = buffered(0)\n"
-                    "    def update(self, world):\n        if world.input.just_pressed(65):\n"
-                    "            self.seen += world.tick_count + 1\ndef build(world):\n    world.spawn(K())\n")
+def test_run_input_feeds_scripted_input_per_tick(tmp_path, capsys, write_game):
+    game = write_game("keys.py", "from engine import Entity, buffered\nclass K(Entity):\n    seen = buffered(0)\n"
+                                 "    def update(self, world):\n        if world.input.just_pressed(65):\n"
+                                 "            self.seen += world.tick_count + 1\ndef build(world):\n    world.spawn(K())\n")
     script = tmp_path / "in.jsonl"
     script.write_text('{"tick": 3, "input": [["key_press", 65, 0, 0]]}\n{"tick": 7, "input": [["key_press", 65, 0, 0]]}\n')
     assert main(["run", str(game), "--ticks", "10", "--input", str(script)]) == 0

@@ -55,11 +55,10 @@ def test_a_tampered_hash_is_reported_at_its_tick(tmp_path, capsys):
     assert "differs at tick 180" in _replayed_after_a_tampered_hash(tmp_path, capsys)
 
 
-def test_a_replay_whose_header_seed_was_edited_says_it_differs_from_the_start(tmp_path, capsys):
-    game = tmp_path / "dice.py"
-    game.write_text("from engine import Entity\n\n\nclass Die(Entity):\n    def update(self, world):\n"
-                    "        self.x = float(self.random.randint(1, 6))\n\n\ndef build(world):\n"
-                    "    world.spawn(Die())\n")
+def test_a_replay_whose_header_seed_was_edited_says_it_differs_from_the_start(tmp_path, capsys, write_game):
+    game = write_game("dice.py", "from engine import Entity\n\n\nclass Die(Entity):\n    def update(self, world):\n"
+                                 "        self.x = float(self.random.randint(1, 6))\n\n\ndef build(world):\n"
+                                 "    world.spawn(Die())\n")
     path = tmp_path / "d.jsonl"
     assert main(["run", str(game), "--ticks", "120", "--record", str(path)]) == 0
     lines = path.read_text().splitlines()
