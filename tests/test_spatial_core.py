@@ -461,6 +461,39 @@ def test_an_entity_whose_class_changes_under_the_walk_is_read_by_its_new_class()
     assert outcome[0] == "ok" and outcome[4] == [0, 0, 1] and outcome[5] == [0, 0, 1]
 
 
+def test_spawned_entities_with_own_and_class_looks_and_hitboxes_gather_alike_mid_tick_and_between():
+    from engine import Entity, Look, World
+
+    square, dot = Look("square", 4), Look("circle", 2)
+
+    class Plain(Entity):
+        look = square
+
+    class Boxed(Entity):
+        hitbox = (6.0, 2.0)
+
+    seen: list[tuple[Any, ...]] = []
+
+    class Asker(Entity):
+        def update(self, world: World) -> None:
+            self.look = dot  # its own pending look: the baseline gather reads what the descriptor says
+            self.x += 1  # its own pending x: the baseline gather reads _bx
+            for names in (("x", "y", "look", "hitbox"), ("_bx", "_by", "look", "hitbox")):
+                seen.append(_every_gather(lambda: list(world.entities), names=names))
+
+    with World() as world:
+        things = [world.spawn(Plain(float(n), 2 * n)) for n in range(3)]
+        things += [world.spawn(Boxed(5, 5)), world.spawn(Asker(1.5, 2.5))]
+        things[1].look = dot  # an own look, committed
+        things[2].look = None  # hidden
+        things[0].hitbox = (1.0, 1.0)  # an own hitbox over the class's
+        seen.append(_every_gather(lambda: list(world.entities)))
+        world.tick()
+    assert all(outcome[0] == "ok" for outcome in seen)
+    assert seen[0][3] == [0, 1, 2, 2, 2] and seen[0][4] == [0, 1, 1, 2, 1], "looks and hitboxes by identity"
+    assert seen[1][1][4] == [2.5, 2.5] and seen[2][1][4] == [1.5, 2.5], "its own pending x, then the baseline"
+
+
 def test_a_data_descriptor_is_called_once_per_entity_as_getattr_calls_it():
     for gather in GATHERS:
         calls: list[tuple[Any, Any]] = []
