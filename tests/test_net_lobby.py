@@ -57,6 +57,7 @@ def test_a_host_script_naming_another_player_is_refused_before_the_socket_opens(
     status, _, err = peer.finish()
     assert status == 2, err
     assert "both.jsonl:2: player 1, but this peer is player 0" in err, err
+    assert "`tickswap replay REC --split DIR` writes each peer's script" in err, "the way to make one"
     assert "hosting" not in err, "refused before listening"
 
 
