@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import engine.world.world
-from engine import BufferedWriteError, Entity, EntityUpdateError, Look, Part, World, buffered
+from engine import BufferedWriteError, Entity, EntityUpdateError, Look, Part, World, buffered, signal
 from engine.buffering import ACCELERATED, CompiledBuffers, PureBuffers, compiled
 
 PATHS: list[type] = [PureBuffers, *([CompiledBuffers] if ACCELERATED else [])]
@@ -1947,3 +1947,124 @@ def test_a_failing_combine_takes_back_a_look_set_in_the_same_tick_on_both_paths(
 
     before, failed, after, _hash = _on_every_path(scenario)[1]
     assert failed == ("error", "EntityUpdateError") and after == before
+
+
+class _Signalled(Entity):
+    """A valued signal and a flag, read and sent through both paths' code."""
+
+    pings = signal(sum)
+    hit = signal()
+
+
+class _Flaky:
+    """An ``alive`` whose truth raises, or drops the inbox's name on the way."""
+
+    def __init__(self, inbox: Any = None) -> None:
+        self.inbox = inbox
+
+    def __bool__(self) -> bool:
+        if self.inbox is None:
+            raise ValueError("not sure")
+        del self.inbox._name
+        return True
+
+
+def _signal_cases() -> dict[str, Callable[[Callable[..., Any], Callable[..., Any]], Any]]:
+    """Scenarios, each given a ``read(entity, name)`` and a ``send(inbox, value)``: one path's code for both."""
+
+    def spawned(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            send(inbox, 2)
+            send(inbox, 3.5)
+            world.tick()
+            return read(target, "pings") is inbox, inbox.value, read(target, "hit"), world.state_hash()
+
+    def unspawned(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        target = _Signalled()
+        inbox = read(target, "pings")
+        return send(inbox, 1), inbox.value, read(target, "hit"), read(target, "pings") is inbox
+
+    def despawned(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            world.despawn(target)
+            send(inbox, 1)
+            return world.state_hash(), inbox.value
+
+    def alive_raises(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            cast(Any, target).alive = _Flaky()
+            return send(inbox, 1)
+
+    def alive_drops_the_name(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            cast(Any, target).alive = _Flaky(inbox)
+            return send(inbox, 1)
+
+    def state_without_a_sink(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        target = _Signalled()
+        inbox = read(target, "pings")
+        cast(Any, target).alive = True
+        cast(Any, target)._wstate = type("State", (), {"signals": None})()
+        return send(inbox, 1)
+
+    def state_of_ones_own(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        got: list[Any] = []
+        target = _Signalled()
+        inbox = read(target, "pings")
+        cast(Any, target)._wstate = type("State", (), {"signals": staticmethod(lambda *args: got.append(args))})()
+        for alive, value in ((1, 5), (0, 6), (False, 7), ((), 8), ("yes", 9)):
+            cast(Any, target).alive = alive
+            send(inbox, value)
+        return [(receiver is target, name, value) for receiver, name, value in got]
+
+    def odd_inboxes_and_signals(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        target = _Signalled()
+        cast(Any, target)._signals = ["hit"]  # a list: ``in`` as Python asks it
+        cast(Any, target)._inboxes = type("Inboxes", (dict,), {})()  # not a dict exactly: made the slow way
+        inbox = read(target, "pings")
+        return read(target, "hit"), type(inbox).__name__, read(target, "pings") is inbox
+
+    def no_slots_yet(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        bare = _Signalled.__new__(_Signalled)  # its __init__ never ran: no _signals, no _inboxes
+        outcomes = [_outcome(lambda: read(bare, "hit")), _outcome(lambda: read(bare, "pings"))]
+        empty = type(read(_Signalled(), "pings")).__new__(type(read(_Signalled(), "pings")))
+        outcomes.append(_outcome(lambda: send(empty, 1)))
+        return outcomes
+
+    return {name: case for name, case in locals().items() if callable(case)}
+
+
+@needs_core
+@pytest.mark.parametrize("case", sorted(_signal_cases()))
+def test_the_cores_signal_read_and_send_are_their_pure_twins(case: str) -> None:
+    from engine.buffering import fields
+
+    scenario = _signal_cases()[case]
+
+    def compiled_read(entity: Any, name: str) -> Any:
+        return getattr(entity, name)
+
+    def pure_read(entity: Any, name: str) -> Any:
+        return fields._PureSignalField.__get__(vars(_Signalled)[name], entity, _Signalled)
+
+    compiled_outcome = _outcome(lambda: scenario(compiled_read, fields.SignalInbox.send))
+    pure_outcome = _outcome(lambda: scenario(pure_read, fields._PureInbox.send))
+    assert compiled_outcome == pure_outcome
+    gc.collect()
+
+
+@needs_core
+def test_reading_and_sending_a_signal_runs_in_the_core() -> None:
+    from engine.buffering import fields
+
+    assert isinstance(vars(_Signalled)["pings"], compiled._core.SignalField)
+    assert fields.SignalInbox.send is compiled._core.SignalInboxBase.send
+    assert type(vars(compiled._core.SignalField)["__get__"]).__name__ == "wrapper_descriptor"  # C, not a function

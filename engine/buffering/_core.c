@@ -2700,6 +2700,288 @@ static PyTypeObject SignalSinkType = {
     .tp_clear = (inquiry)signal_sink_clear,
 };
 
+/* -- signals: reading a declared signal, and a valued signal's send ---------------------------- */
+
+/* An entity's slot ``s`` as ``getattr(obj, name)`` reads it (a new reference, or NULL with the
+ * error set): straight from the slot for an entity whose class reads attributes as ``object``
+ * does (an ``Entity`` may not override that, nor declare the engine's slots again), else through
+ * ``getattr`` itself. */
+static inline PyObject *
+read_slot(PyObject *obj, Py_ssize_t offset, PyObject *name)
+{
+    if (offset > 0 && Py_TYPE(obj)->tp_getattro == PyObject_GenericGetAttr && is_entity(obj)) {
+        PyObject *value = *(PyObject **)((char *)obj + offset);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
+static PyObject *str_signals = NULL;   /* "_signals" */
+static PyObject *str_inboxes = NULL;   /* "_inboxes" */
+static PyObject *str_wstate = NULL;    /* "_wstate" */
+static PyObject *str_alive = NULL;     /* "alive" */
+static PyObject *str_name = NULL;      /* "name" */
+static PyObject *str_inbox = NULL;     /* "_inbox" */
+static PyObject *str_sink = NULL;      /* "signals" */
+
+/* SignalField: the base of ``engine.buffering.fields.signal`` where the core runs; its
+ * ``__get__`` is ``fields._PureSignalField.__get__`` in C, what ``entity.hit`` and
+ * ``entity.damage`` cost at every read: a flag reads whether it arrived; a valued signal returns
+ * the entity's inbox for it, made (by the Python ``_inbox``, which both paths call) only the first
+ * time. ``combine`` and ``name`` are its slots. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *combine;
+    PyObject *name;
+} SignalField;
+
+static PyObject *
+signal_field_get(SignalField *self, PyObject *instance, PyObject *owner)
+{
+    if (instance == NULL || instance == Py_None) {
+        return Py_NewRef(self);
+    }
+    if (self->combine == NULL) {   /* never set: the AttributeError reading it in Python raises */
+        return PyObject_GetAttrString((PyObject *)self, "combine");
+    }
+    Py_INCREF(self);   /* the reads below may run code that drops the class, and this descriptor with it */
+    Py_INCREF(instance);
+    PyObject *result = NULL;
+    if (self->combine == Py_None) {
+        if (self->name == NULL) {
+            result = PyObject_GetAttrString((PyObject *)self, "name");   /* its AttributeError */
+            goto done;
+        }
+        PyObject *name = Py_NewRef(self->name);
+        PyObject *arrived = read_slot(instance, offsets[S_SIGNALS], str_signals);
+        if (arrived != NULL) {
+            int found = PySequence_Contains(arrived, name);
+            Py_DECREF(arrived);
+            if (found >= 0) {
+                result = PyBool_FromLong(found);
+            }
+        }
+        Py_DECREF(name);
+        goto done;
+    }
+    if (slots_type != NULL && find_inboxes() < 0) {
+        goto done;
+    }
+    PyObject *inboxes = read_slot(instance, slots_type != NULL ? inboxes_offset : 0, str_inboxes);
+    if (inboxes == NULL) {
+        goto done;
+    }
+    if (PyDict_CheckExact(inboxes)) {
+        PyObject *inbox = PyDict_GetItemWithError(inboxes, (PyObject *)self);
+        if (inbox != NULL && inbox != Py_None) {
+            result = Py_NewRef(inbox);
+        }
+        else if (inbox != NULL || !PyErr_Occurred()) {
+            result = PyObject_CallMethodOneArg((PyObject *)self, str_inbox, instance);
+        }
+    }
+    else {
+        result = PyObject_CallMethodOneArg((PyObject *)self, str_inbox, instance);
+    }
+    Py_DECREF(inboxes);
+done:
+    Py_DECREF(instance);
+    Py_DECREF(self);
+    return result;
+}
+
+static int
+signal_field_traverse(SignalField *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->combine);
+    Py_VISIT(self->name);
+    return 0;
+}
+
+static int
+signal_field_clear(SignalField *self)
+{
+    Py_CLEAR(self->combine);
+    Py_CLEAR(self->name);
+    return 0;
+}
+
+static void
+signal_field_dealloc(SignalField *self)
+{
+    /* A Python subclass's instance: its subtype_dealloc releases the class after this. */
+    PyObject_GC_UnTrack(self);
+    signal_field_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef signal_field_members[] = {
+    {"combine", T_OBJECT_EX, offsetof(SignalField, combine), 0, "The function that combines contributions, or None."},
+    {"name", T_OBJECT_EX, offsetof(SignalField, name), 0, "The attribute name the signal is declared under."},
+    {NULL},
+};
+
+static PyTypeObject SignalFieldType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalField",
+    .tp_basicsize = sizeof(SignalField),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The base of a declared signal where the core runs: its __get__ in C (engine.buffering.fields).",
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)signal_field_dealloc,
+    .tp_traverse = (traverseproc)signal_field_traverse,
+    .tp_clear = (inquiry)signal_field_clear,
+    .tp_members = signal_field_members,
+    .tp_descr_get = (descrgetfunc)signal_field_get,
+};
+
+/* SignalInboxBase: the base of ``engine.buffering.fields.SignalInbox`` where the core runs:
+ * ``_entity``, ``_signal`` and ``_name`` (the signal's name, read once when the inbox is made)
+ * are its slots, and ``send`` is ``fields._PureInbox.send`` in C: one call a contribution, which
+ * hands it straight to the world's ``SignalSink``. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *entity;
+    PyObject *signal;
+    PyObject *name;
+} InboxBase;
+
+static int
+inbox_init(InboxBase *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *entity, *declared;
+    static char *keywords[] = {"entity", "declared", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:SignalInbox", keywords, &entity, &declared)) {
+        return -1;
+    }
+    PyObject *name = PyObject_GetAttr(declared, str_name);
+    if (name == NULL) {
+        return -1;
+    }
+    PyObject *old[3] = {self->entity, self->signal, self->name};
+    self->entity = Py_NewRef(entity);
+    self->signal = Py_NewRef(declared);
+    self->name = name;
+    for (int k = 0; k < 3; k++) {
+        Py_XDECREF(old[k]);
+    }
+    return 0;
+}
+
+static PyObject *
+inbox_send(InboxBase *self, PyObject *value)
+{
+    if (self->entity == NULL) {   /* never set: the AttributeError reading it in Python raises */
+        return PyObject_GetAttrString((PyObject *)self, "_entity");
+    }
+    PyObject *entity = Py_NewRef(self->entity);
+    Py_INCREF(self);
+    Py_INCREF(value);
+    PyObject *result = NULL, *sink = NULL, *name = NULL;
+    PyObject *state = read_slot(entity, offsets[S_WSTATE], str_wstate);
+    if (state == NULL) {
+        goto done;
+    }
+    if (state == Py_None) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *alive = read_slot(entity, offsets[S_ALIVE], str_alive);
+    if (alive == NULL) {
+        goto done;
+    }
+    int truth = PyObject_IsTrue(alive);
+    Py_DECREF(alive);
+    if (truth <= 0) {
+        result = truth < 0 ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    if (Py_IS_TYPE(state, &TickStateType)) {   /* a T_OBJECT member: None while unset */
+        PyObject *found = ((TickState *)state)->signals;
+        sink = Py_NewRef(found == NULL ? Py_None : found);
+    }
+    else if ((sink = PyObject_GetAttr(state, str_sink)) == NULL) {
+        goto done;
+    }
+    if (self->name == NULL) {   /* never set, or deleted by code the reads above ran: its AttributeError */
+        result = PyObject_GetAttrString((PyObject *)self, "_name");
+        goto done;
+    }
+    name = Py_NewRef(self->name);
+    PyObject *args[3] = {entity, name, value};
+    PyObject *sent = Py_IS_TYPE(sink, &SignalSinkType) ? signal_sink_call((SignalSink *)sink, args, 3, NULL)
+                                                        : PyObject_Vectorcall(sink, args, 3, NULL);
+    if (sent != NULL) {
+        Py_DECREF(sent);
+        result = Py_NewRef(Py_None);
+    }
+done:
+    Py_XDECREF(name);
+    Py_XDECREF(sink);
+    Py_XDECREF(state);
+    Py_DECREF(value);
+    Py_DECREF(self);
+    Py_DECREF(entity);
+    return result;
+}
+
+static int
+inbox_traverse(InboxBase *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->entity);
+    Py_VISIT(self->signal);
+    Py_VISIT(self->name);
+    return 0;
+}
+
+static int
+inbox_clear(InboxBase *self)
+{
+    Py_CLEAR(self->entity);
+    Py_CLEAR(self->signal);
+    Py_CLEAR(self->name);
+    return 0;
+}
+
+static void
+inbox_dealloc(InboxBase *self)
+{
+    /* A Python subclass's instance: its subtype_dealloc releases the class after this. */
+    PyObject_GC_UnTrack(self);
+    inbox_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef inbox_members[] = {
+    {"_entity", T_OBJECT_EX, offsetof(InboxBase, entity), 0, "The entity the inbox is read on."},
+    {"_signal", T_OBJECT_EX, offsetof(InboxBase, signal), 0, "The signal declared on its class."},
+    {"_name", T_OBJECT_EX, offsetof(InboxBase, name), 0, "The signal's name, read when the inbox was made."},
+    {NULL},
+};
+
+static PyMethodDef inbox_methods[] = {
+    {"send", (PyCFunction)inbox_send, METH_O,
+     "send(value)\n--\n\nContribute value: combined with every other contribution and seen next tick."},
+    {NULL},
+};
+
+static PyTypeObject InboxBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalInboxBase",
+    .tp_basicsize = sizeof(InboxBase),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The base of a valued signal's inbox where the core runs: its send in C (engine.buffering.fields).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)inbox_init,
+    .tp_dealloc = (destructor)inbox_dealloc,
+    .tp_traverse = (traverseproc)inbox_traverse,
+    .tp_clear = (inquiry)inbox_clear,
+    .tp_members = inbox_members,
+    .tp_methods = inbox_methods,
+};
+
 /* group_signals(receivers, names, values, ranked) -> {receiver: {name: [value, ...]}}: the first
  * half of ``SignalBuffers.combine_signals``, the same loop in C. The contributions at the indices
  * of ``ranked`` (a list of ints, walked as Python walks a list; an int n: range(n)), those of
@@ -2902,7 +3184,19 @@ PyInit__core(void)
      * attribute values (PyType_GenericNew would leave them a plain dict). */
     BarrierType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0 || PyType_Ready(&TickStateType) < 0
-            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0) {
+            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0
+            || PyType_Ready(&SignalFieldType) < 0 || PyType_Ready(&InboxBaseType) < 0) {
+        return NULL;
+    }
+    str_signals = PyUnicode_InternFromString("_signals");
+    str_inboxes = PyUnicode_InternFromString("_inboxes");
+    str_wstate = PyUnicode_InternFromString("_wstate");
+    str_alive = PyUnicode_InternFromString("alive");
+    str_name = PyUnicode_InternFromString("name");
+    str_inbox = PyUnicode_InternFromString("_inbox");
+    str_sink = PyUnicode_InternFromString("signals");
+    if (str_signals == NULL || str_inboxes == NULL || str_wstate == NULL || str_alive == NULL || str_name == NULL
+            || str_inbox == NULL || str_sink == NULL) {
         return NULL;
     }
     str_buffered_names = PyUnicode_InternFromString("_buffered_names");
@@ -2960,7 +3254,9 @@ PyInit__core(void)
     }
     if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
             || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0
-            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0) {
+            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0
+            || PyModule_AddObjectRef(module, "SignalField", (PyObject *)&SignalFieldType) < 0
+            || PyModule_AddObjectRef(module, "SignalInboxBase", (PyObject *)&InboxBaseType) < 0) {
         Py_DECREF(module);
         return NULL;
     }
