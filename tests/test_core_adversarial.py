@@ -1742,6 +1742,24 @@ class _Odd:
         raise AttributeError("absent")
 
 
+@pytest.mark.parametrize("before", [{}, {"angle": -0.0}, {"angle": 7, "y": 2}])
+def test_fill_missing_on_an_entitys_own_slots_is_hasattr_then_setattr_on_both_paths(before, monkeypatch):
+    import engine.buffering.buffers as buffers
+    from engine.buffering.slots import SLOT_NAMES
+
+    pairs = (("angle", 0.0), ("x", 1.5), ("y", 3), ("_random", "r"), ("hp", 4))
+    made = []
+    for core in ([compiled._core] if ACCELERATED else []) + [None]:
+        monkeypatch.setattr(buffers, "_core", core)
+        entity = _Fielded.__new__(_Fielded)  # no Entity.__init__: its slots empty, as a new entity's
+        for name, value in before.items():
+            setattr(entity, name, value)
+        buffers.fill_missing(entity, pairs)
+        made.append([(name, repr(getattr(entity, name, "<missing>"))) for name in (*SLOT_NAMES[:-2], "hp")])
+    assert all(each == made[0] for each in made)
+    assert dict(made[0])["angle"] == repr(before.get("angle", 0.0)) and dict(made[0])["_random"] == "'r'"
+
+
 @pytest.mark.parametrize("pairs", [(("a", 1), ("b", [2])), (("absent", 3),), (("a", 1), ("broken", 4), ("c", 5))],
                          ids=["plain", "an AttributeError is missing", "another error stops it"])
 def test_fill_missing_is_hasattr_then_setattr_on_both_paths(pairs, monkeypatch):

@@ -60,6 +60,7 @@ static const char *slot_names[S_COUNT] = {
 
 static Py_ssize_t offsets[S_COUNT];
 static PyObject *slot_strs[S_COUNT];      /* the slots' names, interned (configure()) */
+static PyObject *slot_descrs[S_COUNT];    /* the slots' member descriptors (borrowed: the slots class holds them) */
 /* The slots' names by their address: a table of 64 (open addressing), so that the barrier finds
  * whether a name is one of the engine's slots in a few instructions. */
 #define SLOT_TABLE 64
@@ -281,6 +282,7 @@ core_configure(PyObject *module, PyObject *cls)
     }
     PyTypeObject *type = (PyTypeObject *)cls;
     Py_ssize_t found[S_COUNT];
+    PyObject *descriptors[S_COUNT];
     for (int s = 0; s < S_COUNT; s++) {
         PyObject *descriptor = PyDict_GetItemString(type->tp_dict, slot_names[s]);
         if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
@@ -293,6 +295,7 @@ core_configure(PyObject *module, PyObject *cls)
             return NULL;
         }
         found[s] = member->offset;
+        descriptors[s] = descriptor;
     }
     for (int s = 0; s < S_COUNT; s++) {
         if (slot_strs[s] == NULL) {
@@ -308,6 +311,7 @@ core_configure(PyObject *module, PyObject *cls)
         }
     }
     memcpy(offsets, found, sizeof(offsets));
+    memcpy(slot_descrs, descriptors, sizeof(slot_descrs));
     kept_end = 0;
     for (int s = 0; s < S_COUNT; s++) {
         if (offsets[s] + (Py_ssize_t)sizeof(PyObject *) > kept_end) {
@@ -2540,13 +2544,22 @@ core_fill_missing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_TypeError, "fill_missing: each pair must be a (name, default) tuple");
             goto done;
         }
-        PyObject *found = NULL;
+        PyObject *found = NULL, *name = PyTuple_GET_ITEM(pair, 0);
+        int has, s = PyUnicode_CheckExact(name) ? slot_named(name) : -1;
+        if (s >= 0 && Py_TYPE(entity)->tp_getattro == PyObject_GenericGetAttr && is_entity(entity)
+                && _PyType_Lookup(Py_TYPE(entity), name) == slot_descrs[s]) {
+            /* One of the engine's slots, read as getattr reads it (its descriptor is found first and
+             * gets the slot), without the AttributeError an empty slot's descriptor makes. */
+            has = SLOT(entity, s) != NULL;
+        }
+        else {
 #if PY_VERSION_HEX >= 0x030D0000
-        int has = PyObject_GetOptionalAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+            has = PyObject_GetOptionalAttr(entity, name, &found);
 #else
-        int has = _PyObject_LookupAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+            has = _PyObject_LookupAttr(entity, name, &found);
 #endif
-        Py_XDECREF(found);
+            Py_XDECREF(found);
+        }
         if (has < 0 || (has == 0 && PyObject_SetAttr(entity, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)) {
             goto done;
         }
