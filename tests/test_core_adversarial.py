@@ -2086,3 +2086,32 @@ def test_reading_and_sending_a_signal_runs_in_the_core() -> None:
     assert isinstance(vars(_Signalled)["pings"], compiled._core.SignalField)
     assert fields.SignalInbox.send is compiled._core.SignalInboxBase.send
     assert type(vars(compiled._core.SignalField)["__get__"]).__name__ == "wrapper_descriptor"  # C, not a function
+
+
+class _Id(int):
+    """A sender id that is an int of a class of its own: its comparisons are Python's to make, and are counted."""
+
+    asked: list[str] = []
+
+    def __le__(self, other: object) -> bool:
+        _Id.asked.append("le")
+        return int(self) <= cast(int, other)
+
+    def __lt__(self, other: object) -> bool:
+        _Id.asked.append("lt")
+        return int(self) < cast(int, other)
+
+
+@needs_core
+@pytest.mark.parametrize("senders", [[], [4], [-1, -1, 2, 2, 7], [3, 1, 2], [1, 2**70, 2**70 + 1, -2], [2**70, 5],
+                                     [1, 2, _Id(3), 4], [2, 1, _Id(0)], [1, _Id(5), 3], [1, 2, "x"]],
+                         ids=repr)
+def test_the_compiled_canonical_order_is_the_pure_ones_and_asks_the_same_comparisons(senders):
+    outcomes = []
+    for kind in PATHS:
+        buffers = kind()
+        buffers._from = list(senders)
+        _Id.asked = []
+        outcome = _outcome(lambda: list(buffers._canonical()))  # noqa: B023 (called at once)
+        outcomes.append((outcome, _Id.asked))
+    assert all(each == outcomes[0] for each in outcomes)

@@ -2995,6 +2995,50 @@ static PyTypeObject InboxBaseType = {
     .tp_methods = inbox_methods,
 };
 
+/* ascending(senders) -> True, False or None: ``all(map(operator.le, senders, senders[1:]))`` where
+ * that runs no code of anyone's: True when every item is an int (exactly) and none is less than the
+ * one before, False when a pair of ints is out of order before anything else is met, None (ask
+ * Python) at the first item that is not an int, whose comparison could run code. The senders of a
+ * tick's contributions are ids raised in update order: ascending unless the order was shuffled. */
+static PyObject *
+core_ascending(PyObject *module, PyObject *senders)
+{
+    if (!PyList_CheckExact(senders)) {
+        PyErr_Format(PyExc_TypeError, "ascending: senders must be a list, got %.200s", short_name(Py_TYPE(senders)));
+        return NULL;
+    }
+    /* Comparing two ints calls out to nothing and releases nothing: the list cannot change under the loop. */
+    Py_ssize_t n = PyList_GET_SIZE(senders);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyLong_CheckExact(PyList_GET_ITEM(senders, i))) {
+            Py_RETURN_NONE;
+        }
+        if (i > 0) {
+            PyObject *before = PyList_GET_ITEM(senders, i - 1), *now = PyList_GET_ITEM(senders, i);
+            if (before != now) {
+                int overflow_before, overflow_now;
+                long long a = PyLong_AsLongLongAndOverflow(before, &overflow_before);
+                long long b = PyLong_AsLongLongAndOverflow(now, &overflow_now);
+                int in_order;
+                if (overflow_before || overflow_now) {
+                    in_order = overflow_before != overflow_now ? overflow_before < overflow_now
+                                                               : PyObject_RichCompareBool(before, now, Py_LE);
+                    if (in_order < 0) {
+                        return NULL;
+                    }
+                }
+                else {
+                    in_order = a <= b;
+                }
+                if (!in_order) {
+                    Py_RETURN_FALSE;
+                }
+            }
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
 /* group_signals(receivers, names, values, ranked) -> {receiver: {name: [value, ...]}}: the first
  * half of ``SignalBuffers.combine_signals``, the same loop in C. The contributions at the indices
  * of ``ranked`` (a list of ints, walked as Python walks a list; an int n: range(n)), those of
@@ -3169,6 +3213,9 @@ static PyMethodDef core_methods[] = {
      "init_entity(entity, motion_only, no_signals)\n--\n\nA new entity's bookkeeping slots, as "
      "engine.buffering.buffers.init_entity stores them (what it shows is the caller's); returns whether "
      "its _blook slot was set before."},
+    {"ascending", (PyCFunction)core_ascending, METH_O,
+     "ascending(senders)\n--\n\nall(map(operator.le, senders, senders[1:])) for a list of ints; None where an item is "
+     "not an int (Python compares it)."},
     {"group_signals", (PyCFunction)(void (*)(void))core_group_signals, METH_FASTCALL,
      "group_signals(receivers, names, values, ranked)\n--\n\nThe contributions at ranked's indices (an int n: "
      "range(n)) of receivers still alive, as {receiver: {name: [value, ...]}} (SignalBuffers.combine_signals)."},

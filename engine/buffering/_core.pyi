@@ -77,6 +77,9 @@ class SignalSink:
     ) -> None: ...
     def __call__(self, receiver: Any, name: str, value: Any) -> None: ...
 
+def ascending(senders: list[Any], /) -> bool | None:
+    """``all(map(operator.le, senders, senders[1:]))`` for a list of ints; ``None`` where an item is not an int."""
+
 class SignalField:
     """The base of ``fields.signal`` where the core runs: ``fields._PureSignalField.__get__`` in C."""
 
