@@ -2112,6 +2112,6 @@ def test_the_compiled_canonical_order_is_the_pure_ones_and_asks_the_same_compari
         buffers = kind()
         buffers._from = list(senders)
         _Id.asked = []
-        outcome = _outcome(lambda: list(buffers._canonical()))  # noqa: B023 (called at once)
+        outcome = _outcome(lambda: list(buffers._canonical()))
         outcomes.append((outcome, _Id.asked))
     assert all(each == outcomes[0] for each in outcomes)
