@@ -21,8 +21,8 @@ import random
 import weakref
 from bisect import bisect_left
 from collections.abc import Callable
-from itertools import chain
-from operator import attrgetter, itemgetter
+from itertools import chain, islice
+from operator import attrgetter, le
 from typing import Any, TypeVar
 
 from engine.buffering import Host, PureBuffers, restore_state
@@ -35,7 +35,6 @@ from engine.entity import Entity, attach, detach
 __all__ = ["Spawner", "spawner_of"]
 
 E = TypeVar("E", bound=Entity)
-_SPAWNER = itemgetter(0)
 
 
 class Spawner:
@@ -52,7 +51,12 @@ class Spawner:
         # knows that nobody came or went since, without comparing the entities one by one.
         self._order_token = object()
         self._kept: tuple[object, dict[int, Entity], list[Entity]] | None = None  # kept()'s last copies, by token
-        self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
+        # A tick's spawns as three parallel lists (the spawner's id or -1, the entity, its components),
+        # not a tuple each: a churning world spawns a thousand a tick, and each tuple counted towards
+        # a collection. Cleared, not replaced, so they grow old and no young collection walks them.
+        self._spawners: list[int] = []
+        self._spawned: list[Entity] = []
+        self._brought: list[tuple[Any, ...]] = []
         self._despawns: list[Entity] = []
         self.last_id = 0
         """The highest id handed out so far: the next spawn gets a higher one."""
@@ -206,7 +210,9 @@ class Spawner:
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
         if ticking:
             sender = self._buffers.sender
-            self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]
+            self._spawners.append(-1 if sender is None else sender.id)  # type: ignore[arg-type]
+            self._spawned.append(entity)
+            self._brought.append(components)
         else:
             self._join(entity, components)
             self._update_list = None
@@ -255,7 +261,7 @@ class Spawner:
 
     def settle(self) -> None:
         """After a tick: despawned entities leave, and spawned ones join in the canonical order."""
-        if not (self._spawns or self._despawns):
+        if not (self._spawned or self._despawns):
             return
         # What _remove and _join do entity by entity, done for the whole tick at once: the
         # order, the hooks and esper change exactly as they would one by one.
@@ -275,15 +281,21 @@ class Spawner:
                 gone.append(entity_id)
             self.structure_version += len(left)
             ecs.delete_all(gone)
-            # A stable sort by spawner id: the canonical order ids are handed out in.
-            self._spawns.sort(key=_SPAWNER)
-            joining = [(components, entity) for _spawner, entity, components in self._spawns if entity.alive]
-            ids = ecs.create_all(joining, Entity)
+            # A stable sort by spawner id: the canonical order ids are handed out in. Spawned in update
+            # order, they are in it already (unless the order was shuffled): then nothing is sorted.
+            spawners, spawned, brought = self._spawners, self._spawned, self._brought
+            if not all(map(le, spawners, islice(spawners, 1, None))):
+                ranked = sorted(range(len(spawners)), key=spawners.__getitem__)
+                spawned, brought = [spawned[i] for i in ranked], [brought[i] for i in ranked]
+            joined = [entity for entity in spawned if entity.alive]
+            if len(joined) < len(spawned):
+                brought = [components for entity, components in zip(spawned, brought) if entity.alive]
+            ids = ecs.create_all(joined, brought, Entity)
         listed = self._update_list
         if listed is not None and not _cut(listed, left):
             listed = None
         index = self._index
-        for entity_id, (_components, entity) in zip(ids, joining, strict=True):
+        for entity_id, entity in zip(ids, joined, strict=True):
             entity.id = entity_id
             if entity_id in order:  # an id taken twice would keep its old place in the order
                 listed = None
@@ -298,22 +310,27 @@ class Spawner:
         if listed is not None:
             # The order lost ``left`` and gained the joined at its end: the list follows it without
             # a rebuild (which touches every entity), as the order's own list would come out.
-            listed.extend([entity for _components, entity in joining])
+            listed.extend(joined)
         self._update_list = listed
-        self._spawns = []
-        self._despawns = []
+        self._clear_spawns()
+        self._despawns.clear()
         self.structure_version += 1
 
     def drop_deferred(self) -> None:
         """The tick failed: its despawned entities are alive again, and its spawned ones never were."""
         for entity in self._despawns:
             entity.alive = True
-        self._despawns = []
-        for _spawner, entity, _components in self._spawns:
+        self._despawns.clear()
+        for entity in self._spawned:
             entity.alive = False
             detach(entity)
-        self._spawns = []
+        self._clear_spawns()
         self._update_list = None  # rebuilt: code reaching past the engine may have changed it
+
+    def _clear_spawns(self) -> None:
+        self._spawners.clear()
+        self._spawned.clear()
+        self._brought.clear()
 
     # -- checkpoints (engine.world.checkpoints) ------------------------------------------------
 
@@ -325,7 +342,7 @@ class Spawner:
         taken while nobody came or went share them, so a session that checkpoints every tick copies
         them only when the order changes.
         """
-        assert not (self._spawns or self._despawns), "a checkpoint is taken between ticks"
+        assert not (self._spawned or self._despawns), "a checkpoint is taken between ticks"
         kept = self._kept
         if kept is None or kept[0] is not self._order_token:
             kept = self._kept = (self._order_token, dict(self._order), list(self._order.values()))
