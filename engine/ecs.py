@@ -103,30 +103,29 @@ class EsperWorld:
         if deleted:
             esper.clear_cache()
 
-    def create_all(self, entities: list[Any], brought: list[tuple[Any, ...]], alias: type) -> list[int]:
-        """``create`` for many entities at once, each with its components (``brought``, a parallel list), in
-        order (call inside ``context()``): a tick's spawns. Returns their ids, in the same order.
+    def create_all(self, joining: Iterable[tuple[tuple[Any, ...], Any]], alias: type) -> list[int]:
+        """``create`` for many (components, entity) pairs at once, in order (call inside ``context()``):
+        a tick's spawns. Returns their ids, in the same order.
 
         Where no entity brings components of its own (a tick's spawns, as a rule), esper's
         tables change exactly as ``create_entity()`` then ``add_component(id, entity,
         type_alias=alias)`` for each would change them (the same ids from esper's counter,
         the same dicts, the ids added to the alias's set in the same order), in one pass.
         """
-        if not entities:
+        joining = list(joining)
+        if not joining:
             return []
-        if not _TABLES or any(brought):
+        if not _TABLES or any(components for components, _entity in joining):
             create = esper.create_entity
             add = esper.add_component
             ids: list[int] = []
-            for entity, components in zip(entities, brought, strict=True):
+            for components, entity in joining:
                 entity_id: int = create(*components)
                 add(entity_id, entity, type_alias=alias)
                 ids.append(entity_id)
             return ids
-        if len(brought) != len(entities):
-            raise ValueError("create_all: one tuple of components an entity")
-        ids = list(itertools.islice(esper._entity_count, len(entities)))
-        esper._entities.update(zip(ids, [{alias: entity} for entity in entities]))
+        ids = list(itertools.islice(esper._entity_count, len(joining)))
+        esper._entities.update(zip(ids, [{alias: entity} for _components, entity in joining]))
         members = esper._components.get(alias)
         if members is None:
             members = esper._components[alias] = set()

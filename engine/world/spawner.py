@@ -21,8 +21,8 @@ import random
 import weakref
 from bisect import bisect_left
 from collections.abc import Callable
-from itertools import chain, islice
-from operator import attrgetter, le
+from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any, TypeVar
 
 from engine.buffering import Host, PureBuffers, restore_state
@@ -35,6 +35,7 @@ from engine.entity import Entity, attach, detach
 __all__ = ["Spawner", "spawner_of"]
 
 E = TypeVar("E", bound=Entity)
+_SPAWNER = itemgetter(0)
 
 
 class Spawner:
@@ -51,12 +52,7 @@ class Spawner:
         # knows that nobody came or went since, without comparing the entities one by one.
         self._order_token = object()
         self._kept: tuple[object, dict[int, Entity], list[Entity]] | None = None  # kept()'s last copies, by token
-        # A tick's spawns as three parallel lists (the spawner's id or -1, the entity, its components),
-        # not a tuple each: a churning world spawns a thousand a tick, and each tuple counted towards
-        # a collection. Cleared, not replaced, so they grow old and no young collection walks them.
-        self._spawners: list[int] = []
-        self._spawned: list[Entity] = []
-        self._brought: list[tuple[Any, ...]] = []
+        self._spawns: list[tuple[int, Entity, tuple[Any, ...]]] = []
         self._despawns: list[Entity] = []
         self.last_id = 0
         """The highest id handed out so far: the next spawn gets a higher one."""
@@ -210,9 +206,7 @@ class Spawner:
         self._buffers.snap(entity, False)  # previous = current: nothing to interpolate from yet
         if ticking:
             sender = self._buffers.sender
-            self._spawners.append(-1 if sender is None else sender.id)  # type: ignore[arg-type]
-            self._spawned.append(entity)
-            self._brought.append(components)
+            self._spawns.append((-1 if sender is None else sender.id, entity, components))  # type: ignore[arg-type]
         else:
             self._join(entity, components)
             self._update_list = None
@@ -261,7 +255,7 @@ class Spawner:
 
     def settle(self) -> None:
         """After a tick: despawned entities leave, and spawned ones join in the canonical order."""
-        if not (self._spawned or self._despawns):
+        if not (self._spawns or self._despawns):
             return
         # What _remove and _join do entity by entity, done for the whole tick at once: the
         # order, the hooks and esper change exactly as they would one by one.
@@ -281,21 +275,15 @@ class Spawner:
                 gone.append(entity_id)
             self.structure_version += len(left)
             ecs.delete_all(gone)
-            # A stable sort by spawner id: the canonical order ids are handed out in. Spawned in update
-            # order, they are in it already (unless the order was shuffled): then nothing is sorted.
-            spawners, spawned, brought = self._spawners, self._spawned, self._brought
-            if not all(map(le, spawners, islice(spawners, 1, None))):
-                ranked = sorted(range(len(spawners)), key=spawners.__getitem__)
-                spawned, brought = [spawned[i] for i in ranked], [brought[i] for i in ranked]
-            joined = [entity for entity in spawned if entity.alive]
-            if len(joined) < len(spawned):
-                brought = [components for entity, components in zip(spawned, brought) if entity.alive]
-            ids = ecs.create_all(joined, brought, Entity)
+            # A stable sort by spawner id: the canonical order ids are handed out in.
+            self._spawns.sort(key=_SPAWNER)
+            joining = [(components, entity) for _spawner, entity, components in self._spawns if entity.alive]
+            ids = ecs.create_all(joining, Entity)
         listed = self._update_list
         if listed is not None and not _cut(listed, left):
             listed = None
         index = self._index
-        for entity_id, entity in zip(ids, joined, strict=True):
+        for entity_id, (_components, entity) in zip(ids, joining, strict=True):
             entity.id = entity_id
             if entity_id in order:  # an id taken twice would keep its old place in the order
                 listed = None
@@ -310,27 +298,22 @@ class Spawner:
         if listed is not None:
             # The order lost ``left`` and gained the joined at its end: the list follows it without
             # a rebuild (which touches every entity), as the order's own list would come out.
-            listed.extend(joined)
+            listed.extend([entity for _components, entity in joining])
         self._update_list = listed
-        self._clear_spawns()
-        self._despawns.clear()
+        self._spawns = []
+        self._despawns = []
         self.structure_version += 1
 
     def drop_deferred(self) -> None:
         """The tick failed: its despawned entities are alive again, and its spawned ones never were."""
         for entity in self._despawns:
             entity.alive = True
-        self._despawns.clear()
-        for entity in self._spawned:
+        self._despawns = []
+        for _spawner, entity, _components in self._spawns:
             entity.alive = False
             detach(entity)
-        self._clear_spawns()
+        self._spawns = []
         self._update_list = None  # rebuilt: code reaching past the engine may have changed it
-
-    def _clear_spawns(self) -> None:
-        self._spawners.clear()
-        self._spawned.clear()
-        self._brought.clear()
 
     # -- checkpoints (engine.world.checkpoints) ------------------------------------------------
 
@@ -342,7 +325,7 @@ class Spawner:
         taken while nobody came or went share them, so a session that checkpoints every tick copies
         them only when the order changes.
         """
-        assert not (self._spawned or self._despawns), "a checkpoint is taken between ticks"
+        assert not (self._spawns or self._despawns), "a checkpoint is taken between ticks"
         kept = self._kept
         if kept is None or kept[0] is not self._order_token:
             kept = self._kept = (self._order_token, dict(self._order), list(self._order.values()))
