@@ -17,6 +17,7 @@ maps each name to its function, and ``Tweened.tween`` accepts these functions on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from engine.portable import PI, exp2, sin, sin_cos
@@ -37,117 +38,108 @@ _BOUNCE = 7.5625
 _BOUNCE_STEP = 2.75
 
 
+def _ends_exact(curve: Easing) -> Easing:
+    """``curve`` made exactly 0 at and before the start and exactly 1 at and after the end.
+
+    Every easing keeps its ends this way (a tween must land on its end value, bit for bit),
+    so the curves below are written for the open interval only.
+    """
+
+    @functools.wraps(curve)
+    def eased(t: float) -> float:
+        if t <= 0.0:
+            return 0.0
+        if t >= 1.0:
+            return 1.0
+        return curve(t)
+
+    return eased
+
+
+@_ends_exact
 def linear(t: float) -> float:
     """Constant speed: ``t`` itself."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else t
+    return t
 
 
+@_ends_exact
 def ease_in_quad(t: float) -> float:
     """Starts slowly, speeds up: ``t**2``."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else t * t
+    return t * t
 
 
+@_ends_exact
 def ease_out_quad(t: float) -> float:
     """Starts fast, slows down to the end: the mirror of ``ease_in_quad``."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     u = 1.0 - t
     return 1.0 - u * u
 
 
+@_ends_exact
 def ease_in_out_quad(t: float) -> float:
     """Slow, fast, slow: ``ease_in_quad`` for the first half, ``ease_out_quad`` for the second."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     if t < 0.5:
         return 2.0 * t * t
     u = 2.0 - 2.0 * t
     return 1.0 - u * u / 2.0
 
 
+@_ends_exact
 def ease_in_cubic(t: float) -> float:
     """Starts slower than quad: ``t**3``."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else t * t * t
+    return t * t * t
 
 
+@_ends_exact
 def ease_out_cubic(t: float) -> float:
     """Ends slower than quad: the mirror of ``ease_in_cubic``."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     u = 1.0 - t
     return 1.0 - u * u * u
 
 
+@_ends_exact
 def ease_in_out_cubic(t: float) -> float:
     """Slow, fast, slow, more marked than quad."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     if t < 0.5:
         return 4.0 * t * t * t
     u = 2.0 - 2.0 * t
     return 1.0 - u * u * u / 2.0
 
 
+@_ends_exact
 def ease_in_sine(t: float) -> float:
     """Starts slowly along a quarter of a cosine: ``1 - cos(t * pi/2)``."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else 1.0 - sin_cos(t * PI / 2.0)[1]
+    return 1.0 - sin_cos(t * PI / 2.0)[1]
 
 
+@_ends_exact
 def ease_out_sine(t: float) -> float:
     """Ends slowly along a quarter of a sine: ``sin(t * pi/2)``."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else sin(t * PI / 2.0)
+    return sin(t * PI / 2.0)
 
 
+@_ends_exact
 def ease_in_out_sine(t: float) -> float:
     """Gently in and out along half a cosine: ``(1 - cos(t * pi)) / 2``."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else (1.0 - sin_cos(t * PI)[1]) / 2.0
+    return (1.0 - sin_cos(t * PI)[1]) / 2.0
 
 
+@_ends_exact
 def ease_in_back(t: float) -> float:
     """Pulls back a little (below 0) before going: a wind-up."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     return (_BACK + 1.0) * t * t * t - _BACK * t * t
 
 
+@_ends_exact
 def ease_out_back(t: float) -> float:
     """Overshoots the end a little (about 10%), then settles: a menu title sliding in."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     u = t - 1.0
     return 1.0 + (_BACK + 1.0) * u * u * u + _BACK * u * u
 
 
+@_ends_exact
 def ease_in_out_back(t: float) -> float:
     """Winds up at the start and overshoots at the end."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     if t < 0.5:
         u = 2.0 * t
         return u * u * ((_BACK_IN_OUT + 1.0) * u - _BACK_IN_OUT) / 2.0
@@ -155,42 +147,30 @@ def ease_in_out_back(t: float) -> float:
     return (u * u * ((_BACK_IN_OUT + 1.0) * u + _BACK_IN_OUT) + 2.0) / 2.0
 
 
+@_ends_exact
 def ease_in_elastic(t: float) -> float:
     """Wobbles with growing swings, then snaps to the end: a spring pulled back."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     return -exp2(10.0 * t - 10.0) * sin((10.0 * t - 10.75) * _ELASTIC)
 
 
+@_ends_exact
 def ease_out_elastic(t: float) -> float:
     """Shoots past the end and wobbles back with shrinking swings: a spring let go."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     return exp2(-10.0 * t) * sin((10.0 * t - 0.75) * _ELASTIC) + 1.0
 
 
+@_ends_exact
 def ease_in_out_elastic(t: float) -> float:
     """Wobbles out of the start and into the end."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     wave = sin((20.0 * t - 11.125) * _ELASTIC_IN_OUT)
     if t < 0.5:
         return -(exp2(20.0 * t - 10.0) * wave) / 2.0
     return exp2(-20.0 * t + 10.0) * wave / 2.0 + 1.0
 
 
+@_ends_exact
 def ease_out_bounce(t: float) -> float:
     """Falls to the end and bounces on it three times, each bounce smaller: a dropped ball."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     if t < 1.0 / _BOUNCE_STEP:
         return _BOUNCE * t * t
     if t < 2.0 / _BOUNCE_STEP:
@@ -203,19 +183,15 @@ def ease_out_bounce(t: float) -> float:
     return _BOUNCE * u * u + 0.984375
 
 
+@_ends_exact
 def ease_in_bounce(t: float) -> float:
     """Bounces off the start, each bounce higher, then goes: ``ease_out_bounce`` played backwards."""
-    if t <= 0.0:
-        return 0.0
-    return 1.0 if t >= 1.0 else 1.0 - ease_out_bounce(1.0 - t)
+    return 1.0 - ease_out_bounce(1.0 - t)
 
 
+@_ends_exact
 def ease_in_out_bounce(t: float) -> float:
     """Bounces off the start and onto the end."""
-    if t <= 0.0:
-        return 0.0
-    if t >= 1.0:
-        return 1.0
     if t < 0.5:
         return (1.0 - ease_out_bounce(1.0 - 2.0 * t)) / 2.0
     return (1.0 + ease_out_bounce(2.0 * t - 1.0)) / 2.0

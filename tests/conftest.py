@@ -5,7 +5,8 @@ the suite's own."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +34,38 @@ def offscreen() -> None:
         pytest.skip(_offscreen_reason[0])
 
 
+@pytest.fixture
+def write_game(tmp_path: Path) -> Callable[[str, str], Path]:
+    """``write_game(name, source)``: the game ``source`` written as ``name`` in the test's own directory, its path.
+
+    A game as the command line and ``load_game`` take it: a file of its own, imported by path.
+    """
+
+    def write(name: str, source: str) -> Path:
+        path = tmp_path / name
+        path.write_text(source)
+        return path
+
+    return write
+
+
+@pytest.fixture
+def usage_error(capsys: pytest.CaptureFixture[str]) -> Callable[[list[str]], str]:
+    """``usage_error(argv)``: ``tickswap`` refuses ``argv`` as argparse does (status 2); its one line of error."""
+
+    def refuse(argv: list[str]) -> str:
+        from engine.tools.cli import main
+
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1, err
+        return err
+
+    return refuse
+
+
 @pytest.fixture(scope="module")
 def coturn() -> Iterator[Any]:
     """A local coturn TURN server for the ICE tests of one module; skipped, saying why, where none is installed."""
@@ -56,9 +89,10 @@ def grids_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     built: list[int] = []
     original = engine.spatial.build_grid
 
-    def counting(table: Any, x: Any, y: Any, half_width: Any, half_height: Any, boxed: Any, slots: Any) -> Any:
+    def counting(table: Any, x: Any, y: Any, half_width: Any, half_height: Any, boxed: Any, slots: Any,
+                 scans: int = 0) -> Any:
         built.append(len(slots))
-        return original(table, x, y, half_width, half_height, boxed, slots)
+        return original(table, x, y, half_width, half_height, boxed, slots, scans)
 
     monkeypatch.setattr(engine.spatial, "build_grid", counting)
     return built

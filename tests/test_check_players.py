@@ -48,10 +48,8 @@ def build(world):
 
 
 @pytest.fixture
-def tally(tmp_path):
-    path = tmp_path / "tally.py"
-    path.write_text(TALLY_GAME)
-    return str(path)
+def tally(write_game):
+    return str(write_game("tally.py", TALLY_GAME))
 
 
 def script(tmp_path, lines) -> str:

@@ -35,12 +35,18 @@ def events(trace: Trace) -> list[tuple]:
 
 # -- constant rate ----------------------------------------------------------------------
 
-def test_constant_rate_updates_renders_then_sleeps_until_the_next_tick(clock):
-    update, render, _ = costly(clock, 5, 3)
+def _two_frames_at_25_fps(clock: VirtualClock, update_ms: float) -> tuple[ConstantRateLoop, Trace]:
+    """A 25 fps constant-rate loop whose update takes ``update_ms`` and render 3 ms, after two frames, and its trace."""
+    update, render, _ = costly(clock, update_ms, 3)
     trace = Trace()
     loop = ConstantRateLoop(update, render, fps=25, clock=clock, trace=trace)
     loop.frame()
     loop.frame()
+    return loop, trace
+
+
+def test_constant_rate_updates_renders_then_sleeps_until_the_next_tick(clock):
+    loop, trace = _two_frames_at_25_fps(clock, 5)
     assert events(trace) == [
         ("input", 0.0, None), ("update", 0.0, 40.0), ("frame", 5.0, 40.0), ("render", 5.0, 1.0), ("wait", 8.0, 32.0),
         ("input", 40.0, None), ("update", 40.0, 80.0), ("frame", 45.0, 40.0), ("render", 45.0, 1.0),
@@ -50,11 +56,7 @@ def test_constant_rate_updates_renders_then_sleeps_until_the_next_tick(clock):
 
 
 def test_constant_rate_records_behind_when_a_frame_is_late_and_the_game_slows_down(clock):
-    update, render, _ = costly(clock, 50, 3)
-    trace = Trace()
-    loop = ConstantRateLoop(update, render, fps=25, clock=clock, trace=trace)
-    loop.frame()
-    loop.frame()
+    loop, trace = _two_frames_at_25_fps(clock, 50)
     assert [e for e in events(trace) if e[0] in ("wait", "behind")] == [("behind", 53.0, 13.0), ("behind", 106.0, 13.0)]
     assert loop.behind_ms == 26.0
     assert loop.ticks == 2, "one update per frame: game time (80 ms) fell behind real time (106 ms)"

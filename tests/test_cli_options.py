@@ -136,6 +136,16 @@ def test_host_and_join_are_typed_too():
     assert (rejoin.rejoin, rejoin.peer.command, rejoin.game) == ("1a" * 24, "session", None)
 
 
+@pytest.mark.parametrize("command", [("rendezvous",), ("host", "pong")])
+def test_a_bind_address_given_with_its_port_is_refused_with_the_two_options(command, capsys):
+    with pytest.raises(SystemExit) as exited:
+        parsed(*command, "--bind", "127.0.0.1:47770")
+    assert exited.value.code == 2
+    assert ("--bind: an address without its port, got '127.0.0.1:47770': give the port to --port "
+            "(--bind 127.0.0.1 --port 47770)") in capsys.readouterr().err
+    assert parsed(*command, "--bind", "127.0.0.1").bind == "127.0.0.1"
+
+
 def test_a_game_file_joining_as_itself_names_no_game():
     from engine.tools.cli.options import Parser, add_join_options, join_options
 

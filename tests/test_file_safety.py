@@ -319,11 +319,10 @@ def test_a_replay_ending_at_tick_0_with_a_wrong_hash_is_a_mismatch_not_all_match
     assert "differs at tick 0" in out and "all match" not in out
 
 
-def test_a_crashed_recordings_end_hash_is_checked_before_the_crash(tmp_path, capsys):
-    game = tmp_path / "bomb.py"
-    game.write_text("from engine import Entity\n\nclass Bomb(Entity):\n    def update(self, world):\n"
-                    "        self.x += 1\n        if world.tick_count == 9:\n            raise RuntimeError('boom')\n\n"
-                    "def build(world):\n    world.spawn(Bomb())\n")
+def test_a_crashed_recordings_end_hash_is_checked_before_the_crash(tmp_path, capsys, write_game):
+    game = write_game("bomb.py", "from engine import Entity\n\nclass Bomb(Entity):\n    def update(self, world):\n"
+                                 "        self.x += 1\n        if world.tick_count == 9:\n            raise RuntimeError('boom')\n\n"
+                                 "def build(world):\n    world.spawn(Bomb())\n")
     path = tmp_path / "r.jsonl"
     assert main(["run", str(game), "--ticks", "20", "--record", str(path)]) == 1
     lines = path.read_text().splitlines()

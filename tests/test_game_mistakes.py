@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine import InputEvent, Look, keys
-from engine.render.picture import check_png
+from engine.disk.png import check_png
 from engine.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

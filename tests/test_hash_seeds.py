@@ -53,10 +53,8 @@ def build(world):
 
 
 @pytest.fixture
-def set_order_game(tmp_path):
-    path = tmp_path / "setorder.py"
-    path.write_text(SET_ORDER)
-    return path
+def set_order_game(write_game):
+    return write_game("setorder.py", SET_ORDER)
 
 
 def test_tickswap_check_rollback_names_the_tick_and_entities_of_a_game_reading_set_order(set_order_game, capsys):
@@ -79,12 +77,9 @@ def test_hash_seeds_0_skips_the_processes(set_order_game, capsys):
 
 
 @pytest.mark.parametrize("bad", ["1", "-1", "17", "x"])
-def test_tickswap_check_refuses_a_bad_hash_seeds_count(bad, capsys):
-    with pytest.raises(SystemExit) as stopped:
-        main(["check", "pong", "--hash-seeds", bad])
-    assert stopped.value.code == 2
-    err = capsys.readouterr().err
-    assert "--hash-seeds" in err and bad in err and len(err.strip().splitlines()) == 1
+def test_tickswap_check_refuses_a_bad_hash_seeds_count(bad, usage_error):
+    err = usage_error(["check", "pong", "--hash-seeds", bad])
+    assert "--hash-seeds" in err and bad in err
 
 
 def test_a_sample_is_the_same_in_every_process(capsys):

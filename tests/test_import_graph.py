@@ -138,9 +138,10 @@ def test_the_import_reader_counts_imports_made_inside_functions():
 
 def test_the_double_buffer_imports_only_leaves():
     # buffering is typed against its own base class and protocols: beyond itself it may
-    # name only the errors it raises and the look a crowd carries (both leaves).
+    # name only the errors it raises, the look a crowd carries and the loader of its
+    # compiled core (all leaves).
     graph = _imports()
-    allowed = {"engine.errors", "engine.look", "engine.messages"}
+    allowed = {"engine.errors", "engine.look", "engine.messages", "engine.compiled"}
     for name, targets in graph.items():
         if name.startswith("engine.buffering"):
             outside = {t for t in targets if not t.startswith("engine.buffering")} - allowed
@@ -315,7 +316,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 "engine.trace", "engine.portable", "engine.easing", "engine.interrupts", "engine.schema", "engine.ecs",
                 "engine.look", "engine.lab", "engine.disk",
                 # The art kit (pixels and sounds written as files, standard library only); --json's emitter.
-                "engine.art", "engine.json_events")),
+                "engine.art", "engine.json_events",
+                # Which optional C extension is loaded, or its pure-Python twin (TICKSWAP_PURE).
+                "engine.compiled")),
     ("buffering", ("engine.buffering",)),
     # An entity and what it is made of (scenes and hits too), the per-tick input (and the --input
     # scripts, read by the JSON-lines reader of engine.disk), snapshots, the loops.

@@ -158,21 +158,33 @@ def _end_of(recording: Path) -> dict[str, object]:
     return record
 
 
-@pytest.mark.parametrize("tick", [3, 60])
-@pytest.mark.parametrize("point", GAME_POINTS + ENGINE_POINTS)
-def test_a_run_stopped_anywhere_in_a_tick_keeps_a_recording_that_replays(tmp_path, monkeypatch, capsys, point, tick):
+def _stopped_churn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: str, **env: str) -> tuple[Path, Path, int]:
+    """Record CHURN stopped at ``stop`` (``point:tick``, with ``TICKSWAP_TEST_*`` in ``env``): (game, recording, status).
+
+    The stop is lifted again afterwards, so the test replays the recording as it was left.
+    """
     game = tmp_path / "churn.py"
     game.write_text(CHURN)
     recording = tmp_path / "r.jsonl"
     _patch_engine_points(monkeypatch)
-    monkeypatch.setenv("TICKSWAP_TEST_STOP", f"{point}:{tick}")
-    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) == 130
+    monkeypatch.setenv("TICKSWAP_TEST_STOP", stop)
+    for name, value in env.items():
+        monkeypatch.setenv(f"TICKSWAP_TEST_{name}", value)
+    status = main(["run", str(game), "--ticks", "100", "--record", str(recording)])
+    monkeypatch.delenv("TICKSWAP_TEST_STOP")
+    return game, recording, status
+
+
+@pytest.mark.parametrize("tick", [3, 60])
+@pytest.mark.parametrize("point", GAME_POINTS + ENGINE_POINTS)
+def test_a_run_stopped_anywhere_in_a_tick_keeps_a_recording_that_replays(tmp_path, monkeypatch, capsys, point, tick):
+    game, recording, status = _stopped_churn(tmp_path, monkeypatch, f"{point}:{tick}")
+    assert status == 130
     err = capsys.readouterr().err
     assert "interrupted at tick" in err and err.count("\n") == 1, err
     end = _end_of(recording)
     # The tick the signal landed in happened completely (or, between ticks, the one before it).
     assert end["end"] == tick, end
-    monkeypatch.delenv("TICKSWAP_TEST_STOP")
     assert main(["replay", str(recording), "--game", str(game)]) == 0
     out = capsys.readouterr().out
     assert "all match" in out, out
@@ -180,15 +192,9 @@ def test_a_run_stopped_anywhere_in_a_tick_keeps_a_recording_that_replays(tmp_pat
 
 @pytest.mark.parametrize("point", ["update-last", "buffers-finish"])
 def test_sigterm_in_a_tick_is_143_and_the_recording_replays(tmp_path, monkeypatch, capsys, point):
-    game = tmp_path / "churn.py"
-    game.write_text(CHURN)
-    recording = tmp_path / "r.jsonl"
-    _patch_engine_points(monkeypatch)
-    monkeypatch.setenv("TICKSWAP_TEST_STOP", f"{point}:7")
-    monkeypatch.setenv("TICKSWAP_TEST_SIGNAL", "TERM")
-    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) == 143
+    game, recording, status = _stopped_churn(tmp_path, monkeypatch, f"{point}:7", SIGNAL="TERM")
+    assert status == 143
     assert "terminated at tick 7" in capsys.readouterr().err
-    monkeypatch.delenv("TICKSWAP_TEST_STOP")
     assert main(["replay", str(recording), "--game", str(game)]) == 0
 
 
@@ -290,18 +296,12 @@ def test_without_the_handlers_a_tick_is_interrupted_as_python_always_did():
 @pytest.mark.parametrize("point", ["buffers-finish", "remove", "recorder"])
 def test_a_second_signal_inside_a_tick_ends_the_recording_at_its_last_hash(tmp_path, monkeypatch, capsys, point,
                                                                             tick, last_hash):
-    game = tmp_path / "churn.py"
-    game.write_text(CHURN)
-    recording = tmp_path / "r.jsonl"
-    _patch_engine_points(monkeypatch)
-    monkeypatch.setenv("TICKSWAP_TEST_STOP", f"{point}:{tick}")
-    monkeypatch.setenv("TICKSWAP_TEST_TWICE", "1")
-    assert main(["run", str(game), "--ticks", "100", "--record", str(recording)]) == 130
+    game, recording, status = _stopped_churn(tmp_path, monkeypatch, f"{point}:{tick}", TWICE="1")
+    assert status == 130
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "by force, in a tick" in err, err
     assert f"the recording ends at tick {last_hash}, its last hash before the stop" in err, err
     assert _end_of(recording)["end"] == last_hash
-    monkeypatch.delenv("TICKSWAP_TEST_STOP")
     assert main(["replay", str(recording), "--game", str(game)]) == 0
     assert "all match" in capsys.readouterr().out
 

@@ -78,10 +78,8 @@ def build(world):
 
 
 @pytest.fixture
-def comet(tmp_path):
-    path = tmp_path / "comet.py"
-    path.write_text(COMET)
-    return str(path)
+def comet(write_game):
+    return str(write_game("comet.py", COMET))
 
 
 def test_the_variable_loop_ticks_an_entity_game_with_the_frames_elapsed_time(comet):

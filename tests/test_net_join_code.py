@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from netsim import CODE, GAME, HOST_PORT, Net, host_lobby
@@ -106,18 +107,24 @@ def test_a_man_in_the_middle_answering_the_joiner_is_found_by_the_joiner_which_s
     assert stopped.value.status == 2 and not joiner.ready
 
 
-def test_a_joiner_with_the_wrong_code_stops_saying_so_and_the_host_frees_the_seat() -> None:
-    options = SessionOptions(disconnect_timeout=0.5)
+def _wrong_code_refused(disconnect_timeout: float) -> tuple[Net, SessionOptions, Any, Any]:
+    """A two-player host and a joiner with the wrong code, polled until the joiner stops: (net, options, host, joiner)."""
+    options = SessionOptions(disconnect_timeout=disconnect_timeout)
     net = Net()
     host = net.host(players=2, options=options)
     joiner = net.join(options=replace(options, code="WRQNG2"))
     host.open_lobby(60.0)
     joiner.open_lobby(60.0)
-    with pytest.raises(SessionError, match=re.escape(f"{NOT_CONFIRMED}")):
+    with pytest.raises(SessionError, match=re.escape(NOT_CONFIRMED)):
         for _ in range(100):
             for peer in (host, joiner):
                 peer.poll()
             net.step(False)
+    return net, options, host, joiner
+
+
+def test_a_joiner_with_the_wrong_code_stops_saying_so_and_the_host_frees_the_seat() -> None:
+    net, _, host, _ = _wrong_code_refused(0.5)
     for _ in range(100):
         host.poll()
         net.step(False)
@@ -168,17 +175,7 @@ def test_online_guesses_are_rate_limited_to_one_a_second_after_a_burst() -> None
 def test_a_joiner_that_finds_its_code_wrong_frees_the_seat_at_once_for_the_right_code() -> None:
     # The newcomer's trial: a wrong code, then the right one at once, was refused "the session is full"
     # for the 5 s the host held the seat of a joiner that would never prove the code.
-    options = SessionOptions(disconnect_timeout=5.0)
-    net = Net()
-    host = net.host(players=2, options=options)
-    wrong = net.join(options=replace(options, code="WRQNG2"))
-    host.open_lobby(60.0)
-    wrong.open_lobby(60.0)
-    with pytest.raises(SessionError, match=re.escape(NOT_CONFIRMED)):
-        for _ in range(100):
-            for peer in (host, wrong):
-                peer.poll()
-            net.step(False)
+    net, options, host, wrong = _wrong_code_refused(5.0)
     wrong.close()  # as tickswap join does on its way out: its goodbyes go
     started = host.machine.now()
     right = net.join(options=options)

@@ -87,3 +87,22 @@ def test_a_box_on_real_sockets_routes_out_filters_in_and_keeps_the_inside_privat
         finally:
             inside.close()
             box.close()
+
+
+def test_what_the_house_sent_before_its_router_closed_still_goes_out() -> None:
+    # A host's goodbye sent just before it left (issue 39's room flake): the box's thread had
+    # not run since, and closing dropped the datagrams waiting at its gateway.
+    box = NatBox("port-restricted")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as server:
+        server.bind(("127.0.0.1", 0))
+        inside = box.make_socket()
+        try:
+            inside.bind(("127.0.0.1", 0))
+            with box._lock:  # the box's thread cannot forward them before the close
+                for number in range(3):
+                    inside.sendto(b"bye %d" % number, server.getsockname())
+        finally:
+            box.close()
+            inside.close()
+        server.settimeout(5.0)
+        assert [server.recvfrom(100)[0] for _ in range(3)] == [b"bye 0", b"bye 1", b"bye 2"]

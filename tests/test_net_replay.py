@@ -9,6 +9,9 @@ and the player is dropped on time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from netsim import HOST_PORT, Net
 from test_net_play import scripted
 
@@ -47,18 +50,25 @@ def test_a_number_far_ahead_clears_the_window_without_a_huge_shift() -> None:
     assert host.open(far) == REPLAYED and host.seen.bit_length() <= REPLAY_WINDOW
 
 
+def _captured(peer: Any, keep: Callable[[bytes], bool] = lambda data: True) -> list[bytes]:
+    """Every datagram ``peer`` sends from now on that ``keep`` takes, copied as it goes (an eavesdropper's record)."""
+    captured: list[bytes] = []
+    send = peer.transport.send
+
+    def capture(data: bytes, to: tuple[str, int]) -> bool:
+        if keep(data):
+            captured.append(data)
+        return bool(send(data, to))
+    peer.transport.send = capture
+    return captured
+
+
 def test_a_killed_joiners_replayed_datagrams_do_not_keep_it_alive_nor_move_it() -> None:
     options = SessionOptions(ticks=900, disconnect_timeout=0.5)
     net = Net()
     host = net.host(players=3, options=options)
     second, third = net.join(options=options), net.join(options=options)
-    captured: list[bytes] = []
-    send = third.transport.send
-
-    def capture(data: bytes, to: tuple[str, int]) -> bool:
-        captured.append(data)
-        return send(data, to)
-    third.transport.send = capture  # type: ignore[method-assign]
+    captured = _captured(third)
     net.open()
     scripted(net)
     attacker = net.network.transport()
@@ -93,14 +103,7 @@ def test_a_dead_hosts_replayed_welcome_does_not_keep_its_joiner_waiting() -> Non
     net = Net()
     host = net.host(options=options)
     joiner = net.join(options=options)
-    welcomes: list[bytes] = []
-    send = host.transport.send
-
-    def capture(data: bytes, to: tuple[str, int]) -> bool:
-        if data[4:5] == b"R":
-            welcomes.append(data)
-        return send(data, to)
-    host.transport.send = capture  # type: ignore[method-assign]
+    welcomes = _captured(host, lambda data: data[4:5] == b"R")
     net.open()
     scripted(net)
     attacker = net.network.transport()

@@ -6,6 +6,7 @@ import math
 from types import SimpleNamespace
 
 import pytest
+from loadedworlds import assert_goes_on_alike, loaded_beside
 from mapfiles import tmj
 
 from engine import Entity, Follower, Path, TileMap, World, buffered
@@ -100,12 +101,7 @@ def test_a_follower_walks_a_route_drawn_in_tiled_and_a_save_of_the_map_and_walke
         for _ in range(8):
             straight.tick()
         assert (scout.x, scout.y, scout.angle) == (24.0, 10.0, -90.0)
-        straight.save(tmp_path / "scout.json")
-        with World.load(tmp_path / "scout.json") as loaded:
-            for _ in range(30):
-                straight.tick()
-                loaded.tick()
-                assert loaded.state_hash() == straight.state_hash()
+        assert_goes_on_alike(straight, tmp_path / "scout.json", ticks=30)
 
 
 class Walker(Follower):
@@ -208,12 +204,7 @@ def test_a_save_made_mid_path_loads_and_walks_on_as_the_straight_run(tmp_path):
         build_wave(straight)
         for _ in range(13):
             straight.tick()
-        straight.save(tmp_path / "mid.json")
-        with World.load(tmp_path / "mid.json") as loaded:
-            for _ in range(40):
-                straight.tick()
-                loaded.tick()
-                assert loaded.state_hash() == straight.state_hash()
+        with loaded_beside(straight, tmp_path / "mid.json", ticks=40) as loaded:
             assert [w.path_distance for w in loaded.entities if isinstance(w, Walker)] == \
                    [w.path_distance for w in straight.entities if isinstance(w, Walker)]
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine import World, keys
 from engine.input import read_input_script
 from engine.testing import load_game, load_save
@@ -41,6 +43,14 @@ def hero_of(world, module):
     return world.entities_of(module.Hero)[0]
 
 
+@pytest.fixture
+def playing():
+    """The platformer started (``platformer_world()``) and its hero: ``(world, module, game, hero)``; closed after."""
+    world, module, game = platformer_world()
+    with world:
+        yield world, module, game, hero_of(world, module)
+
+
 def put(hero, x: float, y: float = STANDING) -> None:
     """Move the hero between ticks (a jump, not a slide)."""
     hero.x, hero.y, hero.dx, hero.dy = x, y, 0.0, 0.0
@@ -66,52 +76,44 @@ def test_platformer_title_waits_then_space_starts_play_and_the_music():
         assert (music.path, music.loop, music.volume) == (module.MUSIC, True, 0.6)
 
 
-def test_platformer_the_hero_lands_and_stands_on_the_grass():
-    world, module, _ = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        for _ in range(200):
-            world.tick()
-        assert (hero.x, hero.y, hero.on_ground, hero.dy) == (56.0, STANDING, True, 0.0)
+def test_platformer_the_hero_lands_and_stands_on_the_grass(playing):
+    world, module, _, hero = playing
+    for _ in range(200):
+        world.tick()
+    assert (hero.x, hero.y, hero.on_ground, hero.dy) == (56.0, STANDING, True, 0.0)
 
 
-def test_platformer_the_hero_runs_right_until_a_step_of_the_stairs_stops_it():
-    world, module, _ = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        put(hero, 800.0)
-        world.input_queue.press(keys.RIGHT)
-        run(world, 5)
-        assert hero.x == 810.0 and hero.facing == 1
-        run(world, 40)
-        assert (hero.x, hero.y, hero.on_ground) == (832.0 - 5.0, STANDING, True), "against the first step"
+def test_platformer_the_hero_runs_right_until_a_step_of_the_stairs_stops_it(playing):
+    world, module, _, hero = playing
+    put(hero, 800.0)
+    world.input_queue.press(keys.RIGHT)
+    run(world, 5)
+    assert hero.x == 810.0 and hero.facing == 1
+    run(world, 40)
+    assert (hero.x, hero.y, hero.on_ground) == (832.0 - 5.0, STANDING, True), "against the first step"
 
 
-def test_platformer_falling_into_a_gap_costs_a_life_and_starts_again_at_the_start():
-    world, module, game = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        put(hero, 376.0)  # over the first gap
-        heard: list = []
-        run(world, 40, heard)
-        assert game.lives == 2 and module.HURT in heard
-        assert (hero.x, hero.y) == (56.0, STANDING) and hero.safe > 0
+def test_platformer_falling_into_a_gap_costs_a_life_and_starts_again_at_the_start(playing):
+    world, module, game, hero = playing
+    put(hero, 376.0)  # over the first gap
+    heard: list = []
+    run(world, 40, heard)
+    assert game.lives == 2 and module.HURT in heard
+    assert (hero.x, hero.y) == (56.0, STANDING) and hero.safe > 0
 
 
-def test_platformer_a_jump_rises_about_three_and_a_half_tiles_with_a_sound():
-    world, module, _ = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        run(world, 10)
-        world.input_queue.press(keys.UP)
-        heard: list = []
-        peak = hero.y
-        for _ in range(60):
-            world.tick()
-            heard.extend(request.path for request in take_sounds(world))
-            peak = max(peak, hero.y)
-        assert 3.4 * 16 < peak - STANDING < 3.6 * 16
-        assert heard == [module.JUMP] and hero.y == STANDING and hero.on_ground
+def test_platformer_a_jump_rises_about_three_and_a_half_tiles_with_a_sound(playing):
+    world, module, _, hero = playing
+    run(world, 10)
+    world.input_queue.press(keys.UP)
+    heard: list = []
+    peak = hero.y
+    for _ in range(60):
+        world.tick()
+        heard.extend(request.path for request in take_sounds(world))
+        peak = max(peak, hero.y)
+    assert 3.4 * 16 < peak - STANDING < 3.6 * 16
+    assert heard == [module.JUMP] and hero.y == STANDING and hero.on_ground
 
 
 def test_platformer_a_running_jump_lands_on_every_floating_platform():
@@ -137,55 +139,49 @@ def test_platformer_a_running_jump_lands_on_every_floating_platform():
             assert (hero.y, hero.on_ground) == (96.0 + 7.0, True), f"on the platform from column {column}"
 
 
-def test_platformer_a_jump_under_the_bricks_bumps_the_hero_s_head():
-    world, module, _ = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        put(hero, 264.0)
-        run(world, 2)
-        world.input_queue.press(keys.SPACE)
-        peak = hero.y
-        for _ in range(40):
-            world.tick()
-            peak = max(peak, hero.y)
-        assert peak == 80.0 - 7.0, "its top stops at the bricks' underside"
-        assert hero.y == STANDING
+def test_platformer_a_jump_under_the_bricks_bumps_the_hero_s_head(playing):
+    world, module, _, hero = playing
+    put(hero, 264.0)
+    run(world, 2)
+    world.input_queue.press(keys.SPACE)
+    peak = hero.y
+    for _ in range(40):
+        world.tick()
+        peak = max(peak, hero.y)
+    assert peak == 80.0 - 7.0, "its top stops at the bricks' underside"
+    assert hero.y == STANDING
 
 
-def test_platformer_a_coin_the_hero_touches_adds_ten_chimes_and_goes():
-    world, module, game = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        coins = world.entities_of(module.Coin)
-        coin = coins[0]
-        put(hero, coin.x, coin.y)
-        heard: list = []
-        run(world, 3, heard)
-        assert game.score == 10 and not coin.alive and heard.count(module.COIN) == 1
-        assert len(world.entities_of(module.Coin)) == len(coins) - 1
-        run(world, 10)
-        assert game.score == 10, "a coin counts once"
+def test_platformer_a_coin_the_hero_touches_adds_ten_chimes_and_goes(playing):
+    world, module, game, hero = playing
+    coins = world.entities_of(module.Coin)
+    coin = coins[0]
+    put(hero, coin.x, coin.y)
+    heard: list = []
+    run(world, 3, heard)
+    assert game.score == 10 and not coin.alive and heard.count(module.COIN) == 1
+    assert len(world.entities_of(module.Coin)) == len(coins) - 1
+    run(world, 10)
+    assert game.score == 10, "a coin counts once"
 
 
-def test_platformer_landing_on_a_slime_stomps_it_and_walking_into_one_hurts():
-    world, module, game = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        slimes = world.entities_of(module.Slime)
-        slime = slimes[0]
-        put(hero, slime.x, slime.y + 30)
-        heard: list = []
-        run(world, 15, heard)
-        assert slime.squashed and slime.alive, "flat for half a second"
-        run(world, 40, heard)
-        assert game.score == 50 and game.lives == 3 and heard.count(module.STOMP) == 1
-        assert not slime.alive and len(world.entities_of(module.Slime)) == len(slimes) - 1
+def test_platformer_landing_on_a_slime_stomps_it_and_walking_into_one_hurts(playing):
+    world, module, game, hero = playing
+    slimes = world.entities_of(module.Slime)
+    slime = slimes[0]
+    put(hero, slime.x, slime.y + 30)
+    heard: list = []
+    run(world, 15, heard)
+    assert slime.squashed and slime.alive, "flat for half a second"
+    run(world, 40, heard)
+    assert game.score == 50 and game.lives == 3 and heard.count(module.STOMP) == 1
+    assert not slime.alive and len(world.entities_of(module.Slime)) == len(slimes) - 1
 
-        other = world.entities_of(module.Slime)[0]
-        put(hero, other.x + 30)
-        world.input_queue.press(keys.LEFT)
-        run(world, 30, heard)
-        assert game.lives == 2 and module.HURT in heard and other.alive
+    other = world.entities_of(module.Slime)[0]
+    put(hero, other.x + 30)
+    world.input_queue.press(keys.LEFT)
+    run(world, 30, heard)
+    assert game.lives == 2 and module.HURT in heard and other.alive
 
 
 def test_platformer_a_slime_is_stomped_from_any_height_of_the_fall():
@@ -201,15 +197,13 @@ def test_platformer_a_slime_is_stomped_from_any_height_of_the_fall():
             assert (game.score, game.lives) == (50, 3), f"dropped from {drop} px above"
 
 
-def test_platformer_spikes_hurt_a_hero_walking_into_them():
-    world, module, game = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        put(hero, 520.0)
-        world.input_queue.press(keys.RIGHT)
-        heard: list = []
-        run(world, 30, heard)
-        assert game.lives == 2 and module.HURT in heard and hero.x < 520.0
+def test_platformer_spikes_hurt_a_hero_walking_into_them(playing):
+    world, module, game, hero = playing
+    put(hero, 520.0)
+    world.input_queue.press(keys.RIGHT)
+    heard: list = []
+    run(world, 30, heard)
+    assert game.lives == 2 and module.HURT in heard and hero.x < 520.0
 
 
 def test_platformer_a_running_jump_over_the_spikes_before_the_bricks_lands_safe_from_any_take_off():
@@ -258,17 +252,15 @@ def test_platformer_no_lives_left_is_game_over_and_r_starts_afresh():
         assert [request.path for request in take_music(world)] == [module.MUSIC]
 
 
-def test_platformer_touching_the_flag_wins_and_stops_the_music():
-    world, module, game = platformer_world()
-    with world:
-        hero = hero_of(world, module)
-        goal = world.entities_of(module.Goal)[0]
-        put(hero, goal.x - 20)
-        take_music(world)
-        world.input_queue.press(keys.RIGHT)
-        run(world, 12)
-        assert game.phase == "won" and game.lives == 3
-        assert [request.path for request in take_music(world)] == [None]
+def test_platformer_touching_the_flag_wins_and_stops_the_music(playing):
+    world, module, game, hero = playing
+    goal = world.entities_of(module.Goal)[0]
+    put(hero, goal.x - 20)
+    take_music(world)
+    world.input_queue.press(keys.RIGHT)
+    run(world, 12)
+    assert game.phase == "won" and game.lives == 3
+    assert [request.path for request in take_music(world)] == [None]
 
 
 def test_platformer_plays_with_a_pad_d_pad_stick_a_and_start():

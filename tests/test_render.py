@@ -45,6 +45,15 @@ def draw(renderer, window, alpha):
     renderer.draw(alpha)
 
 
+def drawn(world, window, alpha):
+    """A new renderer of ``world``, its first frame drawn at ``alpha``, and the 120x40 pixels it left: (renderer, at)."""
+    from engine.render.entities import EntityRenderer
+
+    renderer = EntityRenderer(world)
+    draw(renderer, window, alpha)
+    return renderer, pixels(120, 40)
+
+
 def test_an_entity_between_two_positions_is_drawn_halfway_at_alpha_one_half(window):
     from engine.render.entities import EntityRenderer
 
@@ -78,7 +87,6 @@ def test_rendering_never_changes_the_game_state(window):
 
 
 def test_shapes_are_cut_out_of_their_squares(window):
-    from engine.render.entities import EntityRenderer
 
     class Ball(Entity):
         look = Look("circle", 20, (0, 255, 0))
@@ -86,9 +94,7 @@ def test_shapes_are_cut_out_of_their_squares(window):
     with World() as world:
         world.spawn(Dot(x=20, y=20))
         world.spawn(Ball(x=80, y=20))
-        renderer = EntityRenderer(world)
-        draw(renderer, window, 1.0)
-        at = pixels(120, 40)
+        renderer, at = drawn(world, window, 1.0)
         assert at(16, 16) == (255, 0, 0), "a square fills its corner"
         assert at(80, 20) == (0, 255, 0) and at(71, 11) == (0, 0, 0), "a circle leaves its corners"
         renderer.delete()
@@ -408,7 +414,6 @@ def test_the_swarm_crowd_is_drawn_interpolated(window):
     import numpy as np
 
     from engine.crowd import Crowd
-    from engine.render.entities import EntityRenderer
 
     class Pair(Crowd):
         look: Look | None = Look("square", 4, (0, 255, 0))
@@ -420,9 +425,7 @@ def test_the_swarm_crowd_is_drawn_interpolated(window):
         pair = world.spawn(Pair(4))
         pair.spawn_members(position=[[10, 10], [10, 30]], velocity=[[40, 0], [80, 0]])
         world.tick()
-        renderer = EntityRenderer(world)
-        draw(renderer, window, 0.5)
-        at = pixels(120, 40)
+        renderer, at = drawn(world, window, 0.5)
         assert at(30, 10) == (0, 255, 0) and at(50, 30) == (0, 255, 0)
         assert at(10, 10) == (0, 0, 0) and at(90, 30) == (0, 0, 0)
         assert renderer.entity_count == 2
@@ -447,7 +450,6 @@ def test_max_fps_is_refused_for_loops_that_pace_themselves(capsys):
 
 def test_a_crowd_with_a_picture_look_draws_the_picture_and_one_with_text_is_refused_by_name(window, tmp_path):
     from engine.crowd import Crowd
-    from engine.render.entities import EntityRenderer
 
     picture = tmp_path / "half.png"
     write_half_red_png(picture)
@@ -459,9 +461,7 @@ def test_a_crowd_with_a_picture_look_draws_the_picture_and_one_with_text_is_refu
         flock = world.spawn(Flock(4))
         flock.spawn_members(position=[[30, 20], [90, 20]])
         world.tick()
-        renderer = EntityRenderer(world)
-        draw(renderer, window, 1.0)
-        at = pixels(120, 40)
+        renderer, at = drawn(world, window, 1.0)
         # Each member is the 16x8 picture: red on its left half, transparent on its right.
         assert at(24, 20) == (255, 0, 0) and at(84, 20) == (255, 0, 0)
         assert at(34, 20) == (0, 0, 0) and at(94, 20) == (0, 0, 0)
@@ -522,7 +522,6 @@ def test_text_is_drawn_and_a_changed_text_shows_next_frame(window):
 
 
 def test_a_square_turned_45_degrees_fills_its_diamond_and_leaves_its_corners(window):
-    from engine.render.entities import EntityRenderer
 
     class Turned(Entity):
         look = Look("square", 20, (255, 0, 0))
@@ -530,9 +529,7 @@ def test_a_square_turned_45_degrees_fills_its_diamond_and_leaves_its_corners(win
     with World() as world:
         square = world.spawn(Turned(x=60, y=20))
         square.angle = 45.0
-        renderer = EntityRenderer(world)
-        draw(renderer, window, 1.0)
-        at = pixels(120, 40)
+        renderer, at = drawn(world, window, 1.0)
         assert at(60, 20) == (255, 0, 0)
         assert at(60, 33) == (255, 0, 0) and at(47, 20) == (255, 0, 0), "a corner points up, one left (14 px out)"
         assert at(52, 12) == (0, 0, 0) and at(68, 28) == (0, 0, 0), "the unturned corners are empty"
@@ -540,7 +537,6 @@ def test_a_square_turned_45_degrees_fills_its_diamond_and_leaves_its_corners(win
 
 
 def test_a_turning_entity_is_drawn_at_its_interpolated_angle(window):
-    from engine.render.entities import EntityRenderer
 
     class Bar(Entity):
         look = Look("square", (30, 4), (255, 0, 0))
@@ -551,9 +547,7 @@ def test_a_turning_entity_is_drawn_at_its_interpolated_angle(window):
     with World() as world:
         world.spawn(Bar(x=60, y=20))
         world.tick()  # 0 -> 90 degrees
-        renderer = EntityRenderer(world)
-        draw(renderer, window, 0.0)
-        at = pixels(120, 40)
+        renderer, at = drawn(world, window, 0.0)
         assert at(72, 20) == (255, 0, 0) and at(60, 32) == (0, 0, 0), "alpha 0: lying flat"
         draw(renderer, window, 1.0)
         at = pixels(120, 40)
@@ -593,7 +587,6 @@ def test_an_entity_without_a_look_draws_nothing(window):
 
 
 def test_higher_layers_draw_on_top_whatever_the_update_order(window):
-    from engine.render.entities import EntityRenderer
 
     class Front(Entity):
         look = Look("square", 10, (255, 0, 0), layer=1)
@@ -606,9 +599,7 @@ def test_higher_layers_draw_on_top_whatever_the_update_order(window):
         world.spawn(Back(x=60, y=20))
         world.spawn(Entity(x=20, y=20)).look = Look("square", 10, (0, 255, 0), layer=-1)
         world.spawn(Back(x=20, y=20))
-        renderer = EntityRenderer(world)
-        draw(renderer, window, 1.0)
-        at = pixels(120, 40)
+        renderer, at = drawn(world, window, 1.0)
         assert at(60, 20) == (255, 0, 0) and at(20, 20) == (0, 0, 255)
         renderer.delete()
 

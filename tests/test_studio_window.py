@@ -62,14 +62,18 @@ class ToldWatcher:
         pass
 
 
-@pytest.fixture
-def studio_runner(offscreen, game_file):
+def _studio_runner(path) -> Any:
+    """A headless window's runner with the studio on the game at ``path`` (the caller closes it)."""
     from engine.render.runner import GameRunner
 
-    game = load_game(game_file)
-    studio = Studio(game)
+    game = load_game(path)
     watcher = cast(Any, ToldWatcher())  # a stand-in with the Watcher's two methods
-    runner = GameRunner(game, StudioDriver(studio, watcher=watcher), display=Display(headless=True))
+    return GameRunner(game, StudioDriver(Studio(game), watcher=watcher), display=Display(headless=True))
+
+
+@pytest.fixture
+def studio_runner(offscreen, game_file):
+    runner = _studio_runner(game_file)
     yield runner
     runner.close()
 
@@ -300,13 +304,9 @@ def _overlap(a, b) -> float:
 @pytest.mark.parametrize("which", [0, 1, 2])
 def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_inspected_entity_visible(
         offscreen, tmp_path, which):
-    from engine.render.runner import GameRunner
-
     path = tmp_path / "hero.py"
     path.write_text(HERO)
-    game = load_game(path)
-    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
-                        display=Display(headless=True))
+    runner = _studio_runner(path)
     try:
         runner.run(frames=20)
         press(runner, keys.F2)
@@ -344,13 +344,9 @@ def test_on_a_480x448_window_the_hud_and_inspector_leave_the_play_field_and_the_
 
 
 def test_on_a_large_window_the_inspector_shows_every_line_top_left(offscreen, tmp_path):
-    from engine.render.runner import GameRunner
-
     path = tmp_path / "hero.py"
     path.write_text(HERO.replace("WIDTH, HEIGHT = 480, 448", "WIDTH, HEIGHT = 1280, 720"))
-    game = load_game(path)
-    runner = GameRunner(game, StudioDriver(Studio(game), watcher=cast(Any, ToldWatcher())),
-                        display=Display(headless=True))
+    runner = _studio_runner(path)
     try:
         runner.run(frames=5)
         press(runner, keys.F2)

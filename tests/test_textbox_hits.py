@@ -100,10 +100,8 @@ def build(world: World):
 
 
 @pytest.fixture
-def adventure(tmp_path):
-    game = tmp_path / "adventure.py"
-    game.write_text(ADVENTURE)
-    return game
+def adventure(write_game):
+    return write_game("adventure.py", ADVENTURE)
 
 
 def test_a_hit_lands_once_per_swing_then_the_target_blinks_and_is_safe(adventure):

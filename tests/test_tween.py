@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import pytest
+from loadedworlds import assert_goes_on_alike
 
 from engine import BufferedWriteError, Entity, EntityUpdateError, Tweened, World, buffered, easing
 from engine.path import Follower, Path
 from engine.testing import assert_order_independent, assert_rollback_deterministic
+
+T = TypeVar("T")
 
 
 class Title(Tweened):
@@ -38,13 +44,19 @@ class Watcher(Entity):
         self.copied = self.title.y
 
 
+def watched(world: World, ticks: int, read: Callable[[], T]) -> list[T]:
+    """What ``read`` gives after each of ``ticks`` ticks of ``world``."""
+    seen = []
+    for _ in range(ticks):
+        world.tick()
+        seen.append(read())
+    return seen
+
+
 def test_a_tween_moves_its_field_along_the_easing_one_step_per_update_and_ends_exactly():
     with World() as world:
         title = world.spawn(Title())
-        ys = []
-        for _ in range(14):
-            world.tick()
-            ys.append(title.y)
+        ys = watched(world, 14, lambda: title.y)
         expected = [600.0 + (400.0 - 600.0) * easing.ease_out_back(k / 12) for k in range(1, 12)]
         assert ys[:11] == expected
         assert ys[11:] == [400.0, 400.0, 400.0], "exactly the end, and it stays there"
@@ -56,10 +68,7 @@ def test_a_tween_moves_its_field_along_the_easing_one_step_per_update_and_ends_e
 def test_a_delayed_tween_begins_from_the_value_it_finds_and_a_yoyo_goes_back_and_forth():
     with World() as world:
         title = world.spawn(Title())
-        tints = []
-        for _ in range(16):
-            world.tick()
-            tints.append(title.tint)
+        tints = watched(world, 16, lambda: title.tint)
         assert tints[:3] == [(255, 255, 255)] * 3, "three ticks of delay"
         assert tints[7] == (255, 80, 0) and tints[12] == (255, 255, 255) and tints[3] != tints[2]
         assert tints[8] == pytest.approx(tints[6]), "back the way it came"
@@ -75,10 +84,7 @@ def test_a_tween_started_in_update_steps_from_the_next_update_and_a_new_one_repl
 
     with World() as world:
         door = world.spawn(Door())
-        xs = []
-        for _ in range(8):
-            world.tick()
-            xs.append(door.x)
+        xs = watched(world, 8, lambda: door.x)
         assert xs == [0.0, 0.0, 0.0, 5.0, 5.0 - 15.0 / 4, 5.0 - 30.0 / 4, 5.0 - 45.0 / 4, -10.0]
 
 
@@ -89,10 +95,7 @@ def test_queued_tweens_run_one_after_another_and_repeats_count():
         box.tween("x", 0.0, ticks=2, queue=True)
         box.tween("y", 1.0, ticks=1, repeat=3, yoyo=True)
         box.tween("x", 8.0, ticks=1, queue=True, delay=1)
-        path = []
-        for _ in range(7):
-            world.tick()
-            path.append((box.x, box.y))
+        path = watched(world, 7, lambda: (box.x, box.y))
         assert path == [(2.0, 1.0), (4.0, 0.0), (2.0, 1.0), (0.0, 1.0), (0.0, 1.0), (8.0, 1.0), (8.0, 1.0)]
         assert box.tweens == ()
 
@@ -220,13 +223,7 @@ def test_a_save_made_mid_tween_loads_and_goes_on_as_the_straight_run(tmp_path):
         build_titles(straight)
         for _ in range(6):
             straight.tick()
-        straight.save(tmp_path / "mid.json")
-        with World.load(tmp_path / "mid.json") as loaded:
-            assert loaded.state_hash() == straight.state_hash()
-            for _ in range(20):
-                straight.tick()
-                loaded.tick()
-                assert loaded.state_hash() == straight.state_hash()
+        assert_goes_on_alike(straight, tmp_path / "mid.json", ticks=20)
 
 
 def _damaged(tmp_path, world: World, change) -> str:

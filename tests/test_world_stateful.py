@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TypeVar, cast
 
 import esper
 from hypothesis import settings
@@ -11,6 +11,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from engine import BufferedWriteError, Entity, EntityUpdateError, World, buffered, signal
 from engine.world import spawner_of
+
+_Failure = TypeVar("_Failure", bound=Exception)
 
 
 class Probe(Entity):
@@ -125,16 +127,8 @@ class WorldMachine(RuleBasedStateMachine):
         for probe in live:
             probe.plan = []
         writer.plan.append(("write", target))
-        before = (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()])
-        try:
-            self.world.tick()
-        except BufferedWriteError as error:
-            assert error.written is target and error.field == "score"
-        else:
-            raise AssertionError("a write to another entity's buffered field was not refused")
-        for probe in self.live():
-            probe.plan = []
-        assert (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()]) == before
+        error = self.failed_tick(BufferedWriteError, "a write to another entity's buffered field was not refused")
+        assert error.written is target and error.field == "score"
 
     @invariant()
     def scores_are_capped_by_the_late_system(self) -> None:
@@ -146,16 +140,21 @@ class WorldMachine(RuleBasedStateMachine):
         # The first live probe updates first and can't be despawned before it runs; its
         # planned spawns, despawns and slaps happen, then it fails: all must be rolled back.
         self.live()[0].plan.append(("fail", None))
+        self.failed_tick(EntityUpdateError, "the planned failure did not fail the tick")
+
+    def failed_tick(self, expected: type[_Failure], unfailed: str) -> _Failure:
+        """Tick, which must raise ``expected`` (else ``unfailed``) and leave the world as it was; the error."""
         before = (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()])
         try:
             self.world.tick()
-        except EntityUpdateError:
-            pass
+        except expected as error:
+            failure = error
         else:
-            raise AssertionError("the planned failure did not fail the tick")
+            raise AssertionError(unfailed)
         for probe in self.live():
             probe.plan = []
         assert (self.world.snapshot(), self.world.tick_count, [p.label for p in self.live()]) == before
+        return failure
 
     @invariant()
     def live_entities_are_in_spawn_order(self) -> None:

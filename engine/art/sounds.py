@@ -43,6 +43,24 @@ WAVES = ("square", "sawtooth", "triangle", "sine", "noise")
 PRESETS = ("blip", "coin", "explosion", "hit", "jump", "laser", "powerup")
 """The kinds ``Sfx.preset`` rolls, sfxr's buttons."""
 
+_PRESET_ROLLS: dict[str, tuple[str | tuple[str, ...] | None, dict[str, tuple[float, float]]]] = {
+    "coin": (None, {"frequency": (700, 1300), "duty": (0.2, 0.5), "sustain": (0.02, 0.08), "punch": (0.3, 0.6),
+                    "decay": (0.1, 0.3), "arpeggio": (1.25, 1.6), "arpeggio_at": (0.03, 0.08)}),
+    "laser": (("square", "sawtooth", "sine"), {"frequency": (800, 2000), "slide": (-8.0, -3.0), "duty": (0.1, 0.5),
+                                              "sustain": (0.05, 0.15), "decay": (0.05, 0.2)}),
+    "explosion": ("noise", {"frequency": (60, 300), "slide": (-1.5, 0.0), "sustain": (0.1, 0.3), "punch": (0.3, 0.8),
+                            "decay": (0.3, 0.7)}),
+    "powerup": (None, {"frequency": (300, 600), "slide": (0.5, 2.0), "duty": (0.2, 0.5), "sustain": (0.1, 0.3),
+                       "decay": (0.1, 0.3), "vibrato_depth": (0.0, 0.1), "vibrato_speed": (5.0, 15.0)}),
+    "hit": (("square", "sawtooth", "noise"), {"frequency": (100, 500), "slide": (-4.0, -1.0), "duty": (0.2, 0.5),
+                                             "sustain": (0.01, 0.05), "decay": (0.05, 0.2)}),
+    "jump": ("square", {"frequency": (250, 500), "slide": (1.0, 3.0), "duty": (0.2, 0.5), "sustain": (0.05, 0.15),
+                        "decay": (0.05, 0.2)}),
+    "blip": (None, {"frequency": (600, 1500), "duty": (0.2, 0.5), "sustain": (0.02, 0.06), "decay": (0.01, 0.05)}),
+}
+"""Each preset's wave (a name; ``None``: square or sawtooth, rolled for every kind; a tuple: one rolled from it) and
+the range each field is rolled from, in the order rolled (sfxr's buttons: a coin rises, a laser falls...)."""
+
 _LONGEST = 10.0
 """The longest sound, in seconds: an effect, not a song, and a bound on the work."""
 _TWO_PI = 6.283185307179586
@@ -133,30 +151,10 @@ class Sfx:
             return round(roll.uniform(low, high), 4)  # four digits: a preset reads back as short numbers
 
         squareish = ("square", "sawtooth")[roll.randrange(2)]
-        if kind == "coin":
-            return cls(wave=squareish, frequency=between(700, 1300), duty=between(0.2, 0.5),
-                       sustain=between(0.02, 0.08), punch=between(0.3, 0.6), decay=between(0.1, 0.3),
-                       arpeggio=between(1.25, 1.6), arpeggio_at=between(0.03, 0.08), seed=seed)
-        if kind == "laser":
-            return cls(wave=("square", "sawtooth", "sine")[roll.randrange(3)], frequency=between(800, 2000),
-                       slide=between(-8.0, -3.0), duty=between(0.1, 0.5), sustain=between(0.05, 0.15),
-                       decay=between(0.05, 0.2), seed=seed)
-        if kind == "explosion":
-            return cls(wave="noise", frequency=between(60, 300), slide=between(-1.5, 0.0),
-                       sustain=between(0.1, 0.3), punch=between(0.3, 0.8), decay=between(0.3, 0.7), seed=seed)
-        if kind == "powerup":
-            return cls(wave=squareish, frequency=between(300, 600), slide=between(0.5, 2.0),
-                       duty=between(0.2, 0.5), sustain=between(0.1, 0.3), decay=between(0.1, 0.3),
-                       vibrato_depth=between(0.0, 0.1), vibrato_speed=between(5.0, 15.0), seed=seed)
-        if kind == "hit":
-            return cls(wave=("square", "sawtooth", "noise")[roll.randrange(3)], frequency=between(100, 500),
-                       slide=between(-4.0, -1.0), duty=between(0.2, 0.5), sustain=between(0.01, 0.05),
-                       decay=between(0.05, 0.2), seed=seed)
-        if kind == "jump":
-            return cls(wave="square", frequency=between(250, 500), slide=between(1.0, 3.0),
-                       duty=between(0.2, 0.5), sustain=between(0.05, 0.15), decay=between(0.05, 0.2), seed=seed)
-        return cls(wave=squareish, frequency=between(600, 1500), duty=between(0.2, 0.5),  # blip
-                   sustain=between(0.02, 0.06), decay=between(0.01, 0.05), seed=seed)
+        wave, ranges = _PRESET_ROLLS[kind]
+        # Drawn in the table's order (the wave first where it is rolled): the same seed gives the same sound.
+        chosen = squareish if wave is None else wave if isinstance(wave, str) else wave[roll.randrange(len(wave))]
+        return cls(wave=chosen, **{name: between(low, high) for name, (low, high) in ranges.items()}, seed=seed)
 
     def but(self, **changes: object) -> Sfx:
         """A copy with some numbers changed (``Sfx.preset("coin").but(volume=0.3)``), checked like a new one."""

@@ -26,23 +26,15 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from engine import compiled
+
 __all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "barrier",
            "hold", "mutable_in", "refuse_mutable"]
 
 
-def _import_core() -> Any:
-    """The compiled core, or ``None`` where it was not built or ``TICKSWAP_PURE`` is set."""
-    if os.environ.get("TICKSWAP_PURE", "") not in ("", "0"):
-        return None
-    try:
-        # By its full name: the core is an extension module of its own, a leaf, and this
-        # module is imported while the package's __init__ is still running.
-        return importlib.import_module("engine.buffering._core")
-    except ImportError:
-        return None
-
-
-_core = _import_core()
+# By its full name: the core is an extension module of its own, a leaf, and this module is
+# imported while the package's __init__ is still running.
+_core = compiled.load(lambda: importlib.import_module("engine.buffering._core"))
 ACCELERATED = _core is not None
 """Whether the compiled core runs the tick (False: the pure-Python path, same results)."""
 
@@ -244,6 +236,9 @@ class BufferSlots(_CoreBase):
         def __setattr__(self, name: str, value: Any) -> None:
             if name in type(self)._buffered_names:
                 state = getattr(self, "_wstate", None)
+                if state is not None and state.updating is self and self._motion_only and state.ticking:
+                    object.__setattr__(self, name, value)  # its own x, y or angle: pending, as barrier says
+                    return
                 own = state is not None and state.ticking and barrier(state, self, name, value)
                 baseline = _BASELINE.get(name)
                 if baseline is not None and not own:  # committed at once: the baseline slot holds it too

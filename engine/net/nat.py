@@ -269,12 +269,19 @@ class NatBox:
             return {key: sock.getsockname() for key, sock in self._outside.items()}
 
     def close(self) -> None:
-        """Stop the thread and close every socket of the box."""
+        """Stop the thread, send on what the house sent before (its goodbye), and close every socket of the box.
+
+        A datagram the inside sent before the box was switched off is on the wire: a real
+        router would have sent it on. Dropping it lost a leaving host's ``Bye`` whenever the
+        box's thread had not run since, and its joiner waited out its disconnect timeout.
+        """
         if self._stop:
             return
         self._stop = True
         self._wake_write.send(b"!")
         self._thread.join(5)
+        with self._lock:
+            self._from_inside()
         for sock in (self._gateway, self._wake_read, self._wake_write, *self._outside.values()):
             sock.close()
         self._outside.clear()

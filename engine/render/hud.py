@@ -20,20 +20,12 @@ import numpy as np
 import pyglet
 from pyglet.gl import GL_LINES
 
+from engine.render.shaders import carrying_vertex
 from engine.world import population
 
 __all__ = ["COMPACT_BELOW", "COMPACT_TOP", "Hud", "compact"]
 
-_VERTEX_SOURCE = """#version 330 core
-in vec2 position;
-in vec4 colors;
-out vec4 vertex_colors;
-uniform WindowBlock { mat4 projection; mat4 view; } window;
-void main() {
-    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
-    vertex_colors = colors;
-}
-"""
+_VERTEX_SOURCE = carrying_vertex("vec4", "colors", "vertex_colors")
 _FRAGMENT_SOURCE = """#version 330 core
 in vec4 vertex_colors;
 out vec4 final_colors;

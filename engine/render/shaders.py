@@ -14,7 +14,8 @@ from typing import Any
 
 import pyglet
 
-__all__ = ["PointGroup", "moving_program", "quad_program", "same_attributes", "shader_program"]
+__all__ = ["PointGroup", "carrying_vertex", "compiled_program", "moving_program", "quad_program", "same_attributes",
+           "shader_program"]
 
 # Both point-sprite vertex shaders (positions as drawn, and positions interpolated on the
 # GPU) end alike: the sprite covers the look, grows with the camera's zoom, and hands the
@@ -163,8 +164,29 @@ _QUAD_FRAGMENTS = {kind: _fragment(_QUAD_INPUTS, _QUAD_PLACE, "" if kind in ("po
 _programs: dict[str, Any] = {}
 
 
-def _compiled(key: str, vertex: str, fragment: str) -> Any:
-    """The program of ``key``, compiled from the two sources the first time it is asked for."""
+def carrying_vertex(kind: str, carried: str, out: str) -> str:
+    """A vertex shader that places ``position`` in the window and hands one attribute on unchanged.
+
+    The HUD's graph carries each vertex's colour, a tile map each corner's texture
+    coordinates: both are drawn where the window's projection and view put them, so that
+    part is written once, here, beside the engine's other shaders.
+    ``carrying_vertex("vec4", "colors", "vertex_colors")`` reads ``in vec4 colors`` and
+    writes ``out vec4 vertex_colors``.
+    """
+    return f"""#version 330 core
+in vec2 position;
+in {kind} {carried};
+out {kind} {out};
+uniform WindowBlock {{ mat4 projection; mat4 view; }} window;
+void main() {{
+    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
+    {out} = {carried};
+}}
+"""
+
+
+def compiled_program(key: str, vertex: str, fragment: str) -> Any:
+    """The shader program of ``key``, compiled from the two sources when first asked for (once per process)."""
     program = _programs.get(key)
     if program is None:
         from pyglet.graphics.shader import Shader, ShaderProgram
@@ -178,7 +200,7 @@ def shader_program(kind: str) -> Any:
 
     The crowd layer draws with it (a crowd writes its members' drawn positions each frame).
     """
-    return _compiled(kind, _VERTEX_SOURCE, _POINT_FRAGMENTS[kind])
+    return compiled_program(kind, _VERTEX_SOURCE, _POINT_FRAGMENTS[kind])
 
 
 def moving_program(kind: str) -> Any:
@@ -188,12 +210,12 @@ def moving_program(kind: str) -> Any:
     and the turn between them; the uniforms ``alpha``, ``turn_weight``, ``extrapolate`` and
     ``turning`` say where between them to draw (``sprites.Bucket`` sets them).
     """
-    return _compiled("moving " + kind, _MOVING_VERTEX_SOURCE, _POINT_FRAGMENTS[kind])
+    return compiled_program("moving " + kind, _MOVING_VERTEX_SOURCE, _POINT_FRAGMENTS[kind])
 
 
 def quad_program(kind: str) -> Any:
     """The shader program for one kind of look drawn as quads (compiled once per process)."""
-    return _compiled("quad " + kind, _QUAD_VERTEX_SOURCE, _QUAD_FRAGMENTS[kind])
+    return compiled_program("quad " + kind, _QUAD_VERTEX_SOURCE, _QUAD_FRAGMENTS[kind])
 
 
 def same_attributes(first: Any, second: Any) -> bool:

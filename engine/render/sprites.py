@@ -20,8 +20,8 @@ import numpy as np
 import pyglet
 from pyglet.gl import GL_POINTS
 
+from engine.disk.png import read_png
 from engine.look import Look
-from engine.render.picture import read_png
 from engine.render.shaders import PointGroup, moving_program, same_attributes
 
 __all__ = ["Bucket", "PictureGroup", "Slots", "array_view", "draw_points", "fits_a_point", "forget_pictures",

@@ -17,22 +17,14 @@ from typing import Any
 import pyglet
 from pyglet import gl
 
+from engine.render.shaders import carrying_vertex, compiled_program
 from engine.render.sprites import load_texture
 from engine.tiles.model import TilesetData
 from engine.tiles.tilemap import TileMap
 
 __all__ = ["TileMapDrawing", "forget_tilesets"]
 
-_VERTEX = """#version 330 core
-in vec2 position;
-in vec2 tex_coords;
-out vec2 uv;
-uniform WindowBlock { mat4 projection; mat4 view; } window;
-void main() {
-    gl_Position = window.projection * window.view * vec4(position, 0.0, 1.0);
-    uv = tex_coords;
-}
-"""
+_VERTEX = carrying_vertex("vec2", "tex_coords", "uv")
 _FRAGMENT = """#version 330 core
 in vec2 uv;
 out vec4 final_colors;
@@ -43,16 +35,11 @@ void main() {
 """
 _INSET = 0.01  # of a texel: sampling exactly on a cell's edge must not pick the neighbour's texel
 
-_program: list[Any] = []
 _textures: dict[str, Any] = {}
 
 
 def _tile_program() -> Any:
-    if not _program:
-        from pyglet.graphics.shader import Shader, ShaderProgram
-
-        _program.append(ShaderProgram(Shader(_VERTEX, "vertex"), Shader(_FRAGMENT, "fragment")))
-    return _program[0]
+    return compiled_program("tiles", _VERTEX, _FRAGMENT)
 
 
 def forget_tilesets() -> None:

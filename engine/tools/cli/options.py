@@ -621,7 +621,7 @@ def _add_rendezvous_command(commands: Any) -> None:
                     "datagram goes through it. Runs until Ctrl-C or SIGTERM.")
     command.add_argument("--port", type=whole(0, 65535), default=DEFAULT_RENDEZVOUS_PORT,
                          help=f"UDP port (default {DEFAULT_RENDEZVOUS_PORT}; 0: any free one, said on stderr)")
-    command.add_argument("--bind", default="0.0.0.0",
+    command.add_argument("--bind", type=_bind_address, default="0.0.0.0",
                          help="address to listen on (default 0.0.0.0: every address of this machine)")
     command.add_argument("--max-rooms", type=whole(1, 1_000_000), default=4096,
                          help="the most rooms open at once (default 4096, about 10 MB at most)")
@@ -718,6 +718,16 @@ def _real(low: float, high: float, name: str) -> Callable[[str], float]:
         return value
     parse.__name__ = name
     return parse
+
+
+def _bind_address(text: str) -> str:
+    # "--bind 127.0.0.1:7000" is the natural slip; the socket then said "can't listen on
+    # 127.0.0.1:7000:7770: Name or service not known".
+    host, colon, port = text.rpartition(":")
+    if colon and host.count(":") == 0 and port.isdigit():
+        raise argparse.ArgumentTypeError(f"an address without its port, got {shown(text)}: give the port to --port "
+                                         f"(--bind {host} --port {port})")
+    return text
 
 
 def _rebind_ms(text: str) -> float:
@@ -835,7 +845,7 @@ def add_host_options(host: argparse.ArgumentParser, *, game: bool) -> None:
                       help="how many players (2 or more; default: the fewest the game's PLAYERS allows, at least 2)")
     host.add_argument("--port", type=whole(0, 65535),
                       help=f"UDP port (default {SESSION_PORT}; 0: any free one; not with --room)")
-    host.add_argument("--bind", help="address to listen on (default 127.0.0.1; not with --room)")
+    host.add_argument("--bind", type=_bind_address, help="address to listen on (default 127.0.0.1; not with --room)")
     host.add_argument("--room", nargs="?", const="", metavar="CODE",
                       help="open a room at the rendezvous instead of listening on a port: prints a short code "
                       "(or uses CODE) that joiners give to `tickswap join CODE`; ICE finds the path through routers")
