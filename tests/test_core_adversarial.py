@@ -2053,7 +2053,8 @@ def _signal_cases() -> dict[str, Callable[[Callable[..., Any], Callable[..., Any
     def no_slots_yet(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
         bare = _Signalled.__new__(_Signalled)  # its __init__ never ran: no _signals, no _inboxes
         outcomes = [_outcome(lambda: read(bare, "hit")), _outcome(lambda: read(bare, "pings"))]
-        empty = type(read(_Signalled(), "pings")).__new__(type(read(_Signalled(), "pings")))
+        kind: Any = type(read(_Signalled(), "pings"))
+        empty = kind.__new__(kind)
         outcomes.append(_outcome(lambda: send(empty, 1)))
         return outcomes
 

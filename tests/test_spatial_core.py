@@ -431,7 +431,7 @@ def test_a_class_changed_by_a_read_in_the_middle_of_the_walk_is_read_as_changed(
                 cls.calls += 1
                 if cls.calls == 2:  # the second entity's look: its hitbox, then everyone's x, change
                     cls.hitbox = (9.0, 9.0)
-                    cls.x = property(lambda entity: -1.0)  # type: ignore[assignment]
+                    cls.x = property(lambda entity: -1.0)
                 return "shifty"
 
         return [Shifty(n + 1, float(n)) for n in range(4)]
@@ -452,7 +452,7 @@ def test_an_entity_whose_class_changes_under_the_walk_is_read_by_its_new_class()
 
             @property
             def look(self) -> Any:
-                self.__class__ = Other  # its hitbox is now Other's
+                self.__class__ = Other  # type: ignore[assignment]  # its hitbox is now Other's
                 return "turning"
 
         return [Turning(1), Turning(2), Slotted(3)]
@@ -482,7 +482,7 @@ def test_spawned_entities_with_own_and_class_looks_and_hitboxes_gather_alike_mid
                 seen.append(_every_gather(lambda: list(world.entities), names=names))
 
     with World() as world:
-        things = [world.spawn(Plain(float(n), 2 * n)) for n in range(3)]
+        things: list[Any] = [world.spawn(Plain(float(n), 2 * n)) for n in range(3)]
         things += [world.spawn(Boxed(5, 5)), world.spawn(Asker(1.5, 2.5))]
         things[1].look = dot  # an own look, committed
         things[2].look = None  # hidden
@@ -508,7 +508,7 @@ def test_a_data_descriptor_is_called_once_per_entity_as_getattr_calls_it():
 
         class Watched(Slotted):
             __slots__ = ()
-            look = Counted()  # type: ignore[assignment]
+            look = Counted()
 
         assert _gather(gather, [Watched(1), Watched(2)])[0] == "ok"
         assert calls == [(1, Watched), (2, Watched)]

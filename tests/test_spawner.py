@@ -280,9 +280,10 @@ def _esper_view(world: World) -> tuple[object, ...]:
     """esper's tables as esper's public calls show them: each entity's components (named), in esper's order; the
     ids ``get_component(Entity)`` walks, in its set's order; the next id esper hands out."""
     with world.esper_context():
-        rows = [(entity_id, [(type(component).__name__, getattr(component, "id", component))
-                             for component in esper.components_for_entity(entity_id)])
-                for entity_id in esper.get_entities()]
+        rows = []
+        for entity_id in esper.get_entities():
+            components: tuple[object, ...] = esper.components_for_entity(entity_id)
+            rows.append((entity_id, [(type(part).__name__, getattr(part, "id", part)) for part in components]))
         walked = [entity_id for entity_id, _entity in esper.get_component(Entity)]
     return rows, walked, _id(world.spawn(Entity()))
 
