@@ -7,16 +7,21 @@
  *
  *   gather(entities, names, x, y, ids, looks, hitboxes, kinds)
  *       one walk over the entities a tick starts with: positions and ids into buffers,
- *       looks, hitboxes and classes as indices into lists of the distinct objects;
+ *       looks, hitboxes and classes as indices into lists of the distinct objects. It reads
+ *       as getattr does, but finds how once per class: a slot at its offset, a data
+ *       descriptor's __get__ called directly (see ``Reader``);
  *   Table(entities, ids, x, y, half_width, half_height, boxed)
  *       the boxes of one tick, sorted by id, copied into memory of its own;
- *   Grid(table, levels, everywhere)
+ *   Grid(table, levels, everywhere), build(table, slots, levels, budget=0)
  *       one kind's cells over a table: ``overlapping``, ``overlapping_box``, ``near`` and
- *       ``members`` (a crowd's members against the grid, in one call).
+ *       ``members`` (a crowd's members against the grid, in one call). ``build`` computes
+ *       the levels in C; with a budget it starts unbuilt (every slot tested by every query,
+ *       the same answers) and builds them once its queries have tested that many slots.
  *
- * A table and a grid copy every array they are given and never change afterwards, so no
- * Python code that runs during a query (a property read by ``gather``, ``math.hypot``, a
- * finalizer started by an allocation) can change what a query walks. Entities are held in
+ * A table and a grid copy every array they are given and never change afterwards (but for
+ * an unbuilt grid's levels, built inside a query before it walks them, calling no Python
+ * code), so no Python code that runs during a query (a property read by ``gather``,
+ * ``math.hypot``, a finalizer started by an allocation) can change what a query walks. Entities are held in
  * a tuple (a list could be emptied under us). Every call that can run Python code is made
  * before the pointers it could invalidate are taken, or holds a strong reference across it.
  * tests/test_spatial_core.py throws bad buffers, wrong types and mutating callbacks at every
@@ -25,6 +30,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -234,6 +240,179 @@ position(PyObject *entity, PyObject *value, const char *field, double *out)
     return -1;
 }
 
+/* How the gather reads one attribute of the entities of one class, found once per class and call:
+ * what CPython's generic getattr would do, without its walk each time. A slot (a member
+ * descriptor of the class's layout) is read at its offset; a data descriptor (``look``) has
+ * its __get__ called directly, as getattr calls it; anything else (an instance attribute, a
+ * class attribute an instance may shadow, a class with its own getattr) goes through
+ * PyObject_GetAttr. An empty slot goes through PyObject_GetAttr too, for getattr's own error. */
+enum { READ_GENERIC, READ_SLOT, READ_DESCRIPTOR };
+#define READS 5   /* x, y, id, look, hitbox: in the order the walk reads them */
+
+typedef struct {
+    int how;
+    Py_ssize_t offset;       /* READ_SLOT */
+    PyObject *descriptor;    /* READ_DESCRIPTOR: a strong reference, as getattr holds one across __get__ */
+} Read;
+
+/* One class's reads, valid while the class keeps the version tag it had when they were found:
+ * CPython zeroes a class's tag whenever it (or a base) changes, so a class changed by code a
+ * read runs (a property that reassigns an attribute of its class) is looked at again. */
+typedef struct {
+    PyTypeObject *type;      /* a strong reference while cached */
+    unsigned int tag;
+    Read reads[READS];
+} Resolved;
+
+#define RESOLVED 4
+typedef struct {
+    PyObject *names[READS];  /* strong references, interned where they are exact strings */
+    Resolved cache[RESOLVED];
+    int next;
+} Reader;
+
+static void
+resolved_clear(Resolved *entry)
+{
+    for (int k = 0; k < READS; k++) {
+        Py_CLEAR(entry->reads[k].descriptor);
+        entry->reads[k].how = READ_GENERIC;
+    }
+    Py_CLEAR(entry->type);
+    entry->tag = 0;
+}
+
+static int
+reader_init(Reader *reader, PyObject *names)
+{
+    memset(reader, 0, sizeof(*reader));
+    PyObject *all[READS] = {PyTuple_GET_ITEM(names, 0), PyTuple_GET_ITEM(names, 1), str_id,
+                            PyTuple_GET_ITEM(names, 2), PyTuple_GET_ITEM(names, 3)};
+    for (int k = 0; k < READS; k++) {
+        PyObject *name = Py_NewRef(all[k]);
+        if (PyUnicode_CheckExact(name)) {
+            PyUnicode_InternInPlace(&name);   /* the type cache keys on interned names */
+        }
+        reader->names[k] = name;
+    }
+    return 0;
+}
+
+static void
+reader_free(Reader *reader)
+{
+    for (int n = 0; n < RESOLVED; n++) {
+        resolved_clear(&reader->cache[n]);
+    }
+    for (int k = 0; k < READS; k++) {
+        Py_CLEAR(reader->names[k]);
+    }
+}
+
+static inline int
+tag_valid(PyTypeObject *type, unsigned int tag)
+{
+#ifdef Py_TPFLAGS_VALID_VERSION_TAG
+    if (!(type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        return 0;
+    }
+#endif
+    return tag != 0 && type->tp_version_tag == tag;
+}
+
+/* How to read each name of ``type``'s instances now, into ``entry`` (the entry's class is left NULL,
+ * so that every read goes through getattr, where none can be cached). The entry it replaces is
+ * released last: that release may run code, which at worst changes a class, and so its tag. */
+static void
+resolve(Reader *reader, Resolved *entry, PyTypeObject *type)
+{
+    Resolved found_reads;
+    memset(&found_reads, 0, sizeof(found_reads));
+    unsigned int tag = 0;
+    if (type->tp_getattro == PyObject_GenericGetAttr) {
+        for (int k = 0; k < READS; k++) {
+            PyObject *name = reader->names[k];
+            if (!PyUnicode_CheckExact(name)) {
+                continue;
+            }
+            PyObject *found = _PyType_Lookup(type, name);   /* borrowed; never sets an error */
+            if (k == 0) {
+                tag = type->tp_version_tag;   /* given by the lookup: any change after it makes another */
+            }
+            if (found == NULL) {
+                continue;
+            }
+            if (Py_IS_TYPE(found, &PyMemberDescr_Type)) {
+                PyMemberDescrObject *member = (PyMemberDescrObject *)found;
+                PyMemberDef *def = member->d_member;
+                /* Only an object slot of this class's own layout (a descriptor copied into an unrelated
+                 * class refuses the instance in its __get__: that read stays generic), never an audited one. */
+                if ((def->type == T_OBJECT_EX || def->type == T_OBJECT) && !(def->flags & READ_RESTRICTED)
+                    && PyType_IsSubtype(type, member->d_common.d_type)) {
+                    found_reads.reads[k].how = READ_SLOT;
+                    found_reads.reads[k].offset = def->offset;
+                    continue;
+                }
+            }
+            PyTypeObject *kind = Py_TYPE(found);
+            if (kind->tp_descr_get != NULL && kind->tp_descr_set != NULL) {   /* a data descriptor: getattr's first */
+                found_reads.reads[k].how = READ_DESCRIPTOR;
+                found_reads.reads[k].descriptor = Py_NewRef(found);
+            }
+        }
+    }
+    Resolved old = *entry;
+    if (tag_valid(type, tag)) {
+        found_reads.type = (PyTypeObject *)Py_NewRef((PyObject *)type);
+        found_reads.tag = tag;
+        *entry = found_reads;
+    } else {
+        *entry = (Resolved){0};
+        resolved_clear(&found_reads);
+    }
+    resolved_clear(&old);
+}
+
+static inline Resolved *
+resolved_for(Reader *reader, PyTypeObject *type)
+{
+    for (int n = 0; n < RESOLVED; n++) {
+        if (reader->cache[n].type == type && tag_valid(type, reader->cache[n].tag)) {
+            return &reader->cache[n];
+        }
+    }
+    return NULL;
+}
+
+/* ``entity``'s attribute ``k`` (a new reference), as PyObject_GetAttr would return it. */
+static PyObject *
+read_attribute(Reader *reader, PyObject *entity, int k)
+{
+    PyTypeObject *type = Py_TYPE(entity);
+    Resolved *entry = resolved_for(reader, type);
+    if (entry == NULL) {
+        resolve(reader, &reader->cache[reader->next], type);
+        reader->next = (reader->next + 1) % RESOLVED;
+        entry = resolved_for(reader, type);   /* still none: a class whose reads cannot be cached */
+        if (entry == NULL) {
+            return PyObject_GetAttr(entity, reader->names[k]);
+        }
+    }
+    Read *read = &entry->reads[k];
+    if (read->how == READ_SLOT) {
+        PyObject *value = *(PyObject **)((char *)entity + read->offset);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    } else if (read->how == READ_DESCRIPTOR) {
+        PyObject *descriptor = Py_NewRef(read->descriptor);   /* the call may re-resolve this entry */
+        PyObject *value = Py_TYPE(descriptor)->tp_descr_get(descriptor, entity, (PyObject *)type);
+        Py_DECREF(descriptor);
+        return value;
+    }
+    return PyObject_GetAttr(entity, reader->names[k]);
+}
+
 static PyObject *
 spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -256,6 +435,8 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(names);
     Py_ssize_t count = PyTuple_GET_SIZE(entities);
     PyObject *result = NULL;
+    Reader reader;
+    reader_init(&reader, names);
     Distinct looks, hitboxes, kinds;
     int ready = distinct_init(&looks) | distinct_init(&hitboxes) | distinct_init(&kinds);
     Py_buffer xs, ys, ids, look_index, hitbox_index, kind_index;
@@ -294,7 +475,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         long long id;
         /* Each read may run Python code; the values land in buffers we hold and the tuple keeps
          * the entity alive, so nothing read before can go stale. */
-        PyObject *value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 0));
+        PyObject *value = read_attribute(&reader, entity, 0);
         if (value == NULL) {
             goto done;
         }
@@ -303,7 +484,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (bad) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 1));
+        value = read_attribute(&reader, entity, 1);
         if (value == NULL) {
             goto done;
         }
@@ -312,7 +493,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (bad) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, str_id);
+        value = read_attribute(&reader, entity, 2);
         if (value == NULL) {
             goto done;
         }
@@ -327,7 +508,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (id == -1 && PyErr_Occurred()) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 2));
+        value = read_attribute(&reader, entity, 3);
         if (value == NULL) {
             goto done;
         }
@@ -336,7 +517,7 @@ spatial_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (bad) {
             goto done;
         }
-        value = PyObject_GetAttr(entity, PyTuple_GET_ITEM(names, 3));
+        value = read_attribute(&reader, entity, 4);
         if (value == NULL) {
             goto done;
         }
@@ -366,6 +547,7 @@ done:
     distinct_free(&kinds);
     distinct_free(&hitboxes);
     distinct_free(&looks);
+    reader_free(&reader);
     Py_DECREF(names);
     Py_DECREF(entities);
     return result;
@@ -595,6 +777,8 @@ typedef struct {
     int32_t *everywhere;             /* slots tested by every query (too big or too far for any cell) */
     Py_ssize_t everywhere_size;
     Py_ssize_t size;                 /* members of every level, and everywhere */
+    long pending;                    /* levels not built yet (0: built): until then every slot is everywhere */
+    Py_ssize_t budget;               /* slots the queries may still test one by one before the levels are built */
 } GridObject;
 
 static PyTypeObject GridType;
@@ -836,9 +1020,22 @@ sparse_cell(const Level *level, int64_t x, int64_t y, Slots *out)
 /* Every slot that could hold a box reaching into [x0, x1] x [y0, y1] (centres within reach of it):
  * the members of the cells the range covers, level by level, then ``everywhere``. The same cells
  * as the pure path's ``PyGrid._candidates``, so the same candidates in the same order. */
+static int build_pending(GridObject *self);
+
 static int
-candidates(const GridObject *self, double x0, double x1, double y0, double y1, int near, Slots *out)
+candidates(GridObject *self, double x0, double x1, double y0, double y1, int near, Slots *out)
 {
+    if (self->pending) {
+        /* Unbuilt, every slot is everywhere: a test of each (the answer is the same, the cells only
+         * spare tests), until the queries have tested as many as building the cells costs. */
+        if (self->budget <= 0) {
+            if (build_pending(self) < 0) {
+                return -1;
+            }
+        } else {
+            self->budget -= self->everywhere_size;
+        }
+    }
     for (int n = 0; n < self->levels; n++) {
         const Level *level = &self->level[n];
         if (level->size == 0) {
@@ -924,7 +1121,7 @@ sort_slots(int32_t *items, Py_ssize_t size)
 /* The slots of boxed entities overlapping the box centred on (x, y), but ``skip``, sorted (by id):
  * kept in ``out`` from ``from`` on (candidates are tested in place). */
 static int
-overlapping_slots(const GridObject *self, double x, double y, double half_width, double half_height,
+overlapping_slots(GridObject *self, double x, double y, double half_width, double half_height,
                   Py_ssize_t skip, Slots *out)
 {
     Py_ssize_t from = out->size;
@@ -1431,46 +1628,35 @@ done:
 /* spatial.py's ``grid_levels`` over a table, in C, to the same levels: level 0's cells twice
  * the 75th percentile (by rank) of the boxes, at least 8; bigger boxes up a level of cells at
  * least four times larger; what no level takes, everywhere. */
-static PyObject *
-spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Release a grid's levels and everywhere, leaving it with none. */
+static void
+free_levels(GridObject *grid)
 {
-    if (nargs != 3 || !PyObject_TypeCheck(args[0], &TableType)) {
-        PyErr_SetString(PyExc_TypeError, "build(table, slots, levels): table a Table, slots int32, levels an int");
-        return NULL;
+    for (int n = 0; n < grid->levels; n++) {
+        PyMem_Free(grid->level[n].keys);
+        PyMem_Free(grid->level[n].starts);
+        PyMem_Free(grid->level[n].members);
     }
-    long most = PyLong_AsLong(args[2]);
-    if (most == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (most < 0 || most > MAX_LEVELS) {
-        PyErr_Format(PyExc_ValueError, "build: levels must be from 0 to %d", MAX_LEVELS);
-        return NULL;
-    }
-    TableObject *table = (TableObject *)args[0];
-    if (table_cleared(table)) {
-        return NULL;
-    }
-    Py_ssize_t n = 0;
-    int32_t *slots = copy_all(args[1], 'i', 4, &n, "build: slots");
-    if (slots == NULL) {
-        return NULL;
-    }
-    if (check_slots(slots, n, table->count, "slots") < 0) {
-        PyMem_Free(slots);
-        return NULL;
-    }
-    GridObject *grid = (GridObject *)GridType.tp_alloc(&GridType, 0);
+    memset(grid->level, 0, sizeof(grid->level));
+    grid->levels = 0;
+    PyMem_Free(grid->everywhere);
+    grid->everywhere = NULL;
+    grid->everywhere_size = 0;
+    grid->size = 0;
+}
+
+/* The levels of ``slots`` (at most ``most``) and what none holds, into ``grid``, which has none:
+ * spatial.py's ``grid_levels``. On failure (memory) the grid is left with none. Calls no Python code. */
+static int
+fill_levels(GridObject *grid, const TableObject *table, const int32_t *slots, Py_ssize_t n, long most)
+{
     double *extent = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     double *distance = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     double *sized = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     int32_t *remaining = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     int32_t *chosen = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     unsigned char *fits = PyMem_Malloc((size_t)(n > 0 ? n : 1));
-    PyObject *result = NULL;
-    if (grid == NULL) {
-        goto done;
-    }
-    grid->table = (TableObject *)Py_NewRef((PyObject *)table);
+    int result = -1;
     if (extent == NULL || distance == NULL || sized == NULL || remaining == NULL || chosen == NULL || fits == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -1538,18 +1724,103 @@ spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     grid->everywhere_size = left;
     grid->size += left;
-    result = (PyObject *)grid;
-    grid = NULL;
+    result = 0;
 done:
-    Py_XDECREF(grid);
+    if (result < 0) {
+        free_levels(grid);
+    }
     PyMem_Free(fits);
     PyMem_Free(chosen);
     PyMem_Free(remaining);
     PyMem_Free(sized);
     PyMem_Free(distance);
     PyMem_Free(extent);
-    PyMem_Free(slots);
     return result;
+}
+
+/* The levels of a grid built unbuilt (``build``'s budget), now: from its slots, which are all
+ * everywhere until then, in the order given, so the same levels as ``build`` without a budget.
+ * Built aside and swapped in whole: on failure the grid stays as it was, unbuilt. */
+static int
+build_pending(GridObject *self)
+{
+    GridObject built;
+    memset(&built, 0, sizeof(built));
+    if (fill_levels(&built, self->table, self->everywhere, self->everywhere_size, self->pending) < 0) {
+        return -1;
+    }
+    PyMem_Free(self->everywhere);
+    memcpy(self->level, built.level, sizeof(self->level));
+    self->levels = built.levels;
+    self->everywhere = built.everywhere;
+    self->everywhere_size = built.everywhere_size;
+    self->size = built.size;
+    self->pending = 0;
+    self->budget = 0;
+    return 0;
+}
+
+static PyObject *
+spatial_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 3 || nargs > 4 || !PyObject_TypeCheck(args[0], &TableType)) {
+        PyErr_SetString(PyExc_TypeError, "build(table, slots, levels, budget=0): table a Table, slots int32, levels "
+                                         "and budget ints");
+        return NULL;
+    }
+    long most = PyLong_AsLong(args[2]);
+    if (most == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (most < 0 || most > MAX_LEVELS) {
+        PyErr_Format(PyExc_ValueError, "build: levels must be from 0 to %d", MAX_LEVELS);
+        return NULL;
+    }
+    Py_ssize_t budget = 0;
+    if (nargs == 4) {
+        budget = PyLong_AsSsize_t(args[3]);
+        if (budget == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (budget < 0) {
+            PyErr_SetString(PyExc_ValueError, "build: budget must be 0 or more");
+            return NULL;
+        }
+    }
+    TableObject *table = (TableObject *)args[0];
+    if (table_cleared(table)) {
+        return NULL;
+    }
+    Py_ssize_t n = 0;
+    int32_t *slots = copy_all(args[1], 'i', 4, &n, "build: slots");
+    if (slots == NULL) {
+        return NULL;
+    }
+    if (check_slots(slots, n, table->count, "slots") < 0) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    GridObject *grid = (GridObject *)GridType.tp_alloc(&GridType, 0);
+    if (grid == NULL) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    grid->table = (TableObject *)Py_NewRef((PyObject *)table);
+    if (budget > 0 && most > 0 && n > 0) {
+        /* Unbuilt: every slot everywhere (the copy is the grid's), the levels built when the budget is spent. */
+        grid->everywhere = slots;
+        grid->everywhere_size = grid->size = n;
+        grid->pending = most;
+        grid->budget = budget;
+        return (PyObject *)grid;
+    }
+    int failed = fill_levels(grid, table, slots, n, most);
+    PyMem_Free(slots);
+    if (failed) {
+        Py_DECREF(grid);
+        return NULL;
+    }
+    return (PyObject *)grid;
 }
 
 /* -- the module ---------------------------------------------------------------------------- */
@@ -1561,8 +1832,10 @@ static PyMethodDef spatial_methods[] = {
      "into the int64 buffer ids, and each entity's look (names[2]), hitbox (names[3]) and class as int32 indices "
      "into the lists of distinct objects returned: (looks, hitboxes, classes)."},
     {"build", (PyCFunction)(void (*)(void))spatial_build, METH_FASTCALL,
-     "build(table, slots, levels)\n--\n\nA Grid of the table's slots (int32, ascending) in at most ``levels`` "
-     "levels: the levels spatial.grid_levels computes, computed in C."},
+     "build(table, slots, levels, budget=0)\n--\n\nA Grid of the table's slots (int32, ascending) in at most "
+     "``levels`` levels: the levels spatial.grid_levels computes, computed in C. With a budget, the levels are "
+     "built only once the grid's queries have tested that many slots one by one (the same answers: until "
+     "then every slot is tested, as if everywhere)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -89,9 +89,10 @@ def grids_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     built: list[int] = []
     original = engine.spatial.build_grid
 
-    def counting(table: Any, x: Any, y: Any, half_width: Any, half_height: Any, boxed: Any, slots: Any) -> Any:
+    def counting(table: Any, x: Any, y: Any, half_width: Any, half_height: Any, boxed: Any, slots: Any,
+                 scans: int = 0) -> Any:
         built.append(len(slots))
-        return original(table, x, y, half_width, half_height, boxed, slots)
+        return original(table, x, y, half_width, half_height, boxed, slots, scans)
 
     monkeypatch.setattr(engine.spatial, "build_grid", counting)
     return built

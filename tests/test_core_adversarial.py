@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import engine.world.world
-from engine import BufferedWriteError, Entity, EntityUpdateError, Look, Part, World, buffered
+from engine import BufferedWriteError, Entity, EntityUpdateError, Look, Part, World, buffered, signal
 from engine.buffering import ACCELERATED, CompiledBuffers, PureBuffers, compiled
 
 PATHS: list[type] = [PureBuffers, *([CompiledBuffers] if ACCELERATED else [])]
@@ -1742,6 +1742,24 @@ class _Odd:
         raise AttributeError("absent")
 
 
+@pytest.mark.parametrize("before", [{}, {"angle": -0.0}, {"angle": 7, "y": 2}])
+def test_fill_missing_on_an_entitys_own_slots_is_hasattr_then_setattr_on_both_paths(before, monkeypatch):
+    import engine.buffering.buffers as buffers
+    from engine.buffering.slots import SLOT_NAMES
+
+    pairs = (("angle", 0.0), ("x", 1.5), ("y", 3), ("_random", "r"), ("hp", 4))
+    made = []
+    for core in ([compiled._core] if ACCELERATED else []) + [None]:
+        monkeypatch.setattr(buffers, "_core", core)
+        entity = _Fielded.__new__(_Fielded)  # no Entity.__init__: its slots empty, as a new entity's
+        for name, value in before.items():
+            setattr(entity, name, value)
+        buffers.fill_missing(entity, pairs)
+        made.append([(name, repr(getattr(entity, name, "<missing>"))) for name in (*SLOT_NAMES[:-2], "hp")])
+    assert all(each == made[0] for each in made)
+    assert dict(made[0])["angle"] == repr(before.get("angle", 0.0)) and dict(made[0])["_random"] == "'r'"
+
+
 @pytest.mark.parametrize("pairs", [(("a", 1), ("b", [2])), (("absent", 3),), (("a", 1), ("broken", 4), ("c", 5))],
                          ids=["plain", "an AttributeError is missing", "another error stops it"])
 def test_fill_missing_is_hasattr_then_setattr_on_both_paths(pairs, monkeypatch):
@@ -1947,3 +1965,154 @@ def test_a_failing_combine_takes_back_a_look_set_in_the_same_tick_on_both_paths(
 
     before, failed, after, _hash = _on_every_path(scenario)[1]
     assert failed == ("error", "EntityUpdateError") and after == before
+
+
+class _Signalled(Entity):
+    """A valued signal and a flag, read and sent through both paths' code."""
+
+    pings = signal(sum)
+    hit = signal()
+
+
+class _Flaky:
+    """An ``alive`` whose truth raises, or drops the inbox's name on the way."""
+
+    def __init__(self, inbox: Any = None) -> None:
+        self.inbox = inbox
+
+    def __bool__(self) -> bool:
+        if self.inbox is None:
+            raise ValueError("not sure")
+        del self.inbox._name
+        return True
+
+
+def _signal_cases() -> dict[str, Callable[[Callable[..., Any], Callable[..., Any]], Any]]:
+    """Scenarios, each given a ``read(entity, name)`` and a ``send(inbox, value)``: one path's code for both."""
+
+    def spawned(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            send(inbox, 2)
+            send(inbox, 3.5)
+            world.tick()
+            return read(target, "pings") is inbox, inbox.value, read(target, "hit"), world.state_hash()
+
+    def unspawned(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        target = _Signalled()
+        inbox = read(target, "pings")
+        return send(inbox, 1), inbox.value, read(target, "hit"), read(target, "pings") is inbox
+
+    def despawned(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            world.despawn(target)
+            send(inbox, 1)
+            return world.state_hash(), inbox.value
+
+    def alive_raises(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            cast(Any, target).alive = _Flaky()
+            return send(inbox, 1)
+
+    def alive_drops_the_name(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        with World() as world:
+            target = world.spawn(_Signalled())
+            inbox = read(target, "pings")
+            cast(Any, target).alive = _Flaky(inbox)
+            return send(inbox, 1)
+
+    def state_without_a_sink(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        target = _Signalled()
+        inbox = read(target, "pings")
+        cast(Any, target).alive = True
+        cast(Any, target)._wstate = type("State", (), {"signals": None})()
+        return send(inbox, 1)
+
+    def state_of_ones_own(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        got: list[Any] = []
+        target = _Signalled()
+        inbox = read(target, "pings")
+        cast(Any, target)._wstate = type("State", (), {"signals": staticmethod(lambda *args: got.append(args))})()
+        for alive, value in ((1, 5), (0, 6), (False, 7), ((), 8), ("yes", 9)):
+            cast(Any, target).alive = alive
+            send(inbox, value)
+        return [(receiver is target, name, value) for receiver, name, value in got]
+
+    def odd_inboxes_and_signals(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        target = _Signalled()
+        cast(Any, target)._signals = ["hit"]  # a list: ``in`` as Python asks it
+        cast(Any, target)._inboxes = type("Inboxes", (dict,), {})()  # not a dict exactly: made the slow way
+        inbox = read(target, "pings")
+        return read(target, "hit"), type(inbox).__name__, read(target, "pings") is inbox
+
+    def no_slots_yet(read: Callable[..., Any], send: Callable[..., Any]) -> Any:
+        bare = _Signalled.__new__(_Signalled)  # its __init__ never ran: no _signals, no _inboxes
+        outcomes = [_outcome(lambda: read(bare, "hit")), _outcome(lambda: read(bare, "pings"))]
+        kind: Any = type(read(_Signalled(), "pings"))
+        empty = kind.__new__(kind)
+        outcomes.append(_outcome(lambda: send(empty, 1)))
+        return outcomes
+
+    return {name: case for name, case in locals().items() if callable(case)}
+
+
+@needs_core
+@pytest.mark.parametrize("case", sorted(_signal_cases()))
+def test_the_cores_signal_read_and_send_are_their_pure_twins(case: str) -> None:
+    from engine.buffering import fields
+
+    scenario = _signal_cases()[case]
+
+    def compiled_read(entity: Any, name: str) -> Any:
+        return getattr(entity, name)
+
+    def pure_read(entity: Any, name: str) -> Any:
+        return fields._PureSignalField.__get__(vars(_Signalled)[name], entity, _Signalled)
+
+    compiled_outcome = _outcome(lambda: scenario(compiled_read, fields.SignalInbox.send))
+    pure_outcome = _outcome(lambda: scenario(pure_read, fields._PureInbox.send))
+    assert compiled_outcome == pure_outcome
+    gc.collect()
+
+
+@needs_core
+def test_reading_and_sending_a_signal_runs_in_the_core() -> None:
+    from engine.buffering import fields
+
+    assert isinstance(vars(_Signalled)["pings"], compiled._core.SignalField)
+    assert fields.SignalInbox.send is compiled._core.SignalInboxBase.send
+    assert type(vars(compiled._core.SignalField)["__get__"]).__name__ == "wrapper_descriptor"  # C, not a function
+
+
+class _Id(int):
+    """A sender id that is an int of a class of its own: its comparisons are Python's to make, and are counted."""
+
+    asked: list[str] = []
+
+    def __le__(self, other: object) -> bool:
+        _Id.asked.append("le")
+        return int(self) <= cast(int, other)
+
+    def __lt__(self, other: object) -> bool:
+        _Id.asked.append("lt")
+        return int(self) < cast(int, other)
+
+
+@needs_core
+@pytest.mark.parametrize("senders", [[], [4], [-1, -1, 2, 2, 7], [3, 1, 2], [1, 2**70, 2**70 + 1, -2], [2**70, 5],
+                                     [1, 2, _Id(3), 4], [2, 1, _Id(0)], [1, _Id(5), 3], [1, 2, "x"]],
+                         ids=repr)
+def test_the_compiled_canonical_order_is_the_pure_ones_and_asks_the_same_comparisons(senders):
+    outcomes = []
+    for kind in PATHS:
+        buffers = kind()
+        buffers._from = list(senders)
+        _Id.asked = []
+        outcome = _outcome(lambda: list(buffers._canonical()))
+        outcomes.append((outcome, _Id.asked))
+    assert all(each == outcomes[0] for each in outcomes)

@@ -87,14 +87,14 @@ def tally() -> Any:
 
 
 def _numeric_options() -> list[tuple[str, str, Callable[[str], Any]]]:
-    """(command, option, type) for every option of every command that parses a number."""
+    """(command, option, type) for every option of every command that parses a number (not a file or an address)."""
     parser = build_parser()
     found = []
     for action in parser._subparsers._group_actions if parser._subparsers else ():
         for command, sub in cast("dict[str, argparse.ArgumentParser]", action.choices).items():  # the subcommands
             for option in sub._actions:
                 kind = option.type
-                if callable(kind) and getattr(kind, "__name__", "") not in ("_file_name", "str"):
+                if callable(kind) and getattr(kind, "__name__", "") not in ("_file_name", "_bind_address", "str"):
                     found.append((command, option.option_strings[0] if option.option_strings else option.dest, kind))
     return found
 

@@ -630,3 +630,26 @@ def test_a_registered_game_reloaded_into_code_that_raises_anything_goes_on_as_it
     finally:
         for name in ("reloadpkg.logic", "reloadpkg"):
             sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("import_first", [True, False])
+def test_a_game_loaded_and_imported_in_either_order_is_one_module(tmp_path, monkeypatch, import_first):
+    # A newcomer's trial: load_game("arena.py") and then `from arena import Ship` (the test beside
+    # its game) made a second copy of every class; world.entities_of(Ship) found no ship.
+    (tmp_path / "arena_for_test.py").write_text(
+        "from engine import Entity\n\n\nclass Ship(Entity):\n    pass\n\n\ndef build(world):\n"
+        "    world.spawn(Ship())\n    world.spawn(Ship())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "arena_for_test", raising=False)
+    try:
+        if import_first:
+            import arena_for_test  # type: ignore[import-not-found]
+        game = load_game(str(tmp_path / "arena_for_test.py"))
+        if not import_first:
+            import arena_for_test
+        assert game.module is arena_for_test
+        with World() as world:
+            game.setup(world)
+            assert len(world.entities_of(arena_for_test.Ship)) == 2
+    finally:
+        sys.modules.pop("arena_for_test", None)

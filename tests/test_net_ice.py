@@ -9,6 +9,7 @@ to is 127.0.0.1.
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from typing import cast
@@ -301,3 +302,25 @@ def test_the_relays_refreshes_on_the_sessions_clock_are_taken_by_a_real_coturn(s
         joining.close()
         for box in boxes:
             box.close()
+
+
+@pytest.mark.parametrize(("stun_silent", "said"), [
+    (True, "room ABCDEF: no path of this machine gathered within 1 s (its STUN or TURN server did not answer; "
+           "the rendezvous at 127.0.0.1:{port} is the STUN server unless --stun names one)"),
+    (False, "no answer from the rendezvous at 127.0.0.1:{port} within "),
+])
+def test_a_silent_rendezvous_is_named_within_the_joiners_time_limit(stun_silent: bool, said: str) -> None:
+    # A newcomer's trial: nothing at the rendezvous's port, --lobby-timeout 3, and the joiner said
+    # after 9.6 s that the room "stayed busy with other joiners".
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        port = silent.getsockname()[1]
+        config = IceConfig(stun=silent.getsockname() if stun_silent else None, hosts=("127.0.0.1",))
+        joining = JoinRoom(silent.getsockname(), "ABCDEF", config, say=lambda line: None, timeout_s=1.0)
+        try:
+            with pytest.raises(SessionError) as refused:
+                joining.run()
+        finally:
+            joining.close()
+    assert str(refused.value).startswith(said.format(port=port)), refused.value
+    assert "busy" not in str(refused.value)

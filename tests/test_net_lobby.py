@@ -57,6 +57,7 @@ def test_a_host_script_naming_another_player_is_refused_before_the_socket_opens(
     status, _, err = peer.finish()
     assert status == 2, err
     assert "both.jsonl:2: player 1, but this peer is player 0" in err, err
+    assert "`tickswap replay REC --split DIR` writes each peer's script" in err, "the way to make one"
     assert "hosting" not in err, "refused before listening"
 
 
@@ -98,6 +99,21 @@ def test_a_game_mismatch_refusal_says_how_to_play_anyway_and_who_must_allow_it()
     assert _refusal(asks, "game.py", "bbbb", SessionOptions()).endswith(
         "; --allow-game-mismatch must be given to the host too")
     assert _refusal(asks, "game.py", "bbbb", SessionOptions(allow_game_mismatch=True)) == ""
+
+
+def test_a_renamed_copy_of_the_hosts_game_file_plays_and_another_file_of_its_name_does_not() -> None:
+    # A newcomer's trial: a friend's download of arena.py saved as "myarena.py", byte for byte the
+    # same, was refused as "not the host's game file" (the docs compare the digest).
+    from engine.net.lobby import SessionOptions
+    from engine.net.lobby import refusal as _refusal
+    from engine.state.names import __version__
+
+    assert _refusal(Hello("myarena.py", "aaaa", __version__, False, 3), "arena.py", "aaaa", SessionOptions()) == ""
+    assert _refusal(Hello("myarena.py", "aaaa", __version__, False, 3), "arena.py", "bbbb",
+                    SessionOptions()).startswith("the joiner's game file 'myarena.py' is not the host's game file "
+                                                 "'arena.py' (their contents differ);")
+    assert _refusal(Hello("pong", "", __version__, False, 3), "patrol", "", SessionOptions()).startswith(
+        "the joiner's game 'pong' is not the host's game 'patrol';")
 
 
 def test_a_sample_game_is_called_a_game_and_a_game_file_a_game_file_in_a_mismatch() -> None:

@@ -21,6 +21,12 @@ ALLOWED = {
     # esper keeps its processors in a private list and has no call that reorders them; ecs.py
     # is the one module that calls esper (tickswap check permutes systems of equal priority).
     ("engine.ecs", "_processors"),
+    # esper's tables of entities and components: a tick's spawns and despawns change them in one pass
+    # each (create_all, delete_all), exactly as esper's own calls one entity at a time would; a test
+    # compares the two (test_spawner), and an esper without them gets the calls.
+    ("engine.ecs", "_entities"),
+    ("engine.ecs", "_components"),
+    ("engine.ecs", "_dead_entities"),
     # CPython's frame access (documented in sys): which entity's code raised a refused write,
     # which update set a look, and where a game file running itself called run(build).
     ("engine.buffering.buffers", "_getframe"),

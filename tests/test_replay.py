@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -363,3 +364,19 @@ def test_a_replay_verified_headless_and_drawn_gives_the_same_result(tmp_path, ca
                 "crash not reproduced": (False, None), "edited hash": (False, None)}[case]
     assert (headless[0], headless[4]) == expected
     assert (headless[3] is not None) == (case == "edited hash")
+
+
+@pytest.mark.parametrize(("players", "said"), [
+    (None, "player 1, but the header gives no players: 1 by default, so the recording has 1 player (0 to 0)"),
+    (2, "player 2, but the header says the recording has 2 players (0 to 1)"),
+])
+def test_a_line_naming_a_player_past_the_headers_says_what_the_header_gave(tmp_path, players, said):
+    # A newcomer deleted "players": 2 from a header: the refusal said the header "says" 1 player.
+    from engine.files.replay.format import ReplayError, new_header, read_replay
+
+    header = new_header(game="pong", seed=0, ms_per_update=1000 / 60, game_digest=None, players=players or 1)
+    path = tmp_path / "edited.jsonl"
+    lines = [header, {"tick": 1, "player": 1 if players is None else 2, "input": [["key_press", 97, 0]]}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with pytest.raises(ReplayError, match=re.escape(said)):
+        read_replay(path)

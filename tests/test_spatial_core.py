@@ -84,6 +84,8 @@ class Scene:
         self.grids: list[Any] = [PyGrid(PyTable(*columns), levels, everywhere)]
         if CORE is not None:
             self.grids.append(CORE.Grid(CORE.Table(*columns), levels, everywhere))
+            # Unbuilt: every slot tested for the first five queries, then the cells built (mid-test).
+            self.grids.append(CORE.build(CORE.Table(*columns), self.slots, spatial.MAX_LEVELS, 5 * len(self.slots)))
 
     def brute(self, x: float, y: float, half_width: float, half_height: float, skip: int = -1) -> list[Thing]:
         xs, ys, widths, heights = (values.tolist() for values in (self.x, self.y, self.half_width,
@@ -161,6 +163,32 @@ def test_a_query_past_every_cell_or_at_nan_is_answered_and_the_same_everywhere()
         assert all(answer == scene.brute(x, y, w, h) for answer in answers)
         answers = [grid.near(x, y, w) for grid in scene.grids]
         assert all(answer == scene.brute_near(x, y, w) for answer in answers)
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(6))
+def test_an_unbuilt_grid_tests_every_slot_until_its_budget_is_spent_then_has_the_levels_build_gives(seed):
+    scene = Scene(seed, count=200)
+    table = CORE.Table(scene.things, scene.ids, scene.x, scene.y, scene.half_width, scene.half_height, scene.boxed)
+    built = CORE.build(table, scene.slots, spatial.MAX_LEVELS)
+    lazy = CORE.build(table, scene.slots, spatial.MAX_LEVELS, 2 * len(scene.slots))
+    assert len(lazy) == len(built) == len(scene.slots)
+    lazy_levels, lazy_everywhere = lazy.levels
+    assert lazy_levels == [] and np.frombuffer(lazy_everywhere, dtype=np.int32).tolist() == scene.slots.tolist(), \
+        "unbuilt: every slot everywhere"
+    for _ in range(3):  # two queries spend the budget; the third builds the levels first
+        x, y, half_width, half_height = scene.box()
+        assert lazy.overlapping_box(x, y, half_width, half_height) == scene.brute(x, y, half_width, half_height)
+    assert lazy.levels == built.levels, "the levels, byte for byte, that build gives without a budget"
+
+
+@needs_core
+@pytest.mark.parametrize("budget", [-1, "many", 2.0])
+def test_the_cores_build_refuses_a_bad_budget(budget):
+    scene = Scene(0, count=10)
+    table = CORE.Table(scene.things, scene.ids, scene.x, scene.y, scene.half_width, scene.half_height, scene.boxed)
+    with pytest.raises((TypeError, ValueError)):
+        CORE.build(table, scene.slots, spatial.MAX_LEVELS, budget)
 
 
 def test_big_boxes_go_to_coarser_levels_and_small_queries_never_test_them():
@@ -300,6 +328,25 @@ def test_a_look_that_empties_the_list_being_gathered_gathers_every_entity_of_the
     assert outcome[0] == "ok" and outcome[2] == [1, 2, 3, 4, 5, 6] and outcome[3] == [0, 1, 2, 3, 4, 5]
 
 
+@pytest.mark.parametrize("lists", [False, True], ids=["numpy", "lists only"])
+def test_the_tables_rows_are_the_entities_gathered_when_a_look_empties_the_list_given(lists, monkeypatch):
+    if lists:
+        monkeypatch.setattr(spatial, "_NUMPY", [False])
+    movers: list[Any] = []
+
+    class Emptying(Mover):
+        @property
+        def look(self) -> Any:
+            movers.clear()
+            return None
+
+    movers.extend(Emptying(n + 1, float(n)) for n in range(4))
+    gathered = list(movers)
+    _static, moving = spatial.Boxes.gather(movers, False)
+    assert moving.entities == tuple(gathered)
+    assert all(moving.table.box(entity) is not False for entity in gathered), "each one found in the table"
+
+
 def test_a_look_that_raises_is_the_error_of_the_call_on_every_path():
     class Broken(Mover):
         @property
@@ -307,6 +354,164 @@ def test_a_look_that_raises_is_the_error_of_the_call_on_every_path():
             raise LookupError("no look here")
 
     assert _every_gather(lambda: [Mover(1), Broken(2)]) == ("error", "LookupError", "no look here")
+
+
+# The core reads a class's slots at their offsets and calls its data descriptors' __get__ directly,
+# found once per class and call (what getattr would do, without its walk): every way a class can
+# make that differ from getattr, on both paths.
+
+
+class Slotted:
+    """Positions in slots, the look a property: what the core reads without getattr."""
+
+    __slots__ = ("__dict__", "x", "y")
+    hitbox: Any = None
+
+    def __init__(self, identity: Any, x: Any = 0.0, y: Any = 0.0) -> None:
+        self.id, self.x, self.y = identity, x, y
+
+    @property
+    def look(self) -> Any:
+        return type(self).__name__
+
+
+def test_slots_and_a_property_read_as_getattr_reads_them_with_an_own_hitbox_over_the_class():
+    def make() -> list[Any]:
+        things: list[Any] = [Slotted(n + 1, float(n), 2 * n) for n in range(4)] + [Mover(7, 1.5, -2.0)]
+        things[2].hitbox = (1.0, 2.0)
+        return things
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and outcome[1][:2] == [[0.0, 0.0], [1.0, 2.0]] and outcome[2] == [1, 2, 3, 4, 7]
+    assert outcome[4] == [0, 0, 1, 0, 0] and outcome[5] == [0, 0, 0, 0, 1]
+
+
+def test_an_empty_slot_is_getattrs_own_error_on_both_paths():
+    def make() -> list[Any]:
+        things = [Slotted(1), Slotted(2)]
+        del things[1].y
+        return things
+
+    outcome = _every_gather(make)
+    assert outcome[:2] == ("error", "AttributeError") and "y" in outcome[2]
+
+
+def test_a_slot_copied_into_an_unrelated_class_is_refused_by_its_descriptor_on_both_paths():
+    class Borrower:
+        x = Slotted.__dict__["x"]
+        y, look, hitbox = 0.0, None, None
+
+        def __init__(self, identity: int) -> None:
+            self.id = identity
+
+    outcome = _every_gather(lambda: [Slotted(1), Borrower(2)])
+    assert outcome[:2] == ("error", "TypeError") and "doesn't apply" in outcome[2]
+
+
+def test_a_class_with_its_own_getattr_is_asked_through_it():
+    class Lazy(Slotted):
+        __slots__ = ()
+
+        def __getattribute__(self, name: str) -> Any:
+            return 5.0 if name == "x" else object.__getattribute__(self, name)
+
+    outcome = _every_gather(lambda: [Slotted(1, 1.0), Lazy(2, 1.0), Slotted(3, 1.0)])
+    assert outcome[0] == "ok" and [row[0] for row in outcome[1]] == [1.0, 5.0, 1.0]
+
+
+def test_a_class_changed_by_a_read_in_the_middle_of_the_walk_is_read_as_changed():
+    def make() -> list[Any]:
+        class Shifty(Slotted):
+            __slots__ = ()
+            calls = 0
+
+            @property
+            def look(self) -> Any:
+                cls = type(self)
+                cls.calls += 1
+                if cls.calls == 2:  # the second entity's look: its hitbox, then everyone's x, change
+                    cls.hitbox = (9.0, 9.0)
+                    cls.x = property(lambda entity: -1.0)
+                return "shifty"
+
+        return [Shifty(n + 1, float(n)) for n in range(4)]
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and [row[0] for row in outcome[1]] == [0.0, 1.0, -1.0, -1.0]
+    assert outcome[4] == [0, 1, 1, 1], "the hitbox set by the second entity's look is its own hitbox already"
+
+
+def test_an_entity_whose_class_changes_under_the_walk_is_read_by_its_new_class():
+    class Other(Slotted):
+        __slots__ = ()
+        hitbox = (2.0, 2.0)
+
+    def make() -> list[Any]:
+        class Turning(Slotted):
+            __slots__ = ()
+
+            @property
+            def look(self) -> Any:
+                self.__class__ = Other  # type: ignore[assignment]  # its hitbox is now Other's
+                return "turning"
+
+        return [Turning(1), Turning(2), Slotted(3)]
+
+    outcome = _every_gather(make)
+    assert outcome[0] == "ok" and outcome[4] == [0, 0, 1] and outcome[5] == [0, 0, 1]
+
+
+def test_spawned_entities_with_own_and_class_looks_and_hitboxes_gather_alike_mid_tick_and_between():
+    from engine import Entity, Look, World
+
+    square, dot = Look("square", 4), Look("circle", 2)
+
+    class Plain(Entity):
+        look = square
+
+    class Boxed(Entity):
+        hitbox = (6.0, 2.0)
+
+    seen: list[tuple[Any, ...]] = []
+
+    class Asker(Entity):
+        def update(self, world: World) -> None:
+            self.look = dot  # its own pending look: the baseline gather reads what the descriptor says
+            self.x += 1  # its own pending x: the baseline gather reads _bx
+            for names in (("x", "y", "look", "hitbox"), ("_bx", "_by", "look", "hitbox")):
+                seen.append(_every_gather(lambda: list(world.entities), names=names))
+
+    with World() as world:
+        things: list[Any] = [world.spawn(Plain(float(n), 2 * n)) for n in range(3)]
+        things += [world.spawn(Boxed(5, 5)), world.spawn(Asker(1.5, 2.5))]
+        things[1].look = dot  # an own look, committed
+        things[2].look = None  # hidden
+        things[0].hitbox = (1.0, 1.0)  # an own hitbox over the class's
+        seen.append(_every_gather(lambda: list(world.entities)))
+        world.tick()
+    assert all(outcome[0] == "ok" for outcome in seen)
+    assert seen[0][3] == [0, 1, 2, 2, 2] and seen[0][4] == [0, 1, 1, 2, 1], "looks and hitboxes by identity"
+    assert seen[1][1][4] == [2.5, 2.5] and seen[2][1][4] == [1.5, 2.5], "its own pending x, then the baseline"
+
+
+def test_a_data_descriptor_is_called_once_per_entity_as_getattr_calls_it():
+    for gather in GATHERS:
+        calls: list[tuple[Any, Any]] = []
+
+        class Counted:
+            def __get__(self, entity: Any, owner: Any) -> Any:
+                calls.append((entity.id, owner))
+                return "counted"
+
+            def __set__(self, entity: Any, value: Any) -> None:
+                raise AttributeError("read only")
+
+        class Watched(Slotted):
+            __slots__ = ()
+            look = Counted()
+
+        assert _gather(gather, [Watched(1), Watched(2)])[0] == "ok"
+        assert calls == [(1, Watched), (2, Watched)]
 
 
 @needs_core

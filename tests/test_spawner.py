@@ -259,3 +259,53 @@ def test_entities_of_answers_as_a_scan_through_churn_rollbacks_shuffles_and_load
                 assert world.entities_of(kind) == _scan(world, kind), (step, kind)
     finally:
         world.close()
+
+
+class _Churning(Entity):
+    """Despawns the two oldest plain entities when its id is a multiple of 3, spawns an entity a tick, and, when
+    ``bring`` says so, one with a component of its own on odd ids."""
+
+    bring = False
+
+    def update(self, world: World) -> None:
+        if _id(self) % 3 == 0:
+            for entity in [entity for entity in world.entities if type(entity) is Entity][:2]:
+                world.despawn(entity)
+        world.spawn(Entity(x=1.0))
+        if self.bring and _id(self) % 2:
+            world.spawn(Entity(x=2.0), "component")
+
+
+def _esper_view(world: World) -> tuple[object, ...]:
+    """esper's tables as esper's public calls show them: each entity's components (named), in esper's order; the
+    ids ``get_component(Entity)`` walks, in its set's order; the next id esper hands out."""
+    with world.esper_context():
+        rows = []
+        for entity_id in esper.get_entities():
+            components: tuple[object, ...] = esper.components_for_entity(entity_id)
+            rows.append((entity_id, [(type(part).__name__, getattr(part, "id", part)) for part in components]))
+        walked = [entity_id for entity_id, _entity in esper.get_component(Entity)]
+    return rows, walked, _id(world.spawn(Entity()))
+
+
+@pytest.mark.parametrize("bring", [False, True])
+def test_a_ticks_spawns_and_despawns_change_esper_as_one_esper_call_an_entity_would(
+        monkeypatch: pytest.MonkeyPatch, bring: bool) -> None:
+    import engine.ecs
+
+    def run() -> tuple[object, ...]:
+        world = World()
+        for _ in range(3):
+            churner = _Churning()
+            churner.bring = bring
+            world.spawn(churner)
+        for _ in range(7):
+            world.tick()
+        assert len(world.entities) > 10
+        view = _esper_view(world)
+        world.close()
+        return view
+
+    in_one_pass = run()
+    monkeypatch.setattr(engine.ecs, "_TABLES", False)  # esper's create_entity / add_component / delete_entity
+    assert in_one_pass == run()

@@ -60,6 +60,7 @@ static const char *slot_names[S_COUNT] = {
 
 static Py_ssize_t offsets[S_COUNT];
 static PyObject *slot_strs[S_COUNT];      /* the slots' names, interned (configure()) */
+static PyObject *slot_descrs[S_COUNT];    /* the slots' member descriptors (borrowed: the slots class holds them) */
 /* The slots' names by their address: a table of 64 (open addressing), so that the barrier finds
  * whether a name is one of the engine's slots in a few instructions. */
 #define SLOT_TABLE 64
@@ -281,6 +282,7 @@ core_configure(PyObject *module, PyObject *cls)
     }
     PyTypeObject *type = (PyTypeObject *)cls;
     Py_ssize_t found[S_COUNT];
+    PyObject *descriptors[S_COUNT];
     for (int s = 0; s < S_COUNT; s++) {
         PyObject *descriptor = PyDict_GetItemString(type->tp_dict, slot_names[s]);
         if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
@@ -293,6 +295,7 @@ core_configure(PyObject *module, PyObject *cls)
             return NULL;
         }
         found[s] = member->offset;
+        descriptors[s] = descriptor;
     }
     for (int s = 0; s < S_COUNT; s++) {
         if (slot_strs[s] == NULL) {
@@ -308,6 +311,7 @@ core_configure(PyObject *module, PyObject *cls)
         }
     }
     memcpy(offsets, found, sizeof(offsets));
+    memcpy(slot_descrs, descriptors, sizeof(slot_descrs));
     kept_end = 0;
     for (int s = 0; s < S_COUNT; s++) {
         if (offsets[s] + (Py_ssize_t)sizeof(PyObject *) > kept_end) {
@@ -2540,13 +2544,22 @@ core_fill_missing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_TypeError, "fill_missing: each pair must be a (name, default) tuple");
             goto done;
         }
-        PyObject *found = NULL;
+        PyObject *found = NULL, *name = PyTuple_GET_ITEM(pair, 0);
+        int has, s = PyUnicode_CheckExact(name) ? slot_named(name) : -1;
+        if (s >= 0 && Py_TYPE(entity)->tp_getattro == PyObject_GenericGetAttr && is_entity(entity)
+                && _PyType_Lookup(Py_TYPE(entity), name) == slot_descrs[s]) {
+            /* One of the engine's slots, read as getattr reads it (its descriptor is found first and
+             * gets the slot), without the AttributeError an empty slot's descriptor makes. */
+            has = SLOT(entity, s) != NULL;
+        }
+        else {
 #if PY_VERSION_HEX >= 0x030D0000
-        int has = PyObject_GetOptionalAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+            has = PyObject_GetOptionalAttr(entity, name, &found);
 #else
-        int has = _PyObject_LookupAttr(entity, PyTuple_GET_ITEM(pair, 0), &found);
+            has = _PyObject_LookupAttr(entity, name, &found);
 #endif
-        Py_XDECREF(found);
+            Py_XDECREF(found);
+        }
         if (has < 0 || (has == 0 && PyObject_SetAttr(entity, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)) {
             goto done;
         }
@@ -2699,6 +2712,332 @@ static PyTypeObject SignalSinkType = {
     .tp_traverse = (traverseproc)signal_sink_traverse,
     .tp_clear = (inquiry)signal_sink_clear,
 };
+
+/* -- signals: reading a declared signal, and a valued signal's send ---------------------------- */
+
+/* An entity's slot ``s`` as ``getattr(obj, name)`` reads it (a new reference, or NULL with the
+ * error set): straight from the slot for an entity whose class reads attributes as ``object``
+ * does (an ``Entity`` may not override that, nor declare the engine's slots again), else through
+ * ``getattr`` itself. */
+static inline PyObject *
+read_slot(PyObject *obj, Py_ssize_t offset, PyObject *name)
+{
+    if (offset > 0 && Py_TYPE(obj)->tp_getattro == PyObject_GenericGetAttr && is_entity(obj)) {
+        PyObject *value = *(PyObject **)((char *)obj + offset);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
+static PyObject *str_signals = NULL;   /* "_signals" */
+static PyObject *str_inboxes = NULL;   /* "_inboxes" */
+static PyObject *str_wstate = NULL;    /* "_wstate" */
+static PyObject *str_alive = NULL;     /* "alive" */
+static PyObject *str_name = NULL;      /* "name" */
+static PyObject *str_inbox = NULL;     /* "_inbox" */
+static PyObject *str_sink = NULL;      /* "signals" */
+
+/* SignalField: the base of ``engine.buffering.fields.signal`` where the core runs; its
+ * ``__get__`` is ``fields._PureSignalField.__get__`` in C, what ``entity.hit`` and
+ * ``entity.damage`` cost at every read: a flag reads whether it arrived; a valued signal returns
+ * the entity's inbox for it, made (by the Python ``_inbox``, which both paths call) only the first
+ * time. ``combine`` and ``name`` are its slots. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *combine;
+    PyObject *name;
+} SignalField;
+
+static PyObject *
+signal_field_get(SignalField *self, PyObject *instance, PyObject *owner)
+{
+    if (instance == NULL || instance == Py_None) {
+        return Py_NewRef(self);
+    }
+    if (self->combine == NULL) {   /* never set: the AttributeError reading it in Python raises */
+        return PyObject_GetAttrString((PyObject *)self, "combine");
+    }
+    Py_INCREF(self);   /* the reads below may run code that drops the class, and this descriptor with it */
+    Py_INCREF(instance);
+    PyObject *result = NULL;
+    if (self->combine == Py_None) {
+        if (self->name == NULL) {
+            result = PyObject_GetAttrString((PyObject *)self, "name");   /* its AttributeError */
+            goto done;
+        }
+        PyObject *name = Py_NewRef(self->name);
+        PyObject *arrived = read_slot(instance, offsets[S_SIGNALS], str_signals);
+        if (arrived != NULL) {
+            int found = PySequence_Contains(arrived, name);
+            Py_DECREF(arrived);
+            if (found >= 0) {
+                result = PyBool_FromLong(found);
+            }
+        }
+        Py_DECREF(name);
+        goto done;
+    }
+    if (slots_type != NULL && find_inboxes() < 0) {
+        goto done;
+    }
+    PyObject *inboxes = read_slot(instance, slots_type != NULL ? inboxes_offset : 0, str_inboxes);
+    if (inboxes == NULL) {
+        goto done;
+    }
+    if (PyDict_CheckExact(inboxes)) {
+        PyObject *inbox = PyDict_GetItemWithError(inboxes, (PyObject *)self);
+        if (inbox != NULL && inbox != Py_None) {
+            result = Py_NewRef(inbox);
+        }
+        else if (inbox != NULL || !PyErr_Occurred()) {
+            result = PyObject_CallMethodOneArg((PyObject *)self, str_inbox, instance);
+        }
+    }
+    else {
+        result = PyObject_CallMethodOneArg((PyObject *)self, str_inbox, instance);
+    }
+    Py_DECREF(inboxes);
+done:
+    Py_DECREF(instance);
+    Py_DECREF(self);
+    return result;
+}
+
+static int
+signal_field_traverse(SignalField *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->combine);
+    Py_VISIT(self->name);
+    return 0;
+}
+
+static int
+signal_field_clear(SignalField *self)
+{
+    Py_CLEAR(self->combine);
+    Py_CLEAR(self->name);
+    return 0;
+}
+
+static void
+signal_field_dealloc(SignalField *self)
+{
+    /* A Python subclass's instance: its subtype_dealloc releases the class after this. */
+    PyObject_GC_UnTrack(self);
+    signal_field_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef signal_field_members[] = {
+    {"combine", T_OBJECT_EX, offsetof(SignalField, combine), 0, "The function that combines contributions, or None."},
+    {"name", T_OBJECT_EX, offsetof(SignalField, name), 0, "The attribute name the signal is declared under."},
+    {NULL},
+};
+
+static PyTypeObject SignalFieldType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalField",
+    .tp_basicsize = sizeof(SignalField),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The base of a declared signal where the core runs: its __get__ in C (engine.buffering.fields).",
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)signal_field_dealloc,
+    .tp_traverse = (traverseproc)signal_field_traverse,
+    .tp_clear = (inquiry)signal_field_clear,
+    .tp_members = signal_field_members,
+    .tp_descr_get = (descrgetfunc)signal_field_get,
+};
+
+/* SignalInboxBase: the base of ``engine.buffering.fields.SignalInbox`` where the core runs:
+ * ``_entity``, ``_signal`` and ``_name`` (the signal's name, read once when the inbox is made)
+ * are its slots, and ``send`` is ``fields._PureInbox.send`` in C: one call a contribution, which
+ * hands it straight to the world's ``SignalSink``. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *entity;
+    PyObject *signal;
+    PyObject *name;
+} InboxBase;
+
+static int
+inbox_init(InboxBase *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *entity, *declared;
+    static char *keywords[] = {"entity", "declared", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:SignalInbox", keywords, &entity, &declared)) {
+        return -1;
+    }
+    PyObject *name = PyObject_GetAttr(declared, str_name);
+    if (name == NULL) {
+        return -1;
+    }
+    PyObject *old[3] = {self->entity, self->signal, self->name};
+    self->entity = Py_NewRef(entity);
+    self->signal = Py_NewRef(declared);
+    self->name = name;
+    for (int k = 0; k < 3; k++) {
+        Py_XDECREF(old[k]);
+    }
+    return 0;
+}
+
+static PyObject *
+inbox_send(InboxBase *self, PyObject *value)
+{
+    if (self->entity == NULL) {   /* never set: the AttributeError reading it in Python raises */
+        return PyObject_GetAttrString((PyObject *)self, "_entity");
+    }
+    PyObject *entity = Py_NewRef(self->entity);
+    Py_INCREF(self);
+    Py_INCREF(value);
+    PyObject *result = NULL, *sink = NULL, *name = NULL;
+    PyObject *state = read_slot(entity, offsets[S_WSTATE], str_wstate);
+    if (state == NULL) {
+        goto done;
+    }
+    if (state == Py_None) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *alive = read_slot(entity, offsets[S_ALIVE], str_alive);
+    if (alive == NULL) {
+        goto done;
+    }
+    int truth = PyObject_IsTrue(alive);
+    Py_DECREF(alive);
+    if (truth <= 0) {
+        result = truth < 0 ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    if (Py_IS_TYPE(state, &TickStateType)) {   /* a T_OBJECT member: None while unset */
+        PyObject *found = ((TickState *)state)->signals;
+        sink = Py_NewRef(found == NULL ? Py_None : found);
+    }
+    else if ((sink = PyObject_GetAttr(state, str_sink)) == NULL) {
+        goto done;
+    }
+    if (self->name == NULL) {   /* never set, or deleted by code the reads above ran: its AttributeError */
+        result = PyObject_GetAttrString((PyObject *)self, "_name");
+        goto done;
+    }
+    name = Py_NewRef(self->name);
+    PyObject *args[3] = {entity, name, value};
+    PyObject *sent = Py_IS_TYPE(sink, &SignalSinkType) ? signal_sink_call((SignalSink *)sink, args, 3, NULL)
+                                                        : PyObject_Vectorcall(sink, args, 3, NULL);
+    if (sent != NULL) {
+        Py_DECREF(sent);
+        result = Py_NewRef(Py_None);
+    }
+done:
+    Py_XDECREF(name);
+    Py_XDECREF(sink);
+    Py_XDECREF(state);
+    Py_DECREF(value);
+    Py_DECREF(self);
+    Py_DECREF(entity);
+    return result;
+}
+
+static int
+inbox_traverse(InboxBase *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->entity);
+    Py_VISIT(self->signal);
+    Py_VISIT(self->name);
+    return 0;
+}
+
+static int
+inbox_clear(InboxBase *self)
+{
+    Py_CLEAR(self->entity);
+    Py_CLEAR(self->signal);
+    Py_CLEAR(self->name);
+    return 0;
+}
+
+static void
+inbox_dealloc(InboxBase *self)
+{
+    /* A Python subclass's instance: its subtype_dealloc releases the class after this. */
+    PyObject_GC_UnTrack(self);
+    inbox_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef inbox_members[] = {
+    {"_entity", T_OBJECT_EX, offsetof(InboxBase, entity), 0, "The entity the inbox is read on."},
+    {"_signal", T_OBJECT_EX, offsetof(InboxBase, signal), 0, "The signal declared on its class."},
+    {"_name", T_OBJECT_EX, offsetof(InboxBase, name), 0, "The signal's name, read when the inbox was made."},
+    {NULL},
+};
+
+static PyMethodDef inbox_methods[] = {
+    {"send", (PyCFunction)inbox_send, METH_O,
+     "send(value)\n--\n\nContribute value: combined with every other contribution and seen next tick."},
+    {NULL},
+};
+
+static PyTypeObject InboxBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.buffering._core.SignalInboxBase",
+    .tp_basicsize = sizeof(InboxBase),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The base of a valued signal's inbox where the core runs: its send in C (engine.buffering.fields).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)inbox_init,
+    .tp_dealloc = (destructor)inbox_dealloc,
+    .tp_traverse = (traverseproc)inbox_traverse,
+    .tp_clear = (inquiry)inbox_clear,
+    .tp_members = inbox_members,
+    .tp_methods = inbox_methods,
+};
+
+/* ascending(senders) -> True, False or None: ``all(map(operator.le, senders, senders[1:]))`` where
+ * that runs no code of anyone's: True when every item is an int (exactly) and none is less than the
+ * one before, False when a pair of ints is out of order before anything else is met, None (ask
+ * Python) at the first item that is not an int, whose comparison could run code. The senders of a
+ * tick's contributions are ids raised in update order: ascending unless the order was shuffled. */
+static PyObject *
+core_ascending(PyObject *module, PyObject *senders)
+{
+    if (!PyList_CheckExact(senders)) {
+        PyErr_Format(PyExc_TypeError, "ascending: senders must be a list, got %.200s", short_name(Py_TYPE(senders)));
+        return NULL;
+    }
+    /* Comparing two ints calls out to nothing and releases nothing: the list cannot change under the loop. */
+    Py_ssize_t n = PyList_GET_SIZE(senders);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyLong_CheckExact(PyList_GET_ITEM(senders, i))) {
+            Py_RETURN_NONE;
+        }
+        if (i > 0) {
+            PyObject *before = PyList_GET_ITEM(senders, i - 1), *now = PyList_GET_ITEM(senders, i);
+            if (before != now) {
+                int overflow_before, overflow_now;
+                long long a = PyLong_AsLongLongAndOverflow(before, &overflow_before);
+                long long b = PyLong_AsLongLongAndOverflow(now, &overflow_now);
+                int in_order;
+                if (overflow_before || overflow_now) {
+                    in_order = overflow_before != overflow_now ? overflow_before < overflow_now
+                                                               : PyObject_RichCompareBool(before, now, Py_LE);
+                    if (in_order < 0) {
+                        return NULL;
+                    }
+                }
+                else {
+                    in_order = a <= b;
+                }
+                if (!in_order) {
+                    Py_RETURN_FALSE;
+                }
+            }
+        }
+    }
+    Py_RETURN_TRUE;
+}
 
 /* group_signals(receivers, names, values, ranked) -> {receiver: {name: [value, ...]}}: the first
  * half of ``SignalBuffers.combine_signals``, the same loop in C. The contributions at the indices
@@ -2874,6 +3213,9 @@ static PyMethodDef core_methods[] = {
      "init_entity(entity, motion_only, no_signals)\n--\n\nA new entity's bookkeeping slots, as "
      "engine.buffering.buffers.init_entity stores them (what it shows is the caller's); returns whether "
      "its _blook slot was set before."},
+    {"ascending", (PyCFunction)core_ascending, METH_O,
+     "ascending(senders)\n--\n\nall(map(operator.le, senders, senders[1:])) for a list of ints; None where an item is "
+     "not an int (Python compares it)."},
     {"group_signals", (PyCFunction)(void (*)(void))core_group_signals, METH_FASTCALL,
      "group_signals(receivers, names, values, ranked)\n--\n\nThe contributions at ranked's indices (an int n: "
      "range(n)) of receivers still alive, as {receiver: {name: [value, ...]}} (SignalBuffers.combine_signals)."},
@@ -2902,7 +3244,19 @@ PyInit__core(void)
      * attribute values (PyType_GenericNew would leave them a plain dict). */
     BarrierType.tp_new = PyBaseObject_Type.tp_new;
     if (PyType_Ready(&SettlerType) < 0 || PyType_Ready(&ShownFieldType) < 0 || PyType_Ready(&TickStateType) < 0
-            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0) {
+            || PyType_Ready(&BarrierType) < 0 || PyType_Ready(&SignalSinkType) < 0
+            || PyType_Ready(&SignalFieldType) < 0 || PyType_Ready(&InboxBaseType) < 0) {
+        return NULL;
+    }
+    str_signals = PyUnicode_InternFromString("_signals");
+    str_inboxes = PyUnicode_InternFromString("_inboxes");
+    str_wstate = PyUnicode_InternFromString("_wstate");
+    str_alive = PyUnicode_InternFromString("alive");
+    str_name = PyUnicode_InternFromString("name");
+    str_inbox = PyUnicode_InternFromString("_inbox");
+    str_sink = PyUnicode_InternFromString("signals");
+    if (str_signals == NULL || str_inboxes == NULL || str_wstate == NULL || str_alive == NULL || str_name == NULL
+            || str_inbox == NULL || str_sink == NULL) {
         return NULL;
     }
     str_buffered_names = PyUnicode_InternFromString("_buffered_names");
@@ -2960,7 +3314,9 @@ PyInit__core(void)
     }
     if (PyModule_AddObjectRef(module, "TickState", (PyObject *)&TickStateType) < 0
             || PyModule_AddObjectRef(module, "Barrier", (PyObject *)&BarrierType) < 0
-            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0) {
+            || PyModule_AddObjectRef(module, "SignalSink", (PyObject *)&SignalSinkType) < 0
+            || PyModule_AddObjectRef(module, "SignalField", (PyObject *)&SignalFieldType) < 0
+            || PyModule_AddObjectRef(module, "SignalInboxBase", (PyObject *)&InboxBaseType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -77,6 +77,25 @@ class SignalSink:
     ) -> None: ...
     def __call__(self, receiver: Any, name: str, value: Any) -> None: ...
 
+def ascending(senders: list[Any], /) -> bool | None:
+    """``all(map(operator.le, senders, senders[1:]))`` for a list of ints; ``None`` where an item is not an int."""
+
+class SignalField:
+    """The base of ``fields.signal`` where the core runs: ``fields._PureSignalField.__get__`` in C."""
+
+    combine: Any
+    name: str
+    def __get__(self, instance: Any, owner: type | None = None) -> Any: ...
+
+class SignalInboxBase:
+    """The base of ``fields.SignalInbox`` where the core runs: ``fields._PureInbox`` with its ``send`` in C."""
+
+    _entity: Any
+    _signal: Any
+    _name: str
+    def __init__(self, entity: Any, declared: Any) -> None: ...
+    def send(self, value: Any, /) -> None: ...
+
 class Barrier:
     """``BufferSlots``' base type where the core runs: its ``tp_setattro`` is the write barrier."""
 

@@ -45,6 +45,14 @@ class CompiledBuffers(PureBuffers):
         if state is not None:
             state.signals = _core.SignalSink(state, self._to, self._names, self._from, self._values)
 
+    def _canonical(self) -> range | list[int]:
+        # SignalBuffers._canonical's test of the common case in C, where the senders are ints: no sort needed.
+        senders = self._from
+        in_order = _core.ascending(senders)
+        if in_order is None:  # a sender that is not an int: compared in Python, as its own __le__ says
+            return super()._canonical()
+        return range(len(senders)) if in_order else sorted(range(len(senders)), key=senders.__getitem__)
+
     def _grouped(self, ranked: range | list[int]) -> dict[BufferSlots, dict[str, list[Any]]]:
         # SignalBuffers._grouped's loop, in C: a churning world groups ten thousand contributions a tick.
         return _core.group_signals(self._to, self._names, self._values,  # type: ignore[no-any-return]

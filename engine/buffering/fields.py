@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from operator import attrgetter
-from typing import Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
-from engine.buffering.slots import MUTABLE_TYPES, BufferSlots, mutable_in, refuse_mutable
+from engine.buffering.slots import MUTABLE_TYPES, BufferSlots, _core, mutable_in, refuse_mutable
 
 __all__ = ["Layout", "SignalInbox", "buffered", "class_layout", "layout_of", "signal"]
 
@@ -59,7 +59,60 @@ def buffered(default: T) -> T:
     return cast(T, _Buffered(default))
 
 
-class SignalInbox:
+class _PureInbox:
+    """What ``SignalInbox`` keeps, and its ``send``: the pure path's; the compiled core has the same in C
+    (``_core.SignalInboxBase``), so a send costs one call. ``_name`` is the signal's name, read once."""
+
+    __slots__ = ("_entity", "_name", "_signal")
+
+    def __init__(self, entity: BufferSlots, declared: signal) -> None:
+        self._entity = entity
+        self._signal = declared
+        self._name: str = declared.name
+
+    def send(self, value: Any) -> None:
+        """Contribute ``value``: combined with every other contribution and seen next tick."""
+        entity = self._entity
+        state = entity._wstate  # its world's (None before spawn): the buffers in one step
+        if state is not None and entity.alive:
+            state.signals(entity, self._name, value)
+
+
+class _PureSignalField:
+    """What ``signal`` keeps, and its ``__get__``: the pure path's; the compiled core has the same in C
+    (``_core.SignalField``), so reading ``entity.damage`` runs no Python code once its inbox exists."""
+
+    __slots__ = ("combine", "name")
+
+    combine: Callable[[tuple[Any, ...]], Any] | None
+    name: str
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Any: ...
+    @overload
+    def __get__(self, instance: BufferSlots, owner: type) -> Any: ...
+    def __get__(self, instance: BufferSlots | None, owner: type) -> Any:
+        if instance is None:
+            return self
+        if self.combine is None:
+            return self.name in instance._signals
+        inboxes = instance._inboxes
+        if type(inboxes) is dict:
+            inbox = inboxes.get(self)
+            if inbox is not None:
+                return inbox
+        return self._inbox(instance)  # type: ignore[attr-defined]
+
+
+if TYPE_CHECKING:
+    _InboxBase = _PureInbox
+    _SignalBase = _PureSignalField
+else:  # the compiled core's, where it runs: the same semantics, in C
+    _InboxBase = _PureInbox if _core is None else _core.SignalInboxBase
+    _SignalBase = _PureSignalField if _core is None else _core.SignalField
+
+
+class SignalInbox(_InboxBase):
     """A valued signal as read on one entity: ``.value`` to receive, ``.send(v)`` to contribute.
 
     ``target.damage.send(5)`` (or ``target.damage += 5``, which means the same) adds a
@@ -70,24 +123,13 @@ class SignalInbox:
     the update order. ``bool(inbox)`` is whether anything arrived.
     """
 
-    __slots__ = ("_entity", "_signal")
-
-    def __init__(self, entity: BufferSlots, declared: signal) -> None:
-        self._entity = entity
-        self._signal = declared
+    __slots__ = ()
 
     @property
     def value(self) -> Any:
         """The contributions that arrived in the previous tick, combined."""
         received = self._entity._signals.get(self._signal.name)
         return self._signal.empty if received is None else received
-
-    def send(self, value: Any) -> None:
-        """Contribute ``value``: combined with every other contribution and seen next tick."""
-        entity = self._entity
-        state = entity._wstate  # its world's (None before spawn): the buffers in one step
-        if state is not None and entity.alive:
-            state.signals(entity, self._signal.name, value)
 
     def __iadd__(self, value: Any) -> SignalInbox:
         # ``target.damage += 5`` must count 5 once, never read-modify-write the total.
@@ -112,7 +154,7 @@ class SignalInbox:
     __lt__ = __le__ = __gt__ = __ge__ = __float__ = __int__ = __index__ = __iter__ = _misused
 
 
-class signal:
+class signal(_SignalBase):
     """Declare a double-buffered signal on an ``Entity`` subclass.
 
     ``hit = signal()`` is a flag: raise it with ``entity.hit = True`` (typically on
@@ -141,15 +183,14 @@ class signal:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    @overload
-    def __get__(self, instance: None, owner: type) -> signal: ...
-    @overload
-    def __get__(self, instance: BufferSlots, owner: type) -> Any: ...
-    def __get__(self, instance: BufferSlots | None, owner: type) -> Any:
-        if instance is None:
-            return self
-        if self.combine is None:
-            return self.name in instance._signals
+    if TYPE_CHECKING:  # reading is _SignalBase's __get__ (in C where the core runs)
+        @overload
+        def __get__(self, instance: None, owner: type) -> signal: ...
+        @overload
+        def __get__(self, instance: BufferSlots, owner: type) -> Any: ...
+        def __get__(self, instance: BufferSlots | None, owner: type) -> Any: ...
+
+    def _inbox(self, instance: BufferSlots) -> SignalInbox:
         # One inbox per entity and signal, made on first read and kept: a read or a send allocates nothing.
         inboxes = instance._inboxes
         if inboxes is None:

@@ -298,7 +298,26 @@ def _load_path(name: str, expect_digest: str | None, fresh: bool = False) -> Gam
     if imported is not None:
         _check_build(imported, name)
         return Game(path.name, imported, path, digest, beside=() if package else _beside_of(imported, path.parent))
-    return _import_path(name, path, source_file, source, digest, module_name)
+    return _import_path(name, path, source_file, source, digest, _importable_as(path, source_file) or module_name)
+
+
+def _importable_as(path: Path, source_file: Path) -> str | None:
+    """The name ``import`` would give this very file from ``sys.path`` (a test beside its game), if any.
+
+    Loaded under that name, a later ``import game`` finds it in ``sys.modules``: one module
+    whichever comes first, as ``_imported_already`` makes it when the import came first. Under
+    a name of its own, the import made a second copy of every class, and
+    ``world.entities_of(Ship)`` found none of the loaded game's ships.
+    """
+    plain = path.name if path.is_dir() else path.stem
+    if not plain.isidentifier() or plain in sys.modules:
+        return None
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(plain)
+        found = None if spec is None or spec.origin is None else Path(spec.origin).resolve()
+    except (ImportError, OSError, ValueError):
+        return None
+    return plain if found == source_file else None
 
 
 def _import_path(name: str, path: Path, source_file: Path, source: bytes, digest: str, module_name: str) -> Game:

@@ -143,7 +143,7 @@ def read_script_lines(path: str | os.PathLike[str], players: int | None = None, 
                 raise FieldError("player 0, but player 0 is the host: a joiner is player 1 or more")
             if player is not None and only is not None and player != only:
                 raise FieldError(f"player {player}, but this peer is player {only} (lines with no player are "
-                                 "this peer's)")
+                                 "this peer's; `tickswap replay REC --split DIR` writes each peer's script)")
             if joining:
                 unnamed_at = number if unnamed_at is None and player is None else unnamed_at
                 named_at = (number, player) if named_at is None and player is not None else named_at

@@ -179,11 +179,14 @@ def refusal(hello: Hello, game: str, digest: str, terms: SessionOptions) -> str:
                 "(a joiner with no --ticks plays the host's)")
     if hello.allow_mismatch and terms.allow_game_mismatch:
         return ""
-    if hello.game and (hello.game != game or hello.digest != digest):
+    # Two game files are the same game when their contents are (a copy renamed "arena(1).py" by a
+    # download plays); a registered game, which has no digest, by its name.
+    same = hello.digest == digest if hello.digest and digest else (hello.game == game and hello.digest == digest)
+    if hello.game and not same:
         theirs = "game file" if hello.digest else "game"
         ours = "game file" if digest else "game"
         return (f"the joiner's {theirs} {shown(hello.game)} is not the host's {ours} {shown(game)}"
-                + (" (their contents differ)" if hello.game == game else "")
+                + (" (their contents differ)" if hello.digest and digest else "")
                 + ("; --allow-game-mismatch must be given to the host too" if hello.allow_mismatch
                    else "; --allow-game-mismatch on both sides plays anyway (a test of desync reports)"))
     if not hello.game and digest:

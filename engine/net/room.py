@@ -327,23 +327,35 @@ class JoinRoom(_Room):
             self.loop.shut()
 
     async def _join(self) -> IcePath:
+        # ``timeout_s`` bounds the whole search, gathering included (it waits on the STUN server,
+        # the rendezvous by default, up to GATHER_TIMEOUT_S when it is silent).
+        deadline = self.loop.time() + self.timeout_s
         inbox = await open_inbox(self.loop, self.rendezvous)
         agent: IceAgent | None = None
         try:
             agent = await IceAgent.create(self.loop, controlling=False)
-            offer = await agent.gather()
+            try:
+                offer = await asyncio.wait_for(agent.gather(), max(0.0, deadline - self.loop.time()))
+            except asyncio.TimeoutError:
+                raise SessionError(f"room {self.code}: no path of this machine gathered within {self.timeout_s:g} s "
+                                   f"(its STUN or TURN server did not answer; the rendezvous at "
+                                   f"{_where(self.rendezvous)} is the STUN server unless --stun names one)") from None
             nonce = secrets.randbits(63) or 1
             request = join_request(self.code, nonce, offer.encode())
-            start = heard = next_send = self.loop.time()
-            missing, said_busy = 0, False
+            asked = heard = next_send = self.loop.time()
+            missing, said_busy, answered = 0, False, False
             while True:
                 now = self.loop.time()
-                if now - start > self.timeout_s:
-                    raise SessionError(f"room {self.code} did not let this player in within {self.timeout_s:g} s "
-                                       "(it stayed busy with other joiners)")
-                if now - heard > SILENT_S:
-                    raise SessionError(f"no answer from the rendezvous at {_where(self.rendezvous)} within "
-                                       f"{SILENT_S:g} s")
+                silent = now - heard > SILENT_S
+                if now >= deadline or silent:
+                    if not answered:  # not one reply: whatever the time limit, the rendezvous is the cause
+                        raise SessionError(f"no answer from the rendezvous at {_where(self.rendezvous)} within "
+                                           f"{round(now - asked, 1):g} s")
+                    if silent:
+                        raise SessionError(f"the rendezvous at {_where(self.rendezvous)} stopped answering for "
+                                           f"{SILENT_S:g} s")
+                    raise SessionError(f"room {self.code} did not let this player in within {self.timeout_s:g} s"
+                                       + (" (it stayed busy with other joiners)" if said_busy else ""))
                 if now >= next_send:
                     inbox.send(request)
                     next_send = now + JOIN_EVERY_S
@@ -352,6 +364,7 @@ class JoinRoom(_Room):
                 if reply is None or reply.kind != b"j" or reply.code != self.code or reply.nonce != nonce:
                     continue
                 heard = self.loop.time()
+                answered = True
                 if reply.status == NO_ROOM:
                     missing += 1
                     if missing >= 3:

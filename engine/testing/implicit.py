@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.clock import VirtualClock
+from engine.deprecation import REMOVED_IN
 from engine.world import World
 
 __all__ = ["FIXTURES", "SETTING", "clock", "world"]
@@ -26,7 +27,7 @@ SETTING = "tickswap_fixtures"
 
 def _warn(name: str) -> None:
     warnings.warn(f"tickswap's {name} fixture reaches this test because its module uses tickswap, which ends in "
-                  f"0.5: opt in with pytest_plugins = [{FIXTURES!r}] in your top conftest.py, or "
+                  f"{REMOVED_IN}: opt in with pytest_plugins = [{FIXTURES!r}] in your top conftest.py, or "
                   f"{SETTING} = true in your pytest settings", DeprecationWarning, stacklevel=2)
 
 

@@ -108,7 +108,8 @@ class Collisions:
                 movers = entities
             else:
                 movers = [entity for entity in entities if type(entity).static is not True]
-            split = self._split = (list(entities), statics, list(movers))
+            kept = list(entities)  # a copy: the spawner's list changes in place after the tick
+            split = self._split = (kept, statics, kept if movers is entities else list(movers))
         _, statics, movers = split
         if not statics:
             self._static, self._static_key, self._fixed = None, None, []

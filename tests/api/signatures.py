@@ -102,7 +102,10 @@ def _members(kind: type) -> list[str]:
 
 def _entry(name: str, value: Any) -> list[str]:
     if inspect.isclass(value):
-        bases = [base.__name__ for base in value.__bases__ if base is not object]
+        # The compiled core's base of a class, or the pure path's twin of it (``_Pure...``), is the same class's
+        # inside: not shown, so the page is one page on both paths.
+        bases = [base.__name__ for base in value.__bases__ if base is not object
+                 and base.__module__ != "engine.buffering._core" and not base.__name__.startswith("_Pure")]
         head = f"class {name}{signature(value).removesuffix(' -> None')}" + (f"  ({', '.join(bases)})" if bases else "")
         return [head, f"    {_first_line(value)}".rstrip(), *_members(value)]
     if callable(value):

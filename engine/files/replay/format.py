@@ -245,7 +245,8 @@ def scan(path: str) -> Iterator[tuple[int, str, Any]]:
                 # Player 0's lines name no player: "player": 0 would be a second way to write one.
                 player = expect_whole(record["player"], "player", 1, MAX_PLAYERS - 1)
                 if player >= players:
-                    raise FieldError(f"player {player}, but the header says the recording has {players} "
+                    said = "says" if "players" in header else "gives no players: 1 by default, so"
+                    raise FieldError(f"player {player}, but the header {said} the recording has {players} "
                                      f"player{'s' if players != 1 else ''} (0 to {players - 1})")
             # One input line per player per tick, players in order, the hash after them.
             rank = 1 + player if kind == "input" else _HASH_RANK
