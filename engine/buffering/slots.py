@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from engine import compiled
 
 __all__ = ["ACCELERATED", "MUTABLE_TYPES", "SLOT_NAMES", "BufferSlots", "Host", "TickState", "barrier",
-           "hold", "mutable_in", "refuse_mutable"]
+           "compile_stores", "hold", "mutable_in", "refuse_mutable"]
 
 
 # By its full name: the core is an extension module of its own, a leaf, and this module is
