@@ -697,6 +697,35 @@ def test_an_entity_spawned_with_a_mutable_buffered_value_is_refused_by_name(worl
     assert world.spawn(bag).items == (1,)
 
 
+class _Filler:
+    """A system that writes ``value`` into every ``Bag``'s buffered ``items``."""
+
+    def __init__(self, world: World, value: object) -> None:
+        self.world = world
+        self.value = value
+
+    def process(self) -> None:
+        for bag in self.world.entities_of(Bag):
+            bag.items = self.value  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("value", [[1, 2], (1, {"a": 2})])
+def test_a_mutable_value_written_by_a_system_or_between_ticks_is_refused_as_an_updates_is(world, value):
+    # Found by h37e: a system's write (or one between ticks) of a list was taken, and committed: shared by
+    # reference with every checkpoint, and the entity's next own write of the field failed at its settle.
+    bag = world.spawn(Bag())
+    world.tick()
+    with pytest.raises(TypeError, match=r"^Bag\.items is buffered and was set to a (tuple holding a )?(list|dict)"):
+        bag.items = value
+    assert bag.items == ()
+    world.add_processor(_Filler(world, value))
+    with pytest.raises(TypeError, match=r"^Bag\.items is buffered and was set to a (tuple holding a )?(list|dict)"):
+        world.tick()
+    assert world.tick_count == 1 and bag.items == ()  # the tick was rolled back whole
+    bag.items = (3,)  # an immutable one, between ticks: at once
+    assert bag.items == (3,)
+
+
 def test_a_signal_that_cannot_combine_leaves_the_previous_values_of_entities_that_only_move():
     # The pure path records a mover's previous values at the commit when no system runs after
     # the updates; the combine runs after the commit, so a failure there must not keep them.

@@ -1024,7 +1024,10 @@ barrier_write(PyObject *obj, TickState *ts, PyObject *name, int k, PyObject *val
             failed = (own ? store_motion(obj, k, value) : store_committed(obj, k, value)) < 0;
         }
         else {
-            failed = PyObject_GenericSetAttr(obj, name, value) < 0;
+            /* A system's write (or one to an entity spawned in this tick) is committed at once: refused
+             * as its own update's is when it is or holds a mutable value (its own was checked above). */
+            failed = (!own && refuse_mutable_write(obj, name, value) < 0)
+                     || PyObject_GenericSetAttr(obj, name, value) < 0;
         }
     }
     Py_DECREF(obj);
@@ -1063,6 +1066,14 @@ barrier_setattro(PyObject *obj, PyObject *name, PyObject *value)
         return barrier_write(obj, (TickState *)state, name, k, value);
     }
     if (!ticking) {
+        if (state != NULL && Py_IS_TYPE(state, &TickStateType)) {
+            /* A spawned entity's field written between ticks becomes committed at once: a mutable value
+             * there would be shared, by reference, with every checkpoint (a spawn refuses one too). */
+            int held = is_buffered(obj, name);
+            if (held < 0 || (held && refuse_mutable_write(obj, name, value) < 0)) {
+                return -1;
+            }
+        }
         return PyObject_GenericSetAttr(obj, name, value);
     }
     int buffered = is_buffered(obj, name);

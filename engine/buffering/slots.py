@@ -265,6 +265,11 @@ class BufferSlots(_CoreBase):
                         _set(self, name, value)
                         return
                 own = state is not None and state.ticking and barrier(state, self, name, value)
+                if (not own and state is not None and name not in _BASELINE
+                        and (type(value) in MUTABLE_TYPES or isinstance(value, tuple))):
+                    # A system's write, or one between ticks, is committed at once: a mutable value would be
+                    # shared by reference with every checkpoint (a spawn refuses one too), as the core says.
+                    refuse_mutable(self, name, value)
                 baseline = _BASELINE.get(name)
                 if baseline is not None and not own:  # committed at once: the baseline slot holds it too
                     _set(self, baseline, value)
