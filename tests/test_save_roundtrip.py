@@ -12,10 +12,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Entity, World, buffered
+from engine.buffering.slots import mutable_in
 from engine.state.values import MAX_TEXT
 from engine.world import spawner_of
 from engine.world.save import SaveError, load_world
@@ -75,6 +77,11 @@ def round_trip(tmp_path: Path, thing: Any, anything: Any, flag: Any, x: Any = 0.
     path.unlink(missing_ok=True)
     with World(seed=3) as world:
         keeper = world.spawn(Keeper(thing))
+        if mutable_in(anything) is not None:  # a buffered value is immutable all the way down: refused at the write
+            with pytest.raises(TypeError, match=r"^Keeper\.anything is buffered and was set to a "):
+                keeper.anything = anything
+            assert keeper.anything is None
+            anything = None
         keeper.anything, keeper.flag, keeper.x = anything, flag, x
         world.tick()
         try:
